@@ -1,0 +1,89 @@
+/* eval.h — the key-node evaluator and the dataset metrics (WEBCANVAS.md).
+ *
+ * Feed a run's events in order; the evaluator tracks steps, latched key-node scores
+ * (max(old,new), never lowered), per-step scores, status and efficiency. Two modes:
+ *   KN_MODE_DEFAULT   — every event is evaluated after it happens; semantic scores use a threshold.
+ *   KN_MODE_WEBCANVAS — upstream behaviour: a step is evaluated before its action (URL nodes see the
+ *                       page the action starts from), navigations alone are not evaluated, semantic
+ *                       scores are added as fractions.
+ * Differences are documented in keynodes/README.md. */
+#ifndef KEYNODE_EVAL_H
+#define KEYNODE_EVAL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "keynode/error.h"
+#include "keynode/event.h"
+#include "keynode/match.h"
+#include "keynode/task.h"
+
+typedef enum kn_mode { KN_MODE_DEFAULT, KN_MODE_WEBCANVAS } kn_mode;
+
+typedef enum kn_status {
+	KN_STATUS_INCOMPLETE, KN_STATUS_FINISHED, KN_STATUS_STEP_LIMIT, KN_STATUS_ERROR,
+	KN_STATUS_BROKEN
+} kn_status;
+
+typedef struct kn_eval_opts {
+	kn_mode mode;
+	const kn_semantic *semantic; /* NULL: kn_semantic_offline() */
+	double threshold;            /* default mode semantic threshold; 0 → 0.7 */
+	int step_limit;              /* 0 → upstream max(10, 1.5×ref length) capped at 25; <0 → none */
+} kn_eval_opts;
+
+typedef struct kn_eval kn_eval;
+
+/* Per key node state, borrowed from the evaluator. */
+typedef struct kn_node_state {
+	double score;        /* latched, in [0,1] */
+	int reached_at_step; /* step count when the score first became 1 (0 = before any step), -1 never */
+} kn_node_state;
+
+/* New evaluator for task (borrowed; must outlive it). */
+int kn_eval_new(kn_eval **out, const kn_task *task, const kn_eval_opts *opts);
+void kn_eval_free(kn_eval *ev);
+
+/* Feed one event. Returns the number of key nodes whose score rose (≥ 0), or a negative code
+ * (the semantic judge failed: the event is still counted). */
+int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err);
+
+/* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
+void kn_eval_set_error(kn_eval *ev);
+
+const kn_task *kn_eval_task(const kn_eval *ev);
+int kn_eval_steps(const kn_eval *ev);
+double kn_eval_reached(const kn_eval *ev);   /* sum of node scores */
+size_t kn_eval_total(const kn_eval *ev);
+double kn_eval_score(const kn_eval *ev);     /* reached / total */
+int kn_eval_completed(const kn_eval *ev);    /* all key nodes at 1 */
+double kn_eval_efficiency(const kn_eval *ev);/* steps / reached, 0 when reached = 0 */
+kn_status kn_eval_status(const kn_eval *ev);
+const kn_node_state *kn_eval_node(const kn_eval *ev, size_t i);
+const double *kn_eval_step_scores(const kn_eval *ev, size_t *n);
+int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not evaluated) */
+
+const char *kn_status_name(kn_status s);
+
+/* Write the run result (INTERFACES.md §3) as one JSON document followed by a newline. */
+int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f);
+
+/* Dataset aggregation with the WebCanvas metric names. */
+typedef struct kn_summary {
+	size_t tasks;
+	double key_node_completion_rate;
+	double average_step_score_rate;
+	double task_success_rate;
+	double task_near_success_rate;
+	double efficiency_score;
+	/* running sums */
+	double sum_reached, sum_total, sum_score, sum_eff;
+	size_t n_success, n_near;
+} kn_summary;
+
+void kn_summary_init(kn_summary *s);
+void kn_summary_add(kn_summary *s, const kn_eval *ev);
+/* Compute the rates from the sums (safe to call repeatedly). */
+void kn_summary_finish(kn_summary *s);
+
+#endif

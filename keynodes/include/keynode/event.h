@@ -1,0 +1,63 @@
+/* event.h — trajectory events (INTERFACES.md §2) and the JSONL reader/writer.
+ *
+ * A trajectory is a header line {"run","task","started"} then one event per line. Readers are
+ * strict about shape (a malformed line is an error naming its line) and lenient about extra
+ * fields (ignored, so later versions can add them). */
+#ifndef KEYNODE_EVENT_H
+#define KEYNODE_EVENT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "keynode/error.h"
+
+typedef enum kn_event_type {
+	KN_EV_NAVIGATE, KN_EV_CLICK, KN_EV_TYPE, KN_EV_SELECT, KN_EV_SUBMIT, KN_EV_PRESS,
+	KN_EV_SCROLL, KN_EV_TAB_OPEN, KN_EV_TAB_CLOSE, KN_EV_ANSWER,
+	KN_EV__COUNT
+} kn_event_type;
+
+/* One event. Strings are borrowed in kn_eval_feed; owned by the event after kn_event_parse
+ * (release with kn_event_clear). Absent fields are NULL. */
+typedef struct kn_event {
+	double t;
+	kn_event_type type;
+	const char *tab, *url, *how, *selector, *text, *value, *key;
+	const char *const *matched; /* key-node ids matched live; NULL when the field is absent */
+	size_t n_matched;
+	int trusted;                /* 1 trusted, 0 untrusted, -1 unknown */
+	void *owned_;               /* parse storage */
+} kn_event;
+
+#define KN_TRAJ_MAX_LINE (1u << 20) /* 1 MB per line */
+
+/* Name ↔ type. kn_event_type_parse returns KN_EINVAL for an unknown name. */
+const char *kn_event_type_name(kn_event_type t);
+int kn_event_type_parse(kn_event_type *out, const char *name);
+
+/* 1 when the event counts as an agent step (INTERFACES.md §2). */
+int kn_event_is_step(const kn_event *ev);
+
+/* Parse one JSON event line into ev (owned strings; kn_event_clear releases them). */
+int kn_event_parse(kn_event *ev, const char *line, size_t len, kn_err *err);
+void kn_event_clear(kn_event *ev);
+
+/* Trajectory header. Strings owned by the struct. */
+typedef struct kn_traj_header {
+	char *run, *task, *started;
+} kn_traj_header;
+void kn_traj_header_clear(kn_traj_header *h);
+
+/* Read a whole trajectory file: header + events. *events is an array the caller releases with
+ * kn_traj_events_free. err says "file:line: ..." for a bad line. */
+int kn_traj_read_file(const char *path, kn_traj_header *hdr, kn_event **events, size_t *n,
+                      kn_err *err);
+int kn_traj_read_buffer(const char *buf, size_t len, const char *name, kn_traj_header *hdr,
+                        kn_event **events, size_t *n, kn_err *err);
+void kn_traj_events_free(kn_event *events, size_t n);
+
+/* Write the header / one event as one line and flush (so a crash loses nothing already written). */
+int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started);
+int kn_traj_write_event(FILE *f, const kn_event *ev);
+
+#endif

@@ -1,0 +1,48 @@
+/* match.h — text matchers (exact, include, regex, semantic) and selector normalisation.
+ *
+ * A matcher compares the input derived from an event (a URL form, a typed value, an answer)
+ * with a key node's expected value and gives a score in [0, 1]. Semantic judgement goes through
+ * a kn_semantic interface so the offline default and an LLM backend are interchangeable. */
+#ifndef KEYNODE_MATCH_H
+#define KEYNODE_MATCH_H
+
+#include <stddef.h>
+
+#include "keynode/error.h"
+#include "keynode/task.h"
+
+/* A semantic judge: score in [0, 1] of how well `input` satisfies `rule` (a sentence such as
+ * "Decide whether are searching for mens winter coat"); phrase is the extracted target phrase
+ * (may be NULL). Returns 0 and sets *score, or a negative KN_E* code. */
+typedef struct kn_semantic {
+	int (*judge)(void *ud, const char *rule, const char *phrase, const char *input,
+	             double *score, kn_err *err);
+	void *ud;
+	const char *name; /* "offline", "llm:<model>" */
+} kn_semantic;
+
+/* The built-in offline judge (no network): normalised token overlap. Static storage. */
+const kn_semantic *kn_semantic_offline(void);
+
+/* The target phrase of a rule-style reference ("Decide whether are searching for X" → "X");
+ * the reference itself when it has no recognised lead-in. *out is the caller's. */
+int kn_semantic_extract_phrase(char **out, const char *rule);
+
+/* Compile a PCRE2 pattern with match limits set; *out is a pcre2_code* the caller frees with
+ * kn_regex_free. err says the offset of a syntax error. */
+int kn_regex_compile(void **out, const char *pattern, kn_err *err);
+void kn_regex_free(void *re);
+
+/* 1 when re matches anywhere in subject, 0 when not, negative KN_E* (KN_ELIMIT when the match
+ * limit is hit). */
+int kn_regex_match(const void *re, const char *subject, size_t len);
+
+/* Score of a non-semantic matcher: 1.0 or 0.0. fold: compare lower-cased (answers).
+ * For KN_MATCH_REGEX, re is the compiled pattern. */
+double kn_match_text(kn_matcher m, const char *expect, const char *input, int fold, const void *re);
+
+/* Normalise a CSS selector for offline comparison: trim, collapse whitespace, no spaces around the
+ * combinators > + ~ and inside brackets. *out is the caller's. */
+int kn_selector_normalise(char **out, const char *sel);
+
+#endif

@@ -1,0 +1,145 @@
+/* task.h — the task model shared by every part of keynode.
+ *
+ * A task set is loaded from a native YAML file (INTERFACES.md §1) or a Mind2Web-Live JSON file,
+ * detected by content. Loading maps every key node to a target + matcher + options and compiles
+ * what can be compiled (regexes) once, so evaluation never parses again. Everything in a
+ * kn_taskset is owned by it and released by kn_taskset_free(). */
+#ifndef KEYNODE_TASK_H
+#define KEYNODE_TASK_H
+
+#include <stddef.h>
+
+#include "keynode/error.h"
+
+typedef enum kn_target {
+	KN_TARGET_URL,
+	KN_TARGET_ELEMENT_PATH,
+	KN_TARGET_ELEMENT_VALUE,
+	KN_TARGET_ANSWER,     /* final_answer_* : the agent's reported answer */
+	KN_TARGET_CACHE_DATA  /* cache_data_*   : checked against answer events too */
+} kn_target;
+
+typedef enum kn_matcher {
+	KN_MATCH_EXACT,
+	KN_MATCH_INCLUDE,
+	KN_MATCH_SEMANTIC,
+	KN_MATCH_REGEX
+} kn_matcher;
+
+typedef struct kn_keynode {
+	char *id;        /* "k1"… or the YAML id */
+	kn_target target;
+	kn_matcher matcher;
+	char *expect;    /* reference_answer / the matcher's value; never NULL */
+	char *key;       /* url: query parameter name; NULL when none (Mind2Web "" is NULL) */
+	char *netloc;    /* site gate token; NULL when none */
+	char *path;      /* element_value: selector that must match first; NULL when none */
+	char *ref_url;   /* page where it was annotated (informational), NULL when none */
+	char *function;  /* the Mind2Web-Live function name, e.g. "url_included_match" */
+	char *norm_selector;  /* element_path expect / element_value path, normalised (match.h) */
+	char *semantic_phrase;/* semantic: the target phrase extracted from the rule */
+	void *regex;     /* compiled pattern for KN_MATCH_REGEX (match.h), else NULL */
+	int xpath;       /* the selector (expect or path) is an XPath (Mind2Web-Live "method": "xpath") */
+	int line, column;/* where it was defined (YAML: 1-based line/col; JSON: 0) */
+} kn_keynode;
+
+typedef enum kn_step_verb {
+	KN_STEP_GOTO, KN_STEP_CLICK, KN_STEP_TYPE, KN_STEP_SELECT, KN_STEP_PRESS,
+	KN_STEP_SCROLL, KN_STEP_WAIT, KN_STEP_BACK, KN_STEP_FORWARD, KN_STEP_ANSWER
+} kn_step_verb;
+
+/* One reference workflow step (INTERFACES.md §1). Unused fields are NULL / 0. */
+typedef struct kn_step {
+	kn_step_verb verb;
+	char *selector;  /* click/type/select/wait */
+	char *value;     /* goto URL, type/select value, press key, scroll direction, answer text */
+	char *text;      /* click: visible text hint */
+	int enter;       /* type: press Enter after */
+	long wait_ms;    /* wait: milliseconds when no selector */
+	char *hint_id, *hint_name, *hint_aria_label, *hint_role, *hint_href; /* locator hints */
+	int line;
+} kn_step;
+
+typedef struct kn_task {
+	char *id;
+	char *intent;
+	char *start_url;      /* NULL when none */
+	int reference_length; /* 0 when unknown */
+	char *answer;         /* reference answer, NULL when none */
+	kn_keynode *keynodes;
+	size_t n_keynodes;
+	kn_step *steps;
+	size_t n_steps;
+	int line;
+} kn_task;
+
+typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB } kn_format;
+
+typedef struct kn_taskset {
+	char *source;   /* file name as given, or the buffer's name */
+	kn_format format;
+	kn_task *tasks;
+	size_t n_tasks;
+} kn_taskset;
+
+/* Limits applied while loading; zero fields take the defaults below. */
+typedef struct kn_load_opts {
+	size_t max_bytes;      /* whole document; default KN_LOAD_MAX_BYTES */
+	int max_depth;         /* nesting; default KN_LOAD_MAX_DEPTH */
+	size_t max_alias_nodes;/* YAML nodes produced through aliases; default KN_LOAD_MAX_ALIAS_NODES */
+} kn_load_opts;
+
+#define KN_LOAD_MAX_BYTES (64u * 1024u * 1024u)
+#define KN_LOAD_MAX_DEPTH 64
+#define KN_LOAD_MAX_ALIAS_NODES 10000u
+
+/* Load a task file, detecting the format from its content. On success *out is the caller's
+ * (kn_taskset_free). On failure *out is NULL and err says file:line:col (YAML) or the JSON path. */
+int kn_taskset_load_file(kn_taskset **out, const char *path, const kn_load_opts *opts, kn_err *err);
+
+/* Same from memory; name is used in messages. buf need not be NUL-terminated. */
+int kn_taskset_load_buffer(kn_taskset **out, const char *buf, size_t len, const char *name,
+                           const kn_load_opts *opts, kn_err *err);
+
+/* Format-specific loaders (used by the two above; exposed for tests and fuzzers). */
+int kn_task_load_yaml(kn_taskset **out, const char *buf, size_t len, const char *name,
+                      const kn_load_opts *opts, kn_err *err);
+int kn_task_load_mind2web(kn_taskset **out, const char *buf, size_t len, const char *name,
+                          const kn_load_opts *opts, kn_err *err);
+
+/* Release a task set and all it owns. NULL is a no-op. */
+void kn_taskset_free(kn_taskset *set);
+
+/* Borrowed pointer to the task with this id, or NULL. */
+const kn_task *kn_taskset_find(const kn_taskset *set, const char *id);
+
+/* Sum of key nodes over all tasks. */
+size_t kn_taskset_count_keynodes(const kn_taskset *set);
+
+/* --- building blocks shared by the loaders (task.c) --- */
+
+/* Set target/matcher from a Mind2Web-Live function name; KN_EINVAL if unknown. */
+int kn_keynode_parse_function(kn_keynode *kn, const char *name);
+
+/* The Mind2Web-Live function name of target+matcher ("url_regex_match" for the regex extension).
+ * Static storage. */
+const char *kn_keynode_function_name(kn_target target, kn_matcher matcher);
+
+/* Finish a key node after its fields are set: function name, normalised selector, semantic phrase,
+ * compiled regex. err names what is wrong (the caller prefixes the position). */
+int kn_keynode_prepare(kn_keynode *kn, kn_err *err);
+
+/* 1 when two tasks share an id (*a < *b their indexes), else 0. O(n log n). */
+int kn_taskset_find_duplicate(const kn_taskset *set, size_t *a, size_t *b);
+
+/* Release what a key node owns (not the struct). */
+void kn_keynode_clear(kn_keynode *kn);
+void kn_step_clear(kn_step *st);
+void kn_task_clear(kn_task *t);
+
+/* Names: "url", "element_path", …; "exact", "include", …. Static storage. */
+const char *kn_target_name(kn_target t);
+const char *kn_matcher_name(kn_matcher m);
+const char *kn_step_verb_name(kn_step_verb v);
+
+#endif

@@ -1,0 +1,444 @@
+/* eval.c — the key-node evaluator (WEBCANVAS.md "Scoring") and the dataset metrics.
+ *
+ * Events are fed in order. Each key node's score only ever rises (max(old, new)); URL nodes are
+ * re-checked only when the URL they look at changes, so a long run costs one URL parse per
+ * navigation, not per event. The two modes differ in *when* a node is checked (see eval.h and
+ * keynodes/README.md). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "keynode/eval.h"
+#include "keynode/url.h"
+
+/* Private per-node state beside the public kn_node_state. */
+struct node {
+	kn_node_state pub;
+	unsigned url_ver;   /* URL version this node was last checked against (0 = never) */
+	char *last_input;   /* semantic nodes: the input last judged, to avoid asking twice */
+	double last_score;
+};
+
+/* Forms of one URL, computed on first use. */
+struct url_cache {
+	char *url;
+	unsigned ver;
+	char *exact, *include, *site;
+	int have_exact, have_include, have_site;
+};
+
+struct kn_eval {
+	const kn_task *task;
+	kn_eval_opts opts;
+	struct node *nodes;
+	size_t n;
+	double reached;
+	int steps, ignored, limit, limit_hit, error;
+	double *step_scores;
+	size_t n_scores, cap_scores;
+	struct url_cache cur; /* the page the agent is on */
+	unsigned next_ver;
+};
+
+const char *kn_status_name(kn_status s)
+{
+	static const char *const names[] = {"incomplete", "finished", "step_limit", "error", "broken"};
+	return (unsigned)s <= KN_STATUS_BROKEN ? names[s] : "?";
+}
+
+static void url_cache_reset(struct url_cache *c)
+{
+	free(c->url);
+	free(c->exact);
+	free(c->include);
+	free(c->site);
+	memset(c, 0, sizeof *c);
+}
+
+/* Point the cache at url; a new version only when the text changed. */
+static int url_cache_set(kn_eval *ev, struct url_cache *c, const char *url)
+{
+	if (c->url && strcmp(c->url, url) == 0)
+		return 0;
+	url_cache_reset(c);
+	if (!(c->url = strdup(url)))
+		return KN_ENOMEM;
+	c->ver = ++ev->next_ver;
+	return 0;
+}
+
+static const char *url_form(struct url_cache *c, int which)
+{
+	char **slot = which == 0 ? &c->exact : which == 1 ? &c->include : &c->site;
+	int *have = which == 0 ? &c->have_exact : which == 1 ? &c->have_include : &c->have_site;
+	if (!*have) {
+		int rc = which == 0   ? kn_url_exact_form(slot, c->url)
+		         : which == 1 ? kn_url_include_form(slot, c->url)
+		                      : kn_url_site_token(slot, c->url);
+		if (rc)
+			*slot = NULL;
+		*have = 1;
+	}
+	return *slot;
+}
+
+int kn_eval_new(kn_eval **out, const kn_task *task, const kn_eval_opts *opts)
+{
+	*out = NULL;
+	kn_eval *ev = calloc(1, sizeof *ev);
+	if (!ev)
+		return KN_ENOMEM;
+	ev->task = task;
+	if (opts)
+		ev->opts = *opts;
+	if (!ev->opts.semantic)
+		ev->opts.semantic = kn_semantic_offline();
+	if (ev->opts.threshold <= 0)
+		ev->opts.threshold = 0.7;
+	ev->n = task->n_keynodes;
+	if (ev->n && !(ev->nodes = calloc(ev->n, sizeof *ev->nodes))) {
+		free(ev);
+		return KN_ENOMEM;
+	}
+	for (size_t i = 0; i < ev->n; i++)
+		ev->nodes[i].pub.reached_at_step = -1;
+	if (ev->opts.step_limit > 0) {
+		ev->limit = ev->opts.step_limit;
+	} else if (ev->opts.step_limit == 0) {
+		/* upstream: max(10, 1.5 × reference length), hard cap 25 */
+		int l = (int)(1.5 * task->reference_length);
+		ev->limit = l < 10 ? 10 : l > 25 ? 25 : l;
+	}
+	*out = ev;
+	return 0;
+}
+
+void kn_eval_free(kn_eval *ev)
+{
+	if (!ev)
+		return;
+	for (size_t i = 0; i < ev->n; i++)
+		free(ev->nodes[i].last_input);
+	free(ev->nodes);
+	free(ev->step_scores);
+	url_cache_reset(&ev->cur);
+	free(ev);
+}
+
+static int in_list(const char *id, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (list[i] && strcmp(list[i], id) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does the acted-on element satisfy the node's selector (element_path's expect or element_value's
+ * path)? Live events say so in `matched`; offline we compare normalised selector strings. */
+static int selector_matches(const kn_keynode *kn, const kn_event *e, int include)
+{
+	if (e->matched)
+		return in_list(kn->id, e->matched, e->n_matched);
+	if (!e->selector || !kn->norm_selector)
+		return 0;
+	char *norm = NULL;
+	if (kn_selector_normalise(&norm, e->selector) != 0)
+		return 0;
+	int ok = include ? strstr(norm, kn->norm_selector) != NULL
+	                 : strcmp(norm, kn->norm_selector) == 0;
+	free(norm);
+	return ok;
+}
+
+/* Score a matcher on input; semantic scores go through the judge, remembered per node. */
+static int score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
+                      int fold, double *score, kn_err *err)
+{
+	*score = 0;
+	if (!input)
+		return 0;
+	if (kn->matcher != KN_MATCH_SEMANTIC) {
+		*score = kn_match_text(kn->matcher, kn->expect, input, fold, kn->regex);
+		return 0;
+	}
+	if (st->last_input && strcmp(st->last_input, input) == 0) {
+		*score = st->last_score;
+	} else {
+		const kn_semantic *sem = ev->opts.semantic;
+		int rc = sem->judge(sem->ud, kn->expect, kn->semantic_phrase, input, score, err);
+		if (rc)
+			return rc;
+		*score = *score < 0 ? 0 : *score > 1 ? 1 : *score;
+		free(st->last_input);
+		st->last_input = strdup(input);
+		st->last_score = *score;
+	}
+	if (ev->opts.mode == KN_MODE_DEFAULT)
+		*score = *score >= ev->opts.threshold ? 1.0 : 0.0;
+	return 0;
+}
+
+static int site_gate(kn_eval *ev, const kn_keynode *kn)
+{
+	if (!kn->netloc)
+		return 1;
+	const char *site = ev->cur.url ? url_form(&ev->cur, 2) : NULL;
+	return site && strcmp(site, kn->netloc) == 0;
+}
+
+static int is_action(const kn_event *e)
+{
+	return e->type == KN_EV_CLICK || e->type == KN_EV_TYPE || e->type == KN_EV_SELECT;
+}
+
+/* Evaluate one node against event e with the page URL in `page`. */
+static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache *page,
+                     double *score, kn_err *err)
+{
+	struct node *st = &ev->nodes[i];
+	const kn_keynode *kn = &ev->task->keynodes[i];
+	*score = 0;
+	switch (kn->target) {
+	case KN_TARGET_URL: {
+		if (!page->url || st->url_ver == page->ver)
+			return 0;
+		st->url_ver = page->ver;
+		if (kn->key) {
+			char *v = NULL;
+			if (kn_url_query_param(&v, page->url, kn->key) != 0)
+				return 0; /* a missing parameter scores 0 */
+			int rc = score_text(ev, st, kn, v, 0, score, err);
+			free(v);
+			return rc;
+		}
+		const char *in = url_form(page, kn->matcher == KN_MATCH_EXACT ? 0 : 1);
+		if (kn->matcher == KN_MATCH_REGEX)
+			in = page->url; /* a regex sees the URL as it is */
+		return score_text(ev, st, kn, in, 0, score, err);
+	}
+	case KN_TARGET_ELEMENT_PATH:
+		if (is_action(e) && site_gate(ev, kn)) {
+			if (kn->matcher == KN_MATCH_REGEX)
+				return score_text(ev, st, kn, e->selector, 0, score, err);
+			*score = selector_matches(kn, e, kn->matcher == KN_MATCH_INCLUDE);
+		}
+		return 0;
+	case KN_TARGET_ELEMENT_VALUE: {
+		if (!is_action(e) || !site_gate(ev, kn) || (kn->path && !selector_matches(kn, e, 0)))
+			return 0;
+		/* typed value, clicked element's visible text, selected option's value or text */
+		const char *first = e->type == KN_EV_CLICK ? e->text : e->value;
+		int rc = score_text(ev, st, kn, first, 0, score, err);
+		if (!rc && *score < 1 && e->type == KN_EV_SELECT && e->text) {
+			double s2;
+			rc = score_text(ev, st, kn, e->text, 0, &s2, err);
+			*score = s2 > *score ? s2 : *score;
+		}
+		return rc;
+	}
+	case KN_TARGET_ANSWER:
+	case KN_TARGET_CACHE_DATA:
+		if (e->type == KN_EV_ANSWER)
+			return score_text(ev, st, kn, e->text, 1, score, err);
+		return 0;
+	}
+	return 0;
+}
+
+static int push_step_score(kn_eval *ev)
+{
+	if (ev->n_scores == ev->cap_scores) {
+		size_t nc = ev->cap_scores ? ev->cap_scores * 2 : 16;
+		double *ns = realloc(ev->step_scores, nc * sizeof *ns);
+		if (!ns)
+			return KN_ENOMEM;
+		ev->step_scores = ns;
+		ev->cap_scores = nc;
+	}
+	ev->step_scores[ev->n_scores++] = ev->n ? ev->reached / (double)ev->n : 0;
+	return 0;
+}
+
+/* Check every node below 1 against e (page = the URL the check sees); returns rises or error. */
+static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_err *err)
+{
+	int rises = 0, rc = 0;
+	for (size_t i = 0; i < ev->n; i++) {
+		struct node *st = &ev->nodes[i];
+		if (st->pub.score >= 1.0)
+			continue;
+		double s;
+		int r = eval_node(ev, i, e, page, &s, err);
+		if (r) {
+			rc = r;
+			continue;
+		}
+		if (s > st->pub.score) {
+			ev->reached += s - st->pub.score;
+			st->pub.score = s;
+			if (s >= 1.0)
+				st->pub.reached_at_step = ev->steps;
+			rises++;
+		}
+	}
+	return rc ? rc : rises;
+}
+
+int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
+{
+	int step = kn_event_is_step(e);
+	if (step && ev->limit > 0 && ev->steps >= ev->limit)
+		ev->limit_hit = 1;
+	if (ev->limit_hit) { /* past the budget nothing is evaluated, as upstream stops the agent */
+		ev->ignored += step;
+		return 0;
+	}
+	int rc = 0;
+	if (ev->opts.mode == KN_MODE_WEBCANVAS) {
+		/* Upstream checks a step before its action runs: the URL is the page the action starts
+		 * from (for a goto/back, the page before it). Navigations alone are not checked. */
+		if (step) {
+			ev->steps++;
+			if (e->type != KN_EV_NAVIGATE && e->url && url_cache_set(ev, &ev->cur, e->url))
+				return KN_ENOMEM;
+			rc = evaluate(ev, e, &ev->cur, err);
+			if (push_step_score(ev))
+				return KN_ENOMEM;
+		}
+		if (e->url && url_cache_set(ev, &ev->cur, e->url))
+			return KN_ENOMEM;
+		return rc;
+	}
+	if (e->url && url_cache_set(ev, &ev->cur, e->url))
+		return KN_ENOMEM;
+	if (step)
+		ev->steps++;
+	rc = evaluate(ev, e, &ev->cur, err);
+	if (step) {
+		if (push_step_score(ev))
+			return KN_ENOMEM;
+	} else if (rc > 0 && ev->n_scores) {
+		/* a consequence (a navigation a click caused) credits the step that caused it */
+		ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
+	}
+	return rc;
+}
+
+void kn_eval_set_error(kn_eval *ev)
+{
+	ev->error = 1;
+}
+
+const kn_task *kn_eval_task(const kn_eval *ev) { return ev->task; }
+int kn_eval_steps(const kn_eval *ev) { return ev->steps; }
+double kn_eval_reached(const kn_eval *ev) { return ev->reached; }
+size_t kn_eval_total(const kn_eval *ev) { return ev->n; }
+int kn_eval_ignored(const kn_eval *ev) { return ev->ignored; }
+
+double kn_eval_score(const kn_eval *ev)
+{
+	return ev->n ? ev->reached / (double)ev->n : 0;
+}
+
+int kn_eval_completed(const kn_eval *ev)
+{
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->nodes[i].pub.score < 1.0)
+			return 0;
+	return ev->n > 0;
+}
+
+double kn_eval_efficiency(const kn_eval *ev)
+{
+	return ev->reached > 0 ? ev->steps / ev->reached : 0;
+}
+
+kn_status kn_eval_status(const kn_eval *ev)
+{
+	if (kn_eval_completed(ev))
+		return KN_STATUS_FINISHED;
+	if (ev->error)
+		return KN_STATUS_ERROR;
+	return ev->limit_hit ? KN_STATUS_STEP_LIMIT : KN_STATUS_INCOMPLETE;
+}
+
+const kn_node_state *kn_eval_node(const kn_eval *ev, size_t i)
+{
+	return i < ev->n ? &ev->nodes[i].pub : NULL;
+}
+
+const double *kn_eval_step_scores(const kn_eval *ev, size_t *n)
+{
+	*n = ev->n_scores;
+	return ev->step_scores;
+}
+
+/* A whole number as an integer, anything else as a real, so 3 prints as 3 and 2.5 as 2.5. */
+static json_t *json_num(double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f)
+{
+	json_t *nodes = json_array(), *scores = json_array();
+	for (size_t i = 0; nodes && i < ev->n; i++) {
+		const kn_keynode *kn = &ev->task->keynodes[i];
+		const kn_node_state *st = &ev->nodes[i].pub;
+		json_array_append_new(
+			nodes, json_pack("{s:s, s:s, s:o, s:o}", "id", kn->id, "function", kn->function,
+		                     "score", json_num(st->score), "reached_at_step",
+		                     st->reached_at_step >= 0 ? json_integer(st->reached_at_step)
+		                                              : json_null()));
+	}
+	for (size_t i = 0; scores && i < ev->n_scores; i++)
+		json_array_append_new(scores, json_real(ev->step_scores[i]));
+	json_t *j = json_pack("{s:s, s:s?, s:s, s:s, s:i, s:o, s:I, s:o, s:b, s:o, s:o, s:o}",
+	                      "task", ev->task->id, "run", run_id, "mode",
+	                      ev->opts.mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default", "status",
+	                      kn_status_name(kn_eval_status(ev)), "steps", ev->steps, "reached",
+	                      json_num(ev->reached), "total", (json_int_t)ev->n, "score",
+	                      json_num(kn_eval_score(ev)), "completion", kn_eval_completed(ev),
+	                      "efficiency", json_num(kn_eval_efficiency(ev)), "step_scores", scores,
+	                      "key_nodes", nodes);
+	if (!j)
+		return KN_ENOMEM;
+	int rc = json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(15)) == 0 && fputc('\n', f) != EOF
+	             ? 0
+	             : KN_EIO;
+	json_decref(j);
+	return rc;
+}
+
+void kn_summary_init(kn_summary *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+void kn_summary_add(kn_summary *s, const kn_eval *ev)
+{
+	size_t missing = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		missing += ev->nodes[i].pub.score < 1.0;
+	s->tasks++;
+	s->sum_reached += ev->reached;
+	s->sum_total += (double)ev->n;
+	s->sum_score += kn_eval_score(ev);
+	s->sum_eff += kn_eval_efficiency(ev);
+	s->n_success += kn_eval_completed(ev);
+	s->n_near += missing == 1;
+}
+
+void kn_summary_finish(kn_summary *s)
+{
+	double t = (double)s->tasks;
+	s->key_node_completion_rate = s->sum_total > 0 ? s->sum_reached / s->sum_total : 0;
+	s->average_step_score_rate = t > 0 ? s->sum_score / t : 0;
+	s->task_success_rate = t > 0 ? (double)s->n_success / t : 0;
+	s->task_near_success_rate = t > 0 ? (double)s->n_near / t : 0;
+	s->efficiency_score = t > 0 ? s->sum_eff / t : 0;
+}

@@ -1,0 +1,351 @@
+/* event.c — trajectory events: names, the step rule, and the JSON Lines reader and writer
+ * (INTERFACES.md §2). A parsed event borrows its strings from the jansson object it came from,
+ * kept alive in owned_ until kn_event_clear. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "keynode/event.h"
+
+static const char *const type_names[KN_EV__COUNT] = {
+	"navigate", "click", "type", "select", "submit", "press", "scroll", "tab_open", "tab_close",
+	"answer"};
+
+static const char *const how_names[] = {"goto", "back", "forward", "reload", "link", "form",
+                                        "script", "hash", "history", "redirect", "popup", NULL};
+
+const char *kn_event_type_name(kn_event_type t)
+{
+	return (unsigned)t < KN_EV__COUNT ? type_names[t] : "?";
+}
+
+int kn_event_type_parse(kn_event_type *out, const char *name)
+{
+	for (int i = 0; i < KN_EV__COUNT; i++)
+		if (strcmp(type_names[i], name) == 0) {
+			*out = (kn_event_type)i;
+			return 0;
+		}
+	return KN_EINVAL;
+}
+
+/* The first four `how` values mean the agent itself navigated: those navigations are steps. */
+static int how_is_agent(const char *how)
+{
+	for (int i = 0; i < 4; i++)
+		if (how && strcmp(how, how_names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+int kn_event_is_step(const kn_event *ev)
+{
+	switch (ev->type) {
+	case KN_EV_NAVIGATE: return how_is_agent(ev->how);
+	case KN_EV_SUBMIT:
+	case KN_EV_TAB_OPEN:
+	case KN_EV_TAB_CLOSE: return 0;
+	default: return (unsigned)ev->type < KN_EV__COUNT;
+	}
+}
+
+struct owned {
+	json_t *json;
+	const char *matched[];
+};
+
+void kn_event_clear(kn_event *ev)
+{
+	if (!ev)
+		return;
+	struct owned *o = ev->owned_;
+	if (o) {
+		json_decref(o->json);
+		free(o);
+	}
+	memset(ev, 0, sizeof *ev);
+}
+
+static int get_str(const char **out, json_t *obj, const char *field, kn_err *err)
+{
+	json_t *v = json_object_get(obj, field);
+	*out = NULL;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return kn_err_set(err, KN_EINVAL, "field \"%s\": expected a string", field);
+	*out = json_string_value(v);
+	if (strlen(*out) != json_string_length(v))
+		return kn_err_set(err, KN_EINVAL, "field \"%s\": contains a NUL character", field);
+	return 0;
+}
+
+/* Fill ev from the parsed object j, which ev then owns (even on failure). */
+static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
+{
+	int rc;
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return kn_err_set(err, KN_EINVAL, "expected a JSON object");
+	}
+	json_t *m = json_object_get(j, "matched");
+	size_t nm = json_is_array(m) ? json_array_size(m) : 0;
+	struct owned *o = malloc(sizeof *o + nm * sizeof o->matched[0]);
+	if (!o) {
+		json_decref(j);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	o->json = j;
+	ev->owned_ = o;
+	if (m && !json_is_null(m) && !json_is_array(m))
+		return kn_err_set(err, KN_EINVAL, "field \"matched\": expected an array of key-node ids");
+	for (size_t i = 0; i < nm; i++) {
+		json_t *id = json_array_get(m, i);
+		if (!json_is_string(id))
+			return kn_err_set(err, KN_EINVAL, "field \"matched\"[%zu]: expected a string", i);
+		o->matched[i] = json_string_value(id);
+	}
+	if (json_is_array(m)) {
+		ev->matched = o->matched;
+		ev->n_matched = nm;
+	}
+
+	const char *type;
+	if ((rc = get_str(&type, j, "type", err)) != 0)
+		return rc;
+	if (!type)
+		return kn_err_set(err, KN_EINVAL, "field \"type\": missing");
+	if (kn_event_type_parse(&ev->type, type) != 0)
+		return kn_err_set(err, KN_EINVAL, "field \"type\": unknown event type '%s'", type);
+	json_t *t = json_object_get(j, "t");
+	if (t && !json_is_null(t)) {
+		if (!json_is_number(t) || !isfinite(json_number_value(t)))
+			return kn_err_set(err, KN_EINVAL, "field \"t\": expected a number of seconds");
+		ev->t = json_number_value(t);
+	}
+	if ((rc = get_str(&ev->tab, j, "tab", err)) || (rc = get_str(&ev->url, j, "url", err)) ||
+	    (rc = get_str(&ev->how, j, "how", err)) ||
+	    (rc = get_str(&ev->selector, j, "selector", err)) ||
+	    (rc = get_str(&ev->text, j, "text", err)) || (rc = get_str(&ev->value, j, "value", err)) ||
+	    (rc = get_str(&ev->key, j, "key", err)))
+		return rc;
+	if (ev->how) {
+		int ok = 0;
+		for (const char *const *h = how_names; *h; h++)
+			ok |= strcmp(*h, ev->how) == 0;
+		if (!ok)
+			return kn_err_set(err, KN_EINVAL, "field \"how\": unknown navigation cause '%s'",
+			                  ev->how);
+	}
+	json_t *tr = json_object_get(j, "trusted");
+	ev->trusted = json_is_boolean(tr) ? json_is_true(tr) : -1;
+	return 0;
+}
+
+int kn_event_parse(kn_event *ev, const char *line, size_t len, kn_err *err)
+{
+	memset(ev, 0, sizeof *ev);
+	if (len > KN_TRAJ_MAX_LINE)
+		return kn_err_set(err, KN_ELIMIT, "line is %zu bytes, over the %u byte limit", len,
+		                  KN_TRAJ_MAX_LINE);
+	json_error_t je;
+	json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		return kn_err_set(err, KN_EINVAL, "column %d: %s", je.column, je.text);
+	int rc = event_from_json(ev, j, err);
+	if (rc)
+		kn_event_clear(ev);
+	return rc;
+}
+
+void kn_traj_header_clear(kn_traj_header *h)
+{
+	if (!h)
+		return;
+	free(h->run);
+	free(h->task);
+	free(h->started);
+	memset(h, 0, sizeof *h);
+}
+
+void kn_traj_events_free(kn_event *events, size_t n)
+{
+	for (size_t i = 0; events && i < n; i++)
+		kn_event_clear(&events[i]);
+	free(events);
+}
+
+static int parse_header(kn_traj_header *hdr, const char *line, size_t len, kn_err *err)
+{
+	json_error_t je;
+	json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		return kn_err_set(err, KN_EINVAL, "column %d: %s", je.column, je.text);
+	int rc = 0;
+	const char *f[3] = {"run", "task", "started"};
+	char **dst[3] = {&hdr->run, &hdr->task, &hdr->started};
+	if (!json_is_object(j) || json_object_get(j, "type"))
+		rc = kn_err_set(err, KN_EINVAL,
+		                "expected the header {\"run\": …, \"task\": …, \"started\": …} first");
+	for (int i = 0; i < 3 && !rc; i++) {
+		json_t *v = json_object_get(j, f[i]);
+		if (!json_is_string(v) && !(i == 0 && json_is_integer(v)) &&
+		    !(i == 1 && json_is_integer(v))) {
+			if (i < 2 || (v && !json_is_null(v)))
+				rc = kn_err_set(err, KN_EINVAL, "header field \"%s\": %s", f[i],
+				                v ? "expected a string" : "missing");
+			continue;
+		}
+		char num[32];
+		const char *s = json_is_string(v) ? json_string_value(v) : num;
+		if (json_is_integer(v))
+			snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		if (!(*dst[i] = strdup(s)))
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	json_decref(j);
+	return rc;
+}
+
+int kn_traj_read_buffer(const char *buf, size_t len, const char *name, kn_traj_header *hdr,
+                        kn_event **events, size_t *n, kn_err *err)
+{
+	memset(hdr, 0, sizeof *hdr);
+	*events = NULL;
+	*n = 0;
+	size_t cap = 0, lineno = 0, pos = 0;
+	int have_header = 0, rc = 0;
+	kn_err e;
+	while (pos < len && !rc) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len, l = end - pos;
+		const char *line = buf + pos;
+		pos = end + 1;
+		lineno++;
+		while (l && (line[l - 1] == '\r' || line[l - 1] == ' ' || line[l - 1] == '\t'))
+			l--;
+		size_t skip = 0;
+		while (skip < l && (line[skip] == ' ' || line[skip] == '\t'))
+			skip++;
+		if (skip == l)
+			continue; /* blank line */
+		if (l > KN_TRAJ_MAX_LINE) {
+			rc = kn_err_set(err, KN_ELIMIT, "%s:%zu: line is over the %u byte limit", name,
+			                lineno, KN_TRAJ_MAX_LINE);
+			break;
+		}
+		if (!have_header) {
+			if ((rc = parse_header(hdr, line, l, &e)) != 0)
+				rc = kn_err_set(err, rc, "%s:%zu: %s", name, lineno, e.msg);
+			have_header = 1;
+			continue;
+		}
+		if (*n == cap) {
+			size_t nc = cap ? cap * 2 : 64;
+			kn_event *ne = realloc(*events, nc * sizeof *ne);
+			if (!ne) {
+				rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+				break;
+			}
+			*events = ne;
+			cap = nc;
+		}
+		if ((rc = kn_event_parse(&(*events)[*n], line, l, &e)) != 0) {
+			rc = kn_err_set(err, rc, "%s:%zu: %s", name, lineno, e.msg);
+			break;
+		}
+		(*n)++;
+	}
+	if (!rc && !have_header)
+		rc = kn_err_set(err, KN_EINVAL, "%s: empty trajectory (no header line)", name);
+	if (rc) {
+		kn_traj_events_free(*events, *n);
+		kn_traj_header_clear(hdr);
+		*events = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int kn_traj_read_file(const char *path, kn_traj_header *hdr, kn_event **events, size_t *n,
+                      kn_err *err)
+{
+	memset(hdr, 0, sizeof *hdr);
+	*events = NULL;
+	*n = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
+		                  strerror(errno));
+	size_t cap = 1 << 16, len = 0, got;
+	char *buf = malloc(cap);
+	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
+		len += got;
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (!buf)
+		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
+	int rc = bad ? kn_err_set(err, KN_EIO, "%s: read error", path)
+	             : kn_traj_read_buffer(buf, len, path, hdr, events, n, err);
+	free(buf);
+	return rc;
+}
+
+/* Dump one object as a line and flush it to the OS. */
+static int write_line(FILE *f, json_t *j)
+{
+	if (!j)
+		return KN_ENOMEM;
+	int rc = json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(12)) == 0 &&
+	                 fputc('\n', f) != EOF && fflush(f) == 0
+	             ? 0
+	             : KN_EIO;
+	json_decref(j);
+	return rc;
+}
+
+int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started)
+{
+	return write_line(f, json_pack("{s:s, s:s, s:s}", "run", run, "task", task, "started", started));
+}
+
+int kn_traj_write_event(FILE *f, const kn_event *ev)
+{
+	json_t *j = json_object();
+	if (!j)
+		return KN_ENOMEM;
+	int bad = json_object_set_new(j, "t", json_real(round(ev->t * 1000.0) / 1000.0));
+	bad |= json_object_set_new(j, "type", json_string(kn_event_type_name(ev->type)));
+	const char *names[] = {"tab", "url", "how", "selector", "text", "value", "key"};
+	const char *vals[] = {ev->tab, ev->url, ev->how, ev->selector, ev->text, ev->value, ev->key};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (vals[i])
+			bad |= json_object_set_new(j, names[i], json_string(vals[i]));
+	if (ev->matched) {
+		json_t *m = json_array();
+		for (size_t i = 0; m && i < ev->n_matched; i++)
+			bad |= json_array_append_new(m, json_string(ev->matched[i]));
+		bad |= json_object_set_new(j, "matched", m);
+	}
+	if (ev->trusted >= 0)
+		bad |= json_object_set_new(j, "trusted", json_boolean(ev->trusted));
+	if (bad) { /* json_string refuses invalid UTF-8 */
+		json_decref(j);
+		return KN_EINVAL;
+	}
+	return write_line(f, j);
+}

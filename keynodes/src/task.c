@@ -1,0 +1,268 @@
+/* task.c — the task model: function names, key-node preparation, freeing, lookup, and the
+ * content-sniffing entry points that hand a document to the YAML or Mind2Web-Live loader. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keynode/match.h"
+#include "keynode/task.h"
+
+static const char *const target_names[] = {"url", "element_path", "element_value", "answer",
+                                           "cache_data"};
+static const char *const matcher_names[] = {"exact", "include", "semantic", "regex"};
+static const char *const verb_names[] = {"goto", "click", "type", "select", "press",
+                                         "scroll", "wait", "back", "forward", "answer"};
+
+const char *kn_target_name(kn_target t)
+{
+	return (unsigned)t < 5 ? target_names[t] : "?";
+}
+
+const char *kn_matcher_name(kn_matcher m)
+{
+	return (unsigned)m < 4 ? matcher_names[m] : "?";
+}
+
+const char *kn_step_verb_name(kn_step_verb v)
+{
+	return (unsigned)v <= KN_STEP_ANSWER ? verb_names[v] : "?";
+}
+
+/* Mind2Web-Live function names, indexed [target][matcher]; NULL where upstream has none
+ * (regex is keynode's extension and gets a name in the same pattern). */
+static const char *const function_names[5][4] = {
+	{"url_exactly_match", "url_included_match", "url_semantic_match", "url_regex_match"},
+	{"element_path_exactly_match", "element_path_included_match", NULL, "element_path_regex_match"},
+	{"element_value_exactly_match", "element_value_included_match",
+	 "element_value_semantic_match", "element_value_regex_match"},
+	{"final_answer_exact_match", "final_answer_included_match", "final_answer_semantic_match",
+	 "final_answer_regex_match"},
+	{"cache_data_exact_match", "cache_data_included_match", "cache_data_semantic_match",
+	 "cache_data_regex_match"},
+};
+
+const char *kn_keynode_function_name(kn_target target, kn_matcher matcher)
+{
+	if ((unsigned)target >= 5 || (unsigned)matcher >= 4)
+		return NULL;
+	return function_names[target][matcher];
+}
+
+int kn_keynode_parse_function(kn_keynode *kn, const char *name)
+{
+	for (int t = 0; t < 5; t++)
+		for (int m = 0; m < 4; m++)
+			if (function_names[t][m] && strcmp(function_names[t][m], name) == 0) {
+				kn->target = (kn_target)t;
+				kn->matcher = (kn_matcher)m;
+				return 0;
+			}
+	return KN_EINVAL;
+}
+
+int kn_keynode_prepare(kn_keynode *kn, kn_err *err)
+{
+	const char *fn = kn_keynode_function_name(kn->target, kn->matcher);
+	if (!fn)
+		return kn_err_set(err, KN_EINVAL, "matcher '%s' is not available for target '%s'",
+		                  kn_matcher_name(kn->matcher), kn_target_name(kn->target));
+	if (!kn->expect)
+		return kn_err_set(err, KN_EINVAL, "missing expected value");
+	if (!kn->function && !(kn->function = strdup(fn)))
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	const char *sel = kn->target == KN_TARGET_ELEMENT_PATH ? kn->expect : kn->path;
+	if (sel && !kn->norm_selector && kn_selector_normalise(&kn->norm_selector, sel) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	if (kn->matcher == KN_MATCH_SEMANTIC && !kn->semantic_phrase &&
+	    kn_semantic_extract_phrase(&kn->semantic_phrase, kn->expect) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	if (kn->matcher == KN_MATCH_REGEX && !kn->regex) {
+		kn_err re;
+		int rc = kn_regex_compile(&kn->regex, kn->expect, &re);
+		if (rc != 0)
+			return kn_err_set(err, rc, "bad regex: %s", re.msg);
+	}
+	return 0;
+}
+
+void kn_keynode_clear(kn_keynode *kn)
+{
+	if (!kn)
+		return;
+	free(kn->id);
+	free(kn->expect);
+	free(kn->key);
+	free(kn->netloc);
+	free(kn->path);
+	free(kn->ref_url);
+	free(kn->function);
+	free(kn->norm_selector);
+	free(kn->semantic_phrase);
+	kn_regex_free(kn->regex);
+	memset(kn, 0, sizeof *kn);
+}
+
+void kn_step_clear(kn_step *st)
+{
+	if (!st)
+		return;
+	free(st->selector);
+	free(st->value);
+	free(st->text);
+	free(st->hint_id);
+	free(st->hint_name);
+	free(st->hint_aria_label);
+	free(st->hint_role);
+	free(st->hint_href);
+	memset(st, 0, sizeof *st);
+}
+
+void kn_task_clear(kn_task *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->n_keynodes; i++)
+		kn_keynode_clear(&t->keynodes[i]);
+	for (size_t i = 0; i < t->n_steps; i++)
+		kn_step_clear(&t->steps[i]);
+	free(t->keynodes);
+	free(t->steps);
+	free(t->id);
+	free(t->intent);
+	free(t->start_url);
+	free(t->answer);
+	memset(t, 0, sizeof *t);
+}
+
+void kn_taskset_free(kn_taskset *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->n_tasks; i++)
+		kn_task_clear(&set->tasks[i]);
+	free(set->tasks);
+	free(set->source);
+	free(set);
+}
+
+const kn_task *kn_taskset_find(const kn_taskset *set, const char *id)
+{
+	for (size_t i = 0; set && i < set->n_tasks; i++)
+		if (strcmp(set->tasks[i].id, id) == 0)
+			return &set->tasks[i];
+	return NULL;
+}
+
+size_t kn_taskset_count_keynodes(const kn_taskset *set)
+{
+	size_t n = 0;
+	for (size_t i = 0; set && i < set->n_tasks; i++)
+		n += set->tasks[i].n_keynodes;
+	return n;
+}
+
+struct id_ref {
+	const char *id;
+	size_t i;
+};
+
+static int cmp_id_ref(const void *x, const void *y)
+{
+	const struct id_ref *p = x, *q = y;
+	int c = strcmp(p->id, q->id);
+	return c ? c : (p->i > q->i) - (p->i < q->i);
+}
+
+int kn_taskset_find_duplicate(const kn_taskset *set, size_t *a, size_t *b)
+{
+	if (set->n_tasks < 2)
+		return 0;
+	struct id_ref *refs = malloc(set->n_tasks * sizeof *refs);
+	if (!refs) { /* fall back to the quadratic scan rather than miss a duplicate */
+		for (size_t i = 0; i < set->n_tasks; i++)
+			for (size_t j = i + 1; j < set->n_tasks; j++)
+				if (strcmp(set->tasks[i].id, set->tasks[j].id) == 0)
+					return *a = i, *b = j, 1;
+		return 0;
+	}
+	for (size_t i = 0; i < set->n_tasks; i++)
+		refs[i] = (struct id_ref){set->tasks[i].id, i};
+	qsort(refs, set->n_tasks, sizeof *refs, cmp_id_ref);
+	int found = 0;
+	for (size_t i = 1; i < set->n_tasks && !found; i++)
+		if (strcmp(refs[i - 1].id, refs[i].id) == 0) {
+			*a = refs[i - 1].i;
+			*b = refs[i].i;
+			found = 1;
+		}
+	free(refs);
+	return found;
+}
+
+/* A Mind2Web-Live file is a JSON array; a YAML task file is a mapping. JSON's '{' is valid YAML
+ * flow style, so only a leading '[' (after whitespace and a UTF-8 BOM) selects JSON. */
+static int looks_like_json_array(const char *buf, size_t len)
+{
+	size_t i = 0;
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+		i++;
+	return i < len && buf[i] == '[';
+}
+
+int kn_taskset_load_buffer(kn_taskset **out, const char *buf, size_t len, const char *name,
+                           const kn_load_opts *opts, kn_err *err)
+{
+	*out = NULL;
+	size_t max = opts && opts->max_bytes ? opts->max_bytes : KN_LOAD_MAX_BYTES;
+	if (len > max)
+		return kn_err_set(err, KN_ELIMIT, "%s: document is %zu bytes, over the %zu byte limit",
+		                  name, len, max);
+	if (looks_like_json_array(buf, len))
+		return kn_task_load_mind2web(out, buf, len, name, opts, err);
+	return kn_task_load_yaml(out, buf, len, name, opts, err);
+}
+
+int kn_taskset_load_file(kn_taskset **out, const char *path, const kn_load_opts *opts, kn_err *err)
+{
+	*out = NULL;
+	size_t max = opts && opts->max_bytes ? opts->max_bytes : KN_LOAD_MAX_BYTES;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
+		                  strerror(errno));
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	int rc = 0;
+	while (buf) {
+		size_t n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+		if (len > max) {
+			rc = kn_err_set(err, KN_ELIMIT, "%s: file is over the %zu byte limit", path, max);
+			break;
+		}
+		if (len == cap) {
+			char *nb = realloc(buf, cap * 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (!rc && buf && ferror(f))
+		rc = kn_err_set(err, KN_EIO, "%s: read error", path);
+	fclose(f);
+	if (!buf)
+		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
+	if (!rc)
+		rc = kn_taskset_load_buffer(out, buf, len, path, opts, err);
+	free(buf);
+	return rc;
+}

@@ -1,0 +1,116 @@
+/* cmd_match.c — `keynode match`: apply one matcher to one value, through the same evaluator that
+ * scores runs (a one-node task fed one event), so the answer is exactly what a run would get. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char help[] =
+	"usage: keynode match --target url|element_value|answer --matcher exact|include|semantic|regex\n"
+	"                     --expect TEXT [--key PARAM] --value TEXT [--mode default|webcanvas]\n"
+	"                     [--threshold X]\n"
+	"\n"
+	"Prints {\"score\": x, \"match\": bool} for one comparison, with the rules of a real run:\n"
+	"  url            --value is a URL; with --key, that query parameter's first value (decoded);\n"
+	"                 else include/semantic see host+path+#fragment, exact the whole URL (decoded)\n"
+	"  element_value  --value is the typed value or clicked text (case-sensitive)\n"
+	"  answer         --value is the agent's answer (exact/include compare lower-cased)\n"
+	"Semantic uses the offline judge; in default mode it matches at --threshold (0.7).\n"
+	"\n"
+	"exit: 0 match, 1 no match, 2 usage error\n";
+
+int kn_cmd_match(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"target", required_argument, NULL, 't'}, {"matcher", required_argument, NULL, 'm'},
+		{"expect", required_argument, NULL, 'e'}, {"key", required_argument, NULL, 'k'},
+		{"value", required_argument, NULL, 'v'},  {"mode", required_argument, NULL, 'M'},
+		{"threshold", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *target = NULL, *matcher = NULL, *expect = NULL, *key = NULL, *value = NULL;
+	kn_eval_opts eo = {0};
+	eo.step_limit = -1;
+	int c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': target = optarg; break;
+		case 'm': matcher = optarg; break;
+		case 'e': expect = optarg; break;
+		case 'k': key = optarg; break;
+		case 'v': value = optarg; break;
+		case 'M':
+			if (kn_cli_parse_mode(&eo, optarg))
+				return kn_cli_usage_error("match", "--mode must be default or webcanvas");
+			break;
+		case 'T':
+			if (kn_cli_parse_threshold(&eo, optarg))
+				return kn_cli_usage_error("match", "--threshold must be in (0, 1]");
+			break;
+		case 'h': fputs(help, stdout); return KN_EXIT_OK;
+		default: return kn_cli_usage_error("match", "bad option");
+		}
+	}
+	if (!target || !matcher || !expect || !value)
+		return kn_cli_usage_error("match", "--target, --matcher, --expect and --value are required");
+	if (optind < argc)
+		return kn_cli_usage_error("match", "unexpected argument '%s'", argv[optind]);
+
+	kn_keynode kn = {0};
+	kn_event ev = {0};
+	ev.trusted = -1;
+	if (strcmp(target, "url") == 0) {
+		kn.target = KN_TARGET_URL;
+		/* an event on the page (not a navigation to it), so webcanvas mode sees it too */
+		ev.type = KN_EV_SCROLL;
+		ev.url = value;
+	} else if (strcmp(target, "element_value") == 0) {
+		kn.target = KN_TARGET_ELEMENT_VALUE;
+		ev.type = KN_EV_TYPE;
+		ev.value = value;
+	} else if (strcmp(target, "answer") == 0) {
+		kn.target = KN_TARGET_ANSWER;
+		ev.type = KN_EV_ANSWER;
+		ev.text = value;
+	} else {
+		return kn_cli_usage_error("match", "--target must be url, element_value or answer");
+	}
+	if (key && kn.target != KN_TARGET_URL)
+		return kn_cli_usage_error("match", "--key applies to --target url only");
+	static const char *const mnames[] = {"exact", "include", "semantic", "regex"};
+	int m = 0;
+	while (m < 4 && strcmp(mnames[m], matcher) != 0)
+		m++;
+	if (m == 4)
+		return kn_cli_usage_error("match", "--matcher must be exact, include, semantic or regex");
+	kn.matcher = (kn_matcher)m;
+
+	int rc = KN_EXIT_USAGE;
+	kn_err err = {0};
+	kn_eval *eval = NULL;
+	kn.id = strdup("k1");
+	kn.expect = strdup(expect);
+	kn.key = key && *key ? strdup(key) : NULL;
+	if (!kn.id || !kn.expect || (key && *key && !kn.key)) {
+		fprintf(stderr, "keynode match: out of memory\n");
+		goto out;
+	}
+	if (kn_keynode_prepare(&kn, &err) != 0) {
+		fprintf(stderr, "keynode match: --expect: %s\n", err.msg);
+		goto out;
+	}
+	char task_id[] = "match";
+	kn_task task = {.id = task_id, .keynodes = &kn, .n_keynodes = 1};
+	if (kn_eval_new(&eval, &task, &eo) != 0 || kn_eval_feed(eval, &ev, &err) < 0) {
+		fprintf(stderr, "keynode match: %s\n", err.msg[0] ? err.msg : "out of memory");
+		goto out;
+	}
+	double score = kn_eval_node(eval, 0)->score;
+	int ok = score >= 1.0 || (eo.mode == KN_MODE_WEBCANVAS && score > 0);
+	printf("{\"score\": %.2f, \"match\": %s}\n", score, ok ? "true" : "false");
+	rc = ok ? KN_EXIT_OK : KN_EXIT_FAIL;
+out:
+	kn_eval_free(eval);
+	kn_keynode_clear(&kn);
+	return rc;
+}

@@ -1,0 +1,240 @@
+/* cmd_score.c — `keynode score`: score recorded runs (JSONL trajectories) against a task set and
+ * print per-run results and the dataset metrics, as a table or as JSON/CSV for machines. */
+#include <dirent.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+
+static const char help[] =
+	"usage: keynode score --tasks TASKFILE --runs FILE|DIR [--json|--csv] [--mode default|webcanvas]\n"
+	"                     [--threshold X] [--step-limit N] [--out DIR]\n"
+	"\n"
+	"Score recorded runs against a task set. A run is a JSONL trajectory whose header names its task\n"
+	"(INTERFACES.md §2); DIR means every *.jsonl file in it, in name order.\n"
+	"\n"
+	"options:\n"
+	"  --tasks FILE       task file (native YAML or Mind2Web-Live JSON)\n"
+	"  --runs FILE|DIR    trajectories to score\n"
+	"  --json             {\"results\": [run results], \"summary\": {...}} (schemas/score-output.schema.json)\n"
+	"  --csv              one CSV row per run\n"
+	"  --mode M           default (evaluate after every event, semantic threshold) or webcanvas\n"
+	"                     (upstream: evaluate each step before its action, fractional semantic scores)\n"
+	"  --threshold X      semantic threshold in default mode (default 0.7)\n"
+	"  --step-limit N     step budget; 0 = upstream max(10, 1.5 x reference length) capped at 25\n"
+	"                     (the default), -1 = none\n"
+	"  --out DIR          also write each run result to DIR/<run>.json\n"
+	"\n"
+	"summary keys: key_node_completion_rate, average_step_score_rate, task_success_rate,\n"
+	"task_near_success_rate, efficiency_score, tasks (over the runs scored)\n"
+	"exit: 0 every run scored, 1 a run could not be scored (bad trajectory, unknown task), 2 usage\n";
+
+enum { OUT_TABLE, OUT_JSON, OUT_CSV };
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Collect run files: the file itself, or DIR's *.jsonl sorted by name. */
+static int list_runs(const char *path, char ***out, size_t *n)
+{
+	struct stat st;
+	*out = NULL;
+	*n = 0;
+	if (stat(path, &st) != 0)
+		return -1;
+	size_t cap = 16;
+	char **v = malloc(cap * sizeof *v);
+	if (!v)
+		return -1;
+	if (!S_ISDIR(st.st_mode)) {
+		v[0] = strdup(path);
+		*out = v;
+		*n = v[0] ? 1 : 0;
+		return v[0] ? 0 : -1;
+	}
+	DIR *d = opendir(path);
+	if (!d) {
+		free(v);
+		return -1;
+	}
+	struct dirent *de;
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+		if (l < 7 || strcmp(de->d_name + l - 6, ".jsonl") != 0)
+			continue;
+		if (*n == cap) {
+			char **nv = realloc(v, (cap *= 2) * sizeof *v);
+			if (!nv)
+				break;
+			v = nv;
+		}
+		size_t pl = strlen(path) + l + 2;
+		if (!(v[*n] = malloc(pl)))
+			break;
+		snprintf(v[*n], pl, "%s/%s", path, de->d_name);
+		(*n)++;
+	}
+	closedir(d);
+	qsort(v, *n, sizeof *v, cmp_str);
+	*out = v;
+	return 0;
+}
+
+static void print_row(int format, const kn_eval *ev, const char *run)
+{
+	const kn_task *t = kn_eval_task(ev);
+	const char *status = kn_status_name(kn_eval_status(ev));
+	if (format == OUT_CSV)
+		printf("%s,%s,%s,%d,%g,%zu,%.4f,%s,%.4f\n", t->id, run, status, kn_eval_steps(ev),
+		       kn_eval_reached(ev), kn_eval_total(ev), kn_eval_score(ev),
+		       kn_eval_completed(ev) ? "true" : "false", kn_eval_efficiency(ev));
+	else
+		printf("%-10s %-16s %-11s %5d %7.2f %5zu %6.3f %10.3f\n", t->id, run, status,
+		       kn_eval_steps(ev), kn_eval_reached(ev), kn_eval_total(ev), kn_eval_score(ev),
+		       kn_eval_efficiency(ev));
+}
+
+/* Score one trajectory file; prints its row/result. Returns 0, or 1 when it could not be scored. */
+static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts *eo, int format,
+                     const char *outdir, kn_summary *sum, int *first)
+{
+	kn_traj_header hdr;
+	kn_event *events;
+	size_t n;
+	kn_err err = {0};
+	if (kn_traj_read_file(file, &hdr, &events, &n, &err) != 0) {
+		fprintf(stderr, "keynode score: %s\n", err.msg);
+		return 1;
+	}
+	int rc = 1;
+	kn_eval *ev = NULL;
+	const kn_task *task = kn_taskset_find(set, hdr.task);
+	if (!task) {
+		fprintf(stderr, "keynode score: %s: task '%s' is not in %s\n", file, hdr.task, set->source);
+		goto out;
+	}
+	if (kn_eval_new(&ev, task, eo) != 0) {
+		fprintf(stderr, "keynode score: out of memory\n");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (kn_eval_feed(ev, &events[i], &err) < 0)
+			fprintf(stderr, "keynode score: %s: event %zu: %s\n", file, i + 1, err.msg);
+	kn_summary_add(sum, ev);
+	if (format == OUT_JSON) {
+		if (!*first)
+			fputs(",\n", stdout);
+		kn_eval_write_result(ev, hdr.run, stdout);
+	} else {
+		print_row(format, ev, hdr.run);
+	}
+	*first = 0;
+	if (outdir) {
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s.json", outdir, hdr.run);
+		FILE *f = strchr(hdr.run, '/') ? NULL : fopen(path, "w");
+		if (!f || kn_eval_write_result(ev, hdr.run, f) != 0)
+			fprintf(stderr, "keynode score: cannot write %s\n", path);
+		if (f)
+			fclose(f);
+	}
+	rc = 0;
+out:
+	kn_eval_free(ev);
+	kn_traj_events_free(events, n);
+	kn_traj_header_clear(&hdr);
+	return rc;
+}
+
+int kn_cmd_score(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"tasks", required_argument, NULL, 't'},  {"runs", required_argument, NULL, 'r'},
+		{"json", no_argument, NULL, 'j'},         {"csv", no_argument, NULL, 'c'},
+		{"mode", required_argument, NULL, 'm'},   {"threshold", required_argument, NULL, 'T'},
+		{"step-limit", required_argument, NULL, 'L'}, {"out", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+	const char *tasks = NULL, *runs = NULL, *outdir = NULL;
+	int format = OUT_TABLE, c;
+	kn_eval_opts eo = {0};
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 't': tasks = optarg; break;
+		case 'r': runs = optarg; break;
+		case 'j': format = OUT_JSON; break;
+		case 'c': format = OUT_CSV; break;
+		case 'o': outdir = optarg; break;
+		case 'm':
+			if (kn_cli_parse_mode(&eo, optarg))
+				return kn_cli_usage_error("score", "--mode must be default or webcanvas");
+			break;
+		case 'T':
+			if (kn_cli_parse_threshold(&eo, optarg))
+				return kn_cli_usage_error("score", "--threshold must be in (0, 1]");
+			break;
+		case 'L':
+			if (kn_cli_parse_int(&eo.step_limit, optarg))
+				return kn_cli_usage_error("score", "--step-limit must be an integer ≥ -1");
+			break;
+		case 'h': fputs(help, stdout); return KN_EXIT_OK;
+		default: return kn_cli_usage_error("score", "bad option");
+		}
+	}
+	if (!tasks || !runs)
+		return kn_cli_usage_error("score", "--tasks and --runs are required");
+	if (optind < argc)
+		return kn_cli_usage_error("score", "unexpected argument '%s'", argv[optind]);
+
+	kn_taskset *set;
+	kn_err err = {0};
+	int r = kn_taskset_load_file(&set, tasks, NULL, &err);
+	if (r != 0) {
+		fprintf(stderr, "keynode score: %s\n", err.msg);
+		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
+	}
+	char **files;
+	size_t nf;
+	if (list_runs(runs, &files, &nf) != 0) {
+		kn_taskset_free(set);
+		fprintf(stderr, "keynode score: cannot read runs from %s\n", runs);
+		return KN_EXIT_USAGE;
+	}
+	kn_summary sum;
+	kn_summary_init(&sum);
+	if (format == OUT_JSON)
+		fputs("{\"results\": [\n", stdout);
+	else if (format == OUT_CSV)
+		puts("task,run,status,steps,reached,total,score,completion,efficiency");
+	else
+		printf("%-10s %-16s %-11s %5s %7s %5s %6s %10s\n", "TASK", "RUN", "STATUS", "STEPS",
+		       "REACHED", "TOTAL", "SCORE", "EFFICIENCY");
+	int failed = 0, first = 1;
+	for (size_t i = 0; i < nf; i++) {
+		failed |= score_one(files[i], set, &eo, format, outdir, &sum, &first);
+		free(files[i]);
+	}
+	free(files);
+	kn_summary_finish(&sum);
+	if (format == OUT_JSON) {
+		printf("],\n\"summary\": {\"tasks\": %zu, \"key_node_completion_rate\": %.17g, "
+		       "\"average_step_score_rate\": %.17g, \"task_success_rate\": %.17g, "
+		       "\"task_near_success_rate\": %.17g, \"efficiency_score\": %.17g}}\n",
+		       sum.tasks, sum.key_node_completion_rate, sum.average_step_score_rate,
+		       sum.task_success_rate, sum.task_near_success_rate, sum.efficiency_score);
+	} else if (format == OUT_TABLE) {
+		printf("\nsummary over %zu runs (mode %s):\n", sum.tasks,
+		       eo.mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default");
+		printf("  key_node_completion_rate  %.4f\n  average_step_score_rate   %.4f\n"
+		       "  task_success_rate         %.4f\n  task_near_success_rate    %.4f\n"
+		       "  efficiency_score          %.4f\n",
+		       sum.key_node_completion_rate, sum.average_step_score_rate, sum.task_success_rate,
+		       sum.task_near_success_rate, sum.efficiency_score);
+	}
+	kn_taskset_free(set);
+	return failed ? KN_EXIT_FAIL : KN_EXIT_OK;
+}

@@ -1,0 +1,93 @@
+/* main.c — `keynode` entry point: dispatches to the subcommands and holds the option helpers
+ * they share. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"usage: keynode COMMAND [OPTIONS]\n"
+	"\n"
+	"Judge web agents by the key nodes of their tasks (WebCanvas / Mind2Web-Live).\n"
+	"\n"
+	"commands:\n"
+	"  validate TASKFILE...   check task files (native YAML or Mind2Web-Live JSON)\n"
+	"  match                  apply one matcher to one value\n"
+	"  score                  score recorded runs (JSONL trajectories) against a task set\n"
+	"\n"
+	"Run `keynode COMMAND --help` for a command's options.\n"
+	"Exit codes: 0 success, 1 the checked thing failed, 2 usage or environment error.\n";
+
+int kn_cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "keynode %s: ", cmd);
+	vfprintf(stderr, fmt, ap);
+	fprintf(stderr, " (try `keynode %s --help`)\n", cmd);
+	va_end(ap);
+	return KN_EXIT_USAGE;
+}
+
+int kn_cli_parse_mode(kn_eval_opts *opts, const char *mode)
+{
+	if (strcmp(mode, "default") == 0)
+		opts->mode = KN_MODE_DEFAULT;
+	else if (strcmp(mode, "webcanvas") == 0)
+		opts->mode = KN_MODE_WEBCANVAS;
+	else
+		return -1;
+	return 0;
+}
+
+int kn_cli_parse_threshold(kn_eval_opts *opts, const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+	if (end == text || *end || !(v > 0 && v <= 1))
+		return -1;
+	opts->threshold = v;
+	return 0;
+}
+
+int kn_cli_parse_int(int *out, const char *text)
+{
+	char *end;
+	long v = strtol(text, &end, 10);
+	if (end == text || *end || v < -1 || v > 1000000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+	    strcmp(argv[1], "help") == 0) {
+		fputs(usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? KN_EXIT_USAGE : KN_EXIT_OK;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		puts("keynode 0.1.0");
+		return KN_EXIT_OK;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	int rc;
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "validate") == 0)
+		rc = kn_cmd_validate(argc - 1, argv + 1);
+	else if (strcmp(cmd, "match") == 0)
+		rc = kn_cmd_match(argc - 1, argv + 1);
+	else if (strcmp(cmd, "score") == 0)
+		rc = kn_cmd_score(argc - 1, argv + 1);
+	else {
+		fprintf(stderr, "keynode: unknown command '%s'\n\n%s", cmd, usage);
+		rc = KN_EXIT_USAGE;
+	}
+	curl_global_cleanup();
+	return rc;
+}

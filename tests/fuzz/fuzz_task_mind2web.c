@@ -1,0 +1,25 @@
+/* fuzz_task_mind2web.c — the Mind2Web-Live JSON loader on arbitrary bytes: any input either
+ * loads or fails with an error message; never a crash, leak or hang. */
+#include <stdint.h>
+#include <string.h>
+
+#include "keynode/task.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	kn_taskset *set = NULL;
+	kn_err err;
+	if (kn_task_load_mind2web(&set, (const char *)data, size, "fuzz.json", NULL, &err) == 0) {
+		/* everything loaded must be complete */
+		for (size_t t = 0; t < set->n_tasks; t++)
+			for (size_t k = 0; k < set->tasks[t].n_keynodes; k++)
+				if (!set->tasks[t].keynodes[k].function || !set->tasks[t].keynodes[k].expect)
+					__builtin_trap();
+	} else if (set != NULL || strlen(err.msg) == 0) {
+		__builtin_trap();
+	}
+	kn_taskset_free(set);
+	return 0;
+}

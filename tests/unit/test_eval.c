@@ -1,0 +1,349 @@
+/* test_eval.c — the evaluator and the dataset metrics: the shared conformance example, latching,
+ * step scores, both modes, the step budget, site gates, live `matched` lists, and each metric on a
+ * hand-worked example. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "kn_test.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "keynode/eval.h"
+
+#define CONF KN_SHARED_DIR "/conformance/"
+
+static kn_taskset *load(const char *doc)
+{
+	kn_taskset *set;
+	kn_err err = {0};
+	if (kn_taskset_load_buffer(&set, doc, strlen(doc), "t.json", NULL, &err) != 0)
+		fail_msg("load: %s", err.msg);
+	return set;
+}
+
+static kn_event ev_nav(const char *url, const char *how)
+{
+	return (kn_event){.type = KN_EV_NAVIGATE, .url = url, .how = how, .trusted = -1};
+}
+
+static kn_event ev_act(kn_event_type type, const char *url, const char *sel, const char *text,
+                       const char *value)
+{
+	return (kn_event){.type = type, .url = url, .selector = sel, .text = text, .value = value,
+	                  .trusted = -1};
+}
+
+static void feed(kn_eval *ev, kn_event e)
+{
+	kn_err err = {0};
+	if (kn_eval_feed(ev, &e, &err) < 0)
+		fail_msg("feed: %s", err.msg);
+}
+
+/* The shared conformance example: every number of expected.json, from the recorded runs. */
+static void test_conformance(void **state)
+{
+	(void)state;
+	kn_taskset *set;
+	kn_err err = {0};
+	assert_int_equal(kn_taskset_load_file(&set, CONF "tasks.json", NULL, &err), 0);
+	json_error_t je;
+	json_t *exp = json_load_file(CONF "expected.json", 0, &je);
+	assert_non_null(exp);
+	kn_summary sum;
+	kn_summary_init(&sum);
+	json_t *results = json_object_get(exp, "results"), *r;
+	size_t i;
+	json_array_foreach(results, i, r) {
+		const char *id = json_string_value(json_object_get(r, "task"));
+		char path[512];
+		snprintf(path, sizeof path, CONF "runs/%s.jsonl", id);
+		kn_traj_header hdr;
+		kn_event *events;
+		size_t n;
+		assert_int_equal(kn_traj_read_file(path, &hdr, &events, &n, &err), 0);
+		assert_string_equal(hdr.task, id);
+		kn_eval *ev;
+		assert_int_equal(kn_eval_new(&ev, kn_taskset_find(set, id), NULL), 0);
+		for (size_t k = 0; k < n; k++)
+			assert_true(kn_eval_feed(ev, &events[k], &err) >= 0);
+		assert_int_equal(kn_eval_steps(ev), json_integer_value(json_object_get(r, "steps")));
+		assert_double_equal(kn_eval_reached(ev), json_number_value(json_object_get(r, "reached")), 1e-12);
+		assert_int_equal(kn_eval_total(ev), json_integer_value(json_object_get(r, "total")));
+		assert_double_equal(kn_eval_score(ev), json_number_value(json_object_get(r, "score")), 1e-12);
+		assert_int_equal(kn_eval_completed(ev), json_is_true(json_object_get(r, "completion")));
+		assert_double_equal(kn_eval_efficiency(ev), json_number_value(json_object_get(r, "efficiency")), 1e-12);
+		kn_summary_add(&sum, ev);
+		kn_eval_free(ev);
+		kn_traj_events_free(events, n);
+		kn_traj_header_clear(&hdr);
+	}
+	kn_summary_finish(&sum);
+	json_t *s = json_object_get(exp, "summary");
+	assert_int_equal(sum.tasks, json_integer_value(json_object_get(s, "tasks")));
+	assert_double_equal(sum.key_node_completion_rate, json_number_value(json_object_get(s, "key_node_completion_rate")), 1e-12);
+	assert_double_equal(sum.average_step_score_rate, json_number_value(json_object_get(s, "average_step_score_rate")), 1e-12);
+	assert_double_equal(sum.task_success_rate, json_number_value(json_object_get(s, "task_success_rate")), 1e-12);
+	assert_double_equal(sum.task_near_success_rate, json_number_value(json_object_get(s, "task_near_success_rate")), 1e-12);
+	assert_double_equal(sum.efficiency_score, json_number_value(json_object_get(s, "efficiency_score")), 1e-12);
+	json_decref(exp);
+	kn_taskset_free(set);
+}
+
+static const char shop[] =
+	"[{\"index\": 1, \"task\": \"t\", \"reference_task_length\": 4, \"evaluation\": ["
+	"{\"match_function_name\": \"url_included_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"/cart\"}},"
+	"{\"match_function_name\": \"url_exactly_match\", \"content\": {\"key\": \"q\", \"reference_answer\": \"red shoes\"}},"
+	"{\"match_function_name\": \"element_path_exactly_match\", \"method\": \"selector\", \"content\": {\"reference_answer\": \"#add \", \"netloc\": \"shop\"}},"
+	"{\"match_function_name\": \"element_value_exactly_match\", \"content\": {\"reference_answer\": \"9\", \"path\": \"#size\", \"netloc\": \"shop\"}}]}]";
+
+/* Scores only rise; leaving a page keeps what it gave; consequences credit the causing step. */
+static void test_latching_and_step_scores(void **state)
+{
+	(void)state;
+	kn_taskset *set = load(shop);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	feed(ev, ev_nav("http://www.shop.com/", "goto"));                                  /* step 1 */
+	feed(ev, ev_act(KN_EV_TYPE, "http://www.shop.com/", "#q", NULL, "red shoes"));     /* step 2 */
+	feed(ev, ev_act(KN_EV_PRESS, "http://www.shop.com/", "#q", NULL, NULL));           /* step 3 */
+	feed(ev, ev_nav("http://www.shop.com/s?q=red+shoes&q=blue", "form"));             /* k2 */
+	assert_int_equal(kn_eval_node(ev, 1)->reached_at_step, 3);
+	feed(ev, ev_nav("http://www.shop.com/s?q=other", "goto"));                         /* step 4 */
+	assert_double_equal(kn_eval_node(ev, 1)->score, 1.0, 0);                           /* latched */
+	feed(ev, ev_act(KN_EV_SELECT, "http://www.shop.com/p/1", "#size", "Size 9", "9")); /* step 5, k4 */
+	feed(ev, ev_act(KN_EV_CLICK, "http://www.shop.com/p/1", "#add", "Add", NULL));     /* step 6, k3 */
+	feed(ev, ev_nav("http://www.shop.com/cart", "link"));                              /* k1 */
+	assert_int_equal(kn_eval_steps(ev), 6);
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_FINISHED);
+	size_t n;
+	const double *sc = kn_eval_step_scores(ev, &n);
+	double want[] = {0, 0, 0.25, 0.25, 0.5, 1.0};
+	assert_int_equal(n, 6);
+	for (size_t i = 0; i < n; i++)
+		assert_double_equal(sc[i], want[i], 1e-12);
+	assert_int_equal(kn_eval_node(ev, 0)->reached_at_step, 6);
+	assert_double_equal(kn_eval_efficiency(ev), 6.0 / 4.0, 1e-12);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
+/* netloc gates element nodes to the site; a path must match before the value counts; a live
+ * `matched` list replaces selector comparison. */
+static void test_gates_and_matched(void **state)
+{
+	(void)state;
+	kn_taskset *set = load(shop);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	feed(ev, ev_act(KN_EV_CLICK, "http://www.other.com/", "#add", "Add", NULL)); /* wrong site */
+	feed(ev, ev_act(KN_EV_SELECT, "http://www.shop.com/", "#colour", NULL, "9")); /* wrong path */
+	assert_double_equal(kn_eval_reached(ev), 0, 0);
+	const char *const none[] = {"k9"};
+	kn_event e = ev_act(KN_EV_CLICK, "http://www.shop.com/", "#add", "Add", NULL);
+	e.matched = none; /* the live page said: #add did not resolve to this element */
+	e.n_matched = 1;
+	feed(ev, e);
+	assert_double_equal(kn_eval_node(ev, 2)->score, 0, 0);
+	const char *const k3[] = {"k3"};
+	e = ev_act(KN_EV_CLICK, "http://www.shop.com/", "span.icon", NULL, NULL);
+	e.matched = k3; /* inner span, resolved to #add's ancestor tolerance in the page */
+	e.n_matched = 1;
+	feed(ev, e);
+	assert_double_equal(kn_eval_node(ev, 2)->score, 1, 0);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
+/* webcanvas mode: a step is checked before its action, so a URL first seen after the last action
+ * never counts, and semantic scores count as fractions. default mode counts both. */
+static void test_modes(void **state)
+{
+	(void)state;
+	const char *doc =
+		"[{\"index\": 1, \"task\": \"t\", \"reference_task_length\": 2, \"evaluation\": ["
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"/done\"}},"
+		"{\"match_function_name\": \"url_semantic_match\", \"content\": {\"key\": \"q\", \"reference_answer\": \"Decide whether are searching for red running shoes\"}}]}]";
+	kn_taskset *set = load(doc);
+	for (int mode = 0; mode < 2; mode++) {
+		kn_eval_opts o = {.mode = mode ? KN_MODE_WEBCANVAS : KN_MODE_DEFAULT};
+		kn_eval *ev;
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &o), 0);
+		feed(ev, ev_nav("http://a.com/s?q=red+running+shoes", "goto"));
+		feed(ev, ev_act(KN_EV_CLICK, "http://a.com/s?q=red+running+shoes", "#go", NULL, NULL));
+		feed(ev, ev_nav("http://a.com/done", "link"));
+		if (mode == 0) {
+			assert_double_equal(kn_eval_reached(ev), 2.0, 0);
+			assert_int_equal(kn_eval_status(ev), KN_STATUS_FINISHED);
+		} else {
+			/* the goto is checked on the blank page before it, the click on the search page:
+			 * the semantic node counts, /done was only reached after the last action */
+			assert_double_equal(kn_eval_node(ev, 0)->score, 0, 0);
+			assert_double_equal(kn_eval_node(ev, 1)->score, 1, 0);
+			assert_int_equal(kn_eval_status(ev), KN_STATUS_INCOMPLETE);
+			feed(ev, (kn_event){.type = KN_EV_ANSWER, .text = "done", .url = "http://a.com/done", .trusted = -1});
+			assert_double_equal(kn_eval_node(ev, 0)->score, 1, 0); /* the next step sees it */
+		}
+		kn_eval_free(ev);
+	}
+	/* a partial semantic match: fractional in webcanvas, 0 below threshold in default */
+	for (int mode = 0; mode < 2; mode++) {
+		kn_eval_opts o = {.mode = mode ? KN_MODE_WEBCANVAS : KN_MODE_DEFAULT};
+		kn_eval *ev;
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &o), 0);
+		feed(ev, ev_act(KN_EV_SCROLL, "http://a.com/s?q=running+shoes", NULL, NULL, NULL));
+		double s = kn_eval_node(ev, 1)->score;
+		if (mode == 0)
+			assert_double_equal(s, 0, 0);
+		else
+			assert_true(s > 0 && s < 1);
+		assert_int_equal(kn_eval_node(ev, 1)->reached_at_step, -1);
+		kn_eval_free(ev);
+	}
+	kn_taskset_free(set);
+}
+
+static void test_step_limit_and_error(void **state)
+{
+	(void)state;
+	kn_taskset *set = load(shop); /* reference length 4: budget max(10, 6) = 10 */
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	for (int i = 0; i < 12; i++)
+		feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/", NULL, NULL, NULL));
+	feed(ev, ev_nav("http://www.shop.com/cart", "link")); /* after the budget: not evaluated */
+	assert_int_equal(kn_eval_steps(ev), 10);
+	assert_int_equal(kn_eval_ignored(ev), 2);
+	assert_double_equal(kn_eval_reached(ev), 0, 0);
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_STEP_LIMIT);
+	kn_eval_set_error(ev);
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_ERROR);
+	kn_eval_free(ev);
+
+	kn_eval_opts none = {.step_limit = -1};
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &none), 0);
+	for (int i = 0; i < 30; i++)
+		feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/", NULL, NULL, NULL));
+	assert_int_equal(kn_eval_steps(ev), 30);
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_INCOMPLETE);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
+/* Answers compare lower-cased; element values do not. */
+static void test_answer_case(void **state)
+{
+	(void)state;
+	const char *doc =
+		"[{\"index\": 1, \"task\": \"t\", \"evaluation\": ["
+		"{\"match_function_name\": \"final_answer_exact_match\", \"content\": {\"reference_answer\": \"Open 9AM\"}},"
+		"{\"match_function_name\": \"cache_data_included_match\", \"content\": {\"reference_answer\": \"9am\"}},"
+		"{\"match_function_name\": \"element_value_exactly_match\", \"content\": {\"reference_answer\": \"Refund\"}}]}]";
+	kn_taskset *set = load(doc);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	feed(ev, ev_act(KN_EV_TYPE, "http://x.com/", "#s", NULL, "refund"));
+	feed(ev, (kn_event){.type = KN_EV_ANSWER, .text = "open 9am", .trusted = -1});
+	assert_double_equal(kn_eval_node(ev, 0)->score, 1, 0);
+	assert_double_equal(kn_eval_node(ev, 1)->score, 1, 0);
+	assert_double_equal(kn_eval_node(ev, 2)->score, 0, 0);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
+/* Each dataset metric on a hand-worked example: three runs of tasks with 4, 2 and 3 nodes
+ * reaching 3, 0 and 3 nodes in 6, 5 and 3 steps. */
+static void test_summary(void **state)
+{
+	(void)state;
+	const char *doc =
+		"[{\"index\": 1, \"task\": \"a\", \"evaluation\": ["
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/1\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/2\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/3\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/4\"}}]},"
+		"{\"index\": 2, \"task\": \"b\", \"evaluation\": ["
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/1\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/2\"}}]},"
+		"{\"index\": 3, \"task\": \"c\", \"evaluation\": ["
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/1\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/2\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"reference_answer\": \"/3\"}}]}]";
+	kn_taskset *set = load(doc);
+	const char *urls[3][6] = {{"http://x/1", "http://x/2", "http://x/3", "http://x/0", "http://x/0", "http://x/0"},
+	                          {"http://x/0", "http://x/0", "http://x/0", "http://x/0", "http://x/0", NULL},
+	                          {"http://x/1", "http://x/2", "http://x/3", NULL, NULL, NULL}};
+	kn_summary sum;
+	kn_summary_init(&sum);
+	for (int t = 0; t < 3; t++) {
+		kn_eval *ev;
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[t], NULL), 0);
+		for (int s = 0; s < 6 && urls[t][s]; s++)
+			feed(ev, ev_nav(urls[t][s], "goto"));
+		kn_summary_add(&sum, ev);
+		kn_eval_free(ev);
+	}
+	kn_summary_finish(&sum);
+	assert_int_equal(sum.tasks, 3);
+	assert_double_equal(sum.key_node_completion_rate, 6.0 / 9.0, 1e-12);           /* (3+0+3)/(4+2+3) */
+	assert_double_equal(sum.average_step_score_rate, (0.75 + 0 + 1) / 3, 1e-12);
+	assert_double_equal(sum.task_success_rate, 1.0 / 3, 1e-12);                     /* c */
+	assert_double_equal(sum.task_near_success_rate, 1.0 / 3, 1e-12);                /* a */
+	assert_double_equal(sum.efficiency_score, (6.0 / 3 + 0 + 3.0 / 3) / 3, 1e-12);  /* b counts 0 */
+	kn_taskset_free(set);
+}
+
+/* The run result has the §3 fields and parses back. */
+static void test_write_result(void **state)
+{
+	(void)state;
+	kn_taskset *set = load(shop);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	feed(ev, ev_nav("http://www.shop.com/cart", "goto"));
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(kn_eval_write_result(ev, "r-1", f), 0);
+	fclose(f);
+	json_error_t je;
+	json_t *j = json_loads(buf, 0, &je);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "status")), "incomplete");
+	assert_int_equal(json_integer_value(json_object_get(j, "steps")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "reached")), 1);
+	assert_int_equal(json_integer_value(json_object_get(j, "total")), 4);
+	assert_double_equal(json_number_value(json_object_get(j, "score")), 0.25, 0);
+	assert_false(json_is_true(json_object_get(j, "completion")));
+	json_t *k1 = json_array_get(json_object_get(j, "key_nodes"), 0);
+	assert_string_equal(json_string_value(json_object_get(k1, "function")), "url_included_match");
+	assert_int_equal(json_integer_value(json_object_get(k1, "reached_at_step")), 1);
+	assert_true(json_is_null(json_object_get(json_array_get(json_object_get(j, "key_nodes"), 1), "reached_at_step")));
+	json_decref(j);
+	free(buf);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_conformance),
+		cmocka_unit_test(test_latching_and_step_scores),
+		cmocka_unit_test(test_gates_and_matched),
+		cmocka_unit_test(test_modes),
+		cmocka_unit_test(test_step_limit_and_error),
+		cmocka_unit_test(test_answer_case),
+		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_write_result),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

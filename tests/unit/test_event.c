@@ -1,0 +1,126 @@
+/* test_event.c — trajectory lines: the step rule, the reader's errors (each naming its line),
+ * and a write → read round trip. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include "kn_test.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keynode/event.h"
+
+static void test_step_rule(void **state)
+{
+	(void)state;
+	struct { kn_event_type type; const char *how; int step; } cases[] = {
+		{KN_EV_NAVIGATE, "goto", 1},   {KN_EV_NAVIGATE, "back", 1}, {KN_EV_NAVIGATE, "forward", 1},
+		{KN_EV_NAVIGATE, "reload", 1}, {KN_EV_NAVIGATE, "link", 0}, {KN_EV_NAVIGATE, "form", 0},
+		{KN_EV_NAVIGATE, "popup", 0},  {KN_EV_NAVIGATE, NULL, 0},   {KN_EV_CLICK, NULL, 1},
+		{KN_EV_TYPE, NULL, 1},         {KN_EV_SELECT, NULL, 1},     {KN_EV_SUBMIT, NULL, 0},
+		{KN_EV_PRESS, NULL, 1},        {KN_EV_SCROLL, NULL, 1},     {KN_EV_TAB_OPEN, NULL, 0},
+		{KN_EV_TAB_CLOSE, NULL, 0},    {KN_EV_ANSWER, NULL, 1}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		kn_event e = {.type = cases[i].type, .how = cases[i].how};
+		assert_int_equal(kn_event_is_step(&e), cases[i].step);
+	}
+}
+
+static void expect_read_error(const char *doc, int rc, const char *want)
+{
+	kn_traj_header h;
+	kn_event *ev;
+	size_t n;
+	kn_err err = {0};
+	int r = kn_traj_read_buffer(doc, strlen(doc), "run.jsonl", &h, &ev, &n, &err);
+	if (r != rc || !strstr(err.msg, want))
+		fail_msg("for %s\n got %d '%s', want %d '%s'", doc, r, err.msg, rc, want);
+	assert_null(ev);
+	assert_int_equal(n, 0);
+	assert_null(h.task);
+}
+
+#define HDR "{\"run\": \"r\", \"task\": \"7\", \"started\": \"2026-11-22T09:00:00Z\"}\n"
+
+static void test_read_errors(void **state)
+{
+	(void)state;
+	expect_read_error("", KN_EINVAL, "empty trajectory");
+	expect_read_error("\n\n", KN_EINVAL, "empty trajectory");
+	expect_read_error("{\"t\": 0, \"type\": \"click\"}\n", KN_EINVAL, "run.jsonl:1: expected the header");
+	expect_read_error("{\"task\": \"7\"}\n", KN_EINVAL, "run.jsonl:1: header field \"run\": missing");
+	expect_read_error(HDR "{\"t\": 0, \"type\": \"hover\"}\n", KN_EINVAL, "run.jsonl:2: field \"type\": unknown event type 'hover'");
+	expect_read_error(HDR "\n{\"t\": 0}\n", KN_EINVAL, "run.jsonl:3: field \"type\": missing");
+	expect_read_error(HDR "{\"t\": 0, \"type\": \"click\", \"url\": 5}\n", KN_EINVAL, "run.jsonl:2: field \"url\": expected a string");
+	expect_read_error(HDR "{\"t\": \"x\", \"type\": \"click\"}\n", KN_EINVAL, "field \"t\": expected a number");
+	expect_read_error(HDR "{\"type\": \"navigate\", \"how\": \"teleport\"}\n", KN_EINVAL, "unknown navigation cause 'teleport'");
+	expect_read_error(HDR "{\"type\": \"click\", \"matched\": \"k1\"}\n", KN_EINVAL, "field \"matched\": expected an array");
+	expect_read_error(HDR "{\"type\": \"click\", \"matched\": [1]}\n", KN_EINVAL, "field \"matched\"[0]: expected a string");
+	expect_read_error(HDR "{\"type\": \"click\"\n", KN_EINVAL, "run.jsonl:2: column");
+	expect_read_error(HDR "[1, 2]\n", KN_EINVAL, "run.jsonl:2: expected a JSON object");
+	expect_read_error(HDR "{\"type\": \"click\", \"type\": \"click\"}\n", KN_EINVAL, "run.jsonl:2:");
+	/* an over-long line */
+	size_t big = KN_TRAJ_MAX_LINE + 100;
+	char *doc = malloc(sizeof HDR + big + 2);
+	assert_non_null(doc);
+	strcpy(doc, HDR);
+	memset(doc + strlen(HDR), 'x', big);
+	doc[strlen(HDR) + big] = '\0';
+	expect_read_error(doc, KN_ELIMIT, "run.jsonl:2: line is over");
+	free(doc);
+}
+
+static void test_round_trip(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(kn_traj_write_header(f, "r-1", "shop-1", "2026-11-22T09:00:00Z"), 0);
+	const char *const m[] = {"k2", "k4"};
+	kn_event in[3] = {
+		{.t = 0, .type = KN_EV_NAVIGATE, .tab = "T1", .url = "http://a/?q=\"x\"", .how = "goto", .trusted = -1},
+		{.t = 1.204, .type = KN_EV_CLICK, .tab = "T1", .url = "http://a/", .selector = "#go", .text = "Go \xc3\xa9", .matched = m, .n_matched = 2, .trusted = 1},
+		{.t = 9, .type = KN_EV_ANSWER, .text = "42", .trusted = -1},
+	};
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(kn_traj_write_event(f, &in[i]), 0);
+	kn_event bad = {.type = KN_EV_TYPE, .value = "\xff\xfe", .trusted = -1};
+	assert_int_equal(kn_traj_write_event(f, &bad), KN_EINVAL); /* invalid UTF-8 is refused, not written */
+	fclose(f);
+	kn_traj_header h;
+	kn_event *ev;
+	size_t n;
+	kn_err err = {0};
+	assert_int_equal(kn_traj_read_buffer(buf, len, "mem", &h, &ev, &n, &err), 0);
+	assert_string_equal(h.run, "r-1");
+	assert_string_equal(h.task, "shop-1");
+	assert_int_equal(n, 3);
+	assert_string_equal(ev[0].url, "http://a/?q=\"x\"");
+	assert_string_equal(ev[0].how, "goto");
+	assert_null(ev[0].matched);
+	assert_double_equal(ev[1].t, 1.204, 1e-9);
+	assert_string_equal(ev[1].text, "Go \xc3\xa9");
+	assert_int_equal(ev[1].n_matched, 2);
+	assert_string_equal(ev[1].matched[1], "k4");
+	assert_int_equal(ev[1].trusted, 1);
+	assert_int_equal(ev[2].type, KN_EV_ANSWER);
+	assert_int_equal(ev[2].trusted, -1);
+	kn_traj_events_free(ev, n);
+	kn_traj_header_clear(&h);
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_step_rule),
+		cmocka_unit_test(test_read_errors),
+		cmocka_unit_test(test_round_trip),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
