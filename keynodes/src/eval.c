@@ -40,6 +40,7 @@ struct kn_eval {
 	size_t n_scores, cap_scores;
 	struct url_cache cur; /* the page the agent is on */
 	unsigned next_ver;
+	char *typing;         /* "tab\x1fselector" of the last event when it was a `type`, else NULL */
 };
 
 const char *kn_status_name(kn_status s)
@@ -123,6 +124,7 @@ void kn_eval_free(kn_eval *ev)
 		free(ev->nodes[i].last_input);
 	free(ev->nodes);
 	free(ev->step_scores);
+	free(ev->typing);
 	url_cache_reset(&ev->cur);
 	free(ev);
 }
@@ -286,9 +288,26 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 	return rc ? rc : rises;
 }
 
+/* Consecutive input into one field is one `type` step (INTERFACES.md §2): a `type` right after a
+ * `type` into the same field of the same tab continues that step. Remembers e for the next call. */
+static int continues_typing(kn_eval *ev, const kn_event *e)
+{
+	char *key = NULL;
+	if (e->type == KN_EV_TYPE) {
+		const char *tab = e->tab ? e->tab : "", *sel = e->selector ? e->selector : "";
+		if ((key = malloc(strlen(tab) + strlen(sel) + 2)) != NULL)
+			sprintf(key, "%s\x1f%s", tab, sel);
+	}
+	int same = key && ev->typing && strcmp(key, ev->typing) == 0;
+	free(ev->typing);
+	ev->typing = key;
+	return same;
+}
+
 int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 {
-	int step = kn_event_is_step(e);
+	int cont = continues_typing(ev, e);
+	int step = kn_event_is_step(e) && !cont;
 	if (step && ev->limit > 0 && ev->steps >= ev->limit)
 		ev->limit_hit = 1;
 	if (ev->limit_hit) { /* past the budget nothing is evaluated, as upstream stops the agent */
@@ -299,13 +318,15 @@ int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 	if (ev->opts.mode == KN_MODE_WEBCANVAS) {
 		/* Upstream checks a step before its action runs: the URL is the page the action starts
 		 * from (for a goto/back, the page before it). Navigations alone are not checked. */
-		if (step) {
-			ev->steps++;
+		if (step || e->type == KN_EV_TYPE) { /* a continued `type` is checked with its step */
+			ev->steps += step;
 			if (e->type != KN_EV_NAVIGATE && e->url && url_cache_set(ev, &ev->cur, e->url))
 				return KN_ENOMEM;
 			rc = evaluate(ev, e, &ev->cur, err);
-			if (push_step_score(ev))
+			if (step && push_step_score(ev))
 				return KN_ENOMEM;
+			if (!step && ev->n_scores)
+				ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
 		}
 		if (e->url && url_cache_set(ev, &ev->cur, e->url))
 			return KN_ENOMEM;

@@ -22,10 +22,11 @@ static double now(clockid_t clk)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static const char *dup_url(char **pool, size_t *np, const char *fmt, const char *a, int b)
+/* page + "?page=N", kept in pool for freeing */
+static const char *page_url(char **pool, size_t *np, const char *page, int n)
 {
 	char buf[2048];
-	snprintf(buf, sizeof buf, fmt, a, b);
+	snprintf(buf, sizeof buf, "%s?page=%d", page, n);
 	return pool[(*np)++] = strdup(buf);
 }
 
@@ -86,7 +87,7 @@ int main(int argc, char **argv)
 			case 0: /* the agent navigates (sometimes to a page of its own) */
 				e->type = KN_EV_NAVIGATE;
 				e->how = i % 10 ? "link" : "goto";
-				e->url = (r + i) % 3 ? page : dup_url(pool, &np, "%s?page=%d", page, (int)i);
+				e->url = (r + i) % 3 ? page : page_url(pool, &np, page, (int)i);
 				break;
 			case 1:
 				e->type = KN_EV_TYPE;

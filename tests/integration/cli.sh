@@ -87,8 +87,24 @@ has "score bad trajectory line" "$tmp/err" "r2.jsonl:2: field \"type\": unknown 
 check "score bad mode" 2 "$kn" score --tasks x --runs y --mode fast
 check "score missing runs" 2 "$kn" score --tasks "$shared/conformance/tasks.json" --runs "$tmp/none"
 
-if [ -d "$repo/tests/data/runs/m2w-test" ]; then
-  check "score demo runs" 0 "$kn" score --tasks "$m2w/mind2web-live_test_20241024.json" --runs "$repo/tests/data/runs/m2w-test"
-fi
+# the bundled demo runs: every per-run number and the summary equal the hand-worked expected.json,
+# in both modes (the runs were built to score the same in each)
+for mode in default webcanvas; do
+  check "score demo runs ($mode)" 0 "$kn" score --mode $mode --json --tasks "$m2w/mind2web-live_test_20241024.json" --runs "$repo/tests/data/runs/m2w-test"
+  python3 - "$tmp/out" "$repo/tests/data/runs/m2w-test/expected.json" <<'PY' || { echo "FAIL demo runs numbers ($mode)"; fails=$((fails+1)); }
+import json, sys
+got, exp = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert len(got["results"]) == len(exp["results"]), (len(got["results"]), len(exp["results"]))
+by_task = {g["task"]: g for g in got["results"]}
+for e in exp["results"]:
+    g = by_task[e["task"]]
+    for k, v in e.items():
+        if k in g:
+            assert (abs(g[k] - v) < 1e-9 if isinstance(v, (int, float)) and not isinstance(v, bool) else g[k] == v), (e["task"], k, g[k], v)
+for k, v in exp["summary"].items():
+    assert abs(got["summary"][k] - v) < 1e-9, (k, got["summary"][k], v)
+print("ok   demo runs numbers")
+PY
+done
 [ "$fails" = 0 ] && echo "cli: all passed" || echo "cli: $fails failed"
 exit $((fails > 0))

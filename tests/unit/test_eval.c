@@ -238,6 +238,29 @@ static void test_step_limit_and_error(void **state)
 	kn_taskset_free(set);
 }
 
+/* Consecutive input into one field is one step; anything in between starts a new one. */
+static void test_type_coalescing(void **state)
+{
+	(void)state;
+	kn_taskset *set = load(shop);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	feed(ev, ev_act(KN_EV_TYPE, "http://www.shop.com/", "#q", NULL, "red"));
+	feed(ev, ev_act(KN_EV_TYPE, "http://www.shop.com/", "#q", NULL, "red shoes"));  /* same step */
+	assert_int_equal(kn_eval_steps(ev), 1);
+	feed(ev, ev_act(KN_EV_TYPE, "http://www.shop.com/", "#size", NULL, "9"));      /* other field */
+	assert_int_equal(kn_eval_steps(ev), 2);
+	assert_double_equal(kn_eval_node(ev, 3)->score, 1, 0);                          /* k4 via type */
+	feed(ev, ev_nav("http://www.shop.com/x", "link"));
+	feed(ev, ev_act(KN_EV_TYPE, "http://www.shop.com/x", "#size", NULL, "10"));    /* after a nav */
+	assert_int_equal(kn_eval_steps(ev), 3);
+	size_t n;
+	kn_eval_step_scores(ev, &n);
+	assert_int_equal(n, 3);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
 /* Answers compare lower-cased; element values do not. */
 static void test_answer_case(void **state)
 {
@@ -341,6 +364,7 @@ int main(void)
 		cmocka_unit_test(test_gates_and_matched),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_step_limit_and_error),
+		cmocka_unit_test(test_type_coalescing),
 		cmocka_unit_test(test_answer_case),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_write_result),
