@@ -28,8 +28,8 @@ const kn_semantic *kn_semantic_offline(void);
  * the reference itself when it has no recognised lead-in. *out is the caller's. */
 int kn_semantic_extract_phrase(char **out, const char *rule);
 
-/* Compile a PCRE2 pattern with match limits set; *out is a pcre2_code* the caller frees with
- * kn_regex_free. err says the offset of a syntax error. */
+/* Compile a PCRE2 pattern with match limits set; *out is an opaque compiled regex (pattern plus
+ * match context) the caller frees with kn_regex_free. err says the offset of a syntax error. */
 int kn_regex_compile(void **out, const char *pattern, kn_err *err);
 void kn_regex_free(void *re);
 

@@ -38,7 +38,7 @@ typedef struct kn_keynode {
 	char *function;  /* the Mind2Web-Live function name, e.g. "url_included_match" */
 	char *norm_selector;  /* element_path expect / element_value path, normalised (match.h) */
 	char *semantic_phrase;/* semantic: the target phrase extracted from the rule */
-	void *regex;     /* compiled pattern for KN_MATCH_REGEX (match.h), else NULL */
+	void *regex;     /* compiled regex (opaque, match.h) for KN_MATCH_REGEX, else NULL */
 	int xpath;       /* the selector (expect or path) is an XPath (Mind2Web-Live "method": "xpath") */
 	int line, column;/* where it was defined (YAML: 1-based line/col; JSON: 0) */
 } kn_keynode;

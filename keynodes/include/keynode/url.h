@@ -18,7 +18,8 @@ int kn_url_unquote(char **out, const char *s, size_t len, int plus);
 int kn_url_query_param(char **out, const char *url, const char *key);
 
 /* The WebCanvas include form: host[:port] + path + ("#" fragment), query dropped, then
- * percent-decoded. An unparseable URL falls back to the raw text without its query. */
+ * percent-decoded. A URL curl refuses is split the way Python's urlsplit does instead (for garbage:
+ * its raw text without scheme and query). */
 int kn_url_include_form(char **out, const char *url);
 
 /* The whole URL percent-decoded (the url_exactly_match input when no key is named). */
