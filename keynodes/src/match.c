@@ -98,7 +98,7 @@ int kn_regex_compile(void **out, const char *pattern, kn_err *err)
 		PCRE2_UCHAR msg[256];
 		if (pcre2_get_error_message(code, msg, sizeof msg) < 0)
 			strcpy((char *)msg, "unknown error");
-		if (code == PCRE2_ERROR_HEAPLIMIT || code == PCRE2_ERROR_NOMEMORY)
+		if (code == PCRE2_ERROR_HEAPLIMIT || code == PCRE2_ERROR_NOMEMORY || code == PCRE2_ERROR_HEAP_FAILED)
 			return kn_err_set(err, KN_ENOMEM, "regex: %s", (char *)msg);
 		return kn_err_set(err, KN_EINVAL, "invalid regex at offset %zu: %s", (size_t)off,
 		                  (char *)msg);
