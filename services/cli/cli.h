@@ -10,6 +10,9 @@ enum { KN_EXIT_OK = 0, KN_EXIT_FAIL = 1, KN_EXIT_USAGE = 2 };
 int kn_cmd_validate(int argc, char **argv);
 int kn_cmd_match(int argc, char **argv);
 int kn_cmd_score(int argc, char **argv);
+int kn_cmd_sites(int argc, char **argv);
+int kn_cmd_watch(int argc, char **argv);
+int kn_cmd_replay(int argc, char **argv);
 
 /* Print "keynode CMD: message" to stderr and return KN_EXIT_USAGE. */
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -18,6 +18,9 @@ static const char usage[] =
 	"  validate TASKFILE...   check task files (native YAML or Mind2Web-Live JSON)\n"
 	"  match                  apply one matcher to one value\n"
 	"  score                  score recorded runs (JSONL trajectories) against a task set\n"
+"  watch                  score an agent live in a running browser (CDP)\n"
+	"  replay                 drive a browser through tasks' reference steps\n"
+	"  sites                  serve the local test sites (tests/sites/) over HTTP\n"
 	"\n"
 	"Run `keynode COMMAND --help` for a command's options.\n"
 	"Exit codes: 0 success, 1 the checked thing failed, 2 usage or environment error.\n";
@@ -84,6 +87,12 @@ int main(int argc, char **argv)
 		rc = kn_cmd_match(argc - 1, argv + 1);
 	else if (strcmp(cmd, "score") == 0)
 		rc = kn_cmd_score(argc - 1, argv + 1);
+	else if (strcmp(cmd, "watch") == 0)
+		rc = kn_cmd_watch(argc - 1, argv + 1);
+	else if (strcmp(cmd, "replay") == 0)
+		rc = kn_cmd_replay(argc - 1, argv + 1);
+	else if (strcmp(cmd, "sites") == 0)
+		rc = kn_cmd_sites(argc - 1, argv + 1);
 	else {
 		fprintf(stderr, "keynode: unknown command '%s'\n\n%s", cmd, usage);
 		rc = KN_EXIT_USAGE;

@@ -1,0 +1,241 @@
+/* cmd_watch.c — `keynode watch`: attach to a browser, score one task live while an agent works,
+ * write the trajectory as it happens and the run result at the end. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "monitor.h"
+
+static const char help[] =
+	"usage: keynode watch --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
+	"                     --task ID [--out RESULT.json] [--trajectory RUN.jsonl]\n"
+	"                     [--until finished|idle:SECONDS|steps:N] [--mode default|webcanvas]\n"
+	"                     [--threshold X] [--run-id ID] [--answer-file FILE] [--quiet]\n"
+	"\n"
+	"Watch an agent working in a running browser and score the task live. keynode attaches to every\n"
+	"tab and popup, records actions in an isolated world the page cannot see, and prints each key\n"
+	"node as it is reached. The agent drives the browser over its own connection.\n"
+	"\n"
+	"options:\n"
+	"  --browser E       CDP endpoint: ws://…/devtools/browser/…, http://HOST:PORT, or a\n"
+	"                    DevToolsActivePort file\n"
+	"  --tasks FILE      task file (native YAML or Mind2Web-Live JSON); --task ID picks the task\n"
+	"  --out FILE        write the run result there (default: print it on stdout)\n"
+	"  --trajectory F    write every event to F as it happens (JSONL, flushed per event)\n"
+	"  --until U         end when: finished (all key nodes reached), idle:S (S seconds without an\n"
+	"                    event), steps:N (N steps); default: until Ctrl-C. Several may be given.\n"
+	"  --mode, --threshold   as for `keynode score`\n"
+	"  --run-id ID       run id in the trajectory and result (default: w-<time>)\n"
+	"  --answer-file F   the agent's answers: every line appended to F is an `answer` event\n"
+	"                    (agents report answers outside the browser; `keynode replay\n"
+	"                    --answer-file F` writes there)\n"
+	"  --quiet           no progress lines\n"
+	"\n"
+	"Ctrl-C ends the run cleanly with a result.\n"
+	"exit: 0 the task was finished, 1 it was not, 2 usage error or browser unreachable/disconnected\n";
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+struct watch {
+	kn_cdp_loop *loop;
+	kn_monitor *mon;
+	kn_cdp_timer *tick;
+	FILE *answers;      /* --answer-file, read as it grows */
+	char line[4096];
+	size_t line_len;
+};
+
+/* Turn every complete new line of the answer file into an answer event. */
+static void read_answers(struct watch *w)
+{
+	int ch;
+	if (!w->answers)
+		return;
+	clearerr(w->answers); /* the file grows: EOF now is not EOF later */
+	while ((ch = fgetc(w->answers)) != EOF) {
+		if (ch != '\n') {
+			if (w->line_len + 1 < sizeof w->line)
+				w->line[w->line_len++] = (char)ch;
+			continue;
+		}
+		w->line[w->line_len] = '\0';
+		if (w->line_len && !kn_monitor_ended(w->mon))
+			kn_monitor_answer(w->mon, w->line);
+		w->line_len = 0;
+	}
+}
+
+static void watch_tick(void *ud)
+{
+	struct watch *w = ud;
+	w->tick = NULL;
+	read_answers(w);
+	if (interrupted && w->mon && !kn_monitor_ended(w->mon))
+		kn_monitor_stop(w->mon, "stopped");
+	if (!kn_cdp_loop_stopped(w->loop))
+		w->tick = kn_cdp_timer_start(w->loop, 100, watch_tick, w);
+}
+
+static void on_end(void *ud, kn_monitor *m, const char *reason)
+{
+	(void)m;
+	(void)reason;
+	struct watch *w = ud;
+	kn_cdp_loop_stop(w->loop);
+}
+
+static int parse_until(kn_monitor_opts *o, const char *u)
+{
+	char *end;
+	if (strcmp(u, "finished") == 0) {
+		o->until_finished = 1;
+	} else if (strncmp(u, "idle:", 5) == 0) {
+		o->until_idle_s = strtod(u + 5, &end);
+		if (end == u + 5 || *end || !(o->until_idle_s > 0))
+			return -1;
+	} else if (strncmp(u, "steps:", 6) == 0) {
+		long n = strtol(u + 6, &end, 10);
+		if (end == u + 6 || *end || n < 1 || n > 100000)
+			return -1;
+		o->until_steps = (int)n;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+int kn_cmd_watch(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"browser", required_argument, NULL, 'b'}, {"tasks", required_argument, NULL, 't'},
+		{"task", required_argument, NULL, 'i'},    {"out", required_argument, NULL, 'o'},
+		{"trajectory", required_argument, NULL, 'j'}, {"until", required_argument, NULL, 'u'},
+		{"mode", required_argument, NULL, 'm'},    {"threshold", required_argument, NULL, 'T'},
+		{"run-id", required_argument, NULL, 'r'},  {"quiet", no_argument, NULL, 'q'},
+		{"answer-file", required_argument, NULL, 'a'},
+		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *traj = NULL;
+	const char *run_id = NULL, *answers = NULL;
+	int quiet = 0, c;
+	kn_monitor_opts mo = {0};
+	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': browser = optarg; break;
+		case 't': tasks = optarg; break;
+		case 'i': task_id = optarg; break;
+		case 'o': out = optarg; break;
+		case 'j': traj = optarg; break;
+		case 'r': run_id = optarg; break;
+		case 'a': answers = optarg; break;
+		case 'q': quiet = 1; break;
+		case 'u':
+			if (parse_until(&mo, optarg))
+				return kn_cli_usage_error("watch", "--until must be finished, idle:SECONDS or steps:N");
+			break;
+		case 'm':
+			if (kn_cli_parse_mode(&mo.eval, optarg))
+				return kn_cli_usage_error("watch", "--mode must be default or webcanvas");
+			break;
+		case 'T':
+			if (kn_cli_parse_threshold(&mo.eval, optarg))
+				return kn_cli_usage_error("watch", "--threshold must be in (0, 1]");
+			break;
+		case 'h': fputs(help, stdout); return KN_EXIT_OK;
+		default: return kn_cli_usage_error("watch", "bad option");
+		}
+	}
+	if (!browser || !tasks || !task_id)
+		return kn_cli_usage_error("watch", "--browser, --tasks and --task are required");
+	if (optind < argc)
+		return kn_cli_usage_error("watch", "unexpected argument '%s'", argv[optind]);
+
+	kn_err err = {0};
+	kn_taskset *set = NULL;
+	int r = kn_taskset_load_file(&set, tasks, NULL, &err);
+	if (r) {
+		fprintf(stderr, "keynode watch: %s\n", err.msg);
+		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
+	}
+	int rc = KN_EXIT_USAGE;
+	char *ws = NULL, idbuf[48];
+	FILE *tf = NULL;
+	struct watch w = {0};
+	const kn_task *task = kn_taskset_find(set, task_id);
+	if (!task) {
+		fprintf(stderr, "keynode watch: task '%s' is not in %s\n", task_id, tasks);
+		goto done;
+	}
+	if (kn_cdp_discover(&ws, browser, 5000, &err) != 0) {
+		fprintf(stderr, "keynode watch: browser unreachable: %s\n", err.msg);
+		goto done;
+	}
+	if (traj && !(tf = fopen(traj, "w"))) {
+		fprintf(stderr, "keynode watch: cannot write %s\n", traj);
+		goto done;
+	}
+	if (answers && !(w.answers = fopen(answers, "a+"))) {
+		fprintf(stderr, "keynode watch: cannot open %s\n", answers);
+		goto done;
+	}
+	if (w.answers)
+		fseek(w.answers, 0, SEEK_END); /* answers from before this run are not ours */
+	if (!run_id) {
+		snprintf(idbuf, sizeof idbuf, "w-%ld", (long)time(NULL));
+		run_id = idbuf;
+	}
+	mo.task = task;
+	mo.run_id = run_id;
+	mo.trajectory = tf;
+	mo.progress = quiet ? NULL : stderr;
+	mo.on_end = on_end;
+	mo.ud = &w;
+	if (kn_cdp_loop_new(&w.loop, &err) != 0 ||
+	    kn_monitor_start(&w.mon, w.loop, ws, &mo, &err) != 0) {
+		fprintf(stderr, "keynode watch: %s\n", err.msg);
+		goto done;
+	}
+	if (!quiet)
+		fprintf(stderr, "keynode watch: task %s \"%s\": %zu key nodes; watching %s (Ctrl-C ends)\n",
+		        task->id, task->intent, task->n_keynodes, ws);
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	w.tick = kn_cdp_timer_start(w.loop, 100, watch_tick, &w);
+	kn_cdp_loop_run(w.loop);
+
+	const kn_eval *ev = kn_monitor_eval(w.mon);
+	FILE *of = out ? fopen(out, "w") : stdout;
+	if (!of || kn_eval_write_result(ev, run_id, of) != 0)
+		fprintf(stderr, "keynode watch: cannot write the result to %s\n", out ? out : "stdout");
+	if (of && of != stdout)
+		fclose(of);
+	const char *why = kn_monitor_end_reason(w.mon);
+	if (why && strcmp(why, "browser disconnected") == 0) {
+		fprintf(stderr, "keynode watch: browser disconnected\n");
+		rc = KN_EXIT_USAGE;
+	} else {
+		rc = kn_eval_completed(ev) ? KN_EXIT_OK : KN_EXIT_FAIL;
+	}
+done:
+	kn_cdp_timer_cancel(w.tick);
+	kn_monitor_free(w.mon);
+	kn_cdp_loop_free(w.loop);
+	if (tf)
+		fclose(tf);
+	if (w.answers)
+		fclose(w.answers);
+	free(ws);
+	kn_taskset_free(set);
+	return rc;
+}

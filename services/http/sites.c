@@ -1,0 +1,538 @@
+/* sites.c — the static file server behind `keynode sites` (contract in sites.h).
+ *
+ * One lws context with one explicitly created vhost; every request lands in LWS_CALLBACK_HTTP
+ * with the path lws has already percent-decoded and stripped of its query. We map it to a file
+ * ourselves rather than through an lws mount so that each refusal is ours to decide and to test:
+ * a ".." segment or a backslash is 403 before the file system is touched, hidden files are 404,
+ * and the resolved real path must still lie under the served directory (403 otherwise, which
+ * also catches symlinks leading out). Files go out with lws_serve_http_file; our own answers
+ * (the 404 page, 403, 405, the slash redirect) are written as headers plus a body sent from
+ * LWS_CALLBACK_HTTP_WRITEABLE. Stopping is driven by a flag a signal handler sets and a 100 ms
+ * lws_sul timer polls, because no lws call is async-signal-safe. lws's own log lines are routed
+ * into our `level=… component=lws` format; while the vhost is being created they are kept
+ * instead, so a bind failure becomes one error message rather than a burst of lws lines. */
+#define _XOPEN_SOURCE 700 /* realpath */
+#include <errno.h>
+#include <limits.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <libwebsockets.h>
+
+#include "sites.h"
+
+#define SITES_TICK_US (100 * LWS_US_PER_MS)
+#define SITES_MAX_PAGE (256u * 1024u) /* cap on the 404 page read from DIR/404.html */
+#define SITES_MAX_PATH 2048           /* longer request paths are answered 404 */
+
+struct kn_sites {
+	struct lws_context *ctx;
+	struct lws_vhost *vh;
+	char *root; /* realpath of the served directory */
+	size_t root_len;
+	int port;
+	int csp, log_requests;
+	char *page404; /* DIR/404.html, or NULL for the built-in page */
+	size_t page404_len;
+	lws_sorted_usec_list_t sul;
+	volatile sig_atomic_t *stop;
+	int done;
+};
+
+/* Per-connection state: a body of our own still to be written (borrowed, static or s->page404). */
+struct pss {
+	const char *body;
+	size_t len, off;
+};
+
+static const char builtin_404[] =
+	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Not found</title>"
+	"</head><body><h1>404 — not found</h1><p>There is no page at this address.</p>"
+	"<p><a href=\"/\">All sites</a></p></body></html>\n";
+static const char body_403[] =
+	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Forbidden</title>"
+	"</head><body><h1>403 — forbidden</h1></body></html>\n";
+static const char body_405[] =
+	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Method not allowed"
+	"</title></head><body><h1>405 — only GET and HEAD</h1></body></html>\n";
+static const char body_301[] =
+	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Moved</title>"
+	"</head><body><h1>301 — moved</h1></body></html>\n";
+
+static const char csp_policy[] =
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+	"object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'self'";
+
+/* --- logging ------------------------------------------------------------------------------- */
+
+/* lws log lines are process-global, so is this: while capture is set, the last lws error is
+ * kept here instead of printed (see kn_sites_new). */
+static struct {
+	int capture;
+	char last[256];
+} lws_log_state;
+
+/* Write `key=value` to stderr, quoting the value when it holds spaces, quotes or '='. */
+static void log_kv(const char *key, const char *val)
+{
+	int quote = !*val || strpbrk(val, " \t\"=") != NULL;
+	fprintf(stderr, " %s=", key);
+	if (!quote) {
+		fputs(val, stderr);
+		return;
+	}
+	fputc('"', stderr);
+	for (const char *c = val; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fputc('\\', stderr);
+		fputc(*c == '\n' ? ' ' : *c, stderr);
+	}
+	fputc('"', stderr);
+}
+
+static void lws_log_emit(int level, const char *line)
+{
+	char msg[sizeof lws_log_state.last];
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+		n--;
+	if (n >= sizeof msg)
+		n = sizeof msg - 1;
+	memcpy(msg, line, n);
+	msg[n] = '\0';
+	if (lws_log_state.capture) {
+		if (level & LLL_ERR)
+			memcpy(lws_log_state.last, msg, n + 1);
+		return;
+	}
+	fprintf(stderr, "level=%s component=lws", level & LLL_ERR ? "error" : "warn");
+	log_kv("msg", msg);
+	fputc('\n', stderr);
+}
+
+static void log_request(const kn_sites *s, const char *method, const char *path, int status)
+{
+	if (!s->log_requests)
+		return;
+	char st[16];
+	snprintf(st, sizeof st, "%d", status);
+	fputs("level=info component=sites msg=\"request\"", stderr);
+	log_kv("method", method);
+	log_kv("path", path);
+	log_kv("status", st);
+	fputc('\n', stderr);
+}
+
+/* --- responses ----------------------------------------------------------------------------- */
+
+static const struct {
+	const char *ext, *type;
+} mime_types[] = {
+	{"html", "text/html; charset=utf-8"},
+	{"htm", "text/html; charset=utf-8"},
+	{"js", "text/javascript; charset=utf-8"},
+	{"mjs", "text/javascript; charset=utf-8"},
+	{"css", "text/css; charset=utf-8"},
+	{"json", "application/json"},
+	{"png", "image/png"},
+	{"svg", "image/svg+xml"},
+	{"ico", "image/x-icon"},
+	{"jpg", "image/jpeg"},
+	{"jpeg", "image/jpeg"},
+	{"gif", "image/gif"},
+	{"webp", "image/webp"},
+	{"txt", "text/plain; charset=utf-8"},
+	{"md", "text/plain; charset=utf-8"},
+	{"yaml", "text/plain; charset=utf-8"},
+	{"yml", "text/plain; charset=utf-8"},
+	{"woff2", "font/woff2"},
+	{"woff", "font/woff"},
+};
+
+/* The Content-Type for a file name; application/octet-stream when the extension is unknown. */
+static const char *mime_type(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	const char *dot = strrchr(slash ? slash : path, '.');
+	if (dot)
+		for (size_t i = 0; i < sizeof mime_types / sizeof mime_types[0]; i++)
+			if (strcasecmp(dot + 1, mime_types[i].ext) == 0)
+				return mime_types[i].type;
+	return "application/octet-stream";
+}
+
+/* Append the headers every response carries. Nonzero when the buffer is too small. */
+static int add_common(const kn_sites *s, struct lws *wsi, unsigned char **p, unsigned char *end)
+{
+	static const char nostore[] = "no-store", nosniff[] = "nosniff";
+	if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+	                                 (const unsigned char *)nostore, (int)strlen(nostore), p, end))
+		return 1;
+	if (lws_add_http_header_by_name(wsi, (const unsigned char *)"x-content-type-options:",
+	                                (const unsigned char *)nosniff, (int)strlen(nosniff), p, end))
+		return 1;
+	if (s->csp && lws_add_http_header_by_name(wsi,
+	                                          (const unsigned char *)"content-security-policy:",
+	                                          (const unsigned char *)csp_policy,
+	                                          (int)strlen(csp_policy), p, end))
+		return 1;
+	return 0;
+}
+
+/* Answer with status and a body of our own (borrowed; must outlive the connection's write).
+ * location adds a Location header. Returns what the callback should return. */
+static int respond(const kn_sites *s, struct lws *wsi, struct pss *pss, int head, unsigned status,
+                   const char *body, size_t len, const char *location)
+{
+	unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
+	if (lws_add_http_common_headers(wsi, status, "text/html; charset=utf-8", len, &p, end) ||
+	    add_common(s, wsi, &p, end) ||
+	    (location && lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION,
+	                                              (const unsigned char *)location,
+	                                              (int)strlen(location), &p, end)) ||
+	    lws_finalize_write_http_header(wsi, start, &p, end))
+		return -1;
+	if (head || !len)
+		return lws_http_transaction_completed(wsi) ? -1 : 0;
+	pss->body = body;
+	pss->len = len;
+	pss->off = 0;
+	lws_callback_on_writable(wsi);
+	return 0;
+}
+
+/* Write the next piece of a pending body; the last one completes the transaction. */
+static int write_body(struct lws *wsi, struct pss *pss)
+{
+	if (!pss->body)
+		return 0;
+	unsigned char buf[LWS_PRE + 4096];
+	size_t n = pss->len - pss->off;
+	if (n > sizeof buf - LWS_PRE)
+		n = sizeof buf - LWS_PRE;
+	memcpy(buf + LWS_PRE, pss->body + pss->off, n);
+	pss->off += n;
+	int last = pss->off == pss->len;
+	if (lws_write(wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < (int)n)
+		return -1;
+	if (!last) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	pss->body = NULL;
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* --- path resolution ----------------------------------------------------------------------- */
+
+/* Check the decoded request path segment by segment: 403 for "." / ".." / a backslash (an
+ * attempt to leave or confuse the tree), 404 for hidden names, 0 when it may be looked up. */
+static int check_segments(const char *path)
+{
+	if (path[0] != '/' || strlen(path) > SITES_MAX_PATH)
+		return 404;
+	if (strchr(path, '\\'))
+		return 403;
+	for (const char *seg = path + 1; *seg;) {
+		size_t n = strcspn(seg, "/");
+		if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
+			return 403;
+		if (n > 0 && seg[0] == '.')
+			return 404;
+		seg += n;
+		if (*seg == '/')
+			seg++;
+	}
+	return 0;
+}
+
+/* Map a request path to a file. Returns 200 with *file set (the caller frees it), 301 with
+ * *file set to the redirect target (the path plus "/"), or 403 / 404. */
+static int resolve(const kn_sites *s, const char *path, char **file)
+{
+	*file = NULL;
+	int rc = check_segments(path);
+	if (rc)
+		return rc;
+	size_t pl = strlen(path);
+	char *fs = malloc(s->root_len + pl + sizeof "index.html");
+	if (!fs)
+		return 404;
+	memcpy(fs, s->root, s->root_len);
+	memcpy(fs + s->root_len, path, pl + 1);
+	struct stat st;
+	if (stat(fs, &st) != 0)
+		goto missing;
+	if (S_ISDIR(st.st_mode)) {
+		if (path[pl - 1] != '/') {
+			/* the redirect target is the request path itself plus the slash */
+			memcpy(fs, path, pl);
+			memcpy(fs + pl, "/", 2);
+			*file = fs;
+			return 301;
+		}
+		strcat(fs, "index.html");
+		if (stat(fs, &st) != 0)
+			goto missing;
+	}
+	if (!S_ISREG(st.st_mode))
+		goto missing;
+	/* The file exists: its real path must still be inside the root (symlinks, races). */
+	char *real = realpath(fs, NULL);
+	free(fs);
+	if (!real)
+		return 404;
+	if (strncmp(real, s->root, s->root_len) != 0 ||
+	    (real[s->root_len] != '/' && s->root_len > 1)) {
+		free(real);
+		return 403;
+	}
+	*file = real;
+	return 200;
+missing:
+	free(fs);
+	return 404;
+}
+
+/* --- the lws protocol ---------------------------------------------------------------------- */
+
+static int handle_request(kn_sites *s, struct lws *wsi, struct pss *pss, const char *path)
+{
+	int head = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
+	int get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
+	const char *method = head ? "HEAD" : get ? "GET" : "other";
+	if (!get && !head) {
+		log_request(s, method, path, 405);
+		return respond(s, wsi, pss, 0, HTTP_STATUS_METHOD_NOT_ALLOWED, body_405,
+		               sizeof body_405 - 1, NULL);
+	}
+	char *file;
+	int status = resolve(s, path, &file);
+	log_request(s, method, path, status);
+	if (status == 301) {
+		int rc = respond(s, wsi, pss, head, HTTP_STATUS_MOVED_PERMANENTLY, body_301,
+		                 sizeof body_301 - 1, file);
+		free(file);
+		return rc;
+	}
+	if (status == 403)
+		return respond(s, wsi, pss, head, HTTP_STATUS_FORBIDDEN, body_403, sizeof body_403 - 1,
+		               NULL);
+	if (status == 404) {
+		const char *page = s->page404 ? s->page404 : builtin_404;
+		size_t len = s->page404 ? s->page404_len : sizeof builtin_404 - 1;
+		return respond(s, wsi, pss, head, HTTP_STATUS_NOT_FOUND, page, len, NULL);
+	}
+
+	unsigned char hdr[1024], *p = hdr;
+	if (add_common(s, wsi, &p, hdr + sizeof hdr)) {
+		free(file);
+		return -1;
+	}
+	int n = lws_serve_http_file(wsi, file, mime_type(file), (const char *)hdr, (int)(p - hdr));
+	free(file);
+	if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi)))
+		return -1;
+	return 0;
+}
+
+static int sites_callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                          size_t len)
+{
+	struct pss *pss = user;
+	switch (reason) {
+	case LWS_CALLBACK_HTTP:
+		return handle_request(lws_context_user(lws_get_context(wsi)), wsi, pss, in);
+	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (pss && pss->body)
+			return write_body(wsi, pss);
+		break;
+	default:
+		break;
+	}
+	return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static const struct lws_protocols protocols[] = {
+	{"http", sites_callback, sizeof(struct pss), 0, 0, NULL, 0},
+	{NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+/* --- lifecycle ----------------------------------------------------------------------------- */
+
+/* Try to bind host:port ourselves first: the kernel's reason ("Address already in use",
+ * "Cannot assign requested address") is a better message than lws's. 0, or a KN_E* code with
+ * err filled. */
+static int probe_bind(const char *host, int port, kn_err *err)
+{
+	struct addrinfo hints = {0}, *ai = NULL;
+	char ps[16];
+	snprintf(ps, sizeof ps, "%d", port);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	int g = getaddrinfo(host, ps, &hints, &ai);
+	if (g != 0)
+		return kn_err_set(err, KN_EINVAL, "bad host '%s': %s (give a numeric IP address)", host,
+		                  gai_strerror(g));
+	int rc = 0;
+	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	if (fd < 0) {
+		rc = kn_err_set(err, KN_EIO, "%s:%d: %s", host, port, strerror(errno));
+	} else {
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+			rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, port,
+			                strerror(errno));
+		close(fd);
+	}
+	freeaddrinfo(ai);
+	return rc;
+}
+
+/* Read DIR/404.html into s->page404 when it exists (capped); a missing page is not an error. */
+static void load_404(kn_sites *s)
+{
+	size_t pl = strlen(s->root) + sizeof "/404.html";
+	char *path = malloc(pl);
+	if (!path)
+		return;
+	snprintf(path, pl, "%s/404.html", s->root);
+	FILE *f = fopen(path, "rb");
+	free(path);
+	if (!f)
+		return;
+	char *buf = malloc(SITES_MAX_PAGE);
+	size_t n = buf ? fread(buf, 1, SITES_MAX_PAGE, f) : 0;
+	fclose(f);
+	if (!n) {
+		free(buf);
+		return;
+	}
+	s->page404 = buf;
+	s->page404_len = n;
+}
+
+int kn_sites_new(kn_sites **out, const kn_sites_opts *opts, kn_err *err)
+{
+	if (!out || !opts || !opts->dir)
+		return kn_err_set(err, KN_EINVAL, "no directory to serve");
+	*out = NULL;
+	const char *host = opts->host ? opts->host : "127.0.0.1";
+	if (strcmp(host, "localhost") == 0)
+		host = "127.0.0.1";
+	if (opts->port < 0 || opts->port > 65535)
+		return kn_err_set(err, KN_EINVAL, "bad port %d", opts->port);
+
+	kn_sites *s = calloc(1, sizeof *s);
+	if (!s)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	struct stat st;
+	if (!(s->root = realpath(opts->dir, NULL)) || stat(s->root, &st) != 0 ||
+	    !S_ISDIR(st.st_mode)) {
+		kn_sites_free(s);
+		return kn_err_set(err, KN_ENOTFOUND, "%s: not a directory", opts->dir);
+	}
+	s->root_len = strlen(s->root);
+	if (s->root_len == 1) /* "/": request paths already start with the slash */
+		s->root_len = 0;
+	s->csp = opts->csp;
+	s->log_requests = opts->log_requests;
+	load_404(s);
+
+	/* With port 0 this still checks that host is a local numeric address. */
+	int rc = probe_bind(host, opts->port, err);
+	if (rc) {
+		kn_sites_free(s);
+		return rc;
+	}
+
+	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_emit);
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof info);
+	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	if (!strchr(host, ':'))
+		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+	info.user = s;
+	lws_log_state.capture = 1;
+	lws_log_state.last[0] = '\0';
+	s->ctx = lws_create_context(&info);
+	if (s->ctx) {
+		struct lws_context_creation_info vi;
+		memset(&vi, 0, sizeof vi);
+		vi.vhost_name = "sites";
+		vi.port = opts->port;
+		vi.iface = host;
+		vi.protocols = protocols;
+		vi.server_string = "keynode-sites";
+		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+		s->vh = lws_create_vhost(s->ctx, &vi);
+	}
+	lws_log_state.capture = 0;
+	if (!s->ctx || !s->vh) {
+		rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, opts->port,
+		                lws_log_state.last[0] ? lws_log_state.last : "libwebsockets refused");
+		kn_sites_free(s);
+		return rc;
+	}
+	s->port = lws_get_vhost_listen_port(s->vh);
+	*out = s;
+	return 0;
+}
+
+int kn_sites_port(const kn_sites *s)
+{
+	return s ? s->port : 0;
+}
+
+const char *kn_sites_dir(const kn_sites *s)
+{
+	return s ? s->root : NULL;
+}
+
+/* The stop poll: runs inside lws_service, so after it the loop sees s->done. */
+static void tick(lws_sorted_usec_list_t *sul)
+{
+	kn_sites *s = lws_container_of(sul, kn_sites, sul);
+	if (*s->stop) {
+		s->done = 1;
+		return;
+	}
+	lws_sul_schedule(s->ctx, 0, &s->sul, tick, SITES_TICK_US);
+}
+
+int kn_sites_run(kn_sites *s, volatile sig_atomic_t *stop)
+{
+	if (!s || !stop)
+		return KN_EINVAL;
+	s->stop = stop;
+	s->done = 0;
+	lws_sul_schedule(s->ctx, 0, &s->sul, tick, SITES_TICK_US);
+	int rc = 0;
+	while (!s->done && !*stop)
+		if (lws_service(s->ctx, 0) < 0) {
+			rc = KN_EIO;
+			break;
+		}
+	lws_sul_cancel(&s->sul);
+	return rc;
+}
+
+void kn_sites_free(kn_sites *s)
+{
+	if (!s)
+		return;
+	if (s->ctx)
+		lws_context_destroy(s->ctx);
+	free(s->page404);
+	free(s->root);
+	free(s);
+}

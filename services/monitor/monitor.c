@@ -1,0 +1,670 @@
+/* monitor.c — the live monitor (monitor.h): CDP target bookkeeping, recorder injection,
+ * navigation classification, and the event pipeline trajectory → evaluator → progress.
+ *
+ * Navigation causes (the `how` of a navigate event) come from what the browser says about the
+ * main frame of each tab: Page.frameRequestedNavigation fires only for navigations the page
+ * itself started (link, form, script), Page.frameStartedNavigating says reload / history /
+ * same-document, and a navigation with neither is one the agent's own client asked for (goto).
+ * Back and forward are told apart with a per-tab history list. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "monitor.h"
+
+#define KN_MAX_HISTORY 256
+
+struct tab {
+	struct tab *next;
+	char *session;
+	char *target_id;
+	char id[16];        /* "T1", "T2", … */
+	char world[40];
+	char binding[40];
+	int ctx_id;         /* our isolated world's context in the main frame, 0 unknown */
+	char *url;
+	int popup_first;    /* opened by another tab: its first navigation is a popup */
+	char *req_reason;   /* pending Page.frameRequestedNavigation reason */
+	char *started_type; /* pending Page.frameStartedNavigating navigationType */
+	char *history[KN_MAX_HISTORY];
+	int n_history, at;
+	char *info_url;          /* URL from Target.targetInfoChanged not yet seen as a navigation */
+	kn_cdp_timer *info_timer;
+	kn_monitor *m;
+};
+
+struct kn_monitor {
+	kn_cdp_loop *loop;
+	kn_cdp *cdp;
+	kn_monitor_opts o;
+	kn_eval *eval;
+	struct tab *tabs;
+	int next_tab;
+	double start;
+	double last_event;
+	unsigned long long events;
+	const char *end_reason;
+	int stopping;       /* flush requests in flight */
+	int flush_pending;
+	kn_cdp_timer *tick;
+	kn_cdp_timer *flush_deadline;
+	const char *pending_stop_reason; /* static text */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* One log line in the house format. */
+static void mlog(const char *level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "level=%s component=monitor ", level);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+static void random_name(char *out, size_t n, const char *prefix)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char r[12];
+	FILE *f = fopen("/dev/urandom", "rb");
+	size_t got = f ? fread(r, 1, sizeof r, f) : 0;
+	if (f)
+		fclose(f);
+	for (size_t i = got; i < sizeof r; i++) /* no /dev/urandom: still unpredictable enough */
+		r[i] = (unsigned char)(rand() ^ (int)(now_s() * 1e6));
+	size_t p = (size_t)snprintf(out, n, "%s", prefix);
+	for (size_t i = 0; i < sizeof r && p + 2 < n; i++) {
+		out[p++] = hex[r[i] >> 4];
+		out[p++] = hex[r[i] & 15];
+	}
+	out[p] = '\0';
+}
+
+static void set_str(char **slot, const char *v)
+{
+	free(*slot);
+	*slot = v ? strdup(v) : NULL;
+}
+
+static void tab_free(struct tab *t)
+{
+	kn_cdp_timer_cancel(t->info_timer);
+	free(t->info_url);
+	free(t->session);
+	free(t->target_id);
+	free(t->url);
+	free(t->req_reason);
+	free(t->started_type);
+	for (int i = 0; i < t->n_history; i++)
+		free(t->history[i]);
+	free(t);
+}
+
+static struct tab *tab_by_session(kn_monitor *m, const char *session)
+{
+	for (struct tab *t = m->tabs; t && session; t = t->next)
+		if (strcmp(t->session, session) == 0)
+			return t;
+	return NULL;
+}
+
+static void end_run(kn_monitor *m, const char *reason);
+
+static struct tab *tab_by_target(kn_monitor *m, const char *target_id)
+{
+	for (struct tab *t = m->tabs; t && target_id; t = t->next)
+		if (strcmp(t->target_id, target_id) == 0)
+			return t;
+	return NULL;
+}
+
+/* The pipeline: every event gets its time, goes to the trajectory, the evaluator, the person. */
+static void emit(kn_monitor *m, kn_event *ev)
+{
+	if (m->end_reason)
+		return;
+	ev->t = now_s() - m->start;
+	m->last_event = now_s();
+	m->events++;
+	if (m->o.trajectory && kn_traj_write_event(m->o.trajectory, ev) != 0)
+		mlog("error", "msg=\"cannot write trajectory event\"");
+	int before = kn_eval_steps(m->eval);
+	kn_err err = {0};
+	int rises = kn_eval_feed(m->eval, ev, &err);
+	if (rises < 0)
+		mlog("warn", "msg=\"evaluation failed\" detail=\"%s\"", err.msg);
+	FILE *p = m->o.progress;
+	if (p) {
+		int step = kn_eval_steps(m->eval) > before;
+		const char *what = ev->selector ? ev->selector : ev->url ? ev->url : "";
+		if (step)
+			fprintf(p, "  [%7.2fs] %-3s step %-3d %-8s %s", ev->t, ev->tab ? ev->tab : "",
+			        kn_eval_steps(m->eval), kn_event_type_name(ev->type), what);
+		else
+			fprintf(p, "  [%7.2fs] %-3s          %-8s %s", ev->t, ev->tab ? ev->tab : "",
+			        kn_event_type_name(ev->type), what);
+		if (ev->how)
+			fprintf(p, " (%s)", ev->how);
+		if (ev->value)
+			fprintf(p, " value=\"%s\"", ev->value);
+		else if (ev->text && ev->type != KN_EV_NAVIGATE)
+			fprintf(p, " text=\"%.40s\"", ev->text);
+		if (ev->trusted == 0)
+			fputs(" [untrusted]", p);
+		fputc('\n', p);
+		if (rises > 0) {
+			const kn_task *task = m->o.task;
+			for (size_t i = 0; i < task->n_keynodes; i++) {
+				const kn_node_state *st = kn_eval_node(m->eval, i);
+				if (st->score >= 1.0 && st->reached_at_step == kn_eval_steps(m->eval))
+					fprintf(p, "             key node %s reached (%s %s \"%s\")\n",
+					        task->keynodes[i].id, task->keynodes[i].function,
+					        kn_matcher_name(task->keynodes[i].matcher), task->keynodes[i].expect);
+			}
+			fprintf(p, "             score %.2f (%.2f of %zu key nodes)\n", kn_eval_score(m->eval),
+			        kn_eval_reached(m->eval), kn_eval_total(m->eval));
+		}
+		fflush(p);
+	}
+	if (m->o.on_event)
+		m->o.on_event(m->o.ud, m, ev, rises);
+	if (m->o.until_finished && kn_eval_completed(m->eval))
+		kn_monitor_stop(m, "finished");
+	else if (m->o.until_steps > 0 && kn_eval_steps(m->eval) >= m->o.until_steps)
+		kn_monitor_stop(m, "steps");
+}
+
+static void history_push(struct tab *t, const char *url)
+{
+	for (int i = t->at + 1; i < t->n_history; i++)
+		free(t->history[i]);
+	t->n_history = t->at + 1 < t->n_history ? t->at + 1 : t->n_history;
+	if (t->n_history == KN_MAX_HISTORY) {
+		free(t->history[0]);
+		memmove(t->history, t->history + 1, (KN_MAX_HISTORY - 1) * sizeof t->history[0]);
+		t->n_history--;
+	}
+	t->history[t->n_history] = strdup(url);
+	if (t->history[t->n_history])
+		t->n_history++;
+	t->at = t->n_history - 1;
+}
+
+/* A history navigation to url: back when it is the entry before, forward when after. */
+static const char *history_move(struct tab *t, const char *url)
+{
+	if (t->at > 0 && t->history[t->at - 1] && strcmp(t->history[t->at - 1], url) == 0) {
+		t->at--;
+		return "back";
+	}
+	if (t->at + 1 < t->n_history && strcmp(t->history[t->at + 1], url) == 0) {
+		t->at++;
+		return "forward";
+	}
+	for (int i = t->at - 1; i >= 0; i--) /* several entries back at once */
+		if (strcmp(t->history[i], url) == 0) {
+			t->at = i;
+			return "back";
+		}
+	history_push(t, url);
+	return "back";
+}
+
+static const char *reason_how(const char *reason)
+{
+	if (strcmp(reason, "anchorClick") == 0)
+		return "link";
+	if (strncmp(reason, "formSubmission", 14) == 0)
+		return "form";
+	if (strcmp(reason, "reload") == 0)
+		return "reload";
+	return "script";
+}
+
+/* Classify and emit a main-frame navigation of tab t to url. */
+static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_document,
+                      const char *same_doc_type)
+{
+	const char *how;
+	int history = 0;
+	if (t->popup_first) {
+		how = "popup";
+		t->popup_first = 0;
+	} else if (t->started_type && strncmp(t->started_type, "history", 7) == 0) {
+		how = history_move(t, url);
+		history = 1;
+	} else if (t->started_type && strncmp(t->started_type, "reload", 6) == 0) {
+		how = "reload";
+		history = 1; /* same entry */
+	} else if (t->req_reason) {
+		how = same_document ? (strcmp(same_doc_type, "fragment") == 0 ? "hash" : "history")
+		                    : reason_how(t->req_reason);
+	} else if (same_document) {
+		/* pushState / hash changes from page script, or a goto to the same document */
+		how = t->started_type && strcmp(t->started_type, "sameDocument") == 0 ? "goto"
+		      : strcmp(same_doc_type, "fragment") == 0                       ? "hash"
+		                                                                      : "history";
+	} else {
+		how = "goto";
+	}
+	if (!history)
+		history_push(t, url);
+	set_str(&t->req_reason, NULL);
+	set_str(&t->started_type, NULL);
+	set_str(&t->url, url);
+	kn_event ev = {.type = KN_EV_NAVIGATE, .tab = t->id, .url = url, .how = how, .trusted = -1};
+	emit(m, &ev);
+}
+
+static json_t *jstr(json_t *o, const char *k)
+{
+	json_t *v = json_object_get(o, k);
+	return json_is_string(v) ? v : NULL;
+}
+
+static const char *sget(json_t *o, const char *k)
+{
+	json_t *v = jstr(o, k);
+	return v ? json_string_value(v) : NULL;
+}
+
+struct pending_history {
+	kn_monitor *m;
+	char *session;
+};
+
+/* The tab's committed URL right after we enabled its events: emit the navigation we missed. */
+static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c;
+	struct pending_history *ph = ud;
+	struct tab *t = result && !error ? tab_by_session(ph->m, ph->session) : NULL;
+	json_t *cur = json_array_get(json_object_get(result, "entries"),
+	                             (size_t)json_integer_value(json_object_get(result, "currentIndex")));
+	const char *url = sget(cur, "url");
+	if (t && url && *url && strcmp(url, "about:blank") != 0 && (!t->url || strcmp(url, t->url) != 0))
+		navigated(ph->m, t, url, 0, NULL);
+	free(ph->session);
+	free(ph);
+}
+
+static void attach_page(kn_monitor *m, const char *session, json_t *info)
+{
+	struct tab *t = calloc(1, sizeof *t);
+	if (!t) {
+		kn_cdp_send(m->cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		return;
+	}
+	t->session = strdup(session);
+	t->target_id = strdup(sget(info, "targetId") ? sget(info, "targetId") : "");
+	snprintf(t->id, sizeof t->id, "T%d", ++m->next_tab);
+	random_name(t->world, sizeof t->world, "kn_w_");
+	random_name(t->binding, sizeof t->binding, "kn_b_");
+	const char *opener = sget(info, "openerId");
+	t->popup_first = opener && *opener;
+	t->m = m;
+	t->next = m->tabs;
+	m->tabs = t;
+	if (!t->session || !t->target_id) {
+		mlog("error", "msg=\"out of memory\"");
+		return;
+	}
+
+	char *src = NULL;
+	if (kn_monitor_recorder_source(&src, m->o.task, t->binding) != 0)
+		mlog("error", "msg=\"cannot build the recorder\"");
+	kn_cdp_send(m->cdp, session, "Runtime.addBinding",
+	            json_pack("{s:s, s:s}", "name", t->binding, "executionContextName", t->world), NULL,
+	            NULL);
+	kn_cdp_send(m->cdp, session, "Page.enable", NULL, NULL, NULL);
+	kn_cdp_send(m->cdp, session, "Runtime.enable", NULL, NULL, NULL);
+	if (src)
+		kn_cdp_send(m->cdp, session, "Page.addScriptToEvaluateOnNewDocument",
+		            json_pack("{s:s, s:b, s:s}", "source", src, "runImmediately", 1, "worldName",
+		                      t->world),
+		            NULL, NULL);
+	free(src);
+	kn_cdp_send(m->cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+	/* a navigation that committed before Page.enable took effect sent us no event: ask */
+	struct pending_history *ph = malloc(sizeof *ph);
+	if (ph && (ph->session = strdup(session)) != NULL) {
+		ph->m = m;
+		if (kn_cdp_send(m->cdp, session, "Page.getNavigationHistory", NULL, history_reply, ph) < 0) {
+			free(ph->session);
+			free(ph);
+		}
+	} else {
+		free(ph);
+	}
+
+	/* a tab that was loaded before we attached sends no frameNavigated: its URL is here */
+	const char *url = sget(info, "url");
+	kn_event ev = {.type = KN_EV_TAB_OPEN, .tab = t->id, .trusted = -1};
+	if (url && *url && strcmp(url, "about:blank") != 0) {
+		ev.url = url;
+		set_str(&t->url, url);
+		history_push(t, url);
+		t->popup_first = 0;
+	}
+	emit(m, &ev);
+}
+
+static void detach_tab(kn_monitor *m, const char *session)
+{
+	for (struct tab **pp = &m->tabs; *pp; pp = &(*pp)->next)
+		if (strcmp((*pp)->session, session) == 0) {
+			struct tab *t = *pp;
+			*pp = t->next;
+			kn_event ev = {.type = KN_EV_TAB_CLOSE, .tab = t->id, .trusted = -1};
+			emit(m, &ev);
+			tab_free(t);
+			return;
+		}
+}
+
+static void on_binding(kn_monitor *m, struct tab *t, json_t *params)
+{
+	const char *name = sget(params, "name");
+	json_t *payload = jstr(params, "payload");
+	if (!name || strcmp(name, t->binding) != 0 || !payload) {
+		mlog("warn", "msg=\"binding call ignored\" tab=%s", t->id);
+		return;
+	}
+	kn_event ev;
+	kn_err err = {0};
+	if (kn_monitor_decode_payload(&ev, json_string_value(payload), json_string_length(payload),
+	                              &err) != 0) {
+		mlog("warn", "msg=\"bad recorder payload skipped\" tab=%s detail=\"%s\"", t->id, err.msg);
+		return;
+	}
+	ev.tab = t->id;
+	if (!ev.url)
+		ev.url = t->url;
+	emit(m, &ev);
+	kn_event_clear(&ev);
+}
+
+/* The safety net for navigations the page session did not report (one that committed while we
+ * were still enabling its events): the browser's target URL changed and, a moment later, no
+ * navigation event has brought the tab there. */
+static void info_url_check(void *ud)
+{
+	struct tab *t = ud;
+	t->info_timer = NULL;
+	if (t->info_url && (!t->url || strcmp(t->url, t->info_url) != 0) && !t->m->end_reason) {
+		size_t base = strcspn(t->info_url, "#");
+		int same_doc = t->url && strncmp(t->url, t->info_url, base) == 0 &&
+		               strcspn(t->url, "#") == base;
+		char *url = t->info_url;
+		t->info_url = NULL;
+		navigated(t->m, t, url, same_doc, "fragment");
+		free(url);
+	}
+	set_str(&t->info_url, NULL);
+}
+
+static void target_url_changed(kn_monitor *m, struct tab *t, const char *url)
+{
+	if (!t || !url || !*url || strcmp(url, "about:blank") == 0 || (t->url && strcmp(t->url, url) == 0))
+		return;
+	set_str(&t->info_url, url);
+	kn_cdp_timer_cancel(t->info_timer);
+	t->info_timer = kn_cdp_timer_start(m->loop, 400, info_url_check, t);
+}
+
+static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
+{
+	(void)c;
+	kn_monitor *m = ud;
+	if (m->end_reason)
+		return;
+	if (strcmp(method, "Target.attachedToTarget") == 0) {
+		json_t *info = json_object_get(params, "targetInfo");
+		const char *sid = sget(params, "sessionId"), *type = sget(info, "type");
+		if (!sid)
+			return;
+		if (type && strcmp(type, "page") == 0)
+			attach_page(m, sid, info);
+		else
+			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		return;
+	}
+	if (strcmp(method, "Target.detachedFromTarget") == 0) {
+		const char *sid = sget(params, "sessionId");
+		if (sid)
+			detach_tab(m, sid);
+		return;
+	}
+	if (strcmp(method, "Target.targetInfoChanged") == 0) {
+		json_t *info = json_object_get(params, "targetInfo");
+		target_url_changed(m, tab_by_target(m, sget(info, "targetId")), sget(info, "url"));
+		return;
+	}
+	struct tab *t = tab_by_session(m, session);
+	if (!t)
+		return;
+	if (strcmp(method, "Runtime.bindingCalled") == 0) {
+		on_binding(m, t, params);
+	} else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
+		const char *fid = sget(params, "frameId"), *disp = sget(params, "disposition");
+		if (fid && strcmp(fid, t->target_id) == 0 && (!disp || strcmp(disp, "currentTab") == 0))
+			set_str(&t->req_reason, sget(params, "reason"));
+	} else if (strcmp(method, "Page.frameStartedNavigating") == 0) {
+		const char *fid = sget(params, "frameId");
+		if (fid && strcmp(fid, t->target_id) == 0)
+			set_str(&t->started_type, sget(params, "navigationType"));
+	} else if (strcmp(method, "Page.frameNavigated") == 0) {
+		json_t *frame = json_object_get(params, "frame");
+		const char *url = sget(frame, "url"), *frag = sget(frame, "urlFragment");
+		if (!url || json_object_get(frame, "parentId"))
+			return;
+		char *full = NULL;
+		if (frag && *frag && (full = malloc(strlen(url) + strlen(frag) + 1)))
+			strcat(strcpy(full, url), frag);
+		navigated(m, t, full ? full : url, 0, NULL);
+		free(full);
+	} else if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
+		const char *fid = sget(params, "frameId"), *url = sget(params, "url");
+		const char *type = sget(params, "navigationType");
+		if (fid && url && strcmp(fid, t->target_id) == 0)
+			navigated(m, t, url, 1, type ? type : "other");
+	} else if (strcmp(method, "Runtime.executionContextCreated") == 0) {
+		json_t *ctx = json_object_get(params, "context");
+		json_t *aux = json_object_get(ctx, "auxData");
+		const char *name = sget(ctx, "name"), *fid = sget(aux, "frameId");
+		if (name && fid && strcmp(name, t->world) == 0 && strcmp(fid, t->target_id) == 0)
+			t->ctx_id = (int)json_integer_value(json_object_get(ctx, "id"));
+	} else if (strcmp(method, "Runtime.executionContextsCleared") == 0) {
+		t->ctx_id = 0;
+	}
+}
+
+static void write_header(kn_monitor *m)
+{
+	if (!m->o.trajectory)
+		return;
+	char started[32];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (kn_traj_write_header(m->o.trajectory, m->o.run_id ? m->o.run_id : "run", m->o.task->id,
+	                         started) != 0)
+		mlog("error", "msg=\"cannot write trajectory header\"");
+}
+
+static void on_open(void *ud, kn_cdp *c)
+{
+	(void)ud;
+	kn_cdp_send(c, NULL, "Target.setDiscoverTargets", json_pack("{s:b}", "discover", 1), NULL, NULL);
+	kn_cdp_send(c, NULL, "Target.setAutoAttach",
+	            json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 1, "flatten", 1),
+	            NULL, NULL);
+}
+
+static void on_close(void *ud, kn_cdp *c, const char *reason)
+{
+	(void)c;
+	kn_monitor *m = ud;
+	m->cdp = NULL;
+	if (m->end_reason)
+		return;
+	mlog("error", "msg=\"%s\"", reason);
+	kn_eval_set_error(m->eval);
+	end_run(m, "browser disconnected");
+}
+
+static void on_warning(void *ud, kn_cdp *c, const char *what)
+{
+	(void)ud;
+	(void)c;
+	mlog("warn", "msg=\"cdp message skipped\" detail=\"%s\"", what);
+}
+
+static void tick(void *ud)
+{
+	kn_monitor *m = ud;
+	m->tick = NULL;
+	if (m->end_reason)
+		return;
+	if (m->o.until_idle_s > 0 && now_s() - m->last_event >= m->o.until_idle_s && !m->stopping)
+		kn_monitor_stop(m, "idle");
+	if (!m->end_reason)
+		m->tick = kn_cdp_timer_start(m->loop, 100, tick, m);
+}
+
+static void end_run(kn_monitor *m, const char *reason)
+{
+	if (m->end_reason)
+		return;
+	m->end_reason = reason;
+	kn_cdp_timer_cancel(m->tick);
+	kn_cdp_timer_cancel(m->flush_deadline);
+	m->tick = m->flush_deadline = NULL;
+	if (m->o.progress) {
+		fprintf(m->o.progress, "run ended: %s — %s, %d steps, %.2f of %zu key nodes, score %.2f\n",
+		        reason, kn_status_name(kn_eval_status(m->eval)), kn_eval_steps(m->eval),
+		        kn_eval_reached(m->eval), kn_eval_total(m->eval), kn_eval_score(m->eval));
+		fflush(m->o.progress);
+	}
+	if (m->o.on_end)
+		m->o.on_end(m->o.ud, m, reason);
+}
+
+static void flush_done(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c;
+	(void)result;
+	(void)error;
+	kn_monitor *m = ud;
+	if (--m->flush_pending == 0 && !m->end_reason) {
+		/* the binding events of the flush precede its reply on the same socket */
+		kn_cdp_timer_cancel(m->flush_deadline);
+		m->flush_deadline = NULL;
+		end_run(m, m->pending_stop_reason);
+	}
+}
+
+static void flush_timeout(void *ud)
+{
+	kn_monitor *m = ud;
+	m->flush_deadline = NULL;
+	end_run(m, m->pending_stop_reason);
+}
+
+void kn_monitor_stop(kn_monitor *m, const char *reason)
+{
+	if (m->end_reason || m->stopping)
+		return;
+	m->stopping = 1;
+	m->pending_stop_reason = reason;
+	/* ask every recorder to hand over a pending `type` before the run ends */
+	for (struct tab *t = m->tabs; t && m->cdp; t = t->next) {
+		if (!t->ctx_id)
+			continue;
+		char expr[160];
+		snprintf(expr, sizeof expr, "typeof __kn_flush_%s === 'function' && __kn_flush_%s()",
+		         t->binding, t->binding);
+		long long id = kn_cdp_send(m->cdp, t->session, "Runtime.evaluate",
+		                           json_pack("{s:s, s:i}", "expression", expr, "contextId", t->ctx_id),
+		                           flush_done, m);
+		if (id > 0)
+			m->flush_pending++;
+	}
+	if (m->flush_pending == 0)
+		end_run(m, reason);
+	else
+		m->flush_deadline = kn_cdp_timer_start(m->loop, 2000, flush_timeout, m);
+}
+
+int kn_monitor_answer(kn_monitor *m, const char *text)
+{
+	if (m->end_reason)
+		return KN_EINVAL;
+	kn_event ev = {.type = KN_EV_ANSWER, .text = text, .trusted = -1};
+	emit(m, &ev);
+	return 0;
+}
+
+int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
+                     const kn_monitor_opts *opts, kn_err *err)
+{
+	*out = NULL;
+	kn_monitor *m = calloc(1, sizeof *m);
+	if (!m)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	m->loop = loop;
+	m->o = *opts;
+	m->start = m->last_event = now_s();
+	int rc = kn_eval_new(&m->eval, opts->task, &opts->eval);
+	if (rc) {
+		free(m);
+		return kn_err_set(err, rc, "out of memory");
+	}
+	write_header(m);
+	kn_cdp_handlers h = {.on_open = on_open, .on_event = on_event, .on_close = on_close,
+	                     .on_warning = on_warning, .ud = m};
+	kn_cdp_opts co = {.timeout_ms = opts->cdp_timeout_ms};
+	if ((rc = kn_cdp_connect(&m->cdp, loop, ws_url, &co, &h, err)) != 0) {
+		kn_eval_free(m->eval);
+		free(m);
+		return rc;
+	}
+	m->tick = kn_cdp_timer_start(loop, 100, tick, m);
+	*out = m;
+	return 0;
+}
+
+int kn_monitor_ended(const kn_monitor *m) { return m->end_reason != NULL; }
+const char *kn_monitor_end_reason(const kn_monitor *m) { return m->end_reason; }
+const kn_eval *kn_monitor_eval(const kn_monitor *m) { return m->eval; }
+unsigned long long kn_monitor_events(const kn_monitor *m) { return m->events; }
+
+void kn_monitor_free(kn_monitor *m)
+{
+	if (!m)
+		return;
+	kn_cdp_timer_cancel(m->tick);
+	kn_cdp_timer_cancel(m->flush_deadline);
+	if (m->cdp) {
+		kn_cdp *c = m->cdp;
+		m->end_reason = m->end_reason ? m->end_reason : "stopped";
+		kn_cdp_close(c); /* on_close sees end_reason set and does nothing more */
+	}
+	while (m->tabs) {
+		struct tab *t = m->tabs;
+		m->tabs = t->next;
+		tab_free(t);
+	}
+	kn_eval_free(m->eval);
+	free(m);
+}

@@ -1,0 +1,62 @@
+/* monitor.h — watch a browser where an agent works and score its task live.
+ *
+ * The monitor attaches to every tab and popup of one browser (CDP auto-attach with
+ * waitForDebuggerOnStart), injects the recorder (services/recorder) into an isolated world of
+ * each page behind a binding whose name is random per session, turns recorder payloads and
+ * navigations into trajectory events (INTERFACES.md §2), writes each one to the trajectory as it
+ * happens, and feeds the evaluator. The agent is untouched: it drives the browser over its own
+ * connection. Everything runs on the kn_cdp_loop thread. */
+#ifndef KEYNODE_MONITOR_H
+#define KEYNODE_MONITOR_H
+
+#include <stdio.h>
+
+#include "cdp.h"
+#include "keynode/eval.h"
+
+typedef struct kn_monitor kn_monitor;
+
+typedef struct kn_monitor_opts {
+	const kn_task *task;    /* borrowed; must outlive the monitor */
+	kn_eval_opts eval;
+	const char *run_id;
+	FILE *trajectory;       /* JSONL, header + events, flushed per event; NULL: none */
+	FILE *progress;         /* progress lines for a person; NULL: quiet */
+	int until_finished;     /* end when every key node is reached */
+	double until_idle_s;    /* end after this many seconds without an event; 0: off */
+	int until_steps;        /* end after this many steps; 0: off */
+	int cdp_timeout_ms;     /* per CDP command; 0: default */
+	/* called after each event was evaluated (optional; for the service) */
+	void (*on_event)(void *ud, kn_monitor *m, const kn_event *ev, int rises);
+	/* called once when the run ended (reason: "finished", "idle", "steps", "stopped",
+	 * "browser disconnected"); the monitor may be freed after it returns */
+	void (*on_end)(void *ud, kn_monitor *m, const char *reason);
+	void *ud;
+} kn_monitor_opts;
+
+/* Connect to the browser at ws_url and start watching. *out is the caller's (kn_monitor_free). */
+int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
+                     const kn_monitor_opts *opts, kn_err *err);
+
+/* End the run: flush what the recorders hold, then end with `reason`. Loop thread only. */
+void kn_monitor_stop(kn_monitor *m, const char *reason);
+
+/* Add an answer event (the agent reported its answer). Loop thread only. */
+int kn_monitor_answer(kn_monitor *m, const char *text);
+
+int kn_monitor_ended(const kn_monitor *m);
+const char *kn_monitor_end_reason(const kn_monitor *m); /* NULL while running */
+const kn_eval *kn_monitor_eval(const kn_monitor *m);
+unsigned long long kn_monitor_events(const kn_monitor *m);
+
+void kn_monitor_free(kn_monitor *m);
+
+/* Decode one recorder payload (services/recorder/README.md) into ev (owned; kn_event_clear).
+ * Only the recorder's action types are accepted; tab and t are left for the caller. */
+int kn_monitor_decode_payload(kn_event *ev, const char *payload, size_t len, kn_err *err);
+
+/* The recorder script for a task: recorder.js with its configuration (binding name, the task's
+ * element key nodes) filled in. *out is the caller's. */
+int kn_monitor_recorder_source(char **out, const kn_task *task, const char *binding);
+
+#endif

@@ -1,0 +1,686 @@
+/*
+ * keynode in-page event recorder (services/recorder/README.md is its contract).
+ *
+ * The monitor injects this file with Page.addScriptToEvaluateOnNewDocument {source, runImmediately: true,
+ * worldName} into an isolated world, after Runtime.addBinding {name, executionContextName: worldName}.
+ * Before injecting, it replaces the one config placeholder below (the only occurrence of that token in this
+ * file) with a JSON object: {"binding": "kn_<random>", "nodes": [{"id", "target", "selector", "xpath",
+ * "netloc", "include"}], "scroll_debounce_ms": 400}.
+ *
+ * Everything here runs in the isolated world: page scripts cannot see or patch our globals, prototypes or the
+ * binding; they share only the DOM (and the events dispatched on it) with us.
+ * Each recorded action is sent as one JSON string through the binding. Nothing here may throw into the page.
+ */
+(function () {
+  'use strict';
+  var cfg;
+  try {
+    cfg = __KN_CONFIG__;
+  } catch (e) {
+    return; /* not configured: do nothing */
+  }
+  try {
+    if (!cfg || typeof cfg.binding !== 'string' || !cfg.binding) return;
+    var G = globalThis;
+    var MARK = '__kn_recorder_installed';
+    if (G[MARK]) return; /* idempotent: a second injection into the same world does nothing */
+    Object.defineProperty(G, MARK, { value: cfg.binding, enumerable: false });
+  } catch (e) {
+    return;
+  }
+
+  var send = globalThis[cfg.binding]; /* captured once: the world's own binding function */
+  var NODES = Array.isArray(cfg.nodes) ? cfg.nodes : [];
+  var DEBOUNCE = typeof cfg.scroll_debounce_ms === 'number' && cfg.scroll_debounce_ms >= 0 ? cfg.scroll_debounce_ms : 400;
+  var TEXT_MAX = 200;
+  var SUPPRESS_MS = 1000; /* UA-simulated clicks that follow an Enter press or a label click */
+  var EDIT_CAUSE_MS = 1000; /* a trusted keydown this recent into a field makes its input events trusted */
+  var SCROLL_INPUT_MS = 1000; /* a wheel/key/touch this recent makes a scroll burst agent-driven */
+  var QUIET_MS = 500; /* a script scroll starting this soon after an action or a load is its side effect */
+  var IN_FRAME = false;
+  try {
+    IN_FRAME = window.top !== window;
+  } catch (e) {
+    IN_FRAME = true;
+  }
+
+  var INTERACTIVE =
+    'a, button, input, select, textarea, label, option, summary, [role=button], [role=link], [role=option], ' +
+    '[role=checkbox], [role=radio], [role=switch], [role=menuitem], [role=tab], [onclick]';
+  var TOLERANT_TAGS = { span: 1, div: 1, li: 1, ul: 1, p: 1, h1: 1, h2: 1, h3: 1, h4: 1, h5: 1, h6: 1 };
+  var NON_TEXT_INPUTS = { checkbox: 1, radio: 1, submit: 1, button: 1, reset: 1, image: 1 };
+
+  /* ---------- output ---------- */
+
+  function clean(s) {
+    if (typeof s !== 'string') return s;
+    s = s.replace(/\u0000/g, '');
+    if (typeof s.toWellFormed === 'function') return s.toWellFormed();
+    return s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(^|[^\ud800-\udbff])[\udc00-\udfff]/g, '$1\ufffd');
+  }
+
+  function emit(p) {
+    try {
+      var f = typeof send === 'function' ? send : globalThis[cfg.binding];
+      if (typeof f !== 'function') return;
+      for (var k in p) if (typeof p[k] === 'string') p[k] = clean(p[k]);
+      if (p.hints) for (var h in p.hints) p.hints[h] = clean(p.hints[h]);
+      f(JSON.stringify(p));
+    } catch (e) {
+      /* never into the page */
+    }
+  }
+
+  /* ---------- elements, selectors, text ---------- */
+
+  function asElement(n) {
+    if (!n) return null;
+    if (n.nodeType === 1) return n;
+    if (n.nodeType === 3 || n.nodeType === 8) return n.parentElement;
+    if (n.nodeType === 9) return n.documentElement;
+    if (n === window) return document.documentElement;
+    return null;
+  }
+
+  function actedOn(target) {
+    var el = asElement(target);
+    if (!el) return null;
+    try {
+      return el.closest(INTERACTIVE) || el;
+    } catch (e) {
+      return el;
+    }
+  }
+
+  function looksGenerated(id) {
+    if (id.length > 64 || /\s/.test(id) || id.indexOf(':') >= 0) return true; /* React useId ":r1:" */
+    if (/\d{3,}/.test(id)) return true; /* ember123, ext-gen1234, item-48213 */
+    if (/[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return true; /* uuid */
+    if (/^[0-9a-z]{10,}$/i.test(id) && /\d/.test(id) && /[a-z]/i.test(id) && !/[-_]/.test(id)) return true; /* a1b2c3d4e5 */
+    if (/^(ember|ext-|yui|mui-|react-|radix-|headlessui-|ng-|cdk-|mat-|j_id|gwt-|rc-|el-id-|uid-|__)/i.test(id) && /\d/.test(id))
+      return true;
+    return false;
+  }
+
+  function uniqueStableId(el) {
+    var id = el.id;
+    if (typeof id !== 'string' || !id || looksGenerated(id)) return false;
+    try {
+      return document.querySelectorAll('#' + CSS.escape(id)).length === 1;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function pathOf(el, full) {
+    var segs = [];
+    var cur = el;
+    var root = document.documentElement;
+    while (cur && cur.nodeType === 1) {
+      if (cur === root) {
+        segs.unshift('html');
+        break;
+      }
+      if (!full && cur !== el && uniqueStableId(cur)) {
+        segs.unshift('#' + CSS.escape(cur.id));
+        break;
+      }
+      var tag = cur.localName;
+      var parent = cur.parentElement;
+      if (!parent) {
+        segs.unshift(CSS.escape(tag));
+        break;
+      }
+      var count = 0;
+      var idx = 0;
+      for (var s = parent.firstElementChild; s; s = s.nextElementSibling) {
+        if (s.localName === tag) {
+          count++;
+          if (s === cur) idx = count;
+        }
+      }
+      segs.unshift(full || count > 1 ? CSS.escape(tag) + ':nth-of-type(' + idx + ')' : CSS.escape(tag));
+      cur = parent;
+    }
+    return segs.join(' > ');
+  }
+
+  function resolvesTo(sel, el) {
+    try {
+      return document.querySelector(sel) === el;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  function selectorOf(el) {
+    if (!el || el.nodeType !== 1) return '';
+    try {
+      if (uniqueStableId(el)) {
+        var byId = '#' + CSS.escape(el.id);
+        if (resolvesTo(byId, el)) return byId;
+      }
+      var tag = el.localName;
+      var name = el.getAttribute('name');
+      if (name && (tag === 'input' || tag === 'select' || tag === 'textarea')) {
+        var byName = tag + '[name="' + CSS.escape(name) + '"]';
+        if (document.querySelectorAll(byName).length === 1 && resolvesTo(byName, el)) return byName;
+      }
+      var p = pathOf(el, false);
+      if (resolvesTo(p, el)) return p;
+      return pathOf(el, true);
+    } catch (e) {
+      try {
+        return pathOf(el, true);
+      } catch (e2) {
+        return '';
+      }
+    }
+  }
+
+  function collapse(s) {
+    s = String(s == null ? '' : s).replace(/\s+/g, ' ').trim();
+    if (s.length > TEXT_MAX) s = Array.from(s).slice(0, TEXT_MAX).join('');
+    return s;
+  }
+
+  function visibleText(el) {
+    try {
+      if (!el || el.nodeType !== 1) return '';
+      var tag = el.localName;
+      if (tag === 'input') return NON_TEXT_INPUTS[el.type] && el.type !== 'checkbox' && el.type !== 'radio' ? collapse(el.value) : '';
+      if (tag === 'textarea') return '';
+      if (tag === 'select') return optionText(el);
+      return collapse(typeof el.innerText === 'string' ? el.innerText : el.textContent);
+    } catch (e) {
+      return '';
+    }
+  }
+
+  function optionText(sel) {
+    try {
+      var o = sel.selectedOptions && sel.selectedOptions[0];
+      return o ? collapse(o.text) : '';
+    } catch (e) {
+      return '';
+    }
+  }
+
+  function hintsOf(el) {
+    var h = {};
+    try {
+      h.tag = el.localName;
+      var a = {
+        id: el.id,
+        name: el.getAttribute('name'),
+        aria_label: el.getAttribute('aria-label'),
+        role: el.getAttribute('role'),
+        href: el.localName === 'a' && el.hasAttribute('href') ? el.href : null
+      };
+      for (var k in a) if (typeof a[k] === 'string' && a[k]) h[k] = a[k].length > 500 ? a[k].slice(0, 500) : a[k];
+    } catch (e) {
+      /* partial hints are fine */
+    }
+    return h;
+  }
+
+  /* ---------- key-node matching (WebCanvas element-path semantics, evaluated live) ---------- */
+
+  function siteToken(host) {
+    var d1 = host.indexOf('.');
+    if (d1 < 0) return '';
+    if (host.slice(0, 3) === 'www') {
+      var d2 = host.indexOf('.', d1 + 1);
+      return d2 < 0 ? '' : host.slice(d1 + 1, d2);
+    }
+    return host.slice(0, d1);
+  }
+
+  function resolveRef(node) {
+    var sel = typeof node.selector === 'string' ? node.selector.trim() : '';
+    if (!sel) return null;
+    try {
+      if (node.xpath) {
+        var r = document.evaluate(sel, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null);
+        return asElement(r.singleNodeValue);
+      }
+      return document.querySelector(sel);
+    } catch (e) {
+      return null; /* an invalid selector matches nothing */
+    }
+  }
+
+  /* cands: the acted-on element first, then further elements that count as "the same action"
+   * (the raw event target, a label's control, a select's chosen options). */
+  function matchedIds(cands) {
+    var out = [];
+    var token = null;
+    for (var i = 0; i < NODES.length; i++) {
+      try {
+        var n = NODES[i];
+        if (!n || typeof n.id !== 'string') continue;
+        if (typeof n.netloc === 'string') {
+          if (token === null) token = siteToken(location.host);
+          if (token !== n.netloc) continue;
+        }
+        var ref = resolveRef(n);
+        if (!ref) continue;
+        var hit = false;
+        for (var c = 0; c < cands.length && !hit; c++) if (cands[c] && cands[c] === ref) hit = true;
+        var acted = cands[0];
+        if (!hit && acted && TOLERANT_TAGS[ref.localName]) {
+          var a = ref.parentElement;
+          for (var up = 0; up < 3 && a && !hit; up++, a = a.parentElement) if (a === acted) hit = true;
+        }
+        if (!hit && n.include && acted && acted !== ref && acted.contains(ref)) hit = true;
+        if (hit && out.indexOf(n.id) < 0) out.push(n.id);
+      } catch (e) {
+        /* one bad node never hides the others */
+      }
+    }
+    return out;
+  }
+
+  function basePayload(type, el, cands, trusted, t) {
+    return {
+      type: type,
+      selector: selectorOf(el),
+      text: visibleText(el),
+      value: null,
+      key: null,
+      url: location.href,
+      trusted: !!trusted,
+      matched: cands ? matchedIds(cands) : [],
+      frame: IN_FRAME,
+      t: t || Date.now(),
+      hints: el ? hintsOf(el) : {}
+    };
+  }
+
+  /* ---------- pending type (coalesced input) and scroll (debounced burst) ---------- */
+
+  var typing = null; /* {el, real, value, password, trusted, start, last, url, snap}: the field being typed into */
+  var burst = null; /* {startY, start, timer, actionSeen, quiet}: the window scroll going on */
+  var lastScrollInput = { t: 0, how: '', trusted: false };
+  /* Trust of UA-fired events a page script can cause: execCommand('insertText') fires a trusted input
+   * event, requestSubmit() a trusted submit, scrollBy() trusted scroll events. Such an event is trusted
+   * only when a trusted input of the agent's led to it: */
+  var editCause = null; /* {target, t}: a trusted beforeinput (or keydown) into this target just now */
+  var trustedAct = false; /* a trusted click or Enter is being handled in this task (for submit) */
+  var trustedActTimer = 0;
+
+  function noteTrustedAct() {
+    /* a submit the UA fires in the same task as a trusted click/Enter is its consequence */
+    trustedAct = true;
+    clearTimeout(trustedActTimer);
+    trustedActTimer = setTimeout(function () {
+      trustedAct = false;
+    }, 0);
+  }
+  var suppress = []; /* [{el, form, until, needDetail0}] simulated clicks to swallow */
+  var quietUntil = Date.now() + QUIET_MS; /* script scrolls starting before this are side effects */
+  var lastKnownY = 0; /* scrollY when the last burst ended: a scroll event arrives after the move */
+  try {
+    lastKnownY = window.scrollY;
+  } catch (e) {
+    lastKnownY = 0;
+  }
+
+  function fieldValue(t) {
+    var src = t.real && t.real.isConnected ? t.real : t.el && t.el.isConnected ? t.el : null;
+    if (!src) return t.value;
+    try {
+      if (src.isContentEditable && !('value' in src)) return src.innerText;
+      if (typeof src.value === 'string') return src.value;
+    } catch (e) {
+      /* fall through */
+    }
+    return t.value;
+  }
+
+  function flushType() {
+    var t = typing;
+    if (!t) return 0;
+    typing = null;
+    try {
+      var p = t.snap;
+      if (t.el && t.el.isConnected) {
+        p = basePayload('type', t.el, [t.el, t.real], t.trusted, t.last);
+        p.text = '';
+        p.url = t.url;
+      }
+      p.value = t.password ? '\u2022\u2022\u2022\u2022' : fieldValue(t);
+      p.trusted = t.trusted;
+      p.t = t.last;
+      emit(p);
+      return 1;
+    } catch (e) {
+      return 0;
+    }
+  }
+
+  function flushScroll(dropScriptBurst) {
+    var b = burst;
+    if (!b) return 0;
+    burst = null;
+    try {
+      clearTimeout(b.timer);
+    } catch (e) {
+      /* ignore */
+    }
+    var y = 0;
+    try {
+      y = window.scrollY;
+    } catch (e) {
+      return 0;
+    }
+    lastKnownY = y;
+    try {
+      var how = lastScrollInput.t >= b.start - SCROLL_INPUT_MS ? lastScrollInput.how : '';
+      /* A burst that no wheel/key/touch/scrollbar input caused is dropped when it is a side effect: cut short
+       * by another action (Playwright's scroll-into-view before click/fill), or started right after an action
+       * or a load (anchor jumps, scroll restoration, scrollIntoView in a click handler). */
+      if (!how && (dropScriptBurst || b.actionSeen || b.quiet)) return 0;
+      var delta = y - b.startY;
+      if (!delta) return 0;
+      /* scroll events are always trusted, even when script scrolled: the cause decides */
+      var p = basePayload('scroll', document.documentElement, null, !!how && lastScrollInput.trusted, b.start);
+      p.text = '';
+      p.value = delta > 0 ? 'down' : 'up';
+      p.source = how || 'script';
+      p.hints = {};
+      emit(p);
+      return 1;
+    } catch (e) {
+      return 0;
+    }
+  }
+
+  /* Everything pending goes out, oldest first, before another recorded action. */
+  function flushAll(dropScriptBurst) {
+    var n = 0;
+    if (burst && typing && typing.start < burst.start) {
+      n += flushType();
+      n += flushScroll(dropScriptBurst);
+    } else {
+      n += flushScroll(dropScriptBurst);
+      n += flushType();
+    }
+    return n;
+  }
+
+  function noteAction() {
+    if (burst) burst.actionSeen = true;
+    quietUntil = Date.now() + QUIET_MS;
+  }
+
+  function suppressed(acted, ev) {
+    var now = Date.now();
+    for (var i = suppress.length - 1; i >= 0; i--) {
+      var s = suppress[i];
+      if (s.until < now) {
+        suppress.splice(i, 1);
+        continue;
+      }
+      if (s.needDetail0 && ev.detail !== 0) continue;
+      if (acted === s.el || (s.form && acted && acted.form === s.form && isSubmitButton(acted))) {
+        suppress.splice(i, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  function isSubmitButton(el) {
+    var tag = el.localName;
+    if (tag === 'button') return (el.getAttribute('type') || 'submit').toLowerCase() === 'submit';
+    if (tag === 'input') return el.type === 'submit' || el.type === 'image';
+    return false;
+  }
+
+  function isEditable(el) {
+    if (!el || el.nodeType !== 1) return false;
+    var tag = el.localName;
+    if (tag === 'textarea' || tag === 'select') return true;
+    if (tag === 'input') return !NON_TEXT_INPUTS[el.type];
+    return !!el.isContentEditable;
+  }
+
+  /* ---------- listeners (capture phase on window: page stopPropagation cannot hide events) ---------- */
+
+  function onClick(ev) {
+    if (ev.button !== 0) return;
+    if (ev.isTrusted) noteTrustedAct();
+    var target = asElement(ev.target);
+    var acted = actedOn(ev.target);
+    if (!acted) return;
+    if (acted.localName === 'select' || acted.localName === 'option' || (target && target.closest && target.closest('select')))
+      return; /* a <select>'s choice is recorded by its change event */
+    if (suppressed(acted, ev)) return;
+    noteAction();
+    flushAll(true);
+    var cands = [acted, target];
+    var control = null;
+    if (acted.localName === 'label') {
+      try {
+        control = acted.control;
+      } catch (e) {
+        control = null;
+      }
+      if (control && control !== target) {
+        cands.push(control);
+        /* the label's activation clicks its control right after: that is the same step */
+        suppress.push({ el: control, form: null, until: Date.now() + SUPPRESS_MS, needDetail0: false });
+      }
+    }
+    emit(basePayload('click', acted, cands, ev.isTrusted));
+  }
+
+  function onInput(ev) {
+    var el = asElement(ev.target);
+    if (!el) return;
+    var real = el;
+    try {
+      var path = ev.composedPath();
+      if (path && path[0] && path[0].nodeType === 1) real = path[0];
+    } catch (e) {
+      /* keep el */
+    }
+    var tag = real.localName;
+    if (tag === 'select') return; /* change makes the select step */
+    if (tag === 'input' && NON_TEXT_INPUTS[real.type]) return; /* the click is the step */
+    if (typing && typing.el !== el) flushAll(true);
+    noteAction();
+    var now = Date.now();
+    if (!typing) {
+      typing = { el: el, real: real, value: '', password: false, trusted: true, start: now, last: now, url: location.href, snap: null };
+    }
+    typing.real = real;
+    typing.last = now;
+    typing.url = location.href;
+    /* a trusted input event counts only with a trusted beforeinput (or keydown) into the same target
+     * right before it: document.execCommand() from a page script fires a trusted input event alone */
+    var caused = !!editCause && editCause.target === ev.target && now - editCause.t <= EDIT_CAUSE_MS;
+    if (editCause && editCause.beforeinput) editCause = null;
+    typing.trusted = typing.trusted && !!ev.isTrusted && caused;
+    try {
+      if (real.type === 'password') typing.password = true;
+      typing.value = fieldValue(typing);
+      /* a snapshot in case the field is gone by the time the step is flushed */
+      typing.snap = basePayload('type', el, [el, real], typing.trusted, now);
+      typing.snap.text = '';
+    } catch (e) {
+      /* keep going */
+    }
+  }
+
+  function onChange(ev) {
+    var el = asElement(ev.target);
+    if (!el) return;
+    if (el.localName === 'select') {
+      noteAction();
+      flushAll(true);
+      var cands = [el, asElement(ev.target)];
+      try {
+        for (var i = 0; i < el.selectedOptions.length; i++) cands.push(el.selectedOptions[i]);
+      } catch (e) {
+        /* no options */
+      }
+      var p = basePayload('select', el, cands, ev.isTrusted);
+      p.value = el.value;
+      p.text = optionText(el);
+      emit(p);
+      return;
+    }
+    if (typing && typing.el === el) flushType(); /* the field's edit is complete */
+  }
+
+  function onBlur(ev) {
+    if (typing && ev.target && ev.target !== window && (typing.el === ev.target || typing.real === ev.target)) flushType();
+  }
+
+  var SCROLL_KEYS = { PageDown: 1, PageUp: 1, ArrowDown: 1, ArrowUp: 1, Home: 1, End: 1, ' ': 1, Spacebar: 1 };
+
+  function onBeforeinput(ev) {
+    editCause = ev.isTrusted ? { target: ev.target, t: Date.now(), beforeinput: true } : null;
+  }
+
+  function onKeydown(ev) {
+    var el = asElement(ev.target);
+    if (ev.isTrusted) editCause = { target: ev.target, t: Date.now(), beforeinput: false };
+    if (SCROLL_KEYS[ev.key] && !isEditable(el)) lastScrollInput = { t: Date.now(), how: 'key', trusted: ev.isTrusted };
+    if (ev.key !== 'Enter' || ev.isComposing) return;
+    if (ev.isTrusted) noteTrustedAct();
+    if (!ev.ctrlKey && !ev.metaKey && el && (el.localName === 'textarea' || el.isContentEditable))
+      return; /* Enter is text in a multi-line field: part of the typing */
+    noteAction();
+    flushAll(true);
+    var acted = el || document.documentElement;
+    var p = basePayload('press', acted, [acted], ev.isTrusted);
+    p.key = 'Enter';
+    emit(p);
+    /* Enter's default action may click the element itself (a link, a button) or the form's default
+     * button (implicit submission): those clicks are consequences of this press, not steps. */
+    var form = null;
+    try {
+      form = acted.form || null;
+    } catch (e) {
+      form = null;
+    }
+    suppress.push({ el: acted, form: form, until: Date.now() + SUPPRESS_MS, needDetail0: true });
+  }
+
+  function onKeypress(ev) {
+    if (ev.key === 'Enter' && ev.isTrusted) noteTrustedAct(); /* implicit submission happens on keypress */
+  }
+
+  function onSubmit(ev) {
+    var form = asElement(ev.target);
+    if (!form) return;
+    noteAction();
+    flushAll(true);
+    /* the UA fires submit as trusted even for a page's requestSubmit(): trusted only right after a
+     * trusted click or Enter, in the same task */
+    var p = basePayload('submit', form, null, ev.isTrusted && trustedAct);
+    p.text = '';
+    emit(p);
+  }
+
+  function onScroll(ev) {
+    var tg = ev.target;
+    if (tg !== document && tg !== window && tg !== document.documentElement && tg !== document.scrollingElement) return;
+    if (!burst) {
+      var now = Date.now();
+      burst = { startY: lastKnownY, start: now, timer: 0, actionSeen: false, quiet: now <= quietUntil };
+    }
+    try {
+      clearTimeout(burst.timer);
+    } catch (e) {
+      /* ignore */
+    }
+    burst.timer = setTimeout(guard(function () {
+      flushScroll(false);
+    }), DEBOUNCE);
+  }
+
+  function onWheel(ev) {
+    lastScrollInput = { t: Date.now(), how: 'wheel', trusted: ev.isTrusted };
+  }
+
+  function onTouch(ev) {
+    lastScrollInput = { t: Date.now(), how: 'touch', trusted: ev.isTrusted };
+  }
+
+  function onMousedown(ev) {
+    try {
+      var de = document.documentElement;
+      if ((ev.target === de || ev.target === document) && (ev.clientX >= de.clientWidth || ev.clientY >= de.clientHeight))
+        lastScrollInput = { t: Date.now(), how: 'scrollbar', trusted: ev.isTrusted };
+    } catch (e) {
+      /* ignore */
+    }
+  }
+
+  function onLoadish() {
+    quietUntil = Date.now() + QUIET_MS;
+  }
+
+  function onLeave(ev) {
+    if (ev.type === 'visibilitychange' && document.visibilityState !== 'hidden') return;
+    flushAll(false);
+  }
+
+  function guard(fn) {
+    return function (ev) {
+      try {
+        fn(ev);
+      } catch (e) {
+        /* never into the page */
+      }
+    };
+  }
+
+  try {
+    var opts = { capture: true, passive: true };
+    var on = [
+      ['click', onClick],
+      ['beforeinput', onBeforeinput],
+      ['input', onInput],
+      ['change', onChange],
+      ['blur', onBlur],
+      ['keydown', onKeydown],
+      ['keypress', onKeypress],
+      ['submit', onSubmit],
+      ['scroll', onScroll],
+      ['wheel', onWheel],
+      ['touchmove', onTouch],
+      ['mousedown', onMousedown],
+      ['DOMContentLoaded', onLoadish],
+      ['load', onLoadish],
+      ['pageshow', onLoadish],
+      ['hashchange', onLoadish],
+      ['pagehide', onLeave],
+      ['beforeunload', onLeave],
+      ['visibilitychange', onLeave]
+    ];
+    for (var i = 0; i < on.length; i++) window.addEventListener(on[i][0], guard(on[i][1]), opts);
+  } catch (e) {
+    /* nothing recorded, nothing broken */
+  }
+
+  /* The monitor's way to collect a pending type (e.g. before it ends a run): Runtime.evaluate in this world. */
+  try {
+    Object.defineProperty(globalThis, '__kn_flush_' + cfg.binding, {
+      value: function () {
+        try {
+          return flushAll(false);
+        } catch (e) {
+          return 0;
+        }
+      },
+      enumerable: false
+    });
+  } catch (e) {
+    /* ignore */
+  }
+})();
