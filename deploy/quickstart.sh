@@ -11,13 +11,17 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages=(build-essential cmake pkg-config libwebsockets-dev libcurl4-openssl-dev libpcre2-dev
   libyaml-dev libpq-dev libjansson-dev libcmocka-dev postgresql chromium clang
-  libclang-rt-14-dev libfuzzer-14-dev nodejs npm)
+  libclang-rt-14-dev libfuzzer-14-dev)
 
 install_packages() {
   local missing=()
   for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
   done
+  # Node.js may come from elsewhere than Debian (this machine kind ships v20 with npm 11):
+  # install Debian's only when there is none
+  command -v node >/dev/null 2>&1 || missing+=(nodejs)
+  command -v npm >/dev/null 2>&1 || missing+=(npm)
   if ((${#missing[@]})); then
     echo "quickstart: installing ${missing[*]}" >&2
     local sudo=""
@@ -38,8 +42,10 @@ demo)
   install_packages
   build build/release -DCMAKE_BUILD_TYPE=Release -DKN_TESTS=OFF
   kn=build/release/services/cli/keynode
+  deploy/demo.sh "$kn"
   tasks="$shared/data/mind2web-live/mind2web-live_test_20241024.json"
-  echo "== keynode validate (the Mind2Web-Live test split)"
+  echo
+  echo "== keynode validate: the Mind2Web-Live test split, as published"
   "$kn" validate "$tasks"
   echo
   echo "== keynode score: the bundled example runs against the Mind2Web-Live test tasks"

@@ -143,6 +143,7 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	}
 	json_t *tr = json_object_get(j, "trusted");
 	ev->trusted = json_is_boolean(tr) ? json_is_true(tr) : -1;
+	ev->frame = json_is_true(json_object_get(j, "frame"));
 	return 0;
 }
 
@@ -343,6 +344,8 @@ int kn_traj_write_event(FILE *f, const kn_event *ev)
 	}
 	if (ev->trusted >= 0)
 		bad |= json_object_set_new(j, "trusted", json_boolean(ev->trusted));
+	if (ev->frame)
+		bad |= json_object_set_new(j, "frame", json_true());
 	if (bad) { /* json_string refuses invalid UTF-8 */
 		json_decref(j);
 		return KN_EINVAL;

@@ -85,67 +85,84 @@ static int list_runs(const char *path, char ***out, size_t *n)
 	return 0;
 }
 
-static void print_row(int format, const kn_eval *ev, const char *run)
+struct row {
+	kn_eval *ev;
+	char *run;
+};
+
+/* One result per line; table columns as wide as their longest cell. */
+static void print_rows(int format, const struct row *rows, size_t n)
 {
-	const kn_task *t = kn_eval_task(ev);
-	const char *status = kn_status_name(kn_eval_status(ev));
+	int wt = 4, wr = 3;
+	for (size_t i = 0; i < n; i++) {
+		int lt = (int)strlen(kn_eval_task(rows[i].ev)->id), lr = (int)strlen(rows[i].run);
+		wt = lt > wt ? lt : wt;
+		wr = lr > wr ? lr : wr;
+	}
 	if (format == OUT_CSV)
-		printf("%s,%s,%s,%d,%g,%zu,%.4f,%s,%.4f\n", t->id, run, status, kn_eval_steps(ev),
-		       kn_eval_reached(ev), kn_eval_total(ev), kn_eval_score(ev),
-		       kn_eval_completed(ev) ? "true" : "false", kn_eval_efficiency(ev));
-	else
-		printf("%-10s %-16s %-11s %5d %7.2f %5zu %6.3f %10.3f\n", t->id, run, status,
-		       kn_eval_steps(ev), kn_eval_reached(ev), kn_eval_total(ev), kn_eval_score(ev),
-		       kn_eval_efficiency(ev));
+		puts("task,run,status,steps,reached,total,score,completion,efficiency");
+	else if (format == OUT_TABLE)
+		printf("%-*s  %-*s  %-11s %5s %7s %5s %6s %10s\n", wt, "TASK", wr, "RUN", "STATUS", "STEPS",
+		       "REACHED", "TOTAL", "SCORE", "EFFICIENCY");
+	for (size_t i = 0; i < n; i++) {
+		const kn_eval *ev = rows[i].ev;
+		const char *id = kn_eval_task(ev)->id, *status = kn_status_name(kn_eval_status(ev));
+		if (format == OUT_JSON) {
+			if (i)
+				fputs(",\n", stdout);
+			kn_eval_write_result(ev, rows[i].run, stdout);
+		} else if (format == OUT_CSV) {
+			printf("%s,%s,%s,%d,%g,%zu,%.4f,%s,%.4f\n", id, rows[i].run, status, kn_eval_steps(ev),
+			       kn_eval_reached(ev), kn_eval_total(ev), kn_eval_score(ev),
+			       kn_eval_completed(ev) ? "true" : "false", kn_eval_efficiency(ev));
+		} else {
+			printf("%-*s  %-*s  %-11s %5d %7.2f %5zu %6.3f %10.3f\n", wt, id, wr, rows[i].run,
+			       status, kn_eval_steps(ev), kn_eval_reached(ev), kn_eval_total(ev),
+			       kn_eval_score(ev), kn_eval_efficiency(ev));
+		}
+	}
 }
 
-/* Score one trajectory file; prints its row/result. Returns 0, or 1 when it could not be scored. */
-static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts *eo, int format,
-                     const char *outdir, kn_summary *sum, int *first)
+/* Score one trajectory file into *row. Returns 0, or 1 when it could not be scored (said why). */
+static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts *eo,
+                     const char *outdir, struct row *row)
 {
 	kn_traj_header hdr;
 	kn_event *events;
 	size_t n;
 	kn_err err = {0};
+	row->ev = NULL;
+	row->run = NULL;
 	if (kn_traj_read_file(file, &hdr, &events, &n, &err) != 0) {
 		fprintf(stderr, "keynode score: %s\n", err.msg);
 		return 1;
 	}
 	int rc = 1;
-	kn_eval *ev = NULL;
 	const kn_task *task = kn_taskset_find(set, hdr.task);
 	if (!task) {
 		fprintf(stderr, "keynode score: %s: task '%s' is not in %s\n", file, hdr.task, set->source);
 		goto out;
 	}
-	if (kn_eval_new(&ev, task, eo) != 0) {
+	if (kn_eval_new(&row->ev, task, eo) != 0) {
 		fprintf(stderr, "keynode score: out of memory\n");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (kn_eval_feed(ev, &events[i], &err) < 0)
+		if (kn_eval_feed(row->ev, &events[i], &err) < 0)
 			fprintf(stderr, "keynode score: %s: event %zu: %s\n", file, i + 1, err.msg);
-	kn_summary_add(sum, ev);
-	if (format == OUT_JSON) {
-		if (!*first)
-			fputs(",\n", stdout);
-		kn_eval_write_result(ev, hdr.run, stdout);
-	} else {
-		print_row(format, ev, hdr.run);
-	}
-	*first = 0;
 	if (outdir) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s.json", outdir, hdr.run);
 		FILE *f = strchr(hdr.run, '/') ? NULL : fopen(path, "w");
-		if (!f || kn_eval_write_result(ev, hdr.run, f) != 0)
+		if (!f || kn_eval_write_result(row->ev, hdr.run, f) != 0)
 			fprintf(stderr, "keynode score: cannot write %s\n", path);
 		if (f)
 			fclose(f);
 	}
+	row->run = hdr.run;
+	hdr.run = NULL;
 	rc = 0;
 out:
-	kn_eval_free(ev);
 	kn_traj_events_free(events, n);
 	kn_traj_header_clear(&hdr);
 	return rc;
@@ -206,19 +223,25 @@ int kn_cmd_score(int argc, char **argv)
 	}
 	kn_summary sum;
 	kn_summary_init(&sum);
-	if (format == OUT_JSON)
-		fputs("{\"results\": [\n", stdout);
-	else if (format == OUT_CSV)
-		puts("task,run,status,steps,reached,total,score,completion,efficiency");
-	else
-		printf("%-10s %-16s %-11s %5s %7s %5s %6s %10s\n", "TASK", "RUN", "STATUS", "STEPS",
-		       "REACHED", "TOTAL", "SCORE", "EFFICIENCY");
-	int failed = 0, first = 1;
+	struct row *rows = calloc(nf ? nf : 1, sizeof *rows);
+	size_t nr = 0;
+	int failed = !rows;
 	for (size_t i = 0; i < nf; i++) {
-		failed |= score_one(files[i], set, &eo, format, outdir, &sum, &first);
+		if (rows && score_one(files[i], set, &eo, outdir, &rows[nr]) == 0)
+			kn_summary_add(&sum, rows[nr++].ev);
+		else
+			failed = 1;
 		free(files[i]);
 	}
 	free(files);
+	if (format == OUT_JSON)
+		fputs("{\"results\": [\n", stdout);
+	print_rows(format, rows, nr);
+	for (size_t i = 0; i < nr; i++) {
+		kn_eval_free(rows[i].ev);
+		free(rows[i].run);
+	}
+	free(rows);
 	kn_summary_finish(&sum);
 	if (format == OUT_JSON) {
 		printf("],\n\"summary\": {\"tasks\": %zu, \"key_node_completion_rate\": %.17g, "

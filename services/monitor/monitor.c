@@ -371,6 +371,21 @@ static void detach_tab(kn_monitor *m, const char *session)
 		}
 }
 
+/* A navigation the page session did not report (one that committed while we were still enabling
+ * its events) found out later: emit it now, before anything that happened on that page. */
+static void missed_navigation(kn_monitor *m, struct tab *t, const char *url)
+{
+	size_t base = strcspn(url, "#");
+	int same_doc = t->url && strncmp(t->url, url, base) == 0 && strcspn(t->url, "#") == base;
+	char *copy = strdup(url); /* url may be t->info_url, which navigated() leaves alone */
+	kn_cdp_timer_cancel(t->info_timer);
+	t->info_timer = NULL;
+	set_str(&t->info_url, NULL);
+	if (copy)
+		navigated(m, t, copy, same_doc, "fragment");
+	free(copy);
+}
+
 static void on_binding(kn_monitor *m, struct tab *t, json_t *params)
 {
 	const char *name = sget(params, "name");
@@ -389,26 +404,20 @@ static void on_binding(kn_monitor *m, struct tab *t, json_t *params)
 	ev.tab = t->id;
 	if (!ev.url)
 		ev.url = t->url;
+	else if (!ev.frame && (!t->url || strcmp(ev.url, t->url) != 0))
+		missed_navigation(m, t, ev.url); /* the page is somewhere we were not told of: say so first */
 	emit(m, &ev);
 	kn_event_clear(&ev);
 }
 
-/* The safety net for navigations the page session did not report (one that committed while we
- * were still enabling its events): the browser's target URL changed and, a moment later, no
- * navigation event has brought the tab there. */
+/* The safety net: the browser's target URL changed and, a moment later, no navigation event has
+ * brought the tab there. */
 static void info_url_check(void *ud)
 {
 	struct tab *t = ud;
 	t->info_timer = NULL;
-	if (t->info_url && (!t->url || strcmp(t->url, t->info_url) != 0) && !t->m->end_reason) {
-		size_t base = strcspn(t->info_url, "#");
-		int same_doc = t->url && strncmp(t->url, t->info_url, base) == 0 &&
-		               strcspn(t->url, "#") == base;
-		char *url = t->info_url;
-		t->info_url = NULL;
-		navigated(t->m, t, url, same_doc, "fragment");
-		free(url);
-	}
+	if (t->info_url && (!t->url || strcmp(t->url, t->info_url) != 0) && !t->m->end_reason)
+		missed_navigation(t->m, t, t->info_url);
 	set_str(&t->info_url, NULL);
 }
 

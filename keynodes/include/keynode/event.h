@@ -26,6 +26,7 @@ typedef struct kn_event {
 	const char *const *matched; /* key-node ids matched live; NULL when the field is absent */
 	size_t n_matched;
 	int trusted;                /* 1 trusted, 0 untrusted, -1 unknown */
+	int frame;                  /* 1 when the action happened in a child frame ("frame": true) */
 	void *owned_;               /* parse storage */
 } kn_event;
 
