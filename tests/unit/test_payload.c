@@ -1,0 +1,115 @@
+/* test_payload.c — the monitor's page boundary: recorder payload decoding (only the recorder's
+ * actions; navigations, answers and tabs cannot be claimed by a page; size cap) and the recorder
+ * source built for a task (binding and element key nodes filled in, nothing else). */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "monitor.h"
+
+static int decode(const char *p, kn_event *ev, kn_err *err)
+{
+	return kn_monitor_decode_payload(ev, p, strlen(p), err);
+}
+
+static void test_accepts_actions(void **state)
+{
+	(void)state;
+	kn_event ev;
+	kn_err err = {0};
+	assert_int_equal(decode("{\"type\":\"click\",\"selector\":\"#add\",\"text\":\"Add\",\"value\":null,"
+	                        "\"key\":null,\"url\":\"http://h/p\",\"trusted\":true,\"matched\":[\"k1\",\"k3\"],"
+	                        "\"frame\":false,\"t\":1795396154000,\"hints\":{\"tag\":\"button\"}}", &ev, &err), 0);
+	assert_int_equal(ev.type, KN_EV_CLICK);
+	assert_string_equal(ev.selector, "#add");
+	assert_string_equal(ev.url, "http://h/p");
+	assert_int_equal(ev.n_matched, 2);
+	assert_string_equal(ev.matched[1], "k3");
+	assert_int_equal(ev.trusted, 1);
+	assert_int_equal(ev.frame, 0);
+	assert_null(ev.tab);
+	assert_true(ev.t == 0); /* the page's clock is not the run's */
+	kn_event_clear(&ev);
+	const char *ok[] = {"type", "select", "submit", "press", "scroll"};
+	for (size_t i = 0; i < 5; i++) {
+		char p[128];
+		snprintf(p, sizeof p, "{\"type\":\"%s\",\"frame\":true,\"how\":\"goto\",\"tab\":\"T9\"}", ok[i]);
+		assert_int_equal(decode(p, &ev, &err), 0);
+		assert_int_equal(ev.frame, 1);
+		assert_null(ev.how); /* causes and tabs come from the browser, not the page */
+		assert_null(ev.tab);
+		kn_event_clear(&ev);
+	}
+}
+
+static void test_refuses(void **state)
+{
+	(void)state;
+	kn_event ev;
+	kn_err err = {0};
+	const char *bad[] = {
+		"{\"type\":\"navigate\",\"url\":\"http://evil/\",\"how\":\"goto\"}",
+		"{\"type\":\"answer\",\"text\":\"42\"}",
+		"{\"type\":\"tab_open\"}",
+		"{\"type\":\"tab_close\"}",
+		"{\"type\":\"hover\"}",
+		"{\"selector\":\"#a\"}",
+		"{\"type\":\"click\",\"matched\":\"k1\"}",
+		"{\"type\":\"click\",\"selector\":5}",
+		"[1,2]",
+		"\"click\"",
+		"{\"type\":\"click\",",
+		"",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		err.msg[0] = '\0';
+		int rc = decode(bad[i], &ev, &err);
+		if (rc == 0 || !err.msg[0])
+			fail_msg("accepted or silent on %s", bad[i]);
+	}
+	size_t big = 300 * 1024;
+	char *p = malloc(big + 64);
+	assert_non_null(p);
+	strcpy(p, "{\"type\":\"type\",\"value\":\"");
+	memset(p + strlen(p), 'x', big);
+	strcpy(p + 24 + big, "\"}");
+	assert_int_equal(kn_monitor_decode_payload(&ev, p, strlen(p), &err), KN_ELIMIT);
+	free(p);
+}
+
+static void test_recorder_source(void **state)
+{
+	(void)state;
+	const char *doc =
+		"[{\"index\": 1, \"task\": \"t\", \"evaluation\": ["
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"/x\"}},"
+		"{\"match_function_name\": \"element_path_exactly_match\", \"method\": \"xpath\", \"content\": {\"reference_answer\": \"//button[1]\", \"netloc\": \"shop\"}},"
+		"{\"match_function_name\": \"element_value_exactly_match\", \"content\": {\"reference_answer\": \"9\", \"path\": \"#size \"}}]}]";
+	kn_taskset *set;
+	kn_err err = {0};
+	assert_int_equal(kn_taskset_load_buffer(&set, doc, strlen(doc), "t.json", NULL, &err), 0);
+	char *src = NULL;
+	assert_int_equal(kn_monitor_recorder_source(&src, &set->tasks[0], "kn_b_0123"), 0);
+	assert_null(strstr(src, "__KN_CONFIG__"));
+	assert_non_null(strstr(src, "\"binding\":\"kn_b_0123\""));
+	assert_non_null(strstr(src, "{\"id\":\"k2\",\"target\":\"element_path\",\"selector\":\"//button[1]\",\"xpath\":true,\"netloc\":\"shop\",\"include\":false}"));
+	assert_non_null(strstr(src, "{\"id\":\"k3\",\"target\":\"element_value\",\"selector\":\"#size \""));
+	assert_null(strstr(src, "\"id\":\"k1\"")); /* URL nodes are not the page's business */
+	free(src);
+	kn_taskset_free(set);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_accepts_actions),
+		cmocka_unit_test(test_refuses),
+		cmocka_unit_test(test_recorder_source),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
