@@ -5,12 +5,14 @@
  * ourselves rather than through an lws mount so that each refusal is ours to decide and to test:
  * a ".." segment or a backslash is 403 before the file system is touched, hidden files are 404,
  * and the resolved real path must still lie under the served directory (403 otherwise, which
- * also catches symlinks leading out). Files go out with lws_serve_http_file; our own answers
- * (the 404 page, 403, 405, the slash redirect) are written as headers plus a body sent from
- * LWS_CALLBACK_HTTP_WRITEABLE. Stopping is driven by a flag a signal handler sets and a 100 ms
- * lws_sul timer polls, because no lws call is async-signal-safe. lws's own log lines are routed
- * into our `level=… component=lws` format; while the vhost is being created they are kept
- * instead, so a bind failure becomes one error message rather than a burst of lws lines. */
+ * also catches symlinks leading out); kn_sites_resolve_path / kn_sites_resolve do this mapping
+ * as functions of (root, path) alone, so that a fuzz target can hold them to it. Files go out
+ * with lws_serve_http_file; our own answers (the 404 page, 403, 405, the slash redirect) are
+ * written as headers plus a body sent from LWS_CALLBACK_HTTP_WRITEABLE. Stopping is driven by a
+ * flag a signal handler sets and a 100 ms lws_sul timer polls, because no lws call is
+ * async-signal-safe. lws's own log lines are routed into our `level=… component=lws` format;
+ * while the vhost is being created they are kept instead, so a bind failure becomes one error
+ * message rather than a burst of lws lines. */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include <errno.h>
 #include <limits.h>
@@ -30,13 +32,11 @@
 
 #define SITES_TICK_US (100 * LWS_US_PER_MS)
 #define SITES_MAX_PAGE (256u * 1024u) /* cap on the 404 page read from DIR/404.html */
-#define SITES_MAX_PATH 2048           /* longer request paths are answered 404 */
 
 struct kn_sites {
 	struct lws_context *ctx;
 	struct lws_vhost *vh;
 	char *root; /* realpath of the served directory */
-	size_t root_len;
 	int port;
 	int csp, log_requests;
 	char *page404; /* DIR/404.html, or NULL for the built-in page */
@@ -232,20 +232,32 @@ static int write_body(struct lws *wsi, struct pss *pss)
 
 /* --- path resolution ----------------------------------------------------------------------- */
 
-/* Check the decoded request path segment by segment: 403 for "." / ".." / a backslash (an
- * attempt to leave or confuse the tree), 404 for hidden names, 0 when it may be looked up. */
+/* Length of root without trailing slashes ("/" gives 0: request paths bring their own). */
+static size_t root_length(const char *root)
+{
+	size_t n = strlen(root);
+	while (n && root[n - 1] == '/')
+		n--;
+	return n;
+}
+
+/* Check the decoded request path segment by segment: KN_EINVAL for "." / ".." / a backslash
+ * (an attempt to leave or confuse the tree), KN_ENOTFOUND for hidden names and control
+ * characters (no served file has them; a Location header must never carry them), 0 when it may
+ * be looked up. The first offending segment decides. */
 static int check_segments(const char *path)
 {
-	if (path[0] != '/' || strlen(path) > SITES_MAX_PATH)
-		return 404;
 	if (strchr(path, '\\'))
-		return 403;
+		return KN_EINVAL;
+	for (const unsigned char *c = (const unsigned char *)path; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return KN_ENOTFOUND;
 	for (const char *seg = path + 1; *seg;) {
 		size_t n = strcspn(seg, "/");
 		if ((n == 1 && seg[0] == '.') || (n == 2 && seg[0] == '.' && seg[1] == '.'))
-			return 403;
+			return KN_EINVAL;
 		if (n > 0 && seg[0] == '.')
-			return 404;
+			return KN_ENOTFOUND;
 		seg += n;
 		if (*seg == '/')
 			seg++;
@@ -253,32 +265,68 @@ static int check_segments(const char *path)
 	return 0;
 }
 
-/* Map a request path to a file. Returns 200 with *file set (the caller frees it), 301 with
- * *file set to the redirect target (the path plus "/"), or 403 / 404. */
-static int resolve(const kn_sites *s, const char *path, char **file)
+int kn_sites_resolve_path(char *out, size_t cap, const char *root, const char *url_path)
 {
-	*file = NULL;
-	int rc = check_segments(path);
+	if (!out || !root || !url_path)
+		return KN_EINVAL;
+	if (url_path[0] != '/')
+		return KN_ENOTFOUND;
+	size_t pl = strlen(url_path);
+	if (pl > KN_SITES_MAX_PATH)
+		return KN_ELIMIT;
+	int rc = check_segments(url_path);
 	if (rc)
 		return rc;
-	size_t pl = strlen(path);
-	char *fs = malloc(s->root_len + pl + sizeof "index.html");
+	size_t rl = root_length(root);
+	if (rl + pl + 1 > cap)
+		return KN_ELIMIT;
+	memcpy(out, root, rl);
+	memcpy(out + rl, url_path, pl + 1);
+	return 0;
+}
+
+/* 1 when the real path real is root itself or lies below it ("/srv/www2" is not inside
+ * "/srv/www"). rl is root_length(root). */
+static int inside_root(const char *real, const char *root, size_t rl)
+{
+	if (strncmp(real, root, rl) != 0)
+		return 0;
+	return real[rl] == '/' || (rl > 0 && real[rl] == '\0');
+}
+
+int kn_sites_resolve(char **out, int *redirect, const char *root, const char *url_path)
+{
+	if (!out || !redirect || !root || !url_path)
+		return KN_EINVAL;
+	*out = NULL;
+	*redirect = 0;
+	size_t pl = strlen(url_path);
+	if (pl > KN_SITES_MAX_PATH)
+		return KN_ELIMIT;
+	size_t rl = root_length(root);
+	size_t cap = rl + pl + sizeof "index.html";
+	char *fs = malloc(cap);
 	if (!fs)
-		return 404;
-	memcpy(fs, s->root, s->root_len);
-	memcpy(fs + s->root_len, path, pl + 1);
+		return KN_ENOMEM;
+	int rc = kn_sites_resolve_path(fs, cap, root, url_path);
+	if (rc) {
+		free(fs);
+		return rc;
+	}
 	struct stat st;
 	if (stat(fs, &st) != 0)
 		goto missing;
 	if (S_ISDIR(st.st_mode)) {
-		if (path[pl - 1] != '/') {
-			/* the redirect target is the request path itself plus the slash */
-			memcpy(fs, path, pl);
-			memcpy(fs + pl, "/", 2);
-			*file = fs;
-			return 301;
+		if (url_path[pl - 1] != '/') {
+			/* The Location is the request path plus the slash, with one leading slash: "//host"
+			 * would send the browser to another host. */
+			const char *rest = url_path + strspn(url_path, "/");
+			snprintf(fs, cap, "/%s/", rest);
+			*out = fs;
+			*redirect = 1;
+			return 0;
 		}
-		strcat(fs, "index.html");
+		memcpy(fs + rl + pl, "index.html", sizeof "index.html");
 		if (stat(fs, &st) != 0)
 			goto missing;
 	}
@@ -288,17 +336,16 @@ static int resolve(const kn_sites *s, const char *path, char **file)
 	char *real = realpath(fs, NULL);
 	free(fs);
 	if (!real)
-		return 404;
-	if (strncmp(real, s->root, s->root_len) != 0 ||
-	    (real[s->root_len] != '/' && s->root_len > 1)) {
+		return errno == ENOMEM ? KN_ENOMEM : KN_ENOTFOUND;
+	if (!inside_root(real, root, rl)) {
 		free(real);
-		return 403;
+		return KN_EINVAL;
 	}
-	*file = real;
-	return 200;
+	*out = real;
+	return 0;
 missing:
 	free(fs);
-	return 404;
+	return KN_ENOTFOUND;
 }
 
 /* --- the lws protocol ---------------------------------------------------------------------- */
@@ -314,7 +361,9 @@ static int handle_request(kn_sites *s, struct lws *wsi, struct pss *pss, const c
 		               sizeof body_405 - 1, NULL);
 	}
 	char *file;
-	int status = resolve(s, path, &file);
+	int redirect;
+	int res = kn_sites_resolve(&file, &redirect, s->root, path);
+	int status = res == KN_EINVAL ? 403 : res ? 404 : redirect ? 301 : 200;
 	log_request(s, method, path, status);
 	if (status == 301) {
 		int rc = respond(s, wsi, pss, head, HTTP_STATUS_MOVED_PERMANENTLY, body_301,
@@ -441,9 +490,6 @@ int kn_sites_new(kn_sites **out, const kn_sites_opts *opts, kn_err *err)
 		kn_sites_free(s);
 		return kn_err_set(err, KN_ENOTFOUND, "%s: not a directory", opts->dir);
 	}
-	s->root_len = strlen(s->root);
-	if (s->root_len == 1) /* "/": request paths already start with the slash */
-		s->root_len = 0;
 	s->csp = opts->csp;
 	s->log_requests = opts->log_requests;
 	load_404(s);

@@ -11,6 +11,7 @@
 #define KEYNODE_SITES_H
 
 #include <signal.h>
+#include <stddef.h>
 
 #include "keynode/error.h"
 
@@ -41,5 +42,31 @@ int kn_sites_run(kn_sites *s, volatile sig_atomic_t *stop);
 
 /* Close the listener and every connection. NULL is a no-op. */
 void kn_sites_free(kn_sites *s);
+
+/* --- request path → file (pure functions; the server uses them, fuzz_sites_path tests them) ---
+ * url_path is the path as lws hands it over: percent-decoded, without the query, untrusted.
+ * root is the served directory as realpath gives it: absolute, no symlinks, no trailing slash
+ * ("/" itself is allowed; trailing slashes are ignored). The errors map to the HTTP answer:
+ * KN_EINVAL → 403, KN_ENOTFOUND / KN_ELIMIT / KN_ENOMEM → 404. */
+
+/* Longest url_path that is looked up; longer ones are KN_ELIMIT (404). */
+#define KN_SITES_MAX_PATH 2048
+
+/* The lexical half, no file system: checks url_path and writes root + url_path into out (cap
+ * bytes, NUL included), a name that lies inside root — no "." or ".." segment, no backslash.
+ * 0; KN_EINVAL when url_path tries to leave or confuse the tree (a "." or ".." segment, a
+ * backslash); KN_ENOTFOUND when it does not start with '/', names a hidden file (a segment
+ * starting with '.') or holds a control character; KN_ELIMIT when it is longer than
+ * KN_SITES_MAX_PATH or out is too small. out holds a string only after 0. */
+int kn_sites_resolve_path(char *out, size_t cap, const char *root, const char *url_path);
+
+/* The whole mapping, file system included. 0 with *redirect = 0: *out is the real path of a
+ * regular file inside root (what url_path names, or its index.html when url_path ends in '/'
+ * and names a directory). 0 with *redirect = 1: url_path names a directory without its trailing
+ * slash and *out is the Location to answer with (url_path plus "/", starting with exactly one
+ * '/'). *out is the caller's (free) after 0 and NULL otherwise. Errors as kn_sites_resolve_path,
+ * plus KN_EINVAL when the real path leaves root (a symlink leading out), KN_ENOTFOUND when there
+ * is nothing, or nothing regular, at that name, KN_ENOMEM. */
+int kn_sites_resolve(char **out, int *redirect, const char *root, const char *url_path);
 
 #endif

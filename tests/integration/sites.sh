@@ -2,16 +2,25 @@
 # sites.sh — `keynode sites` end to end: serves tests/sites on a free port, checks what curl sees
 # (status codes, MIME types, the 404 page, HEAD, refused path traversal, the CSP header, port in
 # use, SIGTERM shutdown), then loads pages in a real headless Chromium and checks that their
-# JavaScript rendered (search results, forum listing, help-centre search). When playwright-core
-# and PyYAML are available it also runs every task's reference steps (tests/sites/reference-run.js)
-# and checks, with `keynode score`, that each key node is reached at the step README.md states
-# (playwright-core: tests/integration/node/node_modules as recorder.sh installs it, or NODE_PATH).
+# JavaScript rendered (search results, forum listing, help-centre search), and finally runs every
+# task's reference steps with Playwright (tests/sites/reference-run.js) and checks, with
+# `keynode score`, that each key node is reached at the step README.md states.
+# Needs curl, Chromium ($KN_CHROMIUM or /usr/lib/chromium/chromium), node and the pinned npm packages
+# (playwright-core, yaml: node/ensure.sh installs them); a missing one is a failure, never a skip.
 # Only 127.0.0.1; every process started here is stopped by PID, even on failure.
 # usage: sites.sh KEYNODE_BIN REPO_DIR
 set -uo pipefail
 kn=$1 repo=$2
 sites=$repo/tests/sites
-chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
+export KN_CHROMIUM=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
+chromium=$KN_CHROMIUM
+if ! command -v curl >/dev/null 2>&1; then
+  echo "FAIL curl not found (apt-get install curl)"
+  exit 1
+fi
+"$repo/tests/integration/node/ensure.sh" || exit 1
+# reference-run.js (in tests/sites) and the YAML conversion below load their packages from here
+export NODE_PATH=$repo/tests/integration/node/node_modules${NODE_PATH:+:$NODE_PATH}
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -79,6 +88,8 @@ fetch "GET /shop/ (index.html)" "$base/shop/" 200 "text/html"
 has "shop home" "$tmp/body" 'id="search-form"'
 fetch "GET /shop redirects" "$base/shop" 301
 has "redirect location" "$tmp/hdr" "location: /shop/"
+fetch "GET //shop redirects on this host" "$base//shop" 301
+has "redirect never to //host" "$tmp/hdr" "location: /shop/"
 fetch "GET /shop/search.html?q=" "$base/shop/search.html?q=red+running+shoes" 200 "text/html"
 fetch "MIME .js" "$base/shop/js/search.js" 200 "text/javascript"
 fetch "MIME .css" "$base/shop/css/shop.css" 200 "text/css"
@@ -176,40 +187,37 @@ dump() {
   kill "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null
   [ $rc = 0 ] && [ -s "$tmp/dom" ] && ok "chromium $1" || { fail "chromium $1: exit $rc"; tail -5 "$tmp/chromium.err"; }
 }
-if [ -x "$chromium" ]; then
-  dump "shop search" "$base/shop/search.html?q=red+running+shoes"
-  has "results rendered" "$tmp/dom" '<a class="product-link" href="/shop/item.html?id=3">Red Runner</a>'
-  has "results: first match" "$tmp/dom" '<a class="product-link" href="/shop/item.html?id=2">Tempo Racer</a>'
-  has "result count" "$tmp/dom" '2 products'
-  hasnt "socks are not shoes" "$tmp/dom" 'Ridge Runner Socks'
-  has "query kept in the box" "$tmp/dom" '<title>red running shoes — Search — Trailhead Outfitters</title>'
-  dump "shop item" "$base/shop/item.html?id=3"
-  has "item sizes rendered" "$tmp/dom" '<option value="9">US 9</option>'
-  has "item colours rendered" "$tmp/dom" 'id="colour-red"'
-  dump "forum listing" "$base/forum/"
-  has "forum posts rendered" "$tmp/dom" 'id="post-3"'
-  dump "help-centre search" "$base/spa/kb.html?q=refund+damaged"
-  has "kb results rendered" "$tmp/dom" 'Refunds for damaged or faulty items'
-else
-  echo "skip chromium checks: no $chromium"
-fi
+dump "shop search" "$base/shop/search.html?q=red+running+shoes"
+has "results rendered" "$tmp/dom" '<a class="product-link" href="/shop/item.html?id=3">Red Runner</a>'
+has "results: first match" "$tmp/dom" '<a class="product-link" href="/shop/item.html?id=2">Tempo Racer</a>'
+has "result count" "$tmp/dom" '2 products'
+hasnt "socks are not shoes" "$tmp/dom" 'Ridge Runner Socks'
+has "query kept in the box" "$tmp/dom" '<title>red running shoes — Search — Trailhead Outfitters</title>'
+dump "shop item" "$base/shop/item.html?id=3"
+has "item sizes rendered" "$tmp/dom" '<option value="9">US 9</option>'
+has "item colours rendered" "$tmp/dom" 'id="colour-red"'
+dump "forum listing" "$base/forum/"
+has "forum posts rendered" "$tmp/dom" 'id="post-3"'
+dump "help-centre search" "$base/spa/kb.html?q=refund+damaged"
+has "kb results rendered" "$tmp/dom" 'Refunds for damaged or faulty items'
 
-# --- reference workflows, scored (when playwright-core and PyYAML are at hand) ---
-# playwright-core: the copy recorder.sh installs into tests/integration/node (npm ci), or NODE_PATH
-export NODE_PATH=$repo/tests/integration/node/node_modules${NODE_PATH:+:$NODE_PATH}
-if [ -x "$chromium" ] && (cd "$sites" && node -e "require.resolve('playwright-core')") 2>/dev/null &&
-   python3 -c "import yaml" 2>/dev/null; then
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/tasks.yaml" >"$tmp/tasks.yaml"
-  python3 -c "import json, sys, yaml; json.dump(yaml.safe_load(open(sys.argv[1])), open(sys.argv[2], 'w'))" \
-    "$tmp/tasks.yaml" "$tmp/tasks.json"
-  mkdir -p "$tmp/runs"
-  node "$sites/reference-run.js" "$tmp/tasks.json" "$tmp/runs" &
-  rpid=$!; pids+=("$rpid")
-  wait "$rpid" && ok "reference steps ran" || fail "reference steps ran"
-  "$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/runs" --json >"$tmp/score.json" 2>"$tmp/err" ||
-    { fail "score reference runs"; cat "$tmp/err"; }
-  # task: node@step … — the default-mode table of tests/sites/README.md
-  python3 - "$tmp/score.json" <<'PY' || fails=$((fails+1))
+# --- reference workflows, scored ---
+sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/tasks.yaml" >"$tmp/tasks.yaml"
+# reference-run.js reads JSON: the npm `yaml` package converts (YAML 1.2; same result as PyYAML here)
+node -e '
+  const fs = require("fs"), YAML = require("yaml");
+  const doc = YAML.parseDocument(fs.readFileSync(process.argv[1], "utf8"));
+  if (doc.errors.length) { console.error(String(doc.errors[0])); process.exit(1); }
+  fs.writeFileSync(process.argv[2], JSON.stringify(doc.toJS()));' "$tmp/tasks.yaml" "$tmp/tasks.json" &&
+  ok "tasks.yaml to JSON" || fail "tasks.yaml to JSON"
+mkdir -p "$tmp/runs"
+node "$sites/reference-run.js" "$tmp/tasks.json" "$tmp/runs" &
+rpid=$!; pids+=("$rpid")
+wait "$rpid" && ok "reference steps ran" || fail "reference steps ran"
+"$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/runs" --json >"$tmp/score.json" 2>"$tmp/err" ||
+  { fail "score reference runs"; cat "$tmp/err"; }
+# task: node@step … — the default-mode table of tests/sites/README.md
+python3 - "$tmp/score.json" <<'PY' || fails=$((fails+1))
 import json, sys
 want = {
   "shop-red-runner-cart": "search@3 query@3 product@4 size@5 add@6",
@@ -234,10 +242,6 @@ for task, nodes in want.items():
         print("FAIL scored %s: %s (%s), want %s" % (task, have, r and r["status"], nodes))
 sys.exit(1 if bad else 0)
 PY
-else
-  echo "skip reference workflows: needs chromium, playwright-core (tests/integration/node, see recorder.sh)" \
-       "and python3-yaml"
-fi
 
 if [ $fails -ne 0 ]; then
   echo "$fails failure(s); server log:"; cat "$tmp/plain.log"

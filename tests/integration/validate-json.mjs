@@ -1,34 +1,35 @@
 // Validates keynode's documents against the JSON Schemas in schemas/ (driven by tests/integration/schemas.sh).
 //
-//   node validate-json.mjs REPO SHARED [SCORE_OUTPUT.json]
+//   node validate-json.mjs REPO SHARED SCORE_OUTPUT.json
 //
 // Positive checks: the Mind2Web-Live files and the conformance tasks (mind2web-live.schema.json), every line of the
 // conformance and bundled trajectories (trajectory.schema.json; line 1 must be a header, the rest events with
 // non-decreasing t), every YAML task file under tests/data (task.schema.json), tests/data/schema-valid/*, and the
-// optional `keynode score --json` output (score-output.schema.json). Negative checks: every file in
+// `keynode score --json` output (score-output.schema.json). Negative checks: every file in
 // tests/data/schema-invalid/ must be rejected. Also checks that every property in every schema has a description.
-// Needs ajv, ajv-formats and yaml from npm, looked up in $KN_NPM_CACHE/node_modules (schemas.sh installs them).
+// Needs ajv, ajv-formats and yaml from tests/integration/node/node_modules (node/ensure.sh installs them).
 // Exits 0 when everything passed, 1 otherwise, 2 on usage/environment errors.
 
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const [repo, shared, scoreOutput] = process.argv.slice(2);
-if (!repo || !shared) {
-  console.error('usage: node validate-json.mjs REPO SHARED [SCORE_OUTPUT.json]');
+if (!repo || !shared || !scoreOutput) {
+  console.error('usage: node validate-json.mjs REPO SHARED SCORE_OUTPUT.json');
   process.exit(2);
 }
-const cache = process.env.KN_NPM_CACHE || path.join(os.homedir(), '.cache', 'keynode-npm');
+const nodeDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node');
 let Ajv2020, addFormats, YAML;
 try {
-  const require = createRequire(path.join(path.resolve(cache), 'package.json'));
+  const require = createRequire(path.join(nodeDir, 'package.json'));
   Ajv2020 = require('ajv/dist/2020').default;
   addFormats = require('ajv-formats').default;
   YAML = require('yaml');
 } catch (e) {
-  console.error(`validate-json: cannot load ajv/ajv-formats/yaml from ${cache}/node_modules: ${e.message}`);
+  console.error(`validate-json: cannot load ajv/ajv-formats/yaml from ${nodeDir}/node_modules ` +
+                `(run tests/integration/node/ensure.sh): ${e.message}`);
   process.exit(2);
 }
 
@@ -190,7 +191,7 @@ for (const f of yamlFiles) {
   // Format is detected from content (INTERFACES.md section 1): other YAML (configs, site fixtures) is not ours here.
   const isTask = doc && typeof doc === 'object' && !Array.isArray(doc) &&
                  ('tasks' in doc || 'key_nodes' in doc || 'intent' in doc);
-  if (!isTask) { console.log(`skip ${rel(f)} (not a task file)`); continue; }
+  if (!isTask) { ok(rel(f), 'parses; not a task file, so no task schema'); continue; }
   taskFiles++;
   expectValid('task', f);
 }
@@ -203,7 +204,7 @@ for (const f of listFiles(special[1], (p) => !p.endsWith('.md'))) {
   expectValid(kind, f);
 }
 
-if (scoreOutput) expectValid('score-output', scoreOutput, '`keynode score --json` output');
+expectValid('score-output', scoreOutput, '`keynode score --json` output');
 
 // --- negative checks -------------------------------------------------------------------------------------------
 const invalid = listFiles(special[0], (p) => !p.endsWith('.md'));
