@@ -10,8 +10,8 @@ shared=${KN_SHARED_DIR:-$(cd "$here/.." && pwd)/shared}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 packages=(build-essential cmake pkg-config libwebsockets-dev libcurl4-openssl-dev libpcre2-dev
-  libyaml-dev libpq-dev libjansson-dev libcmocka-dev postgresql chromium clang
-  libclang-rt-14-dev libfuzzer-14-dev)
+  libyaml-dev libpq-dev libjansson-dev libcmocka-dev libstemmer-dev postgresql chromium clang
+  libclang-rt-14-dev libfuzzer-14-dev curl jq)
 
 install_packages() {
   local missing=()

@@ -97,7 +97,7 @@ int kn_eval_new(kn_eval **out, const kn_task *task, const kn_eval_opts *opts)
 	if (!ev->opts.semantic)
 		ev->opts.semantic = kn_semantic_offline();
 	if (ev->opts.threshold <= 0)
-		ev->opts.threshold = 0.7;
+		ev->opts.threshold = KN_SEMANTIC_THRESHOLD;
 	ev->n = task->n_keynodes;
 	if (ev->n && !(ev->nodes = calloc(ev->n, sizeof *ev->nodes))) {
 		free(ev);

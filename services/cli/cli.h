@@ -3,7 +3,10 @@
 #ifndef KEYNODE_CLI_H
 #define KEYNODE_CLI_H
 
+#include <stdio.h>
+
 #include "keynode/eval.h"
+#include "llm.h"
 
 enum { KN_EXIT_OK = 0, KN_EXIT_FAIL = 1, KN_EXIT_USAGE = 2 };
 
@@ -25,5 +28,61 @@ int kn_cli_usage_error(const char *cmd, const char *fmt, ...)
 int kn_cli_parse_mode(kn_eval_opts *opts, const char *mode);
 int kn_cli_parse_threshold(kn_eval_opts *opts, const char *text);
 int kn_cli_parse_int(int *out, const char *text);
+
+/* The semantic judge options match, score and watch share (semantic_opts.c): append
+ * KN_CLI_SEMANTIC_LONGOPTS to the getopt_long table and KN_CLI_SEMANTIC_HELP to the help, hand
+ * unknown option codes to kn_cli_semantic_option, then kn_cli_semantic_open once parsed. */
+enum {
+	KN_CLI_OPT_SEMANTIC = 0x1000, KN_CLI_OPT_LLM_URL, KN_CLI_OPT_LLM_MODEL, KN_CLI_OPT_LLM_KEY_ENV,
+	KN_CLI_OPT_LLM_TIMEOUT, KN_CLI_OPT_LLM_PRICE, KN_CLI_OPT_VERDICT_CACHE
+};
+#define KN_CLI_SEMANTIC_LONGOPTS                                                                  \
+	{"semantic", required_argument, NULL, KN_CLI_OPT_SEMANTIC},                                  \
+	{"llm-url", required_argument, NULL, KN_CLI_OPT_LLM_URL},                                    \
+	{"llm-model", required_argument, NULL, KN_CLI_OPT_LLM_MODEL},                                \
+	{"llm-key-env", required_argument, NULL, KN_CLI_OPT_LLM_KEY_ENV},                            \
+	{"llm-timeout", required_argument, NULL, KN_CLI_OPT_LLM_TIMEOUT},                            \
+	{"llm-price", required_argument, NULL, KN_CLI_OPT_LLM_PRICE},                                \
+	{"verdict-cache", required_argument, NULL, KN_CLI_OPT_VERDICT_CACHE}
+#define KN_CLI_SEMANTIC_HELP                                                                      \
+	"semantic judge (semantic key nodes):\n"                                                     \
+	"  --semantic B       offline (default: token overlap, no network) or llm (any\n"             \
+	"                     OpenAI-compatible chat completions endpoint; services/llm/README.md)\n" \
+	"  --llm-url URL      endpoint base, e.g. http://127.0.0.1:8080 (POST URL/v1/chat/completions)\n" \
+	"  --llm-model NAME   model name sent in each request\n"                                      \
+	"  --llm-key-env VAR  environment variable holding the API key (default OPENAI_API_KEY; when\n" \
+	"                     that default is unset no key is sent, as local servers need none)\n"    \
+	"  --llm-timeout MS   per-request timeout in milliseconds (default 30000); 3 retries with\n"  \
+	"                     backoff on connection errors, 5xx and 429 (Retry-After honoured)\n"     \
+	"  --llm-price P[,C]  USD per 1000 prompt [and completion] tokens, to report the cost\n"      \
+	"  --verdict-cache F  verdict cache file (JSON Lines; default\n"                              \
+	"                     ~/.cache/keynode/verdicts.jsonl, \"off\" for none): a cached\n"         \
+	"                     (model, rule, input) makes no request\n"
+
+typedef struct kn_cli_semantic {
+	int llm;                                /* --semantic llm */
+	const char *url, *model, *key_env, *cache, *llm_flag;
+	long timeout_ms;
+	double price_prompt, price_completion;
+	kn_llm *client;
+	kn_verdict_file *verdicts;
+} kn_cli_semantic;
+
+/* Take option c with its argument: 1 when it was one of ours, 0 when not, -1 on a bad value
+ * (said on stderr as a usage error of cmd). */
+int kn_cli_semantic_option(kn_cli_semantic *s, const char *cmd, int c, const char *arg);
+
+/* Check the options and build the judge into eo->semantic (offline: left NULL). log gets the
+ * client's warnings (retries, cache). Returns KN_EXIT_OK, or KN_EXIT_USAGE having said why. */
+int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log);
+void kn_cli_semantic_close(kn_cli_semantic *s);
+
+/* The LLM usage as one line on f ("llm usage: …"), nothing for the offline judge; reached is the
+ * sum of reached key nodes, for usd_efficiency (< 0: not shown). */
+void kn_cli_semantic_report(kn_cli_semantic *s, FILE *f, double reached);
+
+/* The same as a JSON object on f ({"backend": "llm", "model": …, "requests": …, "usd": …}), or
+ * {"backend": "offline"}. */
+void kn_cli_semantic_json(kn_cli_semantic *s, FILE *f, double reached);
 
 #endif

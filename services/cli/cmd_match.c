@@ -9,16 +9,20 @@
 static const char help[] =
 	"usage: keynode match --target url|element_value|answer --matcher exact|include|semantic|regex\n"
 	"                     --expect TEXT [--key PARAM] --value TEXT [--mode default|webcanvas]\n"
-	"                     [--threshold X]\n"
+	"                     [--threshold X] [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Prints {\"score\": x, \"match\": bool} for one comparison, with the rules of a real run:\n"
 	"  url            --value is a URL; with --key, that query parameter's first value (decoded);\n"
 	"                 else include/semantic see host+path+#fragment, exact the whole URL (decoded)\n"
 	"  element_value  --value is the typed value or clicked text (case-sensitive)\n"
 	"  answer         --value is the agent's answer (exact/include compare lower-cased)\n"
-	"Semantic uses the offline judge; in default mode it matches at --threshold (0.7).\n"
+	"Semantic uses the offline judge unless --semantic llm; in default mode it matches at\n"
+	"--threshold (0.7), in webcanvas mode any score above 0 counts.\n"
 	"\n"
-	"exit: 0 match, 1 no match, 2 usage error\n";
+	KN_CLI_SEMANTIC_HELP
+	"\n"
+	"exit: 0 match, 1 no match, 2 usage error or the judge failed (LLM unreachable, timed out,\n"
+	"malformed answer)\n";
 
 int kn_cmd_match(int argc, char **argv)
 {
@@ -27,11 +31,12 @@ int kn_cmd_match(int argc, char **argv)
 		{"expect", required_argument, NULL, 'e'}, {"key", required_argument, NULL, 'k'},
 		{"value", required_argument, NULL, 'v'},  {"mode", required_argument, NULL, 'M'},
 		{"threshold", required_argument, NULL, 'T'}, {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+		KN_CLI_SEMANTIC_LONGOPTS, {NULL, 0, NULL, 0}};
 	const char *target = NULL, *matcher = NULL, *expect = NULL, *key = NULL, *value = NULL;
 	kn_eval_opts eo = {0};
 	eo.step_limit = -1;
-	int c;
+	kn_cli_semantic so = {0};
+	int c, r;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': target = optarg; break;
@@ -48,7 +53,10 @@ int kn_cmd_match(int argc, char **argv)
 				return kn_cli_usage_error("match", "--threshold must be in (0, 1]");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
-		default: return kn_cli_usage_error("match", "bad option");
+		default:
+			if ((r = kn_cli_semantic_option(&so, "match", c, optarg)) > 0)
+				break;
+			return r < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("match", "bad option");
 		}
 	}
 	if (!target || !matcher || !expect || !value)
@@ -84,6 +92,8 @@ int kn_cmd_match(int argc, char **argv)
 	if (m == 4)
 		return kn_cli_usage_error("match", "--matcher must be exact, include, semantic or regex");
 	kn.matcher = (kn_matcher)m;
+	if (kn_cli_semantic_open(&so, "match", &eo, stderr) != KN_EXIT_OK)
+		return KN_EXIT_USAGE;
 
 	int rc = KN_EXIT_USAGE;
 	kn_err err = {0};
@@ -112,5 +122,6 @@ int kn_cmd_match(int argc, char **argv)
 out:
 	kn_eval_free(eval);
 	kn_keynode_clear(&kn);
+	kn_cli_semantic_close(&so);
 	return rc;
 }

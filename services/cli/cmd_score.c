@@ -12,6 +12,7 @@
 static const char help[] =
 	"usage: keynode score --tasks TASKFILE --runs FILE|DIR [--json|--csv] [--mode default|webcanvas]\n"
 	"                     [--threshold X] [--step-limit N] [--out DIR]\n"
+	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Score recorded runs against a task set. A run is a JSONL trajectory whose header names its task\n"
 	"(INTERFACES.md §2); DIR means every *.jsonl file in it, in name order.\n"
@@ -28,9 +29,14 @@ static const char help[] =
 	"                     (the default), -1 = none\n"
 	"  --out DIR          also write each run result to DIR/<run>.json\n"
 	"\n"
+	KN_CLI_SEMANTIC_HELP
+	"\n"
 	"summary keys: key_node_completion_rate, average_step_score_rate, task_success_rate,\n"
-	"task_near_success_rate, efficiency_score, tasks (over the runs scored)\n"
-	"exit: 0 every run scored, 1 a run could not be scored (bad trajectory, unknown task), 2 usage\n";
+	"task_near_success_rate, efficiency_score, tasks (over the runs scored). With --semantic llm the\n"
+	"table ends with the LLM usage (judgements, cache hits, requests, tokens, cost) and --json has\n"
+	"it as \"semantic\": {...}.\n"
+	"exit: 0 every run scored, 1 a run could not be scored (bad trajectory, unknown task, a semantic\n"
+	"judgement failed), 2 usage\n";
 
 enum { OUT_TABLE, OUT_JSON, OUT_CSV };
 
@@ -123,9 +129,10 @@ static void print_rows(int format, const struct row *rows, size_t n)
 	}
 }
 
-/* Score one trajectory file into *row. Returns 0, or 1 when it could not be scored (said why). */
+/* Score one trajectory file into *row. Returns 0, or 1 when it could not be scored (said why).
+ * An event the semantic judge failed on adds to *judge_failures (the run is still scored). */
 static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts *eo,
-                     const char *outdir, struct row *row)
+                     const char *outdir, struct row *row, size_t *judge_failures)
 {
 	kn_traj_header hdr;
 	kn_event *events;
@@ -148,8 +155,10 @@ static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (kn_eval_feed(row->ev, &events[i], &err) < 0)
+		if (kn_eval_feed(row->ev, &events[i], &err) < 0) {
 			fprintf(stderr, "keynode score: %s: event %zu: %s\n", file, i + 1, err.msg);
+			(*judge_failures)++;
+		}
 	if (outdir) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s.json", outdir, hdr.run);
@@ -175,10 +184,12 @@ int kn_cmd_score(int argc, char **argv)
 		{"json", no_argument, NULL, 'j'},         {"csv", no_argument, NULL, 'c'},
 		{"mode", required_argument, NULL, 'm'},   {"threshold", required_argument, NULL, 'T'},
 		{"step-limit", required_argument, NULL, 'L'}, {"out", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'},         KN_CLI_SEMANTIC_LONGOPTS,
+		{NULL, 0, NULL, 0}};
 	const char *tasks = NULL, *runs = NULL, *outdir = NULL;
-	int format = OUT_TABLE, c;
+	int format = OUT_TABLE, c, r;
 	kn_eval_opts eo = {0};
+	kn_cli_semantic so = {0};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 't': tasks = optarg; break;
@@ -199,7 +210,10 @@ int kn_cmd_score(int argc, char **argv)
 				return kn_cli_usage_error("score", "--step-limit must be an integer ≥ -1");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
-		default: return kn_cli_usage_error("score", "bad option");
+		default:
+			if ((r = kn_cli_semantic_option(&so, "score", c, optarg)) > 0)
+				break;
+			return r < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("score", "bad option");
 		}
 	}
 	if (!tasks || !runs)
@@ -209,25 +223,30 @@ int kn_cmd_score(int argc, char **argv)
 
 	kn_taskset *set;
 	kn_err err = {0};
-	int r = kn_taskset_load_file(&set, tasks, NULL, &err);
+	r = kn_taskset_load_file(&set, tasks, NULL, &err);
 	if (r != 0) {
 		fprintf(stderr, "keynode score: %s\n", err.msg);
 		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
+	}
+	if (kn_cli_semantic_open(&so, "score", &eo, stderr) != KN_EXIT_OK) {
+		kn_taskset_free(set);
+		return KN_EXIT_USAGE;
 	}
 	char **files;
 	size_t nf;
 	if (list_runs(runs, &files, &nf) != 0) {
 		kn_taskset_free(set);
+		kn_cli_semantic_close(&so);
 		fprintf(stderr, "keynode score: cannot read runs from %s\n", runs);
 		return KN_EXIT_USAGE;
 	}
 	kn_summary sum;
 	kn_summary_init(&sum);
 	struct row *rows = calloc(nf ? nf : 1, sizeof *rows);
-	size_t nr = 0;
+	size_t nr = 0, judge_failures = 0;
 	int failed = !rows;
 	for (size_t i = 0; i < nf; i++) {
-		if (rows && score_one(files[i], set, &eo, outdir, &rows[nr]) == 0)
+		if (rows && score_one(files[i], set, &eo, outdir, &rows[nr], &judge_failures) == 0)
 			kn_summary_add(&sum, rows[nr++].ev);
 		else
 			failed = 1;
@@ -246,9 +265,14 @@ int kn_cmd_score(int argc, char **argv)
 	if (format == OUT_JSON) {
 		printf("],\n\"summary\": {\"tasks\": %zu, \"key_node_completion_rate\": %.17g, "
 		       "\"average_step_score_rate\": %.17g, \"task_success_rate\": %.17g, "
-		       "\"task_near_success_rate\": %.17g, \"efficiency_score\": %.17g}}\n",
+		       "\"task_near_success_rate\": %.17g, \"efficiency_score\": %.17g}",
 		       sum.tasks, sum.key_node_completion_rate, sum.average_step_score_rate,
 		       sum.task_success_rate, sum.task_near_success_rate, sum.efficiency_score);
+		if (so.client) {
+			fputs(",\n\"semantic\": ", stdout);
+			kn_cli_semantic_json(&so, stdout, sum.sum_reached);
+		}
+		fputs("}\n", stdout);
 	} else if (format == OUT_TABLE) {
 		printf("\nsummary over %zu runs (mode %s):\n", sum.tasks,
 		       eo.mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default");
@@ -257,7 +281,14 @@ int kn_cmd_score(int argc, char **argv)
 		       "  efficiency_score          %.4f\n",
 		       sum.key_node_completion_rate, sum.average_step_score_rate, sum.task_success_rate,
 		       sum.task_near_success_rate, sum.efficiency_score);
+		kn_cli_semantic_report(&so, stdout, sum.sum_reached);
+	} else {
+		kn_cli_semantic_report(&so, stderr, sum.sum_reached);
 	}
+	if (judge_failures)
+		fprintf(stderr, "keynode score: %zu semantic judgement%s failed; those key nodes were not "
+		        "reached by those events\n", judge_failures, judge_failures == 1 ? "" : "s");
+	kn_cli_semantic_close(&so);
 	kn_taskset_free(set);
-	return failed ? KN_EXIT_FAIL : KN_EXIT_OK;
+	return failed || judge_failures ? KN_EXIT_FAIL : KN_EXIT_OK;
 }

@@ -15,6 +15,7 @@ static const char help[] =
 	"                     --task ID [--out RESULT.json] [--trajectory RUN.jsonl]\n"
 	"                     [--until finished|idle:SECONDS|steps:N] [--mode default|webcanvas]\n"
 	"                     [--threshold X] [--run-id ID] [--answer-file FILE] [--quiet]\n"
+	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Watch an agent working in a running browser and score the task live. keynode attaches to every\n"
 	"tab and popup, records actions in an isolated world the page cannot see, and prints each key\n"
@@ -34,6 +35,8 @@ static const char help[] =
 	"                    (agents report answers outside the browser; `keynode replay\n"
 	"                    --answer-file F` writes there)\n"
 	"  --quiet           no progress lines\n"
+	"\n"
+	KN_CLI_SEMANTIC_HELP
 	"\n"
 	"Ctrl-C ends the run cleanly with a result.\n"
 	"exit: 0 the task was finished, 1 it was not, 2 usage error or browser unreachable/disconnected\n";
@@ -123,11 +126,13 @@ int kn_cmd_watch(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},    {"threshold", required_argument, NULL, 'T'},
 		{"run-id", required_argument, NULL, 'r'},  {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'},          KN_CLI_SEMANTIC_LONGOPTS,
+		{NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *traj = NULL;
 	const char *run_id = NULL, *answers = NULL;
-	int quiet = 0, c;
+	int quiet = 0, c, sr;
 	kn_monitor_opts mo = {0};
+	kn_cli_semantic so = {0};
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': browser = optarg; break;
@@ -151,7 +156,10 @@ int kn_cmd_watch(int argc, char **argv)
 				return kn_cli_usage_error("watch", "--threshold must be in (0, 1]");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
-		default: return kn_cli_usage_error("watch", "bad option");
+		default:
+			if ((sr = kn_cli_semantic_option(&so, "watch", c, optarg)) > 0)
+				break;
+			return sr < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("watch", "bad option");
 		}
 	}
 	if (!browser || !tasks || !task_id)
@@ -175,6 +183,8 @@ int kn_cmd_watch(int argc, char **argv)
 		fprintf(stderr, "keynode watch: task '%s' is not in %s\n", task_id, tasks);
 		goto done;
 	}
+	if (kn_cli_semantic_open(&so, "watch", &mo.eval, stderr) != KN_EXIT_OK)
+		goto done;
 	if (kn_cdp_discover(&ws, browser, 5000, &err) != 0) {
 		fprintf(stderr, "keynode watch: browser unreachable: %s\n", err.msg);
 		goto done;
@@ -220,6 +230,8 @@ int kn_cmd_watch(int argc, char **argv)
 		fprintf(stderr, "keynode watch: cannot write the result to %s\n", out ? out : "stdout");
 	if (of && of != stdout)
 		fclose(of);
+	if (!quiet)
+		kn_cli_semantic_report(&so, stderr, kn_eval_reached(ev));
 	const char *why = kn_monitor_end_reason(w.mon);
 	if (why && strcmp(why, "browser disconnected") == 0) {
 		fprintf(stderr, "keynode watch: browser disconnected\n");
@@ -236,6 +248,7 @@ done:
 	if (w.answers)
 		fclose(w.answers);
 	free(ws);
+	kn_cli_semantic_close(&so);
 	kn_taskset_free(set);
 	return rc;
 }

@@ -61,6 +61,8 @@ static double now_s(void)
 }
 
 /* One log line in the house format. */
+static void mlog(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 static void mlog(const char *level, const char *fmt, ...)
 {
 	va_list ap;
@@ -648,7 +650,8 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 		free(m);
 		return rc;
 	}
-	m->tick = kn_cdp_timer_start(loop, 100, tick, m);
+	if (opts->until_idle_s > 0) /* the tick only watches for idleness: no wakeups otherwise */
+		m->tick = kn_cdp_timer_start(loop, 100, tick, m);
 	*out = m;
 	return 0;
 }

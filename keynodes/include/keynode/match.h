@@ -21,8 +21,20 @@ typedef struct kn_semantic {
 	const char *name; /* "offline", "llm:<model>" */
 } kn_semantic;
 
-/* The built-in offline judge (no network): normalised token overlap. Static storage. */
+/* The default threshold at which a semantic score counts as reached (the evaluator's default,
+ * and what the offline judge is calibrated for: tests/data/semantic/). */
+#define KN_SEMANTIC_THRESHOLD 0.7
+
+/* The built-in offline judge (no network): a weighted overlap of normalised, stemmed tokens with
+ * numbers, units and durations understood (keynodes/README.md). Deterministic and thread-safe.
+ * Static storage. */
 const kn_semantic *kn_semantic_offline(void);
+
+/* The offline judge's score of input against rule (or phrase, when not NULL) as the judge gives
+ * it, and in *out a few lines saying how it came about (tokens of both sides, what matched, the
+ * extra words, any veto). For debugging and calibration; *out is the caller's. */
+int kn_semantic_offline_explain(char **out, double *score, const char *rule, const char *phrase,
+                                const char *input);
 
 /* The target phrase of a rule-style reference ("Decide whether are searching for X" → "X");
  * the reference itself when it has no recognised lead-in. *out is the caller's. */

@@ -1,0 +1,1463 @@
+/* semantic_tokens.c — text → tokens for the offline semantic judge (semantic.c scores them).
+ *
+ * Both sides of a judgement go through the same steps, so whatever is normalised is normalised
+ * symmetrically: (1) for an input, percent- and plus-decoding (twice, as upstream's unquote on an
+ * already-parsed value does); (2) Unicode folding: Latin-1 Supplement and Latin Extended-A letters
+ * lose their accents (é → e, ß → ss, Œ → oe), curly quotes and primes become ' and ", dashes
+ * become -, exotic spaces become spaces, zero-width characters and combining accents vanish,
+ * fullwidth ASCII becomes ASCII, Greek and Cyrillic capitals are lower-cased, other symbols
+ * separate words, € £ ¥ ₹ become currency codes; (3) lexing into words (letters; a possessive
+ * 's dropped, other apostrophes removed: don't → dont; single letters with dots joined:
+ * D.C. → dc), numbers (25,000 → 25000; 2.5) and times (10:30), splitting letters from digits
+ * (ps5 → ps 5); (4) quantities: a number takes a currency ($, USD, euros), a multiplier
+ * (thousand, $25k), a unit (32" = 32 inch = 32in, 10 lbs, 1tb, 50%, 5th), or becomes a duration
+ * (2h58min = 2 hours and 58 minutes = 10680 s) or a time (9 am = 9:00 AM); number words count
+ * (five, twenty five, fifth); (5) words go through a small lexicon (synonyms, spelling variants,
+ * irregular plurals, gender words, classes) and the Snowball English stemmer; (6) US state names
+ * and codes, and a few countries, after a comma or at the end become place qualifiers
+ * (", Texas" = ", TX"). */
+#include <libstemmer.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keynode/error.h"
+#include "keynode/url.h"
+#include "semantic_internal.h"
+
+/* ---- the arena: every string of a token list, freed in one go ---- */
+
+struct kn_semblock {
+	kn_semblock *next;
+	size_t used, cap;
+	char data[];
+};
+
+static char *arena_alloc(kn_semtext *t, size_t n)
+{
+	kn_semblock *b = t->arena;
+	if (!b || b->cap - b->used < n) {
+		size_t cap = n > 4000 ? n : 4000;
+		kn_semblock *nb = malloc(sizeof *nb + cap);
+		if (!nb)
+			return NULL;
+		nb->next = b;
+		nb->used = 0;
+		nb->cap = cap;
+		t->arena = b = nb;
+	}
+	char *p = b->data + b->used;
+	b->used += n;
+	return p;
+}
+
+static const char *arena_strndup(kn_semtext *t, const char *s, size_t n)
+{
+	char *p = arena_alloc(t, n + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* ---- the lexicon ---- */
+
+typedef struct lex_entry {
+	const char *w;     /* the word as folded and lower-cased */
+	const char *canon; /* what it stands for (words separated by spaces), or NULL */
+	unsigned flags;    /* SEM_F_* */
+	unsigned char gender, unit;
+	const char *code;  /* state or country code */
+	int num;           /* number words: the value */
+} lex_entry;
+
+/* Sorted by strcmp (bsearch; test_semantic checks the order). One entry per word with all its
+ * roles: "in" is a stop word, the unit inch after a number ("32in") and Indiana's code. */
+static const lex_entry lexicon[] = {
+	{"a", .flags = SEM_F_STOP},
+	{"about", .flags = SEM_F_STOP},
+	{"accessories", .flags = SEM_F_HEAVY},
+	{"accessory", .flags = SEM_F_HEAVY},
+	{"adapter", .flags = SEM_F_HEAVY},
+	{"adapters", .flags = SEM_F_HEAVY},
+	{"aint", .flags = SEM_F_NEG},
+	{"ak", .code = "ak"},
+	{"al", .flags = SEM_F_AMBIG, .code = "al"},
+	{"alabama", .code = "al"},
+	{"alaska", .code = "ak"},
+	{"all", .flags = SEM_F_STOP},
+	{"aluminium", .canon = "aluminum"},
+	{"am", .unit = U_AM},
+	{"an", .flags = SEM_F_STOP},
+	{"and", .flags = SEM_F_STOP},
+	{"any", .flags = SEM_F_STOP},
+	{"appt", .canon = "appointment"},
+	{"apt", .canon = "apartment"},
+	{"apts", .canon = "apartment"},
+	{"ar", .code = "ar"},
+	{"are", .flags = SEM_F_STOP},
+	{"arent", .flags = SEM_F_NEG},
+	{"arizona", .code = "az"},
+	{"arkansas", .code = "ar"},
+	{"as", .flags = SEM_F_STOP},
+	{"asp", .flags = SEM_F_JUNK},
+	{"aspx", .flags = SEM_F_JUNK},
+	{"at", .flags = SEM_F_STOP},
+	{"attachment", .flags = SEM_F_HEAVY},
+	{"attachments", .flags = SEM_F_HEAVY},
+	{"aud", .unit = U_AUD},
+	{"ave", .canon = "avenue"},
+	{"az", .code = "az"},
+	{"babies", .canon = "baby"},
+	{"baby", .gender = KN_G_BABY},
+	{"bag", .flags = SEM_F_HEAVY},
+	{"bags", .flags = SEM_F_HEAVY},
+	{"barbeque", .canon = "barbecue"},
+	{"batteries", .flags = SEM_F_HEAVY},
+	{"battery", .flags = SEM_F_HEAVY},
+	{"bay", .flags = SEM_F_HEAVY},
+	{"bbq", .canon = "barbecue"},
+	{"bday", .canon = "birthday"},
+	{"be", .flags = SEM_F_STOP},
+	{"beach", .flags = SEM_F_HEAVY},
+	{"been", .flags = SEM_F_STOP},
+	{"billion", .unit = U_E9},
+	{"bldg", .canon = "building"},
+	{"blvd", .canon = "boulevard"},
+	{"bn", .unit = U_E9},
+	{"bottle", .flags = SEM_F_GENERIC},
+	{"bottles", .flags = SEM_F_GENERIC},
+	{"boy", .gender = KN_G_BOY},
+	{"boys", .canon = "boy"},
+	{"buck", .unit = U_USD},
+	{"bucks", .unit = U_USD},
+	{"buy", .flags = SEM_F_GENERIC},
+	{"by", .flags = SEM_F_STOP},
+	{"ca", .code = "ca"},
+	{"cable", .flags = SEM_F_HEAVY},
+	{"cables", .flags = SEM_F_HEAVY},
+	{"cad", .unit = U_CAD},
+	{"california", .code = "ca"},
+	{"cannot", .flags = SEM_F_NEG},
+	{"cant", .flags = SEM_F_NEG},
+	{"cartridge", .flags = SEM_F_HEAVY},
+	{"cartridges", .flags = SEM_F_HEAVY},
+	{"case", .flags = SEM_F_HEAVY},
+	{"cases", .flags = SEM_F_HEAVY},
+	{"catalogue", .canon = "catalog"},
+	{"centimeter", .unit = U_CM},
+	{"centimeters", .unit = U_CM},
+	{"centimetre", .unit = U_CM},
+	{"centimetres", .unit = U_CM},
+	{"central", .flags = SEM_F_HEAVY},
+	{"centre", .canon = "center"},
+	{"centres", .canon = "center"},
+	{"charger", .flags = SEM_F_HEAVY},
+	{"chargers", .flags = SEM_F_HEAVY},
+	{"chf", .unit = U_CHF},
+	{"child", .canon = "kid"},
+	{"children", .canon = "kid"},
+	{"childrens", .canon = "kid"},
+	{"cleaner", .flags = SEM_F_HEAVY},
+	{"cleaners", .flags = SEM_F_HEAVY},
+	{"cm", .unit = U_CM},
+	{"co", .flags = SEM_F_AMBIG, .code = "co"},
+	{"colorado", .code = "co"},
+	{"colour", .canon = "color"},
+	{"colours", .canon = "color"},
+	{"com", .flags = SEM_F_JUNK},
+	{"connecticut", .code = "ct"},
+	{"controller", .flags = SEM_F_HEAVY},
+	{"controllers", .flags = SEM_F_HEAVY},
+	{"cord", .flags = SEM_F_HEAVY},
+	{"cords", .flags = SEM_F_HEAVY},
+	{"couch", .canon = "sofa"},
+	{"couches", .canon = "sofa"},
+	{"couldnt", .flags = SEM_F_NEG},
+	{"county", .flags = SEM_F_HEAVY},
+	{"cover", .flags = SEM_F_HEAVY},
+	{"covers", .flags = SEM_F_HEAVY},
+	{"ct", .flags = SEM_F_AMBIG, .code = "ct"},
+	{"cuisine", .canon = "restaurant"},
+	{"d", .unit = U_DAY},
+	{"day", .unit = U_DAY},
+	{"days", .unit = U_DAY},
+	{"dc", .code = "dc"},
+	{"de", .flags = SEM_F_AMBIG, .code = "de"},
+	{"decal", .flags = SEM_F_HEAVY},
+	{"decals", .flags = SEM_F_HEAVY},
+	{"delaware", .code = "de"},
+	{"dept", .canon = "department"},
+	{"didnt", .flags = SEM_F_NEG},
+	{"dispenser", .flags = SEM_F_HEAVY},
+	{"dispensers", .flags = SEM_F_HEAVY},
+	{"dock", .flags = SEM_F_HEAVY},
+	{"docks", .flags = SEM_F_HEAVY},
+	{"doesnt", .flags = SEM_F_NEG},
+	{"dollar", .unit = U_USD},
+	{"dollars", .unit = U_USD},
+	{"dont", .flags = SEM_F_NEG},
+	{"doughnut", .canon = "donut"},
+	{"doughnuts", .canon = "donut"},
+	{"east", .flags = SEM_F_HEAVY},
+	{"eastern", .flags = SEM_F_HEAVY},
+	{"eateries", .canon = "restaurant"},
+	{"eatery", .canon = "restaurant"},
+	{"edge", .flags = SEM_F_HEAVY},
+	{"eight", .flags = SEM_F_NUMWORD, .num = 8},
+	{"eighteen", .flags = SEM_F_NUMWORD, .num = 18},
+	{"eighth", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 8},
+	{"eighty", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 80},
+	{"eleven", .flags = SEM_F_NUMWORD, .num = 11},
+	{"eleventh", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 11},
+	{"eur", .unit = U_EUR},
+	{"euro", .unit = U_EUR},
+	{"euros", .unit = U_EUR},
+	{"falls", .flags = SEM_F_HEAVY},
+	{"favourite", .canon = "favorite"},
+	{"favourites", .canon = "favorite"},
+	{"feet", .canon = "foot", .unit = U_FT},
+	{"female", .canon = "women"},
+	{"females", .canon = "women"},
+	{"fifteen", .flags = SEM_F_NUMWORD, .num = 15},
+	{"fifth", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 5},
+	{"fifty", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 50},
+	{"filter", .flags = SEM_F_HEAVY},
+	{"filters", .flags = SEM_F_HEAVY},
+	{"find", .flags = SEM_F_JUNK},
+	{"first", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 1},
+	{"five", .flags = SEM_F_NUMWORD, .num = 5},
+	{"fl", .code = "fl"},
+	{"florida", .code = "fl"},
+	{"food", .canon = "restaurant"},
+	{"foods", .canon = "restaurant"},
+	{"foot", .unit = U_FT},
+	{"for", .flags = SEM_F_STOP},
+	{"forty", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 40},
+	{"four", .flags = SEM_F_NUMWORD, .num = 4},
+	{"fourteen", .flags = SEM_F_NUMWORD, .num = 14},
+	{"fourth", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 4},
+	{"from", .flags = SEM_F_STOP},
+	{"ft", .unit = U_FT},
+	{"g", .unit = U_G},
+	{"ga", .code = "ga"},
+	{"gal", .unit = U_GAL},
+	{"gallon", .unit = U_GAL},
+	{"gallons", .unit = U_GAL},
+	{"game", .flags = SEM_F_HEAVY},
+	{"games", .flags = SEM_F_HEAVY},
+	{"gardens", .flags = SEM_F_HEAVY},
+	{"gb", .unit = U_GB},
+	{"gbp", .unit = U_GBP},
+	{"geese", .canon = "goose"},
+	{"gentleman", .canon = "men"},
+	{"gentlemen", .canon = "men"},
+	{"georgia", .code = "ga"},
+	{"ghz", .unit = U_GHZ},
+	{"gigabyte", .unit = U_GB},
+	{"gigabytes", .unit = U_GB},
+	{"girl", .gender = KN_G_GIRL},
+	{"girls", .canon = "girl"},
+	{"gram", .unit = U_G},
+	{"grams", .unit = U_G},
+	{"grey", .canon = "gray"},
+	{"h", .unit = U_HOUR},
+	{"hadnt", .flags = SEM_F_NEG},
+	{"halves", .canon = "half"},
+	{"harbor", .flags = SEM_F_HEAVY},
+	{"harbour", .flags = SEM_F_HEAVY},
+	{"harddisk", .canon = "hd"},
+	{"harddrive", .canon = "hd"},
+	{"harddrives", .canon = "hd"},
+	{"hasnt", .flags = SEM_F_NEG},
+	{"havent", .flags = SEM_F_NEG},
+	{"hawaii", .code = "hi"},
+	{"hdd", .canon = "hd"},
+	{"heights", .flags = SEM_F_HEAVY},
+	{"hi", .flags = SEM_F_AMBIG, .code = "hi"},
+	{"hills", .flags = SEM_F_HEAVY},
+	{"holder", .flags = SEM_F_HEAVY},
+	{"holders", .flags = SEM_F_HEAVY},
+	{"hook", .flags = SEM_F_HEAVY},
+	{"hooks", .flags = SEM_F_HEAVY},
+	{"hour", .unit = U_HOUR},
+	{"hours", .unit = U_HOUR},
+	{"hr", .unit = U_HOUR},
+	{"hrs", .unit = U_HOUR},
+	{"htm", .flags = SEM_F_JUNK},
+	{"html", .flags = SEM_F_JUNK},
+	{"http", .flags = SEM_F_JUNK},
+	{"https", .flags = SEM_F_JUNK},
+	{"hwy", .canon = "highway"},
+	{"hz", .unit = U_HZ},
+	{"i", .flags = SEM_F_STOP},
+	{"ia", .code = "ia"},
+	{"id", .flags = SEM_F_AMBIG, .code = "id"},
+	{"idaho", .code = "id"},
+	{"il", .code = "il"},
+	{"illinois", .code = "il"},
+	{"in", .flags = SEM_F_STOP | SEM_F_AMBIG, .unit = U_INCH, .code = "in"},
+	{"inch", .unit = U_INCH},
+	{"inches", .unit = U_INCH},
+	{"indiana", .code = "in"},
+	{"infant", .canon = "baby"},
+	{"infants", .canon = "baby"},
+	{"ink", .flags = SEM_F_HEAVY},
+	{"inks", .flags = SEM_F_HEAVY},
+	{"inr", .unit = U_INR},
+	{"intl", .canon = "international"},
+	{"into", .flags = SEM_F_STOP},
+	{"iowa", .code = "ia"},
+	{"is", .flags = SEM_F_STOP},
+	{"island", .flags = SEM_F_HEAVY},
+	{"islands", .flags = SEM_F_HEAVY},
+	{"isnt", .flags = SEM_F_NEG},
+	{"it", .flags = SEM_F_STOP},
+	{"item", .flags = SEM_F_GENERIC},
+	{"items", .flags = SEM_F_GENERIC},
+	{"its", .flags = SEM_F_STOP},
+	{"jewellery", .canon = "jewelry"},
+	{"jpy", .unit = U_JPY},
+	{"jsp", .flags = SEM_F_JUNK},
+	{"junction", .flags = SEM_F_HEAVY},
+	{"k", .unit = U_K},
+	{"kansas", .code = "ks"},
+	{"kentucky", .code = "ky"},
+	{"kg", .unit = U_KG},
+	{"kgs", .unit = U_KG},
+	{"khz", .unit = U_KHZ},
+	{"kid", .gender = KN_G_KID},
+	{"kids", .canon = "kid"},
+	{"kilo", .unit = U_KG},
+	{"kilogram", .unit = U_KG},
+	{"kilograms", .unit = U_KG},
+	{"kilometer", .unit = U_KM},
+	{"kilometers", .unit = U_KM},
+	{"kilometre", .unit = U_KM},
+	{"kilometres", .unit = U_KM},
+	{"kilos", .unit = U_KG},
+	{"kit", .flags = SEM_F_HEAVY},
+	{"kits", .flags = SEM_F_HEAVY},
+	{"km", .unit = U_KM},
+	{"knives", .canon = "knife"},
+	{"ks", .code = "ks"},
+	{"ky", .code = "ky"},
+	{"l", .unit = U_L},
+	{"la", .flags = SEM_F_AMBIG, .code = "la"},
+	{"ladies", .canon = "women"},
+	{"lady", .canon = "women"},
+	{"ladys", .canon = "women"},
+	{"lake", .flags = SEM_F_HEAVY},
+	{"lb", .unit = U_LB},
+	{"lbs", .unit = U_LB},
+	{"leaves", .canon = "leaf"},
+	{"lid", .flags = SEM_F_HEAVY},
+	{"lids", .flags = SEM_F_HEAVY},
+	{"liner", .flags = SEM_F_HEAVY},
+	{"liners", .flags = SEM_F_HEAVY},
+	{"lite", .flags = SEM_F_HEAVY},
+	{"liter", .unit = U_L},
+	{"liters", .unit = U_L},
+	{"litre", .unit = U_L},
+	{"litres", .unit = U_L},
+	{"loaves", .canon = "loaf"},
+	{"louisiana", .code = "la"},
+	{"lower", .flags = SEM_F_HEAVY},
+	{"m", .unit = U_M},
+	{"ma", .flags = SEM_F_AMBIG, .code = "ma"},
+	{"mah", .unit = U_MAH},
+	{"maine", .code = "me"},
+	{"male", .canon = "men"},
+	{"males", .canon = "men"},
+	{"man", .canon = "men"},
+	{"mans", .canon = "men"},
+	{"manual", .flags = SEM_F_HEAVY},
+	{"manuals", .flags = SEM_F_HEAVY},
+	{"maryland", .code = "md"},
+	{"massachusetts", .code = "ma"},
+	{"max", .flags = SEM_F_HEAVY},
+	{"mb", .unit = U_MB},
+	{"md", .code = "md"},
+	{"me", .flags = SEM_F_STOP | SEM_F_AMBIG, .code = "me"},
+	{"megabyte", .unit = U_MB},
+	{"megabytes", .unit = U_MB},
+	{"megapixel", .unit = U_MP},
+	{"megapixels", .unit = U_MP},
+	{"men", .gender = KN_G_MEN},
+	{"mens", .canon = "men"},
+	{"meter", .unit = U_M},
+	{"meters", .unit = U_M},
+	{"metre", .unit = U_M},
+	{"metres", .unit = U_M},
+	{"mhz", .unit = U_MHZ},
+	{"mi", .flags = SEM_F_AMBIG, .unit = U_MI, .code = "mi"},
+	{"mice", .canon = "mouse"},
+	{"michigan", .code = "mi"},
+	{"mile", .unit = U_MI},
+	{"miles", .unit = U_MI},
+	{"millimeter", .unit = U_MM},
+	{"millimeters", .unit = U_MM},
+	{"millimetre", .unit = U_MM},
+	{"millimetres", .unit = U_MM},
+	{"million", .unit = U_E6},
+	{"min", .unit = U_MIN},
+	{"mini", .flags = SEM_F_HEAVY},
+	{"minnesota", .code = "mn"},
+	{"mins", .unit = U_MIN},
+	{"minute", .unit = U_MIN},
+	{"minutes", .unit = U_MIN},
+	{"mississippi", .code = "ms"},
+	{"missouri", .code = "mo"},
+	{"ml", .unit = U_ML},
+	{"mm", .unit = U_MM},
+	{"mn", .code = "mn"},
+	{"mo", .flags = SEM_F_AMBIG, .unit = U_MONTH, .code = "mo"},
+	{"montana", .code = "mt"},
+	{"month", .unit = U_MONTH},
+	{"months", .unit = U_MONTH},
+	{"mos", .unit = U_MONTH},
+	{"mount", .flags = SEM_F_HEAVY},
+	{"mounts", .flags = SEM_F_HEAVY},
+	{"mp", .unit = U_MP},
+	{"ms", .flags = SEM_F_AMBIG, .code = "ms"},
+	{"mt", .flags = SEM_F_AMBIG, .code = "mt"},
+	{"mtn", .canon = "mountain"},
+	{"my", .flags = SEM_F_STOP},
+	{"nc", .code = "nc"},
+	{"nd", .flags = SEM_F_AMBIG, .unit = U_ORD, .code = "nd"},
+	{"ne", .flags = SEM_F_AMBIG, .code = "ne"},
+	{"near", .flags = SEM_F_STOP},
+	{"nebraska", .code = "ne"},
+	{"neither", .flags = SEM_F_NEG},
+	{"net", .flags = SEM_F_JUNK},
+	{"nevada", .code = "nv"},
+	{"never", .flags = SEM_F_NEG},
+	{"nh", .code = "nh"},
+	{"nine", .flags = SEM_F_NUMWORD, .num = 9},
+	{"nineteen", .flags = SEM_F_NUMWORD, .num = 19},
+	{"ninety", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 90},
+	{"ninth", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 9},
+	{"nj", .code = "nj"},
+	{"nm", .code = "nm"},
+	{"no", .flags = SEM_F_NEG},
+	{"non", .flags = SEM_F_NEG},
+	{"none", .flags = SEM_F_NEG},
+	{"nor", .flags = SEM_F_NEG},
+	{"north", .flags = SEM_F_HEAVY},
+	{"northeast", .flags = SEM_F_HEAVY},
+	{"northern", .flags = SEM_F_HEAVY},
+	{"northwest", .flags = SEM_F_HEAVY},
+	{"not", .flags = SEM_F_NEG},
+	{"nv", .code = "nv"},
+	{"ny", .code = "ny"},
+	{"nyc", .canon = "new york city"},
+	{"of", .flags = SEM_F_STOP},
+	{"oh", .flags = SEM_F_AMBIG, .code = "oh"},
+	{"ohio", .code = "oh"},
+	{"ok", .flags = SEM_F_AMBIG, .code = "ok"},
+	{"oklahoma", .code = "ok"},
+	{"oled", .flags = SEM_F_HEAVY},
+	{"on", .flags = SEM_F_STOP},
+	{"one", .flags = SEM_F_NUMWORD, .num = 1},
+	{"online", .flags = SEM_F_GENERIC},
+	{"or", .flags = SEM_F_STOP | SEM_F_AMBIG, .code = "or"},
+	{"oregon", .code = "or"},
+	{"org", .flags = SEM_F_JUNK},
+	{"organise", .canon = "organize"},
+	{"organiser", .canon = "organizer"},
+	{"organizer", .flags = SEM_F_HEAVY},
+	{"organizers", .flags = SEM_F_HEAVY},
+	{"ounce", .unit = U_OZ},
+	{"ounces", .unit = U_OZ},
+	{"our", .flags = SEM_F_STOP},
+	{"oz", .unit = U_OZ},
+	{"p", .unit = U_P},
+	{"pa", .flags = SEM_F_AMBIG, .code = "pa"},
+	{"pack", .flags = SEM_F_GENERIC},
+	{"packs", .flags = SEM_F_GENERIC},
+	{"pad", .flags = SEM_F_HEAVY},
+	{"pads", .flags = SEM_F_HEAVY},
+	{"pair", .flags = SEM_F_GENERIC},
+	{"pairs", .flags = SEM_F_GENERIC},
+	{"park", .flags = SEM_F_HEAVY},
+	{"part", .flags = SEM_F_HEAVY},
+	{"parts", .flags = SEM_F_HEAVY},
+	{"pcs", .flags = SEM_F_GENERIC},
+	{"pct", .unit = U_PCT},
+	{"pennsylvania", .code = "pa"},
+	{"people", .canon = "person"},
+	{"percent", .unit = U_PCT},
+	{"php", .flags = SEM_F_JUNK},
+	{"piece", .flags = SEM_F_GENERIC},
+	{"pieces", .flags = SEM_F_GENERIC},
+	{"please", .flags = SEM_F_STOP},
+	{"plus", .flags = SEM_F_HEAVY},
+	{"pm", .unit = U_PM},
+	{"pound", .unit = U_LB},
+	{"pounds", .unit = U_LB},
+	{"pr", .code = "pr"},
+	{"pro", .flags = SEM_F_HEAVY},
+	{"product", .flags = SEM_F_GENERIC},
+	{"products", .flags = SEM_F_GENERIC},
+	{"programme", .canon = "program"},
+	{"protector", .flags = SEM_F_HEAVY},
+	{"protectors", .flags = SEM_F_HEAVY},
+	{"ps", .canon = "playstation"},
+	{"purchase", .flags = SEM_F_GENERIC},
+	{"q", .flags = SEM_F_JUNK},
+	{"qt", .unit = U_QT},
+	{"quart", .unit = U_QT},
+	{"quarts", .unit = U_QT},
+	{"rack", .flags = SEM_F_HEAVY},
+	{"racks", .flags = SEM_F_HEAVY},
+	{"rd", .unit = U_ORD},
+	{"refill", .flags = SEM_F_HEAVY},
+	{"refills", .flags = SEM_F_HEAVY},
+	{"remote", .flags = SEM_F_HEAVY},
+	{"remotes", .flags = SEM_F_HEAVY},
+	{"repair", .flags = SEM_F_HEAVY},
+	{"replacement", .flags = SEM_F_HEAVY},
+	{"replacements", .flags = SEM_F_HEAVY},
+	{"restaurant", .flags = SEM_F_GENERIC},
+	{"restaurants", .canon = "restaurant"},
+	{"result", .flags = SEM_F_JUNK},
+	{"results", .flags = SEM_F_JUNK},
+	{"ri", .code = "ri"},
+	{"rupees", .unit = U_INR},
+	{"s", .unit = U_SEC},
+	{"sc", .code = "sc"},
+	{"scarves", .canon = "scarf"},
+	{"sd", .code = "sd"},
+	{"se", .flags = SEM_F_HEAVY},
+	{"search", .flags = SEM_F_JUNK},
+	{"sec", .unit = U_SEC},
+	{"second", .unit = U_SEC},
+	{"seconds", .unit = U_SEC},
+	{"secs", .unit = U_SEC},
+	{"seven", .flags = SEM_F_NUMWORD, .num = 7},
+	{"seventeen", .flags = SEM_F_NUMWORD, .num = 17},
+	{"seventh", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 7},
+	{"seventy", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 70},
+	{"shelves", .canon = "shelf"},
+	{"shop", .flags = SEM_F_GENERIC},
+	{"shops", .flags = SEM_F_GENERIC},
+	{"shouldnt", .flags = SEM_F_NEG},
+	{"show", .flags = SEM_F_JUNK},
+	{"six", .flags = SEM_F_NUMWORD, .num = 6},
+	{"sixteen", .flags = SEM_F_NUMWORD, .num = 16},
+	{"sixth", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 6},
+	{"sixty", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 60},
+	{"skin", .flags = SEM_F_HEAVY},
+	{"skins", .flags = SEM_F_HEAVY},
+	{"sleeve", .flags = SEM_F_HEAVY},
+	{"sleeves", .flags = SEM_F_HEAVY},
+	{"slim", .flags = SEM_F_HEAVY},
+	{"some", .flags = SEM_F_STOP},
+	{"south", .flags = SEM_F_HEAVY},
+	{"southeast", .flags = SEM_F_HEAVY},
+	{"southern", .flags = SEM_F_HEAVY},
+	{"southwest", .flags = SEM_F_HEAVY},
+	{"springs", .flags = SEM_F_HEAVY},
+	{"st", .unit = U_ORD},
+	{"stand", .flags = SEM_F_HEAVY},
+	{"stands", .flags = SEM_F_HEAVY},
+	{"state", .flags = SEM_F_HEAVY},
+	{"sticker", .flags = SEM_F_HEAVY},
+	{"stickers", .flags = SEM_F_HEAVY},
+	{"store", .flags = SEM_F_GENERIC},
+	{"stores", .flags = SEM_F_GENERIC},
+	{"strap", .flags = SEM_F_HEAVY},
+	{"straps", .flags = SEM_F_HEAVY},
+	{"tb", .unit = U_TB},
+	{"teeth", .canon = "tooth"},
+	{"ten", .flags = SEM_F_NUMWORD, .num = 10},
+	{"tennessee", .code = "tn"},
+	{"tenth", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 10},
+	{"terabyte", .unit = U_TB},
+	{"terabytes", .unit = U_TB},
+	{"texas", .code = "tx"},
+	{"th", .unit = U_ORD},
+	{"that", .flags = SEM_F_STOP},
+	{"the", .flags = SEM_F_STOP},
+	{"theatre", .canon = "theater"},
+	{"theatres", .canon = "theater"},
+	{"these", .flags = SEM_F_STOP},
+	{"third", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 3},
+	{"thirteen", .flags = SEM_F_NUMWORD, .num = 13},
+	{"thirty", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 30},
+	{"this", .flags = SEM_F_STOP},
+	{"those", .flags = SEM_F_STOP},
+	{"thousand", .unit = U_E3},
+	{"three", .flags = SEM_F_NUMWORD, .num = 3},
+	{"tn", .code = "tn"},
+	{"to", .flags = SEM_F_STOP},
+	{"toddler", .canon = "baby"},
+	{"toddlers", .canon = "baby"},
+	{"toner", .flags = SEM_F_HEAVY},
+	{"township", .flags = SEM_F_HEAVY},
+	{"tray", .flags = SEM_F_HEAVY},
+	{"trays", .flags = SEM_F_HEAVY},
+	{"trillion", .unit = U_E12},
+	{"tv", .canon = "television"},
+	{"tvs", .canon = "television"},
+	{"twelfth", .flags = SEM_F_ORDINAL | SEM_F_NUMWORD, .num = 12},
+	{"twelve", .flags = SEM_F_NUMWORD, .num = 12},
+	{"twenty", .flags = SEM_F_TENS | SEM_F_NUMWORD, .num = 20},
+	{"two", .flags = SEM_F_NUMWORD, .num = 2},
+	{"tx", .code = "tx"},
+	{"tyre", .canon = "tire"},
+	{"tyres", .canon = "tire"},
+	{"uk", .flags = SEM_F_COUNTRY, .code = "uk"},
+	{"unisex", .gender = KN_G_ALL},
+	{"upper", .flags = SEM_F_HEAVY},
+	{"upstate", .flags = SEM_F_HEAVY},
+	{"us", .flags = SEM_F_AMBIG | SEM_F_COUNTRY, .code = "us"},
+	{"usa", .flags = SEM_F_COUNTRY, .code = "usa"},
+	{"usd", .unit = U_USD},
+	{"ut", .flags = SEM_F_AMBIG, .code = "ut"},
+	{"utah", .code = "ut"},
+	{"v", .unit = U_V},
+	{"va", .flags = SEM_F_AMBIG, .code = "va"},
+	{"valley", .flags = SEM_F_HEAVY},
+	{"vermont", .code = "vt"},
+	{"village", .flags = SEM_F_HEAVY},
+	{"virginia", .code = "va"},
+	{"volt", .unit = U_V},
+	{"volts", .unit = U_V},
+	{"vt", .code = "vt"},
+	{"w", .unit = U_W},
+	{"wa", .flags = SEM_F_AMBIG, .code = "wa"},
+	{"was", .flags = SEM_F_STOP},
+	{"washington", .code = "wa"},
+	{"wasnt", .flags = SEM_F_NEG},
+	{"watt", .unit = U_W},
+	{"watts", .unit = U_W},
+	{"we", .flags = SEM_F_STOP},
+	{"week", .unit = U_WEEK},
+	{"weeks", .unit = U_WEEK},
+	{"were", .flags = SEM_F_STOP},
+	{"werent", .flags = SEM_F_NEG},
+	{"west", .flags = SEM_F_HEAVY},
+	{"western", .flags = SEM_F_HEAVY},
+	{"wi", .code = "wi"},
+	{"wifi", .canon = "wireless"},
+	{"wisconsin", .code = "wi"},
+	{"with", .flags = SEM_F_STOP},
+	{"without", .flags = SEM_F_NEG},
+	{"wives", .canon = "wife"},
+	{"wk", .unit = U_WEEK},
+	{"wks", .unit = U_WEEK},
+	{"wolves", .canon = "wolf"},
+	{"woman", .canon = "women"},
+	{"womans", .canon = "women"},
+	{"women", .gender = KN_G_WOMEN},
+	{"womens", .canon = "women"},
+	{"wont", .flags = SEM_F_NEG},
+	{"wouldnt", .flags = SEM_F_NEG},
+	{"wv", .code = "wv"},
+	{"www", .flags = SEM_F_JUNK},
+	{"wy", .code = "wy"},
+	{"wyoming", .code = "wy"},
+	{"x", .unit = U_X},
+	{"xmas", .canon = "christmas"},
+	{"year", .unit = U_YEAR},
+	{"years", .unit = U_YEAR},
+	{"yen", .unit = U_JPY},
+	{"you", .flags = SEM_F_STOP},
+	{"your", .flags = SEM_F_STOP},
+	{"youth", .canon = "kid"},
+	{"yr", .unit = U_YEAR},
+	{"yrs", .unit = U_YEAR},
+	{"zero", .flags = SEM_F_NUMWORD, .num = 0},
+};
+
+#define LEXICON_N (sizeof lexicon / sizeof lexicon[0])
+
+static int lex_cmp(const void *key, const void *e)
+{
+	return strcmp((const char *)key, ((const lex_entry *)e)->w);
+}
+
+static const lex_entry *lex_find(const char *w)
+{
+	return bsearch(w, lexicon, LEXICON_N, sizeof lexicon[0], lex_cmp);
+}
+
+int kn_semtok_lexicon_sorted(void)
+{
+	for (size_t i = 1; i < LEXICON_N; i++)
+		if (strcmp(lexicon[i - 1].w, lexicon[i].w) >= 0)
+			return 0;
+	return 1;
+}
+
+/* Place names of several words, as qualifiers: their code. */
+static const struct {
+	const char *words[3];
+	const char *code;
+	int country;
+} multi_places[] = {
+	{{"district", "of", "columbia"}, "dc", 0},
+	{{"new", "hampshire"}, "nh", 0},
+	{{"new", "jersey"}, "nj", 0},
+	{{"new", "mexico"}, "nm", 0},
+	{{"new", "york"}, "ny", 0},
+	{{"north", "carolina"}, "nc", 0},
+	{{"north", "dakota"}, "nd", 0},
+	{{"puerto", "rico"}, "pr", 0},
+	{{"rhode", "island"}, "ri", 0},
+	{{"south", "carolina"}, "sc", 0},
+	{{"south", "dakota"}, "sd", 0},
+	{{"west", "virginia"}, "wv", 0},
+	{{"united", "kingdom"}, "uk", 1},
+	{{"united", "states"}, "usa", 1},
+};
+
+/* ---- units ---- */
+
+static const char *const unit_names[U_COUNT] = {
+	[U_NONE] = "", [U_INCH] = "inch", [U_FT] = "ft", [U_CM] = "cm", [U_MM] = "mm", [U_M] = "m",
+	[U_KM] = "km", [U_MI] = "mi", [U_LB] = "lb", [U_OZ] = "oz", [U_KG] = "kg", [U_G] = "g",
+	[U_L] = "l", [U_ML] = "ml", [U_GAL] = "gal", [U_QT] = "qt", [U_TB] = "tb", [U_GB] = "gb",
+	[U_MB] = "mb", [U_HZ] = "hz", [U_KHZ] = "khz", [U_MHZ] = "mhz", [U_GHZ] = "ghz", [U_W] = "w",
+	[U_V] = "v", [U_MAH] = "mah", [U_MP] = "mp", [U_PCT] = "%", [U_ORD] = "th", [U_K] = "k",
+	[U_P] = "p", [U_X] = "x", [U_USD] = "usd", [U_EUR] = "eur", [U_GBP] = "gbp", [U_JPY] = "jpy",
+	[U_CAD] = "cad", [U_AUD] = "aud", [U_INR] = "inr", [U_CHF] = "chf", [U_E3] = "e3",
+	[U_E6] = "e6", [U_E9] = "e9", [U_E12] = "e12", [U_SEC] = "s", [U_MIN] = "min", [U_HOUR] = "h",
+	[U_DAY] = "d", [U_WEEK] = "wk", [U_MONTH] = "mo", [U_YEAR] = "yr", [U_AM] = "am", [U_PM] = "pm",
+};
+
+const char *kn_semtok_unit_name(unsigned unit)
+{
+	return unit < U_COUNT && unit_names[unit] ? unit_names[unit] : "";
+}
+
+static int is_currency(unsigned u)
+{
+	return u >= U_USD && u <= U_CHF;
+}
+
+static double unit_seconds(unsigned u)
+{
+	switch (u) {
+	case U_SEC: return 1;
+	case U_MIN: return 60;
+	case U_HOUR: return 3600;
+	case U_DAY: return 86400;
+	case U_WEEK: return 7 * 86400.0;
+	case U_MONTH: return 30 * 86400.0;
+	case U_YEAR: return 365 * 86400.0;
+	default: return 0;
+	}
+}
+
+static double unit_multiplier(unsigned u)
+{
+	switch (u) {
+	case U_E3: return 1e3;
+	case U_E6: return 1e6;
+	case U_E9: return 1e9;
+	case U_E12: return 1e12;
+	default: return 0;
+	}
+}
+
+/* ---- step 1 and 2: decoding and folding ---- */
+
+typedef struct sbuf {
+	char *p;
+	size_t n, cap;
+} sbuf;
+
+static int sbuf_put(sbuf *b, const char *s, size_t n)
+{
+	if (b->n + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		while (cap < b->n + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p)
+			return KN_ENOMEM;
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+	b->p[b->n] = '\0';
+	return 0;
+}
+
+/* Decode one UTF-8 sequence strictly (no overlongs, surrogates or values past U+10FFFF); an
+ * ill-formed byte reads as U+FFFD of length 1. */
+static size_t utf8_next(const unsigned char *s, size_t avail, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	size_t need;
+	unsigned char lo = 0x80, hi = 0xBF;
+	uint32_t v;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	if (c >= 0xC2 && c <= 0xDF)
+		need = 1, v = c & 0x1Fu;
+	else if (c >= 0xE0 && c <= 0xEF)
+		need = 2, v = c & 0x0Fu, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+	else if (c >= 0xF0 && c <= 0xF4)
+		need = 3, v = c & 0x07u, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+	else
+		need = 0, v = 0;
+	if (need == 0 || need >= avail) {
+		*cp = 0xFFFD;
+		return 1;
+	}
+	for (size_t i = 1; i <= need; i++) {
+		if (s[i] < lo || s[i] > hi) {
+			*cp = 0xFFFD;
+			return 1;
+		}
+		v = (v << 6) | (s[i] & 0x3Fu);
+		lo = 0x80, hi = 0xBF;
+	}
+	*cp = v;
+	return need + 1;
+}
+
+static size_t utf8_put(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+/* U+00C0–U+00FF and U+0100–U+017F without their accents ('*' marks the two-letter ones). */
+static const char *const latin1_fold[64] = {
+	"a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+	"d", "n", "o", "o", "o", "o", "o", " x ", "o", "u", "u", "u", "u", "y", "th", "ss",
+	"a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
+	"d", "n", "o", "o", "o", "o", "o", " ", "o", "u", "u", "u", "u", "y", "th", "y",
+};
+static const char latin_ext_a_fold[] =
+	"aaaaaaccccccccdd" "ddeeeeeeeeeegggg" "gggghhhhiiiiiiii" "ii**jjkkklllllll"
+	"lllnnnnnnnnnoooo" "oo**rrrrrrssssss" "ssttttttuuuuuuuu" "uuuuwwyyyzzzzzzs";
+
+/* What code point cp (≥ 0x80) becomes: a replacement ("" drops it), or NULL to keep it as is
+ * (after lower-casing Greek and Cyrillic). tmp holds one-character answers. */
+static const char *fold_cp(uint32_t *cp, char tmp[2])
+{
+	uint32_t c = *cp;
+	tmp[1] = '\0';
+	if (c >= 0xC0 && c <= 0xFF)
+		return latin1_fold[c - 0xC0];
+	if (c >= 0x100 && c <= 0x17F) {
+		if (c == 0x132 || c == 0x133)
+			return "ij";
+		if (c == 0x152 || c == 0x153)
+			return "oe";
+		tmp[0] = latin_ext_a_fold[c - 0x100];
+		return tmp;
+	}
+	switch (c) {
+	case 0xA0: return " ";
+	case 0xA3: return " gbp ";
+	case 0xA5: return " jpy ";
+	case 0xAD: return "";
+	case 0xB4: case 0x2BC: case 0x2018: case 0x2019: case 0x201A: case 0x201B: case 0x2032:
+		return "'";
+	case 0x201C: case 0x201D: case 0x201E: case 0x201F: case 0x2033:
+		return "\"";
+	case 0x20AC: return " eur ";
+	case 0x20B9: return " inr ";
+	case 0x2212: return "-";
+	case 0x200B: case 0x200C: case 0x200D: case 0x2060: case 0xFEFF:
+		return "";
+	case 0x218: case 0x219: return "s";
+	case 0x21A: case 0x21B: return "t";
+	}
+	if (c < 0xC0) /* C1 controls and the other Latin-1 symbols (© ® ° « »…) */
+		return " ";
+	if ((c >= 0x300 && c <= 0x36F) || (c >= 0xFE00 && c <= 0xFE0F))
+		return ""; /* combining accents (decomposed é), variation selectors */
+	if (c >= 0x2010 && c <= 0x2015)
+		return "-";
+	if ((c >= 0x2000 && c <= 0x2BFF) || (c >= 0x3000 && c <= 0x303F) || (c >= 0xE000 && c <= 0xF8FF) ||
+	    (c >= 0xFFF0 && c <= 0xFFFF) || (c >= 0x1F000 && c <= 0x1FAFF))
+		return " "; /* punctuation, symbols, arrows, CJK punctuation, private use, U+FFFD, emoji */
+	if (c >= 0xFF01 && c <= 0xFF5E) {
+		tmp[0] = (char)(c - 0xFEE0); /* fullwidth ASCII */
+		return tmp;
+	}
+	if ((c >= 0x391 && c <= 0x3A9 && c != 0x3A2) || (c >= 0x410 && c <= 0x42F))
+		*cp = c + 0x20;
+	else if (c >= 0x400 && c <= 0x40F)
+		*cp = c + 0x50;
+	return NULL;
+}
+
+/* Fold s[0..len) (step 2). ASCII case is kept: the lexer needs to see capitals. */
+static int fold(sbuf *out, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	int rc = sbuf_put(out, "", 0);
+	while (rc == 0 && i < len) {
+		size_t run = i;
+		while (run < len && p[run] < 0x80 && p[run] != 0)
+			run++;
+		if (run > i) {
+			rc = sbuf_put(out, s + i, run - i);
+			i = run;
+			continue;
+		}
+		if (p[i] == 0)
+			break;
+		uint32_t cp;
+		size_t k = utf8_next(p + i, len - i, &cp);
+		char tmp[2], enc[4];
+		const char *rep = fold_cp(&cp, tmp);
+		if (rep)
+			rc = sbuf_put(out, rep, strlen(rep));
+		else
+			rc = sbuf_put(out, enc, utf8_put(enc, cp));
+		i += k;
+	}
+	return rc;
+}
+
+/* ---- step 3: lexing ---- */
+
+enum { P_WORD, P_NUM, P_TIME, P_SYM };
+
+typedef struct piece {
+	const char *text; /* P_WORD: lower-case, apostrophes removed (arena) */
+	double value;     /* P_NUM: the number; P_TIME: minutes after midnight */
+	unsigned char type, sym, comma, caps, glued;
+} piece;
+
+static int is_digit(unsigned char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int is_ascii_letter(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+/* Word characters: ASCII letters and every byte of a kept non-ASCII character. */
+static int is_letter(unsigned char c)
+{
+	return is_ascii_letter(c) || c >= 0x80;
+}
+
+static int is_alnum(unsigned char c)
+{
+	return is_letter(c) || is_digit(c);
+}
+
+static unsigned char lower(unsigned char c)
+{
+	return c >= 'A' && c <= 'Z' ? (unsigned char)(c - 'A' + 'a') : c;
+}
+
+typedef struct pieces {
+	piece *p;
+	size_t n, cap;
+} pieces;
+
+static int pieces_push(pieces *ps, const piece *x)
+{
+	if (ps->n == ps->cap) {
+		size_t cap = ps->cap ? ps->cap * 2 : 32;
+		piece *np = realloc(ps->p, cap * sizeof *np);
+		if (!np)
+			return KN_ENOMEM;
+		ps->p = np;
+		ps->cap = cap;
+	}
+	ps->p[ps->n++] = *x;
+	return 0;
+}
+
+/* Split the folded text f into pieces (step 3). */
+static int lex(kn_semtext *t, const char *fs, pieces *ps)
+{
+	const unsigned char *f = (const unsigned char *)fs;
+	size_t len = strlen(fs), i = 0, prev_end = (size_t)-1;
+	int comma = 0, rc = 0;
+	char *w = malloc(len + 1);
+	if (!w)
+		return KN_ENOMEM;
+	while (rc == 0 && f[i]) {
+		unsigned char c = f[i];
+		size_t start = i;
+		piece x = { 0 };
+		if (is_letter(c)) {
+			size_t wl = 0;
+			int upper = 0, lowers = 0;
+			while (f[i]) {
+				unsigned char d = f[i];
+				if (is_letter(d)) {
+					upper += d >= 'A' && d <= 'Z';
+					lowers += d >= 'a' && d <= 'z';
+					w[wl++] = (char)lower(d);
+					i++;
+				} else if (d == '\'' && is_letter(f[i + 1])) {
+					if ((f[i + 1] == 's' || f[i + 1] == 'S') && !is_alnum(f[i + 2])) {
+						i += 2; /* possessive: men's → men */
+						break;
+					}
+					i++; /* don't → dont */
+				} else {
+					break;
+				}
+			}
+			/* single letters with dots: D.C. → dc, a.m. → am */
+			if (wl == 1 && is_ascii_letter((unsigned char)w[0]) && f[i] == '.' &&
+			    is_ascii_letter(f[i + 1]) && !is_alnum(f[i + 2])) {
+				while (f[i] == '.' && is_ascii_letter(f[i + 1]) && !is_alnum(f[i + 2])) {
+					upper += f[i + 1] >= 'A' && f[i + 1] <= 'Z';
+					lowers += f[i + 1] >= 'a' && f[i + 1] <= 'z';
+					w[wl++] = (char)lower(f[i + 1]);
+					i += 2;
+				}
+				if (f[i] == '.')
+					i++;
+			}
+			x.type = P_WORD;
+			x.caps = upper > 0 && lowers == 0;
+			if (!(x.text = arena_strndup(t, w, wl)))
+				rc = KN_ENOMEM;
+		} else if (is_digit(c)) {
+			double v = 0;
+			size_t nd = 0;
+			while (is_digit(f[i]))
+				v = v * 10 + (f[i++] - '0'), nd++;
+			if (nd <= 2 && f[i] == ':' && is_digit(f[i + 1]) && is_digit(f[i + 2]) &&
+			    !is_digit(f[i + 3])) {
+				x.type = P_TIME;
+				x.value = v * 60 + (f[i + 1] - '0') * 10 + (f[i + 2] - '0');
+				i += 3;
+			} else {
+				/* thousands separators: 25,000 and 1,234,567 (groups of exactly three) */
+				while (nd <= 3 && f[i] == ',' && is_digit(f[i + 1]) && is_digit(f[i + 2]) &&
+				       is_digit(f[i + 3]) && !is_digit(f[i + 4])) {
+					v = v * 1000 + (f[i + 1] - '0') * 100 + (f[i + 2] - '0') * 10 + (f[i + 3] - '0');
+					i += 4;
+				}
+				if (f[i] == '.' && is_digit(f[i + 1])) {
+					double scale = 0.1;
+					for (i++; is_digit(f[i]); i++, scale /= 10)
+						v += (f[i] - '0') * scale;
+				}
+				x.type = P_NUM;
+				x.value = v;
+			}
+		} else if (c == '$' || c == '"' || c == '%') {
+			x.type = P_SYM;
+			x.sym = c;
+			i++;
+		} else {
+			comma |= c == ',';
+			i++;
+			continue;
+		}
+		x.glued = start == prev_end;
+		x.comma = (unsigned char)comma;
+		comma = 0;
+		prev_end = i;
+		if (rc == 0)
+			rc = pieces_push(ps, &x);
+	}
+	free(w);
+	return rc;
+}
+
+/* ---- steps 4 and 5: tokens ---- */
+
+static int push_tok(kn_semtext *t, const kn_semtok *k)
+{
+	if (t->n >= KN_SEM_MAX_TOKENS)
+		return 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		kn_semtok *nt = realloc(t->tok, cap * sizeof *nt);
+		if (!nt)
+			return KN_ENOMEM;
+		t->tok = nt;
+		t->cap = cap;
+	}
+	t->tok[t->n++] = *k;
+	return 0;
+}
+
+static const char *stem_of(kn_semtext *t, const char *w)
+{
+	const sb_symbol *s = sb_stemmer_stem(t->stemmer, (const sb_symbol *)w, (int)strlen(w));
+	if (!s)
+		return NULL;
+	return arena_strndup(t, (const char *)s, (size_t)sb_stemmer_length(t->stemmer));
+}
+
+/* One word, already canonical: classify and stem it. word: as written (NULL: w). */
+static int emit_plain(kn_semtext *t, const char *w, size_t n, const char *word, unsigned layout)
+{
+	kn_semtok k = { 0 };
+	k.kind = SEM_WORD;
+	k.flags = layout;
+	if (!(k.raw = arena_strndup(t, w, n)))
+		return KN_ENOMEM;
+	k.word = word ? word : k.raw;
+	const lex_entry *e = lex_find(k.raw);
+	if (e) {
+		k.flags |= e->flags & (SEM_F_STOP | SEM_F_JUNK | SEM_F_GENERIC | SEM_F_HEAVY | SEM_F_NEG |
+		                       SEM_F_AMBIG | SEM_F_COUNTRY);
+		k.gender = e->gender;
+		k.code = e->code;
+	}
+	if (!(k.stem = stem_of(t, k.raw)))
+		return KN_ENOMEM;
+	return push_tok(t, &k);
+}
+
+/* A word through the lexicon: its canonical form may be several words (nyc → new york city). */
+static int emit_word(kn_semtext *t, const char *w, unsigned layout)
+{
+	const lex_entry *e = lex_find(w);
+	if (!e || !e->canon)
+		return emit_plain(t, w, strlen(w), w, layout);
+	const char *c = e->canon;
+	int rc = 0;
+	int one = !strchr(c, ' ');
+	while (rc == 0 && *c) {
+		size_t n = strcspn(c, " ");
+		rc = emit_plain(t, c, n, one ? w : NULL, layout);
+		layout &= ~(unsigned)SEM_F_COMMA;
+		c += n;
+		c += *c == ' ';
+	}
+	return rc;
+}
+
+static unsigned unit_of(const piece *x)
+{
+	if (x->type != P_WORD)
+		return U_NONE;
+	const lex_entry *e = lex_find(x->text);
+	return e ? e->unit : U_NONE;
+}
+
+static int emit_quantity(kn_semtext *t, kn_semtok *k)
+{
+	char buf[64];
+	if (k->kind == SEM_TIME)
+		snprintf(buf, sizeof buf, "%02d:%02d%s", (int)fmod(k->value / 60, 100), (int)fmod(k->value, 60),
+		         k->flags & SEM_F_AMPM ? "" : "?");
+	else if (k->kind == SEM_DUR)
+		snprintf(buf, sizeof buf, "%.10gs", k->value);
+	else
+		snprintf(buf, sizeof buf, "%.10g%s", k->value, kn_semtok_unit_name(k->unit));
+	if (!(k->word = k->raw = k->stem = arena_strndup(t, buf, strlen(buf))))
+		return KN_ENOMEM;
+	return push_tok(t, k);
+}
+
+/* The number (or time) starting at piece *p with value v, and what follows it: a multiplier,
+ * a currency, am/pm, a unit, or more of a duration (step 4). cur: a currency seen before it. */
+static int number(kn_semtext *t, const pieces *ps, size_t *p, double v, unsigned type, int ordinal,
+                  unsigned cur, unsigned layout)
+{
+	const piece *pc = ps->p;
+	size_t np = ps->n, q = *p + 1;
+	kn_semtok k = { 0 };
+	k.flags = layout;
+	k.kind = SEM_NUM;
+	k.value = v;
+	unsigned u = q < np ? unit_of(&pc[q]) : U_NONE;
+
+	if (type == P_TIME) {
+		k.kind = SEM_TIME;
+		if (u == U_AM || u == U_PM) {
+			k.value = fmod(v, 720) + (u == U_PM ? 720 : 0);
+			k.flags |= SEM_F_AMPM;
+			q++;
+		}
+		*p = q;
+		return emit_quantity(t, &k);
+	}
+	if (ordinal) {
+		k.unit = U_ORD;
+		*p = q;
+		return emit_quantity(t, &k);
+	}
+	/* multipliers: 25 thousand, $25k, $1.5m */
+	if (unit_multiplier(u) > 0) {
+		k.value *= unit_multiplier(u);
+		q++;
+	} else if (cur && q < np && pc[q].type == P_WORD && pc[q].glued) {
+		const char *s = pc[q].text;
+		double m = strcmp(s, "k") == 0 ? 1e3 : strcmp(s, "m") == 0 || strcmp(s, "mm") == 0 ? 1e6
+		         : strcmp(s, "b") == 0 || strcmp(s, "bn") == 0 ? 1e9 : 0;
+		if (m > 0)
+			k.value *= m, q++;
+	}
+	u = q < np ? unit_of(&pc[q]) : U_NONE;
+	if (is_currency(u)) { /* 25,000 dollars; $49.99 USD */
+		cur = u;
+		q++;
+	}
+	if (cur) {
+		k.unit = (unsigned char)cur;
+		*p = q;
+		return emit_quantity(t, &k);
+	}
+	if ((u == U_AM || u == U_PM) && v >= 1 && v <= 12 && v == floor(v)) { /* 9 am */
+		k.kind = SEM_TIME;
+		k.value = fmod(v, 12) * 60 + (u == U_PM ? 720 : 0);
+		k.flags |= SEM_F_AMPM;
+		*p = q + 1;
+		return emit_quantity(t, &k);
+	}
+	if (q < np) {
+		const piece *y = &pc[q];
+		size_t len = y->type == P_WORD ? strlen(y->text) : 0;
+		/* one-letter units and "in" only when glued to the number (2h, 32in, not "2 in 1") */
+		int glue_only = len == 1 || (len > 0 && strcmp(y->text, "in") == 0) || u == U_K || u == U_P ||
+		                u == U_X || u == U_ORD;
+		if (y->type == P_SYM && y->sym == '"' && y->glued) {
+			k.unit = U_INCH;
+			q++;
+		} else if (y->type == P_SYM && y->sym == '%') {
+			k.unit = U_PCT;
+			q++;
+		} else if (u != U_NONE && (y->glued || !glue_only)) {
+			if (u == U_SEC && len == 1) {
+				q++; /* the 1990s */
+			} else if (unit_seconds(u) > 0) {
+				/* a duration, maybe several parts: 2h58min, 2 hours and 58 minutes */
+				double secs = v * unit_seconds(u);
+				unsigned last = u;
+				q++;
+				for (;;) {
+					size_t r = q;
+					if (r < np && pc[r].type == P_WORD && strcmp(pc[r].text, "and") == 0)
+						r++;
+					if (r + 1 >= np || pc[r].type != P_NUM || pc[r + 1].type != P_WORD)
+						break;
+					unsigned u2 = unit_of(&pc[r + 1]);
+					size_t l2 = strlen(pc[r + 1].text);
+					if (l2 == 1 && !pc[r + 1].glued)
+						break;
+					if (u2 == U_M && last == U_HOUR)
+						u2 = U_MIN; /* 2h58m */
+					if (u2 == U_SEC && l2 == 1 && last != U_MIN)
+						break;
+					if (unit_seconds(u2) <= 0 || unit_seconds(u2) >= unit_seconds(last))
+						break;
+					secs += pc[r].value * unit_seconds(u2);
+					last = u2;
+					q = r + 2;
+				}
+				k.kind = SEM_DUR;
+				k.value = secs;
+			} else if (unit_multiplier(u) == 0 && u != U_AM && u != U_PM) {
+				k.unit = (unsigned char)u;
+				q++;
+			}
+		}
+	}
+	*p = q;
+	return emit_quantity(t, &k);
+}
+
+/* The value of a number word at *p ("twenty" "five" → 25, advancing *p), or -1. */
+static double number_word(const pieces *ps, size_t *p, int *ordinal)
+{
+	const lex_entry *e = lex_find(ps->p[*p].text);
+	if (!e || !(e->flags & SEM_F_NUMWORD))
+		return -1;
+	*ordinal = (e->flags & SEM_F_ORDINAL) != 0;
+	double v = e->num;
+	if ((e->flags & SEM_F_TENS) && *p + 1 < ps->n && ps->p[*p + 1].type == P_WORD) {
+		const lex_entry *f = lex_find(ps->p[*p + 1].text);
+		if (f && (f->flags & SEM_F_NUMWORD) && !(f->flags & (SEM_F_TENS | SEM_F_ORDINAL)) &&
+		    f->num >= 1 && f->num <= 9) {
+			v += f->num;
+			(*p)++;
+		}
+	}
+	return v;
+}
+
+static int build(kn_semtext *t, const pieces *ps)
+{
+	unsigned cur = U_NONE; /* a currency sign or code waiting for its number */
+	int rc = 0;
+	for (size_t p = 0; rc == 0 && p < ps->n;) {
+		const piece *x = &ps->p[p];
+		unsigned layout = (x->comma ? SEM_F_COMMA : 0u) | (x->caps ? SEM_F_CAPS : 0u);
+		if (x->type == P_SYM) {
+			cur = x->sym == '$' ? U_USD : U_NONE;
+			p++;
+			continue;
+		}
+		if (x->type == P_WORD) {
+			unsigned u = unit_of(x);
+			if (is_currency(u) && p + 1 < ps->n && ps->p[p + 1].type == P_NUM) {
+				cur = u; /* USD 25,000 */
+				p++;
+				continue;
+			}
+			int ordinal = 0;
+			double v = number_word(ps, &p, &ordinal);
+			if (v >= 0) {
+				rc = number(t, ps, &p, v, P_NUM, ordinal, cur, layout);
+			} else {
+				rc = emit_word(t, x->text, layout);
+				p++;
+			}
+			cur = U_NONE;
+			continue;
+		}
+		rc = number(t, ps, &p, x->value, x->type, 0, cur, layout);
+		cur = U_NONE;
+	}
+	return rc;
+}
+
+/* ---- step 6: place qualifiers, alternatives ---- */
+
+/* Does a qualifier end at token e (exclusive)? The end of the text or a number (a zip) next. */
+static int ends_place(const kn_semtext *t, size_t e)
+{
+	return e == t->n || t->tok[e].kind != SEM_WORD;
+}
+
+static void qualifiers(kn_semtext *t)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		kn_semtok *k = &t->tok[i];
+		if (k->kind == SEM_WORD && i > 0) {
+			/* several words: ", New York", ", United States" */
+			for (size_t m = 0; m < sizeof multi_places / sizeof multi_places[0]; m++) {
+				size_t j = 0;
+				while (j < 3 && multi_places[m].words[j] && i + j < t->n &&
+				       t->tok[i + j].kind == SEM_WORD && strcmp(t->tok[i + j].raw, multi_places[m].words[j]) == 0)
+					j++;
+				if (j < 3 && multi_places[m].words[j])
+					continue;
+				if (!(k->flags & SEM_F_COMMA) && !ends_place(t, i + j))
+					continue;
+				k->word = k->raw = k->stem = k->code = multi_places[m].code;
+				k->flags = (k->flags & (SEM_F_COMMA | SEM_F_CAPS)) | SEM_F_QUAL |
+				           (multi_places[m].country ? SEM_F_COUNTRY : 0u);
+				k->gender = 0;
+				for (size_t d = 1; d < j; d++)
+					t->tok[i + d].kind = 0xFF; /* dropped below */
+				break;
+			}
+			if (!(k->flags & SEM_F_QUAL) && k->code) {
+				/* one word: a state name or code, usa, uk; an ambiguous code (in, or, me) only
+				 * after a comma or in capitals at the end */
+				int at_end = ends_place(t, i + 1);
+				if ((k->flags & SEM_F_COMMA) || (at_end && (!(k->flags & SEM_F_AMBIG) || (k->flags & SEM_F_CAPS)))) {
+					k->raw = k->stem = k->code;
+					k->flags = (k->flags & (SEM_F_COMMA | SEM_F_CAPS | SEM_F_COUNTRY)) | SEM_F_QUAL;
+				}
+			}
+		}
+		if (k->kind == SEM_WORD && !(k->flags & SEM_F_QUAL)) {
+			k->code = NULL;
+			if (strcmp(k->raw, "or") == 0)
+				k->flags |= SEM_F_OR;
+		}
+		if (k->kind != 0xFF)
+			t->tok[w++] = *k;
+	}
+	t->n = w;
+}
+
+/* ---- the whole pipeline ---- */
+
+int kn_semtok_text(kn_semtext *t, const char *s, int decode, struct sb_stemmer *stemmer)
+{
+	memset(t, 0, sizeof *t);
+	t->stemmer = stemmer;
+	size_t len = strnlen(s, KN_SEM_MAX_TEXT);
+	char *dec = NULL, *dec2 = NULL;
+	int rc = 0;
+	if (decode) {
+		if ((rc = kn_url_unquote(&dec, s, len, 1)) < 0)
+			return rc;
+		if (strchr(dec, '%')) {
+			if ((rc = kn_url_unquote(&dec2, dec, strlen(dec), 0)) < 0) {
+				free(dec);
+				return rc;
+			}
+			free(dec);
+			dec = dec2;
+		}
+		s = dec;
+		len = strlen(dec);
+	}
+	sbuf f = { 0 };
+	pieces ps = { 0 };
+	rc = fold(&f, s, len);
+	if (rc == 0)
+		rc = lex(t, f.p, &ps);
+	if (rc == 0)
+		rc = build(t, &ps);
+	if (rc == 0)
+		qualifiers(t);
+	free(ps.p);
+	free(f.p);
+	free(dec);
+	return rc;
+}
+
+void kn_semtok_free(kn_semtext *t)
+{
+	if (!t)
+		return;
+	free(t->tok);
+	for (kn_semblock *b = t->arena, *next; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	memset(t, 0, sizeof *t);
+}
+
+const char *kn_semtok_join(kn_semtext *t, const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *w = arena_alloc(t, na + nb + 1);
+	if (!w)
+		return NULL;
+	memcpy(w, a, na);
+	memcpy(w + na, b, nb + 1);
+	const lex_entry *e = lex_find(w);
+	if (e && e->canon && !strchr(e->canon, ' '))
+		return stem_of(t, e->canon);
+	return stem_of(t, w);
+}

@@ -1,0 +1,15 @@
+/* llm_internal.h — what the files of services/llm share and nobody else needs. */
+#ifndef KEYNODE_LLM_INTERNAL_H
+#define KEYNODE_LLM_INTERNAL_H
+
+#include <stdio.h>
+
+/* One log line on f (NULL: nothing): `level=LEVEL component=llm msg="…"`, the message formatted
+ * printf-style with quotes and control bytes flattened so the line stays one parseable line. */
+void kn_llm_logf(FILE *f, const char *level, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+#endif
