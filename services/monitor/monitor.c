@@ -31,6 +31,7 @@ struct tab {
 	char *history[KN_MAX_HISTORY];
 	int n_history, at;
 	char *info_url;          /* URL from Target.targetInfoChanged not yet seen as a navigation */
+	int synthetic;           /* t->url came from a missed navigation: its late event is a duplicate */
 	kn_cdp_timer *info_timer;
 	kn_monitor *m;
 };
@@ -183,6 +184,8 @@ static void emit(kn_monitor *m, kn_event *ev)
 		kn_monitor_stop(m, "finished");
 	else if (m->o.until_steps > 0 && kn_eval_steps(m->eval) >= m->o.until_steps)
 		kn_monitor_stop(m, "steps");
+	else if (kn_eval_status(m->eval) == KN_STATUS_STEP_LIMIT)
+		kn_monitor_stop(m, "step limit"); /* past the budget nothing more can count */
 }
 
 static void history_push(struct tab *t, const char *url)
@@ -238,6 +241,17 @@ static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_do
 {
 	const char *how;
 	int history = 0;
+	kn_cdp_timer_cancel(t->info_timer); /* a navigation arrived: the safety net is not needed */
+	t->info_timer = NULL;
+	set_str(&t->info_url, NULL);
+	if (t->synthetic && t->url && strcmp(t->url, url) == 0) {
+		/* the late event of a navigation already emitted from other evidence */
+		t->synthetic = 0;
+		set_str(&t->req_reason, NULL);
+		set_str(&t->started_type, NULL);
+		return;
+	}
+	t->synthetic = 0;
 	if (t->popup_first) {
 		how = "popup";
 		t->popup_first = 0;
@@ -379,12 +393,16 @@ static void missed_navigation(kn_monitor *m, struct tab *t, const char *url)
 {
 	size_t base = strcspn(url, "#");
 	int same_doc = t->url && strncmp(t->url, url, base) == 0 && strcspn(t->url, "#") == base;
-	char *copy = strdup(url); /* url may be t->info_url, which navigated() leaves alone */
-	kn_cdp_timer_cancel(t->info_timer);
-	t->info_timer = NULL;
-	set_str(&t->info_url, NULL);
-	if (copy)
-		navigated(m, t, copy, same_doc, "fragment");
+	char *copy = strdup(url); /* url may be t->info_url, which navigated() releases */
+	if (!copy)
+		return;
+	/* Only a tab's first navigation can be missed for good (it may commit before our Page.enable):
+	 * that is the agent's goto. Later mismatches are page events overtaking the browser's report
+	 * of a navigation the page caused; never count those as the agent's steps. */
+	if (t->n_history > 0 && !t->req_reason && !t->started_type && !t->popup_first)
+		t->req_reason = strdup("scriptInitiated");
+	navigated(m, t, copy, same_doc, "fragment");
+	t->synthetic = 1;
 	free(copy);
 }
 
@@ -427,6 +445,9 @@ static void target_url_changed(kn_monitor *m, struct tab *t, const char *url)
 {
 	if (!t || !url || !*url || strcmp(url, "about:blank") == 0 || (t->url && strcmp(t->url, url) == 0))
 		return;
+	for (int i = 0; i < t->n_history; i++) /* a late report of where the tab has been */
+		if (strcmp(t->history[i], url) == 0)
+			return;
 	set_str(&t->info_url, url);
 	kn_cdp_timer_cancel(t->info_timer);
 	t->info_timer = kn_cdp_timer_start(m->loop, 400, info_url_check, t);

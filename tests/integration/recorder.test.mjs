@@ -67,7 +67,7 @@ function recorderSource(cfg) {
   return RECORDER_TEXT.slice(0, at) + JSON.stringify(cfg) + RECORDER_TEXT.slice(at + TOKEN.length);
 }
 
-async function install(page, nodes, { injections = 2 } = {}) {
+async function install(page, nodes, { injections = 2, debounce = 400 } = {}) {
   const hex = randomBytes(8).toString('hex');
   const rec = {
     binding: `kn_${hex}`,
@@ -101,7 +101,7 @@ async function install(page, nodes, { injections = 2 } = {}) {
   await cdp.send('Runtime.addBinding', { name: rec.binding, executionContextName: rec.world });
   await cdp.send('Page.enable');
   await cdp.send('Runtime.enable');
-  const source = recorderSource({ binding: rec.binding, nodes, scroll_debounce_ms: 400 });
+  const source = recorderSource({ binding: rec.binding, nodes, scroll_debounce_ms: debounce });
   // the monitor injects once; twice here proves a second injection into the same world does nothing
   for (let i = 0; i < injections; i++)
     await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source, runImmediately: true, worldName: rec.world });
@@ -354,7 +354,8 @@ async function caseFlushFunction(ctx, base) {
 async function caseScroll(ctx, base) {
   const page = await ctx.newPage();
   await page.setViewportSize({ width: 800, height: 600 });
-  const rec = await install(page, [node('s1', '#far')]);
+  // a debounce well above the gaps a loaded 2-core machine puts between one test's wheel events
+  const rec = await install(page, [node('s1', '#far')], { debounce: 1500 });
   await page.goto(`${base}/scroll.html`);
   await sleep(600); // past the post-load quiet time
   await page.mouse.move(200, 200);
@@ -380,7 +381,7 @@ async function caseScroll(ctx, base) {
   take(rec);
 
   await page.evaluate(() => window.scrollTo(0, 0));
-  await sleep(1200);
+  await sleep(2200); // past the debounce: whatever that scroll gives is not the next check's
   take(rec);
   await page.click('#jump'); // an in-page anchor: the jump is the click's consequence
   ev = await settle(rec, 1, { extra: 1000 });
