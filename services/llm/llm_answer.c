@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "keynode/utf8.h"
 #include "llm.h"
 
 /* Message content past this is refused: a verdict is a few dozen bytes. */
@@ -33,49 +34,11 @@ static const char system_prompt[] =
 /* Copy s with every invalid UTF-8 sequence replaced by U+FFFD, so jansson accepts it. */
 static char *utf8_clean(const char *s)
 {
-	size_t n = strlen(s);
-	char *out = malloc(n * 3 + 1), *o = out;
-	const unsigned char *p = (const unsigned char *)s;
-	if (!out)
-		return NULL;
-	while (*p) {
-		size_t need = 0;
-		unsigned char lo = 0x80, hi = 0xBF;
-		if (*p < 0x80)
-			need = 0;
-		else if (*p >= 0xC2 && *p <= 0xDF)
-			need = 1;
-		else if (*p == 0xE0)
-			need = 2, lo = 0xA0;
-		else if (*p == 0xED)
-			need = 2, hi = 0x9F;
-		else if (*p >= 0xE1 && *p <= 0xEF)
-			need = 2;
-		else if (*p == 0xF0)
-			need = 3, lo = 0x90;
-		else if (*p == 0xF4)
-			need = 3, hi = 0x8F;
-		else if (*p >= 0xF1 && *p <= 0xF3)
-			need = 3;
-		else
-			need = (size_t)-1;
-		size_t ok = need != (size_t)-1;
-		for (size_t i = 1; ok && i <= need; i++) {
-			if (p[i] < lo || p[i] > hi)
-				ok = 0;
-			lo = 0x80, hi = 0xBF;
-		}
-		if (!ok) {
-			memcpy(o, "\xEF\xBF\xBD", 3);
-			o += 3;
-			p++;
-			continue;
-		}
-		memcpy(o, p, need + 1);
-		o += need + 1;
-		p += need + 1;
+	char *out = strdup(s);
+	if (out && kn_utf8_repair(&out, strlen(out)) != 0) {
+		free(out);
+		out = NULL;
 	}
-	*o = '\0';
 	return out;
 }
 
