@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "keynode/eval.h"
+#include "config.h"
 #include "llm.h"
 
 enum { KN_EXIT_OK = 0, KN_EXIT_FAIL = 1, KN_EXIT_USAGE = 2 };
@@ -34,7 +35,7 @@ int kn_cli_parse_int(int *out, const char *text);
  * unknown option codes to kn_cli_semantic_option, then kn_cli_semantic_open once parsed. */
 enum {
 	KN_CLI_OPT_SEMANTIC = 0x1000, KN_CLI_OPT_LLM_URL, KN_CLI_OPT_LLM_MODEL, KN_CLI_OPT_LLM_KEY_ENV,
-	KN_CLI_OPT_LLM_TIMEOUT, KN_CLI_OPT_LLM_PRICE, KN_CLI_OPT_VERDICT_CACHE
+	KN_CLI_OPT_LLM_TIMEOUT, KN_CLI_OPT_LLM_PRICE, KN_CLI_OPT_VERDICT_CACHE, KN_CLI_OPT_CONFIG
 };
 #define KN_CLI_SEMANTIC_LONGOPTS                                                                  \
 	{"semantic", required_argument, NULL, KN_CLI_OPT_SEMANTIC},                                  \
@@ -43,7 +44,8 @@ enum {
 	{"llm-key-env", required_argument, NULL, KN_CLI_OPT_LLM_KEY_ENV},                            \
 	{"llm-timeout", required_argument, NULL, KN_CLI_OPT_LLM_TIMEOUT},                            \
 	{"llm-price", required_argument, NULL, KN_CLI_OPT_LLM_PRICE},                                \
-	{"verdict-cache", required_argument, NULL, KN_CLI_OPT_VERDICT_CACHE}
+	{"verdict-cache", required_argument, NULL, KN_CLI_OPT_VERDICT_CACHE},                        \
+	{"config", required_argument, NULL, KN_CLI_OPT_CONFIG}
 #define KN_CLI_SEMANTIC_HELP                                                                      \
 	"semantic judge (semantic key nodes):\n"                                                     \
 	"  --semantic B       offline (default: token overlap, no network) or llm (any\n"             \
@@ -57,13 +59,18 @@ enum {
 	"  --llm-price P[,C]  USD per 1000 prompt [and completion] tokens, to report the cost\n"      \
 	"  --verdict-cache F  verdict cache file (JSON Lines; default\n"                              \
 	"                     ~/.cache/keynode/verdicts.jsonl, \"off\" for none): a cached\n"         \
-	"                     (model, rule, input) makes no request\n"
+	"                     (model, rule, input) makes no request\n"                                \
+	"  --config FILE      keynode.yaml: its semantic section (backend, threshold, llm) and\n"     \
+	"                     verdict_cache give these options; flags given here override it\n"
 
 typedef struct kn_cli_semantic {
 	int llm;                                /* --semantic llm */
 	const char *url, *model, *key_env, *cache, *llm_flag;
 	long timeout_ms;
 	double price_prompt, price_completion;
+	int backend_set, price_set;             /* --semantic / --llm-price given */
+	const char *config_path;                /* --config */
+	kn_config *config;                      /* loaded by kn_cli_semantic_open; url… may point in */
 	kn_llm *client;
 	kn_verdict_file *verdicts;
 } kn_cli_semantic;
@@ -72,8 +79,11 @@ typedef struct kn_cli_semantic {
  * (said on stderr as a usage error of cmd). */
 int kn_cli_semantic_option(kn_cli_semantic *s, const char *cmd, int c, const char *arg);
 
-/* Check the options and build the judge into eo->semantic (offline: left NULL). log gets the
- * client's warnings (retries, cache). Returns KN_EXIT_OK, or KN_EXIT_USAGE having said why. */
+/* Load --config if given and take from its semantic section and verdict_cache what no flag set
+ * (eo->threshold too, when still 0 — --threshold was not given), check the options and build
+ * the judge into eo->semantic (offline: left NULL). log gets the client's warnings (retries,
+ * cache). Returns KN_EXIT_OK, or KN_EXIT_USAGE having said why (a config error with its
+ * file:line:col) and released everything. */
 int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log);
 void kn_cli_semantic_close(kn_cli_semantic *s);
 

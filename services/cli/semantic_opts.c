@@ -1,6 +1,7 @@
-/* semantic_opts.c — the --semantic / --llm-* / --verdict-cache options of match, score and
- * watch, parsed in one place, and the judge they build: the offline default, or a services/llm
- * client with the verdict cache file in front of it. */
+/* semantic_opts.c — the --semantic / --llm-* / --verdict-cache / --config options of match,
+ * score and watch, parsed in one place, and the judge they build: the offline default, or a
+ * services/llm client with the verdict cache file in front of it. With --config, keynode.yaml's
+ * semantic section and verdict_cache fill in whatever the flags left unset. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,7 @@ int kn_cli_semantic_option(kn_cli_semantic *s, const char *cmd, int c, const cha
 			s->llm = 1;
 		else
 			return kn_cli_usage_error(cmd, "--semantic must be offline or llm"), -1;
+		s->backend_set = 1;
 		return 1;
 	case KN_CLI_OPT_LLM_URL: s->url = arg; s->llm_flag = "--llm-url"; return 1;
 	case KN_CLI_OPT_LLM_MODEL: s->model = arg; s->llm_flag = "--llm-model"; return 1;
@@ -50,6 +52,7 @@ int kn_cli_semantic_option(kn_cli_semantic *s, const char *cmd, int c, const cha
 			return kn_cli_usage_error(cmd, "--llm-price must be USD per 1000 tokens: P or P,C"), -1;
 		s->price_prompt = p;
 		s->price_completion = q;
+		s->price_set = 1;
 		s->llm_flag = "--llm-price";
 		return 1;
 	}
@@ -59,12 +62,59 @@ int kn_cli_semantic_option(kn_cli_semantic *s, const char *cmd, int c, const cha
 		s->cache = arg;
 		s->llm_flag = "--verdict-cache";
 		return 1;
+	case KN_CLI_OPT_CONFIG:
+		if (!*arg)
+			return kn_cli_usage_error(cmd, "--config needs a file"), -1;
+		s->config_path = arg;
+		return 1;
 	default:
 		return 0;
 	}
 }
 
+/* Fill what no flag set from the loaded config; flags always win. */
+static void take_config(kn_cli_semantic *s, const kn_config *c, kn_eval_opts *eo)
+{
+	if (!s->backend_set && c->semantic.backend_set)
+		s->llm = c->semantic.backend == KN_CONFIG_LLM;
+	if (eo->threshold == 0 && c->semantic.threshold_set)
+		eo->threshold = c->semantic.threshold;
+	if (!s->url)
+		s->url = c->semantic.llm.url;
+	if (!s->model)
+		s->model = c->semantic.llm.model;
+	if (!s->key_env)
+		s->key_env = c->semantic.llm.api_key_env;
+	if (!s->timeout_ms && c->semantic.llm.timeout_set)
+		s->timeout_ms = c->semantic.llm.timeout_ms;
+	if (!s->price_set && c->semantic.llm.price_set) {
+		s->price_prompt = c->semantic.llm.price_prompt;
+		s->price_completion = c->semantic.llm.price_completion;
+	}
+	if (!s->cache)
+		s->cache = c->verdict_cache;
+}
+
+static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log);
+
 int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log)
+{
+	if (s->config_path) {
+		kn_err err = {0};
+		if (kn_config_load(&s->config, s->config_path, &err) != 0) {
+			fprintf(stderr, "keynode %s: %s\n", cmd, err.msg);
+			return KN_EXIT_USAGE;
+		}
+		/* an --llm-* flag without --semantic is fine when the file says backend: llm */
+		take_config(s, s->config, eo);
+	}
+	int rc = semantic_open(s, cmd, eo, log);
+	if (rc != KN_EXIT_OK)
+		kn_cli_semantic_close(s);
+	return rc;
+}
+
+static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log)
 {
 	if (!s->llm) {
 		if (s->llm_flag)
@@ -72,11 +122,15 @@ int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, 
 		return KN_EXIT_OK;
 	}
 	if (!s->url || !s->model)
-		return kn_cli_usage_error(cmd, "--semantic llm needs --llm-url and --llm-model");
+		return kn_cli_usage_error(cmd, "--semantic llm needs --llm-url and --llm-model%s",
+		                          s->config ? " (or semantic.llm.url and .model in --config)" : "");
 	const char *var = s->key_env ? s->key_env : "OPENAI_API_KEY";
 	const char *key = getenv(var);
 	if (s->key_env && (!key || !*key))
-		return kn_cli_usage_error(cmd, "--llm-key-env: environment variable %s is not set", var);
+		return kn_cli_usage_error(cmd, "%s: environment variable %s is not set",
+		                          s->config && s->key_env == s->config->semantic.llm.api_key_env
+		                                  ? "semantic.llm.api_key_env (--config)" : "--llm-key-env",
+		                          var);
 
 	kn_err err = {0};
 	char *path = NULL;
@@ -116,8 +170,10 @@ void kn_cli_semantic_close(kn_cli_semantic *s)
 {
 	kn_llm_free(s->client);
 	kn_verdict_file_free(s->verdicts);
+	kn_config_free(s->config);
 	s->client = NULL;
 	s->verdicts = NULL;
+	s->config = NULL;
 }
 
 void kn_cli_semantic_report(kn_cli_semantic *s, FILE *f, double reached)

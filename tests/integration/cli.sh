@@ -106,5 +106,21 @@ for k, v in exp["summary"].items():
 print("ok   demo runs numbers")
 PY
 done
+# --config: keynode.yaml's semantic section sets the threshold (0.85 matches at the default 0.7, not
+# at 0.9), a flag overrides the file, and a bad file exits 2 naming file:line:col and the key
+coat=(--target url --matcher semantic --key q --expect "Decide whether are searching for mens winter coat" --value "http://s.com/?q=mens+winter+coat+black+wool+large")
+printf 'semantic: {threshold: 0.9}\n' > "$tmp/strict.yaml"
+check "match default threshold" 0 "$kn" match "${coat[@]}"
+check "match --config threshold 0.9" 1 "$kn" match --config "$tmp/strict.yaml" "${coat[@]}"
+check "match --threshold overrides --config" 0 "$kn" match --config "$tmp/strict.yaml" --threshold 0.7 "${coat[@]}"
+check "match --config example (llm, flag offline)" 0 "$kn" match --config "$repo/deploy/keynode.example.yaml" --semantic offline "${coat[@]}"
+printf 'semantic:\n  threshold: 2\n' > "$tmp/bad.yaml"
+check "match bad --config" 2 "$kn" match --config "$tmp/bad.yaml" "${coat[@]}"
+has "match bad --config position" "$tmp/err" "bad.yaml:2:14: semantic.threshold: expected a number in (0, 1]"
+printf 'semantic: {backend: llm}\n' > "$tmp/llm-noconf.yaml"
+check "score --config llm without url" 2 "$kn" score --config "$tmp/llm-noconf.yaml" --tasks "$shared/conformance/tasks.json" --runs "$shared/conformance/runs"
+has "score --config llm without url msg" "$tmp/err" "--semantic llm needs --llm-url and --llm-model"
+check "watch missing --config" 2 "$kn" watch --config "$tmp/none.yaml" --browser http://127.0.0.1:1 --tasks "$shared/conformance/tasks.json" --task 101
+has "watch missing --config msg" "$tmp/err" "none.yaml: cannot open"
 [ "$fails" = 0 ] && echo "cli: all passed" || echo "cli: $fails failed"
 exit $((fails > 0))

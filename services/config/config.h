@@ -1,0 +1,77 @@
+/* config.h — keynode.yaml, the service configuration (INTERFACES.md §5), loaded into a plain struct.
+ *
+ * The loader stores values and checks their types and ranges; it does not act on them (nothing is
+ * connected to, no cron expression is parsed). Errors name the file, the 1-based line and column
+ * and the key path: "keynode.yaml:7:5: semantic.threshold: expected a number in (0, 1]". Unknown
+ * and repeated keys are errors; anchors, aliases and tags are refused; size, depth and node count
+ * are capped. README.md in this folder lists every key and its default. */
+#ifndef KEYNODE_CONFIG_H
+#define KEYNODE_CONFIG_H
+
+#include <stddef.h>
+
+#include "keynode/error.h"
+
+#define KN_CONFIG_MAX_BYTES (1u << 20) /* a larger file fails with KN_ELIMIT */
+#define KN_CONFIG_MAX_DEPTH 16         /* nesting of mappings and sequences */
+#define KN_CONFIG_MAX_NODES 20000      /* scalars, mappings and sequences together */
+
+typedef enum kn_config_backend { KN_CONFIG_OFFLINE = 0, KN_CONFIG_LLM = 1 } kn_config_backend;
+typedef enum kn_config_alert_type { KN_ALERT_WEBHOOK = 0, KN_ALERT_SLACK = 1 } kn_config_alert_type;
+
+typedef struct kn_config_alert {
+	kn_config_alert_type type;
+	char *url;
+} kn_config_alert;
+
+typedef struct kn_config_schedule {
+	char *name;  /* unique among schedules */
+	char *cron;  /* non-empty; the syntax is the scheduler's to check */
+	char *tasks; /* default "all" */
+} kn_config_schedule;
+
+/* Every string is NUL-terminated and owned by the config; NULL means "not set" where the comment
+ * says so. The *_set flags say whether the file (not the default) gave the value. */
+typedef struct kn_config {
+	char *database_url;        /* NULL: not set; env KEYNODE_DATABASE_URL overrides */
+	char *http_listen;         /* default "127.0.0.1:8080" */
+	char *http_token;          /* NULL: not set; env KEYNODE_API_TOKEN overrides */
+	char **browsers;           /* CDP endpoints; n_browsers may be 0 */
+	size_t n_browsers;
+	struct {
+		kn_config_backend backend; /* default offline */
+		int backend_set;
+		double threshold;          /* in (0, 1]; default 0.7 */
+		int threshold_set;
+		struct {
+			char *url, *model;      /* NULL: not set */
+			char *api_key_env;      /* NULL: not set (the CLI then tries OPENAI_API_KEY) */
+			long timeout_ms;        /* [1, 3600000]; default 30000 */
+			int timeout_set;
+			double price_prompt, price_completion; /* USD per 1000 tokens; default 0 */
+			int price_set;
+		} llm;
+	} semantic;
+	char *verdict_cache;       /* NULL: not set (the default cache file); "off": none */
+	kn_config_alert *alerts;
+	size_t n_alerts;
+	kn_config_schedule *schedules;
+	size_t n_schedules;
+	int health_broken_after;   /* [1, 1000]; default 2 */
+} kn_config;
+
+/* Read and parse the file at path (errors named by path), then apply the environment overrides.
+ * On success *out is the caller's (kn_config_free); on failure *out is NULL, err says why and the
+ * return is KN_EIO (unreadable), KN_ELIMIT (a cap), KN_EINVAL or KN_ENOMEM. */
+int kn_config_load(kn_config **out, const char *path, kn_err *err);
+
+/* The same over len bytes of buf (need not be NUL-terminated), errors named by name. */
+int kn_config_load_buffer(kn_config **out, const char *buf, size_t len, const char *name,
+                          kn_err *err);
+
+/* A config with every default and the environment overrides, as if from an empty file. */
+int kn_config_new(kn_config **out, kn_err *err);
+
+void kn_config_free(kn_config *cfg);
+
+#endif

@@ -1,0 +1,336 @@
+/* test_config.c — keynode.yaml (services/config): deploy/keynode.example.yaml loads with every
+ * value checked, an empty file gives every default, the environment overrides the database URL and
+ * the API token, and every error path fails with the exact "file:line:col: key.path: ..." message
+ * and code. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kn_test.h"
+#include "config.h"
+
+#define EXAMPLE KN_TESTS_DIR "/../deploy/keynode.example.yaml"
+
+static kn_config *load(const char *text)
+{
+	kn_config *c = NULL;
+	kn_err err = { 0 };
+	int rc = kn_config_load_buffer(&c, text, strlen(text), "k.yaml", &err);
+	if (rc != 0)
+		print_error("unexpected error %d: %s\n", rc, err.msg);
+	assert_int_equal(rc, 0);
+	assert_non_null(c);
+	return c;
+}
+
+/* text must fail with code and a message equal to want. */
+static void fails(const char *text, int code, const char *want)
+{
+	kn_config *c = (kn_config *)&c;
+	kn_err err = { 0 };
+	int rc = kn_config_load_buffer(&c, text, strlen(text), "k.yaml", &err);
+	if (rc != code || strcmp(err.msg, want) != 0)
+		print_error("for:\n%s\ngot %d '%s'\nwant %d '%s'\n", text, rc, err.msg, code, want);
+	assert_int_equal(rc, code);
+	assert_string_equal(err.msg, want);
+	assert_int_equal(err.code, code);
+	assert_null(c);
+}
+
+static void test_example(void **state)
+{
+	(void)state;
+	unsetenv("KEYNODE_DATABASE_URL");
+	unsetenv("KEYNODE_API_TOKEN");
+	kn_config *c = NULL;
+	kn_err err = { 0 };
+	int rc = kn_config_load(&c, EXAMPLE, &err);
+	if (rc)
+		print_error("%s\n", err.msg);
+	assert_int_equal(rc, 0);
+	assert_string_equal(c->database_url, "postgresql://keynode@127.0.0.1:5432/keynode");
+	assert_string_equal(c->http_listen, "127.0.0.1:8080");
+	assert_string_equal(c->http_token, "change-me");
+	assert_int_equal(c->n_browsers, 2);
+	assert_string_equal(c->browsers[0], "http://127.0.0.1:9222");
+	assert_string_equal(c->browsers[1], "http://127.0.0.1:9223");
+	assert_int_equal(c->semantic.backend, KN_CONFIG_LLM);
+	assert_true(c->semantic.backend_set);
+	assert_double_equal(c->semantic.threshold, 0.8, 1e-12);
+	assert_true(c->semantic.threshold_set);
+	assert_string_equal(c->semantic.llm.url, "http://127.0.0.1:8081");
+	assert_string_equal(c->semantic.llm.model, "qwen2.5-7b-instruct");
+	assert_string_equal(c->semantic.llm.api_key_env, "KEYNODE_LLM_KEY");
+	assert_int_equal(c->semantic.llm.timeout_ms, 20000);
+	assert_true(c->semantic.llm.timeout_set);
+	assert_double_equal(c->semantic.llm.price_prompt, 0.15, 1e-12);
+	assert_double_equal(c->semantic.llm.price_completion, 0.6, 1e-12);
+	assert_true(c->semantic.llm.price_set);
+	assert_string_equal(c->verdict_cache, "/var/cache/keynode/verdicts.jsonl");
+	assert_int_equal(c->n_alerts, 2);
+	assert_int_equal(c->alerts[0].type, KN_ALERT_WEBHOOK);
+	assert_string_equal(c->alerts[0].url, "http://127.0.0.1:9000/hooks/keynode");
+	assert_int_equal(c->alerts[1].type, KN_ALERT_SLACK);
+	assert_string_equal(c->alerts[1].url, "https://hooks.slack.com/services/T000/B000/XXXX");
+	assert_int_equal(c->n_schedules, 2);
+	assert_string_equal(c->schedules[0].name, "nightly");
+	assert_string_equal(c->schedules[0].cron, "0 3 * * *");
+	assert_string_equal(c->schedules[0].tasks, "all");
+	assert_string_equal(c->schedules[1].name, "hourly-shop");
+	assert_string_equal(c->schedules[1].cron, "15 * * * *");
+	assert_string_equal(c->schedules[1].tasks, "shop");
+	assert_int_equal(c->health_broken_after, 3);
+	kn_config_free(c);
+}
+
+static void check_defaults(const kn_config *c)
+{
+	assert_null(c->database_url);
+	assert_string_equal(c->http_listen, "127.0.0.1:8080");
+	assert_null(c->http_token);
+	assert_int_equal(c->n_browsers, 0);
+	assert_int_equal(c->semantic.backend, KN_CONFIG_OFFLINE);
+	assert_false(c->semantic.backend_set);
+	assert_double_equal(c->semantic.threshold, 0.7, 1e-12);
+	assert_false(c->semantic.threshold_set);
+	assert_null(c->semantic.llm.url);
+	assert_null(c->semantic.llm.model);
+	assert_null(c->semantic.llm.api_key_env);
+	assert_int_equal(c->semantic.llm.timeout_ms, 30000);
+	assert_false(c->semantic.llm.timeout_set);
+	assert_false(c->semantic.llm.price_set);
+	assert_null(c->verdict_cache);
+	assert_int_equal(c->n_alerts, 0);
+	assert_int_equal(c->n_schedules, 0);
+	assert_int_equal(c->health_broken_after, 2);
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	unsetenv("KEYNODE_DATABASE_URL");
+	unsetenv("KEYNODE_API_TOKEN");
+	static const char *const empties[] = {
+		"", "# only a comment\n", "---\n", "~\n", "{}\n",
+		"database:\nhttp: {}\nbrowsers: []\nsemantic: {llm: ~}\nalerts:\nschedules: []\nhealth: {}\n",
+	};
+	for (size_t i = 0; i < sizeof empties / sizeof *empties; i++) {
+		kn_config *c = load(empties[i]);
+		check_defaults(c);
+		kn_config_free(c);
+	}
+	kn_config *c = NULL;
+	assert_int_equal(kn_config_new(&c, NULL), 0);
+	check_defaults(c);
+	kn_config_free(c);
+	kn_config_free(NULL);
+
+	/* one price for both kinds of token; a schedule without tasks runs all */
+	c = load("semantic: {llm: {price: 0.5}}\nschedules: [{name: a, cron: '* * * * *'}]\n");
+	assert_double_equal(c->semantic.llm.price_prompt, 0.5, 1e-12);
+	assert_double_equal(c->semantic.llm.price_completion, 0.5, 1e-12);
+	assert_string_equal(c->schedules[0].tasks, "all");
+	kn_config_free(c);
+	c = load("semantic: {threshold: 1, llm: {price: {completion: 2}}}\n");
+	assert_double_equal(c->semantic.threshold, 1.0, 1e-12);
+	assert_double_equal(c->semantic.llm.price_prompt, 0, 1e-12);
+	assert_double_equal(c->semantic.llm.price_completion, 2, 1e-12);
+	kn_config_free(c);
+}
+
+static void test_env(void **state)
+{
+	(void)state;
+	setenv("KEYNODE_DATABASE_URL", "postgresql://env@db/kn", 1);
+	setenv("KEYNODE_API_TOKEN", "env-token", 1);
+	kn_config *c = load("database: {url: 'postgresql://file/kn'}\nhttp: {token: file}\n");
+	assert_string_equal(c->database_url, "postgresql://env@db/kn");
+	assert_string_equal(c->http_token, "env-token");
+	kn_config_free(c);
+	c = load("");
+	assert_string_equal(c->database_url, "postgresql://env@db/kn");
+	assert_string_equal(c->http_token, "env-token");
+	kn_config_free(c);
+	assert_int_equal(kn_config_new(&c, NULL), 0);
+	assert_string_equal(c->http_token, "env-token");
+	kn_config_free(c);
+	/* an empty variable does not override */
+	setenv("KEYNODE_DATABASE_URL", "", 1);
+	unsetenv("KEYNODE_API_TOKEN");
+	c = load("database: {url: 'postgresql://file/kn'}\nhttp: {token: file}\n");
+	assert_string_equal(c->database_url, "postgresql://file/kn");
+	assert_string_equal(c->http_token, "file");
+	kn_config_free(c);
+	unsetenv("KEYNODE_DATABASE_URL");
+	/* the LLM key is never read by the loader: there is no key for it */
+	fails("semantic: {llm: {api_key: sk-x}}\n", KN_EINVAL,
+	      "k.yaml:1:18: semantic.llm.api_key: unknown key");
+}
+
+static void test_errors_keys(void **state)
+{
+	(void)state;
+	fails("databse: {url: x}\n", KN_EINVAL, "k.yaml:1:1: databse: unknown key");
+	fails("http:\n  lsten: x\n", KN_EINVAL, "k.yaml:2:3: http.lsten: unknown key");
+	fails("http: {listen: a, listen: b}\n", KN_EINVAL, "k.yaml:1:19: http.listen: repeated key");
+	fails("semantic: {}\nsemantic: {}\n", KN_EINVAL, "k.yaml:2:1: semantic: repeated key");
+	fails("semantic:\n  llm:\n    modle: m\n", KN_EINVAL,
+	      "k.yaml:3:5: semantic.llm.modle: unknown key");
+	fails("semantic: {llm: {price: {prompt: 1, cached: 2}}}\n", KN_EINVAL,
+	      "k.yaml:1:37: semantic.llm.price.cached: unknown key");
+	fails("alerts:\n  - {type: slack, url: u, channel: c}\n", KN_EINVAL,
+	      "k.yaml:2:27: alerts[0].channel: unknown key");
+	fails("schedules: [{name: a, cron: b, every: c}]\n", KN_EINVAL,
+	      "k.yaml:1:32: schedules[0].every: unknown key");
+	fails("health: {broken: 1}\n", KN_EINVAL, "k.yaml:1:10: health.broken: unknown key");
+	fails("? [a]\n: b\n", KN_EINVAL, "k.yaml:1:3: a mapping key must be a plain string");
+}
+
+static void test_errors_types(void **state)
+{
+	(void)state;
+	fails("- a\n", KN_EINVAL, "k.yaml:1:1: top level: expected a mapping");
+	fails("database: x\n", KN_EINVAL, "k.yaml:1:11: database: expected a mapping");
+	fails("database: {url: [a]}\n", KN_EINVAL, "k.yaml:1:17: database.url: expected a string");
+	fails("database: {url: ''}\n", KN_EINVAL, "k.yaml:1:17: database.url: must not be empty");
+	fails("http: {listen: {a: b}}\n", KN_EINVAL, "k.yaml:1:16: http.listen: expected a string");
+	fails("http: {token: \"a\\0b\"}\n", KN_EINVAL,
+	      "k.yaml:1:15: http.token: contains a NUL character");
+	fails("browsers: http://x\n", KN_EINVAL, "k.yaml:1:11: browsers: expected a sequence");
+	fails("browsers: [a, {b: c}]\n", KN_EINVAL, "k.yaml:1:15: browsers[1]: expected a string");
+	fails("browsers: [a, ~]\n", KN_EINVAL, "k.yaml:1:15: browsers[1]: expected a string");
+	fails("semantic: [offline]\n", KN_EINVAL, "k.yaml:1:11: semantic: expected a mapping");
+	fails("semantic: {backend: gpt}\n", KN_EINVAL,
+	      "k.yaml:1:21: semantic.backend: expected offline or llm");
+	fails("semantic: {backend: [llm]}\n", KN_EINVAL,
+	      "k.yaml:1:21: semantic.backend: expected offline or llm");
+	static const char *const thresholds[] = { "0", "1.5", "-0.1", "'0.8'", "high", "nan",
+		                                  "inf", "[0.8]", "0.8x" };
+	for (size_t i = 0; i < sizeof thresholds / sizeof *thresholds; i++) {
+		char text[64];
+		snprintf(text, sizeof text, "semantic:\n  threshold: %s\n", thresholds[i]);
+		fails(text, KN_EINVAL, "k.yaml:2:14: semantic.threshold: expected a number in (0, 1]");
+	}
+	fails("semantic: {llm: x}\n", KN_EINVAL, "k.yaml:1:17: semantic.llm: expected a mapping");
+	fails("semantic: {llm: {url: ''}}\n", KN_EINVAL,
+	      "k.yaml:1:23: semantic.llm.url: must not be empty");
+	fails("semantic: {llm: {api_key_env: [A]}}\n", KN_EINVAL,
+	      "k.yaml:1:31: semantic.llm.api_key_env: expected a string");
+	fails("semantic: {llm: {timeout_ms: 0}}\n", KN_EINVAL,
+	      "k.yaml:1:30: semantic.llm.timeout_ms: expected an integer in [1, 3600000]");
+	fails("semantic: {llm: {timeout_ms: 1.5}}\n", KN_EINVAL,
+	      "k.yaml:1:30: semantic.llm.timeout_ms: expected an integer in [1, 3600000]");
+	fails("semantic: {llm: {timeout_ms: '100'}}\n", KN_EINVAL,
+	      "k.yaml:1:30: semantic.llm.timeout_ms: expected an integer in [1, 3600000]");
+	fails("semantic: {llm: {price: -1}}\n", KN_EINVAL,
+	      "k.yaml:1:25: semantic.llm.price: expected USD per 1000 tokens, a number in [0, 1000000)");
+	fails("semantic: {llm: {price: {prompt: x}}}\n", KN_EINVAL,
+	      "k.yaml:1:34: semantic.llm.price.prompt: expected USD per 1000 tokens, a number in [0, 1000000)");
+	fails("verdict_cache: [off]\n", KN_EINVAL, "k.yaml:1:16: verdict_cache: expected a string");
+	fails("alerts: {type: slack}\n", KN_EINVAL, "k.yaml:1:9: alerts: expected a sequence");
+	fails("alerts: [~]\n", KN_EINVAL, "k.yaml:1:10: alerts[0]: expected a mapping");
+	fails("alerts: [slack]\n", KN_EINVAL, "k.yaml:1:10: alerts[0]: expected a mapping");
+	fails("alerts:\n  - {type: email, url: u}\n", KN_EINVAL,
+	      "k.yaml:2:12: alerts[0].type: expected webhook or slack");
+	fails("alerts:\n  - {type: {a: b}, url: u}\n", KN_EINVAL,
+	      "k.yaml:2:12: alerts[0].type: expected webhook or slack");
+	fails("alerts:\n  - {type: slack}\n", KN_EINVAL, "k.yaml:2:5: alerts[0]: missing key url");
+	fails("alerts:\n  - {url: u}\n", KN_EINVAL, "k.yaml:2:5: alerts[0]: missing key type");
+	fails("alerts: [{type: webhook, url: [u]}]\n", KN_EINVAL,
+	      "k.yaml:1:31: alerts[0].url: expected a string");
+	fails("schedules: [{cron: x}]\n", KN_EINVAL, "k.yaml:1:13: schedules[0]: missing key name");
+	fails("schedules: [{name: x}]\n", KN_EINVAL, "k.yaml:1:13: schedules[0]: missing key cron");
+	fails("schedules: [{name: x, cron: ''}]\n", KN_EINVAL,
+	      "k.yaml:1:29: schedules[0].cron: must not be empty");
+	fails("schedules: [{name: x, cron: a, tasks: [t]}]\n", KN_EINVAL,
+	      "k.yaml:1:39: schedules[0].tasks: expected a string");
+	fails("schedules:\n  - {name: x, cron: a}\n  - {name: x, cron: b}\n", KN_EINVAL,
+	      "k.yaml:3:12: schedules[1].name: schedule name 'x' is used twice");
+	fails("health: {broken_after: 0}\n", KN_EINVAL,
+	      "k.yaml:1:24: health.broken_after: expected an integer in [1, 1000]");
+	fails("health: {broken_after: two}\n", KN_EINVAL,
+	      "k.yaml:1:24: health.broken_after: expected an integer in [1, 1000]");
+	fails("health: {broken_after: 99999999999999999999}\n", KN_EINVAL,
+	      "k.yaml:1:24: health.broken_after: expected an integer in [1, 1000]");
+}
+
+static void test_errors_document(void **state)
+{
+	(void)state;
+	fails("http: {listen: a\n", KN_EINVAL,
+	      "k.yaml:2:1: YAML syntax error: did not find expected ',' or '}' while parsing a flow mapping");
+	fails("a: b\nc\nd: e\n", KN_EINVAL,
+	      "k.yaml:3:1: YAML syntax error: could not find expected ':' while scanning a simple key");
+	fails("{}\n---\n{}\n", KN_EINVAL, "k.yaml:2:1: a config file holds one YAML document");
+	fails("http: &h {listen: a}\n", KN_EUNSUPPORTED,
+	      "k.yaml:1:7: anchors are not supported in a config file");
+	fails("x: &a b\nhttp: {listen: *a}\n", KN_EUNSUPPORTED,
+	      "k.yaml:1:4: anchors are not supported in a config file");
+	fails("http: {listen: *a}\n", KN_EUNSUPPORTED,
+	      "k.yaml:1:16: aliases are not supported in a config file");
+	fails("http: !!map {listen: a}\n", KN_EUNSUPPORTED,
+	      "k.yaml:1:7: tags are not supported in a config file");
+	fails("semantic: {threshold: !!float 0.5}\n", KN_EUNSUPPORTED,
+	      "k.yaml:1:23: tags are not supported in a config file");
+	fails("http: {listen: \"\xff\"}\n", KN_EINVAL,
+	      "k.yaml:1:17: YAML syntax error: invalid leading UTF-8 octet");
+}
+
+static void test_limits(void **state)
+{
+	(void)state;
+	/* nesting: the 17th level fails, at its own position */
+	char deep[128] = "a: ";
+	for (int i = 0; i < 17; i++)
+		strcat(deep, "[");
+	fails(deep, KN_ELIMIT, "k.yaml:1:19: nested deeper than 16 levels");
+
+	/* node count */
+	size_t n = 30000, len = 0;
+	char *big = malloc(n * 3 + 32);
+	assert_non_null(big);
+	len += (size_t)sprintf(big, "browsers: [");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(big + len, "a,");
+	strcpy(big + len, "a]\n");
+	fails(big, KN_ELIMIT, "k.yaml:1:40006: more than 20000 YAML nodes");
+	free(big);
+
+	/* size */
+	size_t sz = KN_CONFIG_MAX_BYTES + 1;
+	char *huge = malloc(sz);
+	assert_non_null(huge);
+	memset(huge, '#', sz);
+	kn_config *c = (kn_config *)&c;
+	kn_err err = { 0 };
+	assert_int_equal(kn_config_load_buffer(&c, huge, sz, "k.yaml", &err), KN_ELIMIT);
+	assert_string_equal(err.msg, "k.yaml:1:1: larger than 1048576 bytes");
+	assert_null(c);
+	free(huge);
+
+	/* a file that is not there */
+	c = (kn_config *)&c;
+	assert_int_equal(kn_config_load(&c, "/nonexistent/keynode.yaml", &err), KN_EIO);
+	assert_string_equal(err.msg, "/nonexistent/keynode.yaml: cannot open: No such file or directory");
+	assert_null(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_env),
+		cmocka_unit_test(test_errors_keys),
+		cmocka_unit_test(test_errors_types),
+		cmocka_unit_test(test_errors_document),
+		cmocka_unit_test(test_limits),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
