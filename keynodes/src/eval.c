@@ -41,6 +41,8 @@ struct kn_eval {
 	struct url_cache cur; /* the page the agent is on */
 	unsigned next_ver;
 	char *typing;         /* "tab\x1fselector" of the last event when it was a `type`, else NULL */
+	char *sel_norm;       /* the current event's selector, normalised on first need */
+	int sel_done;         /* sel_norm is computed for the current event */
 };
 
 const char *kn_status_name(kn_status s)
@@ -139,19 +141,21 @@ static int in_list(const char *id, const char *const *list, size_t n)
 
 /* Does the acted-on element satisfy the node's selector (element_path's expect or element_value's
  * path)? Live events say so in `matched`; offline we compare normalised selector strings. */
-static int selector_matches(const kn_keynode *kn, const kn_event *e, int include)
+static int selector_matches(kn_eval *ev, const kn_keynode *kn, const kn_event *e, int include)
 {
 	if (e->matched)
 		return in_list(kn->id, e->matched, e->n_matched);
 	if (!e->selector || !kn->norm_selector)
 		return 0;
-	char *norm = NULL;
-	if (kn_selector_normalise(&norm, e->selector) != 0)
+	if (!ev->sel_done) { /* once per event, however many element nodes ask */
+		ev->sel_done = 1;
+		if (kn_selector_normalise(&ev->sel_norm, e->selector) != 0)
+			ev->sel_norm = NULL;
+	}
+	if (!ev->sel_norm)
 		return 0;
-	int ok = include ? strstr(norm, kn->norm_selector) != NULL
-	                 : strcmp(norm, kn->norm_selector) == 0;
-	free(norm);
-	return ok;
+	return include ? strstr(ev->sel_norm, kn->norm_selector) != NULL
+	               : strcmp(ev->sel_norm, kn->norm_selector) == 0;
 }
 
 /* Score a matcher on input; semantic scores go through the judge, remembered per node. */
@@ -224,11 +228,11 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		if (is_action(e) && site_gate(ev, kn)) {
 			if (kn->matcher == KN_MATCH_REGEX)
 				return score_text(ev, st, kn, e->selector, 0, score, err);
-			*score = selector_matches(kn, e, kn->matcher == KN_MATCH_INCLUDE);
+			*score = selector_matches(ev, kn, e, kn->matcher == KN_MATCH_INCLUDE);
 		}
 		return 0;
 	case KN_TARGET_ELEMENT_VALUE: {
-		if (!is_action(e) || !site_gate(ev, kn) || (kn->path && !selector_matches(kn, e, 0)))
+		if (!is_action(e) || !site_gate(ev, kn) || (kn->path && !selector_matches(ev, kn, e, 0)))
 			return 0;
 		/* typed value, clicked element's visible text, selected option's value or text */
 		const char *first = e->type == KN_EV_CLICK ? e->text : e->value;
@@ -285,6 +289,9 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			rises++;
 		}
 	}
+	free(ev->sel_norm);
+	ev->sel_norm = NULL;
+	ev->sel_done = 0;
 	return rc ? rc : rises;
 }
 
