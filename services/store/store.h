@@ -1,0 +1,205 @@
+/* store.h — keynode's PostgreSQL store: the only code that includes libpq.
+ *
+ * Everything the service keeps lives here: task sets and versioned tasks, runs and their
+ * append-only events, key-node results, replay results, task health and its transitions, alerts,
+ * the semantic-verdict cache and the replay job queue. The schema is versioned SQL under
+ * schemas/sql/ (NNN_name.sql), applied in order by kn_store_migrate, each file in one transaction.
+ * Every statement that carries data goes through PQexecParams or a prepared statement.
+ *
+ * A kn_store wraps one connection and is not thread-safe: give each thread its own. Functions
+ * return 0 or a negative KN_E* code: KN_EDB for a database error (err holds the server's primary
+ * message), KN_EIO when the connection is lost (the caller may reconnect with kn_store_reset and
+ * retry: every write here is idempotent), KN_ENOTFOUND, KN_EINVAL. JSON crosses this boundary as
+ * text (json_t is the caller's business, not the SQL layer's).
+ *
+ * kn_ingest (below) is the durable write path of `serve`: a background thread that batches events,
+ * spools to disk while the database is unreachable and flushes the spool in order when it is back. */
+#ifndef KEYNODE_STORE_H
+#define KEYNODE_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "keynode/error.h"
+#include "keynode/task.h"
+
+typedef struct kn_store kn_store;
+
+/* Connect to a libpq connection string or URL. *out is the caller's (kn_store_free). KN_EIO
+ * with the server's reason when it cannot connect. */
+int kn_store_open(kn_store **out, const char *conninfo, kn_err *err);
+void kn_store_free(kn_store *st);
+/* Reconnect after KN_EIO. */
+int kn_store_reset(kn_store *st, kn_err *err);
+
+/* Apply every migration in dir (schemas/sql) not yet applied, in version order, each in one
+ * transaction, under an advisory lock (two migrators never race). *applied = how many ran (0 on a
+ * re-run). */
+int kn_store_migrate(kn_store *st, const char *dir, int *applied, kn_err *err);
+/* The schema version (highest applied migration), 0 for an empty database. */
+int kn_store_schema_version(kn_store *st, int *out, kn_err *err);
+
+/* ---- task sets and task versions ---------------------------------------------------------- */
+
+/* Store a loaded task set under name (source: the file name, informational). Per task, the task's
+ * canonical JSON (kn_store_task_json) is hashed: a new or changed task gets a new version, an
+ * unchanged one keeps its current version; old runs keep pointing at the version they ran.
+ * *taskset_id is the set's id; *new_versions how many tasks got a new version. */
+int kn_store_taskset_put(kn_store *st, const char *name, const char *source, const kn_taskset *set,
+                         int64_t *taskset_id, size_t *new_versions, kn_err *err);
+
+/* The canonical JSON of a task (id, intent, start_url, reference_length, answer, key_nodes with
+ * target/matcher/expect/options/function, steps with their hints): stable key order, so equal
+ * tasks give equal text. *out is the caller's (free). */
+int kn_store_task_json(char **out, const kn_task *task);
+
+/* Resolve an API task reference, "TASK" or "TASKSET:TASK" (unqualified: the most recently loaded
+ * set holding that task id), to its current version id. KN_ENOTFOUND when none. */
+int kn_store_task_resolve(kn_store *st, const char *ref, int64_t *version_id, kn_err *err);
+
+/* The current definition of a version as a kn_taskset of one task (*out the caller's), so
+ * serve/worker can evaluate exactly what the run ran against. */
+int kn_store_task_load(kn_store *st, int64_t version_id, kn_taskset **out, kn_err *err);
+
+/* ---- runs, events, key-node results --------------------------------------------------------- */
+
+typedef struct kn_store_run {
+	const char *id;          /* run id, unique ("r-…") */
+	int64_t task_version;
+	const char *kind;        /* "agent" or "replay" */
+	const char *browser;     /* CDP endpoint, may be NULL */
+	const char *started;     /* RFC 3339 */
+} kn_store_run;
+
+/* Record a run's start (status "running"). Idempotent on the run id. */
+int kn_store_run_start(kn_store *st, const kn_store_run *run, kn_err *err);
+
+/* Append events: lines[i] is the trajectory line (INTERFACES.md §2, JSON text) of event number
+ * first_seq + i of run_id (seq from 1). One multi-row statement per call; (run, seq) already
+ * stored are skipped, so a retried batch never writes twice. */
+int kn_store_events_append(kn_store *st, const char *run_id, int64_t first_seq,
+                           const char *const *lines, size_t n, kn_err *err);
+
+/* Record the run's end: result_json is the run result (§3, may carry "llm" usage and "replay"
+ * detail); its status, steps, reached, total, score, completion, efficiency and key_nodes (one
+ * row per node) are stored in columns as well. Idempotent. */
+int kn_store_run_finish(kn_store *st, const char *run_id, const char *ended, const char *result_json,
+                        kn_err *err);
+
+/* ---- queries for the API (each returns one JSON text, the caller's) ------------------------ */
+
+/* {"tasks": [{"id", "taskset", "intent", "start_url", "key_nodes": N, "version", "health",
+ *   "last_run": {...}|null}]}; site/status filter when not NULL. */
+int kn_store_tasks_json(kn_store *st, const char *site, const char *status, char **out, kn_err *err);
+/* The task (canonical JSON plus "taskset", "version", "versions", "health", "runs": recent runs,
+ * "replays": recent replay results) for an API reference (see kn_store_task_resolve). */
+int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *err);
+/* {"runs": [...]} newest first, at most limit, optionally for one task reference. */
+int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err);
+/* The run result (§3) plus "events": [...] and "kind", "browser", "started", "ended". */
+int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *err);
+
+/* ---- replay results, health, jobs (issue "Replay validation") ------------------------------ */
+
+typedef enum kn_health { KN_HEALTH_UNKNOWN, KN_HEALTH_HEALTHY, KN_HEALTH_FLAKY, KN_HEALTH_BROKEN,
+	KN_HEALTH_RECOVERED, KN_HEALTH_ERROR } kn_health;
+const char *kn_health_name(kn_health h);
+
+/* Store a replay result: status "passed"|"broken"|"error", report_json the replay report,
+ * screenshot PNG bytes (may be NULL). *id the new row. */
+int kn_store_replay_put(kn_store *st, int64_t task_version, const char *run_id, int64_t job_id,
+                        const char *status, const char *report_json, const unsigned char *png,
+                        size_t png_len, int64_t *id, kn_err *err);
+/* The screenshot of a replay result; *out the caller's (free), KN_ENOTFOUND when none. */
+int kn_store_replay_screenshot(kn_store *st, int64_t replay_id, unsigned char **out, size_t *len,
+                               kn_err *err);
+
+/* Current health of a task (by task key within its set, i.e. across versions). */
+int kn_store_health_get(kn_store *st, int64_t task_version, kn_health *state, int *consecutive_failures,
+                        kn_err *err);
+/* Set the health and, when it changed, record the transition with its evidence (JSON). */
+int kn_store_health_set(kn_store *st, int64_t task_version, kn_health state, int consecutive_failures,
+                        const char *evidence_json, kn_err *err);
+/* {"task", "state", "consecutive_failures", "since", "transitions": [...]} */
+int kn_store_health_json(kn_store *st, const char *task_ref, char **out, kn_err *err);
+
+typedef struct kn_store_job {
+	int64_t id;
+	int64_t task_version;
+	int attempt;             /* 1 for the first claim */
+	char schedule[64];       /* "" when triggered by the API */
+} kn_store_job;
+
+/* Enqueue a replay job. */
+int kn_store_job_enqueue(kn_store *st, int64_t task_version, const char *schedule, int64_t *id,
+                         kn_err *err);
+/* Claim the oldest claimable job (queued, or running with an expired lease) with
+ * SELECT … FOR UPDATE SKIP LOCKED, lease it to worker for lease_s seconds. 1 and *job when one
+ * was claimed, 0 when the queue is empty. */
+int kn_store_job_claim(kn_store *st, const char *worker, int lease_s, kn_store_job *job, kn_err *err);
+/* Extend the lease; KN_ENOTFOUND when the job is no longer ours (lease lost). */
+int kn_store_job_heartbeat(kn_store *st, int64_t job_id, const char *worker, int lease_s, kn_err *err);
+/* In one transaction: check the job is still ours and not done, store the replay result, mark the
+ * job done. KN_ENOTFOUND (nothing written) when the lease was lost to another worker. */
+int kn_store_job_complete(kn_store *st, int64_t job_id, const char *worker, const char *status,
+                          const char *report_json, const unsigned char *png, size_t png_len,
+                          int64_t *replay_id, kn_err *err);
+
+/* ---- alerts ---------------------------------------------------------------------------------- */
+
+/* Record an alert unless one with the same dedupe_key is open (not acknowledged): 1 and *id when
+ * recorded, 0 when deduplicated. Also sends NOTIFY keynode_alerts with the alert JSON. */
+int kn_store_alert_put(kn_store *st, const char *dedupe_key, const char *severity, const char *title,
+                       const char *detail_json, int64_t *id, kn_err *err);
+/* Record a delivery attempt result for an alert on a channel. */
+int kn_store_alert_delivery(kn_store *st, int64_t id, const char *channel, int ok, int attempts,
+                            const char *detail, kn_err *err);
+int kn_store_alert_ack(kn_store *st, int64_t id, kn_err *err);
+/* {"alerts": [...]} newest first */
+int kn_store_alerts_json(kn_store *st, int include_acked, int limit, char **out, kn_err *err);
+
+/* ---- semantic verdict cache (plugs into services/llm/verdict.h) ------------------------------ */
+
+/* 1 and *score when cached, 0 when not. */
+int kn_store_verdict_get(kn_store *st, const char *model, int prompt, const char *rule,
+                         const char *input, double *score, kn_err *err);
+int kn_store_verdict_put(kn_store *st, const char *model, int prompt, const char *rule,
+                         const char *input, double score, const char *reason, kn_err *err);
+
+/* ---- kn_ingest: the durable, batched write path ---------------------------------------------- */
+
+typedef struct kn_ingest kn_ingest;
+
+typedef struct kn_ingest_opts {
+	const char *conninfo;
+	const char *spool_dir;       /* where the on-disk spool lives (created) */
+	size_t spool_max_bytes;      /* past it, kn_ingest_* return KN_ELIMIT; 0 → 256 MiB */
+	int batch_max;               /* events per insert; 0 → 500 */
+	int flush_ms;                /* longest an event waits in memory; 0 → 50 */
+	int retry_ms;                /* reconnect interval while the database is down; 0 → 1000 */
+	void (*log)(void *ud, const char *level, const char *msg); /* may be NULL */
+	void *log_ud;
+} kn_ingest_opts;
+
+/* Start the writer thread. Records left in the spool by an earlier process are flushed first. */
+int kn_ingest_new(kn_ingest **out, const kn_ingest_opts *opts, kn_err *err);
+/* Thread-safe enqueues; each returns once the record is in memory (and, when the database is
+ * down, in the spool). Order is kept per process. */
+int kn_ingest_run_start(kn_ingest *in, const kn_store_run *run, kn_err *err);
+int kn_ingest_event(kn_ingest *in, const char *run_id, int64_t seq, const char *line, kn_err *err);
+int kn_ingest_run_finish(kn_ingest *in, const char *run_id, const char *ended,
+                         const char *result_json, kn_err *err);
+/* Block until everything enqueued so far is in the database, or timeout_ms passed (KN_ETIMEOUT). */
+int kn_ingest_sync(kn_ingest *in, int timeout_ms, kn_err *err);
+
+typedef struct kn_ingest_stats {
+	uint64_t events_written, batches, spooled, spool_bytes;
+	int db_up;
+} kn_ingest_stats;
+void kn_ingest_get_stats(kn_ingest *in, kn_ingest_stats *out);
+
+/* Flush what can be flushed (bounded wait), stop the thread. What is not in the database stays in
+ * the spool for the next start. */
+void kn_ingest_free(kn_ingest *in);
+
+#endif
