@@ -1,0 +1,143 @@
+# lib.sh — shared pieces of the integration tests that start real things: a private PostgreSQL
+# cluster, headless Chromium, `keynode sites`, `keynode serve`. Source it, then call kn_lib_init:
+#
+#   . "$(dirname "$0")/lib.sh"
+#   kn_lib_init NAME          # $tmp scratch dir, an EXIT trap stopping every process started here
+#   kn_pg_start               # sets KN_PG_URL (libpq conninfo, Unix socket in $tmp); kn_pg_stop / kn_pg_start again
+#   kn_chromium_start DIR     # sets cpid, cport, cdp (http://127.0.0.1:PORT), devtools_file
+#   kn_sites_start KN DIR LOG # `keynode sites --port 0`; sets port
+#   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
+#
+# Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
+# the cluster is stopped with pg_ctl. Set KN_KEEP=1 to keep $tmp. Missing tools are failures, not skips.
+
+kn_chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
+kn_pgbin=${KN_PGBIN:-/usr/lib/postgresql/15/bin}
+kn_pids=()
+kn_fails=0
+kn_pg_dir=
+
+kn_ok() { echo "ok   $1"; }
+kn_fail() { echo "FAIL $1"; kn_fails=$((kn_fails + 1)); }
+kn_finish() {
+  if [ "$kn_fails" -eq 0 ]; then echo "all checks passed"; exit 0; fi
+  echo "$kn_fails check(s) failed"; exit 1
+}
+
+# kn_forget PID — the process was waited for: never signal it again
+kn_forget() {
+  local p keep=()
+  for p in "${kn_pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
+  kn_pids=("${keep[@]}")
+}
+
+# kn_stop PID [SIGNAL] — stop one of our processes (TERM, then KILL after 3 s) and reap it
+kn_stop() {
+  local p=$1
+  kill -"${2:-TERM}" "$p" 2>/dev/null
+  for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+  kill -KILL "$p" 2>/dev/null
+  wait "$p" 2>/dev/null
+  kn_forget "$p"
+}
+
+kn_lib_cleanup() {
+  local p
+  for p in "${kn_pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
+  for p in "${kn_pids[@]}"; do
+    for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$p" 2>/dev/null
+    wait "$p" 2>/dev/null
+  done
+  kn_pids=()
+  kn_pg_stop
+  if [ "${KN_KEEP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+}
+
+kn_lib_init() {
+  tmp=$(mktemp -d "${TMPDIR:-/tmp}/kn-$1.XXXXXX")
+  chmod 755 "$tmp" # the postgres user enters it
+  trap kn_lib_cleanup EXIT
+  trap 'echo "interrupted"; exit 1' INT TERM
+}
+
+# kn_pg_start — a private cluster under $tmp/pg (created on first call, restarted on later calls),
+# listening only on a Unix socket in $tmp/pg/sock; database keynode. Sets KN_PG_URL.
+kn_pg_start() {
+  local d=$tmp/pg/data s=$tmp/pg/sock
+  [ -x "$kn_pgbin/initdb" ] || { kn_fail "no PostgreSQL at $kn_pgbin (apt-get install postgresql)"; return 1; }
+  if [ ! -d "$d" ]; then
+    mkdir -p "$d" "$s" && chown postgres:postgres "$tmp/pg" "$d" "$s" && chmod 700 "$d" || return 1
+    su postgres -c "$kn_pgbin/initdb -D $d -U postgres -A trust -E UTF8 --no-sync" >"$tmp/pg/initdb.log" 2>&1 ||
+      { kn_fail "initdb failed: $(tail -3 "$tmp/pg/initdb.log")"; return 1; }
+    kn_pg_fresh=1
+  else
+    kn_pg_fresh=0
+  fi
+  su postgres -c "$kn_pgbin/pg_ctl -D $d -l $d/server.log -w -o \"-p 5432 -k $s -c listen_addresses='' -c fsync=off\" start" \
+    >/dev/null 2>&1 || { kn_fail "PostgreSQL did not start: $(tail -3 "$d/server.log")"; return 1; }
+  kn_pg_dir=$d
+  KN_PG_URL="host=$s port=5432 user=postgres dbname=keynode"
+  export KN_PG_URL
+  if [ "$kn_pg_fresh" = 1 ]; then
+    psql -q "host=$s port=5432 user=postgres dbname=postgres" -c "CREATE DATABASE keynode" >/dev/null ||
+      { kn_fail "CREATE DATABASE failed"; return 1; }
+  fi
+}
+
+# kn_pg_stop — stop the cluster (fast shutdown); kn_pg_start starts it again with its data
+kn_pg_stop() {
+  [ -n "$kn_pg_dir" ] || return 0
+  su postgres -c "$kn_pgbin/pg_ctl -D $kn_pg_dir -m fast -w stop" >/dev/null 2>&1
+  kn_pg_dir=
+}
+
+# kn_psql SQL — run SQL on the test database, unaligned tuples only
+kn_psql() { psql -X -q -A -t "$KN_PG_URL" -c "$1"; }
+
+# kn_chromium_start DIR — a private headless Chromium with its profile in DIR
+kn_chromium_start() {
+  local profile=$1/profile
+  mkdir -p "$profile"
+  [ -x "$kn_chromium" ] || { kn_fail "no Chromium at $kn_chromium"; return 1; }
+  "$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+    --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$profile" --remote-debugging-port=0 about:blank >"$1/chromium.log" 2>&1 &
+  cpid=$!
+  kn_pids+=("$cpid")
+  devtools_file=$profile/DevToolsActivePort
+  for _ in $(seq 1 200); do
+    if [ -s "$devtools_file" ]; then
+      cport=$(head -1 "$devtools_file")
+      cdp=http://127.0.0.1:$cport
+      curl -s --max-time 2 "$cdp/json/list" 2>/dev/null | grep -q '"type": *"page"' && return 0
+    fi
+    kill -0 "$cpid" 2>/dev/null || break
+    sleep 0.05
+  done
+  kn_fail "Chromium did not start: $(tail -3 "$1/chromium.log")"
+  return 1
+}
+
+# kn_sites_start KEYNODE DIR LOG — `keynode sites --dir DIR --port 0`; sets port and sites_pid
+kn_sites_start() {
+  local kn=$1 dir=$2 log=$3
+  port=
+  "$kn" sites --dir "$dir" --port 0 >"$log" 2>&1 &
+  sites_pid=$!
+  kn_pids+=("$sites_pid")
+  for _ in $(seq 1 100); do
+    port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$log" | head -1)
+    [ -n "$port" ] && return 0
+    kill -0 "$sites_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  kn_fail "keynode sites did not start: $(tail -3 "$log")"
+  return 1
+}
+
+# kn_free_port — a TCP port free on 127.0.0.1 right now
+kn_free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
+    node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
+}
