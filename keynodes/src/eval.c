@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "keynode/functional.h"
 #include "keynode/url.h"
 
 /* Private per-node state beside the public kn_node_state. */
@@ -19,6 +20,9 @@ struct node {
 	unsigned url_ver;   /* URL version this node was last checked against (0 = never) */
 	char *last_input;   /* semantic nodes: the input last judged, to avoid asking twice */
 	double last_score;
+	char *read;         /* page: the text the check read (NULL: not read) */
+	char *read_error;   /* page: why it could not be read */
+	int page_done;      /* page: a result was recorded */
 };
 
 /* Forms of one URL, computed on first use. */
@@ -122,8 +126,11 @@ void kn_eval_free(kn_eval *ev)
 {
 	if (!ev)
 		return;
-	for (size_t i = 0; i < ev->n; i++)
+	for (size_t i = 0; i < ev->n; i++) {
 		free(ev->nodes[i].last_input);
+		free(ev->nodes[i].read);
+		free(ev->nodes[i].read_error);
+	}
 	free(ev->nodes);
 	free(ev->step_scores);
 	free(ev->typing);
@@ -158,6 +165,80 @@ static int selector_matches(kn_eval *ev, const kn_keynode *kn, const kn_event *e
 	               : strcmp(ev->sel_norm, kn->norm_selector) == 0;
 }
 
+/* A semantic judgement of input against (rule, phrase) in [0, 1]. */
+static int judge(kn_eval *ev, const char *rule, const char *phrase, const char *input,
+                 double *score, kn_err *err)
+{
+	const kn_semantic *sem = ev->opts.semantic;
+	int rc = sem->judge(sem->ud, rule, phrase, input, score, err);
+	if (rc)
+		return rc;
+	*score = *score < 0 ? 0 : *score > 1 ? 1 : *score;
+	return 0;
+}
+
+/* A fuzzy (WebArena fuzzy_match) list: every reference judged equivalent by the semantic backend
+ * at the threshold; a reference "N/A" accepts "N/A" itself or an answer that says the task cannot
+ * be done. Functional checks are pass/fail in both modes. */
+static int score_fuzzy(kn_eval *ev, const kn_keynode *kn, const char *input, double *score,
+                       kn_err *err)
+{
+	*score = 1;
+	for (size_t i = 0; i < kn->n_items && *score > 0; i++) {
+		const char *ref = kn->items[i];
+		double s = 0;
+		int rc;
+		if (kn_func_is_na(ref)) {
+			if (kn_func_is_na(input))
+				continue;
+			rc = judge(ev, KN_FUNC_NA_RULE, KN_FUNC_NA_PHRASE, input, &s, err);
+		} else if (kn_func_exact(ref, input)) {
+			continue;
+		} else {
+			char rule[512];
+			snprintf(rule, sizeof rule, "Decide whether the answer is %.400s", ref);
+			rc = judge(ev, rule, ref, input, &s, err);
+		}
+		if (rc)
+			return *score = 0, rc;
+		if (s < ev->opts.threshold)
+			*score = 0;
+	}
+	return 0;
+}
+
+/* The functional matchers (functional.h): 1 or 0. */
+static int score_functional(kn_eval *ev, const kn_keynode *kn, const char *input, double *score,
+                            kn_err *err)
+{
+	*score = 0;
+	switch (kn->matcher) {
+	case KN_MATCH_EXACT:
+		*score = kn_func_exact(kn->expect, input) ||
+		         (kn_func_is_na(kn->expect) && kn_func_is_na(input));
+		return 0;
+	case KN_MATCH_INCLUDE:
+	case KN_MATCH_MUST_INCLUDE:
+		/* the one-character token rule is for answers; page text is matched as WebArena's
+		 * program_html does, without it */
+		*score = kn->n_items ? kn_func_must_include_all(kn->items, kn->n_items, input,
+		                                                 kn->target != KN_TARGET_PAGE)
+		                     : kn_func_must_include(kn->expect, input, kn->target != KN_TARGET_PAGE);
+		return 0;
+	case KN_MATCH_FUZZY:
+		return score_fuzzy(ev, kn, input, score, err);
+	case KN_MATCH_GOLD_IN_PRED:
+		*score = kn_func_gold_in_pred(kn->expect, input);
+		return 0;
+	case KN_MATCH_REGEX:
+		*score = kn_match_text(kn->matcher, kn->expect, input, 0, kn->regex);
+		return 0;
+	case KN_MATCH_SEMANTIC:
+		break;
+	}
+	return 0;
+}
+
 /* Score a matcher on input; semantic scores go through the judge, remembered per node. */
 static int score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
                       int fold, double *score, kn_err *err)
@@ -165,6 +246,8 @@ static int score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const 
 	*score = 0;
 	if (!input)
 		return 0;
+	if (kn->functional && kn->matcher != KN_MATCH_SEMANTIC)
+		return score_functional(ev, kn, input, score, err);
 	if (kn->matcher != KN_MATCH_SEMANTIC) {
 		*score = kn_match_text(kn->matcher, kn->expect, input, fold, kn->regex);
 		return 0;
@@ -211,6 +294,8 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		if (!page->url || st->url_ver == page->ver)
 			return 0;
 		st->url_ver = page->ver;
+		if (kn->matcher == KN_MATCH_GOLD_IN_PRED)
+			return score_text(ev, st, kn, page->url, 0, score, err);
 		if (kn->key) {
 			char *v = NULL;
 			if (kn_url_query_param(&v, page->url, kn->key) != 0)
@@ -248,6 +333,8 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 	case KN_TARGET_CACHE_DATA:
 		if (e->type == KN_EV_ANSWER)
 			return score_text(ev, st, kn, e->text, 1, score, err);
+		return 0;
+	case KN_TARGET_PAGE: /* read from the browser when the run ends: kn_eval_page_result */
 		return 0;
 	}
 	return 0;
@@ -354,6 +441,51 @@ int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 	return rc;
 }
 
+int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *error, kn_err *err)
+{
+	if (i >= ev->n || ev->task->keynodes[i].target != KN_TARGET_PAGE)
+		return kn_err_set(err, KN_EINVAL, "key node %zu is not a page check", i);
+	struct node *st = &ev->nodes[i];
+	free(st->read);
+	free(st->read_error);
+	st->read = text ? strdup(text) : NULL;
+	st->read_error = !text && error ? strdup(error) : NULL;
+	st->page_done = 1;
+	if ((text && !st->read) || (!text && error && !st->read_error))
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	double s = 0;
+	int rc = text ? score_text(ev, st, &ev->task->keynodes[i], text, 1, &s, err) : 0;
+	if (rc)
+		return rc;
+	if (s > st->pub.score) {
+		ev->reached += s - st->pub.score;
+		st->pub.score = s;
+		if (s >= 1.0)
+			st->pub.reached_at_step = ev->steps;
+		if (ev->n_scores)
+			ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
+	}
+	return 0;
+}
+
+const char *kn_eval_page_read(const kn_eval *ev, size_t i, const char **error)
+{
+	if (error)
+		*error = i < ev->n ? ev->nodes[i].read_error : NULL;
+	return i < ev->n ? ev->nodes[i].read : NULL;
+}
+
+int kn_eval_functional(const kn_eval *ev)
+{
+	int any = ev->task->n_unmapped > 0, ok = ev->task->n_unmapped == 0;
+	for (size_t i = 0; i < ev->n; i++)
+		if (ev->task->keynodes[i].functional) {
+			any = 1;
+			ok &= ev->nodes[i].pub.score >= 1.0;
+		}
+	return any ? ok : -1;
+}
+
 void kn_eval_set_error(kn_eval *ev)
 {
 	ev->error = 1;
@@ -417,11 +549,19 @@ int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f)
 	for (size_t i = 0; nodes && i < ev->n; i++) {
 		const kn_keynode *kn = &ev->task->keynodes[i];
 		const kn_node_state *st = &ev->nodes[i].pub;
-		json_array_append_new(
-			nodes, json_pack("{s:s, s:s, s:o, s:o}", "id", kn->id, "function", kn->function,
-		                     "score", json_num(st->score), "reached_at_step",
-		                     st->reached_at_step >= 0 ? json_integer(st->reached_at_step)
-		                                              : json_null()));
+		json_t *o = json_pack("{s:s, s:s, s:o, s:o}", "id", kn->id, "function", kn->function,
+		                      "score", json_num(st->score), "reached_at_step",
+		                      st->reached_at_step >= 0 ? json_integer(st->reached_at_step)
+		                                               : json_null());
+		if (o && kn->functional)
+			json_object_set_new(o, "functional", json_true());
+		if (o && kn->target == KN_TARGET_PAGE) {
+			const struct node *nd = &ev->nodes[i];
+			json_object_set_new(o, "read", nd->read ? json_string(nd->read) : json_null());
+			if (nd->read_error)
+				json_object_set_new(o, "error", json_string(nd->read_error));
+		}
+		json_array_append_new(nodes, o);
 	}
 	for (size_t i = 0; scores && i < ev->n_scores; i++)
 		json_array_append_new(scores, json_real(ev->step_scores[i]));
@@ -435,6 +575,15 @@ int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f)
 	                      "key_nodes", nodes);
 	if (!j)
 		return KN_ENOMEM;
+	int fn = kn_eval_functional(ev);
+	if (fn >= 0)
+		json_object_set_new(j, "functional", json_boolean(fn));
+	if (ev->task->n_unmapped) {
+		json_t *u = json_array();
+		for (size_t i = 0; u && i < ev->task->n_unmapped; i++)
+			json_array_append_new(u, json_string(ev->task->unmapped[i]));
+		json_object_set_new(j, "unmapped", u);
+	}
 	int rc = json_dumpf(j, f, JSON_COMPACT | JSON_REAL_PRECISION(15)) == 0 && fputc('\n', f) != EOF
 	             ? 0
 	             : KN_EIO;
@@ -459,6 +608,11 @@ void kn_summary_add(kn_summary *s, const kn_eval *ev)
 	s->sum_eff += kn_eval_efficiency(ev);
 	s->n_success += kn_eval_completed(ev);
 	s->n_near += missing == 1;
+	int fn = kn_eval_functional(ev);
+	if (fn >= 0) {
+		s->n_functional_tasks++;
+		s->n_functional_ok += (size_t)fn;
+	}
 }
 
 void kn_summary_finish(kn_summary *s)
@@ -469,4 +623,6 @@ void kn_summary_finish(kn_summary *s)
 	s->task_success_rate = t > 0 ? (double)s->n_success / t : 0;
 	s->task_near_success_rate = t > 0 ? (double)s->n_near / t : 0;
 	s->efficiency_score = t > 0 ? s->sum_eff / t : 0;
+	s->functional_success_rate =
+		s->n_functional_tasks ? (double)s->n_functional_ok / (double)s->n_functional_tasks : 0;
 }

@@ -9,19 +9,22 @@
 #include "keynode/task.h"
 
 static const char *const target_names[] = {"url", "element_path", "element_value", "answer",
-                                           "cache_data"};
-static const char *const matcher_names[] = {"exact", "include", "semantic", "regex"};
+                                           "cache_data", "page"};
+static const char *const matcher_names[] = {"exact", "include", "semantic", "regex",
+                                            "must_include", "fuzzy", "gold_in_pred"};
+#define N_TARGET_NAMES 6
+#define N_MATCHER_NAMES 7
 static const char *const verb_names[] = {"goto", "click", "type", "select", "press",
                                          "scroll", "wait", "back", "forward", "answer"};
 
 const char *kn_target_name(kn_target t)
 {
-	return (unsigned)t < 5 ? target_names[t] : "?";
+	return (unsigned)t < N_TARGET_NAMES ? target_names[t] : "?";
 }
 
 const char *kn_matcher_name(kn_matcher m)
 {
-	return (unsigned)m < 4 ? matcher_names[m] : "?";
+	return (unsigned)m < N_MATCHER_NAMES ? matcher_names[m] : "?";
 }
 
 const char *kn_step_verb_name(kn_step_verb v)
@@ -31,28 +34,32 @@ const char *kn_step_verb_name(kn_step_verb v)
 
 /* Mind2Web-Live function names, indexed [target][matcher]; NULL where upstream has none
  * (regex is keynode's extension and gets a name in the same pattern). */
-static const char *const function_names[5][4] = {
-	{"url_exactly_match", "url_included_match", "url_semantic_match", "url_regex_match"},
-	{"element_path_exactly_match", "element_path_included_match", NULL, "element_path_regex_match"},
+static const char *const function_names[N_TARGET_NAMES][N_MATCHER_NAMES] = {
+	{"url_exactly_match", "url_included_match", "url_semantic_match", "url_regex_match", NULL,
+	 NULL, "url_gold_in_pred_match"},
+	{"element_path_exactly_match", "element_path_included_match", NULL, "element_path_regex_match",
+	 NULL, NULL, NULL},
 	{"element_value_exactly_match", "element_value_included_match",
-	 "element_value_semantic_match", "element_value_regex_match"},
+	 "element_value_semantic_match", "element_value_regex_match", NULL, NULL, NULL},
 	{"final_answer_exact_match", "final_answer_included_match", "final_answer_semantic_match",
-	 "final_answer_regex_match"},
+	 "final_answer_regex_match", "final_answer_must_include_match", "final_answer_fuzzy_match",
+	 NULL},
 	{"cache_data_exact_match", "cache_data_included_match", "cache_data_semantic_match",
-	 "cache_data_regex_match"},
+	 "cache_data_regex_match", "cache_data_must_include_match", "cache_data_fuzzy_match", NULL},
+	{"page_exact_match", NULL, NULL, "page_regex_match", "page_must_include_match", NULL, NULL},
 };
 
 const char *kn_keynode_function_name(kn_target target, kn_matcher matcher)
 {
-	if ((unsigned)target >= 5 || (unsigned)matcher >= 4)
+	if ((unsigned)target >= N_TARGET_NAMES || (unsigned)matcher >= N_MATCHER_NAMES)
 		return NULL;
 	return function_names[target][matcher];
 }
 
 int kn_keynode_parse_function(kn_keynode *kn, const char *name)
 {
-	for (int t = 0; t < 5; t++)
-		for (int m = 0; m < 4; m++)
+	for (int t = 0; t < N_TARGET_NAMES; t++)
+		for (int m = 0; m < N_MATCHER_NAMES; m++)
 			if (function_names[t][m] && strcmp(function_names[t][m], name) == 0) {
 				kn->target = (kn_target)t;
 				kn->matcher = (kn_matcher)m;
@@ -67,8 +74,23 @@ int kn_keynode_prepare(kn_keynode *kn, kn_err *err)
 	if (!fn)
 		return kn_err_set(err, KN_EINVAL, "matcher '%s' is not available for target '%s'",
 		                  kn_matcher_name(kn->matcher), kn_target_name(kn->target));
+	if (!kn->expect && kn->n_items && kn_keynode_join_items(kn) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (!kn->expect)
 		return kn_err_set(err, KN_EINVAL, "missing expected value");
+	if (kn->target == KN_TARGET_PAGE && (!kn->locator || !*kn->locator))
+		return kn_err_set(err, KN_EINVAL, "a page check needs a locator (a CSS selector or "
+		                                  "\"js:EXPRESSION\")");
+	if (kn->target == KN_TARGET_PAGE && strncmp(kn->locator, "js:", 3) == 0 && !kn->locator[3])
+		return kn_err_set(err, KN_EINVAL, "the locator \"js:\" has no expression");
+	if ((kn->matcher == KN_MATCH_MUST_INCLUDE || kn->matcher == KN_MATCH_FUZZY) && !kn->n_items &&
+	    kn_keynode_add_item(kn, kn->expect) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	/* the WebArena matchers and page checks are end-state (functional) checks */
+	if (kn->target == KN_TARGET_PAGE || kn->matcher >= KN_MATCH_MUST_INCLUDE || kn->clean)
+		kn->functional = 1;
+	if (kn->target == KN_TARGET_PAGE && kn->matcher == KN_MATCH_EXACT)
+		kn->clean = 1;
 	if (!kn->function && !(kn->function = strdup(fn)))
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	const char *sel = kn->target == KN_TARGET_ELEMENT_PATH ? kn->expect : kn->path;
@@ -86,6 +108,52 @@ int kn_keynode_prepare(kn_keynode *kn, kn_err *err)
 	return 0;
 }
 
+#define KN_ITEMS_MAX 1000 /* entries of one must_include / fuzzy list */
+
+int kn_keynode_add_item(kn_keynode *kn, const char *item)
+{
+	if (kn->n_items >= KN_ITEMS_MAX)
+		return KN_ELIMIT;
+	char **ni = realloc(kn->items, (kn->n_items + 1) * sizeof *ni);
+	if (!ni)
+		return KN_ENOMEM;
+	kn->items = ni;
+	if (!(ni[kn->n_items] = strdup(item)))
+		return KN_ENOMEM;
+	kn->n_items++;
+	return 0;
+}
+
+int kn_keynode_join_items(kn_keynode *kn)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < kn->n_items; i++)
+		len += strlen(kn->items[i]) + 7;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return KN_ENOMEM;
+	*p = '\0';
+	for (size_t i = 0; i < kn->n_items; i++)
+		p += sprintf(p, "%s%s", i ? " |AND| " : "", kn->items[i]);
+	free(kn->expect);
+	kn->expect = s;
+	return 0;
+}
+
+int kn_task_add_unmapped(kn_task *t, const char *msg)
+{
+	if (t->n_unmapped >= KN_ITEMS_MAX)
+		return 0; /* the first thousand say enough */
+	char **nu = realloc(t->unmapped, (t->n_unmapped + 1) * sizeof *nu);
+	if (!nu)
+		return KN_ENOMEM;
+	t->unmapped = nu;
+	if (!(nu[t->n_unmapped] = strdup(msg)))
+		return KN_ENOMEM;
+	t->n_unmapped++;
+	return 0;
+}
+
 void kn_keynode_clear(kn_keynode *kn)
 {
 	if (!kn)
@@ -100,6 +168,11 @@ void kn_keynode_clear(kn_keynode *kn)
 	free(kn->norm_selector);
 	free(kn->semantic_phrase);
 	kn_regex_free(kn->regex);
+	for (size_t i = 0; i < kn->n_items; i++)
+		free(kn->items[i]);
+	free(kn->items);
+	free(kn->page_url);
+	free(kn->locator);
 	memset(kn, 0, sizeof *kn);
 }
 
@@ -132,6 +205,9 @@ void kn_task_clear(kn_task *t)
 	free(t->intent);
 	free(t->start_url);
 	free(t->answer);
+	for (size_t i = 0; i < t->n_unmapped; i++)
+		free(t->unmapped[i]);
+	free(t->unmapped);
 	memset(t, 0, sizeof *t);
 }
 
@@ -212,6 +288,34 @@ static int looks_like_json_array(const char *buf, size_t len)
 	return i < len && buf[i] == '[';
 }
 
+static int has_bytes(const char *buf, size_t len, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (size_t i = 0; i + n <= len; i++) {
+		const char *p = memchr(buf + i, needle[0], len - n - i + 1);
+		if (!p)
+			return 0;
+		i = (size_t)(p - buf);
+		if (memcmp(p, needle, n) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* WebArena configs are JSON (an object or an array) with "task_id" and "eval" keys, which neither
+ * Mind2Web-Live files nor native YAML task files have. */
+static int looks_like_webarena(const char *buf, size_t len)
+{
+	size_t i = 0;
+	if (len >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0)
+		i = 3;
+	while (i < len && (buf[i] == ' ' || buf[i] == '\t' || buf[i] == '\r' || buf[i] == '\n'))
+		i++;
+	if (i >= len || (buf[i] != '[' && buf[i] != '{'))
+		return 0;
+	return has_bytes(buf, len, "\"task_id\"") && has_bytes(buf, len, "\"eval\"");
+}
+
 int kn_taskset_load_buffer(kn_taskset **out, const char *buf, size_t len, const char *name,
                            const kn_load_opts *opts, kn_err *err)
 {
@@ -220,6 +324,8 @@ int kn_taskset_load_buffer(kn_taskset **out, const char *buf, size_t len, const 
 	if (len > max)
 		return kn_err_set(err, KN_ELIMIT, "%s: document is %zu bytes, over the %zu byte limit",
 		                  name, len, max);
+	if (looks_like_webarena(buf, len))
+		return kn_task_load_webarena(out, buf, len, name, opts, err);
 	if (looks_like_json_array(buf, len))
 		return kn_task_load_mind2web(out, buf, len, name, opts, err);
 	return kn_task_load_yaml(out, buf, len, name, opts, err);

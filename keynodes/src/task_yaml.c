@@ -892,6 +892,7 @@ static const char *const target_keys[] = {
 	[KN_TARGET_ELEMENT_VALUE] = "element_value",
 	[KN_TARGET_ANSWER] = "answer",
 	[KN_TARGET_CACHE_DATA] = "cache_data",
+	[KN_TARGET_PAGE] = "page",
 };
 #define N_TARGETS ((int)(sizeof target_keys / sizeof target_keys[0]))
 
@@ -900,11 +901,50 @@ static const char *const matcher_keys[] = {
 	[KN_MATCH_INCLUDE] = "include",
 	[KN_MATCH_SEMANTIC] = "semantic",
 	[KN_MATCH_REGEX] = "regex",
+	[KN_MATCH_MUST_INCLUDE] = "must_include",
+	[KN_MATCH_FUZZY] = "fuzzy",
+	[KN_MATCH_GOLD_IN_PRED] = "gold_in_pred",
 };
 #define N_MATCHERS ((int)(sizeof matcher_keys / sizeof matcher_keys[0]))
 
-enum { OPT_KEY, OPT_NETLOC, OPT_PATH, N_OPTS };
-static const char *const option_keys[N_OPTS] = { "key", "netloc", "path" };
+enum { OPT_KEY, OPT_NETLOC, OPT_PATH, OPT_CLEAN, OPT_URL, OPT_LOCATOR, N_OPTS };
+static const char *const option_keys[N_OPTS] = { "key", "netloc", "path", "clean", "url",
+                                                 "locator" };
+
+/* A list matcher's value (must_include, fuzzy, page include): one text or a list of texts. */
+static int read_items(loader *l, kn_keynode *kn, const char *what, pos *at)
+{
+	yev e;
+	int rc = next_event(l, &e);
+	if (rc)
+		return rc;
+	if (at)
+		*at = e.at;
+	if (e.type != YAML_SEQUENCE_START_EVENT) {
+		if ((rc = take_text(l, &e, what, 0, &kn->expect)) != 0)
+			return rc;
+		return kn_keynode_add_item(kn, kn->expect) ? oom(l) : 0;
+	}
+	pos start = e.at;
+	for (;;) {
+		char *item = NULL;
+		if ((rc = next_event(l, &e)) != 0)
+			return rc;
+		if (e.type == YAML_SEQUENCE_END_EVENT)
+			break;
+		if ((rc = take_text(l, &e, what, 0, &item)) != 0)
+			return rc;
+		rc = kn_keynode_add_item(kn, item);
+		free(item);
+		if (rc == KN_ELIMIT)
+			return fail(l, rc, e.at, "'%s' has more than 1000 entries", what);
+		if (rc)
+			return oom(l);
+	}
+	if (!kn->n_items)
+		return fail(l, KN_EINVAL, start, "'%s' is an empty list", what);
+	return kn_keynode_join_items(kn) ? oom(l) : 0;
+}
 
 /* The value of a target key: a mapping with exactly one matcher plus options. *mat is where the
  * matcher's value is, for prepare's errors. */
@@ -927,6 +967,8 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 		if (end)
 			break;
 		int m = lookup(matcher_keys, N_MATCHERS, k.val, k.len);
+		if (m >= KN_MATCH_MUST_INCLUDE && !kn_keynode_function_name(kn->target, (kn_matcher)m))
+			m = -1; /* a functional matcher this target does not have: unknown here */
 		if (m >= 0) {
 			if (have_matcher && (int)kn->matcher == m)
 				return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", matcher_keys[m]);
@@ -937,6 +979,13 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 				            matcher_keys[m]);
 			have_matcher = 1;
 			kn->matcher = (kn_matcher)m;
+			if (kn->target == KN_TARGET_PAGE && m == KN_MATCH_INCLUDE)
+				kn->matcher = KN_MATCH_MUST_INCLUDE; /* page include is WebArena's must_include */
+			if (kn->matcher == KN_MATCH_MUST_INCLUDE || kn->matcher == KN_MATCH_FUZZY) {
+				if ((rc = read_items(l, kn, matcher_keys[m], mat)) != 0)
+					return rc;
+				continue;
+			}
 			if ((rc = read_text(l, matcher_keys[m], m != KN_MATCH_SEMANTIC && m != KN_MATCH_REGEX,
 			                    &kn->expect, mat)) != 0)
 				return rc;
@@ -949,15 +998,47 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 			            "options for %s: %s", clip(c, sizeof c, k.val), tname,
 			            kn->target == KN_TARGET_URL           ? "key, netloc"
 			            : kn->target == KN_TARGET_ELEMENT_VALUE ? "netloc, path"
-			                                                    : "netloc");
+			            : kn->target == KN_TARGET_PAGE          ? "url, locator"
+			            : kn->target == KN_TARGET_ANSWER || kn->target == KN_TARGET_CACHE_DATA
+			                    ? "netloc, clean"
+			                    : "netloc");
 		if (o == OPT_KEY && kn->target != KN_TARGET_URL)
 			return fail(l, KN_EINVAL, k.at, "option 'key' applies only to url key nodes");
 		if (o == OPT_PATH && kn->target != KN_TARGET_ELEMENT_VALUE)
 			return fail(l, KN_EINVAL, k.at,
 			            "option 'path' applies only to element_value key nodes");
+		if ((o == OPT_URL || o == OPT_LOCATOR) && kn->target != KN_TARGET_PAGE)
+			return fail(l, KN_EINVAL, k.at, "option '%s' applies only to page key nodes",
+			            option_keys[o]);
+		if (o == OPT_CLEAN && kn->target != KN_TARGET_ANSWER && kn->target != KN_TARGET_CACHE_DATA)
+			return fail(l, KN_EINVAL, k.at,
+			            "option 'clean' applies only to answer and cache_data key nodes");
 		if (seen & (1u << o))
 			return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", option_keys[o]);
 		seen |= 1u << o;
+		if (o == OPT_CLEAN) {
+			yev b;
+			if ((rc = next_event(l, &b)) != 0)
+				return rc;
+			if (b.type != YAML_SCALAR_EVENT || b.kind != SK_BOOL)
+				return fail(l, KN_EINVAL, b.at, "'clean' must be true or false, found %s",
+				            found(l, &b));
+			kn->clean = is_true(b.val);
+			continue;
+		}
+		if (o == OPT_URL || o == OPT_LOCATOR) {
+			char **d = o == OPT_URL ? &kn->page_url : &kn->locator;
+			if ((rc = read_text(l, option_keys[o], 0, d, NULL)) != 0)
+				return rc;
+			if (o == OPT_URL && strcmp(*d, "last") == 0) { /* the agent's page */
+				free(*d);
+				*d = NULL;
+			} else if (o == OPT_URL && !strstr(*d, "://")) {
+				return fail(l, KN_EINVAL, k.at,
+				            "'url' must be last or an absolute URL such as http://host/path");
+			}
+			continue;
+		}
 		char **dst = o == OPT_KEY ? &kn->key : o == OPT_NETLOC ? &kn->netloc : &kn->path;
 		if ((rc = read_text(l, option_keys[o], o != OPT_PATH, dst, NULL)) != 0)
 			return rc;
@@ -1010,14 +1091,14 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 		int tg = lookup(target_keys, N_TARGETS, k.val, k.len);
 		if (tg < 0)
 			return fail(l, KN_EINVAL, k.at,
-			            "unknown target '%s' (expected url, element_path, element_value, answer or "
-			            "cache_data, and optionally id)", clip(c, sizeof c, k.val));
+			            "unknown target '%s' (expected url, element_path, element_value, answer, "
+			            "cache_data or page, and optionally id)", clip(c, sizeof c, k.val));
 		if (have_target && (int)kn->target == tg)
 			return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", target_keys[tg]);
 		if (have_target)
 			return fail(l, KN_EINVAL, k.at,
 			            "two targets '%s' and '%s' (a key node has exactly one of url, "
-			            "element_path, element_value, answer or cache_data)",
+			            "element_path, element_value, answer, cache_data or page)",
 			            target_keys[kn->target], target_keys[tg]);
 		have_target = 1;
 		kn->target = (kn_target)tg;
@@ -1026,8 +1107,8 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 	}
 	if (!have_target)
 		return fail(l, KN_EINVAL, start->at,
-		            "no target (expected one of url, element_path, element_value, answer or "
-		            "cache_data)");
+		            "no target (expected one of url, element_path, element_value, answer, "
+		            "cache_data or page)");
 	if (!kn->id) {
 		char id[32];
 		snprintf(id, sizeof id, "k%zu", ni + 1);

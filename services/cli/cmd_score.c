@@ -32,7 +32,9 @@ static const char help[] =
 	KN_CLI_SEMANTIC_HELP
 	"\n"
 	"summary keys: key_node_completion_rate, average_step_score_rate, task_success_rate,\n"
-	"task_near_success_rate, efficiency_score, tasks (over the runs scored). With --semantic llm the\n"
+	"task_near_success_rate, efficiency_score, tasks (over the runs scored), and\n"
+	"functional_success_rate over the functional_tasks runs whose task has functional checks\n"
+	"(WebArena-style answer/url/page checks; 0 when none). With --semantic llm the\n"
 	"table ends with the LLM usage (judgements, cache hits, requests, tokens, cost) and --json has\n"
 	"it as \"semantic\": {...}.\n"
 	"exit: 0 every run scored, 1 a run could not be scored (bad trajectory, unknown task, a semantic\n"
@@ -223,14 +225,14 @@ int kn_cmd_score(int argc, char **argv)
 
 	kn_taskset *set;
 	kn_err err = {0};
-	r = kn_taskset_load_file(&set, tasks, NULL, &err);
+	if (kn_cli_semantic_open(&so, "score", &eo, stderr) != KN_EXIT_OK)
+		return KN_EXIT_USAGE;
+	/* after --config: its sites: resolve WebArena placeholders */
+	r = kn_cli_load_tasks(&set, tasks, so.config, "score", &err);
 	if (r != 0) {
 		fprintf(stderr, "keynode score: %s\n", err.msg);
+		kn_cli_semantic_close(&so);
 		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
-	}
-	if (kn_cli_semantic_open(&so, "score", &eo, stderr) != KN_EXIT_OK) {
-		kn_taskset_free(set);
-		return KN_EXIT_USAGE;
 	}
 	char **files;
 	size_t nf;
@@ -265,9 +267,11 @@ int kn_cmd_score(int argc, char **argv)
 	if (format == OUT_JSON) {
 		printf("],\n\"summary\": {\"tasks\": %zu, \"key_node_completion_rate\": %.17g, "
 		       "\"average_step_score_rate\": %.17g, \"task_success_rate\": %.17g, "
-		       "\"task_near_success_rate\": %.17g, \"efficiency_score\": %.17g}",
+		       "\"task_near_success_rate\": %.17g, \"efficiency_score\": %.17g, "
+		       "\"functional_success_rate\": %.17g, \"functional_tasks\": %zu}",
 		       sum.tasks, sum.key_node_completion_rate, sum.average_step_score_rate,
-		       sum.task_success_rate, sum.task_near_success_rate, sum.efficiency_score);
+		       sum.task_success_rate, sum.task_near_success_rate, sum.efficiency_score,
+		       sum.functional_success_rate, sum.n_functional_tasks);
 		if (so.client) {
 			fputs(",\n\"semantic\": ", stdout);
 			kn_cli_semantic_json(&so, stdout, sum.sum_reached);
@@ -278,9 +282,11 @@ int kn_cmd_score(int argc, char **argv)
 		       eo.mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default");
 		printf("  key_node_completion_rate  %.4f\n  average_step_score_rate   %.4f\n"
 		       "  task_success_rate         %.4f\n  task_near_success_rate    %.4f\n"
-		       "  efficiency_score          %.4f\n",
+		       "  efficiency_score          %.4f\n  functional_success_rate   %.4f (%zu runs with "
+		       "functional checks)\n",
 		       sum.key_node_completion_rate, sum.average_step_score_rate, sum.task_success_rate,
-		       sum.task_near_success_rate, sum.efficiency_score);
+		       sum.task_near_success_rate, sum.efficiency_score, sum.functional_success_rate,
+		       sum.n_functional_tasks);
 		kn_cli_semantic_report(&so, stdout, sum.sum_reached);
 	} else {
 		kn_cli_semantic_report(&so, stderr, sum.sum_reached);

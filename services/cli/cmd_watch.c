@@ -169,9 +169,13 @@ int kn_cmd_watch(int argc, char **argv)
 
 	kn_err err = {0};
 	kn_taskset *set = NULL;
-	int r = kn_taskset_load_file(&set, tasks, NULL, &err);
+	if (kn_cli_semantic_open(&so, "watch", &mo.eval, stderr) != KN_EXIT_OK)
+		return KN_EXIT_USAGE;
+	/* after --config: its sites: resolve WebArena placeholders */
+	int r = kn_cli_load_tasks(&set, tasks, so.config, "watch", &err);
 	if (r) {
 		fprintf(stderr, "keynode watch: %s\n", err.msg);
+		kn_cli_semantic_close(&so);
 		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
 	}
 	int rc = KN_EXIT_USAGE;
@@ -183,8 +187,6 @@ int kn_cmd_watch(int argc, char **argv)
 		fprintf(stderr, "keynode watch: task '%s' is not in %s\n", task_id, tasks);
 		goto done;
 	}
-	if (kn_cli_semantic_open(&so, "watch", &mo.eval, stderr) != KN_EXIT_OK)
-		goto done;
 	if (kn_cdp_discover(&ws, browser, 5000, &err) != 0) {
 		fprintf(stderr, "keynode watch: browser unreachable: %s\n", err.msg);
 		goto done;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "monitor.h"
+#include "page_check.h"
 
 #define KN_MAX_HISTORY 256
 
@@ -52,6 +53,8 @@ struct kn_monitor {
 	kn_cdp_timer *tick;
 	kn_cdp_timer *flush_deadline;
 	const char *pending_stop_reason; /* static text */
+	kn_page_checks *checks; /* page checks run when the run ends (page_check.c) */
+	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
 };
 
 static double now_s(void)
@@ -137,6 +140,8 @@ static void emit(kn_monitor *m, kn_event *ev)
 		return;
 	ev->t = now_s() - m->start;
 	m->last_event = now_s();
+	if (ev->tab)
+		snprintf(m->last_tab, sizeof m->last_tab, "%s", ev->tab);
 	m->events++;
 	if (m->o.trajectory && kn_traj_write_event(m->o.trajectory, ev) != 0)
 		mlog("error", "msg=\"cannot write trajectory event\"");
@@ -464,7 +469,9 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		const char *sid = sget(params, "sessionId"), *type = sget(info, "type");
 		if (!sid)
 			return;
-		if (type && strcmp(type, "page") == 0)
+		if (kn_page_checks_running(m->checks)) /* the checks' own tab, not the agent's */
+			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		else if (type && strcmp(type, "page") == 0)
 			attach_page(m, sid, info);
 		else
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
@@ -548,6 +555,7 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 	(void)c;
 	kn_monitor *m = ud;
 	m->cdp = NULL;
+	kn_page_checks_disconnect(m->checks);
 	if (m->end_reason)
 		return;
 	mlog("error", "msg=\"%s\"", reason);
@@ -592,6 +600,31 @@ static void end_run(kn_monitor *m, const char *reason)
 		m->o.on_end(m->o.ud, m, reason);
 }
 
+static void checks_done(void *ud)
+{
+	kn_monitor *m = ud;
+	end_run(m, m->pending_stop_reason);
+}
+
+/* Before the run ends, the task's page checks read the live browser (page_check.c). */
+static void finish_run(kn_monitor *m, const char *reason)
+{
+	if (m->end_reason || m->checks)
+		return;
+	if (m->cdp && kn_page_checks_needed(m->o.task)) {
+		struct tab *t = m->tabs;
+		for (struct tab *x = m->tabs; x; x = x->next)
+			if (strcmp(x->id, m->last_tab) == 0)
+				t = x;
+		kn_page_last last = {t ? t->session : NULL, t ? t->target_id : NULL};
+		m->pending_stop_reason = reason;
+		if (kn_page_checks_start(&m->checks, m->cdp, m->eval, &last, checks_done, m) == 0)
+			return;
+		mlog("error", "msg=\"cannot run the page checks\"");
+	}
+	end_run(m, reason);
+}
+
 static void flush_done(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
 	(void)c;
@@ -602,7 +635,7 @@ static void flush_done(void *ud, kn_cdp *c, json_t *result, const char *error)
 		/* the binding events of the flush precede its reply on the same socket */
 		kn_cdp_timer_cancel(m->flush_deadline);
 		m->flush_deadline = NULL;
-		end_run(m, m->pending_stop_reason);
+		finish_run(m, m->pending_stop_reason);
 	}
 }
 
@@ -610,7 +643,7 @@ static void flush_timeout(void *ud)
 {
 	kn_monitor *m = ud;
 	m->flush_deadline = NULL;
-	end_run(m, m->pending_stop_reason);
+	finish_run(m, m->pending_stop_reason);
 }
 
 void kn_monitor_stop(kn_monitor *m, const char *reason)
@@ -633,7 +666,7 @@ void kn_monitor_stop(kn_monitor *m, const char *reason)
 			m->flush_pending++;
 	}
 	if (m->flush_pending == 0)
-		end_run(m, reason);
+		finish_run(m, reason);
 	else
 		m->flush_deadline = kn_cdp_timer_start(m->loop, 2000, flush_timeout, m);
 }
@@ -693,6 +726,7 @@ void kn_monitor_free(kn_monitor *m)
 		m->end_reason = m->end_reason ? m->end_reason : "stopped";
 		kn_cdp_close(c); /* on_close sees end_reason set and does nothing more */
 	}
+	kn_page_checks_free(m->checks); /* its pending replies failed with the connection */
 	while (m->tabs) {
 		struct tab *t = m->tabs;
 		m->tabs = t->next;

@@ -48,6 +48,19 @@ void kn_eval_free(kn_eval *ev);
  * (the semantic judge failed: the event is still counted). */
 int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err);
 
+/* Record what the page check of key node i (target page) read — text, or NULL with error saying
+ * why it could not be read — and score it (texts are copied). The monitor calls it when the run
+ * ends; replay and tests may too. KN_EINVAL when node i is not a page check. */
+int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *error, kn_err *err);
+
+/* What the page check of node i read (borrowed; NULL when nothing was read) and, in *error when
+ * not NULL, why not (borrowed; NULL when none). */
+const char *kn_eval_page_read(const kn_eval *ev, size_t i, const char **error);
+
+/* The task's functional result: 1 when every functional check (functional.h) is at 1 and nothing
+ * of an imported task was left unmapped, 0 when not, -1 when the task has no functional check. */
+int kn_eval_functional(const kn_eval *ev);
+
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);
 
@@ -79,6 +92,9 @@ typedef struct kn_summary {
 	/* running sums */
 	double sum_reached, sum_total, sum_score, sum_eff;
 	size_t n_success, n_near;
+	/* functional results (kn_eval_functional): over runs whose task has functional checks */
+	size_t n_functional_tasks, n_functional_ok;
+	double functional_success_rate; /* n_functional_ok / n_functional_tasks; 0 when none */
 } kn_summary;
 
 void kn_summary_init(kn_summary *s);

@@ -16,14 +16,19 @@ typedef enum kn_target {
 	KN_TARGET_ELEMENT_PATH,
 	KN_TARGET_ELEMENT_VALUE,
 	KN_TARGET_ANSWER,     /* final_answer_* : the agent's reported answer */
-	KN_TARGET_CACHE_DATA  /* cache_data_*   : checked against answer events too */
+	KN_TARGET_CACHE_DATA, /* cache_data_*   : checked against answer events too */
+	KN_TARGET_PAGE        /* page: text read from the live page when the run ends (functional.h) */
 } kn_target;
 
 typedef enum kn_matcher {
 	KN_MATCH_EXACT,
 	KN_MATCH_INCLUDE,
 	KN_MATCH_SEMANTIC,
-	KN_MATCH_REGEX
+	KN_MATCH_REGEX,
+	/* WebArena-style functional matchers (functional.h, keynodes/README.md "Functional checks") */
+	KN_MATCH_MUST_INCLUDE, /* answer/cache_data/page: every item found (" |OR| " alternatives) */
+	KN_MATCH_FUZZY,        /* answer/cache_data: each item judged by the semantic backend */
+	KN_MATCH_GOLD_IN_PRED  /* url: WebArena url_match "GOLD in PRED", " |OR| " references */
 } kn_matcher;
 
 typedef struct kn_keynode {
@@ -41,6 +46,13 @@ typedef struct kn_keynode {
 	void *regex;     /* compiled regex (opaque, match.h) for KN_MATCH_REGEX, else NULL */
 	int xpath;       /* the selector (expect or path) is an XPath (Mind2Web-Live "method": "xpath") */
 	int line, column;/* where it was defined (YAML: 1-based line/col; JSON: 0) */
+	/* functional checks (functional.h); all NULL / 0 for WebCanvas key nodes */
+	char **items;    /* must_include / fuzzy: the entries (expect holds them joined by " |AND| ") */
+	size_t n_items;
+	int clean;       /* exact/include compare after WebArena cleaning (trim, quotes, lower-case) */
+	int functional;  /* an end-state check: counts toward the task's functional result */
+	char *page_url;  /* page: the URL to read in a separate tab; NULL = "last" (the agent's page) */
+	char *locator;   /* page: a CSS selector, or "js:EXPRESSION" */
 } kn_keynode;
 
 typedef enum kn_step_verb {
@@ -71,9 +83,11 @@ typedef struct kn_task {
 	kn_step *steps;
 	size_t n_steps;
 	int line;
+	char **unmapped;      /* imported checks that could not be mapped, one message each */
+	size_t n_unmapped;
 } kn_task;
 
-typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB } kn_format;
+typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB, KN_FORMAT_WEBARENA } kn_format;
 
 typedef struct kn_taskset {
 	char *source;   /* file name as given, or the buffer's name */
@@ -82,11 +96,19 @@ typedef struct kn_taskset {
 	size_t n_tasks;
 } kn_taskset;
 
+/* A WebArena site placeholder: __NAME__ in an imported URL becomes url (config `sites:`). */
+typedef struct kn_site {
+	const char *name; /* "SHOPPING" */
+	const char *url;  /* "http://127.0.0.1:7770" */
+} kn_site;
+
 /* Limits applied while loading; zero fields take the defaults below. */
 typedef struct kn_load_opts {
 	size_t max_bytes;      /* whole document; default KN_LOAD_MAX_BYTES */
 	int max_depth;         /* nesting; default KN_LOAD_MAX_DEPTH */
 	size_t max_alias_nodes;/* YAML nodes produced through aliases; default KN_LOAD_MAX_ALIAS_NODES */
+	const kn_site *sites;  /* WebArena placeholders (borrowed); NULL: none */
+	size_t n_sites;
 } kn_load_opts;
 
 #define KN_LOAD_MAX_BYTES (64u * 1024u * 1024u)
@@ -105,6 +127,10 @@ int kn_taskset_load_buffer(kn_taskset **out, const char *buf, size_t len, const 
 int kn_task_load_yaml(kn_taskset **out, const char *buf, size_t len, const char *name,
                       const kn_load_opts *opts, kn_err *err);
 int kn_task_load_mind2web(kn_taskset **out, const char *buf, size_t len, const char *name,
+                          const kn_load_opts *opts, kn_err *err);
+/* WebArena task configs (a JSON array of configs, or one config object): see keynodes/README.md
+ * "WebArena import". What cannot be mapped is listed in each task's `unmapped`. */
+int kn_task_load_webarena(kn_taskset **out, const char *buf, size_t len, const char *name,
                           const kn_load_opts *opts, kn_err *err);
 
 /* Release a task set and all it owns. NULL is a no-op. */
@@ -131,6 +157,13 @@ int kn_keynode_prepare(kn_keynode *kn, kn_err *err);
 
 /* 1 when two tasks share an id (*a < *b their indexes), else 0. O(n log n). */
 int kn_taskset_find_duplicate(const kn_taskset *set, size_t *a, size_t *b);
+
+/* Append a copy of item to kn->items (must_include / fuzzy entries); KN_ELIMIT past 1,000. */
+int kn_keynode_add_item(kn_keynode *kn, const char *item);
+/* Set kn->expect to the items joined by " |AND| " (replacing it). */
+int kn_keynode_join_items(kn_keynode *kn);
+/* Append a copy of msg to t->unmapped (what an import could not map); at most 1,000 kept. */
+int kn_task_add_unmapped(kn_task *t, const char *msg);
 
 /* Release what a key node owns (not the struct). */
 void kn_keynode_clear(kn_keynode *kn);

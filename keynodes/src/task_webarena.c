@@ -1,0 +1,451 @@
+/* task_webarena.c — imports WebArena task configs (one config object, or a JSON array of them:
+ * {task_id, intent, start_url, eval: {eval_types, reference_answers, reference_url, url_note,
+ * program_html}}) as keynode tasks whose key nodes are functional checks (functional.h).
+ * __NAME__ placeholders in URLs resolve from kn_load_opts.sites. What keynode cannot map — a
+ * `func:` Python locator, an unknown eval type, a placeholder without a site — is added to the
+ * task's `unmapped` list with a short reason, never dropped silently. A malformed document is an
+ * error naming its JSON path. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "keynode/task.h"
+
+#define WA_MAX_TASKS 100000
+#define WA_MAX_CHECKS 256   /* program_html entries of one task */
+
+struct wa {
+	const char *name;
+	const kn_load_opts *opts;
+	kn_err *err;
+};
+
+static int oom(struct wa *w)
+{
+	return kn_err_set(w->err, KN_ENOMEM, "out of memory");
+}
+
+static int note(struct wa *w, kn_task *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int note(struct wa *w, kn_task *t, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	return kn_task_add_unmapped(t, msg) ? oom(w) : 0;
+}
+
+/* Replace every __NAME__ whose NAME is a configured site. *out NULL with *missing set to the
+ * first placeholder without a site (a static copy in missing_buf). */
+static int resolve(struct wa *w, char **out, const char *s, char *missing, size_t mcap)
+{
+	*out = NULL;
+	missing[0] = '\0';
+	size_t cap = strlen(s) + 1, n = 0;
+	char *r = malloc(cap);
+	if (!r)
+		return oom(w);
+	for (const char *p = s; *p;) {
+		const char *e = p[0] == '_' && p[1] == '_' ? strstr(p + 2, "__") : NULL;
+		int name_ok = e && e > p + 2;
+		for (const char *c = p + 2; name_ok && c < e; c++)
+			name_ok = (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_';
+		if (!name_ok) {
+			r[n++] = *p++;
+			continue;
+		}
+		const char *url = NULL;
+		size_t nl = (size_t)(e - p - 2);
+		for (size_t i = 0; w->opts && i < w->opts->n_sites && !url; i++)
+			if (strlen(w->opts->sites[i].name) == nl && !memcmp(w->opts->sites[i].name, p + 2, nl))
+				url = w->opts->sites[i].url;
+		if (!url) {
+			snprintf(missing, mcap, "%.*s", (int)(e + 2 - p), p);
+			free(r);
+			return 0;
+		}
+		size_t ul = strlen(url);
+		while (ul && url[ul - 1] == '/' && e[2] == '/')
+			ul--; /* "http://h/" + "/path" */
+		cap += ul;
+		char *nr = realloc(r, cap);
+		if (!nr) {
+			free(r);
+			return oom(w);
+		}
+		r = nr;
+		memcpy(r + n, url, ul);
+		n += ul;
+		p = e + 2;
+	}
+	r[n] = '\0';
+	*out = r;
+	return 0;
+}
+
+static char *dup_prefix(const char *s, size_t n)
+{
+	char *r = malloc(n + 1);
+	if (r) {
+		memcpy(r, s, n);
+		r[n] = '\0';
+	}
+	return r;
+}
+
+static kn_keynode *add_node(kn_task *t, size_t *cap)
+{
+	if (t->n_keynodes == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4;
+		kn_keynode *nk = realloc(t->keynodes, nc * sizeof *nk);
+		if (!nk)
+			return NULL;
+		t->keynodes = nk;
+		*cap = nc;
+	}
+	kn_keynode *kn = &t->keynodes[t->n_keynodes++];
+	memset(kn, 0, sizeof *kn);
+	return kn;
+}
+
+static int set_id(struct wa *w, kn_keynode *kn, const char *id)
+{
+	return (kn->id = strdup(id)) ? 0 : oom(w);
+}
+
+static int prepare(struct wa *w, kn_keynode *kn, const char *at)
+{
+	kn_err e = {0};
+	int rc = kn_keynode_prepare(kn, &e);
+	return rc ? kn_err_set(w->err, rc, "%s: %s: %s", w->name, at, e.msg) : 0;
+}
+
+/* A string, or a list of strings, into kn->items. 1 when mapped, 0 when not (noted). */
+static int take_items(struct wa *w, kn_task *t, kn_keynode *kn, json_t *v, const char *what)
+{
+	if (json_is_string(v))
+		return kn_keynode_add_item(kn, json_string_value(v)) ? oom(w) : 1;
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return note(w, t, "%s: expected a string or a non-empty list of strings", what);
+	size_t i;
+	json_t *x;
+	json_array_foreach(v, i, x) {
+		char num[64];
+		const char *s = json_is_string(x) ? json_string_value(x) : NULL;
+		if (json_is_integer(x))
+			snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(x)), s = num;
+		if (!s)
+			return note(w, t, "%s[%zu]: not a string", what, i);
+		int rc = kn_keynode_add_item(kn, s);
+		if (rc == KN_ELIMIT)
+			return note(w, t, "%s: more than 1000 entries", what);
+		if (rc)
+			return oom(w);
+	}
+	return 1;
+}
+
+static void drop_last(kn_task *t)
+{
+	kn_keynode_clear(&t->keynodes[--t->n_keynodes]);
+}
+
+static int map_string_match(struct wa *w, kn_task *t, size_t *cap, json_t *ra, const char *at)
+{
+	if (!json_is_object(ra))
+		return note(w, t, "string_match: reference_answers is missing or not an object");
+	const char *k;
+	json_t *v;
+	char where[160];
+	json_object_foreach(ra, k, v) {
+		kn_matcher m;
+		if (!strcmp(k, "exact_match"))
+			m = KN_MATCH_EXACT;
+		else if (!strcmp(k, "must_include"))
+			m = KN_MATCH_MUST_INCLUDE;
+		else if (!strcmp(k, "fuzzy_match"))
+			m = KN_MATCH_FUZZY;
+		else {
+			int rc = note(w, t, "string_match: reference_answers.%.60s: unknown kind of answer check",
+			              k);
+			if (rc)
+				return rc;
+			continue;
+		}
+		kn_keynode *kn = add_node(t, cap);
+		if (!kn)
+			return oom(w);
+		kn->target = KN_TARGET_ANSWER;
+		kn->matcher = m;
+		snprintf(where, sizeof where, "reference_answers.%s", k);
+		if (set_id(w, kn, m == KN_MATCH_EXACT ? "answer_exact"
+		                  : m == KN_MATCH_FUZZY ? "answer_fuzzy" : "answer_must_include"))
+			return KN_ENOMEM;
+		if (m == KN_MATCH_EXACT) {
+			char num[64];
+			const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+			if (json_is_integer(v))
+				snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v)), s = num;
+			if (!s) {
+				drop_last(t);
+				int rc = note(w, t, "string_match: %s: expected a string", where);
+				if (rc)
+					return rc;
+				continue;
+			}
+			if (!(kn->expect = strdup(s)))
+				return oom(w);
+			kn->clean = 1;
+		} else {
+			int r = take_items(w, t, kn, v, where);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				drop_last(t);
+				continue;
+			}
+		}
+		char at2[200];
+		snprintf(at2, sizeof at2, "%s.eval.%s", at, where);
+		int rc = prepare(w, kn, at2);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int map_url_match(struct wa *w, kn_task *t, size_t *cap, json_t *ev, const char *at)
+{
+	json_t *ru = json_object_get(ev, "reference_url"), *un = json_object_get(ev, "url_note");
+	if (!json_is_string(ru) || !*json_string_value(ru))
+		return note(w, t, "url_match: reference_url is missing or empty");
+	if (un && !json_is_null(un) &&
+	    (!json_is_string(un) || strcmp(json_string_value(un), "GOLD in PRED") != 0))
+		return note(w, t, "url_match: url_note '%.60s' is not supported (only \"GOLD in PRED\")",
+		            json_is_string(un) ? json_string_value(un) : "?");
+	char missing[80], *url = NULL;
+	int rc = resolve(w, &url, json_string_value(ru), missing, sizeof missing);
+	if (rc)
+		return rc;
+	if (!url)
+		return note(w, t, "url_match: no site for %s (add it to the config's sites:)", missing);
+	kn_keynode *kn = add_node(t, cap);
+	if (!kn) {
+		free(url);
+		return oom(w);
+	}
+	kn->target = KN_TARGET_URL;
+	kn->matcher = KN_MATCH_GOLD_IN_PRED;
+	kn->expect = url;
+	if (set_id(w, kn, "url"))
+		return KN_ENOMEM;
+	char at2[200];
+	snprintf(at2, sizeof at2, "%s.eval.reference_url", at);
+	return prepare(w, kn, at2);
+}
+
+static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, const char *at)
+{
+	if (!json_is_array(ph) || json_array_size(ph) == 0)
+		return note(w, t, "program_html: missing or empty");
+	size_t i;
+	json_t *c;
+	json_array_foreach(ph, i, c) {
+		int rc = 0;
+		if (i >= WA_MAX_CHECKS)
+			return note(w, t, "program_html: entries past %d not mapped", WA_MAX_CHECKS);
+		json_t *ju = json_object_get(c, "url"), *jl = json_object_get(c, "locator"),
+		       *jr = json_object_get(c, "required_contents");
+		if (!json_is_object(c) || !json_is_string(ju) || !json_is_string(jl) || !json_is_object(jr)) {
+			if ((rc = note(w, t, "program_html[%zu]: needs url, locator and required_contents", i)))
+				return rc;
+			continue;
+		}
+		const char *u = json_string_value(ju), *loc = json_string_value(jl);
+		if (!strncmp(u, "func:", 5) || !strncmp(loc, "func:", 5) || !strncmp(loc, "lambda", 6)) {
+			if ((rc = note(w, t, "program_html[%zu]: Python helper '%.60s' cannot run in keynode", i,
+			               !strncmp(u, "func:", 5) ? u : loc)))
+				return rc;
+			continue;
+		}
+		json_t *ex = json_object_get(jr, "exact_match"), *mi = json_object_get(jr, "must_include");
+		if ((!ex && !mi) || json_object_size(jr) != 1) {
+			if ((rc = note(w, t, "program_html[%zu]: required_contents must hold exact_match or "
+			               "must_include", i)))
+				return rc;
+			continue;
+		}
+		char missing[80], *url = NULL;
+		if (strcmp(u, "last") != 0) {
+			if ((rc = resolve(w, &url, u, missing, sizeof missing)))
+				return rc;
+			if (!url) {
+				if ((rc = note(w, t, "program_html[%zu]: no site for %s (add it to the config's "
+				               "sites:)", i, missing)))
+					return rc;
+				continue;
+			}
+		}
+		kn_keynode *kn = add_node(t, cap);
+		if (!kn) {
+			free(url);
+			return oom(w);
+		}
+		char id[32];
+		snprintf(id, sizeof id, "page%zu", i + 1);
+		kn->target = KN_TARGET_PAGE;
+		kn->page_url = url;
+		if (set_id(w, kn, id))
+			return KN_ENOMEM;
+		/* "" reads the whole page (WebArena: page.content()); JS expressions run as js: */
+		const char *js = *loc ? loc : "document.documentElement.outerHTML";
+		if (!(kn->locator = malloc(strlen(js) + 4)))
+			return oom(w);
+		sprintf(kn->locator, "js:%s", js);
+		if (ex) {
+			kn->matcher = KN_MATCH_EXACT;
+			if (!json_is_string(ex)) {
+				drop_last(t);
+				if ((rc = note(w, t, "program_html[%zu]: exact_match must be a string", i)))
+					return rc;
+				continue;
+			}
+			if (!(kn->expect = strdup(json_string_value(ex))))
+				return oom(w);
+		} else {
+			kn->matcher = KN_MATCH_MUST_INCLUDE;
+			char what[64];
+			snprintf(what, sizeof what, "program_html[%zu].must_include", i);
+			int r = take_items(w, t, kn, mi, what);
+			if (r < 0)
+				return r;
+			if (r == 0) {
+				drop_last(t);
+				continue;
+			}
+		}
+		char at2[200];
+		snprintf(at2, sizeof at2, "%s.eval.program_html[%zu]", at, i);
+		if ((rc = prepare(w, kn, at2)))
+			return rc;
+	}
+	return 0;
+}
+
+static int load_task(struct wa *w, kn_task *t, json_t *jt, const char *at)
+{
+	if (!json_is_object(jt))
+		return kn_err_set(w->err, KN_EINVAL, "%s: %s: expected a task config object", w->name, at);
+	json_t *id = json_object_get(jt, "task_id"), *in = json_object_get(jt, "intent"),
+	       *su = json_object_get(jt, "start_url"), *ev = json_object_get(jt, "eval");
+	char num[64];
+	if (json_is_integer(id))
+		snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(id));
+	else if (json_is_string(id) && *json_string_value(id))
+		snprintf(num, sizeof num, "%.60s", json_string_value(id));
+	else
+		return kn_err_set(w->err, KN_EINVAL, "%s: %s.task_id: expected an integer or a string",
+		                  w->name, at);
+	if (!json_is_string(in))
+		return kn_err_set(w->err, KN_EINVAL, "%s: %s.intent: expected a string", w->name, at);
+	if (!json_is_object(ev))
+		return kn_err_set(w->err, KN_EINVAL, "%s: %s.eval: expected an object", w->name, at);
+	if (!(t->id = strdup(num)) || !(t->intent = strdup(json_string_value(in))))
+		return oom(w);
+	int rc;
+	if (json_is_string(su)) {
+		/* several start pages are joined by " |AND| ": the first one is the task's */
+		const char *s = json_string_value(su), *and = strstr(s, " |AND| ");
+		char *first = and ? dup_prefix(s, (size_t)(and - s)) : strdup(s), missing[80];
+		if (!first)
+			return oom(w);
+		rc = resolve(w, &t->start_url, first, missing, sizeof missing);
+		free(first);
+		if (rc)
+			return rc;
+		if (!t->start_url && (rc = note(w, t, "start_url: no site for %s (add it to the config's "
+		                                "sites:)", missing)))
+			return rc;
+		if (and && (rc = note(w, t, "start_url: only the first of several start pages is used")))
+			return rc;
+	}
+	json_t *types = json_object_get(ev, "eval_types");
+	if (!json_is_array(types))
+		return kn_err_set(w->err, KN_EINVAL, "%s: %s.eval.eval_types: expected a list", w->name, at);
+	size_t cap = 0, i;
+	json_t *ty;
+	json_array_foreach(types, i, ty) {
+		const char *s = json_is_string(ty) ? json_string_value(ty) : "";
+		if (!strcmp(s, "string_match"))
+			rc = map_string_match(w, t, &cap, json_object_get(ev, "reference_answers"), at);
+		else if (!strcmp(s, "url_match"))
+			rc = map_url_match(w, t, &cap, ev, at);
+		else if (!strcmp(s, "program_html"))
+			rc = map_program_html(w, t, &cap, json_object_get(ev, "program_html"), at);
+		else
+			rc = note(w, t, "eval_types[%zu]: '%.60s' is not a known eval type", i, s);
+		if (rc)
+			return rc;
+	}
+	if (json_array_size(types) == 0 && (rc = note(w, t, "eval.eval_types is empty")))
+		return rc;
+	return 0;
+}
+
+int kn_task_load_webarena(kn_taskset **out, const char *buf, size_t len, const char *name,
+                          const kn_load_opts *opts, kn_err *err)
+{
+	*out = NULL;
+	struct wa w = {name, opts, err};
+	size_t max = opts && opts->max_bytes ? opts->max_bytes : KN_LOAD_MAX_BYTES;
+	if (len > max)
+		return kn_err_set(err, KN_ELIMIT, "%s: document is over the %zu byte limit", name, max);
+	json_error_t je;
+	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	if (!root)
+		return kn_err_set(err, KN_EINVAL, "%s:%d:%d: %s", name, je.line, je.column, je.text);
+	int rc = 0;
+	kn_taskset *set = calloc(1, sizeof *set);
+	size_t n = json_is_array(root) ? json_array_size(root) : 1;
+	if (!set || !(set->source = strdup(name))) {
+		rc = oom(&w);
+		goto done;
+	}
+	set->format = KN_FORMAT_WEBARENA;
+	if (!json_is_array(root) && !json_is_object(root)) {
+		rc = kn_err_set(err, KN_EINVAL, "%s: expected a WebArena config object or a list of them",
+		                name);
+		goto done;
+	}
+	if (n > WA_MAX_TASKS) {
+		rc = kn_err_set(err, KN_ELIMIT, "%s: more than %d tasks", name, WA_MAX_TASKS);
+		goto done;
+	}
+	if (n && !(set->tasks = calloc(n, sizeof *set->tasks))) {
+		rc = oom(&w);
+		goto done;
+	}
+	for (size_t i = 0; i < n && !rc; i++) {
+		char at[32];
+		snprintf(at, sizeof at, json_is_array(root) ? "[%zu]" : "$", i);
+		set->n_tasks++;
+		rc = load_task(&w, &set->tasks[i], json_is_array(root) ? json_array_get(root, i) : root,
+		               at);
+	}
+	size_t a, b;
+	if (!rc && kn_taskset_find_duplicate(set, &a, &b))
+		rc = kn_err_set(err, KN_EINVAL, "%s: [%zu].task_id: duplicate task id '%s' (also [%zu])",
+		                name, b, set->tasks[b].id, a);
+done:
+	json_decref(root);
+	if (rc) {
+		kn_taskset_free(set);
+		return rc;
+	}
+	*out = set;
+	return 0;
+}
