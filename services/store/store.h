@@ -98,6 +98,10 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err);
 /* The run result (§3) plus "events": [...] and "kind", "browser", "started", "ended". */
 int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *err);
+/* GET /api/replays: {"replays": [{"id", "task", "status", "run", "job", "created", "drift", "broken",
+ * "screenshot": bool}…]} newest first, at most limit (≤ 0: 50), optionally for one task reference
+ * (all its versions). */
+int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err);
 
 /* ---- replay results, health, jobs (issue "Replay validation") ------------------------------ */
 
@@ -139,10 +143,11 @@ int kn_store_job_enqueue(kn_store *st, int64_t task_version, const char *schedul
 int kn_store_job_claim(kn_store *st, const char *worker, int lease_s, kn_store_job *job, kn_err *err);
 /* Extend the lease; KN_ENOTFOUND when the job is no longer ours (lease lost). */
 int kn_store_job_heartbeat(kn_store *st, int64_t job_id, const char *worker, int lease_s, kn_err *err);
-/* In one transaction: check the job is still ours and not done, store the replay result, mark the
- * job done. KN_ENOTFOUND (nothing written) when the lease was lost to another worker. */
+/* In one transaction: check the job is still ours and not done, store the replay result (linked to
+ * the watched run run_id, stored before with kn_store_run_*; NULL: none), mark the job done.
+ * KN_ENOTFOUND (nothing written) when the lease was lost to another worker. */
 int kn_store_job_complete(kn_store *st, int64_t job_id, const char *worker, const char *status,
-                          const char *report_json, const unsigned char *png, size_t png_len,
+                          const char *run_id, const char *report_json, const unsigned char *png, size_t png_len,
                           int64_t *replay_id, kn_err *err);
 
 /* ---- alerts ---------------------------------------------------------------------------------- */
@@ -165,6 +170,17 @@ int kn_store_verdict_get(kn_store *st, const char *model, int prompt, const char
                          const char *input, double *score, kn_err *err);
 int kn_store_verdict_put(kn_store *st, const char *model, int prompt, const char *rule,
                          const char *input, double score, const char *reason, kn_err *err);
+
+/* The PostgreSQL verdict cache as services/llm/verdict.h's kn_verdict_store (include verdict.h
+ * to call through it): its own connection behind a mutex, so the judge may call it from several
+ * threads; a lost connection is re-opened once per call. *out is the caller's
+ * (kn_store_verdicts_free); KN_EIO when the database is unreachable. */
+typedef struct kn_store_verdicts kn_store_verdicts;
+struct kn_verdict_store;
+int kn_store_verdicts_open(kn_store_verdicts **out, const char *conninfo, kn_err *err);
+/* The store view (borrowed, lives as long as v). */
+const struct kn_verdict_store *kn_store_verdicts_store(kn_store_verdicts *v);
+void kn_store_verdicts_free(kn_store_verdicts *v);
 
 /* ---- kn_ingest: the durable, batched write path ---------------------------------------------- */
 
@@ -201,5 +217,25 @@ void kn_ingest_get_stats(kn_ingest *in, kn_ingest_stats *out);
 /* Flush what can be flushed (bounded wait), stop the thread. What is not in the database stays in
  * the spool for the next start. */
 void kn_ingest_free(kn_ingest *in);
+
+/* ---- schedule fires (services/scheduler; implemented in store_schedule.c, table in
+ * schemas/sql/010_schedule.sql) ------------------------------------------------------------------ */
+
+/* Which tasks a schedule fire enqueues: every active task's current version (taskset NULL and
+ * n_versions 0), one task set's (taskset = its name), or exactly the given versions. */
+typedef struct kn_store_schedule_sel {
+	const char *taskset;
+	const int64_t *versions;
+	size_t n_versions;
+} kn_store_schedule_sel;
+
+/* Enqueue one replay job per selected task for the fire of schedule at fire_time (Unix seconds),
+ * unless that fire was already enqueued — by this or another scheduler: (schedule, fire_time) is
+ * unique and the claim and the jobs are one transaction. 1 and *enqueued (may be NULL) when this
+ * call enqueued, 0 when the fire was taken. catch_up is recorded with the fire. */
+int kn_store_schedule_fire(kn_store *st, const char *schedule, int64_t fire_time, int catch_up,
+                           const kn_store_schedule_sel *sel, size_t *enqueued, kn_err *err);
+/* The latest enqueued fire time of schedule; KN_ENOTFOUND when it never fired. */
+int kn_store_schedule_last(kn_store *st, const char *schedule, int64_t *fire_time, kn_err *err);
 
 #endif

@@ -1,0 +1,591 @@
+/* ingest.c — kn_ingest, the durable write path of `serve`: callers enqueue run starts, events and
+ * run finishes from any thread; one writer thread with its own connection batches consecutive
+ * events of a run into one multi-row insert (batch_max, flush_ms). When the database is
+ * unreachable the writer moves what it holds and everything queued to the spool (spool.c), and
+ * from then on enqueuers append straight to the spool, so order is kept; the writer reconnects
+ * every retry_ms, flushes the spool in order, then goes back to live records. Every write is
+ * idempotent (runs by id, events by (run, seq)), so a record sent twice (a flush interrupted by a
+ * crash or a second outage) is stored once. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "spool.h"
+#include "store_internal.h"
+
+#define KN_INGEST_QUEUE_BYTES (64u * 1024u * 1024u) /* in memory before enqueuers wait */
+#define KN_INGEST_STOP_MS 5000                       /* kn_ingest_free's flush budget */
+
+typedef struct rec_node {
+	struct rec_node *next;
+	kn_spool_rec rec;
+	size_t bytes;
+} rec_node;
+
+struct kn_ingest {
+	char *conninfo, *spool_dir;
+	uint64_t spool_max;
+	int batch_max, flush_ms, retry_ms;
+	void (*log)(void *ud, const char *level, const char *msg);
+	void *log_ud;
+
+	pthread_mutex_t mu;
+	pthread_cond_t cv_work, cv_done;
+	rec_node *head, *tail;
+	size_t qlen, qbytes;
+	struct timespec first_at; /* when the oldest queued record arrived */
+	int spooling, busy, stop;
+	kn_spool *sp;
+	uint64_t flush_off;       /* writer only */
+	kn_ingest_stats stats;
+
+	kn_store *st;             /* writer only */
+	pthread_t th;
+};
+
+static void ilog(kn_ingest *in, const char *level, const char *fmt, ...)
+#if defined(__GNUC__)
+	__attribute__((format(printf, 3, 4)))
+#endif
+	;
+
+static void ilog(kn_ingest *in, const char *level, const char *fmt, ...)
+{
+	char msg[600];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	for (char *c = msg; *c; c++)
+		if (*c == '"' || *c == '\n')
+			*c = '\''; /* one line, one quoted value */
+	if (in->log)
+		in->log(in->log_ud, level, msg);
+	else
+		fprintf(stderr, "level=%s component=ingest msg=\"%s\"\n", level, msg);
+}
+
+static void deadline_in(struct timespec *ts, int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (ts->tv_nsec >= 1000000000L) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000L;
+	}
+}
+
+static long ms_since(const struct timespec *t)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000L;
+}
+
+/* ---- writing a sequence of records ---------------------------------------------------------- */
+
+static int write_one(kn_ingest *in, const kn_spool_rec *r, kn_err *err)
+{
+	if (r->kind == KN_SPOOL_RUN_START) {
+		kn_store_run run = {r->run_id, r->task_version, r->run_kind, r->browser, r->started};
+		return kn_store_run_start(in->st, &run, err);
+	}
+	if (r->kind == KN_SPOOL_RUN_FINISH)
+		return kn_store_run_finish(in->st, r->run_id, r->ended, r->text, err);
+	const char *line = r->text;
+	return kn_store_events_append(in->st, r->run_id, r->seq, &line, 1, err);
+}
+
+/* Write recs[0..n) in order. Returns 0, or KN_EIO (connection lost) with *done = how many were
+ * handled (written, or dropped as rejected by the database: those are logged). */
+static int write_records(kn_ingest *in, kn_spool_rec *const *recs, size_t n, size_t *done)
+{
+	const char **lines = malloc((size_t)in->batch_max * sizeof *lines);
+	size_t i = 0, written = 0, batches = 0;
+	int rc = 0;
+	kn_err err;
+	while (i < n) {
+		const kn_spool_rec *r = recs[i];
+		size_t m = 1;
+		if (r->kind == KN_SPOOL_EVENT && lines) {
+			lines[0] = r->text;
+			while (i + m < n && m < (size_t)in->batch_max && recs[i + m]->kind == KN_SPOOL_EVENT &&
+			       recs[i + m]->seq == r->seq + (int64_t)m && strcmp(recs[i + m]->run_id, r->run_id) == 0) {
+				lines[m] = recs[i + m]->text;
+				m++;
+			}
+			rc = kn_store_events_append(in->st, r->run_id, r->seq, lines, m, &err);
+			if (rc == 0) {
+				written += m;
+				batches++;
+			} else if (rc == KN_EDB) {
+				/* One bad line must not cost its neighbours: retry one by one, dropping (and
+				 * logging) only what the database refuses. */
+				for (size_t k = 0; k < m; k++) {
+					rc = write_one(in, recs[i + k], &err);
+					if (rc == KN_EIO) {
+						i += k;
+						goto out;
+					}
+					if (rc != 0)
+						ilog(in, "error", "event dropped: run=%s seq=%lld: %s", r->run_id,
+						     (long long)recs[i + k]->seq, err.msg);
+					else
+						written++;
+					batches++;
+				}
+				rc = 0;
+			} else if (rc != KN_EIO)
+				ilog(in, "error", "%zu events dropped: run=%s seq=%lld..: %s", m, r->run_id,
+				     (long long)r->seq, err.msg);
+		} else {
+			rc = write_one(in, r, &err);
+			if (rc == 0 && r->kind == KN_SPOOL_EVENT) {
+				written++;
+				batches++;
+			}
+			if (rc != 0 && rc != KN_EIO)
+				ilog(in, "error", "record dropped: kind=%c run=%s: %s", (char)r->kind, r->run_id,
+				     err.msg);
+		}
+		if (rc == KN_EIO)
+			break;
+		rc = 0;
+		i += m;
+	}
+out:
+	free(lines);
+	pthread_mutex_lock(&in->mu);
+	in->stats.events_written += written;
+	in->stats.batches += batches;
+	pthread_mutex_unlock(&in->mu);
+	*done = i;
+	return rc;
+}
+
+/* ---- the spool side ------------------------------------------------------------------------- */
+
+/* Under mu: move records to the spool, in order; a record that cannot be spooled is lost
+ * (logged). Frees the nodes. */
+static void spool_nodes(kn_ingest *in, rec_node *n)
+{
+	while (n) {
+		rec_node *next = n->next;
+		kn_err err;
+		if (kn_spool_append(in->sp, &n->rec, &err) == 0)
+			in->stats.spooled++;
+		else
+			ilog(in, "error", "record lost: kind=%c run=%s: %s", (char)n->rec.kind, n->rec.run_id, err.msg);
+		kn_spool_rec_clear(&n->rec);
+		free(n);
+		n = next;
+	}
+	in->stats.spool_bytes = kn_spool_size(in->sp);
+}
+
+static void spool_warn(void *ud, const char *msg)
+{
+	ilog(ud, "warn", "%s", msg);
+}
+
+/* Connect (or reconnect) the writer; 0 when up. */
+static int writer_connect(kn_ingest *in)
+{
+	kn_err err;
+	int rc = in->st ? kn_store_reset(in->st, &err) : kn_store_open(&in->st, in->conninfo, &err);
+	pthread_mutex_lock(&in->mu);
+	int was = in->stats.db_up;
+	in->stats.db_up = rc == 0;
+	pthread_mutex_unlock(&in->mu);
+	if (rc == 0 && !was)
+		ilog(in, "info", "database connection up");
+	return rc;
+}
+
+static void mark_down(kn_ingest *in, const char *why)
+{
+	pthread_mutex_lock(&in->mu);
+	int was = in->stats.db_up;
+	in->stats.db_up = 0;
+	pthread_mutex_unlock(&in->mu);
+	if (was)
+		ilog(in, "warn", "database unreachable, spooling: %s", why);
+}
+
+/* Flush the spool while the database takes it, chunk by chunk: 1 when it is empty now (and the
+ * ingest is live again), 0 when the connection was lost again or time ran out. */
+static int flush_spool(kn_ingest *in, const struct timespec *started, long budget_ms)
+{
+	size_t cap = (size_t)in->batch_max * 4;
+	kn_spool_rec *recs = calloc(cap, sizeof *recs);
+	kn_spool_rec **ptrs = calloc(cap, sizeof *ptrs);
+	uint64_t *ends = calloc(cap, sizeof *ends);
+	int emptied = 0, read_failed = 0;
+	if (!recs || !ptrs || !ends)
+		goto out;
+	for (;;) {
+		pthread_mutex_lock(&in->mu);
+		uint64_t limit = kn_spool_size(in->sp);
+		if (in->flush_off >= limit) {
+			/* Nothing more: enqueuers append only under mu, so this is the end for good. */
+			kn_err err;
+			if (kn_spool_truncate(in->sp, &err) != 0)
+				ilog(in, "error", "%s", err.msg);
+			in->flush_off = 0;
+			in->spooling = 0;
+			in->stats.spool_bytes = 0;
+			pthread_cond_broadcast(&in->cv_done);
+			pthread_mutex_unlock(&in->mu);
+			emptied = 1;
+			ilog(in, "info", "spool flushed");
+			break;
+		}
+		pthread_mutex_unlock(&in->mu);
+		size_t n = 0;
+		uint64_t off = in->flush_off;
+		while (n < cap) {
+			int r = kn_spool_next(in->sp, &off, limit, &recs[n], spool_warn, in, NULL);
+			if (r < 0) {
+				ilog(in, "error", "spool read failed: %s", kn_strerror(r));
+				read_failed = 1;
+				break;
+			}
+			if (r == 0)
+				break;
+			ptrs[n] = &recs[n];
+			ends[n++] = off;
+		}
+		size_t done = 0;
+		int rc = write_records(in, ptrs, n, &done);
+		if (done > 0)
+			in->flush_off = ends[done - 1];
+		else if (n == 0)
+			in->flush_off = off; /* only bad lines were left */
+		for (size_t i = 0; i < n; i++)
+			kn_spool_rec_clear(&recs[i]);
+		if (rc == KN_EIO) {
+			mark_down(in, "lost during spool flush");
+			break;
+		}
+		if (read_failed)
+			break;
+		if (budget_ms >= 0 && ms_since(started) > budget_ms)
+			break;
+	}
+out:
+	free(recs);
+	free(ptrs);
+	free(ends);
+	return emptied;
+}
+
+/* ---- the writer thread ---------------------------------------------------------------------- */
+
+/* Write the records taken from the queue; on connection loss move the rest, and everything
+ * queued since, to the spool. */
+static void write_batch(kn_ingest *in, rec_node *list, size_t n)
+{
+	kn_spool_rec **ptrs = malloc((n ? n : 1) * sizeof *ptrs);
+	rec_node **nodes = malloc((n ? n : 1) * sizeof *nodes);
+	size_t i = 0, done = 0;
+	int rc = KN_EIO;
+	if (ptrs && nodes) {
+		for (rec_node *p = list; p; p = p->next, i++) {
+			ptrs[i] = &p->rec;
+			nodes[i] = p;
+		}
+		rc = in->stats.db_up ? write_records(in, ptrs, n, &done) : KN_EIO;
+	}
+	/* Free what was handled; the rest (from the first unwritten) goes to the spool. */
+	rec_node *rest = list;
+	for (size_t k = 0; k < done; k++) {
+		rec_node *next = rest->next;
+		kn_spool_rec_clear(&rest->rec);
+		free(rest);
+		rest = next;
+	}
+	free(ptrs);
+	free(nodes);
+	pthread_mutex_lock(&in->mu);
+	if (rc == KN_EIO) {
+		if (in->stats.db_up)
+			ilog(in, "warn", "database unreachable, spooling");
+		in->stats.db_up = 0;
+		spool_nodes(in, rest);
+		spool_nodes(in, in->head);
+		in->head = in->tail = NULL;
+		in->qlen = in->qbytes = 0;
+		in->spooling = 1;
+	}
+	in->busy = 0;
+	pthread_cond_broadcast(&in->cv_done);
+	pthread_mutex_unlock(&in->mu);
+}
+
+static void *writer_main(void *arg)
+{
+	kn_ingest *in = arg;
+	struct timespec stop_at = {0, 0};
+	pthread_mutex_lock(&in->mu);
+	for (;;) {
+		if (in->stop && stop_at.tv_sec == 0)
+			clock_gettime(CLOCK_MONOTONIC, &stop_at);
+		if (in->spooling) {
+			pthread_mutex_unlock(&in->mu);
+			int up = in->stats.db_up || writer_connect(in) == 0;
+			int emptied = up && flush_spool(in, &stop_at, in->stop ? KN_INGEST_STOP_MS : -1);
+			pthread_mutex_lock(&in->mu);
+			if (emptied)
+				continue;
+			if (in->stop && (!up || ms_since(&stop_at) > KN_INGEST_STOP_MS))
+				break; /* what is left stays in the spool for the next start */
+			if (!in->stats.db_up) {
+				struct timespec ts;
+				deadline_in(&ts, in->retry_ms);
+				pthread_cond_timedwait(&in->cv_work, &in->mu, &ts);
+			}
+			continue;
+		}
+		if (!in->head) {
+			if (in->stop)
+				break;
+			pthread_cond_wait(&in->cv_work, &in->mu);
+			continue;
+		}
+		long age = ms_since(&in->first_at);
+		if (!in->stop && in->qlen < (size_t)in->batch_max && age < in->flush_ms) {
+			struct timespec ts;
+			deadline_in(&ts, (int)(in->flush_ms - age));
+			pthread_cond_timedwait(&in->cv_work, &in->mu, &ts);
+			continue;
+		}
+		rec_node *list = in->head;
+		size_t n = in->qlen;
+		in->head = in->tail = NULL;
+		in->qlen = in->qbytes = 0;
+		in->busy = 1;
+		pthread_cond_broadcast(&in->cv_done); /* room for enqueuers waiting on the cap */
+		pthread_mutex_unlock(&in->mu);
+		if (!in->stats.db_up)
+			writer_connect(in);
+		write_batch(in, list, n);
+		pthread_mutex_lock(&in->mu);
+	}
+	pthread_mutex_unlock(&in->mu);
+	return NULL;
+}
+
+/* ---- the public side ------------------------------------------------------------------------ */
+
+int kn_ingest_new(kn_ingest **out, const kn_ingest_opts *opts, kn_err *err)
+{
+	*out = NULL;
+	if (!opts || !opts->conninfo || !opts->spool_dir)
+		return kn_err_set(err, KN_EINVAL, "ingest needs a database url and a spool directory");
+	kn_ingest *in = calloc(1, sizeof *in);
+	if (!in || !(in->conninfo = strdup(opts->conninfo)) || !(in->spool_dir = strdup(opts->spool_dir))) {
+		if (in)
+			free(in->conninfo);
+		free(in);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	in->spool_max = opts->spool_max_bytes ? opts->spool_max_bytes : 256u * 1024u * 1024u;
+	in->batch_max = opts->batch_max > 0 ? opts->batch_max : 500;
+	if (in->batch_max > 10000)
+		in->batch_max = 10000;
+	in->flush_ms = opts->flush_ms > 0 ? opts->flush_ms : 50;
+	in->retry_ms = opts->retry_ms > 0 ? opts->retry_ms : 1000;
+	in->log = opts->log;
+	in->log_ud = opts->log_ud;
+	int rc = kn_spool_open(&in->sp, in->spool_dir, in->spool_max, err);
+	if (rc != 0) {
+		free(in->conninfo);
+		free(in->spool_dir);
+		free(in);
+		return rc;
+	}
+	pthread_mutex_init(&in->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&in->cv_work, &ca);
+	pthread_cond_init(&in->cv_done, &ca);
+	pthread_condattr_destroy(&ca);
+	in->stats.spool_bytes = kn_spool_size(in->sp);
+	if (in->stats.spool_bytes > 0) {
+		in->spooling = 1;
+		ilog(in, "info", "spool holds %llu bytes from an earlier process: flushing them first",
+		     (unsigned long long)in->stats.spool_bytes);
+	}
+	kn_err cerr;
+	if (kn_store_open(&in->st, in->conninfo, &cerr) == 0)
+		in->stats.db_up = 1;
+	else {
+		in->spooling = 1;
+		ilog(in, "warn", "database unreachable, spooling: %s", cerr.msg);
+	}
+	if (pthread_create(&in->th, NULL, writer_main, in) != 0) {
+		kn_store_free(in->st);
+		kn_spool_close(in->sp);
+		free(in->conninfo);
+		free(in->spool_dir);
+		free(in);
+		return kn_err_set(err, KN_ENOMEM, "cannot start the ingest thread");
+	}
+	*out = in;
+	return 0;
+}
+
+/* Take rec (its strings move into the ingest, also on failure). */
+static int enqueue(kn_ingest *in, kn_spool_rec *rec, size_t bytes, kn_err *err)
+{
+	pthread_mutex_lock(&in->mu);
+	while (!in->spooling && in->qbytes > KN_INGEST_QUEUE_BYTES && !in->stop)
+		pthread_cond_wait(&in->cv_done, &in->mu);
+	int rc = 0;
+	if (in->spooling) {
+		rc = kn_spool_append(in->sp, rec, err);
+		if (rc == 0)
+			in->stats.spooled++;
+		in->stats.spool_bytes = kn_spool_size(in->sp);
+		pthread_mutex_unlock(&in->mu);
+		kn_spool_rec_clear(rec);
+		return rc;
+	}
+	rec_node *n = malloc(sizeof *n);
+	if (!n) {
+		pthread_mutex_unlock(&in->mu);
+		kn_spool_rec_clear(rec);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	n->rec = *rec;
+	n->bytes = bytes;
+	n->next = NULL;
+	if (in->tail)
+		in->tail->next = n;
+	else {
+		in->head = n;
+		clock_gettime(CLOCK_MONOTONIC, &in->first_at);
+		pthread_cond_signal(&in->cv_work);
+	}
+	in->tail = n;
+	in->qlen++;
+	in->qbytes += bytes + sizeof *n;
+	if (in->qlen == (size_t)in->batch_max)
+		pthread_cond_signal(&in->cv_work);
+	pthread_mutex_unlock(&in->mu);
+	return 0;
+}
+
+static char *dup_or_null(const char *s, int *bad)
+{
+	if (!s)
+		return NULL;
+	char *d = strdup(s);
+	if (!d)
+		*bad = 1;
+	return d;
+}
+
+int kn_ingest_run_start(kn_ingest *in, const kn_store_run *run, kn_err *err)
+{
+	if (!run || !run->id || !run->kind || !run->started)
+		return kn_err_set(err, KN_EINVAL, "a run needs an id, a kind and a start time");
+	int bad = 0;
+	kn_spool_rec r = {.kind = KN_SPOOL_RUN_START, .task_version = run->task_version};
+	r.run_id = dup_or_null(run->id, &bad);
+	r.run_kind = dup_or_null(run->kind, &bad);
+	r.browser = dup_or_null(run->browser, &bad);
+	r.started = dup_or_null(run->started, &bad);
+	if (bad) {
+		kn_spool_rec_clear(&r);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	return enqueue(in, &r, 128, err);
+}
+
+int kn_ingest_event(kn_ingest *in, const char *run_id, int64_t seq, const char *line, kn_err *err)
+{
+	if (!run_id || !line || seq < 1)
+		return kn_err_set(err, KN_EINVAL, "an event needs a run id, a seq from 1 and a line");
+	int bad = 0;
+	kn_spool_rec r = {.kind = KN_SPOOL_EVENT, .seq = seq};
+	r.run_id = dup_or_null(run_id, &bad);
+	r.text = dup_or_null(line, &bad);
+	if (bad) {
+		kn_spool_rec_clear(&r);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	return enqueue(in, &r, strlen(line) + strlen(run_id), err);
+}
+
+int kn_ingest_run_finish(kn_ingest *in, const char *run_id, const char *ended,
+                         const char *result_json, kn_err *err)
+{
+	if (!run_id || !ended || !result_json)
+		return kn_err_set(err, KN_EINVAL, "a run finish needs the run id, end time and result");
+	int bad = 0;
+	kn_spool_rec r = {.kind = KN_SPOOL_RUN_FINISH};
+	r.run_id = dup_or_null(run_id, &bad);
+	r.ended = dup_or_null(ended, &bad);
+	r.text = dup_or_null(result_json, &bad);
+	if (bad) {
+		kn_spool_rec_clear(&r);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	return enqueue(in, &r, strlen(result_json) + 64, err);
+}
+
+int kn_ingest_sync(kn_ingest *in, int timeout_ms, kn_err *err)
+{
+	struct timespec ts;
+	deadline_in(&ts, timeout_ms);
+	pthread_mutex_lock(&in->mu);
+	pthread_cond_signal(&in->cv_work);
+	int rc = 0;
+	while (in->head || in->busy || in->spooling) {
+		/* Queued records wait flush_ms for company; a sync wants them now. */
+		if (in->head)
+			in->first_at.tv_sec -= 3600;
+		pthread_cond_signal(&in->cv_work);
+		if (pthread_cond_timedwait(&in->cv_done, &in->mu, &ts) != 0) {
+			rc = kn_err_set(err, KN_ETIMEOUT, "ingest not flushed within %d ms (%s)", timeout_ms,
+			                in->spooling ? "database unreachable" : "still writing");
+			break;
+		}
+	}
+	pthread_mutex_unlock(&in->mu);
+	return rc;
+}
+
+void kn_ingest_get_stats(kn_ingest *in, kn_ingest_stats *out)
+{
+	pthread_mutex_lock(&in->mu);
+	*out = in->stats;
+	pthread_mutex_unlock(&in->mu);
+}
+
+void kn_ingest_free(kn_ingest *in)
+{
+	if (!in)
+		return;
+	pthread_mutex_lock(&in->mu);
+	in->stop = 1;
+	pthread_cond_broadcast(&in->cv_work);
+	pthread_cond_broadcast(&in->cv_done);
+	pthread_mutex_unlock(&in->mu);
+	pthread_join(in->th, NULL);
+	/* The writer left nothing in memory: what it could not write is in the spool. */
+	kn_store_free(in->st);
+	kn_spool_close(in->sp);
+	pthread_cond_destroy(&in->cv_work);
+	pthread_cond_destroy(&in->cv_done);
+	pthread_mutex_destroy(&in->mu);
+	free(in->conninfo);
+	free(in->spool_dir);
+	free(in);
+}

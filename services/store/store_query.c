@@ -1,0 +1,115 @@
+/* store_query.c — the read side of the API: each function answers one GET of services/http/API.md
+ * with one JSON text built in SQL (json_build_object / json_agg and the kn_* shape functions of
+ * schemas/sql), so the HTTP layer only passes it on. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "store_internal.h"
+
+int kn_store_tasks_json(kn_store *st, const char *site, const char *status, char **out, kn_err *err)
+{
+	const char *p[2] = {site, status};
+	return kn_store_q_text(st, out,
+		"SELECT json_build_object('tasks', COALESCE(json_agg(q.x ORDER BY q.name, q.task_key), '[]'))"
+		" FROM (SELECT s.name, t.task_key, json_build_object('id', t.task_key, 'taskset', s.name,"
+		"  'intent', v.intent, 'start_url', v.start_url, 'site', v.site, 'key_nodes', v.key_nodes,"
+		"  'version', v.version, 'health', COALESCE(h.state, 'unknown'),"
+		"  'last_run', (SELECT json_build_object('id', r.id, 'score', r.score, 'status', r.status,"
+		"    'started', kn_ts(r.started)) FROM runs r JOIN task_versions rv ON rv.id = r.task_version"
+		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT 1)) AS x"
+		"  FROM tasks t JOIN tasksets s ON s.id = t.taskset_id"
+		"  JOIN task_versions v ON v.id = t.current_version LEFT JOIN task_health h ON h.task_id = t.id"
+		"  WHERE t.active"
+		"  AND ($1::text IS NULL OR $1 IN (v.site, substring(v.start_url from '://(?:[^/?#@]*@)?([^/?#]*)')))"
+		"  AND ($2::text IS NULL OR COALESCE(h.state, 'unknown') = $2)) q",
+		2, p, err);
+}
+
+int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *err)
+{
+	*out = NULL;
+	int64_t vid;
+	int rc = kn_store_task_resolve(st, ref, &vid, err);
+	if (rc != 0)
+		return rc;
+	char vb[24];
+	const char *p[1] = {kn_store_i64(vb, vid)};
+	return kn_store_q_text(st, out,
+		"SELECT kn_json_merge(v.definition, json_build_object('taskset', s.name, 'version', v.version,"
+		"  'versions', (SELECT count(*) FROM task_versions x WHERE x.task_id = t.id),"
+		"  'health', COALESCE(h.state, 'unknown'),"
+		"  'runs', COALESCE((SELECT json_agg(kn_run_summary(r) ORDER BY r.started DESC, r.id DESC)"
+		"    FROM (SELECT r.* FROM runs r JOIN task_versions rv ON rv.id = r.task_version"
+		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT " "20" ") r), '[]'),"
+		"  'replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY p.created DESC, p.id DESC)"
+		"    FROM (SELECT p.* FROM replay_results p JOIN task_versions pv ON pv.id = p.task_version"
+		"    WHERE pv.task_id = t.id ORDER BY p.created DESC, p.id DESC LIMIT 20) p), '[]')))"
+		" FROM task_versions v JOIN tasks t ON t.id = v.task_id JOIN tasksets s ON s.id = t.taskset_id"
+		" LEFT JOIN task_health h ON h.task_id = t.id WHERE v.id = $1",
+		1, p, err);
+}
+
+int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+{
+	*out = NULL;
+	if (limit <= 0)
+		limit = 50;
+	if (limit > 1000)
+		limit = 1000;
+	char vb[24] = "", lb[24];
+	if (task_ref) {
+		int64_t vid;
+		int rc = kn_store_task_resolve(st, task_ref, &vid, err);
+		if (rc != 0)
+			return rc;
+		kn_store_i64(vb, vid);
+	}
+	const char *p[2] = {task_ref ? vb : NULL, kn_store_i64(lb, limit)};
+	return kn_store_q_text(st, out,
+		"SELECT json_build_object('runs', COALESCE(json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
+		" r.id DESC), '[]')) FROM (SELECT r.* FROM runs r WHERE $1::bigint IS NULL OR r.task_version IN"
+		" (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM task_versions"
+		" WHERE id = $1::bigint)) ORDER BY r.started DESC, r.id DESC LIMIT $2::int) r",
+		2, p, err);
+}
+
+int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *err)
+{
+	const char *p[1] = {run_id};
+	int rc = kn_store_q_text(st, out,
+		"SELECT kn_json_merge(COALESCE(r.result, json_build_object('task', t.task_key, 'run', r.id,"
+		"  'status', r.status)), json_build_object('kind', r.kind, 'browser', r.browser,"
+		"  'started', kn_ts(r.started), 'ended', kn_ts(r.ended),"
+		"  'events', COALESCE((SELECT json_agg(e.line ORDER BY e.seq) FROM events e WHERE e.run_id = r.id),"
+		"  '[]')))"
+		" FROM runs r JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id"
+		" WHERE r.id = $1",
+		1, p, err);
+	if (rc == KN_ENOTFOUND)
+		return kn_err_set(err, KN_ENOTFOUND, "no run '%s'", run_id ? run_id : "");
+	return rc;
+}
+
+int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+{
+	*out = NULL;
+	if (limit <= 0)
+		limit = 50;
+	if (limit > 1000)
+		limit = 1000;
+	char vb[24] = "", lb[24];
+	if (task_ref) {
+		int64_t vid;
+		int rc = kn_store_task_resolve(st, task_ref, &vid, err);
+		if (rc != 0)
+			return rc;
+		kn_store_i64(vb, vid);
+	}
+	const char *p[2] = {task_ref ? vb : NULL, kn_store_i64(lb, limit)};
+	return kn_store_q_text(st, out,
+		"SELECT json_build_object('replays', COALESCE(json_agg(kn_replay_summary(p) ORDER BY p.created DESC,"
+		" p.id DESC), '[]')) FROM (SELECT p.* FROM replay_results p WHERE $1::bigint IS NULL OR"
+		" p.task_version IN (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM"
+		" task_versions WHERE id = $1::bigint)) ORDER BY p.created DESC, p.id DESC LIMIT $2::int) p",
+		2, p, err);
+}
