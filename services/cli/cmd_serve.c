@@ -1,0 +1,308 @@
+/* cmd_serve.c — `keynode serve`: the long-running service. Wires the pieces together: the HTTP/
+ * websocket server (services/http), the JSON API and live runs registry (services/runs), the
+ * durable write path kn_ingest and the store (services/store), alerts (services/alerts) and the
+ * replay scheduler (services/scheduler); then serves until SIGTERM/SIGINT, when live runs are
+ * stopped with their results written and the ingest queue is flushed. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "alerts.h"
+#include "api.h"
+#include "cli.h"
+#include "runs.h"
+#include "scheduler.h"
+#include "server.h"
+#include "store.h"
+#include "verdict.h"
+
+static const char help[] =
+	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
+	"                     [--log-requests]\n"
+	"\n"
+	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
+	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
+	"and scheduled replays. The database must be migrated first (`keynode migrate`).\n"
+	"\n"
+	"options:\n"
+	"  --config FILE     keynode.yaml (database.url, http.listen, http.token, semantic, alerts,\n"
+	"                    schedules); environment variables override it (KEYNODE_DATABASE_URL,\n"
+	"                    KEYNODE_API_TOKEN). Without it: defaults plus the environment.\n"
+	"  --listen A:P      listen address (default http.listen, 127.0.0.1:8080; port 0 picks one)\n"
+	"  --spool-dir DIR   where events wait on disk while the database is unreachable (default\n"
+	"                    $KEYNODE_SPOOL_DIR, else $STATE_DIRECTORY/spool (systemd), else\n"
+	"                    $XDG_STATE_HOME/keynode/spool, else ~/.local/state/keynode/spool)\n"
+	"  --log-requests    one log line per request\n"
+	"\n"
+	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
+	"SIGTERM/SIGINT: live runs are stopped (results written), the ingest queue flushed, exit 0.\n"
+	"exit: 0 after a clean stop, 2 bad config, port taken, database unreachable or not migrated\n";
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void log_line(const char *level, const char *run, const char *msg)
+{
+	fprintf(stderr, "level=%s component=runs", level);
+	if (run)
+		fprintf(stderr, " run=%s", run);
+	fputs(" msg=\"", stderr);
+	for (const char *c = msg; *c; c++)
+		fputc(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c, stderr);
+	fputs("\"\n", stderr);
+}
+
+static void ingest_log(void *ud, const char *level, const char *msg)
+{
+	(void)ud;
+	fprintf(stderr, "level=%s component=ingest msg=\"", level);
+	for (const char *c = msg; *c; c++)
+		fputc(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c, stderr);
+	fputs("\"\n", stderr);
+}
+
+struct serve {
+	kn_server *srv;
+	kn_stream *stream;
+	kn_runs *runs;
+	kn_api *api; /* set once everything runs; the server is created (bound) before it */
+};
+
+static void handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_api_handle(((struct serve *)ud)->api, req, resp);
+}
+
+static void before_metrics(void *ud)
+{
+	kn_api_before_metrics(((struct serve *)ud)->api);
+}
+
+static void server_tick(void *ud)
+{
+	kn_api_tick(((struct serve *)ud)->api);
+}
+
+static void wake(void *ud)
+{
+	struct serve *sv = ud;
+	if (sv->srv)
+		kn_server_wake(sv->srv);
+}
+
+static void on_alert(void *ud, const char *alert_json)
+{
+	struct serve *sv = ud;
+	json_t *a = json_loads(alert_json, 0, NULL);
+	json_t *m = json_pack("{s:s, s:o}", "type", "alert", "alert", a ? a : json_null());
+	char *t = m ? json_dumps(m, JSON_COMPACT) : NULL;
+	if (t)
+		kn_stream_publish(sv->stream, NULL, t);
+	free(t);
+	json_decref(m);
+}
+
+static char *default_spool(void)
+{
+	const char *e;
+	char buf[4096];
+	if ((e = getenv("KEYNODE_SPOOL_DIR")) && *e)
+		return strdup(e);
+	if ((e = getenv("STATE_DIRECTORY")) && *e)
+		snprintf(buf, sizeof buf, "%s/spool", e);
+	else if ((e = getenv("XDG_STATE_HOME")) && *e)
+		snprintf(buf, sizeof buf, "%s/keynode/spool", e);
+	else if ((e = getenv("HOME")) && *e)
+		snprintf(buf, sizeof buf, "%s/.local/state/keynode/spool", e);
+	else
+		snprintf(buf, sizeof buf, "/var/lib/keynode/spool");
+	return strdup(buf);
+}
+
+int kn_cmd_serve(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
+		{"spool-dir", required_argument, NULL, 's'}, {"log-requests", no_argument, NULL, 'L'},
+		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL;
+	int log_requests = 0, c;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config_path = optarg; break;
+		case 'l': listen = optarg; break;
+		case 's': spool_arg = optarg; break;
+		case 'L': log_requests = 1; break;
+		case 'h': fputs(help, stdout); return KN_EXIT_OK;
+		default: return kn_cli_usage_error("serve", "bad option");
+		}
+	}
+	if (optind < argc)
+		return kn_cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+
+	kn_err err = {0};
+	kn_config *cfg = NULL;
+	int rc = config_path ? kn_config_load(&cfg, config_path, &err) : kn_config_new(&cfg, &err);
+	if (rc) {
+		fprintf(stderr, "keynode serve: %s\n", err.msg);
+		return KN_EXIT_USAGE;
+	}
+	int exit_code = KN_EXIT_USAGE;
+	struct serve sv = {0};
+	kn_metrics *metrics = NULL;
+	kn_ingest *ingest = NULL;
+	kn_alerts *alerts = NULL;
+	kn_scheduler *sched = NULL;
+	kn_store_verdicts *verdicts = NULL;
+	kn_llm *llm = NULL;
+	kn_store *st = NULL;
+	char *spool = spool_arg ? strdup(spool_arg) : default_spool();
+	const char *db = cfg->database_url;
+	if (!db || !*db) {
+		fprintf(stderr, "keynode serve: no database: set database.url in the config or "
+		                "KEYNODE_DATABASE_URL\n");
+		goto done;
+	}
+	if (kn_store_open(&st, db, &err) != 0) {
+		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
+		goto done;
+	}
+	int version = 0;
+	if (kn_store_schema_version(st, &version, &err) != 0 || version == 0) {
+		fprintf(stderr, "keynode serve: the database is not migrated: run keynode migrate\n");
+		goto done;
+	}
+	kn_store_free(st);
+	st = NULL;
+
+	if (kn_metrics_new(&metrics) != 0 || kn_stream_new(&sv.stream, 0, wake, &sv) != 0) {
+		fprintf(stderr, "keynode serve: out of memory\n");
+		goto done;
+	}
+	/* bind first: a taken port is reported before anything else starts */
+	kn_server_opts so = {0};
+	so.listen = listen ? listen : cfg->http_listen;
+	so.token = cfg->http_token;
+	so.metrics = metrics;
+	so.stream = sv.stream;
+	so.handle = handle;
+	so.before_metrics = before_metrics;
+	so.tick = server_tick;
+	so.ud = &sv;
+	so.log_requests = log_requests;
+	if (kn_server_new(&sv.srv, &so, &err) != 0) {
+		fprintf(stderr, "keynode serve: %s\n", err.msg);
+		goto done;
+	}
+	kn_ingest_opts io = {0};
+	io.conninfo = db;
+	io.spool_dir = spool;
+	io.log = ingest_log;
+	if (kn_ingest_new(&ingest, &io, &err) != 0) {
+		fprintf(stderr, "keynode serve: ingest: %s\n", err.msg);
+		goto done;
+	}
+	kn_alerts_opts ao = {0};
+	ao.config = cfg;
+	ao.conninfo = db;
+	ao.on_alert = on_alert;
+	ao.ud = &sv;
+	if (kn_alerts_new(&alerts, &ao, &err) != 0) {
+		fprintf(stderr, "keynode serve: alerts: %s\n", err.msg);
+		goto done;
+	}
+	kn_runs_opts ro = {0};
+	ro.ingest = ingest;
+	ro.stream = sv.stream;
+	ro.metrics = metrics;
+	ro.alerts = alerts;
+	ro.eval.threshold = cfg->semantic.threshold;
+	ro.log = log_line;
+	if (cfg->semantic.backend == KN_CONFIG_LLM) {
+		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
+		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;
+		if (!url || !model) {
+			fprintf(stderr, "keynode serve: semantic.backend llm needs semantic.llm.url and "
+			                "semantic.llm.model\n");
+			goto done;
+		}
+		if (kn_store_verdicts_open(&verdicts, db, &err) != 0) {
+			fprintf(stderr, "keynode serve: verdict cache: %s\n", err.msg);
+			goto done;
+		}
+		const char *kenv = cfg->semantic.llm.api_key_env ? cfg->semantic.llm.api_key_env
+		                                                 : "OPENAI_API_KEY";
+		kn_llm_opts lo = {0};
+		lo.url = url;
+		lo.model = model;
+		lo.api_key = getenv(kenv);
+		lo.timeout_ms = cfg->semantic.llm.timeout_ms;
+		lo.usd_per_1k_prompt = cfg->semantic.llm.price_prompt;
+		lo.usd_per_1k_completion = cfg->semantic.llm.price_completion;
+		lo.cache = kn_store_verdicts_store(verdicts);
+		lo.log = stderr;
+		if (kn_llm_new(&llm, &lo, &err) != 0) {
+			fprintf(stderr, "keynode serve: %s\n", err.msg);
+			goto done;
+		}
+		ro.eval.semantic = kn_llm_semantic(llm);
+		ro.llm = llm;
+		fprintf(stderr, "level=info component=serve msg=\"semantic judge: llm\" model=\"%s\"\n",
+		        model);
+	}
+	if (kn_runs_new(&sv.runs, &ro, &err) != 0) {
+		fprintf(stderr, "keynode serve: %s\n", err.msg);
+		goto done;
+	}
+	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0};
+	if (kn_api_new(&sv.api, &apo, &err) != 0) {
+		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
+		goto done;
+	}
+	if (kn_scheduler_start(&sched, cfg, db, &err) != 0) {
+		fprintf(stderr, "keynode serve: scheduler: %s\n", err.msg);
+		goto done;
+	}
+	struct sigaction sa = {0};
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	fprintf(stderr, "level=info component=serve msg=\"serving\" url=http://%s/ port=%d "
+	                "token=%s spool=\"%s\"\n",
+	        so.listen, kn_server_port(sv.srv), so.token && *so.token ? "set" : "unset", spool);
+	rc = kn_server_run(sv.srv, &stop_flag);
+	fprintf(stderr, "level=info component=serve msg=\"stopping\"\n");
+	exit_code = rc ? KN_EXIT_USAGE : KN_EXIT_OK;
+done:
+	kn_scheduler_free(sched);
+	kn_runs_free(sv.runs); /* results of live runs go to ingest */
+	sv.runs = NULL;
+	kn_alerts_free(alerts);
+	kn_llm_free(llm);
+	kn_store_verdicts_free(verdicts);
+	if (ingest && kn_ingest_sync(ingest, 10000, &err) != 0)
+		fprintf(stderr, "level=warn component=serve msg=\"not everything reached the database: "
+		                "it stays in the spool\" spool=\"%s\"\n", spool);
+	kn_ingest_free(ingest);
+	kn_api_free(sv.api);
+	kn_server *srv = sv.srv;
+	sv.srv = NULL;
+	kn_server_free(srv);
+	kn_stream_free(sv.stream);
+	kn_metrics_free(metrics);
+	kn_store_free(st);
+	free(spool);
+	kn_config_free(cfg);
+	if (exit_code == KN_EXIT_OK)
+		fprintf(stderr, "level=info component=serve msg=\"stopped\"\n");
+	return exit_code;
+}

@@ -1,0 +1,227 @@
+// run.js — one run, live or finished. It reads GET /api/runs/{id} (result, key nodes, events); while
+// the run is "running" it also opens the websocket /api/stream?run=ID and applies its messages
+// ("run", "event", "end"): each key node's <li> gets the class "reached" as the run reaches it,
+// the score and steps update and the event log grows. The same view serves a finished run.
+
+import { el, svg, badge, fmtTime, fmtScore, taskHref, token } from './dom.js';
+import { api, seg, wsUrl } from './api.js';
+import { asText } from './task.js';
+
+const MAX_LOG = 1000;
+
+function eventKey(e) {
+  return `${e.t}|${e.type}|${e.url ?? ''}|${e.selector ?? ''}|${e.value ?? ''}|${e.text ?? ''}`;
+}
+
+function stepChart(scores) {
+  const W = 560, H = 90, L = 30, R = 8, T = 8, B = 18;
+  const root = svg('svg', { viewBox: `0 0 ${W} ${H}`, class: 'chart', role: 'img', 'aria-label': 'step scores' });
+  for (const v of [0, 1]) {
+    const y = T + (H - T - B) * (1 - v);
+    root.append(svg('line', { x1: L, x2: W - R, y1: y, y2: y, class: 'grid' }),
+      svg('text', { x: L - 4, y: y + 4, class: 'axis', 'text-anchor': 'end' }, String(v)));
+  }
+  if (!scores.length) return root;
+  const n = scores.length;
+  const x = (i) => L + (n === 1 ? (W - L - R) / 2 : (W - L - R) * i / (n - 1));
+  const y = (v) => T + (H - T - B) * (1 - Math.max(0, Math.min(1, v)));
+  root.append(svg('polyline', { points: scores.map((v, i) => `${x(i)},${y(v)}`).join(' '), class: 'line' }));
+  scores.forEach((v, i) => root.append(svg('circle', { cx: x(i), cy: y(v), r: 3, class: 'dot' }, svg('title', {}, `step ${i + 1}: ${fmtScore(v)}`))));
+  root.append(svg('text', { x: W - R, y: H - 4, class: 'axis', 'text-anchor': 'end' }, `step ${n}`));
+  return root;
+}
+
+export async function render(view, params, ctx) {
+  const id = params.id;
+  const r = await api('GET', `/api/runs/${seg(id)}`, undefined, { signal: ctx.signal });
+
+  const st = {
+    status: r.status ?? 'unknown', score: r.score, steps: r.steps, reached: new Set(), total: r.total,
+    nodes: new Map(), stepScores: Array.isArray(r.step_scores) ? r.step_scores.slice() : [],
+    seen: new Set(), events: 0,
+  };
+  const nodeList = el('ol', { id: 'run-keynodes', class: 'keynodes' });
+  const log = el('ol', { id: 'run-log', class: 'log' });
+  const statusBox = el('span', { id: 'run-status' });
+  const liveBox = el('span', { id: 'run-live', class: 'live' });
+  const scoreBox = el('span', { id: 'run-score', class: 'big' });
+  const reachedBox = el('span', { id: 'run-reached', class: 'big' });
+  const stepsBox = el('span', { id: 'run-steps', class: 'big' });
+  const chartBox = el('div', { id: 'run-step-scores', class: 'chart-box' });
+  const endBox = el('p', { id: 'run-end', class: 'muted' });
+  const endedBox = el('dd', { id: 'run-ended' }, fmtTime(r.ended));
+
+  function setNodes(list) {
+    for (const k of list || []) {
+      if (!k || k.id === undefined) continue;
+      const prev = st.nodes.get(String(k.id)) || {};
+      st.nodes.set(String(k.id), { ...prev, ...k });
+      if ((typeof k.score === 'number' && k.score > 0) || k.reached_at_step) st.reached.add(String(k.id));
+    }
+  }
+
+  function paintNodes() {
+    nodeList.replaceChildren(...[...st.nodes.values()].map((k) => {
+      const hit = st.reached.has(String(k.id));
+      return el('li', { class: `kn${hit ? ' reached' : ''}`, 'data-node': k.id },
+        el('span', { class: 'kn-mark', 'aria-hidden': 'true' }, hit ? '✓' : '○'),
+        el('span', { class: 'kn-id mono' }, k.id),
+        el('span', { class: 'kn-fn muted mono' }, k.function ?? ''),
+        k.expect !== undefined ? el('span', { class: 'kn-expect mono' }, asText(k.expect)) : null,
+        k.reached_at_step ? el('span', { class: 'kn-step muted' }, `step ${k.reached_at_step}`) : null);
+    }));
+  }
+
+  function paintHead() {
+    statusBox.replaceChildren(badge(st.status));
+    scoreBox.textContent = fmtScore(st.score);
+    const total = st.total ?? st.nodes.size;
+    reachedBox.textContent = `${st.reached.size}/${total}`;
+    stepsBox.textContent = String(st.steps ?? 0);
+    chartBox.replaceChildren(stepChart(st.stepScores));
+  }
+
+  function addEvent(e) {
+    if (!e || typeof e !== 'object') return;
+    if (e.run !== undefined && e.type === undefined) return; // the trajectory's first line
+    const key = eventKey(e);
+    if (st.seen.has(key)) return;
+    st.seen.add(key);
+    st.events++;
+    const matched = Array.isArray(e.matched) && e.matched.length ? e.matched : null;
+    const what = e.type === 'answer' ? e.text : (e.selector ?? e.url ?? '');
+    log.append(el('li', { class: `ev ev-${token(e.type)}`, 'data-type': token(e.type) },
+      el('span', { class: 'ev-t mono muted' }, typeof e.t === 'number' ? `${e.t.toFixed(3)} s` : ''),
+      el('span', { class: 'ev-type' }, e.type ?? '?', e.how ? ` (${e.how})` : ''),
+      el('span', { class: 'ev-what mono' }, asText(what)),
+      e.value !== undefined && e.type !== 'answer' ? el('span', { class: 'ev-value mono' }, `= ${asText(e.value)}`) : null,
+      matched ? el('span', { class: 'ev-matched' }, `matched ${matched.join(', ')}`) : null));
+    while (log.childElementCount > MAX_LOG) log.firstElementChild.remove();
+    log.scrollTop = log.scrollHeight;
+  }
+
+  function applyResult(res) {
+    if (!res || typeof res !== 'object') return;
+    if (res.status) st.status = res.status;
+    if (typeof res.score === 'number') st.score = res.score;
+    if (typeof res.steps === 'number') st.steps = res.steps;
+    if (typeof res.total === 'number') st.total = res.total;
+    if (Array.isArray(res.step_scores)) st.stepScores = res.step_scores.slice();
+    setNodes(res.key_nodes);
+    if (Array.isArray(res.events)) res.events.forEach(addEvent);
+    if (res.ended && endedBox) endedBox.textContent = fmtTime(res.ended);
+  }
+
+  applyResult(r);
+  // the task's key nodes give the expected values and the full list before any is reached
+  if (r.task !== undefined && r.task !== null) {
+    try {
+      const t = await api('GET', `/api/tasks/${seg(r.task)}`, undefined, { signal: ctx.signal });
+      const known = new Map(st.nodes);
+      st.nodes = new Map();
+      for (const k of t.key_nodes || []) {
+        if (k.id === undefined) continue;
+        st.nodes.set(String(k.id), { id: k.id, function: k.function, expect: k.expect, ...(known.get(String(k.id)) || {}) });
+      }
+      for (const [kid, k] of known) if (!st.nodes.has(kid)) st.nodes.set(kid, k);
+    } catch (e) {
+      if (e.name === 'AbortError') throw e;
+    }
+  }
+
+  view.replaceChildren(
+    el('div', { class: 'page-head' },
+      el('div', {},
+        el('p', { class: 'crumbs' }, el('a', { href: '#/runs' }, 'Runs'), ' / run'),
+        el('h1', { class: 'mono', id: 'run-id' }, r.id ?? id, ' ', statusBox)),
+      el('div', { class: 'actions' }, liveBox)),
+    el('section', { class: 'card' },
+      el('dl', { class: 'facts' },
+        el('dt', {}, 'task'), el('dd', { class: 'mono' }, el('a', { href: taskHref(r.task ?? ''), id: 'run-task' }, asText(r.task))),
+        el('dt', {}, 'kind'), el('dd', {}, r.kind ?? '—'),
+        el('dt', {}, 'browser'), el('dd', { class: 'mono' }, r.browser ?? '—'),
+        el('dt', {}, 'started'), el('dd', {}, fmtTime(r.started)),
+        el('dt', {}, 'ended'), endedBox),
+      el('div', { class: 'stats' },
+        el('div', { class: 'stat' }, scoreBox, el('span', { class: 'stat-label' }, 'score')),
+        el('div', { class: 'stat' }, reachedBox, el('span', { class: 'stat-label' }, 'key nodes reached')),
+        el('div', { class: 'stat' }, stepsBox, el('span', { class: 'stat-label' }, 'steps'))),
+      endBox),
+    el('section', { class: 'grid2' },
+      el('div', { class: 'card' }, el('h2', {}, 'Key nodes'), nodeList),
+      el('div', { class: 'card' }, el('h2', {}, 'Step score'), chartBox)),
+    el('section', { class: 'card' }, el('h2', {}, 'Events'), log));
+  paintNodes();
+  paintHead();
+
+  if (st.status !== 'running') {
+    liveBox.textContent = 'finished run';
+    liveBox.className = 'live live-off';
+    return;
+  }
+
+  liveBox.textContent = 'connecting…';
+  liveBox.className = 'live live-connecting';
+  let ws;
+  try {
+    ws = new WebSocket(wsUrl(`/api/stream?run=${seg(id)}`));
+  } catch (e) {
+    liveBox.textContent = `no live feed: ${e.message}`;
+    return;
+  }
+  let ended = false;
+  ctx.onCleanup(() => { ended = true; ws.close(); });
+  ws.addEventListener('open', async () => {
+    liveBox.textContent = 'live';
+    liveBox.className = 'live live-on';
+    // catch up on anything between the first read and the subscription
+    try {
+      applyResult(await api('GET', `/api/runs/${seg(id)}`, undefined, { signal: ctx.signal }));
+      if (ctx.live()) { paintNodes(); paintHead(); }
+      if (st.status !== 'running') finish(null);
+    } catch { /* the feed still works */ }
+  });
+  function finish(reason) {
+    if (ended) return;
+    ended = true;
+    liveBox.textContent = reason ? `ended: ${reason}` : 'ended';
+    liveBox.className = 'live live-off';
+    endBox.textContent = reason ? `run ended (${reason})` : 'run ended';
+    ws.close();
+  }
+  ws.addEventListener('message', (m) => {
+    if (!ctx.live()) return;
+    let msg;
+    try { msg = JSON.parse(m.data); } catch { return; }
+    if (!msg || (msg.run !== undefined && String(msg.run) !== String(id))) return;
+    if (msg.type === 'run') {
+      if (typeof msg.total === 'number') st.total = msg.total;
+      setNodes((msg.key_nodes || []).map((k) => ({ id: k.id, function: k.function, expect: k.expect })));
+    } else if (msg.type === 'event') {
+      addEvent(msg.event);
+      if (typeof msg.score === 'number') st.score = msg.score;
+      if (typeof msg.steps === 'number') st.steps = msg.steps;
+      // step_scores has one entry per step: the score after that step
+      if (typeof msg.steps === 'number' && msg.steps > 0 && typeof msg.score === 'number') {
+        while (st.stepScores.length < msg.steps) st.stepScores.push(st.stepScores.at(-1) ?? 0);
+        st.stepScores[msg.steps - 1] = msg.score;
+      }
+      for (const k of msg.reached || []) st.reached.add(String(k));
+    } else if (msg.type === 'end') {
+      applyResult(msg.result);
+      if (st.status === 'running') st.status = 'ended';
+      if (!msg.result || !msg.result.ended) endedBox.textContent = fmtTime(new Date().toISOString());
+      finish(msg.reason);
+    } else {
+      return;
+    }
+    paintNodes();
+    paintHead();
+  });
+  ws.addEventListener('close', () => {
+    if (!ended && ctx.live()) {
+      liveBox.textContent = 'feed closed — reload to update';
+      liveBox.className = 'live live-off';
+    }
+  });
+}

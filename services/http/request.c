@@ -1,0 +1,422 @@
+/* request.c — routing, query parameters, JSON bodies and the bearer token of the API (request.h).
+ *
+ * This is where untrusted bytes from the network first meet keynode's code, so every function
+ * here is a pure function of its input with explicit caps, and anything odd is refused with a
+ * reason rather than passed on: a path parameter with control bytes or broken UTF-8 is 400 before
+ * any database sees it (the store binds parameters anyway; this keeps logs and errors clean). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "request.h"
+
+static const char *const route_names[KN_ROUTE__COUNT] = {
+	[KN_ROUTE_NONE] = "other",
+	[KN_ROUTE_TASKSETS_POST] = "POST /api/tasksets",
+	[KN_ROUTE_TASKS] = "GET /api/tasks",
+	[KN_ROUTE_TASK] = "GET /api/tasks/{id}",
+	[KN_ROUTE_TASK_HEALTH] = "GET /api/tasks/{id}/health",
+	[KN_ROUTE_RUNS_POST] = "POST /api/runs",
+	[KN_ROUTE_RUNS] = "GET /api/runs",
+	[KN_ROUTE_RUN] = "GET /api/runs/{id}",
+	[KN_ROUTE_RUN_EVENTS] = "POST /api/runs/{id}/events",
+	[KN_ROUTE_RUN_ANSWER] = "POST /api/runs/{id}/answer",
+	[KN_ROUTE_RUN_STOP] = "POST /api/runs/{id}/stop",
+	[KN_ROUTE_REPLAYS_POST] = "POST /api/replays",
+	[KN_ROUTE_REPLAYS] = "GET /api/replays",
+	[KN_ROUTE_REPLAY_SHOT] = "GET /api/replays/{id}/screenshot",
+	[KN_ROUTE_ALERTS] = "GET /api/alerts",
+	[KN_ROUTE_ALERT_ACK] = "POST /api/alerts/{id}/ack",
+	[KN_ROUTE_STREAM] = "GET /api/stream",
+	[KN_ROUTE_METRICS] = "GET /metrics",
+	[KN_ROUTE_HEALTHZ] = "GET /healthz",
+	[KN_ROUTE_STATIC] = "GET /",
+};
+
+const char *kn_route_name(kn_route r)
+{
+	return r > KN_ROUTE_NONE && r < KN_ROUTE__COUNT ? route_names[r] : "other";
+}
+
+int kn_route_is_write(kn_route r)
+{
+	switch (r) {
+	case KN_ROUTE_TASKSETS_POST: case KN_ROUTE_RUNS_POST: case KN_ROUTE_RUN_EVENTS:
+	case KN_ROUTE_RUN_ANSWER: case KN_ROUTE_RUN_STOP: case KN_ROUTE_REPLAYS_POST:
+	case KN_ROUTE_ALERT_ACK:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+int kn_http_text_ok(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + len;
+	while (p < end) {
+		unsigned c = *p;
+		if (c < 0x80) {
+			if ((c < 0x20 && c != '\t') || c == 0x7f)
+				return 0;
+			p++;
+			continue;
+		}
+		size_t n;
+		unsigned cp;
+		if (c >= 0xc2 && c <= 0xdf) { n = 1; cp = c & 0x1f; }
+		else if (c >= 0xe0 && c <= 0xef) { n = 2; cp = c & 0x0f; }
+		else if (c >= 0xf0 && c <= 0xf4) { n = 3; cp = c & 0x07; }
+		else return 0;
+		if ((size_t)(end - p) <= n)
+			return 0;
+		for (size_t i = 1; i <= n; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+			cp = (cp << 6) | (p[i] & 0x3fu);
+		}
+		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
+		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
+			return 0;
+		/* C1 controls */
+		if (cp >= 0x80 && cp <= 0x9f)
+			return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
+/* Copy a path parameter of len bytes: 0, or KN_EINVAL when not acceptable. */
+static int take_id(char *id, size_t idcap, const char *s, size_t len)
+{
+	if (len == 0 || len > KN_HTTP_MAX_ID || len + 1 > idcap || !kn_http_text_ok(s, len))
+		return KN_EINVAL;
+	memcpy(id, s, len);
+	id[len] = '\0';
+	return 0;
+}
+
+/* Match the tail after a collection prefix: "" → coll, "/ID" → item, "/ID/verb" → verbs[]. */
+struct verb {
+	const char *name;
+	kn_route get, post;
+};
+
+static int pick(kn_route *out, kn_http_method m, kn_route get, kn_route post)
+{
+	kn_route r = (m == KN_HTTP_POST) ? post : (m == KN_HTTP_GET || m == KN_HTTP_HEAD) ? get
+	                                                                                  : KN_ROUTE_NONE;
+	if (r == KN_ROUTE_NONE)
+		return (get != KN_ROUTE_NONE || post != KN_ROUTE_NONE) ? KN_EUNSUPPORTED : KN_ENOTFOUND;
+	*out = r;
+	return 0;
+}
+
+static int match_collection(kn_route *out, char *id, size_t idcap, kn_http_method m,
+                            const char *tail, kn_route coll_get, kn_route coll_post,
+                            kn_route item_get, const struct verb *verbs, size_t n_verbs)
+{
+	if (*tail == '\0' || strcmp(tail, "/") == 0)
+		return pick(out, m, coll_get, coll_post);
+	if (*tail != '/')
+		return KN_ENOTFOUND;
+	tail++;
+	const char *slash = strchr(tail, '/');
+	size_t idlen = slash ? (size_t)(slash - tail) : strlen(tail);
+	kn_route get = KN_ROUTE_NONE, post = KN_ROUTE_NONE;
+	if (!slash || slash[1] == '\0') {
+		if (item_get == KN_ROUTE_NONE)
+			return KN_ENOTFOUND;
+		get = item_get;
+	} else {
+		const char *verb = slash + 1;
+		size_t i;
+		for (i = 0; i < n_verbs; i++)
+			if (strcmp(verb, verbs[i].name) == 0)
+				break;
+		if (i == n_verbs)
+			return KN_ENOTFOUND;
+		get = verbs[i].get;
+		post = verbs[i].post;
+	}
+	int rc = pick(out, m, get, post);
+	if (rc)
+		return rc;
+	if (take_id(id, idcap, tail, idlen)) {
+		*out = KN_ROUTE_NONE;
+		return KN_EINVAL;
+	}
+	return 0;
+}
+
+int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const char *path)
+{
+	if (!out || !id || idcap == 0 || !path)
+		return KN_EINVAL;
+	*out = KN_ROUTE_NONE;
+	id[0] = '\0';
+	size_t pl = strnlen(path, KN_HTTP_MAX_PATH + 1);
+	if (pl > KN_HTTP_MAX_PATH || path[0] != '/')
+		return KN_ENOTFOUND;
+	static const struct verb task_verbs[] = {{"health", KN_ROUTE_TASK_HEALTH, KN_ROUTE_NONE}};
+	static const struct verb run_verbs[] = {
+		{"events", KN_ROUTE_NONE, KN_ROUTE_RUN_EVENTS},
+		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},
+		{"stop", KN_ROUTE_NONE, KN_ROUTE_RUN_STOP}};
+	static const struct verb replay_verbs[] = {{"screenshot", KN_ROUTE_REPLAY_SHOT, KN_ROUTE_NONE}};
+	static const struct verb alert_verbs[] = {{"ack", KN_ROUTE_NONE, KN_ROUTE_ALERT_ACK}};
+	if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0) {
+		const char *rest = path + 4;
+		if (strncmp(rest, "/tasksets", 9) == 0 && (rest[9] == '\0' || strcmp(rest + 9, "/") == 0))
+			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST);
+		if (strncmp(rest, "/tasks", 6) == 0 && (rest[6] == '\0' || rest[6] == '/'))
+			return match_collection(out, id, idcap, m, rest + 6, KN_ROUTE_TASKS, KN_ROUTE_NONE,
+			                        KN_ROUTE_TASK, task_verbs, 1);
+		if (strncmp(rest, "/runs", 5) == 0 && (rest[5] == '\0' || rest[5] == '/'))
+			return match_collection(out, id, idcap, m, rest + 5, KN_ROUTE_RUNS, KN_ROUTE_RUNS_POST,
+			                        KN_ROUTE_RUN, run_verbs, 3);
+		if (strncmp(rest, "/replays", 8) == 0 && (rest[8] == '\0' || rest[8] == '/'))
+			return match_collection(out, id, idcap, m, rest + 8, KN_ROUTE_REPLAYS,
+			                        KN_ROUTE_REPLAYS_POST, KN_ROUTE_NONE, replay_verbs, 1);
+		if (strncmp(rest, "/alerts", 7) == 0 && (rest[7] == '\0' || rest[7] == '/'))
+			return match_collection(out, id, idcap, m, rest + 7, KN_ROUTE_ALERTS, KN_ROUTE_NONE,
+			                        KN_ROUTE_NONE, alert_verbs, 1);
+		if (strcmp(rest, "/stream") == 0)
+			return pick(out, m, KN_ROUTE_STREAM, KN_ROUTE_NONE);
+		return KN_ENOTFOUND;
+	}
+	if (strcmp(path, "/metrics") == 0)
+		return pick(out, m, KN_ROUTE_METRICS, KN_ROUTE_NONE);
+	if (strcmp(path, "/healthz") == 0)
+		return pick(out, m, KN_ROUTE_HEALTHZ, KN_ROUTE_NONE);
+	if (strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0 ||
+	    strncmp(path, "/static/", 8) == 0)
+		return pick(out, m, KN_ROUTE_STATIC, KN_ROUTE_NONE);
+	return KN_ENOTFOUND;
+}
+
+/* --- query ----------------------------------------------------------------------------------- */
+
+int kn_http_query_add(kn_http_query *q, const char *pair, size_t len, kn_err *err)
+{
+	if (!q || (!pair && len))
+		return kn_err_set(err, KN_EINVAL, "bad argument");
+	if (len == 0)
+		return 0; /* "a=1&&b=2" */
+	if (q->n >= KN_HTTP_MAX_QUERY)
+		return kn_err_set(err, KN_ELIMIT, "more than %d query parameters", KN_HTTP_MAX_QUERY);
+	const char *eq = memchr(pair, '=', len);
+	size_t nl = eq ? (size_t)(eq - pair) : len;
+	size_t vl = eq ? len - nl - 1 : 0;
+	if (nl == 0)
+		return kn_err_set(err, KN_EINVAL, "a query parameter without a name");
+	if (nl > KN_HTTP_MAX_QUERY_NAME)
+		return kn_err_set(err, KN_ELIMIT, "query parameter name longer than %d bytes",
+		                  KN_HTTP_MAX_QUERY_NAME);
+	if (vl > KN_HTTP_MAX_QUERY_VALUE)
+		return kn_err_set(err, KN_ELIMIT, "query parameter longer than %d bytes",
+		                  KN_HTTP_MAX_QUERY_VALUE);
+	if (!kn_http_text_ok(pair, nl) || (eq && !kn_http_text_ok(eq + 1, vl)))
+		return kn_err_set(err, KN_EINVAL, "query parameter with control bytes or invalid UTF-8");
+	char *name = malloc(nl + 1), *value = malloc(vl + 1);
+	if (!name || !value) {
+		free(name);
+		free(value);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	memcpy(name, pair, nl);
+	name[nl] = '\0';
+	if (vl)
+		memcpy(value, eq + 1, vl);
+	value[vl] = '\0';
+	q->kv[q->n].name = name;
+	q->kv[q->n].value = value;
+	q->n++;
+	return 0;
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int kn_http_query_parse(kn_http_query *q, const char *raw, size_t len, kn_err *err)
+{
+	if (!q || (!raw && len))
+		return kn_err_set(err, KN_EINVAL, "bad argument");
+	size_t cap = KN_HTTP_MAX_QUERY_NAME + KN_HTTP_MAX_QUERY_VALUE + 2;
+	char buf[KN_HTTP_MAX_QUERY_NAME + KN_HTTP_MAX_QUERY_VALUE + 2];
+	size_t i = 0;
+	while (i < len) {
+		size_t bl = 0;
+		for (; i < len && raw[i] != '&'; i++) {
+			int c = (unsigned char)raw[i];
+			if (c == '+') {
+				c = ' ';
+			} else if (c == '%') {
+				int h = i + 2 < len ? hexval((unsigned char)raw[i + 1]) : -1;
+				int l = h >= 0 ? hexval((unsigned char)raw[i + 2]) : -1;
+				if (h < 0 || l < 0)
+					return kn_err_set(err, KN_EINVAL, "bad percent escape in the query");
+				c = h * 16 + l;
+				i += 2;
+			}
+			if (bl >= cap)
+				return kn_err_set(err, KN_ELIMIT, "query parameter longer than %d bytes",
+				                  KN_HTTP_MAX_QUERY_VALUE);
+			buf[bl++] = (char)c;
+		}
+		int rc = kn_http_query_add(q, buf, bl, err);
+		if (rc)
+			return rc;
+		if (i < len)
+			i++; /* '&' */
+	}
+	return 0;
+}
+
+const char *kn_http_query_get(const kn_http_query *q, const char *name)
+{
+	for (size_t i = 0; q && i < q->n; i++)
+		if (strcmp(q->kv[i].name, name) == 0)
+			return q->kv[i].value;
+	return NULL;
+}
+
+int kn_http_query_int(int *out, const kn_http_query *q, const char *name, int def, int min, int max,
+                      kn_err *err)
+{
+	const char *v = kn_http_query_get(q, name);
+	if (!v) {
+		*out = def;
+		return 0;
+	}
+	char *end;
+	long n = (*v >= '0' && *v <= '9') ? strtol(v, &end, 10) : -1;
+	if (n < 0 || *end || n < min || n > max)
+		return kn_err_set(err, KN_EINVAL, "%s must be an integer in [%d, %d]", name, min, max);
+	*out = (int)n;
+	return 0;
+}
+
+void kn_http_query_clear(kn_http_query *q)
+{
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->n; i++) {
+		free(q->kv[i].name);
+		free(q->kv[i].value);
+	}
+	q->n = 0;
+}
+
+/* --- JSON bodies ------------------------------------------------------------------------------ */
+
+/* Nesting depth of a JSON text, counted on the bytes (strings skipped) before jansson sees it,
+ * so a deeply nested body cannot exhaust the stack of a recursive parser. */
+static size_t json_depth(const char *s, size_t len)
+{
+	size_t depth = 0, max = 0;
+	int in_str = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = s[i];
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = 0;
+		} else if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			if (++depth > max)
+				max = depth;
+		} else if ((c == '}' || c == ']') && depth) {
+			depth--;
+		}
+	}
+	return max;
+}
+
+int kn_http_json_object(json_t **out, const char *body, size_t len, kn_err *err)
+{
+	if (!out)
+		return kn_err_set(err, KN_EINVAL, "bad argument");
+	*out = NULL;
+	if (!body || len == 0)
+		return kn_err_set(err, KN_EINVAL, "empty body: a JSON object was expected");
+	if (memchr(body, '\0', len))
+		return kn_err_set(err, KN_EINVAL, "NUL byte in the body");
+	if (json_depth(body, len) > KN_HTTP_MAX_JSON_DEPTH)
+		return kn_err_set(err, KN_EINVAL, "JSON nested deeper than %d levels",
+		                  KN_HTTP_MAX_JSON_DEPTH);
+	json_error_t je;
+	json_t *j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j)
+		return kn_err_set(err, KN_EINVAL, "%d:%d: %s", je.line, je.column, je.text);
+	if (!json_is_object(j)) {
+		json_decref(j);
+		return kn_err_set(err, KN_EINVAL, "a JSON object was expected");
+	}
+	*out = j;
+	return 0;
+}
+
+int kn_http_json_string(const char **out, json_t *obj, const char *key, int required, size_t max,
+                        kn_err *err)
+{
+	*out = NULL;
+	json_t *v = json_object_get(obj, key);
+	if (!v || json_is_null(v)) {
+		if (required)
+			return kn_err_set(err, KN_EINVAL, "\"%s\" is required", key);
+		return 0;
+	}
+	if (!json_is_string(v))
+		return kn_err_set(err, KN_EINVAL, "\"%s\" must be a string", key);
+	size_t n = json_string_length(v);
+	const char *s = json_string_value(v);
+	if (n == 0)
+		return kn_err_set(err, KN_EINVAL, "\"%s\" must not be empty", key);
+	if (n > max)
+		return kn_err_set(err, KN_EINVAL, "\"%s\" is longer than %zu bytes", key, max);
+	if (!kn_http_text_ok(s, n))
+		return kn_err_set(err, KN_EINVAL, "\"%s\" holds control characters", key);
+	*out = s;
+	return 0;
+}
+
+/* --- auth and errors -------------------------------------------------------------------------- */
+
+int kn_http_auth_ok(const char *header, const char *token)
+{
+	if (!token || !*token)
+		return 0;
+	if (!header || strncmp(header, "Bearer ", 7) != 0)
+		return 0;
+	const unsigned char *a = (const unsigned char *)header + 7, *b = (const unsigned char *)token;
+	size_t la = strlen((const char *)a), lb = strlen((const char *)b);
+	size_t n = la > lb ? la : lb;
+	unsigned diff = (unsigned)(la ^ lb);
+	/* Walk the longer length whatever the content, so the time says nothing about where the
+	 * first difference is. */
+	for (size_t i = 0; i < n; i++) {
+		unsigned x = i < la ? a[i] : 0u, y = i < lb ? b[i] : 0u;
+		diff |= x ^ y;
+	}
+	return diff == 0;
+}
+
+int kn_http_error_json(char **out, const char *msg, const char *detail)
+{
+	json_t *j = json_pack("{s:s, s:s?}", "error", msg ? msg : "error", "detail", detail);
+	if (!j) /* detail not UTF-8: say so without it */
+		j = json_pack("{s:s, s:n}", "error", msg ? msg : "error", "detail");
+	*out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	return *out ? 0 : KN_ENOMEM;
+}

@@ -1,0 +1,735 @@
+/* server.c — `keynode serve`'s HTTP + websocket server on one lws context (server.h).
+ *
+ * One protocol handles both HTTP and the /api/stream websocket, because a websocket client that
+ * names no subprotocol lands in protocols[0] (ENVIRONMENT.md). HTTP requests are routed in
+ * LWS_CALLBACK_HTTP with the path lws already percent-decoded; a POST's body is accumulated
+ * (LWS_CALLBACK_HTTP_BODY) up to the route's cap — a declared or actual length past it is 413 and
+ * the connection is closed after the answer — and handled on LWS_CALLBACK_HTTP_BODY_COMPLETION.
+ * Answers are headers plus a body written in pieces from LWS_CALLBACK_HTTP_WRITEABLE. Stream
+ * messages are queued in a kn_stream by any thread, which wakes the loop with lws_cancel_service;
+ * on LWS_CALLBACK_EVENT_WAIT_CANCELLED every websocket is asked to write what it has queued, and
+ * a subscriber whose queue overflowed is closed. The stop flag is polled by a 100 ms lws_sul
+ * timer (no lws call is async-signal-safe). */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libwebsockets.h>
+
+#include "server.h"
+
+#define TICK_US (100 * LWS_US_PER_MS)
+#define HDR_MAX 4096
+
+struct kn_server {
+	struct lws_context *ctx;
+	struct lws_vhost *vh;
+	const struct lws_protocols *proto; /* the vhost's copy of protocols[0] */
+	kn_server_opts o;
+	char host[128];
+	int port, loopback;
+	lws_sorted_usec_list_t sul;
+	volatile sig_atomic_t *stop;
+	int done;
+};
+
+/* Per connection: one HTTP transaction at a time (keep-alive reuses it), or one subscriber. */
+struct pss {
+	/* request */
+	kn_route route;
+	kn_http_method method;
+	char id[KN_HTTP_MAX_ID + 1];
+	kn_http_query query;
+	char *body;
+	size_t body_len, body_cap;
+	int in_body, too_large;
+	struct timespec t0;
+	/* response */
+	char *out;
+	const unsigned char *out_borrowed;
+	size_t out_len, out_off;
+	int close_after;
+	/* websocket */
+	kn_stream_sub *sub;
+};
+
+static const char csp_policy[] =
+	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+	"connect-src 'self' ws: wss:; object-src 'none'; base-uri 'none'; form-action 'self'; "
+	"frame-ancestors 'none'";
+
+static const char placeholder_index[] =
+	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>keynode</title>"
+	"</head><body><h1>keynode</h1><p>The dashboard was not built into this binary. The API is at "
+	"<code>/api/</code>, metrics at <code>/metrics</code>.</p></body></html>\n";
+
+/* --- logging -------------------------------------------------------------------------------- */
+
+static struct {
+	int capture;
+	char last[256];
+} lws_log_state;
+
+static void lws_log_emit(int level, const char *line)
+{
+	char msg[256];
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+		n--;
+	if (n >= sizeof msg)
+		n = sizeof msg - 1;
+	memcpy(msg, line, n);
+	msg[n] = '\0';
+	for (char *c = msg; *c; c++)
+		if (*c == '"')
+			*c = '\'';
+	if (lws_log_state.capture) {
+		if (level & LLL_ERR)
+			memcpy(lws_log_state.last, msg, n + 1);
+		return;
+	}
+	fprintf(stderr, "level=%s component=lws msg=\"%s\"\n", level & LLL_ERR ? "error" : "warn",
+	        msg);
+}
+
+/* --- responses ------------------------------------------------------------------------------ */
+
+int kn_http_resp_error(kn_http_resp *resp, int status, const char *msg, const char *detail)
+{
+	free(resp->body);
+	resp->body = NULL;
+	resp->status = status;
+	resp->content_type = "application/json";
+	if (kn_http_error_json(&resp->body, msg, detail) == 0)
+		resp->len = strlen(resp->body);
+	else
+		resp->len = 0;
+	return 0;
+}
+
+void kn_http_resp_json(kn_http_resp *resp, int status, char *json)
+{
+	free(resp->body);
+	resp->status = status;
+	resp->content_type = "application/json";
+	resp->body = json;
+	resp->len = json ? strlen(json) : 0;
+}
+
+static double elapsed(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static const char *method_name(kn_http_method m)
+{
+	return m == KN_HTTP_GET ? "GET" : m == KN_HTTP_POST ? "POST" : m == KN_HTTP_HEAD ? "HEAD"
+	                                                                                 : "other";
+}
+
+static const struct {
+	const char *ext, *type;
+} mime_types[] = {
+	{"html", "text/html; charset=utf-8"}, {"js", "text/javascript; charset=utf-8"},
+	{"mjs", "text/javascript; charset=utf-8"}, {"css", "text/css; charset=utf-8"},
+	{"json", "application/json"}, {"png", "image/png"}, {"svg", "image/svg+xml"},
+	{"ico", "image/x-icon"}, {"txt", "text/plain; charset=utf-8"}, {"woff2", "font/woff2"},
+	{"map", "application/json"},
+};
+
+static const char *mime_type(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (dot && !strchr(dot, '/'))
+		for (size_t i = 0; i < sizeof mime_types / sizeof mime_types[0]; i++)
+			if (strcasecmp(dot + 1, mime_types[i].ext) == 0)
+				return mime_types[i].type;
+	return "application/octet-stream";
+}
+
+/* Write the headers of an answer and queue its body (resp->body taken; borrowed data when
+ * resp->body is NULL and borrowed is set). Counts the request in the metrics. Returns what the
+ * callback should return. */
+static int send_answer(kn_server *s, struct lws *wsi, struct pss *pss, kn_http_resp *resp,
+                       const unsigned char *borrowed, size_t borrowed_len, int extra_auth)
+{
+	/* the request is answered: its body and query are not needed any more */
+	kn_http_query_clear(&pss->query);
+	free(pss->body);
+	pss->body = NULL;
+	pss->body_len = pss->body_cap = 0;
+	pss->in_body = 0;
+	int status = resp->status ? resp->status : 200;
+	const char *ctype = resp->content_type ? resp->content_type : "application/json";
+	size_t len = borrowed ? borrowed_len : resp->len;
+	kn_metrics_request(s->o.metrics, pss->route, status, elapsed(&pss->t0));
+	if (s->o.log_requests)
+		fprintf(stderr, "level=info component=http msg=\"request\" method=%s route=\"%s\" "
+		                "status=%d\n", method_name(pss->method), kn_route_name(pss->route), status);
+	unsigned char hb[LWS_PRE + HDR_MAX], *start = hb + LWS_PRE, *p = start, *end = hb + sizeof hb;
+	static const char nostore[] = "no-store", nosniff[] = "nosniff", bearer[] = "Bearer";
+	int bad = lws_add_http_common_headers(wsi, (unsigned)status, ctype, len, &p, end) ||
+	          lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
+	                                       (const unsigned char *)nostore, (int)strlen(nostore),
+	                                       &p, end) ||
+	          lws_add_http_header_by_name(wsi, (const unsigned char *)"x-content-type-options:",
+	                                      (const unsigned char *)nosniff, (int)strlen(nosniff), &p,
+	                                      end) ||
+	          lws_add_http_header_by_name(wsi, (const unsigned char *)"content-security-policy:",
+	                                      (const unsigned char *)csp_policy,
+	                                      (int)strlen(csp_policy), &p, end);
+	if (!bad && extra_auth)
+		bad = lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_WWW_AUTHENTICATE,
+		                                   (const unsigned char *)bearer, (int)strlen(bearer), &p,
+		                                   end);
+	if (!bad && resp->location)
+		bad = lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION,
+		                                   (const unsigned char *)resp->location,
+		                                   (int)strlen(resp->location), &p, end);
+	if (!bad && pss->close_after)
+		bad = lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
+		                                   (const unsigned char *)"close", 5, &p, end);
+	if (bad || lws_finalize_write_http_header(wsi, start, &p, end)) {
+		free(resp->body);
+		resp->body = NULL;
+		return -1;
+	}
+	if (pss->method == KN_HTTP_HEAD || len == 0) {
+		free(resp->body);
+		resp->body = NULL;
+		if (pss->close_after)
+			return -1;
+		return lws_http_transaction_completed(wsi) ? -1 : 0;
+	}
+	free(pss->out);
+	pss->out = resp->body;
+	resp->body = NULL;
+	pss->out_borrowed = borrowed;
+	pss->out_len = len;
+	pss->out_off = 0;
+	lws_callback_on_writable(wsi);
+	return 0;
+}
+
+static int send_error(kn_server *s, struct lws *wsi, struct pss *pss, int status, const char *msg,
+                      const char *detail)
+{
+	kn_http_resp r = {0};
+	kn_http_resp_error(&r, status, msg, detail);
+	return send_answer(s, wsi, pss, &r, NULL, 0, status == 401);
+}
+
+static int write_body(struct lws *wsi, struct pss *pss)
+{
+	const unsigned char *src = pss->out_borrowed ? pss->out_borrowed
+	                                             : (const unsigned char *)pss->out;
+	if (!src)
+		return 0;
+	unsigned char buf[LWS_PRE + 16384];
+	size_t n = pss->out_len - pss->out_off;
+	if (n > sizeof buf - LWS_PRE)
+		n = sizeof buf - LWS_PRE;
+	memcpy(buf + LWS_PRE, src + pss->out_off, n);
+	pss->out_off += n;
+	int last = pss->out_off == pss->out_len;
+	if (lws_write(wsi, buf + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) < (int)n)
+		return -1;
+	if (!last) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	free(pss->out);
+	pss->out = NULL;
+	pss->out_borrowed = NULL;
+	if (pss->close_after)
+		return -1;
+	return lws_http_transaction_completed(wsi) ? -1 : 0;
+}
+
+/* --- requests ------------------------------------------------------------------------------- */
+
+static void reset_request(struct pss *pss)
+{
+	kn_http_query_clear(&pss->query);
+	free(pss->body);
+	free(pss->out);
+	kn_stream_sub *sub = pss->sub;
+	memset(pss, 0, sizeof *pss);
+	pss->sub = sub;
+}
+
+static kn_http_method get_method(struct lws *wsi)
+{
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0)
+		return KN_HTTP_GET;
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0)
+		return KN_HTTP_POST;
+	if (lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0)
+		return KN_HTTP_HEAD;
+	return KN_HTTP_OTHER;
+}
+
+/* Collect the decoded query fragments lws keeps ("name=value" each). */
+static int read_query(struct lws *wsi, kn_http_query *q, kn_err *err)
+{
+	char frag[KN_HTTP_MAX_QUERY_NAME + KN_HTTP_MAX_QUERY_VALUE + 2];
+	for (int i = 0; i < 64; i++) {
+		int n = lws_hdr_copy_fragment(wsi, frag, (int)sizeof frag, WSI_TOKEN_HTTP_URI_ARGS, i);
+		if (n < 0) {
+			if (lws_hdr_fragment_length(wsi, WSI_TOKEN_HTTP_URI_ARGS, i) > 0)
+				return kn_err_set(err, KN_ELIMIT, "query parameter too long");
+			return 0;
+		}
+		int rc = kn_http_query_add(q, frag, (size_t)n, err);
+		if (rc)
+			return rc;
+	}
+	return kn_err_set(err, KN_ELIMIT, "too many query parameters");
+}
+
+/* 1 when the request carries the right bearer token. */
+static int authed(kn_server *s, struct lws *wsi, const kn_http_query *q)
+{
+	char h[1024];
+	if (!s->o.token || !*s->o.token)
+		return 0;
+	if (lws_hdr_copy(wsi, h, (int)sizeof h, WSI_TOKEN_HTTP_AUTHORIZATION) > 0 &&
+	    kn_http_auth_ok(h, s->o.token))
+		return 1;
+	/* a browser websocket cannot send headers: /api/stream also takes ?token= */
+	const char *t = q ? kn_http_query_get(q, "token") : NULL;
+	if (t) {
+		char b[1100];
+		snprintf(b, sizeof b, "Bearer %s", t);
+		return kn_http_auth_ok(b, s->o.token);
+	}
+	return 0;
+}
+
+static int serve_static(kn_server *s, struct lws *wsi, struct pss *pss, const char *path)
+{
+	const char *name = strcmp(path, "/") == 0 || strcmp(path, "/index.html") == 0
+	                       ? "index.html"
+	                       : path + strlen("/static/");
+	for (unsigned long i = 0; i < kn_dashboard_n_files; i++)
+		if (strcmp(kn_dashboard_files[i].path, name) == 0) {
+			kn_http_resp r = {0};
+			r.content_type = mime_type(name);
+			return send_answer(s, wsi, pss, &r, kn_dashboard_files[i].data,
+			                   kn_dashboard_files[i].len, 0);
+		}
+	if (strcmp(name, "index.html") == 0) {
+		kn_http_resp r = {0};
+		r.content_type = "text/html; charset=utf-8";
+		return send_answer(s, wsi, pss, &r, (const unsigned char *)placeholder_index,
+		                   sizeof placeholder_index - 1, 0);
+	}
+	return send_error(s, wsi, pss, 404, "not found", "no such dashboard file");
+}
+
+static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
+{
+	if (pss->route == KN_ROUTE_METRICS) {
+		if (s->o.before_metrics)
+			s->o.before_metrics(s->o.ud);
+		kn_http_resp r = {0};
+		if (kn_metrics_render(s->o.metrics, &r.body, &r.len) != 0)
+			return send_error(s, wsi, pss, 500, "out of memory", NULL);
+		r.content_type = "text/plain; version=0.0.4; charset=utf-8";
+		return send_answer(s, wsi, pss, &r, NULL, 0, 0);
+	}
+	kn_http_req req = {pss->method, pss->route, pss->id, &pss->query,
+	                   pss->body ? pss->body : "", pss->body_len};
+	kn_http_resp r = {0};
+	if (s->o.handle)
+		s->o.handle(s->o.ud, &req, &r);
+	else
+		kn_http_resp_error(&r, 404, "not found", NULL);
+	return send_answer(s, wsi, pss, &r, NULL, 0, 0);
+}
+
+static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *path)
+{
+	reset_request(pss);
+	clock_gettime(CLOCK_MONOTONIC, &pss->t0);
+	pss->method = get_method(wsi);
+	kn_err err = {0};
+	int rc = kn_http_route(&pss->route, pss->id, sizeof pss->id, pss->method, path);
+	int has_body = lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 ||
+	               lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0;
+	if (rc || pss->method == KN_HTTP_OTHER)
+		pss->close_after = has_body; /* the body is not read: do not reuse the connection */
+	if (rc == KN_ENOTFOUND)
+		return send_error(s, wsi, pss, 404, "not found", "no such route");
+	if (rc == KN_EUNSUPPORTED)
+		return send_error(s, wsi, pss, 405, "method not allowed", NULL);
+	if (rc)
+		return send_error(s, wsi, pss, 400, "bad path parameter",
+		                  "the id is empty, too long or holds control characters");
+	if (read_query(wsi, &pss->query, &err)) {
+		pss->close_after = has_body;
+		return send_error(s, wsi, pss, 400, "bad query", err.msg);
+	}
+	int write = kn_route_is_write(pss->route);
+	if ((write || !s->loopback) && pss->route != KN_ROUTE_HEALTHZ &&
+	    pss->route != KN_ROUTE_STATIC && !authed(s, wsi, NULL)) {
+		pss->close_after = has_body;
+		return send_error(s, wsi, pss, 401, "unauthorized",
+		                  "send Authorization: Bearer <token> (http.token / KEYNODE_API_TOKEN)");
+	}
+	if (pss->route == KN_ROUTE_STREAM)
+		return send_error(s, wsi, pss, 400, "websocket upgrade required",
+		                  "connect with a websocket client");
+	if (pss->route == KN_ROUTE_STATIC)
+		return serve_static(s, wsi, pss, path);
+	if (pss->method == KN_HTTP_POST) {
+		size_t cap = pss->route == KN_ROUTE_TASKSETS_POST ? KN_HTTP_MAX_TASKSET_BODY
+		                                                  : KN_HTTP_MAX_BODY;
+		char cl[32];
+		if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_TRANSFER_ENCODING) > 0 &&
+		    lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0) {
+			pss->close_after = 1;
+			return send_error(s, wsi, pss, 411, "length required",
+			                  "send the body with a Content-Length");
+		}
+		if (lws_hdr_copy(wsi, cl, (int)sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0) {
+			char *end;
+			unsigned long long n = strtoull(cl, &end, 10);
+			if (*end || cl[0] == '-') {
+				pss->close_after = 1;
+				return send_error(s, wsi, pss, 400, "bad content-length", NULL);
+			}
+			if (n > cap) {
+				pss->close_after = 1;
+				char d[96];
+				snprintf(d, sizeof d, "the body is capped at %zu bytes for this route", cap);
+				return send_error(s, wsi, pss, 413, "body too large", d);
+			}
+			if (n > 0) {
+				pss->body_cap = (size_t)n;
+				if (!(pss->body = malloc(pss->body_cap + 1)))
+					return -1;
+				pss->in_body = 1;
+				return 0; /* wait for LWS_CALLBACK_HTTP_BODY_COMPLETION */
+			}
+		}
+	}
+	return dispatch(s, wsi, pss);
+}
+
+/* --- websocket ------------------------------------------------------------------------------ */
+
+static int ws_filter(kn_server *s, struct lws *wsi)
+{
+	char uri[64];
+	if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
+	    strcmp(uri, "/api/stream") != 0)
+		return -1;
+	kn_http_query q = {0};
+	kn_err err;
+	int ok = read_query(wsi, &q, &err) == 0 && (s->loopback || authed(s, wsi, &q));
+	kn_http_query_clear(&q);
+	return ok ? 0 : -1;
+}
+
+static int ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
+{
+	kn_http_query q = {0};
+	kn_err err;
+	memset(pss, 0, sizeof *pss);
+	if (read_query(wsi, &q, &err))
+		return -1;
+	const char *run = kn_http_query_get(&q, "run");
+	int rc = kn_stream_subscribe(s->o.stream, run && *run ? run : NULL, wsi, &pss->sub, &err);
+	kn_http_query_clear(&q);
+	if (rc)
+		return -1;
+	kn_metrics_request(s->o.metrics, KN_ROUTE_STREAM, 101, 0);
+	return 0;
+}
+
+static int ws_writeable(kn_server *s, struct lws *wsi, struct pss *pss)
+{
+	if (!pss->sub)
+		return 0;
+	/* lws would buffer what the socket does not take, without bound: write only when the
+	 * previous message is gone, so a client that does not read backs up into its own queue */
+	if (lws_send_pipe_choked(wsi)) {
+		lws_callback_on_writable(wsi);
+		return 0;
+	}
+	char *msg;
+	size_t len;
+	int dropped;
+	if (!kn_stream_pop(s->o.stream, pss->sub, &msg, &len, &dropped)) {
+		if (dropped) { /* logged by close_dropped */
+			unsigned char why[] = "too slow";
+			lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, sizeof why - 1);
+			return -1;
+		}
+		return 0;
+	}
+	unsigned char *buf = malloc(LWS_PRE + len);
+	if (!buf) {
+		free(msg);
+		return -1;
+	}
+	memcpy(buf + LWS_PRE, msg, len);
+	free(msg);
+	int n = lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT);
+	free(buf);
+	if (n < (int)len)
+		return -1;
+	lws_callback_on_writable(wsi); /* more may be queued; an empty pop costs little */
+	return 0;
+}
+
+/* Close the subscribers whose queue overflowed. Their socket may be full, so no write callback
+ * would come: kill the connection asynchronously (CLOSED then unsubscribes it). */
+static void close_dropped(kn_server *s)
+{
+	void *conns[32];
+	size_t n;
+	while ((n = kn_stream_take_dropped(s->o.stream, conns, 32)) > 0)
+		for (size_t i = 0; i < n; i++) {
+			fprintf(stderr, "level=warn component=http msg=\"stream subscriber dropped: too "
+			                "slow\"\n");
+			lws_set_timeout(conns[i], PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+		}
+}
+
+/* --- the protocol --------------------------------------------------------------------------- */
+
+static const struct lws_protocols protocols[2];
+
+static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *user, void *in,
+                    size_t len)
+{
+	struct pss *pss = user;
+	struct lws_context *ctx = lws_get_context(wsi);
+	kn_server *s = ctx ? lws_context_user(ctx) : NULL;
+	switch (reason) {
+	case LWS_CALLBACK_HTTP:
+		return on_http(s, wsi, pss, in);
+	case LWS_CALLBACK_HTTP_BODY:
+		if (!pss->in_body)
+			return 0;
+		if (pss->body_len + len > pss->body_cap) {
+			pss->in_body = 0;
+			pss->close_after = 1;
+			return send_error(s, wsi, pss, 413, "body too large", "longer than its Content-Length");
+		}
+		memcpy(pss->body + pss->body_len, in, len);
+		pss->body_len += len;
+		return 0;
+	case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+		if (!pss->in_body)
+			return 0;
+		pss->in_body = 0;
+		pss->body[pss->body_len] = '\0';
+		return dispatch(s, wsi, pss);
+	case LWS_CALLBACK_HTTP_WRITEABLE:
+		return write_body(wsi, pss);
+	case LWS_CALLBACK_CLOSED_HTTP:
+	case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+		if (pss && !pss->sub)
+			reset_request(pss);
+		break;
+	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+		return ws_filter(s, wsi);
+	case LWS_CALLBACK_ESTABLISHED:
+		return ws_established(s, wsi, pss);
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+		return ws_writeable(s, wsi, pss);
+	case LWS_CALLBACK_RECEIVE:
+		return 0; /* the stream is one-way */
+	case LWS_CALLBACK_CLOSED:
+		if (pss && pss->sub) {
+			kn_stream_unsubscribe(s->o.stream, pss->sub);
+			pss->sub = NULL;
+		}
+		return 0;
+	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+		if (s && s->vh && s->proto) {
+			close_dropped(s);
+			lws_callback_on_writable_all_protocol_vhost(s->vh, s->proto);
+		}
+		return 0;
+	default:
+		break;
+	}
+	return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+static const struct lws_protocols protocols[2] = {
+	{"keynode", callback, sizeof(struct pss), 65536, 0, NULL, 0},
+	{NULL, NULL, 0, 0, 0, NULL, 0},
+};
+
+/* --- lifecycle ------------------------------------------------------------------------------ */
+
+static int split_listen(char *host, size_t cap, int *port, const char *listen, kn_err *err)
+{
+	const char *colon = listen ? strrchr(listen, ':') : NULL;
+	if (!colon || colon == listen)
+		return kn_err_set(err, KN_EINVAL, "listen address '%s' is not HOST:PORT",
+		                  listen ? listen : "");
+	size_t hl = (size_t)(colon - listen);
+	if (listen[0] == '[' && hl >= 2 && listen[hl - 1] == ']') {
+		listen++;
+		hl -= 2;
+	}
+	if (hl >= cap)
+		return kn_err_set(err, KN_EINVAL, "listen host too long");
+	memcpy(host, listen, hl);
+	host[hl] = '\0';
+	char *end;
+	long p = strtol(colon + 1, &end, 10);
+	if (end == colon + 1 || *end || p < 0 || p > 65535)
+		return kn_err_set(err, KN_EINVAL, "bad port in listen address '%s'", listen);
+	*port = (int)p;
+	if (strcmp(host, "localhost") == 0)
+		snprintf(host, cap, "127.0.0.1");
+	return 0;
+}
+
+static int probe_bind(const char *host, int port, kn_err *err)
+{
+	struct addrinfo hints = {0}, *ai = NULL;
+	char ps[16];
+	snprintf(ps, sizeof ps, "%d", port);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	int g = getaddrinfo(host, ps, &hints, &ai);
+	if (g != 0)
+		return kn_err_set(err, KN_EINVAL, "bad host '%s': %s (give a numeric IP address)", host,
+		                  gai_strerror(g));
+	int rc = 0, fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	if (fd < 0) {
+		rc = kn_err_set(err, KN_EIO, "%s:%d: %s", host, port, strerror(errno));
+	} else {
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+			rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, port,
+			                strerror(errno));
+		close(fd);
+	}
+	freeaddrinfo(ai);
+	return rc;
+}
+
+int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
+{
+	if (!out || !opts || !opts->metrics || !opts->stream)
+		return kn_err_set(err, KN_EINVAL, "bad server options");
+	*out = NULL;
+	kn_server *s = calloc(1, sizeof *s);
+	if (!s)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	s->o = *opts;
+	int rc = split_listen(s->host, sizeof s->host, &s->port, opts->listen, err);
+	if (!rc)
+		rc = probe_bind(s->host, s->port, err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	s->loopback = strncmp(s->host, "127.", 4) == 0 || strcmp(s->host, "::1") == 0;
+	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_emit);
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof info);
+	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	if (!strchr(s->host, ':'))
+		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+	info.user = s;
+	lws_log_state.capture = 1;
+	lws_log_state.last[0] = '\0';
+	s->ctx = lws_create_context(&info);
+	if (s->ctx) {
+		struct lws_context_creation_info vi;
+		memset(&vi, 0, sizeof vi);
+		vi.vhost_name = "keynode";
+		vi.port = s->port;
+		vi.iface = s->host;
+		vi.protocols = protocols;
+		vi.server_string = "keynode";
+		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+		s->vh = lws_create_vhost(s->ctx, &vi);
+	}
+	lws_log_state.capture = 0;
+	if (!s->ctx || !s->vh) {
+		rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", s->host, s->port,
+		                lws_log_state.last[0] ? lws_log_state.last : "libwebsockets refused");
+		kn_server_free(s);
+		return rc;
+	}
+	s->port = lws_get_vhost_listen_port(s->vh);
+	s->proto = lws_vhost_name_to_protocol(s->vh, protocols[0].name);
+	*out = s;
+	return 0;
+}
+
+int kn_server_port(const kn_server *s)
+{
+	return s ? s->port : 0;
+}
+
+int kn_server_loopback(const kn_server *s)
+{
+	return s ? s->loopback : 0;
+}
+
+static void tick(lws_sorted_usec_list_t *sul)
+{
+	kn_server *s = lws_container_of(sul, kn_server, sul);
+	if (*s->stop) {
+		s->done = 1;
+		return;
+	}
+	if (s->o.tick)
+		s->o.tick(s->o.ud);
+	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);
+}
+
+int kn_server_run(kn_server *s, volatile sig_atomic_t *stop)
+{
+	if (!s || !stop)
+		return KN_EINVAL;
+	s->stop = stop;
+	s->done = 0;
+	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);
+	int rc = 0;
+	while (!s->done && !*stop)
+		if (lws_service(s->ctx, 0) < 0) {
+			rc = KN_EIO;
+			break;
+		}
+	lws_sul_cancel(&s->sul);
+	return rc;
+}
+
+void kn_server_wake(void *server)
+{
+	kn_server *s = server;
+	if (s && s->ctx)
+		lws_cancel_service(s->ctx);
+}
+
+void kn_server_free(kn_server *s)
+{
+	if (!s)
+		return;
+	if (s->ctx)
+		lws_context_destroy(s->ctx);
+	free(s);
+}

@@ -1,0 +1,79 @@
+/* server.h — the HTTP/websocket server of `keynode serve` on one lws context.
+ *
+ * The server owns the transport: routing (request.h), the bearer token, body accumulation with
+ * caps (413), JSON error answers, /metrics, the embedded dashboard (/ and /static/…), and the
+ * /api/stream websocket fed from a kn_stream. Everything the API answers from data (tasks, runs,
+ * replays, alerts, /healthz) is delegated to one handler callback, called on the server thread,
+ * so this folder stays free of the database and the runs registry. */
+#ifndef KEYNODE_HTTP_SERVER_H
+#define KEYNODE_HTTP_SERVER_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "keynode/error.h"
+#include "metrics.h"
+#include "request.h"
+#include "stream.h"
+
+typedef struct kn_http_req {
+	kn_http_method method;
+	kn_route route;
+	const char *id;             /* path parameter, "" when the route has none */
+	const kn_http_query *query;
+	const char *body;           /* NUL-terminated copy of the body; "" when none */
+	size_t body_len;
+} kn_http_req;
+
+typedef struct kn_http_resp {
+	int status;                 /* 0 → 200 */
+	const char *content_type;   /* NULL → application/json */
+	char *body;                 /* malloc'd, taken by the server; NULL: empty */
+	size_t len;
+	const char *location;       /* optional Location header (static string) */
+} kn_http_resp;
+
+/* Fill resp with an error answer {"error", "detail"}; returns 0. */
+int kn_http_resp_error(kn_http_resp *resp, int status, const char *msg, const char *detail);
+/* Take a malloc'd JSON text as the body. */
+void kn_http_resp_json(kn_http_resp *resp, int status, char *json);
+
+typedef struct kn_server_opts {
+	const char *listen;         /* "HOST:PORT" (numeric host; port 0 picks one) */
+	const char *token;          /* NULL/empty: no token — writes are then always 401 */
+	kn_metrics *metrics;        /* borrowed; required */
+	kn_stream *stream;          /* borrowed; required (its wake must be kn_server_wake) */
+	/* API routes and /healthz: fill resp. Server thread. */
+	void (*handle)(void *ud, const kn_http_req *req, kn_http_resp *resp);
+	/* called before /metrics renders (to set gauges); optional */
+	void (*before_metrics)(void *ud);
+	/* called every ~100 ms on the server thread (housekeeping); optional */
+	void (*tick)(void *ud);
+	void *ud;
+	int log_requests;
+} kn_server_opts;
+
+typedef struct kn_server kn_server;
+
+/* Bind and create the context. KN_EIO "cannot listen on H:P: reason" when the port is taken.
+ * *out the caller's (kn_server_free). */
+int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err);
+int kn_server_port(const kn_server *s);
+/* 1 when the listener is loopback-only (reads then need no token). */
+int kn_server_loopback(const kn_server *s);
+/* Serve until *stop becomes nonzero (polled every 100 ms; a signal also cuts the poll short). */
+int kn_server_run(kn_server *s, volatile sig_atomic_t *stop);
+/* Wake the server thread so queued stream messages get written; any thread. For kn_stream_new. */
+void kn_server_wake(void *server);
+void kn_server_free(kn_server *s);
+
+/* The embedded dashboard (generated at build time from services/http/dashboard/). */
+typedef struct kn_dashboard_file {
+	const char *path;           /* relative to the folder, e.g. "index.html", "app.js" */
+	const unsigned char *data;
+	unsigned long len;
+} kn_dashboard_file;
+extern const kn_dashboard_file kn_dashboard_files[];
+extern const unsigned long kn_dashboard_n_files;
+
+#endif

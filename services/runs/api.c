@@ -1,0 +1,541 @@
+/* api.c — the data routes of services/http/API.md on top of the store and the runs registry.
+ *
+ * Called on the server thread with a routed, size-checked request (services/http/request.h did
+ * the parsing of the path and query); this file checks the JSON bodies and parameters of each
+ * route, maps store/registry codes to HTTP statuses (KN_ENOTFOUND 404, KN_EINVAL 400, KN_EIO 503
+ * after one reconnect attempt, KN_EDB 500) and never passes a raw database message to a client
+ * without the "database error" primary message. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api.h"
+#include "cdp.h"
+
+#define MAX_REF 256
+/* Answer with an error and leave the route function. */
+#define FAIL(...)                                                                                 \
+	do {                                                                                          \
+		kn_http_resp_error(__VA_ARGS__);                                                          \
+		return;                                                                                   \
+	} while (0)
+#define DO_RETURN(call)                                                                           \
+	do {                                                                                          \
+		call;                                                                                     \
+		return;                                                                                   \
+	} while (0)
+#define MAX_URL 2048
+
+struct cached {
+	char id[KN_RUN_ID_MAX];
+	char *json;
+	size_t len;
+};
+
+struct kn_api {
+	kn_api_opts o;
+	kn_store *st;
+	struct cached cache[KN_API_RUN_CACHE];
+	size_t cache_next;
+};
+
+int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err)
+{
+	kn_api *a = calloc(1, sizeof *a);
+	if (!a)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	a->o = *opts;
+	int rc = kn_store_open(&a->st, opts->conninfo, err);
+	if (rc) {
+		free(a);
+		return rc;
+	}
+	*out = a;
+	return 0;
+}
+
+void kn_api_free(kn_api *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < KN_API_RUN_CACHE; i++)
+		free(a->cache[i].json);
+	kn_store_free(a->st);
+	free(a);
+}
+
+/* --- helpers ------------------------------------------------------------------------------- */
+
+static void fail_store(kn_http_resp *resp, int rc, const kn_err *err, const char *what)
+{
+	switch (rc) {
+	case KN_ENOTFOUND:
+		kn_http_resp_error(resp, 404, "not found", what);
+		break;
+	case KN_EINVAL:
+		kn_http_resp_error(resp, 400, "bad request", err->msg);
+		break;
+	case KN_EIO:
+		kn_http_resp_error(resp, 503, "database unreachable", err->msg);
+		break;
+	default:
+		kn_http_resp_error(resp, 500, "database error", err->msg);
+		break;
+	}
+}
+
+/* Run a store read, reconnecting once when the connection was lost. */
+#define STORE_READ(a, rc, err, call)                                                              \
+	do {                                                                                          \
+		rc = (call);                                                                              \
+		if (rc == KN_EIO && kn_store_reset((a)->st, &(err)) == 0)                                \
+			rc = (call);                                                                          \
+	} while (0)
+
+static void answer_text(kn_http_resp *resp, int status, char *json)
+{
+	if (!json)
+		kn_http_resp_error(resp, 500, "out of memory", NULL);
+	else
+		kn_http_resp_json(resp, status, json);
+}
+
+static void answer_json(kn_http_resp *resp, int status, json_t *j)
+{
+	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	answer_text(resp, status, t);
+}
+
+static int body_object(json_t **out, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	if (kn_http_json_object(out, req->body, req->body_len, &err) != 0) {
+		kn_http_resp_error(resp, 400, "malformed JSON", err.msg);
+		return -1;
+	}
+	return 0;
+}
+
+/* The task id part of a reference ("SET:ID" → "ID"). */
+static const char *ref_task_id(const char *ref)
+{
+	const char *c = strrchr(ref, ':');
+	return c ? c + 1 : ref;
+}
+
+static int parse_i64(int64_t *out, const char *s)
+{
+	char *end;
+	if (!*s || *s < '0' || *s > '9')
+		return -1;
+	long long v = strtoll(s, &end, 10);
+	if (*end || v < 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* --- routes ---------------------------------------------------------------------------------- */
+
+static void post_taskset(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	const char *name = kn_http_query_get(req->query, "name");
+	if (!name || !*name)
+		name = "default";
+	if (strlen(name) > 128)
+		FAIL(resp, 400, "bad name", "name is longer than 128 bytes");
+	kn_err err = {0};
+	kn_taskset *set = NULL;
+	if (req->body_len == 0)
+		FAIL(resp, 400, "empty body", "send a task file");
+	int rc = kn_taskset_load_buffer(&set, req->body, req->body_len, name, NULL, &err);
+	if (rc)
+		FAIL(resp, rc == KN_ENOMEM ? 500 : 422,
+		                                "task file does not load", err.msg);
+	int64_t id = 0;
+	size_t newv = 0;
+	STORE_READ(a, rc, err, kn_store_taskset_put(a->st, name, name, set, &id, &newv, &err));
+	size_t n = set->n_tasks;
+	kn_taskset_free(set);
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, NULL));
+	answer_json(resp, 201, json_pack("{s:I, s:s, s:I, s:I}", "taskset", (json_int_t)id, "name",
+	                                 name, "tasks", (json_int_t)n, "new_versions",
+	                                 (json_int_t)newv));
+}
+
+static void get_tasks(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
+	                                     "unknown"};
+	const char *site = kn_http_query_get(req->query, "site");
+	const char *status = kn_http_query_get(req->query, "status");
+	if (status) {
+		size_t i;
+		for (i = 0; i < sizeof states / sizeof states[0] && strcmp(status, states[i]); i++)
+			;
+		if (i == sizeof states / sizeof states[0])
+			FAIL(resp, 400, "bad status",
+			                                "status must be healthy, flaky, broken, recovered, "
+			                                "error or unknown");
+	}
+	kn_err err = {0};
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_tasks_json(a->st, site && *site ? site : NULL, status, &out,
+	                                           &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, NULL));
+	answer_text(resp, 200, out);
+}
+
+static void get_task(kn_api *a, const kn_http_req *req, kn_http_resp *resp, int health)
+{
+	kn_err err = {0};
+	char *out = NULL;
+	int rc;
+	if (health)
+		STORE_READ(a, rc, err, kn_store_health_json(a->st, req->id, &out, &err));
+	else
+		STORE_READ(a, rc, err, kn_store_task_get_json(a->st, req->id, &out, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
+	answer_text(resp, 200, out);
+}
+
+static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	json_t *body;
+	if (body_object(&body, req, resp))
+		return;
+	kn_err err = {0};
+	const char *task, *browser, *until;
+	if (kn_http_json_string(&task, body, "task", 1, MAX_REF, &err) ||
+	    kn_http_json_string(&browser, body, "browser", 0, MAX_URL, &err) ||
+	    kn_http_json_string(&until, body, "until", 0, 64, &err)) {
+		kn_http_resp_error(resp, 400, "bad request", err.msg);
+		goto done;
+	}
+	int64_t version = 0;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_task_resolve(a->st, task, &version, &err));
+	if (rc) {
+		fail_store(resp, rc, &err, "no such task");
+		goto done;
+	}
+	kn_taskset *set = NULL;
+	STORE_READ(a, rc, err, kn_store_task_load(a->st, version, &set, &err));
+	if (rc) {
+		fail_store(resp, rc, &err, "no such task");
+		goto done;
+	}
+	char *ws = NULL;
+	if (browser && kn_cdp_discover(&ws, browser, a->o.browser_timeout_ms ? a->o.browser_timeout_ms
+	                                                                     : 5000, &err) != 0) {
+		kn_taskset_free(set);
+		kn_http_resp_error(resp, 502, "browser unreachable", err.msg);
+		goto done;
+	}
+	char id[KN_RUN_ID_MAX];
+	rc = kn_runs_start(a->o.runs, task, ref_task_id(task), version, set, ws, until, id, &err);
+	free(ws);
+	if (rc) {
+		kn_http_resp_error(resp, rc == KN_EINVAL ? 400 : rc == KN_ELIMIT ? 429 : 500,
+		                   rc == KN_ELIMIT ? "too many runs" : "cannot start the run", err.msg);
+		goto done;
+	}
+	char stream[KN_RUN_ID_MAX + 32];
+	snprintf(stream, sizeof stream, "/api/stream?run=%s", id);
+	answer_json(resp, 201, json_pack("{s:s, s:s, s:s, s:b, s:s}", "id", id, "task", task,
+	                                 "status", "running", "watched", browser != NULL, "stream",
+	                                 stream));
+done:
+	json_decref(body);
+}
+
+static void get_runs(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	int limit;
+	if (kn_http_query_int(&limit, req->query, "limit", 50, 1, 1000, &err))
+		FAIL(resp, 400, "bad limit", err.msg);
+	const char *task = kn_http_query_get(req->query, "task");
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_runs_json(a->st, task && *task ? task : NULL, limit, &out,
+	                                          &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
+	answer_text(resp, 200, out);
+}
+
+/* 1 when the run JSON says the run ended (then it never changes and may be cached). */
+static int run_ended(const char *json)
+{
+	json_t *j = json_loads(json, 0, NULL);
+	json_t *e = j ? json_object_get(j, "ended") : NULL;
+	int ended = e && json_is_string(e);
+	json_decref(j);
+	return ended;
+}
+
+static void get_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	for (size_t i = 0; i < KN_API_RUN_CACHE; i++)
+		if (a->cache[i].json && strcmp(a->cache[i].id, req->id) == 0) {
+			char *copy = malloc(a->cache[i].len + 1);
+			if (copy)
+				memcpy(copy, a->cache[i].json, a->cache[i].len + 1);
+			DO_RETURN(answer_text(resp, 200, copy));
+		}
+	kn_err err = {0};
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_run_get_json(a->st, req->id, &out, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
+	if (strlen(req->id) < KN_RUN_ID_MAX && run_ended(out)) {
+		struct cached *c = &a->cache[a->cache_next];
+		a->cache_next = (a->cache_next + 1) % KN_API_RUN_CACHE;
+		free(c->json);
+		c->len = strlen(out);
+		c->json = malloc(c->len + 1);
+		if (c->json) {
+			memcpy(c->json, out, c->len + 1);
+			snprintf(c->id, sizeof c->id, "%s", req->id);
+		}
+	}
+	answer_text(resp, 200, out);
+}
+
+/* A run that is not live: 409 when the store knows it (it ended), else 404. */
+static void not_live(kn_api *a, const char *id, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_run_get_json(a->st, id, &out, &err));
+	free(out);
+	if (rc == 0)
+		kn_http_resp_error(resp, 409, "the run already ended", NULL);
+	else if (rc == KN_ENOTFOUND)
+		kn_http_resp_error(resp, 404, "not found", "no such run");
+	else
+		fail_store(resp, rc, &err, "no such run");
+}
+
+static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	char *out = NULL;
+	int queued = 0;
+	if (memchr(req->body, '\0', req->body_len))
+		FAIL(resp, 400, "malformed events", "NUL byte in the body");
+	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, &err);
+	if (rc == KN_ENOTFOUND)
+		DO_RETURN(not_live(a, req->id, resp));
+	if (rc == KN_EUNSUPPORTED)
+		FAIL(resp, 409, "watched run", err.msg);
+	if (rc == KN_ELIMIT)
+		FAIL(resp, 413, "too many events", err.msg);
+	if (rc)
+		FAIL(resp, 400, "malformed events", err.msg);
+	answer_text(resp, queued ? 202 : 200, out);
+}
+
+static void post_answer(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	json_t *body;
+	if (body_object(&body, req, resp))
+		return;
+	kn_err err = {0};
+	const char *text;
+	if (kn_http_json_string(&text, body, "text", 1, 16384, &err)) {
+		kn_http_resp_error(resp, 400, "bad request", err.msg);
+	} else {
+		int rc = kn_runs_answer(a->o.runs, req->id, text, &err);
+		if (rc == KN_ENOTFOUND)
+			not_live(a, req->id, resp);
+		else if (rc)
+			kn_http_resp_error(resp, 500, "cannot answer", err.msg);
+		else
+			answer_json(resp, 200, json_pack("{s:s, s:s}", "id", req->id, "status", "running"));
+	}
+	json_decref(body);
+}
+
+static void post_stop(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	char *result = NULL;
+	int rc = kn_runs_stop(a->o.runs, req->id, &result, &err);
+	if (rc == KN_ENOTFOUND)
+		DO_RETURN(not_live(a, req->id, resp));
+	if (rc)
+		FAIL(resp, 500, "cannot stop the run", err.msg);
+	answer_text(resp, 200, result);
+}
+
+static void post_replay(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	json_t *body;
+	if (body_object(&body, req, resp))
+		return;
+	kn_err err = {0};
+	const char *task;
+	int64_t version = 0, job = 0;
+	int rc;
+	if (kn_http_json_string(&task, body, "task", 1, MAX_REF, &err)) {
+		kn_http_resp_error(resp, 400, "bad request", err.msg);
+		goto done;
+	}
+	STORE_READ(a, rc, err, kn_store_task_resolve(a->st, task, &version, &err));
+	if (!rc)
+		STORE_READ(a, rc, err, kn_store_job_enqueue(a->st, version, "", &job, &err));
+	if (rc) {
+		fail_store(resp, rc, &err, "no such task");
+		goto done;
+	}
+	answer_json(resp, 202, json_pack("{s:I, s:s, s:s}", "job", (json_int_t)job, "task", task,
+	                                 "status", "queued"));
+done:
+	json_decref(body);
+}
+
+/* The replay results of one task: the "replays" of its JSON (the store keeps the recent ones). */
+static void get_replays(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	const char *task = kn_http_query_get(req->query, "task");
+	if (!task || !*task)
+		FAIL(resp, 400, "task required", "give ?task=REF");
+	kn_err err = {0};
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_task_get_json(a->st, task, &out, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
+	json_t *j = json_loads(out, 0, NULL);
+	free(out);
+	json_t *r = j ? json_object_get(j, "replays") : NULL;
+	answer_json(resp, 200, json_pack("{s:O}", "replays", r ? r : json_array()));
+	json_decref(j);
+}
+
+static void get_screenshot(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	int64_t id;
+	if (parse_i64(&id, req->id))
+		FAIL(resp, 404, "not found", "no such replay");
+	kn_err err = {0};
+	unsigned char *png = NULL;
+	size_t len = 0;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_replay_screenshot(a->st, id, &png, &len, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no screenshot for this replay"));
+	resp->status = 200;
+	resp->content_type = "image/png";
+	resp->body = (char *)png;
+	resp->len = len;
+}
+
+static void get_alerts(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	int all;
+	if (kn_http_query_int(&all, req->query, "all", 0, 0, 1, &err))
+		FAIL(resp, 400, "bad all", err.msg);
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_alerts_json(a->st, all, 200, &out, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, NULL));
+	answer_text(resp, 200, out);
+}
+
+static void post_ack(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	int64_t id;
+	if (parse_i64(&id, req->id))
+		FAIL(resp, 404, "not found", "no such alert");
+	kn_err err = {0};
+	int rc;
+	STORE_READ(a, rc, err, kn_store_alert_ack(a->st, id, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no such alert"));
+	answer_json(resp, 200, json_pack("{s:I, s:b}", "id", (json_int_t)id, "acked", 1));
+}
+
+static void get_healthz(kn_api *a, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	int v = 0, rc;
+	STORE_READ(a, rc, err, kn_store_schema_version(a->st, &v, &err));
+	int up = rc == 0;
+	answer_json(resp, up ? 200 : 503, json_pack("{s:b, s:b}", "ok", up, "database", up));
+}
+
+void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_api *a = ud;
+	switch (req->route) {
+	case KN_ROUTE_TASKSETS_POST: post_taskset(a, req, resp); break;
+	case KN_ROUTE_TASKS: get_tasks(a, req, resp); break;
+	case KN_ROUTE_TASK: get_task(a, req, resp, 0); break;
+	case KN_ROUTE_TASK_HEALTH: get_task(a, req, resp, 1); break;
+	case KN_ROUTE_RUNS_POST: post_run(a, req, resp); break;
+	case KN_ROUTE_RUNS: get_runs(a, req, resp); break;
+	case KN_ROUTE_RUN: get_run(a, req, resp); break;
+	case KN_ROUTE_RUN_EVENTS: post_events(a, req, resp); break;
+	case KN_ROUTE_RUN_ANSWER: post_answer(a, req, resp); break;
+	case KN_ROUTE_RUN_STOP: post_stop(a, req, resp); break;
+	case KN_ROUTE_REPLAYS_POST: post_replay(a, req, resp); break;
+	case KN_ROUTE_REPLAYS: get_replays(a, req, resp); break;
+	case KN_ROUTE_REPLAY_SHOT: get_screenshot(a, req, resp); break;
+	case KN_ROUTE_ALERTS: get_alerts(a, req, resp); break;
+	case KN_ROUTE_ALERT_ACK: post_ack(a, req, resp); break;
+	case KN_ROUTE_HEALTHZ: get_healthz(a, resp); break;
+	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
+	}
+}
+
+void kn_api_before_metrics(void *ud)
+{
+	kn_api *a = ud;
+	kn_metrics_set_runs_active(a->o.metrics, kn_runs_active(a->o.runs));
+	kn_ingest_stats st = {0};
+	if (a->o.ingest)
+		kn_ingest_get_stats(a->o.ingest, &st);
+	kn_metrics_set_ingest(a->o.metrics, (long)st.spooled, st.db_up);
+	/* tasks per health state, from the task list */
+	kn_err err = {0};
+	char *out = NULL;
+	if (kn_store_tasks_json(a->st, NULL, NULL, &out, &err) != 0)
+		return;
+	json_t *j = json_loads(out, 0, NULL);
+	free(out);
+	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
+	                                     "unknown"};
+	long counts[6] = {0};
+	json_t *tasks = j ? json_object_get(j, "tasks") : NULL;
+	size_t i;
+	json_t *t;
+	json_array_foreach(tasks, i, t) {
+		const char *h = json_string_value(json_object_get(t, "health"));
+		for (size_t k = 0; h && k < 6; k++)
+			if (strcmp(h, states[k]) == 0)
+				counts[k]++;
+	}
+	json_decref(j);
+	for (size_t k = 0; k < 6; k++)
+		kn_metrics_set_health(a->o.metrics, states[k], counts[k]);
+}
+
+void kn_api_tick(void *ud)
+{
+	kn_api *a = ud;
+	kn_runs_tick(a->o.runs);
+}

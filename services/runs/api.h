@@ -1,0 +1,34 @@
+/* api.h — the JSON API of `keynode serve` (services/http/API.md): the handler the HTTP server
+ * calls for every data route. Reads answer from the store over the server thread's own
+ * connection (finished runs are cached in memory: they never change); writes go to the runs
+ * registry, the store (task sets, replay jobs, alert acks) or kn_ingest. */
+#ifndef KEYNODE_API_H
+#define KEYNODE_API_H
+
+#include "runs.h"
+#include "server.h"
+
+#define KN_API_RUN_CACHE 512 /* finished runs' JSON kept in memory */
+
+typedef struct kn_api kn_api;
+
+typedef struct kn_api_opts {
+	const char *conninfo;  /* the database (the API opens its own connection) */
+	kn_runs *runs;         /* borrowed */
+	kn_ingest *ingest;     /* borrowed; for /healthz and the metrics gauges */
+	kn_metrics *metrics;   /* borrowed */
+	int browser_timeout_ms;/* kn_cdp_discover; 0 → 5000 */
+} kn_api_opts;
+
+/* Connect to the database. KN_EIO when it is unreachable. *out the caller's (kn_api_free). */
+int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err);
+void kn_api_free(kn_api *a);
+
+/* The kn_server_opts.handle callback (ud is the kn_api). Server thread only. */
+void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp);
+/* The kn_server_opts.before_metrics callback: sets the gauges (runs, ingest, task health). */
+void kn_api_before_metrics(void *ud);
+/* The kn_server_opts.tick callback: the registry's housekeeping (idle external runs). */
+void kn_api_tick(void *ud);
+
+#endif

@@ -1,0 +1,876 @@
+/* runs.c — the live runs registry (runs.h).
+ *
+ * Threads: the HTTP thread calls kn_runs_*; the registry's own thread runs a kn_cdp_loop where
+ * every monitor lives (lws is single-threaded, so starting, answering and stopping a watched run
+ * are posted to it with kn_cdp_loop_post). One mutex guards the list and every external run's
+ * evaluator; a watched run's evaluator is only touched on the loop thread. A run is reference
+ * counted (the list, a waiting kn_runs_stop, a queued post), and leaves the list once its result
+ * is written; a watched run's monitor is freed on the loop thread after its on_end returned
+ * (kn_monitor's rule), and whatever monitor is left at shutdown is freed before the loop. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "monitor.h"
+#include "runs.h"
+
+struct run {
+	struct run *next;
+	kn_runs *owner;
+	int refs;
+	char id[KN_RUN_ID_MAX];
+	char *task_ref, *ws;
+	kn_taskset *set;
+	const kn_task *task;
+	int64_t version;
+	/* until */
+	int until_finished, until_steps;
+	double until_idle_s;
+	/* watched */
+	kn_monitor *mon;
+	/* external */
+	kn_eval *ev;
+	struct timespec started_mono, last_event;
+	int64_t seq;
+	int finishing, ended;
+	char *result;
+	kn_llm_stats llm0; /* the judge's counters when the run started */
+};
+
+struct kn_runs {
+	kn_runs_opts o;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct run *live, *grave; /* grave: ended runs whose monitor is still to be freed */
+	long n_live;
+	kn_cdp_loop *loop;
+	pthread_t thread;
+	int thread_started;
+};
+
+static void logf_(kn_runs *r, const char *level, const char *run, const char *msg)
+{
+	if (r->o.log)
+		r->o.log(level, run, msg);
+}
+
+void kn_runs_now(char *buf, size_t cap)
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	char base[24];
+	strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, cap, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
+}
+
+static double since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+static void make_id(char *id)
+{
+	unsigned char b[8] = {0};
+	FILE *f = fopen("/dev/urandom", "rb");
+	if (!f || fread(b, 1, sizeof b, f) != sizeof b) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 20);
+		memcpy(b, &x, sizeof b);
+	}
+	if (f)
+		fclose(f);
+	snprintf(id, KN_RUN_ID_MAX, "r-%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
+	         b[5], b[6], b[7]);
+}
+
+static void run_unref(struct run *run)
+{
+	kn_runs *r = run->owner;
+	pthread_mutex_lock(&r->mu);
+	int last = --run->refs == 0;
+	pthread_mutex_unlock(&r->mu);
+	if (!last)
+		return;
+	kn_eval_free(run->ev);
+	kn_taskset_free(run->set);
+	free(run->task_ref);
+	free(run->ws);
+	free(run->result);
+	free(run);
+}
+
+/* The live run with id, referenced (run_unref when done); NULL when none. */
+static struct run *find(kn_runs *r, const char *id)
+{
+	pthread_mutex_lock(&r->mu);
+	struct run *run;
+	for (run = r->live; run; run = run->next)
+		if (strcmp(run->id, id) == 0 && !run->finishing) {
+			run->refs++;
+			break;
+		}
+	pthread_mutex_unlock(&r->mu);
+	return run;
+}
+
+/* --- JSON pieces ------------------------------------------------------------------------------ */
+
+static char *event_line(const kn_event *ev)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	int rc = kn_traj_write_event(f, ev);
+	fclose(f);
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	while (len && (buf[len - 1] == '\n'))
+		buf[--len] = '\0';
+	return buf;
+}
+
+static char *result_json(const kn_eval *ev, const char *id)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	int rc = kn_eval_write_result(ev, id, f);
+	fclose(f);
+	if (rc) {
+		free(buf);
+		return NULL;
+	}
+	while (len && (buf[len - 1] == '\n'))
+		buf[--len] = '\0';
+	return buf;
+}
+
+static json_t *reached_list(const kn_eval *ev, const kn_task *task)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < task->n_keynodes; i++) {
+		const kn_node_state *ns = kn_eval_node(ev, i);
+		if (ns && ns->score >= 1.0)
+			json_array_append_new(a, json_string(task->keynodes[i].id));
+	}
+	return a;
+}
+
+static void publish(kn_runs *r, const char *run_id, json_t *msg)
+{
+	char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
+	if (text)
+		kn_stream_publish(r->o.stream, run_id, text);
+	free(text);
+	json_decref(msg);
+}
+
+/* Add {"llm": {...}} to a result: the judge's usage during the run (counters since it started;
+ * shared by concurrent runs, so with several runs at once it is an upper bound). */
+static void add_llm_usage(char **result, kn_llm *llm, const kn_llm_stats *s0)
+{
+	kn_llm_stats s1;
+	kn_llm_stats_get(llm, &s1);
+	json_t *j = json_loads(*result, JSON_PRESERVE_ORDER, NULL);
+	json_t *u = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "backend", "llm",
+	                      "judgements", (json_int_t)(s1.judgements - s0->judgements),
+	                      "cache_hits", (json_int_t)(s1.cache_hits - s0->cache_hits),
+	                      "requests", (json_int_t)(s1.requests - s0->requests),
+	                      "failures", (json_int_t)(s1.failures - s0->failures),
+	                      "prompt_tokens", (json_int_t)(s1.prompt_tokens - s0->prompt_tokens),
+	                      "completion_tokens",
+	                      (json_int_t)(s1.completion_tokens - s0->completion_tokens), "usd",
+	                      s1.usd - s0->usd);
+	if (j && u && json_object_set_new(j, "llm", u) == 0) {
+		char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		if (t) {
+			free(*result);
+			*result = t;
+		}
+	} else {
+		json_decref(u);
+	}
+	json_decref(j);
+}
+
+/* --- the life of a run ---------------------------------------------------------------------- */
+
+/* One evaluated event: number it, store it, stream it, count it. */
+static void record_event(struct run *run, const kn_eval *ev, const kn_event *e, int rises)
+{
+	kn_runs *r = run->owner;
+	kn_err err = {0};
+	char *line = event_line(e);
+	int64_t seq = ++run->seq;
+	clock_gettime(CLOCK_MONOTONIC, &run->last_event);
+	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0)
+		logf_(r, "error", run->id, err.msg[0] ? err.msg : "event not stored");
+	json_t *evj = line ? json_loads(line, 0, NULL) : NULL;
+	publish(r, run->id,
+	        json_pack("{s:s, s:s, s:I, s:o, s:i, s:f, s:o}", "type", "event", "run", run->id, "seq",
+	                  (json_int_t)seq, "event", evj ? evj : json_null(), "steps",
+	                  kn_eval_steps(ev), "score", kn_eval_score(ev), "reached",
+	                  reached_list(ev, run->task)));
+	free(line);
+	kn_metrics_event(r->o.metrics, rises > 0 ? rises : 0);
+}
+
+/* The run ended: result to the store, the stream, the alerts and the metrics; leave the list.
+ * Call once (run->finishing was set by the caller under the lock). */
+static void finish(struct run *run, const kn_eval *ev, const char *reason)
+{
+	kn_runs *r = run->owner;
+	kn_err err = {0};
+	char ended[32];
+	kn_runs_now(ended, sizeof ended);
+	char *result = result_json(ev, run->id);
+	if (result && r->o.llm)
+		add_llm_usage(&result, r->o.llm, &run->llm0);
+	if (!result || kn_ingest_run_finish(r->o.ingest, run->id, ended, result, &err) != 0)
+		logf_(r, "error", run->id, err.msg[0] ? err.msg : "run result not stored");
+	json_t *resj = result ? json_loads(result, 0, NULL) : NULL;
+	publish(r, run->id,
+	        json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", run->id, "reason", reason,
+	                  "result", resj ? resj : json_null()));
+	if (r->o.alerts && result &&
+	    kn_alerts_run_finished(r->o.alerts, run->task_ref, run->id, result, &err) != 0)
+		logf_(r, "warn", run->id, err.msg);
+	kn_metrics_run_ended(r->o.metrics, kn_status_name(kn_eval_status(ev)));
+	char msg[160];
+	snprintf(msg, sizeof msg, "run ended reason=\"%s\" score=%.3f steps=%d", reason,
+	         kn_eval_score(ev), kn_eval_steps(ev));
+	logf_(r, "info", run->id, msg);
+
+	pthread_mutex_lock(&r->mu);
+	run->result = result;
+	run->ended = 1;
+	for (struct run **p = &r->live; *p; p = &(*p)->next)
+		if (*p == run) {
+			*p = run->next;
+			break;
+		}
+	r->n_live--;
+	if (run->mon) { /* freed on the loop thread later (kn_monitor: not inside on_end) */
+		run->next = r->grave;
+		r->grave = run;
+	} else {
+		run->refs--; /* the list's reference; the caller still holds one */
+	}
+	long n = r->n_live;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+	kn_metrics_set_runs_active(r->o.metrics, n);
+}
+
+/* Claim the right to finish (once). */
+static int claim_finish(struct run *run)
+{
+	kn_runs *r = run->owner;
+	pthread_mutex_lock(&r->mu);
+	int mine = !run->finishing;
+	run->finishing = 1;
+	pthread_mutex_unlock(&r->mu);
+	return mine;
+}
+
+/* --- watched runs (loop thread) ------------------------------------------------------------- */
+
+static void mon_on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
+{
+	struct run *run = ud;
+	record_event(run, kn_monitor_eval(m), ev, rises);
+}
+
+static void free_graves(void *ud)
+{
+	kn_runs *r = ud;
+	pthread_mutex_lock(&r->mu);
+	struct run *g = r->grave;
+	r->grave = NULL;
+	pthread_mutex_unlock(&r->mu);
+	while (g) {
+		struct run *next = g->next;
+		kn_monitor_free(g->mon);
+		g->mon = NULL;
+		run_unref(g); /* the list's reference, kept while the monitor lived */
+		g = next;
+	}
+}
+
+static void mon_on_end(void *ud, kn_monitor *m, const char *reason)
+{
+	struct run *run = ud;
+	if (!claim_finish(run))
+		return;
+	finish(run, kn_monitor_eval(m), reason);
+	kn_cdp_loop_post(run->owner->loop, free_graves, run->owner);
+}
+
+static void post_start(void *ud)
+{
+	struct run *run = ud;
+	kn_runs *r = run->owner;
+	kn_monitor_opts mo = {0};
+	mo.task = run->task;
+	mo.eval = r->o.eval;
+	mo.run_id = run->id;
+	mo.until_finished = run->until_finished;
+	mo.until_idle_s = run->until_idle_s;
+	mo.until_steps = run->until_steps;
+	mo.cdp_timeout_ms = r->o.cdp_timeout_ms;
+	mo.on_event = mon_on_event;
+	mo.on_end = mon_on_end;
+	mo.ud = run;
+	kn_err err = {0};
+	if (kn_monitor_start(&run->mon, r->loop, run->ws, &mo, &err) != 0) {
+		logf_(r, "error", run->id, err.msg);
+		run->mon = NULL;
+		if (claim_finish(run)) {
+			/* nothing was watched: an evaluator with no events gives the empty result */
+			kn_eval *ev = NULL;
+			if (kn_eval_new(&ev, run->task, &r->o.eval) == 0) {
+				kn_eval_set_error(ev);
+				finish(run, ev, "browser disconnected");
+			}
+			kn_eval_free(ev);
+		}
+	}
+	run_unref(run);
+}
+
+struct post_text {
+	struct run *run;
+	char *text;
+};
+
+static void post_answer(void *ud)
+{
+	struct post_text *p = ud;
+	if (p->run->mon && !kn_monitor_ended(p->run->mon))
+		kn_monitor_answer(p->run->mon, p->text);
+	run_unref(p->run);
+	free(p->text);
+	free(p);
+}
+
+static void post_stop(void *ud)
+{
+	struct run *run = ud;
+	if (run->mon && !kn_monitor_ended(run->mon))
+		kn_monitor_stop(run->mon, "stopped");
+	run_unref(run);
+}
+
+static void *loop_main(void *ud)
+{
+	kn_runs *r = ud;
+	kn_cdp_loop_run(r->loop);
+	return NULL;
+}
+
+/* --- public --------------------------------------------------------------------------------- */
+
+int kn_runs_new(kn_runs **out, const kn_runs_opts *opts, kn_err *err)
+{
+	if (!out || !opts || !opts->ingest || !opts->stream || !opts->metrics)
+		return kn_err_set(err, KN_EINVAL, "bad runs options");
+	kn_runs *r = calloc(1, sizeof *r);
+	if (!r)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	r->o = *opts;
+	pthread_mutex_init(&r->mu, NULL);
+	pthread_cond_init(&r->cv, NULL);
+	int rc = kn_cdp_loop_new(&r->loop, err);
+	if (rc) {
+		kn_runs_free(r);
+		return rc;
+	}
+	if (pthread_create(&r->thread, NULL, loop_main, r) != 0) {
+		kn_runs_free(r);
+		return kn_err_set(err, KN_EIO, "cannot start the runs thread");
+	}
+	r->thread_started = 1;
+	*out = r;
+	return 0;
+}
+
+static int parse_until(struct run *run, const char *u)
+{
+	char *end;
+	if (!u || !*u)
+		return 0;
+	if (strcmp(u, "finished") == 0) {
+		run->until_finished = 1;
+	} else if (strncmp(u, "idle:", 5) == 0) {
+		run->until_idle_s = strtod(u + 5, &end);
+		if (end == u + 5 || *end || !(run->until_idle_s > 0 && run->until_idle_s <= 86400))
+			return -1;
+	} else if (strncmp(u, "steps:", 6) == 0) {
+		long n = strtol(u + 6, &end, 10);
+		if (end == u + 6 || *end || n < 1 || n > 100000)
+			return -1;
+		run->until_steps = (int)n;
+	} else {
+		return -1;
+	}
+	return 0;
+}
+
+int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t version,
+                  kn_taskset *set, const char *browser, const char *until, char *id, kn_err *err)
+{
+	struct run *run = calloc(1, sizeof *run);
+	if (!run) {
+		kn_taskset_free(set);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	run->owner = r;
+	run->refs = 1;
+	run->set = set;
+	run->version = version;
+	run->task = kn_taskset_find(set, task_id);
+	if (!run->task && set && set->n_tasks == 1)
+		run->task = &set->tasks[0];
+	int rc = 0;
+	if (!run->task)
+		rc = kn_err_set(err, KN_ENOTFOUND, "task '%s' not found", task_id);
+	else if (parse_until(run, until))
+		rc = kn_err_set(err, KN_EINVAL, "\"until\" must be finished, idle:SECONDS or steps:N");
+	else if (!(run->task_ref = strdup(task_ref)) || (browser && !(run->ws = strdup(browser))))
+		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	else if (!browser && kn_eval_new(&run->ev, run->task, &r->o.eval) != 0)
+		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	if (rc) {
+		run_unref(run);
+		return rc;
+	}
+	make_id(run->id);
+	if (r->o.llm)
+		kn_llm_stats_get(r->o.llm, &run->llm0);
+	clock_gettime(CLOCK_MONOTONIC, &run->started_mono);
+	run->last_event = run->started_mono;
+	char started[32];
+	kn_runs_now(started, sizeof started);
+	kn_store_run sr = {run->id, version, "agent", browser, started};
+	pthread_mutex_lock(&r->mu);
+	if (r->n_live >= KN_RUNS_MAX_ACTIVE) {
+		pthread_mutex_unlock(&r->mu);
+		run_unref(run);
+		return kn_err_set(err, KN_ELIMIT, "more than %d live runs", KN_RUNS_MAX_ACTIVE);
+	}
+	run->next = r->live;
+	r->live = run;
+	long n = ++r->n_live;
+	pthread_mutex_unlock(&r->mu);
+	kn_metrics_set_runs_active(r->o.metrics, n);
+	if ((rc = kn_ingest_run_start(r->o.ingest, &sr, err)) != 0)
+		logf_(r, "error", run->id, err->msg);
+	json_t *kns = json_array();
+	for (size_t i = 0; i < run->task->n_keynodes; i++) {
+		const kn_keynode *k = &run->task->keynodes[i];
+		json_array_append_new(kns, json_pack("{s:s, s:s?, s:s?}", "id", k->id, "function",
+		                                     k->function, "expect", k->expect));
+	}
+	publish(r, run->id,
+	        json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "type", "run", "run", run->id, "task",
+	                  task_ref, "status", "running", "total", (int)run->task->n_keynodes,
+	                  "key_nodes", kns));
+	snprintf(id, KN_RUN_ID_MAX, "%s", run->id);
+	logf_(r, "info", run->id, browser ? "run started (watched)" : "run started (external)");
+	if (browser) {
+		pthread_mutex_lock(&r->mu);
+		run->refs++;
+		pthread_mutex_unlock(&r->mu);
+		if (kn_cdp_loop_post(r->loop, post_start, run) != 0)
+			run_unref(run);
+	}
+	return 0;
+}
+
+/* Parse a body of events: one object, an array, or JSON Lines. *out array of n (kn_event each). */
+static int parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err)
+{
+	*out = NULL;
+	*n = 0;
+	size_t i = 0;
+	while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
+		i++;
+	if (i == len)
+		return kn_err_set(err, KN_EINVAL, "no events in the body");
+	kn_event *evs = NULL;
+	size_t cnt = 0, cap = 0;
+	json_t *arr = NULL;
+	if (body[i] == '[' || body[i] == '{') {
+		json_error_t je;
+		arr = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+		if (!arr && body[i] == '[')
+			return kn_err_set(err, KN_EINVAL, "%d:%d: %s", je.line, je.column, je.text);
+		if (arr && json_is_object(arr)) {
+			json_t *a = json_array();
+			json_array_append_new(a, arr);
+			arr = a;
+		}
+	}
+	int rc = 0;
+	if (arr) {
+		if (!json_is_array(arr)) {
+			json_decref(arr);
+			return kn_err_set(err, KN_EINVAL, "expected an event object or an array of them");
+		}
+		size_t m = json_array_size(arr);
+		if (m > KN_RUNS_MAX_EVENTS_POST) {
+			json_decref(arr);
+			return kn_err_set(err, KN_ELIMIT, "more than %d events in one request",
+			                  KN_RUNS_MAX_EVENTS_POST);
+		}
+		evs = calloc(m ? m : 1, sizeof *evs);
+		for (size_t k = 0; evs && k < m && !rc; k++) {
+			char *t = json_dumps(json_array_get(arr, k), JSON_COMPACT | JSON_ENCODE_ANY);
+			if (!t || kn_event_parse(&evs[cnt], t, strlen(t), err) != 0) {
+				char why[KN_ERR_MAX];
+				snprintf(why, sizeof why, "%s", err ? err->msg : "");
+				rc = kn_err_set(err, KN_EINVAL, "event %zu: %s", k + 1, why);
+			} else {
+				cnt++;
+			}
+			free(t);
+		}
+		json_decref(arr);
+		if (!evs)
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	} else {
+		size_t lineno = 0;
+		while (i < len && !rc) {
+			const char *nl = memchr(body + i, '\n', len - i);
+			size_t ll = nl ? (size_t)(nl - (body + i)) : len - i;
+			lineno++;
+			size_t s0 = i;
+			i += ll + (nl ? 1 : 0);
+			while (ll && (body[s0 + ll - 1] == '\r' || body[s0 + ll - 1] == ' '))
+				ll--;
+			if (!ll)
+				continue;
+			if (cnt >= KN_RUNS_MAX_EVENTS_POST) {
+				rc = kn_err_set(err, KN_ELIMIT, "more than %d events in one request",
+				                KN_RUNS_MAX_EVENTS_POST);
+				break;
+			}
+			if (cnt == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				kn_event *ne = realloc(evs, nc * sizeof *ne);
+				if (!ne) {
+					rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+					break;
+				}
+				evs = ne;
+				cap = nc;
+			}
+			memset(&evs[cnt], 0, sizeof evs[cnt]);
+			if (kn_event_parse(&evs[cnt], body + s0, ll, err) != 0) {
+				char why[KN_ERR_MAX];
+				snprintf(why, sizeof why, "%s", err ? err->msg : "");
+				rc = kn_err_set(err, KN_EINVAL, "line %zu: %s", lineno, why);
+			} else {
+				cnt++;
+			}
+		}
+	}
+	if (rc) {
+		kn_traj_events_free(evs, cnt);
+		return rc;
+	}
+	*out = evs;
+	*n = cnt;
+	return 0;
+}
+
+/* Feed events to an external run (lock not held); ends it when its until says so. */
+static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, kn_err *err)
+{
+	kn_runs *r = run->owner;
+	const char *end_reason = NULL;
+	pthread_mutex_lock(&r->mu);
+	if (run->finishing) {
+		pthread_mutex_unlock(&r->mu);
+		return kn_err_set(err, KN_ENOTFOUND, "the run already ended");
+	}
+	for (size_t i = 0; i < n; i++) {
+		kn_err fe = {0};
+		int rises = kn_eval_feed(run->ev, &evs[i], &fe);
+		if (rises < 0)
+			logf_(r, "warn", run->id, fe.msg);
+		record_event(run, run->ev, &evs[i], rises);
+	}
+	if (run->until_finished && kn_eval_completed(run->ev))
+		end_reason = "finished";
+	else if (run->until_steps && kn_eval_steps(run->ev) >= run->until_steps)
+		end_reason = "steps";
+	if (out) {
+		json_t *j = json_pack("{s:s, s:I, s:i, s:f, s:o, s:s}", "id", run->id, "accepted",
+		                      (json_int_t)n, "steps", kn_eval_steps(run->ev), "score",
+		                      kn_eval_score(run->ev), "reached", reached_list(run->ev, run->task),
+		                      "status", end_reason ? "ended" : "running");
+		*out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+		json_decref(j);
+	}
+	if (end_reason)
+		run->finishing = 1;
+	pthread_mutex_unlock(&r->mu);
+	if (end_reason)
+		finish(run, run->ev, end_reason);
+	return 0;
+}
+
+struct post_feed {
+	struct run *run;
+	kn_event *evs;
+	size_t n;
+};
+
+static void post_feed(void *ud)
+{
+	struct post_feed *p = ud;
+	kn_err err = {0};
+	if (feed_external(p->run, p->evs, p->n, NULL, &err) != 0)
+		logf_(p->run->owner, "warn", p->run->id, err.msg);
+	kn_traj_events_free(p->evs, p->n);
+	run_unref(p->run);
+	free(p);
+}
+
+/* Hand parsed events to the registry's thread (the LLM judge may take seconds per event). */
+static int queue_feed(struct run *run, kn_event *evs, size_t n, char **out, kn_err *err)
+{
+	kn_runs *r = run->owner;
+	struct post_feed *p = malloc(sizeof *p);
+	if (!p) {
+		kn_traj_events_free(evs, n);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	pthread_mutex_lock(&r->mu);
+	run->refs++;
+	pthread_mutex_unlock(&r->mu);
+	*p = (struct post_feed){run, evs, n};
+	if (kn_cdp_loop_post(r->loop, post_feed, p) != 0) {
+		kn_traj_events_free(evs, n);
+		run_unref(run);
+		free(p);
+		return kn_err_set(err, KN_EIO, "the runs thread is gone");
+	}
+	json_t *j = json_pack("{s:s, s:I, s:s}", "id", run->id, "accepted", (json_int_t)n, "status",
+	                      "queued");
+	*out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	return 0;
+}
+
+int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
+                   int *queued, kn_err *err)
+{
+	*out = NULL;
+	*queued = 0;
+	struct run *run = find(r, id);
+	if (!run)
+		return kn_err_set(err, KN_ENOTFOUND, "no live run '%s'", id);
+	int rc;
+	if (!run->ev) {
+		rc = kn_err_set(err, KN_EUNSUPPORTED, "run '%s' is watched in a browser: events come "
+		                                      "from there", id);
+	} else {
+		kn_event *evs;
+		size_t n;
+		rc = parse_events(&evs, &n, body, len, err);
+		if (!rc && r->o.llm) {
+			rc = queue_feed(run, evs, n, out, err);
+			*queued = rc == 0;
+		} else if (!rc) {
+			rc = feed_external(run, evs, n, out, err);
+			kn_traj_events_free(evs, n);
+		}
+	}
+	run_unref(run);
+	return rc;
+}
+
+int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
+{
+	struct run *run = find(r, id);
+	if (!run)
+		return kn_err_set(err, KN_ENOTFOUND, "no live run '%s'", id);
+	int rc = 0;
+	if (run->ev && r->o.llm) {
+		/* the same path as posted events: parse a line we write ourselves */
+		json_t *j = json_pack("{s:f, s:s, s:s}", "t", since(&run->started_mono), "type", "answer",
+		                      "text", text);
+		char *line = j ? json_dumps(j, JSON_COMPACT) : NULL;
+		json_decref(j);
+		kn_event *evs = NULL;
+		size_t n = 0;
+		char *out = NULL;
+		rc = line ? parse_events(&evs, &n, line, strlen(line), err)
+		          : kn_err_set(err, KN_ENOMEM, "out of memory");
+		free(line);
+		if (!rc)
+			rc = queue_feed(run, evs, n, &out, err);
+		free(out);
+		run_unref(run);
+		return rc;
+	}
+	if (run->ev) {
+		kn_event e = {0};
+		e.type = KN_EV_ANSWER;
+		e.text = text;
+		e.trusted = -1;
+		e.t = since(&run->started_mono);
+		rc = feed_external(run, &e, 1, NULL, err);
+		run_unref(run);
+		return rc;
+	}
+	struct post_text *p = malloc(sizeof *p);
+	if (!p || !(p->text = strdup(text))) {
+		free(p);
+		run_unref(run);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	p->run = run; /* the reference goes with the post */
+	if (kn_cdp_loop_post(r->loop, post_answer, p) != 0) {
+		free(p->text);
+		free(p);
+		run_unref(run);
+		return kn_err_set(err, KN_EIO, "the runs thread is gone");
+	}
+	return 0;
+}
+
+/* Wait (bounded) until run ended; the result copied to *result. */
+static int wait_end(kn_runs *r, struct run *run, char **result, kn_err *err)
+{
+	struct timespec dl;
+	clock_gettime(CLOCK_REALTIME, &dl);
+	dl.tv_sec += 15;
+	pthread_mutex_lock(&r->mu);
+	while (!run->ended)
+		if (pthread_cond_timedwait(&r->cv, &r->mu, &dl) != 0)
+			break;
+	int ended = run->ended;
+	char *res = ended && run->result ? strdup(run->result) : NULL;
+	pthread_mutex_unlock(&r->mu);
+	if (!ended)
+		return kn_err_set(err, KN_ETIMEOUT, "the run did not end in time");
+	if (result)
+		*result = res;
+	else
+		free(res);
+	return 0;
+}
+
+int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err)
+{
+	if (result)
+		*result = NULL;
+	struct run *run = find(r, id);
+	if (!run)
+		return kn_err_set(err, KN_ENOTFOUND, "no live run '%s'", id);
+	if (run->ev) {
+		if (claim_finish(run))
+			finish(run, run->ev, "stopped");
+	} else {
+		pthread_mutex_lock(&r->mu);
+		run->refs++;
+		pthread_mutex_unlock(&r->mu);
+		if (kn_cdp_loop_post(r->loop, post_stop, run) != 0)
+			run_unref(run);
+	}
+	int rc = wait_end(r, run, result, err);
+	run_unref(run);
+	return rc;
+}
+
+void kn_runs_tick(kn_runs *r)
+{
+	/* external runs with an idle limit */
+	for (;;) {
+		struct run *due = NULL;
+		pthread_mutex_lock(&r->mu);
+		for (struct run *run = r->live; run; run = run->next)
+			if (run->ev && !run->finishing && run->until_idle_s > 0 &&
+			    since(&run->last_event) >= run->until_idle_s) {
+				run->finishing = 1;
+				run->refs++;
+				due = run;
+				break;
+			}
+		pthread_mutex_unlock(&r->mu);
+		if (!due)
+			return;
+		finish(due, due->ev, "idle");
+		run_unref(due);
+	}
+}
+
+long kn_runs_active(kn_runs *r)
+{
+	pthread_mutex_lock(&r->mu);
+	long n = r->n_live;
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
+void kn_runs_free(kn_runs *r)
+{
+	if (!r)
+		return;
+	/* stop every live run; their results are written */
+	for (;;) {
+		pthread_mutex_lock(&r->mu);
+		struct run *run;
+		for (run = r->live; run && run->finishing; run = run->next)
+			;
+		char id[KN_RUN_ID_MAX];
+		if (run)
+			snprintf(id, sizeof id, "%s", run->id);
+		pthread_mutex_unlock(&r->mu);
+		if (!run)
+			break;
+		kn_err err;
+		if (kn_runs_stop(r, id, NULL, &err) == KN_ETIMEOUT) {
+			logf_(r, "warn", id, "run did not stop in time");
+			break;
+		}
+	}
+	if (r->loop) {
+		kn_cdp_loop_stop(r->loop);
+		if (r->thread_started)
+			pthread_join(r->thread, NULL);
+		free_graves(r);
+		kn_cdp_loop_free(r->loop);
+	}
+	pthread_mutex_lock(&r->mu);
+	struct run *run = r->live;
+	r->live = NULL;
+	pthread_mutex_unlock(&r->mu);
+	while (run) { /* runs that did not stop in time: drop them */
+		struct run *next = run->next;
+		run->refs = 1;
+		run_unref(run);
+		run = next;
+	}
+	pthread_cond_destroy(&r->cv);
+	pthread_mutex_destroy(&r->mu);
+	free(r);
+}

@@ -1,0 +1,77 @@
+/* runs.h — the live runs registry of `keynode serve`.
+ *
+ * A run is either watched (POST /api/runs with "browser": a kn_monitor on the registry's
+ * kn_cdp_loop thread, which attaches to the browser and turns what the agent does into events) or
+ * external (no "browser": the harness posts its own trajectory events, evaluated on the caller's
+ * thread). Either way each event gets the next seq (from 1) and goes to kn_ingest (the durable
+ * write path), to /api/stream and to the metrics; at the end the run result (§3) is written with
+ * kn_ingest_run_finish, an "end" stream message is sent and kn_alerts_run_finished is told.
+ * Thread-safe: the HTTP thread calls in, the loop thread runs monitors. */
+#ifndef KEYNODE_RUNS_H
+#define KEYNODE_RUNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "alerts.h"
+#include "keynode/eval.h"
+#include "llm.h"
+#include "metrics.h"
+#include "store.h"
+#include "stream.h"
+
+#define KN_RUNS_MAX_ACTIVE 64        /* more live runs at once: KN_ELIMIT (the API says 429) */
+#define KN_RUNS_MAX_EVENTS_POST 10000 /* events in one POST /api/runs/{id}/events */
+#define KN_RUN_ID_MAX 40
+
+typedef struct kn_runs kn_runs;
+
+typedef struct kn_runs_opts {
+	kn_ingest *ingest;           /* borrowed, required */
+	kn_stream *stream;           /* borrowed, required */
+	kn_metrics *metrics;         /* borrowed, required */
+	kn_alerts *alerts;           /* borrowed, may be NULL */
+	kn_eval_opts eval;           /* semantic judge and threshold for every run */
+	/* the LLM judge behind eval.semantic, or NULL (offline). When set, external runs' events are
+	 * evaluated on the registry's thread, never the caller's (a judgement may take seconds), and
+	 * each result gets an "llm" usage object. */
+	kn_llm *llm;
+	int cdp_timeout_ms;
+	void (*log)(const char *level, const char *run, const char *msg); /* may be NULL */
+} kn_runs_opts;
+
+/* Start the loop thread. *out the caller's (kn_runs_free). */
+int kn_runs_new(kn_runs **out, const kn_runs_opts *opts, kn_err *err);
+/* End every live run with reason "stopped" (results written), stop the thread, free. */
+void kn_runs_free(kn_runs *r);
+
+/* Start a run of task (taken from set, which the registry now owns — freed on error too) as
+ * task_ref (the API reference, for messages) at version. browser: a ws:// URL from
+ * kn_cdp_discover, or NULL for an external run. until: "finished" | "idle:S" | "steps:N" | NULL.
+ * The new run id is written to id (KN_RUN_ID_MAX bytes). KN_EINVAL for a bad until,
+ * KN_ELIMIT when too many runs are live, KN_ENOTFOUND when the set does not hold task_id. */
+int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t version,
+                  kn_taskset *set, const char *browser, const char *until, char *id,
+                  kn_err *err);
+
+/* Feed an external run: body is one trajectory event object, an array of them, or JSON Lines.
+ * All are parsed before any is evaluated (a bad one: KN_EINVAL naming it, nothing stored).
+ * *out (caller's) is {"id","accepted","steps","score","reached":[…],"status"}; with the LLM judge
+ * the events are queued to the registry's thread instead and *out is
+ * {"id","accepted","status":"queued"} with *queued = 1. KN_ENOTFOUND when no live run has that
+ * id, KN_EUNSUPPORTED for a watched run. */
+int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
+                   int *queued, kn_err *err);
+/* Add an answer event. KN_ENOTFOUND when the run is not live. */
+int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err);
+/* End the run (reason "stopped") and give its result (§3, caller's). KN_ENOTFOUND when not live. */
+int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err);
+
+/* Housekeeping for external runs (idle limits); call every ~100 ms from any thread. */
+void kn_runs_tick(kn_runs *r);
+long kn_runs_active(kn_runs *r);
+
+/* The current UTC time as RFC 3339 with milliseconds (buf ≥ 32 bytes). */
+void kn_runs_now(char *buf, size_t cap);
+
+#endif

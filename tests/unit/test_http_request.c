@@ -1,0 +1,283 @@
+/* test_http_request.c — the API's trust boundary (services/http/request.h): routes, path
+ * parameters, query strings, JSON bodies and the bearer token; plus the stream queues and the
+ * metrics text of the same folder. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "metrics.h"
+#include "request.h"
+#include "stream.h"
+
+static int route(kn_route *r, char *id, kn_http_method m, const char *path)
+{
+	return kn_http_route(r, id, KN_HTTP_MAX_ID + 1, m, path);
+}
+
+static void test_routes(void **state)
+{
+	(void)state;
+	kn_route r;
+	char id[KN_HTTP_MAX_ID + 1];
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks"), 0);
+	assert_int_equal(r, KN_ROUTE_TASKS);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/shop-red-shoes"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK);
+	assert_string_equal(id, "shop-red-shoes");
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/set:17/health"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_HEALTH);
+	assert_string_equal(id, "set:17");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/runs"), 0);
+	assert_int_equal(r, KN_ROUTE_RUNS_POST);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs"), 0);
+	assert_int_equal(r, KN_ROUTE_RUNS);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/runs/r-1/events"), 0);
+	assert_int_equal(r, KN_ROUTE_RUN_EVENTS);
+	assert_string_equal(id, "r-1");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/runs/r-1/stop"), 0);
+	assert_int_equal(r, KN_ROUTE_RUN_STOP);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/alerts/3/ack"), 0);
+	assert_int_equal(r, KN_ROUTE_ALERT_ACK);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/replays/9/screenshot"), 0);
+	assert_int_equal(r, KN_ROUTE_REPLAY_SHOT);
+	assert_int_equal(route(&r, id, KN_HTTP_HEAD, "/metrics"), 0);
+	assert_int_equal(r, KN_ROUTE_METRICS);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/static/app.js"), 0);
+	assert_int_equal(r, KN_ROUTE_STATIC);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/"), 0);
+	assert_int_equal(r, KN_ROUTE_STATIC);
+	/* SQL in a path parameter is just an id (the store binds it) */
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/' OR 1=1; DROP TABLE runs;--"), 0);
+	assert_string_equal(id, "' OR 1=1; DROP TABLE runs;--");
+	/* wrong method, unknown path, bad id */
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs/r-1/stop"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_OTHER, "/api/runs"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/nope"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs/r-1/nope"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksX"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/favicon.ico"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "api/tasks"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks//health"), KN_EINVAL);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/a\x01" "b"), KN_EINVAL);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/\xff\xfe"), KN_EINVAL);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/\xc3\xa9t\xc3\xa9"), 0);
+	char longp[600];
+	memset(longp, 'a', sizeof longp);
+	memcpy(longp, "/api/tasks/", 11);
+	longp[sizeof longp - 1] = '\0';
+	assert_int_equal(route(&r, id, KN_HTTP_GET, longp), KN_EINVAL);
+	assert_string_equal(kn_route_name(KN_ROUTE_RUN), "GET /api/runs/{id}");
+	assert_true(kn_route_is_write(KN_ROUTE_RUN_EVENTS));
+	assert_false(kn_route_is_write(KN_ROUTE_RUN));
+	/* a too small id buffer is refused, not overflowed */
+	char small[4];
+	assert_int_equal(kn_http_route(&r, small, sizeof small, KN_HTTP_GET, "/api/tasks/abcdef"),
+	                 KN_EINVAL);
+}
+
+static void test_query(void **state)
+{
+	(void)state;
+	kn_http_query q = {0};
+	kn_err err = {0};
+	const char raw[] = "task=shop%3Ared+shoes&limit=5&&empty&x=%27%20OR%201%3D1";
+	assert_int_equal(kn_http_query_parse(&q, raw, strlen(raw), &err), 0);
+	assert_string_equal(kn_http_query_get(&q, "task"), "shop:red shoes");
+	assert_string_equal(kn_http_query_get(&q, "empty"), "");
+	assert_string_equal(kn_http_query_get(&q, "x"), "' OR 1=1");
+	assert_null(kn_http_query_get(&q, "nope"));
+	int n;
+	assert_int_equal(kn_http_query_int(&n, &q, "limit", 50, 1, 1000, &err), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(kn_http_query_int(&n, &q, "absent", 50, 1, 1000, &err), 0);
+	assert_int_equal(n, 50);
+	assert_int_equal(kn_http_query_int(&n, &q, "task", 50, 1, 1000, &err), KN_EINVAL);
+	kn_http_query_clear(&q);
+	const char *bad[] = {"a=%zz", "a=%4", "=x", "a=%00", "a=%01", "a=%ff", "a=%c3%28"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_not_equal(kn_http_query_parse(&q, bad[i], strlen(bad[i]), &err), 0);
+		kn_http_query_clear(&q);
+	}
+	assert_int_equal(kn_http_query_parse(&q, "limit=-1", 8, &err), 0);
+	assert_int_equal(kn_http_query_int(&n, &q, "limit", 50, 1, 1000, &err), KN_EINVAL);
+	kn_http_query_clear(&q);
+	assert_int_equal(kn_http_query_parse(&q, "limit=99999999999999999999", 26, &err), 0);
+	assert_int_equal(kn_http_query_int(&n, &q, "limit", 50, 1, 1000, &err), KN_EINVAL);
+	kn_http_query_clear(&q);
+	/* caps */
+	char many[200] = "";
+	for (int i = 0; i < 20; i++)
+		strcat(many, "a=1&");
+	assert_int_equal(kn_http_query_parse(&q, many, strlen(many), &err), KN_ELIMIT);
+	kn_http_query_clear(&q);
+	char *big = malloc(3000);
+	memset(big, 'v', 3000);
+	memcpy(big, "k=", 2);
+	assert_int_equal(kn_http_query_parse(&q, big, 3000, &err), KN_ELIMIT);
+	kn_http_query_clear(&q);
+	free(big);
+}
+
+static void test_json(void **state)
+{
+	(void)state;
+	json_t *j = NULL;
+	kn_err err = {0};
+	const char ok[] = "{\"task\": \"shop\", \"browser\": \"http://127.0.0.1:9\"}";
+	assert_int_equal(kn_http_json_object(&j, ok, strlen(ok), &err), 0);
+	const char *s;
+	assert_int_equal(kn_http_json_string(&s, j, "task", 1, 256, &err), 0);
+	assert_string_equal(s, "shop");
+	assert_int_equal(kn_http_json_string(&s, j, "until", 0, 64, &err), 0);
+	assert_null(s);
+	assert_int_equal(kn_http_json_string(&s, j, "until", 1, 64, &err), KN_EINVAL);
+	assert_int_equal(kn_http_json_string(&s, j, "task", 1, 2, &err), KN_EINVAL);
+	json_decref(j);
+	const char *bad[] = {"", "{", "[1]", "\"x\"", "{\"a\":1,\"a\":2}", "{\"a\":1}x", "nul"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(kn_http_json_object(&j, bad[i], strlen(bad[i]), &err), KN_EINVAL);
+		assert_null(j);
+	}
+	assert_int_equal(kn_http_json_object(&j, "{\"a\":\0}", 7, &err), KN_EINVAL);
+	char deep[200];
+	memset(deep, '[', sizeof deep);
+	deep[0] = '{';
+	assert_int_equal(kn_http_json_object(&j, deep, sizeof deep, &err), KN_EINVAL);
+	assert_non_null(strstr(err.msg, "deeper"));
+	const char num[] = "{\"task\": 5, \"ctl\": \"a\\u0001b\"}";
+	assert_int_equal(kn_http_json_object(&j, num, strlen(num), &err), 0);
+	assert_int_equal(kn_http_json_string(&s, j, "task", 1, 256, &err), KN_EINVAL);
+	assert_int_equal(kn_http_json_string(&s, j, "ctl", 1, 256, &err), KN_EINVAL);
+	json_decref(j);
+	char *e = NULL;
+	assert_int_equal(kn_http_error_json(&e, "bad request", NULL), 0);
+	assert_string_equal(e, "{\"error\":\"bad request\",\"detail\":null}");
+	free(e);
+	assert_int_equal(kn_http_error_json(&e, "x", "\xff"), 0); /* not UTF-8: detail dropped */
+	assert_string_equal(e, "{\"error\":\"x\",\"detail\":null}");
+	free(e);
+}
+
+static void test_auth(void **state)
+{
+	(void)state;
+	assert_true(kn_http_auth_ok("Bearer s3cret", "s3cret"));
+	assert_false(kn_http_auth_ok("Bearer s3cre", "s3cret"));
+	assert_false(kn_http_auth_ok("Bearer s3crett", "s3cret"));
+	assert_false(kn_http_auth_ok("bearer s3cret", "s3cret"));
+	assert_false(kn_http_auth_ok("s3cret", "s3cret"));
+	assert_false(kn_http_auth_ok(NULL, "s3cret"));
+	assert_false(kn_http_auth_ok("Bearer ", ""));
+	assert_false(kn_http_auth_ok("Bearer x", NULL));
+	assert_true(kn_http_text_ok("h\xc3\xa9llo\t", 7));
+	assert_false(kn_http_text_ok("\xed\xa0\x80", 3)); /* surrogate */
+	assert_false(kn_http_text_ok("\xc0\xaf", 2));     /* overlong */
+	assert_false(kn_http_text_ok("\xc2\x85", 2));     /* C1 control */
+	assert_false(kn_http_text_ok("\xe2\x82", 2));     /* truncated */
+}
+
+static int wakes;
+static void wake(void *ud)
+{
+	(void)ud;
+	wakes++;
+}
+
+static void test_stream(void **state)
+{
+	(void)state;
+	kn_stream *s;
+	kn_err err;
+	assert_int_equal(kn_stream_new(&s, 3, wake, NULL), 0);
+	kn_stream_sub *all, *one, *other;
+	assert_int_equal(kn_stream_subscribe(s, NULL, NULL, &all, &err), 0);
+	assert_int_equal(kn_stream_subscribe(s, "r-1", NULL, &one, &err), 0);
+	assert_int_equal(kn_stream_subscribe(s, "r-2", NULL, &other, &err), 0);
+	assert_int_equal(kn_stream_publish(s, "r-1", "{\"a\":1}"), 2);
+	assert_int_equal(kn_stream_publish(s, NULL, "{\"alert\":1}"), 1);
+	assert_true(wakes >= 2);
+	char *m;
+	size_t len;
+	int dropped;
+	assert_int_equal(kn_stream_pop(s, one, &m, &len, &dropped), 1);
+	assert_string_equal(m, "{\"a\":1}");
+	assert_int_equal(len, 7);
+	free(m);
+	assert_int_equal(kn_stream_pop(s, one, &m, &len, &dropped), 0);
+	assert_int_equal(kn_stream_pop(s, other, &m, &len, &dropped), 0);
+	assert_int_equal(dropped, 0);
+	/* the unfiltered one has 2 queued; 2 more overflow its queue of 3: dropped, emptied */
+	kn_stream_publish(s, "r-3", "x");
+	kn_stream_publish(s, "r-3", "y");
+	assert_int_equal(kn_stream_pop(s, all, &m, &len, &dropped), 0);
+	assert_int_equal(dropped, 1);
+	void *conns[4];
+	assert_int_equal(kn_stream_take_dropped(s, conns, 4), 1); /* reported once */
+	assert_null(conns[0]);
+	assert_int_equal(kn_stream_take_dropped(s, conns, 4), 0);
+	/* a slow subscriber never blocks the others */
+	assert_int_equal(kn_stream_publish(s, "r-1", "z"), 1); /* the dropped one is skipped */
+	assert_int_equal(kn_stream_pop(s, one, &m, &len, &dropped), 1);
+	free(m);
+	kn_stream_unsubscribe(s, one);
+	assert_int_equal(kn_stream_subscribers(s), 2);
+	kn_stream_free(s); /* frees the rest */
+}
+
+static void test_metrics(void **state)
+{
+	(void)state;
+	kn_metrics *m;
+	assert_int_equal(kn_metrics_new(&m), 0);
+	kn_metrics_request(m, KN_ROUTE_RUN, 200, 0.003);
+	kn_metrics_request(m, KN_ROUTE_RUN, 404, 0.0001);
+	kn_metrics_run_ended(m, "finished");
+	kn_metrics_event(m, 2);
+	kn_metrics_event(m, 0);
+	kn_metrics_set_runs_active(m, 1);
+	kn_metrics_set_ingest(m, 4, 1);
+	kn_metrics_set_health(m, "healthy", 3);
+	char *t;
+	size_t len;
+	assert_int_equal(kn_metrics_render(m, &t, &len), 0);
+	assert_int_equal(strlen(t), len);
+	assert_non_null(strstr(t, "keynode_runs_active 1\n"));
+	assert_non_null(strstr(t, "keynode_runs_total{status=\"finished\"} 1\n"));
+	assert_non_null(strstr(t, "keynode_events_total 2\n"));
+	assert_non_null(strstr(t, "keynode_keynodes_reached_total 2\n"));
+	assert_non_null(strstr(t, "keynode_api_requests_total{route=\"GET /api/runs/{id}\",code=\"404\"} 1\n"));
+	assert_non_null(strstr(t, "keynode_api_request_duration_seconds_bucket{route=\"GET /api/runs/{id}\",le=\"0.0005\"} 1\n"));
+	assert_non_null(strstr(t, "keynode_api_request_duration_seconds_bucket{route=\"GET /api/runs/{id}\",le=\"0.005\"} 2\n"));
+	assert_non_null(strstr(t, "keynode_api_request_duration_seconds_count{route=\"GET /api/runs/{id}\"} 2\n"));
+	assert_non_null(strstr(t, "keynode_task_health{state=\"healthy\"} 3\n"));
+	assert_non_null(strstr(t, "keynode_ingest_spooled 4\n"));
+	assert_non_null(strstr(t, "keynode_db_up 1\n"));
+	free(t);
+	/* label tables are bounded: many statuses fold into "other" */
+	char st[16];
+	for (int i = 0; i < 40; i++) {
+		snprintf(st, sizeof st, "s%d", i);
+		kn_metrics_run_ended(m, st);
+	}
+	assert_int_equal(kn_metrics_render(m, &t, &len), 0);
+	assert_non_null(strstr(t, "keynode_runs_total{status=\"other\"}"));
+	free(t);
+	kn_metrics_free(m);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_routes), cmocka_unit_test(test_query), cmocka_unit_test(test_json),
+		cmocka_unit_test(test_auth),   cmocka_unit_test(test_stream),
+		cmocka_unit_test(test_metrics),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
