@@ -1,5 +1,7 @@
 /* cmd_replay.c — `keynode replay`: drive a browser through tasks' reference steps, the way an
- * agent would (trusted input on its own connection), and report each step's outcome. */
+ * agent would (trusted input on its own connection), and report each step's outcome; with
+ * --validate, judge each task (passed / broken / error) in a fresh browser context scored by the
+ * monitor, writing the report and the failure screenshot. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,20 +15,33 @@
 static const char help[] =
 	"usage: keynode replay --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
 	"                      [--task ID] [--out DIR] [--step-delay MS] [--answer-file FILE] [--quiet]\n"
+	"                      [--validate]\n"
 	"\n"
 	"Drive the browser through each task's reference `steps` (goto, click, type, select, press,\n"
 	"scroll, wait, back, forward, answer) in a new tab, with trusted Input.* events, waiting for\n"
-	"each element (5 s) and for the page to load after each step (10 s).\n"
+	"each element (5 s) and for the page to load after each step (10 s). An element is located by\n"
+	"the recorded selector, then by fallbacks (id, name, aria-label, role + text, href, text), then\n"
+	"by healing (the most similar element above a threshold): a step found only that way is a\n"
+	"drift warning, printed with the selector to use instead.\n"
+	"\n"
+	"Without --validate the replay acts as an agent in a new tab of the browser's default context,\n"
+	"for a watcher (`keynode watch`) attached to the same browser. With --validate every task is\n"
+	"judged on its own: a fresh browser context per task, the run watched and scored by keynode\n"
+	"itself, verdict passed (every step worked, every key node reached), broken, or error (site or\n"
+	"browser unreachable).\n"
 	"\n"
 	"options:\n"
 	"  --task ID         only this task (default: every task that has steps)\n"
-	"  --out DIR         write DIR/<task>.json with each step's outcome\n"
+	"  --validate        judge each task (see above); with --out: DIR/<task>.json is the report,\n"
+	"                    DIR/<task>.png the screenshot of a failure\n"
+	"  --out DIR         write DIR/<task>.json with each step's outcome (or the report)\n"
 	"  --step-delay MS   pause between steps (default 0)\n"
 	"  --answer-file F   append each `answer` step's text to F as a line (what `keynode watch\n"
 	"                    --answer-file F` reads)\n"
 	"  --quiet           no per-step lines\n"
 	"\n"
-	"exit: 0 every task replayed, 1 a step failed, 2 usage error or browser unreachable\n";
+	"exit: 0 every task replayed (passed), 1 a step failed (a task broken), 2 usage error, browser\n"
+	"unreachable, or (--validate) a task's verdict was error\n";
 
 struct conn {
 	int open, closed;
@@ -51,9 +66,11 @@ static void write_result(const char *dir, const kn_task *task, const kn_replay_r
 {
 	json_t *steps = json_array();
 	for (size_t i = 0; i < res->n_steps; i++)
-		json_array_append_new(steps, json_pack("{s:I, s:s, s:s}", "step", (json_int_t)(i + 1), "verb",
-		                                       kn_step_verb_name(task->steps[i].verb), "outcome",
-		                                       kn_step_outcome_name(res->outcomes[i])));
+		json_array_append_new(steps, json_pack("{s:I, s:s, s:s, s:s?, s:s?}", "step", (json_int_t)(i + 1),
+		                                       "verb", kn_step_verb_name(task->steps[i].verb), "outcome",
+		                                       kn_step_outcome_name(res->steps[i].outcome), "locator",
+		                                       res->steps[i].locator, "proposed_selector",
+		                                       res->steps[i].proposed));
 	json_t *j = json_pack("{s:s, s:s, s:o, s:i, s:s, s:s?}", "task", task->id, "status",
 	                      res->failed_step ? "failed" : "passed", "steps", steps, "failed_step",
 	                      res->failed_step, "detail", res->detail, "answer", res->answer);
@@ -64,18 +81,87 @@ static void write_result(const char *dir, const kn_task *task, const kn_replay_r
 	json_decref(j);
 }
 
+/* --validate for one task: the verdict line, drift warnings, DIR/<task>.json and .png.
+ * Returns the task's exit code: OK passed, FAIL broken, USAGE error. */
+static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, const kn_replay_opts *ro,
+                        const char *dir)
+{
+	kn_validate_opts vo = {.replay = *ro, .fresh_context = 1};
+	kn_replay_report *rep = NULL;
+	kn_err err = {0};
+	if (kn_replay_validate(loop, ws, t, &vo, &rep, &err) != 0) {
+		printf("%-24s error: %s\n", t->id, err.msg);
+		return KN_EXIT_USAGE;
+	}
+	kn_replay_status st = kn_replay_report_status(rep);
+	json_t *doc = json_loads(kn_replay_report_json(rep), 0, NULL);
+	json_t *b = json_object_get(doc, "broken");
+	const char *reason = json_string_value(json_object_get(b, "reason"));
+	const char *node = json_string_value(json_object_get(b, "key_node"));
+	json_int_t step = json_integer_value(json_object_get(b, "step"));
+	printf("%-24s %s", t->id, kn_replay_status_name(st));
+	if (st != KN_REPLAY_PASSED) {
+		if (step)
+			printf(" at step %lld", (long long)step);
+		else if (node)
+			printf(" at key node %s", node);
+		printf(": %s", reason ? reason : "?");
+		const char *d = json_string_value(json_object_get(b, "detail"));
+		if (d)
+			printf(" (%s)", d);
+	}
+	putchar('\n');
+	int ds;
+	const char *dsel = NULL, *dprop = NULL;
+	size_t nd = kn_replay_report_drift(rep, 0, &ds, &dsel, &dprop);
+	for (size_t i = 0; i < nd; i++) {
+		kn_replay_report_drift(rep, i, &ds, &dsel, &dprop);
+		printf("  drift: step %d selector %s no longer matches; use %s\n", ds, dsel ? dsel : "?",
+		       dprop ? dprop : "?");
+	}
+	json_decref(doc);
+	if (dir && strchr(t->id, '/') == NULL) {
+		char path[4096];
+		size_t png_len = 0;
+		const unsigned char *png = kn_replay_report_screenshot(rep, &png_len);
+		if (png && png_len) {
+			snprintf(path, sizeof path, "%s/%s.png", dir, t->id);
+			FILE *f = fopen(path, "wb");
+			if (!f || fwrite(png, 1, png_len, f) != png_len)
+				fprintf(stderr, "keynode replay: cannot write %s\n", path);
+			else {
+				char name[1024];
+				snprintf(name, sizeof name, "%s.png", t->id);
+				kn_replay_report_set_screenshot_name(rep, name);
+			}
+			if (f)
+				fclose(f);
+		}
+		snprintf(path, sizeof path, "%s/%s.json", dir, t->id);
+		FILE *f = fopen(path, "w");
+		if (!f || fputs(kn_replay_report_json(rep), f) < 0 || fputc('\n', f) == EOF)
+			fprintf(stderr, "keynode replay: cannot write %s\n", path);
+		if (f)
+			fclose(f);
+	} else if (dir) {
+		fprintf(stderr, "keynode replay: task id '%s' cannot be a file name\n", t->id);
+	}
+	kn_replay_report_free(rep);
+	return st == KN_REPLAY_PASSED ? KN_EXIT_OK : st == KN_REPLAY_BROKEN ? KN_EXIT_FAIL : KN_EXIT_USAGE;
+}
+
 int kn_cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"browser", required_argument, NULL, 'b'}, {"tasks", required_argument, NULL, 't'},
 		{"task", required_argument, NULL, 'i'},    {"out", required_argument, NULL, 'o'},
 		{"step-delay", required_argument, NULL, 'd'}, {"quiet", no_argument, NULL, 'q'},
-		{"answer-file", required_argument, NULL, 'a'},
+		{"answer-file", required_argument, NULL, 'a'}, {"validate", no_argument, NULL, 'v'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL;
 	kn_replay_opts ro = {.progress = stderr};
 	const char *answers = NULL;
-	int c;
+	int c, validate = 0;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': browser = optarg; break;
@@ -84,6 +170,7 @@ int kn_cmd_replay(int argc, char **argv)
 		case 'o': out = optarg; break;
 		case 'q': ro.progress = NULL; break;
 		case 'a': answers = optarg; break;
+		case 'v': validate = 1; break;
 		case 'd':
 			if (kn_cli_parse_int(&ro.step_delay_ms, optarg) || ro.step_delay_ms < 0)
 				return kn_cli_usage_error("replay", "--step-delay must be milliseconds");
@@ -132,13 +219,19 @@ int kn_cmd_replay(int argc, char **argv)
 		fprintf(stderr, "keynode replay: browser unreachable: %s\n", k.closed ? k.reason : "timed out");
 		goto done;
 	}
-	int failed = 0, ran = 0;
+	int failed = 0, ran = 0, errored = 0;
 	for (size_t i = 0; i < set->n_tasks && !k.closed; i++) {
 		const kn_task *t = &set->tasks[i];
 		if ((task_id && strcmp(t->id, task_id) != 0) || (!task_id && t->n_steps == 0))
 			continue;
-		kn_replay_result res;
 		ran++;
+		if (validate) {
+			int v = validate_one(loop, ws, t, &ro, out);
+			failed |= v == KN_EXIT_FAIL;
+			errored |= v == KN_EXIT_USAGE;
+			continue;
+		}
+		kn_replay_result res;
 		int rr = kn_replay_task(loop, cdp, t, &ro, &res, &err);
 		printf("%-24s %s%s%s\n", t->id, rr == 0 ? "passed" : "FAILED", rr ? ": " : "",
 		       rr ? err.msg : "");
@@ -153,7 +246,7 @@ int kn_cmd_replay(int argc, char **argv)
 	}
 	if (!ran)
 		fprintf(stderr, "keynode replay: no task with steps to replay\n");
-	rc = failed || !ran ? KN_EXIT_FAIL : KN_EXIT_OK;
+	rc = errored ? KN_EXIT_USAGE : failed || !ran ? KN_EXIT_FAIL : KN_EXIT_OK;
 done:
 	if (cdp && !k.closed)
 		kn_cdp_close(cdp);

@@ -1,10 +1,14 @@
-/* replay.c — the basic replayer (replay.h): one new tab, each reference step located with a
- * bounded wait and performed with trusted Input.* events, the page left to settle after it. */
+/* replay.c — the replayer (replay.h): one tab, each reference step's element located with a
+ * bounded wait — the recorded selector, then fallback locators, then healing (heal.h) — and acted
+ * on with trusted Input.* events, the page left to settle after it, each step given a verdict. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "heal.h"
 #include "replay.h"
+#include "replay_internal.h"
 
 struct rp {
 	kn_cdp_loop *loop;
@@ -14,17 +18,38 @@ struct rp {
 	kn_replay_opts o;
 };
 
+/* Where a step's element was found. */
+struct found {
+	double x, y;
+	const char *how;  /* static: "selector", "id", …, "healed" */
+	double score;
+	char *sel;        /* a unique selector for it now (owned) */
+};
+
 const char *kn_step_outcome_name(kn_step_outcome o)
 {
-	static const char *const names[] = {"ok", "element not found", "action failed",
-	                                    "navigation timeout"};
-	return (unsigned)o <= KN_STEP_NAV_TIMEOUT ? names[o] : "?";
+	static const char *const names[] = {"ok", "ok-by-fallback", "element not found", "action failed",
+	                                    "navigation timeout", "http error", "site unreachable"};
+	return (unsigned)o <= KN_STEP_UNREACHABLE ? names[o] : "?";
 }
+
+int kn_step_outcome_ok(kn_step_outcome o) { return o == KN_STEP_OK || o == KN_STEP_OK_FALLBACK; }
 
 void kn_replay_result_clear(kn_replay_result *res)
 {
-	free(res->outcomes);
+	for (size_t i = 0; res->steps && i < res->n_steps; i++)
+		free(res->steps[i].proposed);
+	free(res->steps);
+	free(res->target_id);
+	kn_replay_evidence_clear(&res->evidence);
 	memset(res, 0, sizeof *res);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
 static int call(struct rp *r, const char *method, json_t *params, json_t **result, kn_err *err)
@@ -38,35 +63,9 @@ static int call(struct rp *r, const char *method, json_t *params, json_t **resul
 	return rc;
 }
 
-/* Evaluate expr in the page; *value is the caller's (may be JSON null). An exception or a
- * destroyed context (the page is navigating) is KN_EPROTO. */
-static int eval_js(struct rp *r, const char *expr, json_t **value, kn_err *err)
+static int page(struct rp *r, const char *fn, json_t *params, json_t **value, kn_err *err)
 {
-	json_t *res = NULL;
-	*value = NULL;
-	int rc = call(r, "Runtime.evaluate",
-	              json_pack("{s:s, s:b, s:b}", "expression", expr, "returnByValue", 1,
-	                        "awaitPromise", 0),
-	              &res, err);
-	if (rc)
-		return rc;
-	if (json_object_get(res, "exceptionDetails")) {
-		json_decref(res);
-		return kn_err_set(err, KN_EPROTO, "script exception");
-	}
-	json_t *v = json_object_get(json_object_get(res, "result"), "value");
-	*value = v ? json_incref(v) : json_null();
-	json_decref(res);
-	return 0;
-}
-
-/* JSON-quote s for use inside a JavaScript expression. Caller frees. */
-static char *js_quote(const char *s)
-{
-	json_t *j = json_string(s ? s : "");
-	char *q = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-	json_decref(j);
-	return q;
+	return kn_replay_page_call(r->c, r->session, fn, params, value, err);
 }
 
 static void pause_ms(struct rp *r, int ms)
@@ -74,68 +73,147 @@ static void pause_ms(struct rp *r, int ms)
 	kn_cdp_loop_run_for(r->loop, ms);
 }
 
-/* Wait until the document has loaded (bounded). */
+/* Wait until the document has loaded and its URL held still for one poll (bounded). */
 static int settle(struct rp *r)
 {
 	int timeout = r->o.settle_timeout_ms ? r->o.settle_timeout_ms : 10000;
 	pause_ms(r, 150); /* let a navigation the action caused begin */
-	for (int waited = 0; waited < timeout; waited += 100) {
+	char last[2048] = "";
+	double end = now_ms() + timeout;
+	while (now_ms() < end) {
 		json_t *v = NULL;
 		kn_err e;
-		if (eval_js(r, "document.readyState", &v, &e) == 0 && json_is_string(v) &&
-		    strcmp(json_string_value(v), "complete") == 0) {
-			json_decref(v);
-			return 0;
+		if (page(r, "state", NULL, &v, &e) == 0) {
+			const char *ready = json_string_value(json_object_get(v, "ready"));
+			const char *url = json_string_value(json_object_get(v, "url"));
+			if (ready && url && strcmp(ready, "complete") == 0) {
+				if (strcmp(last, url) == 0) {
+					json_decref(v);
+					return 0;
+				}
+				snprintf(last, sizeof last, "%s", url);
+			} else {
+				last[0] = '\0';
+			}
 		}
 		json_decref(v);
-		pause_ms(r, 100);
+		pause_ms(r, 50);
 	}
 	return KN_ETIMEOUT;
 }
 
-/* Find the step's element (selector, then exact visible text), scroll it into view, and give its
- * centre. Waits up to the element timeout. */
-static int locate(struct rp *r, const kn_step *st, double *x, double *y)
+/* The HTTP status of the current document (0 unknown) and its URL (into url). */
+static int page_status(struct rp *r, char *url, size_t n)
 {
-	char *sel = js_quote(st->selector), *text = js_quote(st->text);
-	size_t n = (sel ? strlen(sel) : 0) + (text ? strlen(text) : 0) + 1024;
-	char *expr = malloc(n);
-	int rc = KN_ENOTFOUND;
-	if (!sel || !text || !expr)
-		goto out;
-	snprintf(expr, n,
-	         "(() => { const sel = %s, text = %s; let el = null;"
-	         " try { el = sel ? document.querySelector(sel) : null; } catch (e) {}"
-	         " if (!el && text) for (const c of document.querySelectorAll("
-	         "'a,button,input[type=submit],[role=button],[role=link],label,li,span,div')) {"
-	         "  if ((c.innerText || c.value || '').trim() === text) { el = c; break; } }"
-	         " if (!el) return null;"
-	         " el.scrollIntoView({block: 'center', inline: 'center'});"
-	         " const b = el.getBoundingClientRect();"
-	         " if (b.width === 0 && b.height === 0) return null;"
-	         " return [b.x + b.width / 2, b.y + b.height / 2]; })()",
-	         sel, text);
-	int timeout = r->o.element_timeout_ms ? r->o.element_timeout_ms : 5000;
-	for (int waited = 0; waited <= timeout; waited += 100) {
-		json_t *v = NULL;
-		kn_err e;
-		if (eval_js(r, expr, &v, &e) == 0 && json_is_array(v)) {
-			*x = json_number_value(json_array_get(v, 0));
-			*y = json_number_value(json_array_get(v, 1));
-			json_decref(v);
-			rc = 0;
-			break;
-		}
-		json_decref(v);
-		pause_ms(r, 100);
+	json_t *v = NULL;
+	kn_err e;
+	int status = 0;
+	if (page(r, "state", NULL, &v, &e) == 0) {
+		status = (int)json_integer_value(json_object_get(v, "status"));
+		snprintf(url, n, "%s", json_string_value(json_object_get(v, "url")) ? json_string_value(json_object_get(v, "url")) : "");
 	}
-out:
-	free(sel);
-	free(text);
-	free(expr);
-	return rc;
+	json_decref(v);
+	return status;
 }
 
+static json_t *find_params(const kn_step *st, const kn_heal_sig *e)
+{
+	return json_pack("{s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s}", "sel", st->selector, "id", e->id,
+	                 "name", e->name, "aria", e->aria, "role", e->role, "href", e->href, "text",
+	                 e->text, "verb", kn_step_verb_name(st->verb));
+}
+
+static int take_found(struct found *f, json_t *v, const char *how, double score)
+{
+	const char *sel = json_string_value(json_object_get(v, "sel"));
+	const char *h = json_string_value(json_object_get(v, "how"));
+	if (!json_is_number(json_object_get(v, "x")) || !h)
+		return 0;
+	static const char *const hows[] = {"selector", "id", "name", "aria-label", "role+text", "href", "text", "healed"};
+	f->how = how;
+	for (size_t i = 0; !f->how && i < sizeof hows / sizeof hows[0]; i++)
+		if (strcmp(h, hows[i]) == 0)
+			f->how = hows[i];
+	if (!f->how)
+		return 0;
+	f->x = json_number_value(json_object_get(v, "x"));
+	f->y = json_number_value(json_object_get(v, "y"));
+	f->score = score;
+	free(f->sel);
+	f->sel = sel ? strdup(sel) : NULL;
+	return 1;
+}
+
+/* Try to heal from a candidate list v: the best candidate at or above the threshold. */
+static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v, struct found *f)
+{
+	json_t *list = json_object_get(v, "candidates");
+	char *text = list ? json_dumps(list, JSON_COMPACT) : NULL;
+	kn_heal_sig *c = NULL;
+	size_t n = 0;
+	kn_err err;
+	int ok = 0;
+	if (text && kn_heal_parse_candidates(&c, &n, text, strlen(text), &err) == 0) {
+		double score = 0;
+		int best = kn_heal_best(e, c, n, &score);
+		if (best >= 0 && score >= KN_HEAL_THRESHOLD) {
+			json_t *p = json_pack("{s:i, s:s}", "index", c[best].index, "verb", kn_step_verb_name(st->verb));
+			json_t *pv = NULL;
+			if (page(r, "pick", p, &pv, &err) == 0)
+				ok = take_found(f, pv, "healed", score);
+			json_decref(pv);
+			json_decref(p);
+		}
+	}
+	kn_heal_sigs_free(c, n);
+	free(text);
+	return ok;
+}
+
+/* Find the step's element and give its centre (scrolled into view). The selector is tried from
+ * the start, the fallbacks after fallback_after_ms, healing after heal_after_ms; all within the
+ * element timeout. */
+static int locate(struct rp *r, const kn_step *st, struct found *f)
+{
+	kn_heal_sig e;
+	if (kn_heal_expected(&e, st))
+		return KN_ENOMEM;
+	json_t *p = find_params(st, &e);
+	if (!p) {
+		kn_heal_sig_clear(&e);
+		return KN_ENOMEM;
+	}
+	int timeout = r->o.element_timeout_ms ? r->o.element_timeout_ms : 5000;
+	int fb_after = r->o.fallback_after_ms ? r->o.fallback_after_ms : 300;
+	int heal_after = r->o.heal_after_ms ? r->o.heal_after_ms : 1500;
+	if (heal_after > timeout)
+		heal_after = timeout;
+	if (fb_after > heal_after)
+		fb_after = heal_after;
+	int rc = KN_ENOTFOUND;
+	double start = now_ms();
+	for (;;) {
+		double spent = now_ms() - start;
+		json_object_set_new(p, "fb", json_boolean(spent >= fb_after));
+		json_object_set_new(p, "collect", json_boolean(spent >= heal_after));
+		json_t *v = NULL;
+		kn_err err;
+		if (page(r, "find", p, &v, &err) == 0) {
+			if (take_found(f, v, NULL, 1.0) || (json_object_get(v, "candidates") && heal(r, st, &e, v, f))) {
+				json_decref(v);
+				rc = 0;
+				break;
+			}
+		}
+		json_decref(v);
+		if (spent > timeout)
+			break;
+		pause_ms(r, 100);
+	}
+	json_decref(p);
+	kn_heal_sig_clear(&e);
+	return rc;
+}
 static int mouse(struct rp *r, const char *type, double x, double y, kn_err *err)
 {
 	return call(r, "Input.dispatchMouseEvent",
@@ -250,87 +328,116 @@ static int follow_popup(struct rp *r, kn_err *err)
 	return rc;
 }
 
+
+/* A net::ERR_… of a navigation: the site is unreachable (as opposed to a page that failed). */
+static int unreachable(const char *error_text)
+{
+	static const char *const codes[] = {"ERR_CONNECTION_REFUSED", "ERR_NAME_NOT_RESOLVED",
+	                                    "ERR_NAME_RESOLUTION_FAILED", "ERR_ADDRESS_UNREACHABLE",
+	                                    "ERR_CONNECTION_TIMED_OUT", "ERR_INTERNET_DISCONNECTED",
+	                                    "ERR_CONNECTION_RESET", "ERR_CONNECTION_CLOSED",
+	                                    "ERR_ADDRESS_INVALID", "ERR_TIMED_OUT"};
+	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
+		if (strstr(error_text, codes[i]))
+			return 1;
+	return 0;
+}
+
 static kn_step_outcome not_found(const kn_step *st, kn_err *err)
 {
 	kn_err_set(err, KN_ENOTFOUND, "no element for %s", st->selector ? st->selector : st->text ? st->text : "?");
 	return KN_STEP_NOT_FOUND;
 }
 
-static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_result *res, kn_err *err)
+/* type: focus the located element (as fill() does: no click, which would be a step of its own),
+ * clear it (select all + a trusted Backspace when it holds text), insert the value. */
+static int type_into(struct rp *r, const kn_step *st, const struct found *f, kn_err *err)
 {
-	double x = 0, y = 0;
-	int rc = 0;
+	json_t *v = NULL, *p = json_pack("{s:s}", "sel", f->sel ? f->sel : st->selector);
+	int rc = p ? page(r, "focus", p, &v, err) : KN_ENOMEM;
+	json_decref(p);
+	if (!rc && !json_is_object(v))
+		rc = kn_err_set(err, KN_ENOTFOUND, "cannot focus %s", st->selector);
+	if (!rc && json_integer_value(json_object_get(v, "had")) > 0)
+		rc = press_key(r, "Backspace", err);
+	json_decref(v);
+	if (!rc && st->value && *st->value)
+		rc = call(r, "Input.insertText", json_pack("{s:s}", "text", st->value), NULL, err);
+	if (!rc && st->enter)
+		rc = press_key(r, "Enter", err);
+	return rc;
+}
+
+/* select: as Playwright's selectOption: set the option, fire input and change. */
+static int select_in(struct rp *r, const kn_step *st, const struct found *f, kn_err *err)
+{
+	json_t *v = NULL, *p = json_pack("{s:s, s:s}", "sel", f->sel ? f->sel : st->selector, "value",
+	                                 st->value ? st->value : "");
+	int rc = p ? page(r, "select", p, &v, err) : KN_ENOMEM;
+	json_decref(p);
+	if (!rc && !json_is_true(v))
+		rc = kn_err_set(err, KN_EINVAL, "no option '%s' in %s", st->value, st->selector);
+	json_decref(v);
+	return rc;
+}
+
+static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_result *res,
+                                kn_step_report *rep, kn_err *err)
+{
+	struct found f = {0};
+	int rc = 0, located = 0;
+	switch (st->verb) {
+	case KN_STEP_CLICK:
+	case KN_STEP_TYPE:
+	case KN_STEP_SELECT:
+		if (locate(r, st, &f))
+			return not_found(st, err);
+		located = 1;
+		break;
+	case KN_STEP_WAIT:
+		if (st->selector) {
+			if (locate(r, st, &f))
+				return not_found(st, err);
+			located = 1;
+		}
+		break;
+	default:
+		break;
+	}
+	if (located) {
+		rep->locator = f.how;
+		rep->score = f.score;
+		if (strcmp(f.how, "selector") != 0 && f.sel) {
+			rep->proposed = f.sel;
+			f.sel = NULL;
+		}
+	}
 	switch (st->verb) {
 	case KN_STEP_GOTO: {
 		json_t *nav = NULL;
 		rc = call(r, "Page.navigate", json_pack("{s:s}", "url", st->value), &nav, err);
 		const char *fail = json_string_value(json_object_get(nav, "errorText"));
-		if (!rc && fail && *fail)
-			rc = kn_err_set(err, KN_EIO, "navigation failed: %s", fail);
+		if (!rc && fail && *fail) {
+			kn_err_set(err, KN_EIO, "navigation to %s failed: %s", st->value, fail);
+			kn_step_outcome o = unreachable(fail) ? KN_STEP_UNREACHABLE
+			                    : strstr(fail, "ERR_HTTP_RESPONSE_CODE_FAILURE") ? KN_STEP_HTTP_ERROR
+			                                                                      : KN_STEP_ACTION_FAILED;
+			json_decref(nav);
+			free(f.sel);
+			return o;
+		}
 		json_decref(nav);
 		break;
 	}
 	case KN_STEP_CLICK:
-		if (locate(r, st, &x, &y))
-			return not_found(st, err);
-		rc = click_at(r, x, y, err);
+		rc = click_at(r, f.x, f.y, err);
 		break;
-	case KN_STEP_TYPE: {
-		if (locate(r, st, &x, &y))
-			return not_found(st, err);
-		/* focus the field (as fill() does: no click, which would be a step of its own) and
-		 * select what it holds so the inserted text replaces it */
-		char *sel = js_quote(st->selector);
-		size_t n = (sel ? strlen(sel) : 0) + 256;
-		char *expr = malloc(n);
-		json_t *v = NULL;
-		if (sel && expr) {
-			snprintf(expr, n,
-			         "(() => { const e = document.querySelector(%s); if (!e) return false;"
-			         " e.focus(); if (e.select) e.select(); return true; })()",
-			         sel);
-			rc = eval_js(r, expr, &v, err);
-			if (!rc && !json_is_true(v))
-				rc = kn_err_set(err, KN_ENOTFOUND, "cannot focus %s", st->selector);
-		} else {
-			rc = KN_ENOMEM;
-		}
-		json_decref(v);
-		free(sel);
-		free(expr);
-		if (!rc && st->value && *st->value)
-			rc = call(r, "Input.insertText", json_pack("{s:s}", "text", st->value), NULL, err);
-		if (!rc && st->enter)
-			rc = press_key(r, "Enter", err);
+	case KN_STEP_TYPE:
+		rc = type_into(r, st, &f, err);
 		break;
-	}
-	case KN_STEP_SELECT: {
-		if (locate(r, st, &x, &y))
-			return not_found(st, err);
-		char *sel = js_quote(st->selector), *val = js_quote(st->value);
-		size_t n = (sel ? strlen(sel) : 0) + (val ? strlen(val) : 0) + 512;
-		char *expr = malloc(n);
-		json_t *v = NULL;
-		if (sel && val && expr) {
-			/* as Playwright's selectOption: set the option, fire input and change */
-			snprintf(expr, n,
-			         "(() => { const el = document.querySelector(%s), v = %s; if (!el) return false;"
-			         " el.focus(); for (const o of el.options) if (o.value === v || o.text.trim() === v) {"
-			         " el.value = o.value; el.dispatchEvent(new Event('input', {bubbles: true}));"
-			         " el.dispatchEvent(new Event('change', {bubbles: true})); return true; } return false; })()",
-			         sel, val);
-			rc = eval_js(r, expr, &v, err);
-			if (!rc && !json_is_true(v))
-				rc = kn_err_set(err, KN_EINVAL, "no option '%s' in %s", st->value, st->selector);
-		} else {
-			rc = KN_ENOMEM;
-		}
-		json_decref(v);
-		free(sel);
-		free(val);
-		free(expr);
+	case KN_STEP_SELECT:
+		rc = select_in(r, st, &f, err);
 		break;
-	}
 	case KN_STEP_PRESS:
 		rc = press_key(r, st->value ? st->value : "", err);
 		break;
@@ -342,12 +449,8 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 		pause_ms(r, 600); /* a scroll burst ends after the recorder's debounce */
 		break;
 	case KN_STEP_WAIT:
-		if (st->selector) {
-			if (locate(r, st, &x, &y))
-				return not_found(st, err);
-		} else {
+		if (!st->selector)
 			pause_ms(r, (int)st->wait_ms);
-		}
 		break;
 	case KN_STEP_BACK:
 	case KN_STEP_FORWARD:
@@ -359,19 +462,30 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 			fprintf(r->o.answers, "%s\n", st->value);
 			fflush(r->o.answers);
 		}
+		if (r->o.on_answer && st->value)
+			r->o.on_answer(r->o.ud, st->value);
 		break;
 	}
+	free(f.sel);
 	if (!rc && (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS)) {
 		pause_ms(r, 150); /* a popup opens asynchronously */
 		rc = follow_popup(r, err);
 	}
 	if (rc)
 		return KN_STEP_ACTION_FAILED;
+	if (st->verb == KN_STEP_ANSWER)
+		return KN_STEP_OK;
 	if (settle(r)) {
 		kn_err_set(err, KN_ETIMEOUT, "page did not finish loading");
 		return KN_STEP_NAV_TIMEOUT;
 	}
-	return KN_STEP_OK;
+	char url[1024];
+	int status = page_status(r, url, sizeof url);
+	if (status >= 400) {
+		kn_err_set(err, KN_EIO, "HTTP %d at %s", status, url);
+		return KN_STEP_HTTP_ERROR;
+	}
+	return located && strcmp(rep->locator, "selector") != 0 ? KN_STEP_OK_FALLBACK : KN_STEP_OK;
 }
 
 int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_replay_opts *opts,
@@ -383,38 +497,53 @@ int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_r
 		r.o = *opts;
 	if (task->n_steps == 0)
 		return kn_err_set(err, KN_EINVAL, "task '%s' has no steps to replay", task->id);
-	if (!(res->outcomes = calloc(task->n_steps, sizeof *res->outcomes)))
+	if (!(res->steps = calloc(task->n_steps, sizeof *res->steps)))
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	json_t *t = NULL;
-	int rc = kn_cdp_call(c, NULL, "Target.createTarget", json_pack("{s:s}", "url", "about:blank"), &t, err);
-	const char *tid = json_string_value(json_object_get(t, "targetId"));
-	if (!rc)
-		rc = tid ? switch_to(&r, tid, err) : kn_err_set(err, KN_EPROTO, "no target for the replay tab");
-	json_decref(t);
+	int rc = 0;
+	if (r.o.target_id) {
+		rc = switch_to(&r, r.o.target_id, err);
+	} else {
+		json_t *t = NULL;
+		rc = kn_cdp_call(c, NULL, "Target.createTarget", json_pack("{s:s}", "url", "about:blank"), &t, err);
+		const char *tid = json_string_value(json_object_get(t, "targetId"));
+		if (!rc)
+			rc = tid ? switch_to(&r, tid, err) : kn_err_set(err, KN_EPROTO, "no target for the replay tab");
+		json_decref(t);
+	}
 	if (rc)
 		return rc;
 	for (size_t i = 0; i < task->n_steps; i++) {
 		const kn_step *st = &task->steps[i];
+		kn_step_report *rep = &res->steps[i];
 		kn_err e = {0};
-		kn_step_outcome o = run_step(&r, st, res, &e);
-		res->outcomes[i] = o;
+		kn_step_outcome o = run_step(&r, st, res, rep, &e);
+		rep->outcome = o;
 		res->n_steps = i + 1;
-		if (r.o.progress)
-			fprintf(r.o.progress, "  replay %s step %zu/%zu %-7s %s: %s%s%s\n", task->id, i + 1,
-			        task->n_steps, kn_step_verb_name(st->verb),
-			        st->selector ? st->selector : st->value ? st->value : "",
-			        kn_step_outcome_name(o), o ? " — " : "", o ? e.msg : "");
-		if (o != KN_STEP_OK) {
+		if (!kn_step_outcome_ok(o))
+			snprintf(rep->detail, sizeof rep->detail, "%.255s", e.msg);
+		if (r.o.progress) {
+			fprintf(r.o.progress, "  replay %s step %zu/%zu %-7s %s: %s", task->id, i + 1, task->n_steps,
+			        kn_step_verb_name(st->verb), st->selector ? st->selector : st->value ? st->value : "",
+			        kn_step_outcome_name(o));
+			if (o == KN_STEP_OK_FALLBACK)
+				fprintf(r.o.progress, " (by %s, score %.2f) — drift: propose %s", rep->locator, rep->score,
+				        rep->proposed ? rep->proposed : "?");
+			else if (!kn_step_outcome_ok(o))
+				fprintf(r.o.progress, " — %s", e.msg);
+			fputc('\n', r.o.progress);
+		}
+		if (!kn_step_outcome_ok(o)) {
 			res->failed_step = (int)i + 1;
 			snprintf(res->detail, sizeof res->detail, "%.255s", e.msg);
-			rc = kn_err_set(err, KN_EINVAL, "step %zu (%s): %s", i + 1,
-			                kn_step_verb_name(st->verb), e.msg);
+			rc = kn_err_set(err, KN_EINVAL, "step %zu (%s): %s", i + 1, kn_step_verb_name(st->verb), e.msg);
+			if (r.o.evidence && o != KN_STEP_UNREACHABLE)
+				kn_replay_capture(c, r.session, st->selector, &res->evidence);
 			break;
 		}
 		if (r.o.step_delay_ms)
 			pause_ms(&r, r.o.step_delay_ms);
 	}
+	res->target_id = r.target_id;
 	free(r.session);
-	free(r.target_id);
 	return rc;
 }

@@ -12,34 +12,75 @@
 #include "cdp.h"
 #include "keynode/task.h"
 
+/* A step's verdict. OK_FALLBACK: done, but the recorded selector no longer finds the element
+ * (a fallback locator or healing did): a drift warning. HTTP_ERROR: the page the step led to
+ * answered 4xx/5xx. UNREACHABLE: the site could not be reached (connection refused, DNS). */
 typedef enum kn_step_outcome {
-	KN_STEP_OK, KN_STEP_NOT_FOUND, KN_STEP_ACTION_FAILED, KN_STEP_NAV_TIMEOUT
+	KN_STEP_OK, KN_STEP_OK_FALLBACK, KN_STEP_NOT_FOUND, KN_STEP_ACTION_FAILED, KN_STEP_NAV_TIMEOUT,
+	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE
 } kn_step_outcome;
 
 typedef struct kn_replay_opts {
 	int element_timeout_ms; /* wait for a step's element; 0 → 5000 */
 	int settle_timeout_ms;  /* wait for the page to load after a step; 0 → 10000 */
+	int fallback_after_ms;  /* fallback locators only after the selector failed this long; 0 → 300 */
+	int heal_after_ms;      /* healing only after this long; 0 → 1500 (clamped to the element timeout) */
 	int step_delay_ms;      /* pause between steps (lets watchers see distinct steps); 0 → none */
 	FILE *progress;         /* per-step lines for a person; NULL quiet */
 	FILE *answers;          /* `answer` steps are appended here as lines (flushed); NULL: none */
+	/* called for each `answer` step (optional; validation feeds the monitor) */
+	void (*on_answer)(void *ud, const char *text);
+	void *ud;
+	const char *target_id;  /* act in this existing tab instead of a new one; NULL: new tab */
+	int evidence;           /* on a failed step capture screenshot, URL and DOM excerpt */
 } kn_replay_opts;
+
+/* How one step went. */
+typedef struct kn_step_report {
+	kn_step_outcome outcome;
+	const char *locator;     /* "selector", "id", "name", "aria-label", "role+text", "href", "text",
+	                          * "healed"; NULL when the step locates nothing (static strings) */
+	double score;            /* 1 for the selector and exact fallbacks, the healing score */
+	char *proposed;          /* OK_FALLBACK: a selector that finds the element now (owned) */
+	char detail[256];        /* why it failed; empty when it did not */
+} kn_step_report;
+
+/* What the page looked like when a step failed (all owned, any may be NULL). */
+typedef struct kn_replay_evidence {
+	char *url;
+	char *dom_excerpt;          /* outerHTML of the closest existing ancestor, ≤ ~2 KB */
+	unsigned char *png;         /* Page.captureScreenshot, decoded */
+	size_t png_len;
+} kn_replay_evidence;
 
 typedef struct kn_replay_result {
 	size_t n_steps;             /* steps attempted */
-	kn_step_outcome *outcomes;  /* one per attempted step */
+	kn_step_report *steps;      /* one per attempted step */
 	int failed_step;            /* 1-based index of the first failed step, 0 when all passed */
 	char detail[256];           /* why it failed */
 	char *answer;               /* the task's answer step text, if any (borrowed from the task) */
+	char *target_id;            /* the tab the replay ended in (owned) */
+	kn_replay_evidence evidence;/* opts->evidence and a step failed */
 } kn_replay_result;
 
-/* Replay task's steps in a new tab of the browser on connection c. Returns 0 when every step
- * succeeded, KN_EINVAL when a step failed (see res), other codes when the browser failed.
- * res->outcomes is the caller's (kn_replay_result_clear). */
+/* Replay task's steps in a new tab of the browser on connection c (or opts->target_id). Returns
+ * 0 when every step succeeded (OK or OK_FALLBACK), KN_EINVAL when a step failed (see res), other
+ * codes when the browser failed. res is the caller's (kn_replay_result_clear) in every case. */
 int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_replay_opts *opts,
                    kn_replay_result *res, kn_err *err);
 void kn_replay_result_clear(kn_replay_result *res);
+void kn_replay_evidence_clear(kn_replay_evidence *ev);
 
+/* Capture evidence from the page of session (a flattened CDP session of c): URL, the outerHTML
+ * of the closest existing ancestor of selector (NULL: body), a screenshot. Best effort: what
+ * cannot be had stays NULL. ev is the caller's (kn_replay_evidence_clear). */
+void kn_replay_capture(kn_cdp *c, const char *session, const char *selector, kn_replay_evidence *ev);
+
+/* "ok", "ok-by-fallback", "element not found", "action failed", "navigation timeout",
+ * "http error", "site unreachable". */
 const char *kn_step_outcome_name(kn_step_outcome o);
+/* 1 for OK and OK_FALLBACK. */
+int kn_step_outcome_ok(kn_step_outcome o);
 
 /* ---- replay validation (issue "Replay validation"; used by `keynode replay` and `keynode worker`)
  * Replay a task's reference workflow in a fresh browser context on the browser at ws_url, watched
@@ -49,7 +90,8 @@ const char *kn_step_outcome_name(kn_step_outcome o);
  * new selector); per key node reached / not reached. "passed" only when every step succeeded and
  * every key node was reached; "broken" otherwise; "error" when the site or browser was
  * unreachable (connection refused, DNS). A failure carries a screenshot, the URL and a DOM
- * excerpt around where the element was expected. */
+ * excerpt around where the element was expected. Each call opens (and closes) its own two
+ * connections and browser context: safe to call again and again on one loop. */
 typedef enum kn_replay_status { KN_REPLAY_PASSED, KN_REPLAY_BROKEN, KN_REPLAY_ERROR } kn_replay_status;
 
 typedef struct kn_replay_report kn_replay_report;
@@ -72,6 +114,12 @@ const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", 
  * "replay": {"steps": [{step, verb, outcome, locator, locator_score, selector, proposed_selector}],
  * "drift": [...], "key_nodes": [...]} */
 const char *kn_replay_report_json(const kn_replay_report *r);
+/* Record the name under which the caller stored the screenshot ("broken": {"screenshot": name}). */
+int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name);
+/* The drift warnings: n, and for each the step (1-based), its selector and the proposed one
+ * (borrowed). */
+size_t kn_replay_report_drift(const kn_replay_report *r, size_t i, int *step, const char **selector,
+                              const char **proposed);
 /* The failure screenshot (PNG, borrowed), NULL/0 when none. */
 const unsigned char *kn_replay_report_screenshot(const kn_replay_report *r, size_t *len);
 const char *kn_replay_report_run_id(const kn_replay_report *r);

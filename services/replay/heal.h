@@ -1,0 +1,64 @@
+/* heal.h — locator healing for replay: what an element a step acts on is expected to look like
+ * (derived from the step's selector, hints and text), what candidate elements in the page look
+ * like (collected in-page as JSON), and a Healenium-style similarity score between the two.
+ * Pure functions: no browser, no I/O; unit-tested (tests/unit/test_heal.c) and the candidate
+ * parser fuzzed (tests/fuzz/fuzz_heal.c). services/replay/README.md explains the weights. */
+#ifndef KEYNODE_HEAL_H
+#define KEYNODE_HEAL_H
+
+#include <stddef.h>
+
+#include "keynode/error.h"
+#include "keynode/task.h"
+
+#define KN_HEAL_THRESHOLD 0.6       /* the best candidate is accepted only at or above this */
+#define KN_HEAL_MIN_WEIGHT 6.0      /* a sparse signature is scored as if it weighed this much */
+#define KN_HEAL_MAX_CANDIDATES 500  /* candidates kept from one page */
+#define KN_HEAL_MAX_FIELD 512       /* bytes kept of any one candidate field */
+#define KN_HEAL_MAX_JSON (4u * 1024u * 1024u)
+
+/* An element's signature. Every field may be NULL (unknown); strings are owned. `path` is the
+ * ancestor chain, outermost first, as space-separated descriptors "tag#id.class1.class2";
+ * `classes` space-separated. `index` is the candidate's position in the page's list. */
+typedef struct kn_heal_sig {
+	char *tag, *id, *name, *aria, *role, *href, *text, *classes, *path;
+	int index;
+} kn_heal_sig;
+
+/* Per-feature similarities of the last kn_heal_score call (for reports and tests); -1 when the
+ * feature was not compared (unknown in the expected signature). */
+typedef struct kn_heal_detail {
+	double tag, id, name, classes, text, aria, role, href, path;
+} kn_heal_detail;
+
+/* Derive the expected signature of step st's element: from its selector (CSS: the last compound's
+ * tag, #id, .classes, [name=…], [aria-label=…], [href=…], [role=…], the earlier compounds as the
+ * path; XPath: the last step's tag, @id, @name, @aria-label, @href and text()/normalize-space()
+ * = '…'), overridden by the step's hints (id, name, aria-label, role, href) and text, and the verb
+ * (select → select). *out is the caller's (kn_heal_sig_clear). KN_ENOMEM only. */
+int kn_heal_expected(kn_heal_sig *out, const kn_step *st);
+
+/* Similarity of candidate c to expected e in [0, 1]: the weighted mean of the feature
+ * similarities over the features e knows, the divisor at least KN_HEAL_MIN_WEIGHT. detail may
+ * be NULL. */
+double kn_heal_score(const kn_heal_sig *e, const kn_heal_sig *c, kn_heal_detail *detail);
+
+/* Similarity of two strings in [0, 1]: 1 when equal after case folding and whitespace
+ * collapsing, else the larger of the token Dice coefficient and 1 - Levenshtein/longer length
+ * (on the first 128 bytes). NULL or empty on either side: 0. */
+double kn_heal_text_sim(const char *a, const char *b);
+
+/* Parse the in-page candidate list: a JSON array of objects with string fields tag, id, name,
+ * aria, role, href, text, classes, path (others ignored, non-strings ignored). At most
+ * KN_HEAL_MAX_CANDIDATES are kept, fields cut to KN_HEAL_MAX_FIELD bytes (at a UTF-8 boundary).
+ * *out (array of *n, index = position) is the caller's (kn_heal_sigs_free). KN_EINVAL with err
+ * for malformed input, KN_ELIMIT over KN_HEAL_MAX_JSON. */
+int kn_heal_parse_candidates(kn_heal_sig **out, size_t *n, const char *json, size_t len, kn_err *err);
+
+/* The best candidate of n: its index into cands (or -1 when n is 0) and its score. */
+int kn_heal_best(const kn_heal_sig *e, const kn_heal_sig *cands, size_t n, double *score);
+
+void kn_heal_sig_clear(kn_heal_sig *s);
+void kn_heal_sigs_free(kn_heal_sig *s, size_t n);
+
+#endif

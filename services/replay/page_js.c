@@ -1,0 +1,111 @@
+/* page_js.c — the in-page half of the replayer: one JavaScript library evaluated with one
+ * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: find (the
+ * recorded selector, then the fallback locators, then the candidate list for healing), pick
+ * (candidate i), focus, select, state (URL, readyState, HTTP status) and excerpt (outerHTML of
+ * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "replay_internal.h"
+
+static const char *const lib[] = {
+	"const norm = s => (s || '').replace(/\\s+/g, ' ').trim();\n",
+	"const vis = e => { if (!e || !e.isConnected || !e.getClientRects().length) return false;",
+	" const s = getComputedStyle(e); return s.visibility !== 'hidden' && s.display !== 'none'; };\n",
+	"const isx = s => /^(\\/|\\(|xpath=)/.test(s);\n",
+	"const all = sel => { try { if (isx(sel)) { const x = document.evaluate(sel.replace(/^xpath=/, ''),",
+	" document, null, 7, null); const a = []; for (let i = 0; i < x.snapshotLength && i < 200; i++)",
+	" a.push(x.snapshotItem(i)); return a.filter(n => n.nodeType === 1); }",
+	" return Array.from(document.querySelectorAll(sel)); } catch (e) { return []; } };\n",
+	"const first = sel => sel ? all(sel).find(vis) || null : null;\n",
+	"const txt = e => norm(e.innerText || e.value || '').slice(0, 300);\n",
+	"const role = e => { const r = e.getAttribute('role'); if (r) return r; const t = e.tagName.toLowerCase();",
+	" if (t === 'a' && e.hasAttribute('href')) return 'link'; if (t === 'button') return 'button';",
+	" if (t === 'select') return 'combobox'; if (t === 'textarea') return 'textbox';",
+	" if (t === 'input') { const y = (e.type || '').toLowerCase();",
+	" if (['submit', 'button', 'reset', 'image'].includes(y)) return 'button';",
+	" if (y === 'checkbox' || y === 'radio') return y; return 'textbox'; } return ''; };\n",
+	"const INTER = 'a,button,input,select,textarea,label,summary,option,[role],[onclick],[tabindex],[contenteditable=true]';\n",
+	"const fits = (e, P) => P.verb === 'select' ? e.tagName === 'SELECT' : P.verb === 'type' ?",
+	" (e.tagName === 'INPUT' || e.tagName === 'TEXTAREA' || e.isContentEditable) : true;\n",
+	"const attr = (a, v) => all('[' + a + '=\"' + CSS.escape(v) + '\"]');\n",
+	"function fallback(P) {\n",
+	" const pick = l => l.find(e => vis(e) && fits(e, P)) || null; let e; const T = norm(P.text);\n",
+	" if (P.id && (e = pick(attr('id', P.id)))) return [e, 'id'];\n",
+	" if (P.name && (e = pick(attr('name', P.name)))) return [e, 'name'];\n",
+	" if (P.aria && (e = pick(attr('aria-label', P.aria)))) return [e, 'aria-label'];\n",
+	" const inter = Array.from(document.querySelectorAll(INTER));\n",
+	" if (P.role && T && (e = pick(inter.filter(c => role(c) === P.role && txt(c) === T)))) return [e, 'role+text'];\n",
+	" if (P.href) { let want = ''; try { want = new URL(P.href, location.href).href; } catch (x) {}\n",
+	"  if ((e = pick(Array.from(document.querySelectorAll('a[href],area[href]')).filter(a =>",
+	" a.getAttribute('href') === P.href || a.href === want)))) return [e, 'href']; }\n",
+	" if (T && (e = pick(inter.filter(c => txt(c) === T)) ||",
+	" pick(Array.from(document.querySelectorAll('li,span,div,p,h1,h2,h3,h4,td')).filter(c => txt(c) === T).reverse())))",
+	" return [e, 'text'];\n",
+	" return null; }\n",
+	"function uniq(e) {\n",
+	" const one = s => { try { return document.querySelectorAll(s).length === 1; } catch (x) { return false; } };\n",
+	" if (e.id && one('#' + CSS.escape(e.id))) return '#' + CSS.escape(e.id);\n",
+	" const t = e.tagName.toLowerCase(), nm = e.getAttribute('name');\n",
+	" if (nm && one(t + '[name=\"' + CSS.escape(nm) + '\"]')) return t + '[name=\"' + CSS.escape(nm) + '\"]';\n",
+	" const parts = [];\n",
+	" for (let n = e; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {\n",
+	"  if (n !== e && n.id && one('#' + CSS.escape(n.id))) { parts.unshift('#' + CSS.escape(n.id)); break; }\n",
+	"  let p = n.tagName.toLowerCase(); const sib = n.parentElement ?",
+	" Array.from(n.parentElement.children).filter(k => k.tagName === n.tagName) : [];\n",
+	"  if (sib.length > 1) p += ':nth-of-type(' + (sib.indexOf(n) + 1) + ')'; parts.unshift(p); }\n",
+	" return parts.join(' > '); }\n",
+	"const desc = n => n.tagName.toLowerCase() + (n.id ? '#' + n.id : '') +",
+	" (n.getAttribute('class') || '').trim().split(/\\s+/).filter(Boolean).slice(0, 4).map(c => '.' + c).join('');\n",
+	"function sig(e) { const p = []; for (let n = e.parentElement; n && n !== document.documentElement && p.length < 12;",
+	" n = n.parentElement) p.unshift(desc(n));\n",
+	" return {tag: e.tagName.toLowerCase(), id: e.id || '', name: e.getAttribute('name') || '',",
+	" aria: e.getAttribute('aria-label') || '', role: role(e), href: e.getAttribute('href') || '',",
+	" text: txt(e), classes: (e.getAttribute('class') || '').trim(), path: p.join(' ')}; }\n",
+	"const cands = P => Array.from(document.querySelectorAll(INTER + ',[id],[name]'))",
+	".filter(e => vis(e) && fits(e, P)).slice(0, 500);\n",
+	"function out(e, how) { e.scrollIntoView({block: 'center', inline: 'center'}); const b = e.getBoundingClientRect();",
+	" if (!b.width && !b.height) return null; return {how, x: b.x + b.width / 2, y: b.y + b.height / 2, sel: uniq(e)}; }\n",
+	"const K = {\n",
+	" find(P) { const e = first(P.sel); if (e) return out(e, 'selector');",
+	" if (P.fb) { const f = fallback(P); if (f) return out(f[0], f[1]); }",
+	" if (P.collect) return {candidates: cands(P).map(sig)}; return null; },\n",
+	" pick(P) { const e = cands(P)[P.index]; return e ? out(e, 'healed') : null; },\n",
+	" focus(P) { const e = first(P.sel); if (!e) return null; e.focus(); const had = (e.value || e.textContent || '').length;",
+	" if (e.select) e.select(); else if (e.isContentEditable) document.execCommand('selectAll');",
+	" return {had: had, focused: document.activeElement === e}; },\n",
+	" select(P) { const el = first(P.sel), v = P.value; if (!el || !el.options) return false; el.focus();",
+	" for (const o of el.options) if (o.value === v || o.text.trim() === v) { el.value = o.value;",
+	" el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true}));",
+	" return true; } return false; },\n",
+	" state(P) { const n = performance.getEntriesByType('navigation')[0] || {};",
+	" return {url: location.href, ready: document.readyState, status: n.responseStatus || 0}; },\n",
+	" excerpt(P) { let e = null; const s = P.sel || '';\n",
+	"  if (s && isx(s)) { let x = s.replace(/^xpath=/, ''); while (!e && x.length > 1) { e = all(x)[0] || null;",
+	" const i = x.lastIndexOf('/'); if (e || i <= 0) break; x = x.slice(0, i).replace(/\\/$/, ''); } }\n",
+	"  else if (s) { const parts = s.split(/\\s*[>+~]\\s*|\\s+/).filter(Boolean);",
+	" for (let n = parts.length; n > 0 && !e; n--) e = all(parts.slice(0, n).join(' '))[0] || null; }\n",
+	"  const h = (e || document.body || document.documentElement).outerHTML;",
+	" return {found: !!e, html: h.length > 2048 ? h.slice(0, 2048) + '\\u2026' : h}; }\n",
+	"};\n",
+};
+
+char *kn_replay_page_expr(const char *fn, json_t *params)
+{
+	char *p = params ? json_dumps(params, JSON_COMPACT | JSON_ENCODE_ANY) : strdup("{}");
+	if (!p)
+		return NULL;
+	size_t n = strlen(p) + strlen(fn) + 64, w = 0;
+	for (size_t i = 0; i < sizeof lib / sizeof lib[0]; i++)
+		n += strlen(lib[i]);
+	char *e = malloc(n);
+	if (e) {
+		w = (size_t)snprintf(e, n, "(() => {\n");
+		for (size_t i = 0; i < sizeof lib / sizeof lib[0]; i++)
+			w += (size_t)snprintf(e + w, n - w, "%s", lib[i]);
+		snprintf(e + w, n - w, "return K.%s(%s); })()", fn, p);
+	}
+	free(p);
+	return e;
+}

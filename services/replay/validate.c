@@ -1,0 +1,357 @@
+/* validate.c — replay validation (replay.h kn_replay_validate): a fresh browser context, the
+ * monitor watching it and scoring the run with the evaluator, the replayer acting in it, and the
+ * verdict — passed / broken / error — with per-step locators, drift warnings, per-key-node
+ * reached flags and the evidence of a failure, as one JSON report. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "monitor.h"
+#include "replay.h"
+#include "replay_internal.h"
+
+struct kn_replay_report {
+	json_t *doc;
+	char *json;
+	unsigned char *png;
+	size_t png_len;
+	char *run_id;
+	kn_replay_status status;
+};
+
+struct conn {
+	int open, closed;
+	char reason[160];
+};
+
+static void on_open(void *ud, kn_cdp *c)
+{
+	(void)c;
+	((struct conn *)ud)->open = 1;
+}
+
+static void on_close(void *ud, kn_cdp *c, const char *reason)
+{
+	(void)c;
+	struct conn *k = ud;
+	k->closed = 1;
+	snprintf(k->reason, sizeof k->reason, "%s", reason);
+}
+
+static void vlog(const char *level, const char *task, const char *msg, const char *detail)
+{
+	fprintf(stderr, "level=%s component=replay msg=\"%s\" task=%s detail=\"%s\"\n", level, msg, task,
+	        detail ? detail : "");
+}
+
+const char *kn_replay_status_name(kn_replay_status s)
+{
+	return s == KN_REPLAY_PASSED ? "passed" : s == KN_REPLAY_BROKEN ? "broken" : "error";
+}
+
+kn_replay_status kn_replay_report_status(const kn_replay_report *r) { return r->status; }
+const char *kn_replay_report_json(const kn_replay_report *r) { return r->json; }
+const char *kn_replay_report_run_id(const kn_replay_report *r) { return r->run_id; }
+
+const unsigned char *kn_replay_report_screenshot(const kn_replay_report *r, size_t *len)
+{
+	*len = r->png_len;
+	return r->png;
+}
+
+static int redump(kn_replay_report *r)
+{
+	char *j = json_dumps(r->doc, JSON_COMPACT | JSON_REAL_PRECISION(15));
+	if (!j)
+		return KN_ENOMEM;
+	free(r->json);
+	r->json = j;
+	return 0;
+}
+
+int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name)
+{
+	json_t *b = json_object_get(r->doc, "broken");
+	if (!json_is_object(b))
+		return KN_EINVAL;
+	json_object_set_new(b, "screenshot", json_string(name));
+	return redump(r);
+}
+
+size_t kn_replay_report_drift(const kn_replay_report *r, size_t i, int *step, const char **selector,
+                              const char **proposed)
+{
+	json_t *d = json_object_get(json_object_get(r->doc, "replay"), "drift");
+	json_t *o = json_array_get(d, i);
+	if (o) {
+		*step = (int)json_integer_value(json_object_get(o, "step"));
+		*selector = json_string_value(json_object_get(o, "selector"));
+		*proposed = json_string_value(json_object_get(o, "proposed_selector"));
+	}
+	return json_array_size(d);
+}
+
+void kn_replay_report_free(kn_replay_report *r)
+{
+	if (!r)
+		return;
+	json_decref(r->doc);
+	free(r->json);
+	free(r->png);
+	free(r->run_id);
+	free(r);
+}
+
+static void monitor_answer(void *ud, const char *text)
+{
+	if (ud)
+		kn_monitor_answer(ud, text);
+}
+
+/* The run result of the watched run (INTERFACES.md §3), or a bare one when there was no run. */
+static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *run_id)
+{
+	json_t *doc = NULL;
+	if (m) {
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+		if (f && kn_eval_write_result(kn_monitor_eval(m), run_id, f) == 0 && fflush(f) == 0)
+			doc = json_loadb(buf, n, 0, NULL);
+		if (f)
+			fclose(f);
+		free(buf);
+	}
+	if (!doc)
+		doc = json_pack("{s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:[], s:[]}", "task", task->id, "run",
+		                run_id, "steps", 0, "reached", 0, "total", (json_int_t)task->n_keynodes,
+		                "score", 0.0, "completion", 0, "step_scores", "key_nodes");
+	return doc;
+}
+
+static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const char *run_id,
+                               const kn_replay_result *res, kn_replay_status status,
+                               const char *error_reason, int broken_node)
+{
+	kn_replay_report *r = calloc(1, sizeof *r);
+	if (!r)
+		return NULL;
+	r->status = status;
+	r->run_id = strdup(run_id);
+	r->doc = run_result(task, m, run_id);
+	if (!r->run_id || !r->doc) {
+		kn_replay_report_free(r);
+		return NULL;
+	}
+	json_object_set_new(r->doc, "status", json_string(kn_replay_status_name(status)));
+	json_t *steps = json_array(), *drift = json_array(), *nodes = json_array();
+	for (size_t i = 0; res && i < res->n_steps; i++) {
+		const kn_step_report *s = &res->steps[i];
+		const kn_step *st = &task->steps[i];
+		json_t *o = json_pack("{s:I, s:s, s:s, s:s?, s:o, s:s?, s:s?}", "step", (json_int_t)(i + 1),
+		                      "verb", kn_step_verb_name(st->verb), "outcome", kn_step_outcome_name(s->outcome),
+		                      "locator", s->locator, "locator_score",
+		                      s->locator ? json_real(s->score) : json_null(), "selector", st->selector,
+		                      "proposed_selector", s->proposed);
+		if (o && s->detail[0])
+			json_object_set_new(o, "detail", json_string(s->detail));
+		json_array_append_new(steps, o);
+		if (s->outcome == KN_STEP_OK_FALLBACK)
+			json_array_append_new(drift, json_pack("{s:I, s:s?, s:s?, s:f, s:s?}", "step", (json_int_t)(i + 1),
+			                                       "selector", st->selector, "locator", s->locator,
+			                                       "locator_score", s->score, "proposed_selector",
+			                                       s->proposed));
+	}
+	for (size_t i = 0; i < task->n_keynodes; i++) {
+		const kn_node_state *ns = m ? kn_eval_node(kn_monitor_eval(m), i) : NULL;
+		json_array_append_new(nodes, json_pack("{s:s, s:b, s:o}", "id", task->keynodes[i].id, "reached",
+		                                       ns && ns->score >= 1.0, "reached_at_step",
+		                                       ns && ns->reached_at_step >= 0 ? json_integer(ns->reached_at_step)
+		                                                                      : json_null()));
+	}
+	json_object_set_new(r->doc, "replay", json_pack("{s:o, s:o, s:o}", "steps", steps, "drift", drift,
+	                                                "key_nodes", nodes));
+	if (status != KN_REPLAY_PASSED) {
+		const kn_step *fs = res && res->failed_step ? &task->steps[res->failed_step - 1] : NULL;
+		const char *reason = error_reason ? error_reason
+		                     : fs ? kn_step_outcome_name(res->steps[res->failed_step - 1].outcome)
+		                     : broken_node >= 0 ? "key node not reached"
+		                                        : "replay failed";
+		json_t *b = json_pack("{s:o, s:o, s:s, s:s?, s:s?, s:s?, s:s?}", "step",
+		                      fs ? json_integer(res->failed_step) : json_null(), "key_node",
+		                      broken_node >= 0 ? json_string(task->keynodes[broken_node].id) : json_null(),
+		                      "reason", reason, "detail", res && res->detail[0] ? res->detail : NULL,
+		                      "selector", fs ? fs->selector : NULL, "url", res ? res->evidence.url : NULL,
+		                      "dom_excerpt", res ? res->evidence.dom_excerpt : NULL);
+		json_object_set_new(r->doc, "broken", b);
+	}
+	if (redump(r)) {
+		kn_replay_report_free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void make_run_id(char *out, size_t n, const kn_task *task)
+{
+	static unsigned seq;
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(out, n, "replay-%.64s-%lld%03ld-%u", task->id, (long long)ts.tv_sec, ts.tv_nsec / 1000000,
+	         ++seq);
+}
+
+int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *task,
+                       const kn_validate_opts *opts, kn_replay_report **out, kn_err *err)
+{
+	*out = NULL;
+	kn_validate_opts o = opts ? *opts : (kn_validate_opts){.fresh_context = 1};
+	char run_id[160];
+	if (o.run_id)
+		snprintf(run_id, sizeof run_id, "%s", o.run_id);
+	else
+		make_run_id(run_id, sizeof run_id, task);
+	if (task->n_steps == 0)
+		return kn_err_set(err, KN_EINVAL, "task '%s' has no steps to replay", task->id);
+
+	struct conn k = {0};
+	kn_cdp *c = NULL;
+	kn_monitor *m = NULL;
+	kn_replay_result res = {0};
+	char *ctx = NULL, *target = NULL;
+	char reason[300] = "";
+	kn_replay_status status = KN_REPLAY_PASSED;
+	int broken_node = -1, rc = 0;
+
+	kn_cdp_handlers h = {.on_open = on_open, .on_close = on_close, .ud = &k};
+	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0)
+		return rc;
+	for (int waited = 0; !k.open && !k.closed && waited < 10000; waited += 50)
+		kn_cdp_loop_run_for(loop, 50);
+	if (!k.open) {
+		snprintf(reason, sizeof reason, "browser unreachable: %.200s", k.closed ? k.reason : "timed out");
+		status = KN_REPLAY_ERROR;
+		goto judge;
+	}
+	/* the replay's own context and tab, created before the monitor attaches so that its
+	 * auto-attach finds the tab among the existing targets */
+	json_t *v = NULL;
+	if (o.fresh_context) {
+		if ((rc = kn_cdp_call(c, NULL, "Target.createBrowserContext", json_object(), &v, err)) != 0)
+			goto fail;
+		const char *id = json_string_value(json_object_get(v, "browserContextId"));
+		ctx = id ? strdup(id) : NULL;
+		json_decref(v);
+		if (!ctx) {
+			rc = kn_err_set(err, KN_EPROTO, "no browser context");
+			goto fail;
+		}
+	}
+	if ((rc = kn_cdp_call(c, NULL, "Target.createTarget",
+	                      json_pack("{s:s, s:s?}", "url", "about:blank", "browserContextId", ctx), &v, err)) != 0)
+		goto fail;
+	const char *tid = json_string_value(json_object_get(v, "targetId"));
+	target = tid ? strdup(tid) : NULL;
+	json_decref(v);
+	if (!target) {
+		rc = kn_err_set(err, KN_EPROTO, "no target for the replay tab");
+		goto fail;
+	}
+	size_t pages = 0;
+	if (kn_cdp_call(c, NULL, "Target.getTargets", NULL, &v, err) == 0) {
+		size_t i;
+		json_t *ti;
+		json_array_foreach(json_object_get(v, "targetInfos"), i, ti) {
+			const char *type = json_string_value(json_object_get(ti, "type"));
+			pages += type && strcmp(type, "page") == 0;
+		}
+		json_decref(v);
+	}
+	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
+	                      .trajectory = o.trajectory, .progress = NULL};
+	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
+		goto fail;
+	for (int waited = 0; kn_monitor_events(m) < pages && !kn_monitor_ended(m) && waited < 5000; waited += 20)
+		kn_cdp_loop_run_for(loop, 20);
+	kn_cdp_loop_run_for(loop, 100); /* its Page.enable reaches the browser before our first goto */
+
+	kn_replay_opts ro = o.replay;
+	ro.target_id = target;
+	ro.evidence = 1;
+	ro.on_answer = monitor_answer;
+	ro.ud = m;
+	kn_err rerr = {0};
+	int rr = kn_replay_task(loop, c, task, &ro, &res, &rerr);
+	kn_cdp_loop_run_for(loop, 300); /* the last events reach the monitor */
+	kn_monitor_stop(m, "stopped");
+	for (int waited = 0; !kn_monitor_ended(m) && waited < 3000; waited += 20)
+		kn_cdp_loop_run_for(loop, 20);
+
+	if (rr && !res.failed_step) {
+		snprintf(reason, sizeof reason, "browser failed: %.250s", rerr.msg);
+		status = KN_REPLAY_ERROR;
+	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_UNREACHABLE) {
+		snprintf(reason, sizeof reason, "site unreachable");
+		status = KN_REPLAY_ERROR;
+	} else if (kn_monitor_end_reason(m) && strcmp(kn_monitor_end_reason(m), "browser disconnected") == 0) {
+		snprintf(reason, sizeof reason, "browser disconnected");
+		status = KN_REPLAY_ERROR;
+	} else if (res.failed_step) {
+		status = KN_REPLAY_BROKEN;
+	}
+	for (size_t i = 0; i < task->n_keynodes; i++)
+		if (kn_eval_node(kn_monitor_eval(m), i)->score < 1.0) {
+			if (broken_node < 0)
+				broken_node = (int)i;
+			if (status == KN_REPLAY_PASSED)
+				status = KN_REPLAY_BROKEN;
+		}
+	if (status == KN_REPLAY_BROKEN && !res.failed_step && res.target_id && !k.closed) {
+		/* every step worked but a key node was not reached: the page where the replay ended */
+		json_t *a = NULL;
+		if (kn_cdp_call(c, NULL, "Target.attachToTarget",
+		                json_pack("{s:s, s:b}", "targetId", res.target_id, "flatten", 1), &a, err) == 0) {
+			const char *sid = json_string_value(json_object_get(a, "sessionId"));
+			if (sid)
+				kn_replay_capture(c, sid, NULL, &res.evidence);
+		}
+		json_decref(a);
+	}
+judge:
+	*out = build(task, m, run_id, &res, status, reason[0] ? reason : NULL, broken_node);
+	if (*out && res.evidence.png) {
+		(*out)->png = res.evidence.png;
+		(*out)->png_len = res.evidence.png_len;
+		res.evidence.png = NULL;
+	}
+	rc = *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
+	if (*out && status != KN_REPLAY_PASSED)
+		vlog(status == KN_REPLAY_ERROR ? "warn" : "info", task->id,
+		     status == KN_REPLAY_ERROR ? "replay error" : "replay broken",
+		     reason[0] ? reason : res.detail[0] ? res.detail : "key node not reached");
+	goto done;
+fail:
+	vlog("error", task->id, "replay validation failed", err ? err->msg : NULL);
+done:
+	kn_monitor_free(m);
+	if (c && !k.closed) {
+		if (ctx) {
+			json_t *d = NULL;
+			kn_err e;
+			kn_cdp_call(c, NULL, "Target.disposeBrowserContext", json_pack("{s:s}", "browserContextId", ctx),
+			            &d, &e);
+			json_decref(d);
+		} else if (target) {
+			json_t *d = NULL;
+			kn_err e;
+			kn_cdp_call(c, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", target), &d, &e);
+			json_decref(d);
+		}
+		kn_cdp_close(c);
+	}
+	kn_replay_result_clear(&res);
+	free(ctx);
+	free(target);
+	return rc;
+}
