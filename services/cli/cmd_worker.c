@@ -1,0 +1,211 @@
+/* cmd_worker.c — `keynode worker`: a replay worker process (services/scheduler/worker.h) with its
+ * configuration, its browser and its signals. SIGTERM and SIGINT are taken by a dedicated thread
+ * (sigwait), which stops the worker: the replay in progress is abandoned to lease expiry and the
+ * process exits 0. */
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alerts.h"
+#include "cli.h"
+#include "worker.h"
+
+static const char help[] =
+	"usage: keynode worker --config keynode.yaml [--browser ENDPOINT] [--id NAME] [--once]\n"
+	"                      [--max-jobs N] [--lease S] [--poll MS] [--chromium PATH]\n"
+	"                      [--element-timeout MS] [--settle-timeout MS] [--step-delay MS]\n"
+	"\n"
+	"Claim replay jobs from the database (database.url or KEYNODE_DATABASE_URL), replay each job's\n"
+	"task in a fresh browser context, retry a failed replay once in a new context, store the result\n"
+	"and move the task's health (healthy, flaky, broken, recovered, error), raising an alert on each\n"
+	"transition. A job is leased and the lease kept alive by a heartbeat; a worker that dies loses\n"
+	"nothing: its lease expires and another worker takes the job.\n"
+	"\n"
+	"options:\n"
+	"  --config FILE        keynode.yaml (database, browsers, alerts, health.broken_after)\n"
+	"  --browser ENDPOINT   CDP endpoint (ws://…, http://HOST:PORT or a DevToolsActivePort file);\n"
+	"                       default the first of config `browsers`, else a local headless Chromium\n"
+	"                       the worker starts and stops itself\n"
+	"  --chromium PATH      local browser binary (default $KEYNODE_CHROMIUM, else\n"
+	"                       /usr/lib/chromium/chromium)\n"
+	"  --id NAME            worker id stored with its leases (default HOST:PID)\n"
+	"  --once               exit when the queue is empty\n"
+	"  --max-jobs N         exit after N jobs\n"
+	"  --lease S            lease length in seconds (default 30; heartbeat every third)\n"
+	"  --poll MS            pause after finding the queue empty (default 1000)\n"
+	"  --element-timeout MS wait for a step's element (default 5000)\n"
+	"  --settle-timeout MS  wait for the page to settle after a step (default 10000)\n"
+	"  --step-delay MS      pause between steps (default 0)\n"
+	"\n"
+	"exit: 0 stopped (SIGTERM/SIGINT, --once, --max-jobs), 2 usage error or database/browser\n"
+	"unreachable\n";
+
+struct sigctx {
+	sigset_t set;
+	kn_worker *w;
+	int done, stop_requested;
+	pthread_mutex_t mu;
+};
+
+static void *signal_main(void *arg)
+{
+	struct sigctx *s = arg;
+	for (;;) {
+		int sig = 0;
+		if (sigwait(&s->set, &sig) != 0)
+			continue;
+		pthread_mutex_lock(&s->mu);
+		int done = s->done;
+		if (!done) {
+			fprintf(stderr, "level=info component=worker msg=\"stopping\" signal=%s\n",
+			        sig == SIGTERM ? "TERM" : "INT");
+			s->stop_requested = 1;
+			if (s->w) /* under the lock: the worker is not freed meanwhile */
+				kn_worker_stop(s->w);
+		}
+		pthread_mutex_unlock(&s->mu);
+		if (done)
+			return NULL;
+	}
+}
+
+static int parse_ms(int *out, const char *text, const char *what)
+{
+	if (kn_cli_parse_int(out, text) || *out < 1)
+		return kn_cli_usage_error("worker", "%s must be a positive number", what);
+	return 0;
+}
+
+int kn_cmd_worker(int argc, char **argv)
+{
+	enum { O_CHROMIUM = 0x100, O_LEASE, O_POLL, O_ELEMENT, O_SETTLE, O_DELAY, O_MAX };
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},   {"browser", required_argument, NULL, 'b'},
+		{"id", required_argument, NULL, 'i'},       {"once", no_argument, NULL, '1'},
+		{"max-jobs", required_argument, NULL, O_MAX}, {"chromium", required_argument, NULL, O_CHROMIUM},
+		{"lease", required_argument, NULL, O_LEASE}, {"poll", required_argument, NULL, O_POLL},
+		{"element-timeout", required_argument, NULL, O_ELEMENT},
+		{"settle-timeout", required_argument, NULL, O_SETTLE},
+		{"step-delay", required_argument, NULL, O_DELAY}, {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *config_path = NULL;
+	kn_worker_opts wo = {0};
+	int c, n;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': config_path = optarg; break;
+		case 'b': wo.browser = optarg; break;
+		case 'i': wo.id = optarg; break;
+		case '1': wo.once = 1; break;
+		case O_CHROMIUM: wo.chromium = optarg; break;
+		case O_MAX:
+			if (parse_ms(&n, optarg, "--max-jobs"))
+				return KN_EXIT_USAGE;
+			wo.max_jobs = n;
+			break;
+		case O_LEASE:
+			if (parse_ms(&wo.lease_s, optarg, "--lease"))
+				return KN_EXIT_USAGE;
+			break;
+		case O_POLL:
+			if (parse_ms(&wo.poll_ms, optarg, "--poll"))
+				return KN_EXIT_USAGE;
+			break;
+		case O_ELEMENT:
+			if (parse_ms(&wo.validate.replay.element_timeout_ms, optarg, "--element-timeout"))
+				return KN_EXIT_USAGE;
+			break;
+		case O_SETTLE:
+			if (parse_ms(&wo.validate.replay.settle_timeout_ms, optarg, "--settle-timeout"))
+				return KN_EXIT_USAGE;
+			break;
+		case O_DELAY:
+			if (kn_cli_parse_int(&wo.validate.replay.step_delay_ms, optarg) ||
+			    wo.validate.replay.step_delay_ms < 0)
+				return kn_cli_usage_error("worker", "--step-delay must be milliseconds");
+			break;
+		case 'h': fputs(help, stdout); return KN_EXIT_OK;
+		default: return kn_cli_usage_error("worker", "bad option");
+		}
+	}
+	if (optind < argc)
+		return kn_cli_usage_error("worker", "unexpected argument '%s'", argv[optind]);
+	if (!config_path)
+		return kn_cli_usage_error("worker", "--config is required");
+
+	kn_err err = {0};
+	kn_config *cfg = NULL;
+	if (kn_config_load(&cfg, config_path, &err) != 0) {
+		fprintf(stderr, "keynode worker: %s\n", err.msg);
+		return KN_EXIT_USAGE;
+	}
+	if (!cfg->database_url) {
+		fprintf(stderr, "keynode worker: no database: set database.url in %s or KEYNODE_DATABASE_URL\n",
+		        config_path);
+		kn_config_free(cfg);
+		return KN_EXIT_USAGE;
+	}
+	if (!wo.browser && cfg->n_browsers > 0)
+		wo.browser = cfg->browsers[0];
+	if (!wo.chromium && getenv("KEYNODE_CHROMIUM") && *getenv("KEYNODE_CHROMIUM"))
+		wo.chromium = getenv("KEYNODE_CHROMIUM");
+	wo.conninfo = cfg->database_url;
+	wo.broken_after = cfg->health_broken_after;
+	wo.validate.fresh_context = 1;
+
+	/* Block the stop signals in every thread (the ones created below inherit the mask) and take
+	 * them on the signal thread; a broken pipe is an error return, never a death. */
+	struct sigctx sc = {.w = NULL};
+	pthread_mutex_init(&sc.mu, NULL);
+	sigemptyset(&sc.set);
+	sigaddset(&sc.set, SIGTERM);
+	sigaddset(&sc.set, SIGINT);
+	pthread_sigmask(SIG_BLOCK, &sc.set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	pthread_t sig_thread;
+	int sig_started = pthread_create(&sig_thread, NULL, signal_main, &sc) == 0;
+
+	int rc = KN_EXIT_USAGE;
+	kn_alerts *alerts = NULL;
+	kn_worker *w = NULL;
+	kn_alerts_opts ao = {.config = cfg, .conninfo = cfg->database_url};
+	if (kn_alerts_new(&alerts, &ao, &err) != 0) {
+		fprintf(stderr, "keynode worker: alerts: %s\n", err.msg);
+		goto done;
+	}
+	wo.alerts = alerts;
+	if (kn_worker_new(&w, &wo, &err) != 0) {
+		fprintf(stderr, "keynode worker: %s\n", err.msg);
+		goto done;
+	}
+	pthread_mutex_lock(&sc.mu);
+	sc.w = w;
+	if (sc.stop_requested) /* a signal came while the worker was starting */
+		kn_worker_stop(w);
+	pthread_mutex_unlock(&sc.mu);
+	if (kn_worker_run(w, &err) != 0) {
+		fprintf(stderr, "keynode worker: %s\n", err.msg);
+		goto done;
+	}
+	rc = KN_EXIT_OK;
+done:
+	if (sig_started) {
+		pthread_mutex_lock(&sc.mu);
+		sc.done = 1;
+		sc.w = NULL;
+		pthread_mutex_unlock(&sc.mu);
+		pthread_kill(sig_thread, SIGTERM); /* wakes its sigwait */
+		pthread_join(sig_thread, NULL);
+	}
+	kn_worker_free(w);
+	if (alerts) {
+		kn_alerts_drain(alerts, 5000, NULL);
+		kn_alerts_free(alerts);
+	}
+	pthread_mutex_destroy(&sc.mu);
+	kn_config_free(cfg);
+	return rc;
+}
