@@ -17,6 +17,16 @@ int kn_cmd_score(int argc, char **argv);
 int kn_cmd_sites(int argc, char **argv);
 int kn_cmd_watch(int argc, char **argv);
 int kn_cmd_replay(int argc, char **argv);
+int kn_cmd_import(int argc, char **argv);
+
+/* Load a task file with the sites: of cfg (may be NULL) resolving WebArena placeholders; logs
+ * one warn line per part of an imported task that could not be mapped (cmd names the command).
+ * Returns kn_taskset_load_file's code; *out is the caller's. (cmd_import.c) */
+int kn_cli_load_tasks(kn_taskset **out, const char *path, const kn_config *cfg, const char *cmd,
+                      kn_err *err);
+int kn_cmd_migrate(int argc, char **argv);
+int kn_cmd_worker(int argc, char **argv);
+int kn_cmd_serve(int argc, char **argv);
 
 /* Print "keynode CMD: message" to stderr and return KN_EXIT_USAGE. */
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)

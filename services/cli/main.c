@@ -17,10 +17,14 @@ static const char usage[] =
 	"commands:\n"
 	"  validate TASKFILE...   check task files (native YAML or Mind2Web-Live JSON)\n"
 	"  match                  apply one matcher to one value\n"
+	"  import                 map WebArena task configs to keynode tasks; report what cannot map\n"
 	"  score                  score recorded runs (JSONL trajectories) against a task set\n"
 "  watch                  score an agent live in a running browser (CDP)\n"
 	"  replay                 drive a browser through tasks' reference steps\n"
 	"  sites                  serve the local test sites (tests/sites/) over HTTP\n"
+	"  serve                  run the service: HTTP/JSON API, live runs, stream, metrics\n"
+	"  migrate                apply the service database schema migrations (PostgreSQL)\n"
+	"  worker                 claim and run replay jobs from the database (a worker process)\n"
 	"\n"
 	"Run `keynode COMMAND --help` for a command's options.\n"
 	"Exit codes: 0 success, 1 the checked thing failed, 2 usage or environment error.\n";
@@ -85,14 +89,22 @@ int main(int argc, char **argv)
 		rc = kn_cmd_validate(argc - 1, argv + 1);
 	else if (strcmp(cmd, "match") == 0)
 		rc = kn_cmd_match(argc - 1, argv + 1);
+	else if (strcmp(cmd, "import") == 0)
+		rc = kn_cmd_import(argc - 1, argv + 1);
 	else if (strcmp(cmd, "score") == 0)
 		rc = kn_cmd_score(argc - 1, argv + 1);
 	else if (strcmp(cmd, "watch") == 0)
 		rc = kn_cmd_watch(argc - 1, argv + 1);
 	else if (strcmp(cmd, "replay") == 0)
 		rc = kn_cmd_replay(argc - 1, argv + 1);
+	else if (strcmp(cmd, "serve") == 0)
+		rc = kn_cmd_serve(argc - 1, argv + 1);
+	else if (strcmp(cmd, "migrate") == 0)
+		rc = kn_cmd_migrate(argc - 1, argv + 1);
 	else if (strcmp(cmd, "sites") == 0)
 		rc = kn_cmd_sites(argc - 1, argv + 1);
+	else if (strcmp(cmd, "worker") == 0)
+		rc = kn_cmd_worker(argc - 1, argv + 1);
 	else {
 		fprintf(stderr, "keynode: unknown command '%s'\n\n%s", cmd, usage);
 		rc = KN_EXIT_USAGE;

@@ -14,6 +14,7 @@
 #include <yaml.h>
 
 #include "config.h"
+#include "cron.h"
 
 #if defined(__GNUC__)
 #define KN_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -440,6 +441,34 @@ static int load_semantic(loader *l, kn_config *c, const node *m)
 	return 0;
 }
 
+/* sites: {NAME: URL}: WebArena's __NAME__ placeholders (keynodes/README.md "WebArena import"). */
+static int load_sites(loader *l, kn_config *c, const node *m)
+{
+	char path[96];
+	int rc;
+	if (m->type != N_MAP)
+		return fail(l, KN_EINVAL, m->line, m->col,
+		            "sites: expected a mapping such as {SHOPPING: \"http://127.0.0.1:7770\"}");
+	size_t n = m->n / 2;
+	if (n && !(c->sites = calloc(n, sizeof *c->sites)))
+		return fail(l, KN_ENOMEM, m->line, m->col, "out of memory");
+	for (size_t i = 0; i < n; i++, c->n_sites++) {
+		const node *k = m->kids[2 * i];
+		int ok = k->type == N_SCALAR && k->val[0];
+		for (const char *p = ok ? k->val : ""; *p; p++)
+			ok &= (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_';
+		if (!ok)
+			return fail(l, KN_EINVAL, k->line, k->col,
+			            "sites: a site name is upper-case letters, digits and _ (SHOPPING)");
+		if (!(c->sites[i].name = strdup(k->val)))
+			return fail(l, KN_ENOMEM, k->line, k->col, "out of memory");
+		snprintf(path, sizeof path, "sites.%.60s", k->val);
+		if ((rc = get_str(l, m->kids[2 * i + 1], path, &c->sites[i].url, 1)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int load_browsers(loader *l, kn_config *c, const node *s)
 {
 	size_t n;
@@ -493,6 +522,36 @@ static int load_alerts(loader *l, kn_config *c, const node *s)
 	return 0;
 }
 
+/* schedules[i].tasks as a list of task references: refs[], and tasks = the refs joined by ", "
+ * (for messages; the scheduler reads refs). */
+static int load_schedule_refs(loader *l, kn_config_schedule *sc, const node *s, const char *path)
+{
+	size_t n, len = 1;
+	int rc;
+	char sub[96];
+	if ((rc = items_of(l, s, path, &n)) != 0)
+		return rc;
+	if (n == 0)
+		return fail(l, KN_EINVAL, s->line, s->col, "%s: expected at least one task reference", path);
+	if (!(sc->refs = calloc(n, sizeof *sc->refs)))
+		return fail(l, KN_ENOMEM, s->line, s->col, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		if ((rc = get_str(l, s->kids[i], sub, &sc->refs[sc->n_refs], 1)) != 0)
+			return rc;
+		len += strlen(sc->refs[sc->n_refs++]) + 2;
+	}
+	if (!(sc->tasks = malloc(len)))
+		return fail(l, KN_ENOMEM, s->line, s->col, "out of memory");
+	sc->tasks[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strcat(sc->tasks, ", ");
+		strcat(sc->tasks, sc->refs[i]);
+	}
+	return 0;
+}
+
 static int load_schedules(loader *l, kn_config *c, const node *s)
 {
 	static const char *const names[] = { "name", "cron", "tasks" };
@@ -524,8 +583,16 @@ static int load_schedules(loader *l, kn_config *c, const node *s)
 		snprintf(sub, sizeof sub, "%s.cron", path);
 		if ((rc = get_str(l, v[1], sub, &sc->cron, 1)) != 0)
 			return rc;
+		kn_cron cron;
+		kn_err cerr = { 0 };
+		if ((rc = kn_cron_parse(&cron, sc->cron, &cerr)) != 0)
+			return fail(l, rc, v[1]->line, v[1]->col, "%s: %s", sub,
+			            strncmp(cerr.msg, "cron: ", 6) == 0 ? cerr.msg + 6 : cerr.msg);
 		snprintf(sub, sizeof sub, "%s.tasks", path);
-		if (SET(v[2])) {
+		if (SET(v[2]) && v[2]->type == N_SEQ) {
+			if ((rc = load_schedule_refs(l, sc, v[2], sub)) != 0)
+				return rc;
+		} else if (SET(v[2])) {
 			if ((rc = get_str(l, v[2], sub, &sc->tasks, 1)) != 0)
 				return rc;
 		} else if (!(sc->tasks = strdup("all"))) {
@@ -538,10 +605,12 @@ static int load_schedules(loader *l, kn_config *c, const node *s)
 static int load_root(loader *l, kn_config *c, const node *root)
 {
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
-		                             "verdict_cache", "alerts", "schedules", "health" };
-	const node *v[8], *w[2];
+		                             "verdict_cache", "alerts", "schedules", "health", "sites" };
+	const node *v[9], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 8, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 9, v)) != 0)
+		return rc;
+	if (v[8] && (rc = load_sites(l, c, v[8])) != 0)
 		return rc;
 	if (v[0]) {
 		static const char *const dn[] = { "url" };
@@ -683,6 +752,11 @@ void kn_config_free(kn_config *c)
 	free(c->database_url);
 	free(c->http_listen);
 	free(c->http_token);
+	for (size_t i = 0; i < c->n_sites; i++) {
+		free(c->sites[i].name);
+		free(c->sites[i].url);
+	}
+	free(c->sites);
 	for (size_t i = 0; i < c->n_browsers; i++)
 		free(c->browsers[i]);
 	free(c->browsers);
@@ -697,6 +771,9 @@ void kn_config_free(kn_config *c)
 		free(c->schedules[i].name);
 		free(c->schedules[i].cron);
 		free(c->schedules[i].tasks);
+		for (size_t j = 0; j < c->schedules[i].n_refs; j++)
+			free(c->schedules[i].refs[j]);
+		free(c->schedules[i].refs);
 	}
 	free(c->schedules);
 	free(c);

@@ -1,8 +1,8 @@
 /* config.h — keynode.yaml, the service configuration (INTERFACES.md §5), loaded into a plain struct.
  *
  * The loader stores values and checks their types and ranges; it does not act on them (nothing is
- * connected to, no cron expression is parsed). Errors name the file, the 1-based line and column
- * and the key path: "keynode.yaml:7:5: semantic.threshold: expected a number in (0, 1]". Unknown
+ * connected to; cron expressions are checked with services/scheduler/cron.h). Errors name the
+ * file, the 1-based line and column and the key path: "keynode.yaml:7:5: semantic.threshold: expected a number in (0, 1]". Unknown
  * and repeated keys are errors; anchors, aliases and tags are refused; size, depth and node count
  * are capped. README.md in this folder lists every key and its default. */
 #ifndef KEYNODE_CONFIG_H
@@ -26,8 +26,11 @@ typedef struct kn_config_alert {
 
 typedef struct kn_config_schedule {
 	char *name;  /* unique among schedules */
-	char *cron;  /* non-empty; the syntax is the scheduler's to check */
-	char *tasks; /* default "all" */
+	char *cron;  /* a valid 5-field cron expression or macro (services/scheduler/cron.h) */
+	char *tasks; /* "all" (default), a task set name, or — when the file gave a list — the refs
+	              * joined by ", " (informational: use refs) */
+	char **refs; /* the list form: task references "TASK" or "TASKSET:TASK"; n_refs 0 otherwise */
+	size_t n_refs;
 } kn_config_schedule;
 
 /* Every string is NUL-terminated and owned by the config; NULL means "not set" where the comment
@@ -58,6 +61,11 @@ typedef struct kn_config {
 	kn_config_schedule *schedules;
 	size_t n_schedules;
 	int health_broken_after;   /* [1, 1000]; default 2 */
+	struct kn_config_site {
+		char *name;            /* "SHOPPING": WebArena's __SHOPPING__ placeholder */
+		char *url;             /* what it becomes */
+	} *sites;                  /* `sites:` mapping, in file order; n_sites may be 0 */
+	size_t n_sites;
 } kn_config;
 
 /* Read and parse the file at path (errors named by path), then apply the environment overrides.

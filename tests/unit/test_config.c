@@ -136,6 +136,14 @@ static void test_defaults(void **state)
 	assert_double_equal(c->semantic.llm.price_prompt, 0.5, 1e-12);
 	assert_double_equal(c->semantic.llm.price_completion, 0.5, 1e-12);
 	assert_string_equal(c->schedules[0].tasks, "all");
+	assert_int_equal(c->schedules[0].n_refs, 0);
+	kn_config_free(c);
+	/* tasks as a list of task references */
+	c = load("schedules: [{name: a, cron: '@hourly', tasks: [shop-1, 'forum:f-2']}]\n");
+	assert_int_equal(c->schedules[0].n_refs, 2);
+	assert_string_equal(c->schedules[0].refs[0], "shop-1");
+	assert_string_equal(c->schedules[0].refs[1], "forum:f-2");
+	assert_string_equal(c->schedules[0].tasks, "shop-1, forum:f-2");
 	kn_config_free(c);
 	c = load("semantic: {threshold: 1, llm: {price: {completion: 2}}}\n");
 	assert_double_equal(c->semantic.threshold, 1.0, 1e-12);
@@ -248,9 +256,23 @@ static void test_errors_types(void **state)
 	fails("schedules: [{name: x}]\n", KN_EINVAL, "k.yaml:1:13: schedules[0]: missing key cron");
 	fails("schedules: [{name: x, cron: ''}]\n", KN_EINVAL,
 	      "k.yaml:1:29: schedules[0].cron: must not be empty");
-	fails("schedules: [{name: x, cron: a, tasks: [t]}]\n", KN_EINVAL,
-	      "k.yaml:1:39: schedules[0].tasks: expected a string");
-	fails("schedules:\n  - {name: x, cron: a}\n  - {name: x, cron: b}\n", KN_EINVAL,
+	fails("schedules: [{name: x, cron: '0 25 * * *'}]\n", KN_EINVAL,
+	      "k.yaml:1:29: schedules[0].cron: field 2 (hour): 25 out of range 0-23");
+	fails("schedules: [{name: x, cron: a}]\n", KN_EINVAL,
+	      "k.yaml:1:29: schedules[0].cron: expected 5 fields (minute hour day-of-month month "
+	      "day-of-week), got 1");
+	fails("schedules: [{name: x, cron: '@every 5m'}]\n", KN_EINVAL,
+	      "k.yaml:1:29: schedules[0].cron: unknown macro '@every' (expected @yearly, @annually, "
+	      "@monthly, @weekly, @daily, @midnight or @hourly, alone)");
+	fails("schedules: [{name: x, cron: '@reboot'}]\n", KN_EUNSUPPORTED,
+	      "k.yaml:1:29: schedules[0].cron: @reboot is not a schedule");
+	fails("schedules: [{name: x, cron: '@daily', tasks: []}]\n", KN_EINVAL,
+	      "k.yaml:1:46: schedules[0].tasks: expected at least one task reference");
+	fails("schedules: [{name: x, cron: '@daily', tasks: [a, [t]]}]\n", KN_EINVAL,
+	      "k.yaml:1:50: schedules[0].tasks[1]: expected a string");
+	fails("schedules: [{name: x, cron: '@daily', tasks: {a: b}}]\n", KN_EINVAL,
+	      "k.yaml:1:46: schedules[0].tasks: expected a string");
+	fails("schedules:\n  - {name: x, cron: '* * * * *'}\n  - {name: x, cron: '@daily'}\n", KN_EINVAL,
 	      "k.yaml:3:12: schedules[1].name: schedule name 'x' is used twice");
 	fails("health: {broken_after: 0}\n", KN_EINVAL,
 	      "k.yaml:1:24: health.broken_after: expected an integer in [1, 1000]");
