@@ -141,3 +141,14 @@ kn_free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
     node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})'
 }
+
+# kn_sites_v2_root SITES DEST — lay the changed sites (SITES/v2: changed files, REMOVED lists deleted
+# ones) over a copy of SITES in DEST, the root `keynode sites` serves as "v2"
+kn_sites_v2_root() {
+  local sites=$1 root=$2 f
+  mkdir -p "$root"
+  (cd "$sites" && tar cf - --exclude=./v2 .) | tar xf - -C "$root"
+  cp -r "$sites/v2/." "$root/"
+  while read -r f; do [ -n "$f" ] && rm -f "$root/$f"; done <"$sites/v2/REMOVED"
+  rm -f "$root/REMOVED" "$root/EXPECTED.md" "$root/expected.json"
+}

@@ -38,11 +38,7 @@ ls "$tmp"/v1/*.png >/dev/null 2>&1 && kn_fail "v1: a screenshot was written for 
 
 # --- v2: the changed sites
 root=$tmp/v2root
-mkdir -p "$root"
-(cd "$sites" && tar cf - --exclude=./v2 .) | tar xf - -C "$root"
-cp -r "$sites/v2/." "$root/"
-while read -r f; do [ -n "$f" ] && rm -f "$root/$f"; done <"$sites/v2/REMOVED"
-rm -f "$root/REMOVED" "$root/EXPECTED.md" "$root/expected.json"
+kn_sites_v2_root "$sites" "$root"
 validate v2 "$root" "$tmp/v2"
 [ "$vrc" = 1 ] && kn_ok "v2: exit 1 (a task broken)" || { kn_fail "v2: exit $vrc"; cat "$tmp/v2.out" "$tmp/v2.err"; }
 grep -q 'drift: step 2 selector #new-post-link no longer matches; use #compose-link' "$tmp/v2.out" &&

@@ -70,10 +70,7 @@ EOF
   kn_ok "keynode migrate" || { kn_fail "keynode migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
 kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites-v1.log" || kn_finish
 v1=$port
-# v2: tests/sites with the files of tests/sites/v2 laid over it and those named in v2/REMOVED deleted
-cp -r "$repo/tests/sites" "$tmp/site-v2" && rm -rf "$tmp/site-v2/v2" && cp -r "$repo/tests/sites/v2/." "$tmp/site-v2/" &&
-  rm -f "$tmp/site-v2/REMOVED" || { kn_fail "v2 site tree"; kn_finish; }
-while read -r f; do [ -n "$f" ] && rm -f "$tmp/site-v2/$f"; done <"$repo/tests/sites/v2/REMOVED"
+kn_sites_v2_root "$repo/tests/sites" "$tmp/site-v2" || { kn_fail "v2 site tree"; kn_finish; }
 kn_sites_start "$kn" "$tmp/site-v2" "$tmp/sites-v2.log" || kn_finish
 v2=$port
 down=$(kn_free_port) # nothing listens there: the site is unreachable
