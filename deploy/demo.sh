@@ -129,6 +129,7 @@ echo
 echo "== dashboard: $base/   (API token: $token)"
 if [ -t 1 ] && [ "${KN_DEMO_WAIT:-1}" != 0 ] && [ "$unfinished" = 0 ]; then
   echo "   the service keeps running: open the dashboard in a browser; Ctrl-C stops everything"
+  trap 'echo; echo "demo: stopped"; exit 0' INT
   wait "$serve_pid"
 fi
 [ "$unfinished" = 0 ]

@@ -42,14 +42,15 @@ demo)
   install_packages
   build build/release -DCMAKE_BUILD_TYPE=Release -DKN_TESTS=OFF
   kn=build/release/services/cli/keynode
-  deploy/demo.sh "$kn"
   tasks="$shared/data/mind2web-live/mind2web-live_test_20241024.json"
-  echo
   echo "== keynode validate: the Mind2Web-Live test split, as published"
   "$kn" validate "$tasks"
   echo
   echo "== keynode score: the bundled example runs against the Mind2Web-Live test tasks"
   "$kn" score --tasks "$tasks" --runs tests/data/runs/m2w-test
+  echo
+  # last, as on a terminal it keeps the service and its dashboard up until Ctrl-C
+  deploy/demo.sh "$kn"
   ;;
 test)
   install_packages

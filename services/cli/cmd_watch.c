@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "monitor.h"
 
@@ -115,6 +117,35 @@ static int parse_until(kn_monitor_opts *o, const char *u)
 		return -1;
 	}
 	return 0;
+}
+
+/* The run result (INTERFACES.md §3) on f; with the LLM judge, plus "llm": its usage during the
+ * run (requests, tokens, cost: Mind2Web-Live's USD efficiency per run). */
+static int write_result(FILE *f, const kn_eval *ev, const char *run_id, kn_cli_semantic *so)
+{
+	if (!so->client)
+		return kn_eval_write_result(ev, run_id, f);
+	char *res = NULL, *usage = NULL;
+	size_t res_len = 0, usage_len = 0;
+	FILE *m = open_memstream(&res, &res_len);
+	int rc = m ? kn_eval_write_result(ev, run_id, m) : -1;
+	if (m)
+		fclose(m);
+	if ((m = open_memstream(&usage, &usage_len)) != NULL) {
+		kn_cli_semantic_json(so, m, kn_eval_reached(ev));
+		fclose(m);
+	}
+	json_t *j = rc == 0 && res ? json_loadb(res, res_len, 0, NULL) : NULL;
+	json_t *u = usage ? json_loadb(usage, usage_len, 0, NULL) : NULL;
+	if (j && u)
+		json_object_set_new(j, "llm", u), u = NULL;
+	rc = j && json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', f) != EOF
+		? 0 : -1;
+	json_decref(j);
+	json_decref(u);
+	free(res);
+	free(usage);
+	return rc;
 }
 
 int kn_cmd_watch(int argc, char **argv)
@@ -228,7 +259,7 @@ int kn_cmd_watch(int argc, char **argv)
 
 	const kn_eval *ev = kn_monitor_eval(w.mon);
 	FILE *of = out ? fopen(out, "w") : stdout;
-	if (!of || kn_eval_write_result(ev, run_id, of) != 0)
+	if (!of || write_result(of, ev, run_id, &so) != 0)
 		fprintf(stderr, "keynode watch: cannot write the result to %s\n", out ? out : "stdout");
 	if (of && of != stdout)
 		fclose(of);

@@ -232,5 +232,34 @@ run "score with a failing judgement: exit 1" 1 1 "$kn" score --tasks "$tmp/tasks
 has "score failure reason" "$tmp/err" "1 semantic judgement failed"
 has "score failure event" "$tmp/err" "event 4: llm fake-1:"
 
+# --- keynode watch with the LLM judge, live: the run result carries the judge's usage ("llm")
+. "$here/lib.sh" # kn_sites_start, kn_chromium_start; their processes join pids (stopped on exit)
+repo=$(cd "$here/../.." && pwd)
+llm_port=$port
+if kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" && pids+=("$sites_pid") &&
+  kn_chromium_start "$tmp/chrome" && pids+=("$cpid"); then
+  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/site-tasks.yaml"
+  "$kn" watch --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart --quiet \
+    --until finished --until idle:20 --out "$tmp/watch.json" "${llm[@]}" --llm-price 0.5,1.5 2>"$tmp/watch.err" &
+  wpid=$!
+  pids+=("$wpid")
+  sleep 1 # let watch attach before the agent acts
+  "$kn" replay --quiet --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart >/dev/null ||
+    fail "watch --semantic llm: the replay agent failed"
+  wait "$wpid"
+  wrc=$?
+  if [ "$wrc" = 0 ] && jq -e '.status == "finished" and .llm.backend == "llm" and .llm.model == "fake-1"
+      and (.llm.requests + .llm.cache_hits) >= 1 and .llm.usd >= 0' "$tmp/watch.json" >/dev/null; then
+    ok "watch --semantic llm: finished, the run result has the usage ($(jq -c .llm "$tmp/watch.json"))"
+  else
+    fail "watch --semantic llm: exit $wrc, $(head -c 600 "$tmp/watch.json" 2>/dev/null) $(tail -3 "$tmp/watch.err")"
+  fi
+else
+  fail "watch --semantic llm: sites or Chromium did not start"
+fi
+port=$llm_port
+kn_fails=${kn_fails:-0}
+fails=$((fails + kn_fails))
+
 if [ $fails -gt 0 ]; then echo "llm.sh: $fails failed"; exit 1; fi
 echo "llm.sh: all passed"
