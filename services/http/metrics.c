@@ -114,12 +114,12 @@ void kn_metrics_event(kn_metrics *m, int keynodes_reached)
 	pthread_mutex_unlock(&m->mu);
 }
 
-void kn_metrics_replay(kn_metrics *m, const char *status)
+void kn_metrics_set_replays(kn_metrics *m, const char *status, long n)
 {
-	if (!m)
+	if (!m || !status)
 		return;
 	pthread_mutex_lock(&m->mu);
-	slot(m->replays_total, status ? status : "unknown")->n++;
+	slot(m->replays_total, status)->n = (unsigned long long)n;
 	pthread_mutex_unlock(&m->mu);
 }
 

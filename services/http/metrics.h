@@ -22,7 +22,8 @@ void kn_metrics_request(kn_metrics *m, kn_route route, int code, double seconds)
 /* A run ended with status (the run result's "status": finished, incomplete, …). */
 void kn_metrics_run_ended(kn_metrics *m, const char *status);
 void kn_metrics_event(kn_metrics *m, int keynodes_reached);
-void kn_metrics_replay(kn_metrics *m, const char *status);
+/* Replay results with status so far, over every worker (counted in the database). */
+void kn_metrics_set_replays(kn_metrics *m, const char *status, long n);
 void kn_metrics_set_runs_active(kn_metrics *m, long n);
 void kn_metrics_set_ingest(kn_metrics *m, long spooled, int db_up);
 /* Tasks per health state (state names of kn_health_name). */

@@ -532,6 +532,16 @@ void kn_api_before_metrics(void *ud)
 	json_decref(j);
 	for (size_t k = 0; k < 6; k++)
 		kn_metrics_set_health(a->o.metrics, states[k], counts[k]);
+	/* replay outcomes: workers are other processes, so they are counted in the database */
+	if (kn_store_replay_counts_json(a->st, &out, &err) != 0)
+		return;
+	j = json_loads(out, 0, NULL);
+	free(out);
+	const char *status;
+	json_t *n;
+	json_object_foreach(j, status, n)
+		kn_metrics_set_replays(a->o.metrics, status, (long)json_integer_value(n));
+	json_decref(j);
 }
 
 void kn_api_tick(void *ud)

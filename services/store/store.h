@@ -101,6 +101,9 @@ int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *
 /* GET /api/replays: {"replays": [{"id", "task", "status", "run", "job", "created", "drift", "broken",
  * "screenshot": bool}…]} newest first, at most limit (≤ 0: 50), optionally for one task reference
  * (all its versions). */
+/* Replay results per status over every worker: *out is {"passed": N, "broken": N, …}, the
+ * caller's. */
+int kn_store_replay_counts_json(kn_store *st, char **out, kn_err *err);
 int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err);
 
 /* ---- replay results, health, jobs (issue "Replay validation") ------------------------------ */

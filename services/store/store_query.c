@@ -113,3 +113,17 @@ int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **
 		" task_versions WHERE id = $1::bigint)) ORDER BY p.created DESC, p.id DESC LIMIT $2::int) p",
 		2, p, err);
 }
+
+int kn_store_replay_counts_json(kn_store *st, char **out, kn_err *err)
+{
+	*out = NULL;
+	PGresult *res;
+	int rc = kn_store_q(st, &res, "SELECT coalesce(json_object_agg(status, n), '{}')::text FROM"
+	                    " (SELECT status, count(*) AS n FROM replay_results GROUP BY status) c",
+	                    0, NULL, err);
+	if (rc != 0)
+		return rc;
+	*out = strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
+}

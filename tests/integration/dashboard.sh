@@ -178,6 +178,14 @@ health=$(curl -s "$base/api/tasks" | jq -r '[.tasks[] | select(.id == "forum-gea
 if [ "$health" = "broken-demo=broken forum-gear-category=healthy" ]; then kn_ok "replays: health $health"; else
   kn_fail "replays: health '$health' (worker: $(tail -3 "$tmp/worker.log"))"
 fi
+# /metrics counts every worker's replays (from the database) and the tasks per health state
+curl -s "$base/metrics" >"$tmp/metrics.txt"
+grep -q '^keynode_replays_total{status="passed"} 1$' "$tmp/metrics.txt" &&
+  grep -q '^keynode_replays_total{status="broken"} 2$' "$tmp/metrics.txt" &&
+  grep -q '^keynode_task_health{state="broken"} 1$' "$tmp/metrics.txt" &&
+  grep -q '^keynode_task_health{state="healthy"} 1$' "$tmp/metrics.txt" &&
+  kn_ok "/metrics: replay outcomes and health states" ||
+  kn_fail "/metrics replays/health: $(grep -E 'replays_total|task_health' "$tmp/metrics.txt" | tr '\n' ' ')"
 
 # --- the agent's browser, the live run and the agent (waits for the test's go file) ---
 kn_chromium_start "$tmp/agent" || kn_finish
