@@ -89,7 +89,7 @@ kn_chromium_start "$tmp/browser-api" || die "Chromium did not start"
 run=$(post "$base/api/runs" -H 'Content-Type: application/json' \
   -d "{\"task\": \"sites:$live\", \"browser\": \"$cdp\", \"until\": \"finished\"}" | jq -r .id) ||
   die "POST /api/runs failed"
-sleep 1.5 # let the service attach before the agent starts
+# POST /api/runs answers once the service watches every tab ("attached": true): the agent may start
 "$kn" replay --quiet --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$live" >/dev/null ||
   echo "demo: the agent failed a step"
 status=running

@@ -58,6 +58,7 @@ struct watch {
 	FILE *answers;      /* --answer-file, read as it grows */
 	char line[4096];
 	size_t line_len;
+	int quiet;
 };
 
 /* Turn every complete new line of the answer file into an answer event. */
@@ -89,6 +90,15 @@ static void watch_tick(void *ud)
 		kn_monitor_stop(w->mon, "stopped");
 	if (!kn_cdp_loop_stopped(w->loop))
 		w->tick = kn_cdp_timer_start(w->loop, 100, watch_tick, w);
+}
+
+/* Every open tab is attached with its recorder: the agent may start (scripts wait for this line). */
+static void on_ready(void *ud, kn_monitor *m)
+{
+	(void)m;
+	struct watch *w = ud;
+	if (!w->quiet)
+		fprintf(stderr, "keynode watch: ready: every open tab is attached and recorded\n");
 }
 
 static void on_end(void *ud, kn_monitor *m, const char *reason)
@@ -241,6 +251,8 @@ int kn_cmd_watch(int argc, char **argv)
 	mo.trajectory = tf;
 	mo.progress = quiet ? NULL : stderr;
 	mo.on_end = on_end;
+	mo.on_ready = on_ready;
+	w.quiet = quiet;
 	mo.ud = &w;
 	if (kn_cdp_loop_new(&w.loop, &err) != 0 ||
 	    kn_monitor_start(&w.mon, w.loop, ws, &mo, &err) != 0) {

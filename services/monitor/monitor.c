@@ -55,6 +55,8 @@ struct kn_monitor {
 	const char *pending_stop_reason; /* static text */
 	kn_page_checks *checks; /* page checks run when the run ends (page_check.c) */
 	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
+	/* ready: auto-attach answered and every tab attached until then has its recorder installed */
+	int autoattach_done, setup_pending, ready;
 };
 
 static double now_s(void)
@@ -318,6 +320,35 @@ static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error
 	free(ph);
 }
 
+/* Tell the owner once the monitor is ready (kn_monitor_ready). */
+static void check_ready(kn_monitor *m)
+{
+	if (m->ready || !m->autoattach_done || m->setup_pending > 0)
+		return;
+	m->ready = 1;
+	if (m->o.on_ready)
+		m->o.on_ready(m->o.ud, m);
+}
+
+/* A tab's recorder script was installed (or failed to be: the tab is gone; nothing to wait for). */
+static void setup_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c, (void)result, (void)error;
+	kn_monitor *m = ud;
+	m->setup_pending--;
+	check_ready(m);
+}
+
+static void autoattach_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c, (void)result;
+	kn_monitor *m = ud;
+	if (error)
+		mlog("warn", "msg=\"auto-attach failed\" error=\"%s\"", error);
+	m->autoattach_done = 1;
+	check_ready(m);
+}
+
 static void attach_page(kn_monitor *m, const char *session, json_t *info)
 {
 	struct tab *t = calloc(1, sizeof *t);
@@ -348,11 +379,14 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	            NULL);
 	kn_cdp_send(m->cdp, session, "Page.enable", NULL, NULL, NULL);
 	kn_cdp_send(m->cdp, session, "Runtime.enable", NULL, NULL, NULL);
-	if (src)
-		kn_cdp_send(m->cdp, session, "Page.addScriptToEvaluateOnNewDocument",
-		            json_pack("{s:s, s:b, s:s}", "source", src, "runImmediately", 1, "worldName",
-		                      t->world),
-		            NULL, NULL);
+	if (src) {
+		int counted = !m->ready;
+		if (kn_cdp_send(m->cdp, session, "Page.addScriptToEvaluateOnNewDocument",
+		                json_pack("{s:s, s:b, s:s}", "source", src, "runImmediately", 1, "worldName",
+		                          t->world),
+		                counted ? setup_reply : NULL, counted ? m : NULL) > 0 && counted)
+			m->setup_pending++;
+	}
 	free(src);
 	kn_cdp_send(m->cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 	/* a navigation that committed before Page.enable took effect sent us no event: ask */
@@ -543,11 +577,14 @@ static void write_header(kn_monitor *m)
 
 static void on_open(void *ud, kn_cdp *c)
 {
-	(void)ud;
+	kn_monitor *m = ud;
 	kn_cdp_send(c, NULL, "Target.setDiscoverTargets", json_pack("{s:b}", "discover", 1), NULL, NULL);
-	kn_cdp_send(c, NULL, "Target.setAutoAttach",
-	            json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 1, "flatten", 1),
-	            NULL, NULL);
+	/* the browser attaches the existing tabs (attachedToTarget) before it answers this */
+	if (kn_cdp_send(c, NULL, "Target.setAutoAttach",
+	                json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 1,
+	                          "flatten", 1),
+	                autoattach_reply, m) < 0)
+		autoattach_reply(m, c, NULL, "not sent");
 }
 
 static void on_close(void *ud, kn_cdp *c, const char *reason)
@@ -708,6 +745,11 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 		m->tick = kn_cdp_timer_start(loop, 100, tick, m);
 	*out = m;
 	return 0;
+}
+
+int kn_monitor_ready(const kn_monitor *m)
+{
+	return m && m->ready;
 }
 
 int kn_monitor_ended(const kn_monitor *m) { return m->end_reason != NULL; }

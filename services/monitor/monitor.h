@@ -28,6 +28,9 @@ typedef struct kn_monitor_opts {
 	int cdp_timeout_ms;     /* per CDP command; 0: default */
 	/* called after each event was evaluated (optional; for the service) */
 	void (*on_event)(void *ud, kn_monitor *m, const kn_event *ev, int rises);
+	/* called once when the monitor is ready: every tab open when it connected is attached with
+	 * its recorder installed, so what an agent does from now on is seen (optional) */
+	void (*on_ready)(void *ud, kn_monitor *m);
 	/* called once when the run ended (reason: "finished", "idle", "steps", "stopped",
 	 * "browser disconnected"); the monitor may be freed after it returns */
 	void (*on_end)(void *ud, kn_monitor *m, const char *reason);
@@ -45,6 +48,7 @@ void kn_monitor_stop(kn_monitor *m, const char *reason);
 int kn_monitor_answer(kn_monitor *m, const char *text);
 
 int kn_monitor_ended(const kn_monitor *m);
+int kn_monitor_ready(const kn_monitor *m); /* see on_ready */
 const char *kn_monitor_end_reason(const kn_monitor *m); /* NULL while running */
 const kn_eval *kn_monitor_eval(const kn_monitor *m);
 unsigned long long kn_monitor_events(const kn_monitor *m);

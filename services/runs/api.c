@@ -240,7 +240,9 @@ static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		goto done;
 	}
 	char id[KN_RUN_ID_MAX];
-	rc = kn_runs_start(a->o.runs, task, ref_task_id(task), version, set, ws, until, id, &err);
+	int attached = 0;
+	rc = kn_runs_start(a->o.runs, task, ref_task_id(task), version, set, ws, until, id, &attached,
+	                   &err);
 	free(ws);
 	if (rc) {
 		kn_http_resp_error(resp, rc == KN_EINVAL ? 400 : rc == KN_ELIMIT ? 429 : 500,
@@ -249,9 +251,9 @@ static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	}
 	char stream[KN_RUN_ID_MAX + 32];
 	snprintf(stream, sizeof stream, "/api/stream?run=%s", id);
-	answer_json(resp, 201, json_pack("{s:s, s:s, s:s, s:b, s:s}", "id", id, "task", task,
-	                                 "status", "running", "watched", browser != NULL, "stream",
-	                                 stream));
+	answer_json(resp, 201, json_pack("{s:s, s:s, s:s, s:b, s:b, s:s}", "id", id, "task", task,
+	                                 "status", "running", "watched", browser != NULL, "attached",
+	                                 browser != NULL && attached, "stream", stream));
 done:
 	json_decref(body);
 }

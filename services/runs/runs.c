@@ -37,6 +37,7 @@ struct run {
 	struct timespec started_mono, last_event;
 	int64_t seq;
 	int finishing, ended;
+	int attached;      /* the monitor is ready (monitor.h on_ready) */
 	char *result;
 	kn_llm_stats llm0; /* the judge's counters when the run started */
 };
@@ -312,6 +313,17 @@ static void free_graves(void *ud)
 	}
 }
 
+static void mon_on_ready(void *ud, kn_monitor *m)
+{
+	(void)m;
+	struct run *run = ud;
+	kn_runs *r = run->owner;
+	pthread_mutex_lock(&r->mu);
+	run->attached = 1;
+	pthread_cond_broadcast(&r->cv);
+	pthread_mutex_unlock(&r->mu);
+}
+
 static void mon_on_end(void *ud, kn_monitor *m, const char *reason)
 {
 	struct run *run = ud;
@@ -334,6 +346,7 @@ static void post_start(void *ud)
 	mo.until_steps = run->until_steps;
 	mo.cdp_timeout_ms = r->o.cdp_timeout_ms;
 	mo.on_event = mon_on_event;
+	mo.on_ready = mon_on_ready;
 	mo.on_end = mon_on_end;
 	mo.ud = run;
 	kn_err err = {0};
@@ -432,8 +445,11 @@ static int parse_until(struct run *run, const char *u)
 }
 
 int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t version,
-                  kn_taskset *set, const char *browser, const char *until, char *id, kn_err *err)
+                  kn_taskset *set, const char *browser, const char *until, char *id,
+                  int *attached, kn_err *err)
 {
+	if (attached)
+		*attached = 0;
 	struct run *run = calloc(1, sizeof *run);
 	if (!run) {
 		kn_taskset_free(set);
@@ -494,10 +510,22 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	logf_(r, "info", run->id, browser ? "run started (watched)" : "run started (external)");
 	if (browser) {
 		pthread_mutex_lock(&r->mu);
-		run->refs++;
+		run->refs += 2; /* one for post_start, one for the wait below */
 		pthread_mutex_unlock(&r->mu);
 		if (kn_cdp_loop_post(r->loop, post_start, run) != 0)
 			run_unref(run);
+		/* answer once keynode is watching, so an agent acting right after is seen */
+		struct timespec dl;
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += KN_RUNS_ATTACH_WAIT_MS / 1000;
+		pthread_mutex_lock(&r->mu);
+		while (!run->attached && !run->ended)
+			if (pthread_cond_timedwait(&r->cv, &r->mu, &dl) != 0)
+				break;
+		if (attached)
+			*attached = run->attached;
+		pthread_mutex_unlock(&r->mu);
+		run_unref(run);
 	}
 	return 0;
 }

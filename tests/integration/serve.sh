@@ -169,13 +169,11 @@ sall=$!; kn_pids+=("$sall")
 for _ in $(seq 1 100); do grep -q '"open"' "$tmp/stream-all.jsonl" 2>/dev/null && break; sleep 0.05; done
 c=$(api "${W[@]}" -d "{\"task\":\"shop-red-runner-cart\",\"browser\":\"$cdp\",\"until\":\"finished\"}" "$B/api/runs")
 RID=$(jq -r .id "$tmp/body" 2>/dev/null)
-[ "$c" = 201 ] && [ -n "$RID" ] && jq -e '.status == "running"' "$tmp/body" >/dev/null && kn_ok "POST /api/runs (watched): 201 $RID" || { kn_fail "POST /api/runs: $c $(cat "$tmp/body")"; kn_finish; }
+[ "$c" = 201 ] && [ -n "$RID" ] && jq -e '.status == "running" and .attached == true' "$tmp/body" >/dev/null && kn_ok "POST /api/runs (watched): 201 $RID, answered once attached" || { kn_fail "POST /api/runs: $c $(cat "$tmp/body")"; kn_finish; }
 node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream?run=$RID" "$tmp/stream-run.jsonl" "$RID" 60 >"$tmp/stream-run.log" 2>&1 &
 srun=$!; kn_pids+=("$srun")
 for _ in $(seq 1 100); do grep -q '"open"' "$tmp/stream-run.jsonl" 2>/dev/null && break; sleep 0.05; done
-# give the monitor its moment to attach to every tab before the agent's first action
-for _ in $(seq 1 40); do grep -q "run=$RID" "$tmp/serve.err" && break; sleep 0.05; done
-sleep 1.5
+# no pause before the agent: POST /api/runs answered once every tab was attached and recorded
 node "$REPO/tests/integration/agents/shop.mjs" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks" full >"$tmp/agent.out" 2>&1
 rc=$?; [ $rc = 0 ] && kn_ok "agent (Playwright) done" || kn_fail "agent exit $rc: $(tail -3 "$tmp/agent.out")"
 wait "$srun"; rc=$?; kn_forget "$srun"
