@@ -319,6 +319,13 @@ static int write_line(FILE *f, json_t *j)
 	return rc;
 }
 
+void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t)
+{
+	struct tm tm;
+	if (!gmtime_r(&t, &tm) || !strftime(out, KN_TIME_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		strcpy(out, "1970-01-01T00:00:00Z");
+}
+
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started)
 {
 	return write_line(f, json_pack("{s:s, s:s, s:s}", "run", run, "task", task, "started", started));

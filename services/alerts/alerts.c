@@ -18,6 +18,7 @@
 #include <jansson.h>
 
 #include "alerts.h"
+#include "keynode/event.h"
 
 #define KN_ALERTS_QUEUE_MAX 1000          /* queued alerts; past it KN_ELIMIT */
 #define KN_ALERTS_REF_MAX 256             /* task ref, run id */
@@ -270,11 +271,8 @@ done:
 /* The generic webhook body (also what on_alert gets). */
 static char *alert_body(const item *it, int64_t id)
 {
-	char created[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(created, sizeof created, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	char created[KN_TIME_MAX];
+	kn_time_rfc3339(created, time(NULL));
 	json_t *detail = json_loads(it->detail, 0, NULL);
 	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:o, s:s, s:s}", "id", (json_int_t)id, "dedupe_key",
 	                      it->key, "severity", it->severity, "title", it->title, "detail",

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "keynode/event.h"
 #include "llm_internal.h"
 #include "verdict.h"
 
@@ -112,11 +113,8 @@ int kn_verdict_format_line(char **out, size_t *len, const char *model, int promp
 {
 	*out = NULL;
 	*len = 0;
-	char at[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	if (!gmtime_r(&now, &tm) || !strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		strcpy(at, "1970-01-01T00:00:00Z");
+	char at[KN_TIME_MAX];
+	kn_time_rfc3339(at, time(NULL));
 	json_t *j = json_pack("{s:i, s:s, s:i, s:s, s:s, s:f, s:s*, s:s}", "v", 1, "model", model,
 	                      "prompt", prompt, "rule", rule, "input", input, "score", score,
 	                      "reason", reason, "at", at);

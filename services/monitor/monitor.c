@@ -565,11 +565,8 @@ static void write_header(kn_monitor *m)
 {
 	if (!m->o.trajectory)
 		return;
-	char started[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(started, sizeof started, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	char started[KN_TIME_MAX];
+	kn_time_rfc3339(started, time(NULL));
 	if (kn_traj_write_header(m->o.trajectory, m->o.run_id ? m->o.run_id : "run", m->o.task->id,
 	                         started) != 0)
 		mlog("error", "msg=\"cannot write trajectory header\"");

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cron.h"
+#include "keynode/event.h"
 #include "scheduler.h"
 #include "store.h"
 
@@ -55,14 +56,6 @@ static void slog(const char *level, const char *fmt, ...)
 		if ((unsigned char)*p < 0x20)
 			*p = ' ';
 	fprintf(stderr, "level=%s component=scheduler %s\n", level, line);
-}
-
-static void rfc3339(char *buf, size_t n, int64_t t)
-{
-	time_t tt = (time_t)t;
-	struct tm tm;
-	if (!gmtime_r(&tt, &tm) || !strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		snprintf(buf, n, "%lld", (long long)t);
 }
 
 void kn_scheduler_free(kn_scheduler *s)
@@ -224,8 +217,8 @@ int kn_scheduler_tick(kn_scheduler *s, int64_t now, size_t *fired, size_t *enque
 			connect_store(s, 1, NULL);
 		if (rc < 0)
 			goto failed;
-		char when[40];
-		rfc3339(when, sizeof when, t);
+		char when[KN_TIME_MAX];
+		kn_time_rfc3339(when, (time_t)t);
 		if (rc == 1) {
 			nf++, nj += jobs;
 			slog("info", "msg=\"schedule fired\" schedule=%s fire=%s jobs=%zu catch_up=%d", e->name,

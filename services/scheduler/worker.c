@@ -20,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "keynode/event.h"
 #include "store.h"
 #include "worker_browser.h"
 #include "health.h"
@@ -342,14 +343,11 @@ static int store_run(kn_worker *w, const kn_store_job *job, const kn_replay_repo
 {
 	enum { BATCH = 500 };
 	const char *run_id = kn_replay_report_run_id(rep);
-	char *line = NULL, *lines[BATCH], started[64] = "", ended[64];
+	char *line = NULL, *lines[BATCH], started[64] = "", ended[KN_TIME_MAX];
 	size_t cap = 0, n = 0;
 	int64_t seq = 1;
 	int r = 0, header = 1;
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(ended, sizeof ended, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	kn_time_rfc3339(ended, time(NULL));
 	rewind(traj);
 	while (r == 0 && getline(&line, &cap, traj) > 0) {
 		line[strcspn(line, "\n")] = '\0';

@@ -115,12 +115,25 @@ static void test_round_trip(void **state)
 	free(buf);
 }
 
+static void test_time_rfc3339(void **state)
+{
+	(void)state;
+	char t[KN_TIME_MAX];
+	kn_time_rfc3339(t, 0);
+	assert_string_equal(t, "1970-01-01T00:00:00Z");
+	kn_time_rfc3339(t, 1795489200);
+	assert_string_equal(t, "2026-11-24T03:00:00Z");
+	kn_time_rfc3339(t, 951868799); /* the last second of a leap day */
+	assert_string_equal(t, "2000-02-29T23:59:59Z");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_step_rule),
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_time_rfc3339),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

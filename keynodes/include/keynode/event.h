@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "keynode/error.h"
 
@@ -56,6 +57,11 @@ int kn_traj_read_file(const char *path, kn_traj_header *hdr, kn_event **events, 
 int kn_traj_read_buffer(const char *buf, size_t len, const char *name, kn_traj_header *hdr,
                         kn_event **events, size_t *n, kn_err *err);
 void kn_traj_events_free(kn_event *events, size_t n);
+
+/* t as RFC 3339 UTC, "2026-11-23T03:00:00Z": the form of the header's "started" and of every
+ * timestamp keynode writes. out holds KN_TIME_MAX bytes (t out of range: the epoch). */
+#define KN_TIME_MAX 32
+void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t);
 
 /* Write the header / one event as one line and flush (so a crash loses nothing already written). */
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started);
