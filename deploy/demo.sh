@@ -59,18 +59,9 @@ http: { listen: "127.0.0.1:${KN_DEMO_PORT:-$([ -t 1 ] && echo 8080 || echo 0)}",
 health: { broken_after: 2 }
 EOF
 "$kn" migrate --config "$tmp/keynode.yaml" || die "keynode migrate failed"
-"$kn" serve --config "$tmp/keynode.yaml" --spool-dir "$tmp/spool" >"$tmp/serve.log" 2>&1 &
-serve_pid=$!
-kn_pids+=("$serve_pid")
-api=
-for _ in $(seq 1 200); do
-  api=$(sed -n 's/.*msg="serving".* port=\([0-9]*\).*/\1/p' "$tmp/serve.log" | head -1)
-  [ -n "$api" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || break
-  sleep 0.05
-done
-[ -n "$api" ] || die "keynode serve did not start: $(tail -3 "$tmp/serve.log")"
-base=http://127.0.0.1:$api
+kn_serve_start "$kn" "$tmp/serve.log" --config "$tmp/keynode.yaml" --spool-dir "$tmp/spool" ||
+  die "keynode serve did not start"
+base=$api_base
 auth=(-H "Authorization: Bearer $token")
 post() { curl -sS --fail-with-body "${auth[@]}" -X POST "$@"; }
 

@@ -44,18 +44,8 @@ if "$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1; then kn_ok "k
 fi
 token="dash-$RANDOM$RANDOM$RANDOM"
 KEYNODE_DATABASE_URL=$KN_PG_URL KEYNODE_API_TOKEN=$token \
-  "$kn" serve --listen 127.0.0.1:0 --spool-dir "$tmp/spool" >"$tmp/serve.log" 2>&1 &
-serve_pid=$!
-kn_pids+=("$serve_pid")
-sport_api=
-for _ in $(seq 1 200); do
-  sport_api=$(sed -n 's/.*msg="serving".* port=\([0-9]*\).*/\1/p' "$tmp/serve.log" | head -1)
-  [ -n "$sport_api" ] && break
-  kill -0 "$serve_pid" 2>/dev/null || break
-  sleep 0.05
-done
-[ -n "$sport_api" ] || { kn_fail "keynode serve did not start: $(tail -5 "$tmp/serve.log")"; kn_finish; }
-base=http://127.0.0.1:$sport_api
+  kn_serve_start "$kn" "$tmp/serve.log" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || kn_finish
+base=$api_base
 if curl -sf "$base/healthz" | jq -e '.ok == true and .database == true' >/dev/null; then kn_ok "serve: /healthz ok"; else
   kn_fail "serve: /healthz: $(curl -s "$base/healthz")"
 fi

@@ -136,6 +136,25 @@ kn_sites_start() {
   return 1
 }
 
+# kn_serve_start KEYNODE LOG [SERVE ARGS…] — `keynode serve ARGS` (the environment passes through);
+# waits for its "serving" line; sets serve_pid and api_base (http://127.0.0.1:PORT)
+kn_serve_start() {
+  local kn=$1 log=$2 p= _
+  shift 2
+  "$kn" serve "$@" >"$log" 2>&1 &
+  serve_pid=$!
+  kn_pids+=("$serve_pid")
+  api_base=
+  for _ in $(seq 1 200); do
+    p=$(sed -n 's/.*msg="serving".* port=\([0-9]*\).*/\1/p' "$log" | head -1)
+    [ -n "$p" ] && { api_base=http://127.0.0.1:$p; return 0; }
+    kill -0 "$serve_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  kn_fail "keynode serve did not start: $(tail -5 "$log")"
+  return 1
+}
+
 # kn_free_port — a TCP port free on 127.0.0.1 right now
 kn_free_port() {
   python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null ||
