@@ -684,11 +684,6 @@ int kn_server_port(const kn_server *s)
 	return s ? s->port : 0;
 }
 
-int kn_server_loopback(const kn_server *s)
-{
-	return s ? s->loopback : 0;
-}
-
 static void tick(lws_sorted_usec_list_t *sul)
 {
 	kn_server *s = lws_container_of(sul, kn_server, sul);

@@ -59,8 +59,6 @@ typedef struct kn_server kn_server;
  * *out the caller's (kn_server_free). */
 int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err);
 int kn_server_port(const kn_server *s);
-/* 1 when the listener is loopback-only (reads then need no token). */
-int kn_server_loopback(const kn_server *s);
 /* Serve until *stop becomes nonzero (polled every 100 ms; a signal also cuts the poll short). */
 int kn_server_run(kn_server *s, volatile sig_atomic_t *stop);
 /* Wake the server thread so queued stream messages get written; any thread. For kn_stream_new. */

@@ -320,7 +320,7 @@ static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error
 	free(ph);
 }
 
-/* Tell the owner once the monitor is ready (kn_monitor_ready). */
+/* Tell the owner once the monitor is ready (monitor.h on_ready). */
 static void check_ready(kn_monitor *m)
 {
 	if (m->ready || !m->autoattach_done || m->setup_pending > 0)
@@ -742,11 +742,6 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 		m->tick = kn_cdp_timer_start(loop, 100, tick, m);
 	*out = m;
 	return 0;
-}
-
-int kn_monitor_ready(const kn_monitor *m)
-{
-	return m && m->ready;
 }
 
 int kn_monitor_ended(const kn_monitor *m) { return m->end_reason != NULL; }

@@ -48,7 +48,6 @@ void kn_monitor_stop(kn_monitor *m, const char *reason);
 int kn_monitor_answer(kn_monitor *m, const char *text);
 
 int kn_monitor_ended(const kn_monitor *m);
-int kn_monitor_ready(const kn_monitor *m); /* see on_ready */
 const char *kn_monitor_end_reason(const kn_monitor *m); /* NULL while running */
 const kn_eval *kn_monitor_eval(const kn_monitor *m);
 unsigned long long kn_monitor_events(const kn_monitor *m);

@@ -248,11 +248,6 @@ void kn_worker_stop(kn_worker *w)
 		kn_cdp_loop_stop(w->loop);
 }
 
-const char *kn_worker_id(const kn_worker *w)
-{
-	return w->id;
-}
-
 void kn_worker_get_stats(kn_worker *w, kn_worker_stats *out)
 {
 	pthread_mutex_lock(&w->mu);

@@ -60,8 +60,6 @@ int kn_worker_run(kn_worker *w, kn_err *err);
  * another worker takes the job). Safe from any thread, not from a signal handler. */
 void kn_worker_stop(kn_worker *w);
 
-/* The worker id in use (borrowed). */
-const char *kn_worker_id(const kn_worker *w);
 void kn_worker_get_stats(kn_worker *w, kn_worker_stats *out);
 
 /* Stop the heartbeat, close the connections, stop a local browser and remove its profile.
