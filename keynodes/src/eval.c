@@ -1,4 +1,4 @@
-/* eval.c — the key-node evaluator (WEBCANVAS.md "Scoring") and the dataset metrics.
+/* eval.c — the key-node evaluator (docs/scoring.md) and the dataset metrics.
  *
  * Events are fed in order. Each key node's score only ever rises (max(old, new)); URL nodes are
  * re-checked only when the URL they look at changes, so a long run costs one URL parse per
@@ -382,7 +382,7 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 	return rc ? rc : rises;
 }
 
-/* Consecutive input into one field is one `type` step (INTERFACES.md §2): a `type` right after a
+/* Consecutive input into one field is one `type` step (docs/formats.md §2): a `type` right after a
  * `type` into the same field of the same tab continues that step. Remembers e for the next call. */
 static int continues_typing(kn_eval *ev, const kn_event *e)
 {

@@ -1,5 +1,5 @@
 /* event.c — trajectory events: names, the step rule, and the JSON Lines reader and writer
- * (INTERFACES.md §2). A parsed event borrows its strings from the jansson object it came from,
+ * (docs/formats.md §2). A parsed event borrows its strings from the jansson object it came from,
  * kept alive in owned_ until kn_event_clear. */
 #include <errno.h>
 #include <math.h>

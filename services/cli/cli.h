@@ -1,5 +1,5 @@
 /* cli.h — the `keynode` command line: one function per subcommand, sharing option helpers.
- * Exit codes (INTERFACES.md §4): 0 success, 1 the checked thing failed, 2 usage/environment. */
+ * Exit codes (docs/formats.md §5): 0 success, 1 the checked thing failed, 2 usage/environment. */
 #ifndef KEYNODE_CLI_H
 #define KEYNODE_CLI_H
 

@@ -15,7 +15,7 @@ static const char help[] =
 	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Score recorded runs against a task set. A run is a JSONL trajectory whose header names its task\n"
-	"(INTERFACES.md §2); DIR means every *.jsonl file in it, in name order.\n"
+	"(docs/formats.md §2); DIR means every *.jsonl file in it, in name order.\n"
 	"\n"
 	"options:\n"
 	"  --tasks FILE       task file (native YAML or Mind2Web-Live JSON)\n"

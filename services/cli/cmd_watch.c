@@ -129,7 +129,7 @@ static int parse_until(kn_monitor_opts *o, const char *u)
 	return 0;
 }
 
-/* The run result (INTERFACES.md §3) on f; with the LLM judge, plus "llm": its usage during the
+/* The run result (docs/formats.md §3) on f; with the LLM judge, plus "llm": its usage during the
  * run (requests, tokens, cost: Mind2Web-Live's USD efficiency per run). */
 static int write_result(FILE *f, const kn_eval *ev, const char *run_id, kn_cli_semantic *so)
 {

@@ -1,4 +1,4 @@
-/* config.h — keynode.yaml, the service configuration (INTERFACES.md §5), loaded into a plain struct.
+/* config.h — keynode.yaml, the service configuration (docs/formats.md §6), loaded into a plain struct.
  *
  * The loader stores values and checks their types and ranges; it does not act on them (nothing is
  * connected to; cron expressions are checked with services/scheduler/cron.h). Errors name the

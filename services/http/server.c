@@ -1,7 +1,7 @@
 /* server.c — `keynode serve`'s HTTP + websocket server on one lws context (server.h).
  *
  * One protocol handles both HTTP and the /api/stream websocket, because a websocket client that
- * names no subprotocol lands in protocols[0] (ENVIRONMENT.md). HTTP requests are routed in
+ * names no subprotocol lands in protocols[0] (docs/development.md, "libwebsockets"). HTTP requests are routed in
  * LWS_CALLBACK_HTTP with the path lws already percent-decoded; a POST's body is accumulated
  * (LWS_CALLBACK_HTTP_BODY) up to the route's cap — a declared or actual length past it is 413 and
  * the connection is closed after the answer — and handled on LWS_CALLBACK_HTTP_BODY_COMPLETION.

@@ -3,7 +3,7 @@
  * The monitor attaches to every tab and popup of one browser (CDP auto-attach with
  * waitForDebuggerOnStart), injects the recorder (services/recorder) into an isolated world of
  * each page behind a binding whose name is random per session, turns recorder payloads and
- * navigations into trajectory events (INTERFACES.md §2), writes each one to the trajectory as it
+ * navigations into trajectory events (docs/formats.md §2), writes each one to the trajectory as it
  * happens, and feeds the evaluator. The agent is untouched: it drives the browser over its own
  * connection. Everything runs on the kn_cdp_loop thread. */
 #ifndef KEYNODE_MONITOR_H

@@ -109,7 +109,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
                        const kn_validate_opts *opts, kn_replay_report **out, kn_err *err);
 kn_replay_status kn_replay_report_status(const kn_replay_report *r);
 const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", "error" */
-/* The report as JSON text (borrowed): the run result (INTERFACES.md §3, status "finished" etc.
+/* The report as JSON text (borrowed): the run result (docs/formats.md §3, status "finished" etc.
  * replaced by passed/broken/error and "broken": {step, reason, selector, url, dom_excerpt}) plus
  * "replay": {"steps": [{step, verb, outcome, locator, locator_score, selector, proposed_selector}],
  * "drift": [...], "key_nodes": [...]} */

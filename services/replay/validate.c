@@ -109,7 +109,7 @@ static void monitor_answer(void *ud, const char *text)
 		kn_monitor_answer(ud, text);
 }
 
-/* The run result of the watched run (INTERFACES.md §3), or a bare one when there was no run. */
+/* The run result of the watched run (docs/formats.md §3), or a bare one when there was no run. */
 static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *run_id)
 {
 	json_t *doc = NULL;

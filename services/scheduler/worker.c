@@ -64,7 +64,7 @@ struct kn_worker {
 	kn_worker_stats stats;
 };
 
-/* ---- logging (STYLE.md: one line, key=value) -------------------------------------------------- */
+/* ---- logging (docs/development.md: one line, key=value) -------------------------------------------------- */
 
 static void wlog(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -74,7 +74,7 @@ typedef struct kn_store_run {
 /* Record a run's start (status "running"). Idempotent on the run id. */
 int kn_store_run_start(kn_store *st, const kn_store_run *run, kn_err *err);
 
-/* Append events: lines[i] is the trajectory line (INTERFACES.md §2, JSON text) of event number
+/* Append events: lines[i] is the trajectory line (docs/formats.md §2, JSON text) of event number
  * first_seq + i of run_id (seq from 1). One multi-row statement per call; (run, seq) already
  * stored are skipped, so a retried batch never writes twice. */
 int kn_store_events_append(kn_store *st, const char *run_id, int64_t first_seq,

@@ -1,4 +1,4 @@
-/* eval.h — the key-node evaluator and the dataset metrics (WEBCANVAS.md).
+/* eval.h — the key-node evaluator and the dataset metrics (docs/scoring.md).
  *
  * Feed a run's events in order; the evaluator tracks steps, latched key-node scores
  * (max(old,new), never lowered), per-step scores, status and efficiency. Two modes:
@@ -78,7 +78,7 @@ int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not e
 
 const char *kn_status_name(kn_status s);
 
-/* Write the run result (INTERFACES.md §3) as one JSON document followed by a newline. */
+/* Write the run result (docs/formats.md §3) as one JSON document followed by a newline. */
 int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f);
 
 /* Dataset aggregation with the WebCanvas metric names. */

@@ -1,4 +1,4 @@
-/* event.h — trajectory events (INTERFACES.md §2) and the JSONL reader/writer.
+/* event.h — trajectory events (docs/formats.md §2) and the JSONL reader/writer.
  *
  * A trajectory is a header line {"run","task","started"} then one event per line. Readers are
  * strict about shape (a malformed line is an error naming its line) and lenient about extra
@@ -37,7 +37,7 @@ typedef struct kn_event {
 const char *kn_event_type_name(kn_event_type t);
 int kn_event_type_parse(kn_event_type *out, const char *name);
 
-/* 1 when the event counts as an agent step (INTERFACES.md §2). */
+/* 1 when the event counts as an agent step (docs/formats.md §2). */
 int kn_event_is_step(const kn_event *ev);
 
 /* Parse one JSON event line into ev (owned strings; kn_event_clear releases them). */
