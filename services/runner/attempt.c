@@ -212,9 +212,10 @@ static void errorf(kn_attempt_report *rep, const char *prefix, const char *detai
 
 static json_t *report_json(const kn_attempt_report *r)
 {
-	json_t *o = json_pack("{s:s, s:s?, s:s?, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:i, s:i}", "status",
-	                      kn_attempt_status_name(r->status), "end", r->end[0] ? r->end : NULL,
+	json_t *o = json_pack("{s:s, s:s?, s:s?, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:i, s:i}",
+	                      "status", kn_attempt_status_name(r->status), "end", r->end[0] ? r->end : NULL,
 	                      "reason", r->reason[0] ? r->reason : NULL, "browser_s", r->t_browser_s,
+	                      "page_s", r->t_page_s,
 	                      "ready_s", r->t_ready_s, "overhead_start_s", r->overhead_start_s,
 	                      "overhead_end_s", r->overhead_end_s, "agent_s", r->agent_s, "log_bytes",
 	                      (json_int_t)r->log_bytes, "log_truncated", r->log_truncated, "answers",
@@ -356,6 +357,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		errorf(rep, "", e.msg);
 		goto result;
 	}
+	rep->t_page_s = now_s() - t0;
 	if (stopping(&a))
 		goto interrupted;
 	/* 3. keynode attached and recording */

@@ -56,7 +56,8 @@ typedef struct kn_attempt_report {
 	unsigned long long log_bytes; /* everything the agent printed */
 	int log_truncated;
 	int answers, answers_dropped;
-	double t_browser_s, t_ready_s;   /* attempt start → browser up, → monitor ready */
+	double t_browser_s, t_page_s, t_ready_s; /* attempt start → browser up, → start page loaded,
+	                                          * → monitor ready */
 	double overhead_start_s; /* attempt start → agent started */
 	double overhead_end_s;   /* agent end → result written */
 	double agent_s;          /* agent started → agent ended */

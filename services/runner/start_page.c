@@ -122,7 +122,7 @@ static int load(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k, const char *
 		}
 		if (k->closed)
 			return kn_err_set(err, KN_EIO, "browser gone: %s", k->reason);
-		kn_cdp_loop_run_for(loop, 50);
+		kn_cdp_loop_run_for(loop, 15);
 	}
 	return kn_err_set(err, KN_ETIMEOUT, "start page %s did not load in %d s", url, timeout_ms / 1000);
 }
