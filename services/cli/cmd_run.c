@@ -447,6 +447,7 @@ int kn_cmd_run(int argc, char **argv)
 	sigaddset(&sigs, SIGTERM);
 	pthread_sigmask(SIG_BLOCK, &sigs, &old);
 	signal(SIGPIPE, SIG_IGN);
+	kn_runner_adopt_orphans();
 	pthread_mutex_init(&r.lock, NULL);
 	r.t0_mono = mono();
 	int n_slots = (size_t)parallel < todo ? parallel : (int)todo, started = 0, got = 0;

@@ -162,10 +162,20 @@ int kn_agent_exited(kn_agent_proc *a)
 	return a->exited;
 }
 
-/* 1 while some process of the group is left (zombies of reaped parents included). */
+/* 1 while some process of the group is left. Members orphaned by the agent's exit come to us
+ * (keynode run is their subreaper, kn_runner_adopt_orphans) and are reaped here, so a zombie
+ * does not count as left. */
 static int group_alive(pid_t pgid)
 {
+	int st;
+	while (waitpid(-pgid, &st, WNOHANG) > 0)
+		;
 	return kill(-pgid, 0) == 0 || errno == EPERM;
+}
+
+int kn_runner_adopt_orphans(void)
+{
+	return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0 ? 0 : KN_EIO;
 }
 
 void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
@@ -192,6 +202,9 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
 		else if (r < 0 && errno != EINTR)
 			a->exited = 1;
 	}
+	/* members killed with their parent come to us a moment later: reap them */
+	for (int i = 0; i < 50 && group_alive(a->pid); i++)
+		sleep_ms(10);
 	/* the group's last members may hold the pipe a moment longer: the reader stops on EOF, or
 	 * on the flag once nothing more comes */
 	atomic_store(&a->stop_reader, 1);

@@ -83,6 +83,11 @@ typedef struct kn_agent_proc kn_agent_proc;
 int kn_agent_start(kn_agent_proc **out, const char *cmd, char *const envp[], const char *log_path,
                    size_t cap, kn_err *err);
 
+/* Make the calling process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER): processes
+ * an agent forked and left behind come back to us, so stopping a group also reaps them. Call
+ * once, before any attempt. */
+int kn_runner_adopt_orphans(void);
+
 /* 1 once the leader exited (reaped), 0 while it runs. */
 int kn_agent_exited(kn_agent_proc *a);
 
