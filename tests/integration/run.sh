@@ -8,6 +8,7 @@
 #   puppeteer  Puppeteer (puppeteer-core), 2 tasks solved
 #   selenium   Selenium for Python (python3-selenium + chromedriver via debuggerAddress), 2 tasks solved
 #   step-limit --step-limit 3: the attempt ends at the budget, status step_limit
+#   watch-step-limit  `keynode watch --step-limit 2` during a replay: status step_limit after 2 steps
 #   bad agents hang (--timeout), exits 3 at once, forks children that outlive it, prints 100 MB, writes
 #              binary garbage to the answer file, ignores SIGTERM: each ends as it should, the results say so
 #   errors     start page refused / HTTP 503 / agent command not found / browser crashed / no browser:
@@ -148,6 +149,26 @@ if want step-limit; then
   expect "step-limit: the attempt ended at the budget" "$(res steps/shop-checkout/1 .attempt.end)" "step limit"
   expect "step-limit: 3 steps evaluated" "$(res steps/shop-checkout/1 .steps)" 3
   check_clean step-limit
+fi
+
+if want watch-step-limit; then
+  # `keynode watch --step-limit 2` while `keynode replay` walks shop-checkout's 14 steps
+  mkdir -p "$tmp/wsl"
+  if kn_chromium_start "$tmp/wsl"; then
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit 2 \
+      --out "$tmp/wsl/result.json" 2>"$tmp/wsl/watch.log" &
+    wpid=$!
+    kn_pids+=("$wpid")
+    for _ in $(seq 1 200); do grep -q "ready:" "$tmp/wsl/watch.log" && break; sleep 0.05; done
+    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --quiet >/dev/null 2>&1
+    for _ in $(seq 1 100); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+    kn_stop "$wpid"
+    expect "watch --step-limit 2: status step_limit" "$(jq -r .status "$tmp/wsl/result.json" 2>/dev/null)" step_limit
+    expect "watch --step-limit 2: 2 steps evaluated" "$(jq -r .steps "$tmp/wsl/result.json" 2>/dev/null)" 2
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit x >/dev/null 2>&1
+    expect "watch --step-limit x: exit 2" $? 2
+    kn_stop "$cpid"
+  fi
 fi
 
 if want bad; then
