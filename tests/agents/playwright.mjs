@@ -1,7 +1,7 @@
 // playwright.mjs — an agent for `keynode run` written against Playwright for Node (playwright-core),
 // the way an agent author would: everything comes from the KEYNODE_* environment (README, "Evaluate
 // your agent on Mind2Web-Live"). It attaches with connectOverCDP(KEYNODE_CDP_URL), takes the tab that
-// already shows KEYNODE_START_URL and solves two tasks of tests/sites/tasks.yaml by script:
+// already shows KEYNODE_START_URL (in whichever context: with --browser each attempt has its own) and solves two tasks of tests/sites/tasks.yaml by script:
 //   shop-red-runner-cart  search, open the Red Runner, size 9, add to cart
 //   shop-checkout         navy M fleece, cart, checkout form, express, place order; the order total
 //                         is appended to KEYNODE_ANSWER_FILE
@@ -55,7 +55,9 @@ if (!solve) {
 }
 try {
   const browser = await chromium.connectOverCDP(env.KEYNODE_CDP_URL);
-  const page = browser.contexts()[0].pages()[0];
+  // its own tab: the one showing the start page (with --browser, in a context of its own)
+  const pages = browser.contexts().flatMap((c) => c.pages());
+  const page = pages.find((p) => p.url() === env.KEYNODE_START_URL) || pages[0];
   console.log(`task ${env.KEYNODE_TASK_ID} on ${page.url()}: ${env.KEYNODE_TASK_INTENT}`);
   await solve(page);
   console.log('done');

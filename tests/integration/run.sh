@@ -8,6 +8,7 @@
 #   puppeteer  Puppeteer (puppeteer-core), 2 tasks solved
 #   selenium   Selenium for Python (python3-selenium + chromedriver via debuggerAddress), 2 tasks solved
 #   step-limit --step-limit 3: the attempt ends at the budget, status step_limit
+#   browser    --browser on a running Chromium: a fresh context per attempt, disposed afterwards
 #   watch-step-limit  `keynode watch --step-limit 2` during a replay: status step_limit after 2 steps
 #   bad agents hang (--timeout), exits 3 at once, forks children that outlive it, prints 100 MB, writes
 #              binary garbage to the answer file, ignores SIGTERM: each ends as it should, the results say so
@@ -167,6 +168,19 @@ if want watch-step-limit; then
     expect "watch --step-limit 2: 2 steps evaluated" "$(jq -r .steps "$tmp/wsl/result.json" 2>/dev/null)" 2
     "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit x >/dev/null 2>&1
     expect "watch --step-limit x: exit 2" $? 2
+    kn_stop "$cpid"
+  fi
+fi
+
+if want browser; then
+  # --browser: one running Chromium, a fresh context per attempt, disposed afterwards
+  mkdir -p "$tmp/chromium-shared"
+  if kn_chromium_start "$tmp/chromium-shared"; then
+    run_kn shared --agent "node $agents/playwright.mjs" --task shop-red-runner-cart --repeat 2 --browser "$cdp"
+    expect "browser: exit 0" "$rc" 0
+    expect "browser: both attempts completed" "$(sum shared .attempts.successes)" 2
+    expect "browser: the attempts' contexts are gone" \
+      "$(curl -s "$cdp/json/list" | jq '[.[] | select(.type == "page")] | length')" 1
     kn_stop "$cpid"
   fi
 fi
