@@ -292,6 +292,14 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 		if (a->ended) {
 			const char *why = kn_monitor_end_reason(a->mon);
 			int gone = why && strcmp(why, "browser disconnected") == 0;
+			/* Ctrl-C on a terminal reaches the browser too (it shares our process group):
+			 * give the interrupt a moment to be seen before calling the browser's end a crash */
+			for (double until = now_s() + 0.3; gone && !stopping(a) && now_s() < until;)
+				kn_cdp_loop_run_for(a->loop, 20);
+			if (gone && stopping(a)) {
+				snprintf(rep->end, sizeof rep->end, "interrupted");
+				break;
+			}
 			snprintf(rep->end, sizeof rep->end, "%s", gone ? "browser gone" : "step limit");
 			break;
 		}
