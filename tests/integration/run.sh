@@ -7,6 +7,7 @@
 #   resume     the same DIR with --resume: nothing runs again, the summary still counts 4
 #   puppeteer  Puppeteer (puppeteer-core), 2 tasks solved
 #   selenium   Selenium for Python (python3-selenium + chromedriver via debuggerAddress), 2 tasks solved
+#   viewport   --viewport 1024x700: the agent's tab has that window size
 #   step-limit --step-limit 3: the attempt ends at the budget, status step_limit
 #   browser    --browser on a running Chromium: a fresh context per attempt, disposed afterwards
 #   watch-step-limit  `keynode watch --step-limit 2` during a replay: status step_limit after 2 steps
@@ -142,6 +143,14 @@ if want selenium; then
   else
     kn_fail "selenium: needs /usr/bin/chromedriver and python3-selenium (apt-get install chromium-driver python3-selenium)"
   fi
+fi
+
+if want viewport; then
+  run_kn vp --agent "node $agents/viewport.mjs" --task shop-red-runner-cart --viewport 1024x700
+  expect "viewport: the tab's window is 1024x700" "$(cat "$tmp/vp/shop-red-runner-cart/1/agent.log")" "viewport 1024x700"
+  "$kn" run --tasks "$tmp/tasks.yaml" --agent true --viewport 10x10 --out "$tmp/vp-bad" >/dev/null 2>&1
+  expect "viewport: 10x10 refused: exit 2" $? 2
+  check_clean viewport
 fi
 
 if want step-limit; then
