@@ -436,8 +436,8 @@ int kn_cmd_run(int argc, char **argv)
 	size_t todo = r.n_items - pre_done;
 	r.plain = !isatty(STDERR_FILENO);
 	if (!r.quiet)
-		fprintf(stderr, "keynode run: %zu attempts (%zu tasks × %d)%s, %d at once, into %s\n", r.n_items,
-		        r.n_items / (size_t)repeat, repeat, pre_done ? "" : "", parallel, out);
+		fprintf(stderr, "keynode run: %zu attempts (%zu tasks × %d), %d at once, into %s\n", r.n_items,
+		        r.n_items / (size_t)repeat, repeat, parallel, out);
 	if (pre_done && !r.quiet)
 		fprintf(stderr, "keynode run: --resume: %zu attempts already have a result\n", pre_done);
 

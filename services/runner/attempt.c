@@ -404,7 +404,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	/* 5. the end: last answers, recorders flushed, page checks read */
 	read_answers(&a, 1);
 	if (!a.ended) {
-		kn_monitor_stop(a.mon, strcmp(rep->end, "timeout") == 0 ? "stopped" : "stopped");
+		kn_monitor_stop(a.mon, "stopped");
 		for (double until = now_s() + 10; !a.ended && now_s() < until;)
 			kn_cdp_loop_run_for(a.loop, 10);
 	}
