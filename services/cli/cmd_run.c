@@ -234,7 +234,8 @@ static void draw(struct run *r, size_t todo, size_t pre_done)
 		fmt_dur(eta, sizeof eta, el / done * (double)(todo - (size_t)done));
 	else if ((size_t)done >= todo)
 		snprintf(eta, sizeof eta, "0m00s");
-	fprintf(stderr, "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors · %s · ETA %s",
+	fprintf(stderr,
+	        "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors · %s · ETA %s",
 	        (size_t)done + pre_done, r->n_items, atomic_load(&r->running), atomic_load(&r->successes),
 	        atomic_load(&r->errors), e, eta);
 	fflush(stderr);

@@ -361,7 +361,9 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	}
 	/* 2. the start page, before keynode attaches: the agent starts on it */
 	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, o->viewport_w, o->viewport_h,
-	                       KN_START_PAGE_TIMEOUT_MS, &target, &e) != 0) {
+	                       KN_START_PAGE_TIMEOUT_MS, o->stop, &target, &e) != 0) {
+		if (stopping(&a))
+			goto interrupted;
 		errorf(rep, "", e.msg);
 		goto result;
 	}

@@ -85,7 +85,8 @@ static void size_window(kn_cdp *c, const char *target, int vw, int vh)
 }
 
 /* Navigate the tab of session to url and wait for the load; classify what went wrong. */
-static int load(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k, const char *session, const char *url, int timeout_ms, kn_err *err)
+static int load(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k, const char *session,
+                const char *url, int timeout_ms, const atomic_int *stop, kn_err *err)
 {
 	json_t *res = NULL;
 	int rc = kn_cdp_call(c, session, "Page.navigate", json_pack("{s:s}", "url", url), &res, err);
@@ -122,6 +123,8 @@ static int load(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k, const char *
 		}
 		if (k->closed)
 			return kn_err_set(err, KN_EIO, "browser gone: %s", k->reason);
+		if (stop && atomic_load(stop))
+			return kn_err_set(err, KN_EINVAL, "interrupted");
 		kn_cdp_loop_run_for(loop, 15);
 	}
 	return kn_err_set(err, KN_ETIMEOUT, "start page %s did not load in %d s", url, timeout_ms / 1000);
@@ -186,7 +189,8 @@ void kn_browser_context_dispose(kn_cdp_loop *loop, const char *ws, const char *i
 }
 
 int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id, const char *url,
-                       int vw, int vh, int timeout_ms, char **target_out, kn_err *err)
+                       int vw, int vh, int timeout_ms, const atomic_int *stop, char **target_out,
+                       kn_err *err)
 {
 	if (target_out)
 		*target_out = NULL;
@@ -207,7 +211,7 @@ int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id
 		if (rc == 0 && !sid)
 			rc = kn_err_set(err, KN_EPROTO, "Target.attachToTarget: no sessionId");
 		if (rc == 0) {
-			rc = load(loop, c, &k, sid, url, timeout_ms, err);
+			rc = load(loop, c, &k, sid, url, timeout_ms, stop, err);
 			if (!k.closed)
 				kn_cdp_send(c, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid),
 			            NULL, NULL);
