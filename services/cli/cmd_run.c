@@ -290,6 +290,22 @@ static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n
 		const kn_task *t = n_ids ? kn_taskset_find(set, ids[i]) : &set->tasks[i];
 		if (!t)
 			return kn_cli_usage_error("run", "task '%s' is not in %s", ids[i], tasks);
+		/* one folder per task: a task given twice runs once, two ids that make the same folder
+		 * name are refused */
+		char name[256], other[256];
+		folder_name(name, sizeof name, t->id);
+		int dup = 0;
+		for (size_t j = 0; j < r->n_items && !dup; j += (size_t)repeat) {
+			folder_name(other, sizeof other, r->items[j].task->id);
+			if (strcmp(name, other) != 0)
+				continue;
+			if (r->items[j].task != t)
+				return kn_cli_usage_error("run", "tasks '%s' and '%s' would share the folder %s",
+				                          r->items[j].task->id, t->id, name);
+			dup = 1;
+		}
+		if (dup)
+			continue;
 		for (int k = 1; k <= repeat; k++) {
 			struct item *it = &r->items[r->n_items++];
 			it->task = t;

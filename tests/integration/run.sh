@@ -88,6 +88,11 @@ if want cli; then
   rc=$?
   expect "cli: a non-empty DIR without --resume: exit 2" "$rc" 2
   grep -q -- "--resume" "$tmp/cli.err" && kn_ok "cli: the refusal names --resume" || kn_fail "cli: $(cat "$tmp/cli.err")"
+  printf 'tasks:\n  - id: "a/b"\n    intent: "x"\n    key_nodes:\n      - id: k\n        url: { include: "/x" }\n  - id: "a_b"\n    intent: "y"\n    key_nodes:\n      - id: k\n        url: { include: "/y" }\n' >"$tmp/clash.yaml"
+  "$kn" run --tasks "$tmp/clash.yaml" --agent true --out "$tmp/clash" >/dev/null 2>"$tmp/cli.err"
+  expect "cli: two task ids making one folder name: exit 2" $? 2
+  run_kn twice --agent true --task shop-checkout --task shop-checkout
+  expect "cli: a task given twice runs once" "$(sum twice .attempts.planned)" 1
 fi
 
 if want playwright || want resume; then
