@@ -93,6 +93,7 @@ if want cli; then
   expect "cli: two task ids making one folder name: exit 2" $? 2
   run_kn twice --agent true --task shop-checkout --task shop-checkout
   expect "cli: a task given twice runs once" "$(sum twice .attempts.planned)" 1
+  check_clean cli
 fi
 
 if want playwright || want resume; then
