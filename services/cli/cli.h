@@ -27,6 +27,7 @@ int kn_cli_load_tasks(kn_taskset **out, const char *path, const kn_config *cfg, 
 int kn_cmd_migrate(int argc, char **argv);
 int kn_cmd_worker(int argc, char **argv);
 int kn_cmd_serve(int argc, char **argv);
+int kn_cmd_run(int argc, char **argv);
 
 /* Print "keynode CMD: message" to stderr and return KN_EXIT_USAGE. */
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -16,7 +16,8 @@ static const char help[] =
 	"usage: keynode watch --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
 	"                     --task ID [--out RESULT.json] [--trajectory RUN.jsonl]\n"
 	"                     [--until finished|idle:SECONDS|steps:N] [--mode default|webcanvas]\n"
-	"                     [--threshold X] [--run-id ID] [--answer-file FILE] [--quiet]\n"
+	"                     [--threshold X] [--step-limit N] [--run-id ID] [--answer-file FILE]\n"
+	"                     [--quiet]\n"
 	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Watch an agent working in a running browser and score the task live. keynode attaches to every\n"
@@ -32,6 +33,8 @@ static const char help[] =
 	"  --until U         end when: finished (all key nodes reached), idle:S (S seconds without an\n"
 	"                    event), steps:N (N steps); default: until Ctrl-C. Several may be given.\n"
 	"  --mode, --threshold   as for `keynode score`\n"
+	"  --step-limit N    step budget: 0 (default) the upstream max(10, 1.5 x reference length)\n"
+	"                    capped at 25, -1 none; once spent the run ends (status step_limit)\n"
 	"  --run-id ID       run id in the trajectory and result (default: w-<time>)\n"
 	"  --answer-file F   the agent's answers: every line appended to F is an `answer` event\n"
 	"                    (agents report answers outside the browser; `keynode replay\n"
@@ -167,6 +170,7 @@ int kn_cmd_watch(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},    {"threshold", required_argument, NULL, 'T'},
 		{"run-id", required_argument, NULL, 'r'},  {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'},
+		{"step-limit", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_SEMANTIC_LONGOPTS,
 		{NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *traj = NULL;
@@ -195,6 +199,10 @@ int kn_cmd_watch(int argc, char **argv)
 		case 'T':
 			if (kn_cli_parse_threshold(&mo.eval, optarg))
 				return kn_cli_usage_error("watch", "--threshold must be in (0, 1]");
+			break;
+		case 'L':
+			if (kn_cli_parse_int(&mo.eval.step_limit, optarg))
+				return kn_cli_usage_error("watch", "--step-limit must be an integer ≥ -1");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default:
