@@ -28,6 +28,13 @@ typedef struct kn_event {
 	size_t n_matched;
 	int trusted;                /* 1 trusted, 0 untrusted, -1 unknown */
 	int frame;                  /* 1 when the action happened in a child frame ("frame": true) */
+	/* Where in the frame tree (additive, issue 12): the child frame's own URL ("frame_url"; `url`
+	 * stays the tab's top-level URL), and the frame path: the selectors of the <iframe> elements
+	 * from the top document down, each relative to its parent frame's document ("frame_path"). */
+	const char *frame_url;
+	const char *const *frame_path;
+	size_t n_frame_path;
+	int shadow_closed;          /* 1: the target was inside a closed shadow root, selector = its host */
 	void *owned_;               /* parse storage */
 } kn_event;
 

@@ -1,0 +1,73 @@
+// web.mjs — a Playwright agent on the live-web structures of tests/sites/web (issue 12). MODE:
+//   pay     goto /pay/checkout.html · in the cross-origin iframe #card-frame: type the card number key by
+//           key (pressSequentially), click "Pay now"
+//   nested  goto /nest/top.html · three iframes deep (alternating sites): fill #deep-input, click #deep-button
+//   shadow  goto /shadow/index.html · fill #q and click #go inside <search-box>'s open shadow root, click the
+//           filter button two shadow roots deep, click the <secret-widget> (closed root)
+//   newtab  goto /links/index.html · Ctrl+click #story (a new tab, no opener) · back in the first tab: type
+//           into #name, then scroll down with the mouse wheel while the typed field is still pending
+import { connect, mark, run, say, think, base, mode } from './lib.mjs';
+
+run(async () => {
+  const { context, page } = await connect();
+  if (mode === 'pay') {
+    say('goto /pay/checkout.html');
+    await page.goto(`${base}/pay/checkout.html`);
+    const card = page.frameLocator('#card-frame');
+    await card.locator('#pay-now').waitFor();
+    await think();
+    say('type the card number in the iframe');
+    await card.locator('#card-number').pressSequentially('4242424242424242');
+    await think();
+    say('click Pay now in the iframe');
+    await card.locator('#pay-now').click();
+    await card.locator('#status').filter({ hasText: 'Paid with card ending 4242' }).waitFor();
+  } else if (mode === 'nested') {
+    say('goto /nest/top.html');
+    await page.goto(`${base}/nest/top.html`);
+    const deep = page.frameLocator('#level1').frameLocator('#level2').frameLocator('#level3');
+    await deep.locator('#deep-button').waitFor();
+    await think();
+    say('fill #deep-input three frames deep');
+    await deep.locator('#deep-input').fill('ok');
+    await think();
+    say('click #deep-button');
+    await deep.locator('#deep-button').click();
+    await deep.locator('#deep-status').filter({ hasText: 'Confirmed: ok' }).waitFor();
+  } else if (mode === 'shadow') {
+    say('goto /shadow/index.html');
+    await page.goto(`${base}/shadow/index.html`);
+    await think();
+    say('fill #q in the open shadow root');
+    await page.locator('search-box #q').fill('boots');
+    await think();
+    say('click the Search button (on its inner span)');
+    await page.locator('search-box #go span').click();
+    await page.locator('#out').filter({ hasText: 'Results for boots' }).waitFor();
+    await think();
+    say('click Apply filter, two shadow roots deep');
+    await page.locator('gear-filter button.apply').click();
+    await think();
+    say('click the closed widget');
+    await page.locator('#secret').click();
+    await page.locator('#out').filter({ hasText: 'Revealed' }).waitFor();
+  } else if (mode === 'newtab') {
+    say('goto /links/index.html');
+    await page.goto(`${base}/links/index.html`);
+    await think();
+    say('Ctrl+click #story');
+    const [tab] = await Promise.all([context.waitForEvent('page'), page.click('#story', { modifiers: ['Control'] })]);
+    await tab.waitForLoadState('load');
+    await think();
+    say('type into #name, then wheel down before the field is flushed');
+    await page.bringToFront();
+    await page.locator('#name').pressSequentially('Ada');
+    await think(100);
+    await page.mouse.move(300, 400);
+    await page.mouse.wheel(0, 1500);
+    await think(1200); // the scroll burst settles (debounce) while the typed field is still pending
+  } else {
+    throw new Error(`unknown mode ${mode}`);
+  }
+  mark('last');
+});

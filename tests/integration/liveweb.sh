@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# liveweb.sh — `keynode watch` on the live-web structures of tests/sites/web (issue 12), in real headless
+# Chromium, with Playwright agents (agents/web.mjs) on their own CDP connection. One `keynode sites` serves
+# the fixtures at http://127.0.0.1:PORT and http://localhost:PORT: two sites, so Chromium's site isolation
+# runs a frame of the other one in its own renderer process (an out-of-process iframe target).
+#
+#   tests/integration/liveweb.sh KEYNODE_BIN REPO_DIR
+#
+# Scenarios (a fresh Chromium each; `keynode watch --until finished`, or SIGINT once the agent is done):
+#   pay      the agent types a card number and clicks "Pay now" inside a cross-origin iframe: both are
+#            recorded (frame_url, frame_path ["#card-frame"], url = the top-level page) and reach their
+#            element key nodes; the iframe really was out of process (an iframe target attached)
+#   nested   three iframes deep, alternating sites: fill + click in the innermost, frame path of three
+#   shadow   open shadow roots (one and two deep): the inner field and buttons are the recorded targets,
+#            piercing selectors (`host >> inner`) in the trajectory and in key nodes; a closed root's host
+#            is recorded with shadow_closed
+#   newtab   a Ctrl+click opens a link in a new tab: the new tab's navigation is not a goto step; a scroll
+#            that settles while a typed field is pending is written after that field (action order)
+#
+# Env: KN_LIVEWEB_ONLY="name …" runs only those. Exit 0 all checks passed, 1 any failed.
+set -u -o pipefail
+kn=${1:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}
+repo=$(cd "${2:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}" && pwd)
+here=$repo/tests/integration
+. "$here/lib.sh"
+kn_lib_init liveweb
+
+command -v jq >/dev/null 2>&1 || { kn_fail "jq not found (apt-get install jq)"; kn_finish; }
+[ -x "$kn" ] || { kn_fail "no keynode binary at $kn"; kn_finish; }
+"$here/node/ensure.sh" || { kn_fail "node/ensure.sh failed"; kn_finish; }
+
+kn_sites_start "$kn" "$repo/tests/sites/web" "$tmp/sites.log" || kn_finish
+base=http://127.0.0.1:$port
+sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g; s/localhost:8100/localhost:$port/g" \
+  "$repo/tests/sites/web/tasks.yaml" >"$tmp/tasks.yaml"
+
+# scenario NAME TASK MODE UNTIL — Chromium, watch, the agent; files in $d
+scenario() {
+  sc=$1
+  d=$tmp/$sc
+  mkdir -p "$d"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return 1
+  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/result.json" \
+    --trajectory "$d/run.jsonl" --until "$4" >"$d/watch.out" 2>"$d/watch.err" &
+  wpid=$!
+  kn_pids+=("$wpid")
+  for _ in $(seq 1 300); do
+    grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null && break
+    sleep 0.05
+  done
+  grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null || { kn_fail "$sc: watch did not attach"; return 1; }
+  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" "$3" >"$d/agent.out" 2>&1
+  local arc=$?
+  [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || { kn_fail "$sc: agent failed"; sed 's/^/    agent: /' "$d/agent.out" | tail -5; }
+  if [ "$4" != finished ]; then kill -INT "$wpid" 2>/dev/null; fi
+  for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
+  wait "$wpid" 2>/dev/null
+  kn_forget "$wpid"
+  return 0
+}
+
+# check NAME JQ — over R (the run result) and E (the trajectory's events)
+check() {
+  local out
+  out=$(jq -en --slurpfile r "$d/result.json" --slurpfile t "$d/run.jsonl" \
+    'def R: $r[0]; def E: $t[1:]; def node($id): R.key_nodes[] | select(.id == $id);'"($2)" 2>&1)
+  if [ $? = 0 ] && [ "$out" = true ]; then kn_ok "$sc: $1"; else
+    kn_fail "$sc: $1${out:+ ($out)}"
+    cut -c1-300 "$d/run.jsonl" | sed 's/^/    /'
+    tail -5 "$d/watch.err" | sed 's/^/    watch: /'
+  fi
+}
+
+ends() {
+  kn_stop "$cpid"
+}
+
+s_pay() {
+  scenario pay web-pay-iframe pay finished || { ends; return; }
+  check "status finished: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "type in the iframe: the card number, frame_url on localhost, url the top page, frame path" '
+    [E[] | select(.type == "type")] | length == 1 and (.[0] | .selector == "#card-number"
+      and .value == "4242424242424242" and (.frame_url | test("^http://localhost:[0-9]+/pay/card.html$"))
+      and (.url | test("^http://127.0.0.1:[0-9]+/pay/checkout.html$")) and .frame_path == ["#card-frame"]
+      and .frame == true and .matched == ["card"] and .trusted == true)'
+  check "click on Pay now in the iframe reaches its key node" '
+    [E[] | select(.type == "click")] | length == 1 and (.[0] | .selector == "#pay-now" and .text == "Pay now"
+      and .frame_path == ["#card-frame"] and .matched == ["pay"] and .trusted == true)'
+  check "order: goto, type, click" '[E[] | select(.type | IN("navigate","type","click")) | .type] == ["navigate","type","click"]'
+  if grep -q 'frame target attached.*type=iframe' "$d/watch.err"; then kn_ok "$sc: the card iframe ran out of process (an iframe target was attached)"
+  else kn_fail "$sc: no out-of-process iframe target was attached"; fi
+  ends
+}
+
+s_nested() {
+  scenario nested web-nested-frames nested finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "fill three frames deep: frame path of three iframes" '
+    [E[] | select(.type == "type")] | length == 1 and (.[0] | .selector == "#deep-input" and .value == "ok"
+      and .frame_path == ["#level1", "#level2", "#level3"] and (.frame_url | test("/nest/l3.html$"))
+      and .matched == ["note"])'
+  check "click three frames deep" '
+    [E[] | select(.type == "click")] | length == 1 and (.[0] | .selector == "#deep-button"
+      and .frame_path == ["#level1", "#level2", "#level3"] and .matched == ["confirm"])'
+  ends
+}
+
+s_shadow() {
+  scenario shadow web-shadow shadow finished || { ends; return; }
+  check "status finished: the shadow key nodes reached" 'R.status == "finished" and R.reached == R.total'
+  check "typing inside the open root: the inner field, a piercing selector" '
+    [E[] | select(.type == "type")] | length == 1 and (.[0] | .selector == "#search >> #q" and .value == "boots" and .matched == ["query"])'
+  check "the click on the inner <span> is the inner button" '
+    [E[] | select(.type == "click")][0] | .selector == "#search >> #go" and .text == "Search" and .matched == ["search"]'
+  check "two shadow roots deep" '
+    [E[] | select(.type == "click")][1] | (.selector | test("^#panel >> .*gear-filter >> button$")) and .matched == ["filter"]'
+  check "a closed root: its host, flagged" '
+    [E[] | select(.type == "click")][2] | .selector == "#secret" and .shadow_closed == true and .matched == ["reveal"]'
+  ends
+}
+
+s_newtab() {
+  scenario newtab web-newtab newtab idle:60 || { ends; return; }
+  check "the Ctrl+click is a click step on the link" '
+    [E[] | select(.type == "click")] | length == 1 and (.[0] | .selector == "#story" and .matched == ["story-link"])'
+  check "the new tab opened by it is not a goto step" '
+    [E[] | select(.type == "navigate" and (.url | test("/links/story.html")))] | length >= 1 and all(.how != "goto")'
+  check "only the goto of the agent is a goto step" '[E[] | select(.type == "navigate" and .how == "goto")] | length == 1'
+  check "the typed field is written before the scroll that followed it, times in action order" '
+    [E[] | select(.type | IN("type", "scroll"))] as $a | ($a | map(.type)) == ["type", "scroll"]
+      and $a[0].value == "Ada" and $a[1].value == "down" and $a[0].t <= $a[1].t'
+  check "t never decreases" '[E[].t] as $ts | [range(1; $ts | length)] | all($ts[.] >= $ts[. - 1])'
+  ends
+}
+
+all="pay nested shadow newtab"
+for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
+kn_finish
