@@ -16,6 +16,10 @@
 #            is recorded with shadow_closed
 #   newtab   a Ctrl+click opens a link in a new tab: the new tab's navigation is not a goto step; a scroll
 #            that settles while a typed field is pending is written after that field (action order)
+#   hostile  a page swallowing events in the capture phase and replacing addEventListener / Event.prototype
+#            members, a strict Content-Security-Policy page, a contenteditable editor: all recorded
+#   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
+#            back/forward cache, forward, back, and the recorder still working on the restored page
 #
 # Env: KN_LIVEWEB_ONLY="name …" runs only those. Exit 0 all checks passed, 1 any failed.
 set -u -o pipefail
@@ -135,6 +139,38 @@ s_newtab() {
   ends
 }
 
-all="pay nested shadow newtab"
+s_hostile() {
+  scenario hostile web-hostile hostile idle:60 || { ends; return; }
+  check "every key node reached" 'R.reached == R.total'
+  check "the event-swallowing page: type and click recorded, trusted, matched" '
+    [E[] | select(.type | IN("type","click")) | select((.url // "") | test("hostile/index.html"))] | map([.type, .selector, (.value // ""), .matched, .trusted])
+      == [["type", "#email", "ada@example.com", ["email"], true], ["click", "#send", "", ["send"], true]]'
+  check "the strict-CSP page: fill and submit click recorded" '
+    [E[] | select(.type | IN("type","click")) | select((.url // "") | test("hostile/csp.html"))] | map([.type, .selector, .matched])
+      == [["type", "#coupon", ["coupon"]], ["click", "#apply", ["apply"]]]'
+  check "the contenteditable editor: typing is one type step with the text" '
+    [E[] | select((.url // "") | test("editor.html")) | select(.type | IN("type","click","press"))] | map([.type, .selector, (.value // "")])
+      == [["click", "#editor", ""], ["type", "#editor", "Great boots"]]'
+  ends
+}
+
+s_nav() {
+  scenario nav web-redirects-bfcache nav finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "meta refresh and location.replace are not steps: one goto, then consequences" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]][0:3]
+      == [["/refresh/a.html", "goto"], ["/refresh/b.html", "script"], ["/refresh/c.html", "script"]]'
+  check "link, back (bfcache), forward, back" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]][3:]
+      == [["/refresh/d.html", "link"], ["/refresh/c.html", "back"], ["/refresh/d.html", "forward"], ["/refresh/c.html", "back"]]'
+  check "the recorder works on the restored page: the click after back reaches its node" '
+    [E[] | select(.type == "click")] | map([.selector, .matched]) == [["#details", []], ["#after-back", ["subscribe"]]]'
+  check "steps: goto, click, back, forward, back, click" 'R.steps == 6'
+  grep -q 'back/forward cache: true' "$d/agent.out" && echo "    (the page was restored from the back/forward cache)" ||
+    echo "    (note: this Chromium did not restore the page from the back/forward cache)"
+  ends
+}
+
+all="pay nested shadow newtab hostile nav"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

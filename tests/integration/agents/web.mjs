@@ -6,6 +6,9 @@
 //           filter button two shadow roots deep, click the <secret-widget> (closed root)
 //   newtab  goto /links/index.html · Ctrl+click #story (a new tab, no opener) · back in the first tab: type
 //           into #name, then scroll down with the mouse wheel while the typed field is still pending
+//   hostile a page swallowing events in capture phase and replacing addEventListener / Event members: type,
+//           click; a strict-CSP page: fill, submit; a contenteditable editor: click, type
+//   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
 import { connect, mark, run, say, think, base, mode } from './lib.mjs';
 
 run(async () => {
@@ -66,6 +69,45 @@ run(async () => {
     await page.mouse.move(300, 400);
     await page.mouse.wheel(0, 1500);
     await think(1200); // the scroll burst settles (debounce) while the typed field is still pending
+  } else if (mode === 'hostile') {
+    say('goto /hostile/index.html (swallows events, replaces addEventListener and Event members)');
+    await page.goto(`${base}/hostile/index.html`);
+    await think();
+    await page.locator('#email').pressSequentially('ada@example.com');
+    await think();
+    await page.locator('#send').click();
+    await page.locator('#out').filter({ hasText: 'sent' }).waitFor();
+    say('goto /hostile/csp.html (strict CSP)');
+    await page.goto(`${base}/hostile/csp.html`);
+    await think();
+    await page.locator('#coupon').fill('SPRING');
+    await think();
+    await page.locator('#apply').click();
+    await page.waitForURL(/editor\.html/);
+    await think();
+    say('type in the contenteditable editor');
+    await page.locator('#editor').click();
+    await page.keyboard.type('Great boots');
+    await think();
+  } else if (mode === 'nav') {
+    say('goto /refresh/a.html (meta refresh, then location.replace)');
+    await page.goto(`${base}/refresh/a.html`);
+    await page.waitForURL(/refresh\/c\.html/);
+    await page.locator('#details').waitFor();
+    await think();
+    say('click #details, back (bfcache), forward, back, click #after-back');
+    await page.click('#details');
+    await page.waitForURL(/refresh\/d\.html/);
+    await think();
+    await page.goBack();
+    await think();
+    await page.goForward();
+    await think();
+    await page.goBack();
+    await think();
+    say(`restored from the back/forward cache: ${/restored/.test(await page.title())}`);
+    await page.click('#after-back');
+    await think();
   } else {
     throw new Error(`unknown mode ${mode}`);
   }
