@@ -262,10 +262,33 @@
       if (tag === 'input') return NON_TEXT_INPUTS[el.type] && el.type !== 'checkbox' && el.type !== 'radio' ? collapse(el.value) : '';
       if (tag === 'textarea') return '';
       if (tag === 'select') return optionText(el);
+      if (largerThan(el, BIG_SUBTREE)) return boundedText(el);
       return collapse(typeof el.innerText === 'string' ? el.innerText : el.textContent);
     } catch (e) {
       return '';
     }
+  }
+
+  /* innerText lays out the whole subtree: on a container of a 100k-element page that is tens of ms per
+   * action. Past BIG_SUBTREE elements the text is read from text nodes instead, in document order,
+   * skipping script/style/template/noscript, and only until there is enough of it. */
+  var BIG_SUBTREE = 2000;
+  var SKIP_TEXT = { script: 1, style: 1, template: 1, noscript: 1 };
+  function largerThan(el, n) {
+    var w = document.createTreeWalker(el, 1);
+    for (var i = 0; i < n; i++) if (!w.nextNode()) return false;
+    return true;
+  }
+  function boundedText(el) {
+    var w = document.createTreeWalker(el, 4, {
+      acceptNode: function (t) {
+        for (var p = t.parentElement; p && p !== el; p = p.parentElement) if (SKIP_TEXT[p.localName]) return 2;
+        return 1;
+      }
+    });
+    var s = '';
+    for (var t = w.nextNode(); t && s.length < TEXT_MAX * 4; t = w.nextNode()) s += ' ' + t.data;
+    return collapse(s);
   }
 
   function optionText(sel) {
@@ -321,6 +344,23 @@
     }
   }
 
+  /* A cheap test before the document-wide lookup (on a 100k-element page that lookup is the recorder's
+   * main cost): a plain CSS reference can only match when a candidate matches the selector, or something
+   * inside the acted-on element does (ancestor tolerance, include); for a piercing chain, its last part.
+   * XPath references are not pre-tested. */
+  function mayMatch(node, cands) {
+    var sel = typeof node.selector === 'string' ? node.selector.trim() : '';
+    if (!sel || node.xpath) return true;
+    var parts = sel.split(/\s+>>\s+/);
+    sel = parts[parts.length - 1]; /* a piercing chain: its last part, in the candidate's own tree */
+    try {
+      for (var i = 0; i < cands.length; i++) if (cands[i] && cands[i].nodeType === 1 && cands[i].matches(sel)) return true;
+      return !!(cands[0] && cands[0].querySelector && cands[0].querySelector(sel));
+    } catch (e) {
+      return false; /* an invalid selector matches nothing */
+    }
+  }
+
   /* cands: the acted-on element first, then further elements that count as "the same action"
    * (the raw event target, a label's control, a select's chosen options). */
   function matchedIds(cands) {
@@ -334,6 +374,7 @@
           if (token === null) token = siteToken(location.host);
           if (token !== n.netloc) continue;
         }
+        if (!mayMatch(n, cands)) continue;
         var ref = resolveRef(n);
         if (!ref) continue;
         var hit = false;
@@ -577,9 +618,13 @@
     try {
       if (real.type === 'password') typing.password = true;
       typing.value = fieldValue(typing);
-      /* a snapshot in case the field is gone by the time the step is flushed */
-      typing.snap = basePayload('type', el, [el, real], typing.trusted, now);
-      typing.snap.text = '';
+      /* a snapshot in case the field is gone by the time the step is flushed: taken once per field
+       * (selector and key nodes do not change while one types; the value and time are kept apart) */
+      if (!typing.snap) {
+        typing.snap = basePayload('type', el, [el, real], typing.trusted, now);
+        typing.snap.text = '';
+      }
+      typing.snap.url = location.href;
     } catch (e) {
       /* keep going */
     }

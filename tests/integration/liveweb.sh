@@ -61,7 +61,10 @@ scenario() {
   for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
   kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
   wait "$wpid" 2>/dev/null
+  local wrc=$?
   kn_forget "$wpid"
+  if [ $wrc -le 1 ] && ! grep -qE 'Sanitizer|runtime error:' "$d/watch.err"; then kn_ok "$sc: watch exited cleanly ($wrc)"
+  else kn_fail "$sc: watch exit $wrc"; grep -E -A5 'Sanitizer|runtime error:' "$d/watch.err" | head -20 | sed 's/^/    /'; fi
   return 0
 }
 
