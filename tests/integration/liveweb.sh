@@ -18,6 +18,7 @@
 #            that settles while a typed field is pending is written after that field (action order)
 #   hostile  a page swallowing events in the capture phase and replacing addEventListener / Event.prototype
 #            members, a strict Content-Security-Policy page, a contenteditable editor: all recorded
+#   replay_frames  `keynode replay` as the agent, its steps crossing into the iframes (pay, nested)
 #   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
 #            back/forward cache, forward, back, and the recorder still working on the restored page
 #
@@ -38,7 +39,8 @@ base=http://127.0.0.1:$port
 sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g; s/localhost:8100/localhost:$port/g" \
   "$repo/tests/sites/web/tasks.yaml" >"$tmp/tasks.yaml"
 
-# scenario NAME TASK MODE UNTIL — Chromium, watch, the agent; files in $d
+# scenario NAME TASK MODE UNTIL — Chromium, watch, the agent; files in $d. MODE replay: `keynode replay`
+# of the task's steps is the agent (in a new tab of the same browser).
 scenario() {
   sc=$1
   d=$tmp/$sc
@@ -54,7 +56,11 @@ scenario() {
     sleep 0.05
   done
   grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null || { kn_fail "$sc: watch did not attach"; return 1; }
-  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" "$3" >"$d/agent.out" 2>&1
+  if [ "$3" = replay ]; then
+    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/replay" >"$d/agent.out" 2>&1
+  else
+    node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" "$3" >"$d/agent.out" 2>&1
+  fi
   local arc=$?
   [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || { kn_fail "$sc: agent failed"; sed 's/^/    agent: /' "$d/agent.out" | tail -5; }
   if [ "$4" != finished ]; then kill -INT "$wpid" 2>/dev/null; fi
@@ -174,6 +180,22 @@ s_nav() {
   ends
 }
 
-all="pay nested shadow newtab hostile nav"
+# keynode replay acting in frames: the step selectors cross into the iframes ("#card-frame >> #pay-now");
+# trusted Input events at the point found plus the frames' origins
+s_replay_frames() {
+  scenario replay-pay web-pay-iframe replay finished || { ends; return; }
+  check "replay into the cross-origin iframe: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "the replayed type and click happened in the card frame, trusted" '
+    [E[] | select(.type | IN("type","click"))] | map([.type, .selector, .frame_path, .trusted])
+      == [["type", "#card-number", ["#card-frame"], true], ["click", "#pay-now", ["#card-frame"], true]]'
+  ends
+  scenario replay-nested web-nested-frames replay finished || { ends; return; }
+  check "replay three frames deep: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "the replayed click is trusted, three frames deep" '
+    [E[] | select(.type == "click")] | map([.selector, .frame_path, .trusted]) == [["#deep-button", ["#level1", "#level2", "#level3"], true]]'
+  ends
+}
+
+all="pay nested shadow newtab hostile nav replay_frames"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish
