@@ -174,7 +174,13 @@ int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
 		ctx = nctx;
 		start += (size_t)hop + 1;
 	}
-	if (!rc && out->depth > 0) {
+	if (!rc && out->depth == 0) { /* shadow hops only: the top document, piercing */
+		out->pierce = 1;
+		out->session = cur;
+		cur = NULL;
+		if (!(out->rest = strdup(selector)))
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	} else if (!rc) {
 		size_t len = 1;
 		for (size_t i = start; i < json_array_size(parts); i++)
 			len += strlen(json_string_value(json_array_get(parts, i))) + 4;
@@ -186,6 +192,7 @@ int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
 		}
 		out->session = cur;
 		out->ctx = ctx;
+		out->pierce = out->rest && strstr(out->rest, " >> ") != NULL;
 		cur = NULL;
 		if (!out->rest)
 			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
@@ -209,20 +216,43 @@ int kn_replay_frame_enter_wait(kn_replay_frame *out, kn_cdp_loop *loop, kn_cdp *
 	}
 }
 
+/* The page functions see this `document`: the real one, but its queries pierce open shadow roots — a
+ * chain part by part, a plain selector in the document and every open shadow root in it (as
+ * Playwright's CSS engine does), so the selectors the page functions build for what they found
+ * resolve again. */
+static const char piercing_doc[] =
+	"(function(document){return %s;})(new Proxy(document,{get:function(t,p){"
+	"function deep(r,sel,o){o.push.apply(o,Array.from(r.querySelectorAll(sel)));"
+	"r.querySelectorAll('*').forEach(function(e){if(e.shadowRoot)deep(e.shadowRoot,sel,o);});return o;}"
+	"function all(sel){var P=sel.split(/\\s+>>\\s+/),s=t;if(P.length<2)return deep(t,sel,[]);"
+	"for(var i=0;i<P.length-1;i++){"
+	"var h=s.querySelector(P[i]);if(!h||!h.shadowRoot)return[];s=h.shadowRoot;}"
+	"return Array.from(s.querySelectorAll(P[P.length-1]));}"
+	"if(p==='querySelectorAll')return all;if(p==='querySelector')return function(x){return all(x)[0]||null;};"
+	"var v=Reflect.get(t,p);return typeof v==='function'?v.bind(t):v;}}))";
+
 int kn_replay_frame_page_call(const kn_replay_frame *f, kn_cdp *c, const char *fn, json_t *params,
                               json_t **value, kn_err *err)
 {
-	if (!f->ctx)
+	if (!f->ctx && !f->pierce)
 		return kn_replay_page_call(c, f->session, fn, params, value, err);
 	*value = NULL;
 	char *expr = kn_replay_page_expr(fn, params);
+	if (expr && f->pierce) {
+		size_t n = strlen(expr) + sizeof piercing_doc;
+		char *w = malloc(n);
+		if (w)
+			snprintf(w, n, piercing_doc, expr);
+		free(expr);
+		expr = w;
+	}
 	if (!expr)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	json_t *res = NULL;
-	int rc = kn_cdp_call(c, f->session, "Runtime.evaluate",
-	                     json_pack("{s:s, s:b, s:I}", "expression", expr, "returnByValue", 1,
-	                               "contextId", (json_int_t)f->ctx),
-	                     &res, err);
+	json_t *ep = json_pack("{s:s, s:b}", "expression", expr, "returnByValue", 1);
+	if (ep && f->ctx)
+		json_object_set_new(ep, "contextId", json_integer(f->ctx));
+	int rc = kn_cdp_call(c, f->session, "Runtime.evaluate", ep, &res, err);
 	free(expr);
 	if (!rc && json_object_get(res, "exceptionDetails"))
 		rc = kn_err_set(err, KN_EPROTO, "script exception in %s (in a frame)", fn);

@@ -13,7 +13,9 @@
 
 typedef struct kn_replay_frame {
 	int depth;                   /* frame hops; 0: the step acts in the top document */
-	char *rest;                  /* the selector inside the innermost frame (owned), NULL at depth 0 */
+	int pierce;                  /* rest still has " >> ": shadow hops, resolved by the page calls */
+	char *rest;                  /* the selector inside the innermost frame (owned); NULL when
+	                              * neither a frame nor a shadow hop (the step runs as it is) */
 	char *session;               /* where the innermost frame's document is evaluated (owned) */
 	long long ctx;               /* its execution context there; 0: the session's main world */
 	char *attached[KN_REPLAY_FRAME_DEPTH]; /* sessions attached here for out-of-process frames */
@@ -24,8 +26,9 @@ typedef struct kn_replay_frame {
 	} hop[KN_REPLAY_FRAME_DEPTH];
 } kn_replay_frame;
 
-/* Follow selector's frame hops from the top document of session. At depth 0 (no hop) out->rest is
- * NULL and nothing else is set. KN_ENOTFOUND when a hop's <iframe> is not there (yet). */
+/* Follow selector's frame hops from the top document of session. Without any " >> " out->rest is
+ * NULL and nothing else is set; with shadow hops only, depth is 0 and pierce 1. KN_ENOTFOUND when a
+ * hop's <iframe> is not there (yet). */
 int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
                           const char *selector, kn_err *err);
 
@@ -35,7 +38,9 @@ int kn_replay_frame_enter_wait(kn_replay_frame *out, kn_cdp_loop *loop, kn_cdp *
                                const char *session, const char *selector, int timeout_ms,
                                kn_err *err);
 
-/* Call page function fn (replay_internal.h) in the innermost frame. */
+/* Call page function fn (replay_internal.h) in the innermost frame; with pierce, its document's
+ * querySelector/querySelectorAll take piercing chains (`host >> inner`: each later part in the open
+ * shadow root of what the part before found). */
 int kn_replay_frame_page_call(const kn_replay_frame *f, kn_cdp *c, const char *fn, json_t *params,
                               json_t **value, kn_err *err);
 

@@ -67,7 +67,7 @@ static int call(struct rp *r, const char *method, json_t *params, json_t **resul
 
 static int page(struct rp *r, const char *fn, json_t *params, json_t **value, kn_err *err)
 {
-	if (r->fr.depth)
+	if (r->fr.rest)
 		return kn_replay_frame_page_call(&r->fr, r->c, fn, params, value, err);
 	return kn_replay_page_call(r->c, r->session, fn, params, value, err);
 }
@@ -499,7 +499,8 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 }
 
 /* A step whose selector crosses into frames (`#card-frame >> #pay-now`) runs with the part inside
- * the innermost frame as its selector, located and acted on there (frames.c). */
+ * the innermost frame as its selector, located and acted on there; shadow hops (`#host >> #inner`)
+ * are resolved by the page calls (frames.c). */
 static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_result *res,
                                 kn_step_report *rep, kn_err *err)
 {
@@ -508,7 +509,7 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	                                               r->o.element_timeout_ms ? r->o.element_timeout_ms : 5000,
 	                                               err) != 0)
 		return not_found(st, err);
-	if (r->fr.depth) {
+	if (r->fr.rest) {
 		in_frame = *st;
 		in_frame.selector = r->fr.rest;
 		st = &in_frame;

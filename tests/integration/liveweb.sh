@@ -18,7 +18,8 @@
 #            that settles while a typed field is pending is written after that field (action order)
 #   hostile  a page swallowing events in the capture phase and replacing addEventListener / Event.prototype
 #            members, a strict Content-Security-Policy page, a contenteditable editor: all recorded
-#   replay_frames  `keynode replay` as the agent, its steps crossing into the iframes (pay, nested)
+#   replay_frames  `keynode replay` as the agent, its step selectors crossing into the iframes (pay, nested)
+#            and into open shadow roots (shadow)
 #   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
 #            back/forward cache, forward, back, and the recorder still working on the restored page
 #
@@ -57,6 +58,7 @@ scenario() {
   done
   grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null || { kn_fail "$sc: watch did not attach"; return 1; }
   if [ "$3" = replay ]; then
+    mkdir -p "$d/replay"
     "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/replay" >"$d/agent.out" 2>&1
   else
     node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" "$3" >"$d/agent.out" 2>&1
@@ -193,6 +195,11 @@ s_replay_frames() {
   check "replay three frames deep: every key node reached" 'R.status == "finished" and R.reached == R.total'
   check "the replayed click is trusted, three frames deep" '
     [E[] | select(.type == "click")] | map([.selector, .frame_path, .trusted]) == [["#deep-button", ["#level1", "#level2", "#level3"], true]]'
+  ends
+  scenario replay-shadow web-shadow replay finished || { ends; return; }
+  check "replay through open shadow roots (piercing step selectors): every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "the replayed actions are the inner elements" '
+    [E[] | select(.type | IN("type","click")) | .selector] | .[0:3] == ["#search >> #q", "#search >> #go", "#panel >> div > gear-filter >> button"]'
   ends
 }
 
