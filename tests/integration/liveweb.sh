@@ -14,7 +14,7 @@
 #   shadow   open shadow roots (one and two deep): the inner field and buttons are the recorded targets,
 #            piercing selectors (`host >> inner`) in the trajectory and in key nodes; a closed root's host
 #            is recorded with shadow_closed
-#   newtab   a Ctrl+click opens a link in a new tab: the new tab's navigation is not a goto step; a scroll
+#   newtab   a Ctrl+click and a middle click open links in new tabs: their navigations are not goto steps; a scroll
 #            that settles while a typed field is pending is written after that field (action order)
 #   hostile  a page swallowing events in the capture phase and replacing addEventListener / Event.prototype
 #            members, a strict Content-Security-Policy page, a contenteditable editor: all recorded
@@ -138,10 +138,11 @@ s_shadow() {
 
 s_newtab() {
   scenario newtab web-newtab newtab idle:60 || { ends; return; }
-  check "the Ctrl+click is a click step on the link" '
-    [E[] | select(.type == "click")] | length == 1 and (.[0] | .selector == "#story" and .matched == ["story-link"])'
-  check "the new tab opened by it is not a goto step" '
-    [E[] | select(.type == "navigate" and (.url | test("/links/story.html")))] | length >= 1 and all(.how != "goto")'
+  check "the Ctrl+click and the middle click are click steps on the links" '
+    [E[] | select(.type == "click")] | map([.selector, .matched]) == [["#story", ["story-link"]], ["#map", []]]'
+  check "the new tabs they opened: their navigations are not goto steps" '
+    [E[] | select(.type == "navigate" and (.url | test("/links/(story|map).html")))] | length >= 2 and all(.how != "goto")'
+  check "three tabs" '[E[] | select(.type == "tab_open")] | length == 3'
   check "only the goto of the agent is a goto step" '[E[] | select(.type == "navigate" and .how == "goto")] | length == 1'
   check "the typed field is written before the scroll that followed it, times in action order" '
     [E[] | select(.type | IN("type", "scroll"))] as $a | ($a | map(.type)) == ["type", "scroll"]

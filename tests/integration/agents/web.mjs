@@ -4,7 +4,7 @@
 //   nested  goto /nest/top.html · three iframes deep (alternating sites): fill #deep-input, click #deep-button
 //   shadow  goto /shadow/index.html · fill #q and click #go inside <search-box>'s open shadow root, click the
 //           filter button two shadow roots deep, click the <secret-widget> (closed root)
-//   newtab  goto /links/index.html · Ctrl+click #story (a new tab, no opener) · back in the first tab: type
+//   newtab  goto /links/index.html · Ctrl+click #story, middle-click #map (new tabs, no opener) · back in the first tab: type
 //           into #name, then scroll down with the mouse wheel while the typed field is still pending
 //   hostile a page swallowing events in capture phase and replacing addEventListener / Event members: type,
 //           click; a strict-CSP page: fill, submit; a contenteditable editor: click, type
@@ -61,6 +61,10 @@ run(async () => {
     say('Ctrl+click #story');
     const [tab] = await Promise.all([context.waitForEvent('page'), page.click('#story', { modifiers: ['Control'] })]);
     await tab.waitForLoadState('load');
+    await think();
+    say('middle-click #map');
+    const [tab2] = await Promise.all([context.waitForEvent('page'), page.click('#map', { button: 'middle' })]);
+    await tab2.waitForLoadState('load');
     await think();
     say('type into #name, then wheel down before the field is flushed');
     await page.bringToFront();
