@@ -13,7 +13,7 @@
 
 static const char *const type_names[KN_EV__COUNT] = {
 	"navigate", "click", "type", "select", "submit", "press", "scroll", "tab_open", "tab_close",
-	"answer"};
+	"answer", "hover"};
 
 static const char *const how_names[] = {"goto", "back", "forward", "reload", "link", "form",
                                         "script", "hash", "history", "redirect", "popup", NULL};

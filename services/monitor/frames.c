@@ -116,8 +116,11 @@ void kn_frames_autoattach(kn_cdp *c, const char *session)
 	            NULL, NULL);
 }
 
-void kn_frames_attach(kn_frames *f, kn_cdp *c, const char *session, const char *tab_session,
-                      json_t *info, const char *world, const char *binding, const char *src)
+static void frame_attached(kn_frames *f, kn_cdp *c, const char *session, json_t *params);
+
+void kn_frames_attach(kn_frames *f, kn_cdp *c, const char *session, const char *parent_session,
+                      const char *tab_session, json_t *info, const char *world,
+                      const char *binding, const char *src)
 {
 	struct ftarget *t = calloc(1, sizeof *t);
 	const char *tid = sget(info, "targetId");
@@ -137,7 +140,14 @@ void kn_frames_attach(kn_frames *f, kn_cdp *c, const char *session, const char *
 		            json_pack("{s:s, s:b, s:s}", "source", src, "runImmediately", 1, "worldName",
 		                      world),
 		            NULL, NULL);
+	/* the frame itself, when its Page.frameAttached was before our time (attached to a loaded page) */
+	const char *parent = sget(info, "parentFrameId");
+	json_t *p = tid && parent ? json_pack("{s:s, s:s}", "frameId", tid, "parentFrameId", parent) : NULL;
+	if (p && parent_session)
+		frame_attached(f, c, parent_session, p);
+	json_decref(p);
 	kn_frames_autoattach(c, session);
+	kn_frames_scan(f, c, session);
 	kn_cdp_send(c, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 }
 
@@ -387,6 +397,51 @@ void kn_frames_path(const kn_frames *f, const char *session, long long ctx_id,
 	for (size_t i = 0; i < k; i++)
 		out[i] = rev[k - 1 - i];
 	*n = k;
+}
+
+struct scan_req {
+	kn_frames *f;
+	char *session;
+};
+
+static void scan_tree(kn_frames *f, kn_cdp *c, const char *session, json_t *tree)
+{
+	json_t *kids = json_object_get(tree, "childFrames");
+	const char *parent = sget(json_object_get(tree, "frame"), "id");
+	for (size_t i = 0; parent && i < json_array_size(kids); i++) {
+		json_t *kid = json_array_get(kids, i);
+		const char *id = sget(json_object_get(kid, "frame"), "id");
+		if (id) {
+			json_t *p = json_pack("{s:s, s:s}", "frameId", id, "parentFrameId", parent);
+			if (p)
+				frame_attached(f, c, session, p);
+			json_decref(p);
+		}
+		scan_tree(f, c, session, kid);
+	}
+}
+
+static void scan_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	struct scan_req *r = ud;
+	if (!error)
+		scan_tree(r->f, c, r->session, json_object_get(result, "frameTree"));
+	free(r->session);
+	free(r);
+}
+
+void kn_frames_scan(kn_frames *f, kn_cdp *c, const char *session)
+{
+	struct scan_req *r = calloc(1, sizeof *r);
+	if (!r || !(r->session = strdup(session))) {
+		free(r);
+		return;
+	}
+	r->f = f;
+	if (kn_cdp_send(c, session, "Page.getFrameTree", NULL, scan_reply, r) < 0) {
+		free(r->session);
+		free(r);
+	}
 }
 
 int kn_frames_flush(kn_frames *f, kn_cdp *c, kn_cdp_reply_fn cb, void *ud)

@@ -22,11 +22,16 @@ void kn_frames_free(kn_frames *f);
  * every tab and iframe session before Runtime.runIfWaitingForDebugger. */
 void kn_frames_autoattach(kn_cdp *c, const char *session);
 
-/* An iframe target (Target.attachedToTarget, type "iframe") attached as session, below the tab
- * whose session is tab_session: install the recorder source (binding and world of that tab) and
- * let it run. */
-void kn_frames_attach(kn_frames *f, kn_cdp *c, const char *session, const char *tab_session,
-                      json_t *info, const char *world, const char *binding, const char *src);
+/* The child frames session's document has already (a page loaded before we attached, whose
+ * Page.frameAttached events we never saw): recorded as if attached now (Page.getFrameTree). */
+void kn_frames_scan(kn_frames *f, kn_cdp *c, const char *session);
+
+/* An iframe target (Target.attachedToTarget, type "iframe") attached as session, announced on
+ * parent_session, below the tab whose session is tab_session: install the recorder source (binding
+ * and world of that tab) and let it run. */
+void kn_frames_attach(kn_frames *f, kn_cdp *c, const char *session, const char *parent_session,
+                      const char *tab_session, json_t *info, const char *world,
+                      const char *binding, const char *src);
 
 /* The tab session an iframe session belongs to, or NULL when session is no iframe of ours. */
 const char *kn_frames_tab_of(const kn_frames *f, const char *session);

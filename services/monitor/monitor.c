@@ -364,6 +364,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	}
 	free(src);
 	kn_frames_autoattach(m->cdp, session); /* out-of-process iframes (frames.c) */
+	kn_frames_scan(m->frames, m->cdp, session);
 	kn_cdp_send(m->cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 	/* a navigation that committed before Page.enable took effect sent us no event: ask */
 	struct pending_history *ph = malloc(sizeof *ph);
@@ -503,7 +504,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			char *src = NULL;
 			if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
 				mlog("error", "msg=\"cannot build the recorder\"");
-			kn_frames_attach(m->frames, m->cdp, sid, owner->session, info, owner->world,
+			kn_frames_attach(m->frames, m->cdp, sid, session, owner->session, info, owner->world,
 			                 owner->binding, src);
 			mlog("info", "msg=\"frame target attached\" tab=%s type=iframe url=\"%s\"", owner->id,
 			     sget(info, "url") ? sget(info, "url") : "");

@@ -663,6 +663,7 @@
   }
 
   function onKeydown(ev) {
+    cancelHover();
     var el = realTarget(ev);
     if (ev.isTrusted) editCause = { target: ev.target, t: Date.now(), beforeinput: false };
     if (SCROLL_KEYS[ev.key] && !isEditable(el)) lastScrollInput = { t: Date.now(), how: 'key', trusted: ev.isTrusted };
@@ -732,6 +733,7 @@
   }
 
   function onMousedown(ev) {
+    cancelHover(); /* a click follows: the pointer moved there to click, not to hover */
     try {
       var de = document.documentElement;
       if ((ev.target === de || ev.target === document) && (ev.clientX >= de.clientWidth || ev.clientY >= de.clientHeight))
@@ -739,6 +741,82 @@
     } catch (e) {
       /* ignore */
     }
+  }
+
+  /* ---------- hover: the pointer rests on an element and that reveals content (hover menus) ---------- */
+  var HOVER_MS = 500;
+  var HOVER_SCOPE_MAX = 400; /* elements counted per check: bounded on any page */
+  var hover = null; /* {el, acted, scope, before, timer} */
+
+  function visibleCount(scope) {
+    var n = 0;
+    var w = document.createTreeWalker(scope, 1);
+    for (var i = 0, e = w.nextNode(); e && i < HOVER_SCOPE_MAX; i++, e = w.nextNode()) {
+      var r = e.getClientRects();
+      if (r.length && r[0].width > 0 && r[0].height > 0 && getComputedStyle(e).visibility !== 'hidden') n++;
+    }
+    return n;
+  }
+
+  /* A CSS-only menu (`li:hover > ul {display: block}`) is already open when mouseover fires: it is
+   * found by the style rules instead: a `:hover` rule that shows something which is now shown inside
+   * the scope. Bounded: at most 3,000 rules, 50 elements each; cross-origin sheets cannot be read. */
+  function cssHoverReveals(scope) {
+    var seen = 0;
+    for (var i = 0; i < document.styleSheets.length; i++) {
+      var rules;
+      try {
+        rules = document.styleSheets[i].cssRules;
+      } catch (e) {
+        continue;
+      }
+      for (var j = 0; j < rules.length && seen < 3000; j++, seen++) {
+        var r = rules[j];
+        if (!r.selectorText || r.selectorText.indexOf(':hover') < 0) continue;
+        var st = r.style;
+        if (!(st.display && st.display !== 'none') && st.visibility !== 'visible' && !(st.opacity && +st.opacity > 0)) continue;
+        var els;
+        try {
+          els = scope.querySelectorAll(r.selectorText);
+        } catch (e) {
+          continue;
+        }
+        for (var k = 0; k < els.length && k < 50; k++) if (els[k].getClientRects().length) return true;
+      }
+    }
+    return false;
+  }
+
+  function cancelHover() {
+    if (!hover) return;
+    clearTimeout(hover.timer);
+    hover = null;
+  }
+
+  function onMouseover(ev) {
+    if (!ev.isTrusted) return;
+    var el = realTarget(ev);
+    if (!el || el === document.documentElement || el === document.body) return cancelHover();
+    if (hover && hover.el === el) return;
+    cancelHover();
+    var acted = actedOn(el);
+    /* where a menu opens: the item's list entry, a menu or navigation container, or the parent */
+    var scope = null;
+    try {
+      scope = acted.closest('li, [role=menu], [role=menubar], nav, [aria-haspopup]') || acted.parentElement || acted;
+    } catch (e) {
+      scope = acted;
+    }
+    var h = { el: el, acted: acted, scope: scope, before: visibleCount(scope), timer: 0, t: Date.now() };
+    h.timer = setTimeout(guard(function () {
+      if (hover !== h) return;
+      hover = null;
+      if (!h.el.isConnected || (visibleCount(h.scope) <= h.before && !cssHoverReveals(h.scope))) return;
+      flushAll(true);
+      noteAction();
+      emit(basePayload('hover', h.acted, [h.acted, h.el], true, h.t)); /* its time: when the pointer came */
+    }), HOVER_MS);
+    hover = h;
   }
 
   function onLoadish() {
@@ -776,6 +854,7 @@
       ['wheel', onWheel],
       ['touchmove', onTouch],
       ['mousedown', onMousedown],
+      ['mouseover', onMouseover],
       ['DOMContentLoaded', onLoadish],
       ['load', onLoadish],
       ['pageshow', onLoadish],

@@ -10,6 +10,7 @@
 #   pay      the agent types a card number and clicks "Pay now" inside a cross-origin iframe: both are
 #            recorded (frame_url, frame_path ["#card-frame"], url = the top-level page) and reach their
 #            element key nodes; the iframe really was out of process (an iframe target attached)
+#   late     watch attaches to a page whose cross-origin iframe is already loaded: found, named, recorded
 #   nested   three iframes deep, alternating sites: fill + click in the innermost, frame path of three
 #   shadow   open shadow roots (one and two deep): the inner field and buttons are the recorded targets,
 #            piercing selectors (`host >> inner`) in the trajectory and in key nodes; a closed root's host
@@ -20,6 +21,7 @@
 #            members, a strict Content-Security-Policy page, a contenteditable editor: all recorded
 #   replay_frames  `keynode replay` as the agent, its step selectors crossing into the iframes (pay, nested)
 #            and into open shadow roots (shadow)
+#   hover    a CSS hover menu: the hover that opens it is a `hover` step, one that reveals nothing is not
 #   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
 #            back/forward cache, forward, back, and the recorder still working on the restored page
 #
@@ -106,6 +108,36 @@ s_pay() {
   check "order: goto, type, click" '[E[] | select(.type | IN("navigate","type","click")) | .type] == ["navigate","type","click"]'
   if grep -q 'frame target attached.*type=iframe' "$d/watch.err"; then kn_ok "$sc: the card iframe ran out of process (an iframe target was attached)"
   else kn_fail "$sc: no out-of-process iframe target was attached"; fi
+  ends
+}
+
+# watch attaching to a page whose cross-origin iframe is already there: the frame is found and named anyway
+s_late() {
+  sc=late
+  d=$tmp/$sc
+  mkdir -p "$d"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return
+  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" pay-late >"$d/agent.out" 2>&1 &
+  local apid=$!
+  kn_pids+=("$apid")
+  for _ in $(seq 1 400); do grep -q '^loaded' "$d/marks" 2>/dev/null && break; sleep 0.05; done
+  grep -q '^loaded' "$d/marks" 2>/dev/null || { kn_fail "$sc: the agent did not load the page"; ends; return; }
+  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-pay-iframe --out "$d/result.json" \
+    --trajectory "$d/run.jsonl" --until finished >"$d/watch.out" 2>"$d/watch.err" &
+  wpid=$!
+  kn_pids+=("$wpid")
+  for _ in $(seq 1 300); do grep -q 'ready' "$d/watch.err" 2>/dev/null && break; sleep 0.05; done
+  sleep 0.5 # the frame scan and the names of the iframes (a few CDP round trips)
+  touch "$d/marks.go"
+  wait "$apid"; local arc=$?; kn_forget "$apid"
+  [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || kn_fail "$sc: agent failed: $(tail -2 "$d/agent.out")"
+  for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
+  wait "$wpid" 2>/dev/null; kn_forget "$wpid"
+  check "attached late: the actions in the iframe recorded with its frame path, key nodes reached" '
+    [E[] | select(.type | IN("type","click")) | [.type, .selector, .frame_path, .matched]]
+      == [["type", "#card-number", ["#card-frame"], ["card"]], ["click", "#pay-now", ["#card-frame"], ["pay"]]]'
   ends
 }
 
@@ -204,6 +236,16 @@ s_replay_frames() {
   ends
 }
 
-all="pay nested shadow newtab hostile nav replay_frames"
+s_hover() {
+  scenario hover web-hover-menu hover finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "the hover that opened the menu is a hover step; the one that revealed nothing is none" '
+    [E[] | select(.type | IN("hover", "click")) | [.type, .selector, .trusted]]
+      == [["hover", "#gear-link", true], ["click", "#tents", true]]'
+  check "steps: goto, hover, click" 'R.steps == 3'
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover replay_frames"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

@@ -53,7 +53,7 @@ static void test_read_errors(void **state)
 	expect_read_error("\n\n", KN_EINVAL, "empty trajectory");
 	expect_read_error("{\"t\": 0, \"type\": \"click\"}\n", KN_EINVAL, "run.jsonl:1: expected the header");
 	expect_read_error("{\"task\": \"7\"}\n", KN_EINVAL, "run.jsonl:1: header field \"run\": missing");
-	expect_read_error(HDR "{\"t\": 0, \"type\": \"hover\"}\n", KN_EINVAL, "run.jsonl:2: field \"type\": unknown event type 'hover'");
+	expect_read_error(HDR "{\"t\": 0, \"type\": \"teleport\"}\n", KN_EINVAL, "run.jsonl:2: field \"type\": unknown event type 'teleport'");
 	expect_read_error(HDR "\n{\"t\": 0}\n", KN_EINVAL, "run.jsonl:3: field \"type\": missing");
 	expect_read_error(HDR "{\"t\": 0, \"type\": \"click\", \"url\": 5}\n", KN_EINVAL, "run.jsonl:2: field \"url\": expected a string");
 	expect_read_error(HDR "{\"t\": \"x\", \"type\": \"click\"}\n", KN_EINVAL, "field \"t\": expected a number");

@@ -35,8 +35,8 @@ static void test_accepts_actions(void **state)
 	assert_null(ev.tab);
 	assert_true(ev.t == 0); /* the page's clock is not the run's */
 	kn_event_clear(&ev);
-	const char *ok[] = {"type", "select", "submit", "press", "scroll"};
-	for (size_t i = 0; i < 5; i++) {
+	const char *ok[] = {"type", "select", "submit", "press", "scroll", "hover"};
+	for (size_t i = 0; i < 6; i++) {
 		char p[128];
 		snprintf(p, sizeof p, "{\"type\":\"%s\",\"frame\":true,\"how\":\"goto\",\"tab\":\"T9\"}", ok[i]);
 		assert_int_equal(decode(p, &ev, &err), 0);
@@ -57,7 +57,7 @@ static void test_refuses(void **state)
 		"{\"type\":\"answer\",\"text\":\"42\"}",
 		"{\"type\":\"tab_open\"}",
 		"{\"type\":\"tab_close\"}",
-		"{\"type\":\"hover\"}",
+		"{\"type\":\"teleport\"}",
 		"{\"selector\":\"#a\"}",
 		"{\"type\":\"click\",\"matched\":\"k1\"}",
 		"{\"type\":\"click\",\"selector\":5}",

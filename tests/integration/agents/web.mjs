@@ -1,6 +1,8 @@
 // web.mjs — a Playwright agent on the live-web structures of tests/sites/web (issue 12). MODE:
 //   pay     goto /pay/checkout.html · in the cross-origin iframe #card-frame: type the card number key by
 //           key (pressSequentially), click "Pay now"
+//   pay-late  the same, but the page is loaded first, then it waits for MARK_FILE.go (keynode watch attaches
+//           to an already loaded page whose cross-origin iframe exists)
 //   nested  goto /nest/top.html · three iframes deep (alternating sites): fill #deep-input, click #deep-button
 //   shadow  goto /shadow/index.html · fill #q and click #go inside <search-box>'s open shadow root, click the
 //           filter button two shadow roots deep, click the <secret-widget> (closed root)
@@ -8,16 +10,26 @@
 //           into #name, then scroll down with the mouse wheel while the typed field is still pending
 //   hostile a page swallowing events in capture phase and replacing addEventListener / Event members: type,
 //           click; a strict-CSP page: fill, submit; a contenteditable editor: click, type
+//   hover   a CSS hover menu: hover a paragraph (nothing opens), hover "Gear" (its menu opens), click "Tents"
 //   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
-import { connect, mark, run, say, think, base, mode } from './lib.mjs';
+import fs from 'node:fs';
+import { connect, mark, run, say, think, base, markFile, mode } from './lib.mjs';
 
 run(async () => {
   const { context, page } = await connect();
-  if (mode === 'pay') {
+  if (mode === 'pay' || mode === 'pay-late') {
     say('goto /pay/checkout.html');
     await page.goto(`${base}/pay/checkout.html`);
     const card = page.frameLocator('#card-frame');
     await card.locator('#pay-now').waitFor();
+    if (mode === 'pay-late') {
+      // the page and its iframe are loaded before keynode watch attaches: wait for MARK_FILE.go
+      mark('loaded');
+      for (let i = 0; !fs.existsSync(`${markFile}.go`); i++) {
+        if (i > 1200) throw new Error('no go file after 60 s');
+        await think(50);
+      }
+    }
     await think();
     say('type the card number in the iframe');
     await card.locator('#card-number').pressSequentially('4242424242424242');
@@ -111,6 +123,18 @@ run(async () => {
     await think();
     say(`restored from the back/forward cache: ${/restored/.test(await page.title())}`);
     await page.click('#after-back');
+    await think();
+  } else if (mode === 'hover') {
+    say('goto /menu/index.html');
+    await page.goto(`${base}/menu/index.html`);
+    await think();
+    say('hover #intro (reveals nothing), then #gear-link (opens the Gear menu), click #tents');
+    await page.hover('#intro');
+    await think(900);
+    await page.hover('#gear-link');
+    await think(900);
+    await page.click('#tents');
+    await page.waitForURL(/tents\.html/);
     await think();
   } else {
     throw new Error(`unknown mode ${mode}`);
