@@ -14,6 +14,7 @@
 
 #include "monitor.h"
 #include "frames.h"
+#include "dialog.h"
 #include "history.h"
 #include "page_check.h"
 
@@ -30,6 +31,7 @@ struct tab {
 	char *req_reason;   /* pending Page.frameRequestedNavigation reason */
 	char *started_type; /* pending Page.frameStartedNavigating navigationType */
 	kn_history history;
+	kn_dialog dialog;        /* a JavaScript dialog open in the tab (dialog.c) */
 	char *info_url;          /* URL from Target.targetInfoChanged not yet seen as a navigation */
 	int synthetic;           /* t->url came from a missed navigation: its late event is a duplicate */
 	kn_cdp_timer *info_timer;
@@ -116,6 +118,7 @@ static void tab_free(struct tab *t)
 	free(t->req_reason);
 	free(t->started_type);
 	kn_history_clear(&t->history);
+	kn_dialog_clear(&t->dialog);
 	free(t);
 }
 
@@ -535,6 +538,12 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		on_binding(m, t, session, params);
 	} else if (tab_session) {
 		return; /* an iframe target's own navigations are no tab's */
+	} else if (strncmp(method, "Page.javascriptDialog", 21) == 0) {
+		kn_event ev;
+		if (kn_dialog_feed(&t->dialog, method, params, &ev)) {
+			ev.tab = t->id;
+			emit(m, &ev);
+		}
 	} else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
 		const char *fid = sget(params, "frameId"), *disp = sget(params, "disposition");
 		if (fid && strcmp(fid, t->target_id) == 0 && (!disp || strcmp(disp, "currentTab") == 0))

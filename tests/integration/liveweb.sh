@@ -22,6 +22,7 @@
 #   replay_frames  `keynode replay` as the agent, its step selectors crossing into the iframes (pay, nested)
 #            and into open shadow roots (shadow)
 #   hover    a CSS hover menu: the hover that opens it is a `hover` step, one that reveals nothing is not
+#   dialog   confirm / prompt / alert: a `dialog` event each (kind, message, accepted or dismissed)
 #   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
 #            back/forward cache, forward, back, and the recorder still working on the restored page
 #
@@ -246,6 +247,17 @@ s_hover() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover replay_frames"
+s_dialog() {
+  scenario dialog web-dialogs dialog idle:60 || { ends; return; }
+  check "each dialog recorded after its click: kind, message, the agent's answer; not a step" '
+    [E[] | select(.type | IN("click", "dialog")) | [.type, (.selector // .key), (.value // .text)]]
+      == [["click", "#delete", "Delete draft"], ["dialog", "confirm", "accepted"], ["click", "#rename", "Rename"],
+          ["dialog", "prompt", "accepted"], ["click", "#save", "Save"], ["dialog", "alert", "dismissed"]]
+    and ([E[] | select(.type == "dialog") | .text] == ["Delete the draft?", "New name?", "Saved."])'
+  check "steps: goto and the three clicks" 'R.steps == 4 and R.reached == R.total'
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

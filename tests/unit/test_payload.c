@@ -58,6 +58,7 @@ static void test_refuses(void **state)
 		"{\"type\":\"tab_open\"}",
 		"{\"type\":\"tab_close\"}",
 		"{\"type\":\"teleport\"}",
+		"{\"type\":\"dialog\",\"key\":\"alert\"}",
 		"{\"selector\":\"#a\"}",
 		"{\"type\":\"click\",\"matched\":\"k1\"}",
 		"{\"type\":\"click\",\"selector\":5}",

@@ -16,6 +16,7 @@ typedef enum kn_event_type {
 	KN_EV_NAVIGATE, KN_EV_CLICK, KN_EV_TYPE, KN_EV_SELECT, KN_EV_SUBMIT, KN_EV_PRESS,
 	KN_EV_SCROLL, KN_EV_TAB_OPEN, KN_EV_TAB_CLOSE, KN_EV_ANSWER,
 	KN_EV_HOVER, /* issue 12: the pointer rested on an element and that revealed content (a step) */
+	KN_EV_DIALOG, /* issue 12: a JavaScript dialog closed (information, not a step) */
 	KN_EV__COUNT
 } kn_event_type;
 

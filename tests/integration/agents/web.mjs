@@ -11,6 +11,7 @@
 //   hostile a page swallowing events in capture phase and replacing addEventListener / Event members: type,
 //           click; a strict-CSP page: fill, submit; a contenteditable editor: click, type
 //   hover   a CSS hover menu: hover a paragraph (nothing opens), hover "Gear" (its menu opens), click "Tents"
+//   dialog  confirm (accepted), prompt (answered), alert (dismissed), each opened by a click
 //   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
 import fs from 'node:fs';
 import { connect, mark, run, say, think, base, markFile, mode } from './lib.mjs';
@@ -135,6 +136,20 @@ run(async () => {
     await think(900);
     await page.click('#tents');
     await page.waitForURL(/tents\.html/);
+    await think();
+  } else if (mode === 'dialog') {
+    say('goto /dialog/index.html; accept the confirm, answer the prompt, dismiss the alert');
+    page.on('dialog', (d) => (d.type() === 'confirm' ? d.accept() : d.type() === 'prompt' ? d.accept('trip') : d.dismiss()));
+    await page.goto(`${base}/dialog/index.html`);
+    await think();
+    await page.click('#delete');
+    await page.locator('#out').filter({ hasText: 'deleted' }).waitFor();
+    await think();
+    await page.click('#rename');
+    await page.locator('#out').filter({ hasText: 'renamed to trip' }).waitFor();
+    await think();
+    await page.click('#save');
+    await page.locator('#out').filter({ hasText: 'saved' }).waitFor();
     await think();
   } else {
     throw new Error(`unknown mode ${mode}`);
