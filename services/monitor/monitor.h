@@ -58,6 +58,11 @@ void kn_monitor_free(kn_monitor *m);
  * Only the recorder's action types are accepted; tab and t are left for the caller. */
 int kn_monitor_decode_payload(kn_event *ev, const char *payload, size_t len, kn_err *err);
 
+/* What a payload says besides its event: the action time (its `t`, epoch milliseconds of the
+ * recorder's clock; 0 when absent) and, for a click that opens a link in a new tab (`newtab`), the
+ * link's href (*newtab_href, the caller's; NULL otherwise). */
+void kn_monitor_payload_meta(const char *payload, size_t len, double *t_ms, char **newtab_href);
+
 /* The recorder script for a task: recorder.js with its configuration (binding name, the task's
  * element key nodes) filled in. *out is the caller's. */
 int kn_monitor_recorder_source(char **out, const kn_task *task, const char *binding);
