@@ -127,18 +127,36 @@ int kn_blocked_country(const char *url, char *out, size_t cap)
 	return 0;
 }
 
-/* Copy src into dst (cap bytes), cutting at a character boundary: page text stays valid UTF-8
- * (jansson refuses anything else) however it is truncated. */
+/* The length of the valid UTF-8 character at s (n bytes left), 0 when it is not one. */
+static size_t utf8_char(const unsigned char *s, size_t n)
+{
+	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
+	             : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
+	if (!len || len > n || (len == 2 && s[0] < 0xC2))
+		return 0;
+	for (size_t i = 1; i < len; i++)
+		if ((s[i] & 0xC0) != 0x80)
+			return 0;
+	return len;
+}
+
+/* Copy src into dst (cap bytes), whole characters only, an invalid byte becoming '?': what goes
+ * into a report stays valid UTF-8 (jansson refuses anything else) however it was cut. */
 static void copy_utf8(char *dst, size_t cap, const char *src)
 {
-	size_t n = strlen(src);
-	if (n >= cap) {
-		n = cap - 1;
-		while (n > 0 && ((unsigned char)src[n] & 0xC0) == 0x80)
-			n--; /* src[n] starts the character that did not fit */
+	const unsigned char *s = (const unsigned char *)src;
+	size_t n = strlen(src), w = 0;
+	while (n) {
+		size_t k = utf8_char(s, n);
+		if (w + (k ? k : 1) >= cap)
+			break;
+		if (k)
+			memcpy(dst + w, s, k);
+		else
+			dst[w] = '?', k = 1;
+		w += k, s += k, n -= k;
 	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
+	dst[w] = '\0';
 }
 
 static const char *str_of(json_t *o, const char *key)
