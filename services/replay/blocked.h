@@ -94,4 +94,14 @@ json_t *kn_blocked_hit_json(const kn_blocked_hit *hit, int step);
 int kn_blocked_probe(kn_blocked_hit *out, kn_cdp_loop *loop, kn_cdp *c, const char *session,
                      const kn_blocked_rules *rules, const char *requested);
 
+/* The watcher's probe (services/monitor): asynchronous and passive — no consent wall is dismissed,
+ * no Retry-After request sent, no geo rule (no requested URL) — evaluated in context_id (the
+ * watcher's isolated world; 0: the page's main world). done(ud, hit) runs once on the loop thread
+ * with the verdict (hit->kind NONE: the page serves), or with NULL when the page could not be
+ * asked (it navigated away, the connection closed). rules (NULL: defaults) is copied, the lists it
+ * points to are not. Returns 0 (done will run; not when rules->off: then nothing is sent) or a
+ * negative code (done will not run). */
+int kn_blocked_probe_send(kn_cdp *c, const char *session, int context_id, const kn_blocked_rules *rules,
+                          void (*done)(void *ud, const kn_blocked_hit *hit), void *ud);
+
 #endif

@@ -4,7 +4,8 @@
  * CAPTCHA frame and consent wall (visible, holding the element at the viewport's centre) that
  * match; with dismissing on, it clicks the first visible accept button of a wall it found. For a
  * 429 it reads Retry-After with a HEAD request to the same URL (bounded to 2 s). The answer is
- * judged in C (blocked.c kn_blocked_judge). */
+ * judged in C (blocked.c kn_blocked_judge). A watcher's probe (kn_blocked_probe_send) is passive:
+ * no click, no request, evaluated in the watcher's own isolated world. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +36,7 @@ static const char probe_js[] =
 	" if (!q(P.wa[i]).some(e => vis(e) && (e === at || e.contains(at)))) continue;\n"
 	"  R.wall = i; if (P.dismiss) for (const d of P.di) { const b = q(d).find(vis);"
 	" if (b) { b.click(); R.dismissed = 1; break; } } break; }\n"
-	" if (R.status === 429) try { const h = await Promise.race([fetch(location.href,"
+	" if (R.status === 429 && !P.passive) try { const h = await Promise.race([fetch(location.href,"
 	" {method: 'HEAD', cache: 'no-store'}), new Promise((_, no) => setTimeout(no, 2000))]);"
 	" R.retry_after = (h.headers.get('retry-after') || '').slice(0, 60); } catch (x) {}\n"
 	" return JSON.stringify(R);\n"
@@ -49,11 +50,10 @@ static json_t *list_json(kn_blocked_list l)
 	return a;
 }
 
-/* One evaluation of the probe; *answer is the caller's (the JSON text the page returned). */
-static int ask(kn_cdp *c, const char *session, const kn_blocked_rules *rules, int dismiss,
-               char **answer)
+/* The probe's expression with the rules' lists (caller frees); NULL out of memory. dismiss: click
+ * an accept button of a wall; passive: neither that nor the Retry-After request. */
+static char *probe_expr(const kn_blocked_rules *rules, int dismiss, int passive)
 {
-	*answer = NULL;
 	const kn_blocked_rules none = {0};
 	const kn_blocked_rules *r = rules ? rules : &none;
 	json_t *params = json_pack("{s:o, s:o, s:o, s:o, s:b}", "ch",
@@ -67,19 +67,34 @@ static int ask(kn_cdp *c, const char *session, const kn_blocked_rules *rules, in
 	                           "di",
 	                           list_json(kn_blocked_effective(r, &r->consent_dismiss,
 	                                                          &kn_blocked_default_consent_dismiss)),
-	                           "dismiss", dismiss);
+	                           "dismiss", dismiss && !passive);
+	if (params)
+		json_object_set_new(params, "passive", json_boolean(passive));
 	char *p = params ? json_dumps(params, JSON_COMPACT) : NULL;
 	json_decref(params);
-	if (!p)
-		return KN_ENOMEM;
-	size_t n = strlen(probe_js) + strlen(p) + 4;
-	char *expr = malloc(n);
-	if (!expr) {
-		free(p);
-		return KN_ENOMEM;
-	}
-	snprintf(expr, n, "%s(%s)", probe_js, p);
+	size_t n = p ? strlen(probe_js) + strlen(p) + 4 : 0;
+	char *expr = p ? malloc(n) : NULL;
+	if (expr)
+		snprintf(expr, n, "%s(%s)", probe_js, p);
 	free(p);
+	return expr;
+}
+
+/* The page's answer in an evaluation result (borrowed), NULL when there is none. */
+static const char *answer_of(json_t *res)
+{
+	const char *v = json_string_value(json_object_get(json_object_get(res, "result"), "value"));
+	return json_object_get(res, "exceptionDetails") ? NULL : v;
+}
+
+/* One evaluation of the probe; *answer is the caller's (the JSON text the page returned). */
+static int ask(kn_cdp *c, const char *session, const kn_blocked_rules *rules, int dismiss,
+               char **answer)
+{
+	*answer = NULL;
+	char *expr = probe_expr(rules, dismiss, 0);
+	if (!expr)
+		return KN_ENOMEM;
 	json_t *res = NULL;
 	kn_err err = {0};
 	int rc = kn_cdp_call(c, session, "Runtime.evaluate",
@@ -88,8 +103,8 @@ static int ask(kn_cdp *c, const char *session, const kn_blocked_rules *rules, in
 	free(expr);
 	if (rc)
 		return rc;
-	const char *v = json_string_value(json_object_get(json_object_get(res, "result"), "value"));
-	rc = v && !json_object_get(res, "exceptionDetails") ? 0 : KN_EPROTO;
+	const char *v = answer_of(res);
+	rc = v ? 0 : KN_EPROTO;
 	if (!rc && !(*answer = strdup(v)))
 		rc = KN_ENOMEM;
 	json_decref(res);
@@ -118,4 +133,66 @@ int kn_blocked_probe(kn_blocked_hit *out, kn_cdp_loop *loop, kn_cdp *c, const ch
 	}
 	out->dismissed = dismissed;
 	return rc;
+}
+
+struct sent {
+	kn_blocked_rules rules;
+	int has_rules;
+	void (*done)(void *ud, const kn_blocked_hit *hit);
+	void *ud;
+	char *session, *expr; /* for the one retry in the main world */
+};
+
+static long long send_probe(kn_cdp *c, struct sent *s, int context_id);
+
+static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	struct sent *s = ud;
+	const char *v = error ? NULL : answer_of(result);
+	if (!v && s->expr && error && strstr(error, "context")) {
+		/* "Cannot find context with specified id": the watcher's world went with the document it
+		 * belonged to; ask the main world (never after the connection closed: no such error then) */
+		free(s->expr);
+		if (send_probe(c, s, 0) > 0)
+			return;
+	}
+	kn_blocked_hit hit;
+	int r = v ? kn_blocked_judge(&hit, s->has_rules ? &s->rules : NULL, NULL, v, strlen(v)) : KN_EPROTO;
+	s->done(s->ud, r >= 0 ? &hit : NULL);
+	free(s->session);
+	free(s->expr);
+	free(s);
+}
+
+/* Send the probe of s (its expression is used up: s->expr is NULL afterwards, the retry marker). */
+static long long send_probe(kn_cdp *c, struct sent *s, int context_id)
+{
+	json_t *params = json_pack("{s:s, s:b, s:b}", "expression", s->expr, "returnByValue", 1, "awaitPromise", 1);
+	if (params && context_id > 0)
+		json_object_set_new(params, "contextId", json_integer(context_id));
+	else
+		free(s->expr), s->expr = NULL; /* no retry after the main world */
+	return params ? kn_cdp_send(c, s->session, "Runtime.evaluate", params, probe_reply, s) : KN_ENOMEM;
+}
+
+int kn_blocked_probe_send(kn_cdp *c, const char *session, int context_id, const kn_blocked_rules *rules,
+                          void (*done)(void *ud, const kn_blocked_hit *hit), void *ud)
+{
+	if (rules && rules->off)
+		return 0;
+	struct sent *s = calloc(1, sizeof *s);
+	if (!s || !(s->expr = probe_expr(rules, 0, 1)) || !(s->session = strdup(session))) {
+		if (s)
+			free(s->expr), free(s);
+		return KN_ENOMEM;
+	}
+	if (rules)
+		s->rules = *rules, s->has_rules = 1; /* the lists themselves outlive the watcher */
+	s->done = done, s->ud = ud;
+	long long id = send_probe(c, s, context_id);
+	if (id < 0) {
+		free(s->session), free(s->expr), free(s);
+		return (int)id;
+	}
+	return 0;
 }

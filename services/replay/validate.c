@@ -274,7 +274,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		json_decref(v);
 	}
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
-	                      .trajectory = o.trajectory, .progress = NULL};
+	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
 	for (int waited = 0; kn_monitor_events(m) < pages && !kn_monitor_ended(m) && waited < 5000; waited += 20)
