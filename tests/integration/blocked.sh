@@ -18,7 +18,8 @@
 #   health  a private PostgreSQL, `keynode migrate`, one task replayed by `keynode worker --once`; for each of
 #           a 403, a 429, a challenge, a CAPTCHA, a consent wall and a geo redirect in front of the site: the
 #           replay result is `blocked`, health becomes `blocked`, failures are not counted; the fixture removed,
-#           the task is healthy again. No `broken` alert at all; the blocked alert has its own kind.
+#           the task is healthy again. No `broken` alert at all; the blocked alert has its own kind. Last,
+#           keynode.yaml `blocked: {http_status: ["429"]}` makes the 403 page a broken replay (the rules are used).
 # Env: KN_CHROMIUM, KN_KEEP=1 keeps the scratch folder. Exit: 0 all checks passed, 1 any failed.
 set -u -o pipefail
 kn=${1:?usage: blocked.sh KEYNODE_BIN REPO_DIR [replay|watch|health]…}
@@ -157,6 +158,12 @@ EOF
     check "blocked alert: its own kind and dedupe key" \
       "$(kn_psql "SELECT dedupe_key || ' ' || severity || ' ' || (detail->>'kind') FROM alerts WHERE dedupe_key LIKE 'blocked:%' ORDER BY id LIMIT 1")" \
       "blocked:blocked:app-catalogue warning blocked"
+    # keynode.yaml's blocked: rules reach the worker: without 403 among the statuses, a 403 page is broken
+    printf 'health: { broken_after: 1 }\nblocked: { http_status: ["429"] }\n' >"$tmp/keynode.yaml"
+    fixture 403 >/dev/null
+    enqueue; run_job
+    check "blocked.http_status without 403 (keynode.yaml): the 403 replay is broken" "$(last)" broken
+    fixture none >/dev/null
     ;;
   *) kn_fail "unknown part $part" ;;
   esac
