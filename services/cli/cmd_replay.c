@@ -97,6 +97,8 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 	json_t *doc = json_loads(kn_replay_report_json(rep), 0, NULL);
 	json_t *b = json_object_get(doc, "broken");
 	const char *reason = json_string_value(json_object_get(b, "reason"));
+	if (st == KN_REPLAY_BLOCKED) /* what refused service (services/replay/blocked.h) */
+		b = json_object_get(doc, "blocked"), reason = json_string_value(json_object_get(b, "signature"));
 	const char *node = json_string_value(json_object_get(b, "key_node"));
 	json_int_t step = json_integer_value(json_object_get(b, "step"));
 	printf("%-24s %s", t->id, kn_replay_status_name(st));
@@ -147,7 +149,8 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 		fprintf(stderr, "keynode replay: task id '%s' cannot be a file name\n", t->id);
 	}
 	kn_replay_report_free(rep);
-	return st == KN_REPLAY_PASSED ? KN_EXIT_OK : st == KN_REPLAY_BROKEN ? KN_EXIT_FAIL : KN_EXIT_USAGE;
+	return st == KN_REPLAY_PASSED ? KN_EXIT_OK
+	       : st == KN_REPLAY_BROKEN || st == KN_REPLAY_BLOCKED ? KN_EXIT_FAIL : KN_EXIT_USAGE;
 }
 
 int kn_cmd_replay(int argc, char **argv)

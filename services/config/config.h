@@ -19,6 +19,12 @@
 typedef enum kn_config_backend { KN_CONFIG_OFFLINE = 0, KN_CONFIG_LLM = 1 } kn_config_backend;
 typedef enum kn_config_alert_type { KN_ALERT_WEBHOOK = 0, KN_ALERT_SLACK = 1 } kn_config_alert_type;
 
+/* The lists of `blocked:`, in the order of their keys. */
+typedef enum kn_config_blocked_list {
+	KN_CONFIG_BLOCKED_HTTP_STATUS, KN_CONFIG_BLOCKED_CHALLENGE, KN_CONFIG_BLOCKED_CAPTCHA_FRAMES,
+	KN_CONFIG_BLOCKED_CONSENT_WALLS, KN_CONFIG_BLOCKED_CONSENT_DISMISS, KN_CONFIG_BLOCKED_LISTS
+} kn_config_blocked_list;
+
 typedef struct kn_config_alert {
 	kn_config_alert_type type;
 	char *url;
@@ -66,6 +72,17 @@ typedef struct kn_config {
 		char *url;             /* what it becomes */
 	} *sites;                  /* `sites:` mapping, in file order; n_sites may be 0 */
 	size_t n_sites;
+	/* `blocked:` — when a replay counts as blocked, not broken (services/replay/blocked.h). A list
+	 * with set = 0 means the built-in defaults; set = 1 exactly v (n may be 0). */
+	struct kn_config_blocked {
+		int enabled;           /* default 1 */
+		int geo;               /* the geo-redirect rule; default 1 */
+		struct kn_config_list {
+			char **v;
+			size_t n;
+			int set;
+		} lists[KN_CONFIG_BLOCKED_LISTS]; /* indexed by kn_config_blocked_list */
+	} blocked;
 } kn_config;
 
 /* Read and parse the file at path (errors named by path), then apply the environment overrides.

@@ -486,6 +486,18 @@ static void target_url_changed(kn_monitor *m, struct tab *t, const char *url)
 	t->info_timer = kn_cdp_timer_start(m->loop, 400, info_url_check, t);
 }
 
+/* A loaded page's blocked verdict (blocked.h): the last loaded page decides (the agent may get past). */
+static void on_blocked(void *ud, const kn_blocked_hit *hit)
+{
+	kn_monitor *m = ud;
+	json_t *j = hit && hit->kind && !m->end_reason ? kn_blocked_hit_json(hit, 0) : NULL;
+	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	if (hit && !m->end_reason && kn_eval_set_blocked(m->eval, text) == 0 && text)
+		mlog("info", "msg=\"blocked page\" signature=\"%s\"", hit->signature);
+	json_decref(j);
+	free(text);
+}
+
 static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
 {
 	(void)c;
@@ -575,6 +587,8 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			t->ctx_id = (int)json_integer_value(json_object_get(ctx, "id"));
 	} else if (strcmp(method, "Runtime.executionContextsCleared") == 0) {
 		t->ctx_id = 0;
+	} else if (strcmp(method, "Page.loadEventFired") == 0 && !m->o.blocked_off) {
+		kn_blocked_probe_send(m->cdp, t->session, t->ctx_id, m->o.blocked, on_blocked, m);
 	}
 }
 

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "blocked.h"
 #include "cdp.h"
 #include "keynode/eval.h"
 
@@ -26,6 +27,10 @@ typedef struct kn_monitor_opts {
 	double until_idle_s;    /* end after this many seconds without an event; 0: off */
 	int until_steps;        /* end after this many steps; 0: off */
 	int cdp_timeout_ms;     /* per CDP command; 0: default */
+	/* after each page load the page is asked, passively, whether it refuses service (blocked.h);
+	 * a run that ends unfinished on such a page has status "blocked" and its evidence */
+	const kn_blocked_rules *blocked; /* NULL: the defaults */
+	int blocked_off;        /* 1: do not ask (replay validation judges blocks itself) */
 	/* called after each event was evaluated (optional; for the service) */
 	void (*on_event)(void *ud, kn_monitor *m, const kn_event *ev, int rises);
 	/* called once when the monitor is ready: every tab open when it connected is attached with

@@ -31,8 +31,8 @@ struct found {
 const char *kn_step_outcome_name(kn_step_outcome o)
 {
 	static const char *const names[] = {"ok", "ok-by-fallback", "element not found", "action failed",
-	                                    "navigation timeout", "http error", "site unreachable"};
-	return (unsigned)o <= KN_STEP_UNREACHABLE ? names[o] : "?";
+	                                    "navigation timeout", "http error", "site unreachable", "blocked"};
+	return (unsigned)o <= KN_STEP_BLOCKED ? names[o] : "?";
 }
 
 int kn_step_outcome_ok(kn_step_outcome o) { return o == KN_STEP_OK || o == KN_STEP_OK_FALLBACK; }
@@ -488,6 +488,12 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	if (settle(r)) {
 		kn_err_set(err, KN_ETIMEOUT, "page did not finish loading");
 		return KN_STEP_NAV_TIMEOUT;
+	}
+	/* a site refusing service is not a broken workflow (blocked.h) */
+	if (kn_blocked_probe(&res->blocked, r->loop, r->c, r->session, r->o.blocked,
+	                     st->verb == KN_STEP_GOTO ? st->value : NULL) == 1) {
+		kn_err_set(err, KN_EIO, "blocked (%s) at %s", res->blocked.signature, res->blocked.url);
+		return KN_STEP_BLOCKED;
 	}
 	char url[1024];
 	int status = page_status(r, url, sizeof url);

@@ -170,7 +170,7 @@ static void post_taskset(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 static void get_tasks(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 {
 	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
-	                                     "unknown"};
+	                                     "unknown", "blocked"};
 	const char *site = kn_http_query_get(req->query, "site");
 	const char *status = kn_http_query_get(req->query, "status");
 	if (status) {
@@ -180,7 +180,7 @@ static void get_tasks(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		if (i == sizeof states / sizeof states[0])
 			FAIL(resp, 400, "bad status",
 			                                "status must be healthy, flaky, broken, recovered, "
-			                                "error or unknown");
+			                                "error, blocked or unknown");
 	}
 	kn_err err = {0};
 	char *out = NULL;
@@ -520,19 +520,19 @@ void kn_api_before_metrics(void *ud)
 	json_t *j = json_loads(out, 0, NULL);
 	free(out);
 	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
-	                                     "unknown"};
-	long counts[6] = {0};
+	                                     "unknown", "blocked"};
+	long counts[7] = {0};
 	json_t *tasks = j ? json_object_get(j, "tasks") : NULL;
 	size_t i;
 	json_t *t;
 	json_array_foreach(tasks, i, t) {
 		const char *h = json_string_value(json_object_get(t, "health"));
-		for (size_t k = 0; h && k < 6; k++)
+		for (size_t k = 0; h && k < 7; k++)
 			if (strcmp(h, states[k]) == 0)
 				counts[k]++;
 	}
 	json_decref(j);
-	for (size_t k = 0; k < 6; k++)
+	for (size_t k = 0; k < 7; k++)
 		kn_metrics_set_health(a->o.metrics, states[k], counts[k]);
 	/* replay outcomes: workers are other processes, so they are counted in the database */
 	if (kn_store_replay_counts_json(a->st, &out, &err) != 0)

@@ -109,7 +109,7 @@ int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **
 /* ---- replay results, health, jobs (issue "Replay validation") ------------------------------ */
 
 typedef enum kn_health { KN_HEALTH_UNKNOWN, KN_HEALTH_HEALTHY, KN_HEALTH_FLAKY, KN_HEALTH_BROKEN,
-	KN_HEALTH_RECOVERED, KN_HEALTH_ERROR } kn_health;
+	KN_HEALTH_RECOVERED, KN_HEALTH_ERROR, KN_HEALTH_BLOCKED } kn_health; /* BLOCKED: the site refuses service */
 const char *kn_health_name(kn_health h);
 
 /* Store a replay result: status "passed"|"broken"|"error", report_json the replay report,

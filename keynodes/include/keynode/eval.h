@@ -22,7 +22,8 @@ typedef enum kn_mode { KN_MODE_DEFAULT, KN_MODE_WEBCANVAS } kn_mode;
 
 typedef enum kn_status {
 	KN_STATUS_INCOMPLETE, KN_STATUS_FINISHED, KN_STATUS_STEP_LIMIT, KN_STATUS_ERROR,
-	KN_STATUS_BROKEN
+	KN_STATUS_BROKEN,
+	KN_STATUS_BLOCKED /* the site refused service (kn_eval_set_blocked) and the run did not finish */
 } kn_status;
 
 typedef struct kn_eval_opts {
@@ -63,6 +64,12 @@ int kn_eval_functional(const kn_eval *ev);
 
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);
+
+/* The page the run is on refuses service (services/replay/blocked.h): evidence_json is the result's
+ * "blocked" object (copied); NULL clears it (the agent got past). While set and the run is not
+ * finished, the status is KN_STATUS_BLOCKED and the result carries "blocked". KN_EINVAL for text
+ * that is not a JSON object, KN_ENOMEM. */
+int kn_eval_set_blocked(kn_eval *ev, const char *evidence_json);
 
 const kn_task *kn_eval_task(const kn_eval *ev);
 int kn_eval_steps(const kn_eval *ev);
