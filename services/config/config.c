@@ -469,21 +469,27 @@ static int load_sites(loader *l, kn_config *c, const node *m)
 	return 0;
 }
 
-static int load_browsers(loader *l, kn_config *c, const node *s)
+/* A sequence of non-empty strings at path into *dst (n of them; the config owns them). */
+static int load_str_list(loader *l, const node *s, const char *path, char ***dst, size_t *n_out)
 {
 	size_t n;
 	int rc;
-	char path[48];
-	if ((rc = items_of(l, s, "browsers", &n)) != 0 || n == 0)
+	char sub[64];
+	if ((rc = items_of(l, s, path, &n)) != 0 || n == 0)
 		return rc;
-	if (!(c->browsers = calloc(n, sizeof *c->browsers)))
+	if (!(*dst = calloc(n, sizeof **dst)))
 		return fail(l, KN_ENOMEM, s->line, s->col, "out of memory");
-	for (size_t i = 0; i < n; i++, c->n_browsers++) {
-		snprintf(path, sizeof path, "browsers[%zu]", i);
-		if ((rc = get_str(l, s->kids[i], path, &c->browsers[i], 1)) != 0)
+	for (size_t i = 0; i < n; i++, ++*n_out) {
+		snprintf(sub, sizeof sub, "%s[%zu]", path, i);
+		if ((rc = get_str(l, s->kids[i], sub, &(*dst)[i], 1)) != 0)
 			return rc;
 	}
 	return 0;
+}
+
+static int load_browsers(loader *l, kn_config *c, const node *s)
+{
+	return load_str_list(l, s, "browsers", &c->browsers, &c->n_browsers);
 }
 
 static int load_alerts(loader *l, kn_config *c, const node *s)
@@ -620,13 +626,32 @@ static int load_root(loader *l, kn_config *c, const node *root)
 			return rc;
 	}
 	if (v[1]) {
-		static const char *const hn[] = { "listen", "token" };
-		if ((rc = fields_of(l, v[1], "http", hn, 2, w)) != 0)
+		static const char *const hn[] = { "listen", "token", "hosts", "origins",
+		                                  "stream_idle_s", "max_run_events" };
+		const node *h[6];
+		long x;
+		if ((rc = fields_of(l, v[1], "http", hn, 6, h)) != 0)
 			return rc;
-		if (SET(w[0]) && (rc = get_str(l, w[0], "http.listen", &c->http_listen, 1)) != 0)
+		if (SET(h[0]) && (rc = get_str(l, h[0], "http.listen", &c->http_listen, 1)) != 0)
 			return rc;
-		if (SET(w[1]) && (rc = get_str(l, w[1], "http.token", &c->http_token, 1)) != 0)
+		if (SET(h[1]) && (rc = get_str(l, h[1], "http.token", &c->http_token, 1)) != 0)
 			return rc;
+		if (h[2] && (rc = load_str_list(l, h[2], "http.hosts", &c->http_hosts,
+		                                &c->n_http_hosts)) != 0)
+			return rc;
+		if (h[3] && (rc = load_str_list(l, h[3], "http.origins", &c->http_origins,
+		                                &c->n_http_origins)) != 0)
+			return rc;
+		if (SET(h[4])) {
+			if ((rc = get_long(l, h[4], "http.stream_idle_s", 1, 3600, &x)) != 0)
+				return rc;
+			c->http_stream_idle_s = (int)x;
+		}
+		if (SET(h[5])) {
+			if ((rc = get_long(l, h[5], "http.max_run_events", 1, 100000000, &x)) != 0)
+				return rc;
+			c->http_max_run_events = x;
+		}
 	}
 	if (v[2] && (rc = load_browsers(l, c, v[2])) != 0)
 		return rc;
@@ -663,6 +688,8 @@ static int defaults(kn_config **out, kn_err *err)
 	c->semantic.threshold = 0.7;
 	c->semantic.llm.timeout_ms = 30000;
 	c->health_broken_after = 2;
+	c->http_stream_idle_s = 60;
+	c->http_max_run_events = 1000000;
 	return 0;
 }
 
@@ -752,6 +779,12 @@ void kn_config_free(kn_config *c)
 	free(c->database_url);
 	free(c->http_listen);
 	free(c->http_token);
+	for (size_t i = 0; i < c->n_http_hosts; i++)
+		free(c->http_hosts[i]);
+	free(c->http_hosts);
+	for (size_t i = 0; i < c->n_http_origins; i++)
+		free(c->http_origins[i]);
+	free(c->http_origins);
 	for (size_t i = 0; i < c->n_sites; i++) {
 		free(c->sites[i].name);
 		free(c->sites[i].url);

@@ -35,6 +35,7 @@ struct kn_server {
 	char host[128];
 	int port, loopback;
 	lws_sorted_usec_list_t sul;
+	lws_retry_bo_t idle;        /* websocket ping / hang-up policy */
 	volatile sig_atomic_t *stop;
 	int done;
 };
@@ -295,6 +296,35 @@ static int read_query(struct lws *wsi, kn_http_query *q, kn_err *err)
 	return kn_err_set(err, KN_ELIMIT, "too many query parameters");
 }
 
+/* A header's value into buf (NULL when absent; "" when too long for buf). */
+static const char *header(struct lws *wsi, enum lws_token_indexes t, char *buf, int cap)
+{
+	if (lws_hdr_total_length(wsi, t) <= 0)
+		return NULL;
+	if (lws_hdr_copy(wsi, buf, cap, t) < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* The Host and Origin guards (request.h): NULL when the request may go on, else why not. */
+static const char *foreign(kn_server *s, struct lws *wsi)
+{
+	char host[300], origin[300];
+	const char *h = header(wsi, WSI_TOKEN_HOST, host, (int)sizeof host);
+	if (!kn_http_host_ok(h, s->o.hosts, s->o.n_hosts, s->host, s->loopback))
+		return "host not allowed";
+	const char *o = header(wsi, WSI_TOKEN_ORIGIN, origin, (int)sizeof origin);
+	if (!kn_http_origin_ok(o, h, s->o.origins, s->o.n_origins))
+		return "origin not allowed";
+	return NULL;
+}
+
+static void peer(struct lws *wsi, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	lws_get_peer_simple(wsi, buf, cap);
+}
+
 /* 1 when the request carries the right bearer token. */
 static int authed(kn_server *s, struct lws *wsi, const kn_http_query *q)
 {
@@ -378,6 +408,18 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 400, "bad query", err.msg);
 	}
+	/* DNS rebinding (a foreign Host) and pages of other origins get nothing but the dashboard's
+	 * files (which hold no data) */
+	const char *why = pss->route == KN_ROUTE_STATIC ? NULL : foreign(s, wsi);
+	if (why) {
+		char ip[64];
+		peer(wsi, ip, sizeof ip);
+		fprintf(stderr, "level=warn component=http msg=\"request refused\" reason=\"%s\" "
+		                "client=%s route=\"%s\"\n", why, ip, kn_route_name(pss->route));
+		pss->close_after = has_body;
+		return send_error(s, wsi, pss, 403, why,
+		                  "configure http.hosts / http.origins to allow it");
+	}
 	int write = kn_route_is_write(pss->route);
 	if ((write || !s->loopback) && pss->route != KN_ROUTE_HEALTHZ &&
 	    pss->route != KN_ROUTE_STATIC && !authed(s, wsi, NULL)) {
@@ -427,17 +469,33 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 
 /* --- websocket ------------------------------------------------------------------------------ */
 
+static int ws_refuse(struct lws *wsi, const char *why)
+{
+	char ip[64];
+	peer(wsi, ip, sizeof ip);
+	fprintf(stderr, "level=warn component=http msg=\"stream subscriber refused\" reason=\"%s\" "
+	                "client=%s\n", why, ip);
+	return -1;
+}
+
 static int ws_filter(kn_server *s, struct lws *wsi)
 {
 	char uri[64];
 	if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
 	    strcmp(uri, "/api/stream") != 0)
-		return -1;
+		return ws_refuse(wsi, "not /api/stream");
+	const char *why = foreign(s, wsi);
+	if (why)
+		return ws_refuse(wsi, why);
 	kn_http_query q = {0};
 	kn_err err;
-	int ok = read_query(wsi, &q, &err) == 0 && (s->loopback || authed(s, wsi, &q));
+	int ok = read_query(wsi, &q, &err) == 0, token = ok && authed(s, wsi, &q);
 	kn_http_query_clear(&q);
-	return ok ? 0 : -1;
+	if (!ok)
+		return ws_refuse(wsi, "bad query");
+	if (!s->loopback && !token)
+		return ws_refuse(wsi, "no token");
+	return 0;
 }
 
 static int ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
@@ -448,10 +506,16 @@ static int ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
 	if (read_query(wsi, &q, &err))
 		return -1;
 	const char *run = kn_http_query_get(&q, "run");
-	int rc = kn_stream_subscribe(s->o.stream, run && *run ? run : NULL, wsi, &pss->sub, &err);
+	char ip[64];
+	peer(wsi, ip, sizeof ip);
+	int rc = kn_stream_subscribe_from(s->o.stream, run && *run ? run : NULL, wsi, ip,
+	                                  authed(s, wsi, &q), &pss->sub, &err);
 	kn_http_query_clear(&q);
-	if (rc)
-		return -1;
+	if (rc) {
+		unsigned char why[] = "too many subscribers";
+		lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, sizeof why - 1);
+		return ws_refuse(wsi, err.msg);
+	}
 	kn_metrics_request(s->o.metrics, KN_ROUTE_STREAM, 101, 0);
 	return 0;
 }
@@ -663,6 +727,10 @@ int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
 		vi.iface = s->host;
 		vi.protocols = protocols;
 		vi.server_string = "keynode";
+		int idle = opts->stream_idle_s > 0 ? opts->stream_idle_s : 60;
+		s->idle.secs_since_valid_ping = (uint16_t)(idle > 1 ? idle / 2 : 1);
+		s->idle.secs_since_valid_hangup = (uint16_t)idle;
+		vi.retry_and_idle_policy = &s->idle;
 		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
 		s->vh = lws_create_vhost(s->ctx, &vi);
 	}

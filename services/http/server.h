@@ -51,6 +51,13 @@ typedef struct kn_server_opts {
 	void (*tick)(void *ud);
 	void *ud;
 	int log_requests;
+	/* Host names accepted (DNS-rebinding guard, request.h kn_http_host_ok); n_hosts 0: the
+	 * default rule. Origins allowed besides the server's own (kn_http_origin_ok). Borrowed. */
+	const char *const *hosts;
+	size_t n_hosts;
+	const char *const *origins;
+	size_t n_origins;
+	int stream_idle_s;          /* a websocket answering no ping this long is closed; 0 → 60 */
 } kn_server_opts;
 
 typedef struct kn_server kn_server;

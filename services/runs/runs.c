@@ -70,6 +70,11 @@ void kn_runs_now(char *buf, size_t cap)
 	snprintf(buf, cap, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
 }
 
+static int durable_ms(const kn_runs *r)
+{
+	return r->o.durable_timeout_ms > 0 ? r->o.durable_timeout_ms : KN_RUNS_DURABLE_WAIT_MS;
+}
+
 static double since(const struct timespec *t0)
 {
 	struct timespec t1;
@@ -143,7 +148,7 @@ static char *event_line(const kn_event *ev)
 	return buf;
 }
 
-static char *result_json(const kn_eval *ev, const char *id)
+char *kn_runs_result_json(const kn_eval *ev, const char *id)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -211,16 +216,19 @@ static void add_llm_usage(char **result, kn_llm *llm, const kn_llm_stats *s0)
 
 /* --- the life of a run ---------------------------------------------------------------------- */
 
-/* One evaluated event: number it, store it, stream it, count it. */
-static void record_event(struct run *run, const kn_eval *ev, const kn_event *e, int rises)
+/* One evaluated event: number it, store it, stream it, count it. -1 when it could not be handed
+ * to the ingest (logged). */
+static int record_event(struct run *run, const kn_eval *ev, const kn_event *e, int rises)
 {
 	kn_runs *r = run->owner;
 	kn_err err = {0};
 	char *line = event_line(e);
-	int64_t seq = ++run->seq;
+	int64_t seq = ++run->seq, lost = 0;
 	clock_gettime(CLOCK_MONOTONIC, &run->last_event);
-	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0)
+	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0) {
 		logf_(r, "error", run->id, err.msg[0] ? err.msg : "event not stored");
+		lost = 1;
+	}
 	json_t *evj = line ? json_loads(line, 0, NULL) : NULL;
 	publish(r, run->id,
 	        json_pack("{s:s, s:s, s:I, s:o, s:i, s:f, s:o}", "type", "event", "run", run->id, "seq",
@@ -229,6 +237,7 @@ static void record_event(struct run *run, const kn_eval *ev, const kn_event *e, 
 	                  reached_list(ev, run->task)));
 	free(line);
 	kn_metrics_event(r->o.metrics, rises > 0 ? rises : 0);
+	return lost ? -1 : 0;
 }
 
 /* The run ended: result to the store, the stream, the alerts and the metrics; leave the list.
@@ -239,11 +248,16 @@ static void finish(struct run *run, const kn_eval *ev, const char *reason)
 	kn_err err = {0};
 	char ended[32];
 	kn_runs_now(ended, sizeof ended);
-	char *result = result_json(ev, run->id);
+	char *result = kn_runs_result_json(ev, run->id);
 	if (result && r->o.llm)
 		add_llm_usage(&result, r->o.llm, &run->llm0);
+	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
 	if (!result || kn_ingest_run_finish(r->o.ingest, run->id, ended, result, &err) != 0)
 		logf_(r, "error", run->id, err.msg[0] ? err.msg : "run result not stored");
+	/* the run counts as ended (stop answers, GET shows it) once its result is durable */
+	else if (kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
+	                        &err) != 0)
+		logf_(r, "warn", run->id, err.msg);
 	json_t *resj = result ? json_loads(result, 0, NULL) : NULL;
 	publish(r, run->id,
 	        json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", run->id, "reason", reason,
@@ -294,6 +308,14 @@ static int claim_finish(struct run *run)
 static void mon_on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 {
 	struct run *run = ud;
+	kn_runs *r = run->owner;
+	long cap = r->o.max_events > 0 ? r->o.max_events : KN_RUNS_MAX_EVENTS;
+	if (run->seq >= cap) { /* the run is full: say so once, keep scoring, store no more */
+		if (run->seq++ == cap)
+			logf_(r, "warn", run->id, "event cap reached (http.max_run_events): later events "
+			                          "are scored but not stored");
+		return;
+	}
 	record_event(run, kn_monitor_eval(m), ev, rises);
 }
 
@@ -482,7 +504,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	run->last_event = run->started_mono;
 	char started[32];
 	kn_runs_now(started, sizeof started);
-	kn_store_run sr = {run->id, version, "agent", browser, started};
+	kn_store_run sr = {run->id, version, "agent", browser, started, r->o.owner};
 	pthread_mutex_lock(&r->mu);
 	if (r->n_live >= KN_RUNS_MAX_ACTIVE) {
 		pthread_mutex_unlock(&r->mu);
@@ -494,7 +516,10 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	long n = ++r->n_live;
 	pthread_mutex_unlock(&r->mu);
 	kn_metrics_set_runs_active(r->o.metrics, n);
-	if ((rc = kn_ingest_run_start(r->o.ingest, &sr, err)) != 0)
+	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
+	if ((rc = kn_ingest_run_start(r->o.ingest, &sr, err)) != 0 ||
+	    (rc = kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
+	                         err)) != 0)
 		logf_(r, "error", run->id, err->msg);
 	json_t *kns = json_array();
 	for (size_t i = 0; i < run->task->n_keynodes; i++) {
@@ -632,17 +657,27 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, k
 {
 	kn_runs *r = run->owner;
 	const char *end_reason = NULL;
+	long cap = r->o.max_events > 0 ? r->o.max_events : KN_RUNS_MAX_EVENTS;
 	pthread_mutex_lock(&r->mu);
 	if (run->finishing) {
 		pthread_mutex_unlock(&r->mu);
 		return kn_err_set(err, KN_ENOTFOUND, "the run already ended");
 	}
+	if (run->seq + (int64_t)n > cap) {
+		int64_t held = run->seq;
+		pthread_mutex_unlock(&r->mu);
+		return kn_err_set(err, KN_ELIMIT, "the run holds %lld events and may hold at most %ld "
+		                  "(http.max_run_events): %zu more refused", (long long)held, cap, n);
+	}
+	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
+	int lost = 0;
 	for (size_t i = 0; i < n; i++) {
 		kn_err fe = {0};
 		int rises = kn_eval_feed(run->ev, &evs[i], &fe);
 		if (rises < 0)
 			logf_(r, "warn", run->id, fe.msg);
-		record_event(run, run->ev, &evs[i], rises);
+		if (record_event(run, run->ev, &evs[i], rises) != 0)
+			lost = 1;
 	}
 	if (run->until_finished && kn_eval_completed(run->ev))
 		end_reason = "finished";
@@ -658,10 +693,19 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, k
 	}
 	if (end_reason)
 		run->finishing = 1;
+	uint64_t mark1 = kn_ingest_mark(r->o.ingest);
 	pthread_mutex_unlock(&r->mu);
+	/* "accepted" means durable: committed, or in the spool and fdatasync'ed */
+	int rc = kn_ingest_wait(r->o.ingest, mark0, mark1, durable_ms(r), err);
+	if (!rc && lost)
+		rc = kn_err_set(err, KN_EIO, "events could not be stored or spooled (see the log)");
 	if (end_reason)
 		finish(run, run->ev, end_reason);
-	return 0;
+	if (rc && out) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc ? (rc == KN_ETIMEOUT ? rc : KN_EIO) : 0;
 }
 
 struct post_feed {
