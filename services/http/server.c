@@ -442,6 +442,11 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 			return send_error(s, wsi, pss, 411, "length required",
 			                  "send the body with a Content-Length");
 		}
+		/* lws reads whatever follows a POST without Content-Length as its body until the
+		 * keep-alive timeout (5 s): answer it with Connection: close, so the client opens a
+		 * new connection for its next request at once */
+		if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0)
+			pss->close_after = 1;
 		if (lws_hdr_copy(wsi, cl, (int)sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0) {
 			char *end;
 			unsigned long long n = strtoull(cl, &end, 10);
