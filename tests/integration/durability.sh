@@ -109,11 +109,12 @@ live=$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL AND id <> '$(grep 
 # --- a live serve's runs are never recovered by another ------------------------------------------
 c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); mine=$(jq -r .id "$tmp/body")
 P2=$(kn_free_port)
+s1=$serve_pid
 KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_serve_start "$KN" "$tmp/serve2.log" --listen "127.0.0.1:$P2" --spool-dir "$tmp/spool2" || kn_finish
 s2=$serve_pid
 [ "$(kn_psql "SELECT ended IS NULL FROM runs WHERE id = '$mine'")" = t ] && kn_ok "a second serve leaves the first one's live run alone" || kn_fail "second serve ended a live run"
 kn_stop "$s2"
-serve_pid=$(pgrep -f -- "--listen 127.0.0.1:$P " | head -1)
+serve_pid=$s1
 
 # --- the per-run cap --------------------------------------------------------------------------------
 kill -TERM "$serve_pid"; wait "$serve_pid" 2>/dev/null; kn_forget "$serve_pid"
