@@ -3,7 +3,7 @@
  *
  * One self-delimiting record per line: `KN1 <len> <crc32> <payload>\n`, len the payload's byte
  * count in decimal, crc32 its CRC-32 (IEEE) in 8 lowercase hex digits, the payload one JSON object
- * ({"k":"s"|"e"|"f", …}, no raw newline, JSON escapes them). A torn last write (a crash mid-append)
+ * ({"k":"s"|"e"|"f", …}, no raw newline, JSON escapes them; a run start may carry "o", its owner). A torn last write (a crash mid-append)
  * fails the length or checksum test and is dropped with a warning, never mis-parsed; since the file
  * is terminated with a newline at open, later appends start on a fresh line. The parser is a trust
  * boundary (tests/unit/test_spool.c, tests/fuzz/fuzz_spool.c). */
