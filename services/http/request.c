@@ -438,7 +438,8 @@ static void host_part(const char *h, const char **b, size_t *n)
 	*b = h;
 	if (h[0] == '[') {
 		const char *e = strchr(h, ']');
-		*n = e ? (size_t)(e - h) + 1 : len;
+		/* "[v6]" or "[v6]:port"; anything else after ']' makes the whole value the name */
+		*n = e && (e[1] == '\0' || e[1] == ':') ? (size_t)(e - h) + 1 : len;
 		return;
 	}
 	const char *c = strrchr(h, ':');

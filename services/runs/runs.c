@@ -17,6 +17,7 @@
 
 #include "monitor.h"
 #include "runs.h"
+#include "runs_internal.h"
 
 struct run {
 	struct run *next;
@@ -130,42 +131,6 @@ static struct run *find(kn_runs *r, const char *id)
 
 /* --- JSON pieces ------------------------------------------------------------------------------ */
 
-static char *event_line(const kn_event *ev)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	int rc = kn_traj_write_event(f, ev);
-	fclose(f);
-	if (rc) {
-		free(buf);
-		return NULL;
-	}
-	while (len && (buf[len - 1] == '\n'))
-		buf[--len] = '\0';
-	return buf;
-}
-
-char *kn_runs_result_json(const kn_eval *ev, const char *id)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	int rc = kn_eval_write_result(ev, id, f);
-	fclose(f);
-	if (rc) {
-		free(buf);
-		return NULL;
-	}
-	while (len && (buf[len - 1] == '\n'))
-		buf[--len] = '\0';
-	return buf;
-}
-
 static json_t *reached_list(const kn_eval *ev, const kn_task *task)
 {
 	json_t *a = json_array();
@@ -186,34 +151,6 @@ static void publish(kn_runs *r, const char *run_id, json_t *msg)
 	json_decref(msg);
 }
 
-/* Add {"llm": {...}} to a result: the judge's usage during the run (counters since it started;
- * shared by concurrent runs, so with several runs at once it is an upper bound). */
-static void add_llm_usage(char **result, kn_llm *llm, const kn_llm_stats *s0)
-{
-	kn_llm_stats s1;
-	kn_llm_stats_get(llm, &s1);
-	json_t *j = json_loads(*result, JSON_PRESERVE_ORDER, NULL);
-	json_t *u = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "backend", "llm",
-	                      "judgements", (json_int_t)(s1.judgements - s0->judgements),
-	                      "cache_hits", (json_int_t)(s1.cache_hits - s0->cache_hits),
-	                      "requests", (json_int_t)(s1.requests - s0->requests),
-	                      "failures", (json_int_t)(s1.failures - s0->failures),
-	                      "prompt_tokens", (json_int_t)(s1.prompt_tokens - s0->prompt_tokens),
-	                      "completion_tokens",
-	                      (json_int_t)(s1.completion_tokens - s0->completion_tokens), "usd",
-	                      s1.usd - s0->usd);
-	if (j && u && json_object_set_new(j, "llm", u) == 0) {
-		char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		if (t) {
-			free(*result);
-			*result = t;
-		}
-	} else {
-		json_decref(u);
-	}
-	json_decref(j);
-}
-
 /* --- the life of a run ---------------------------------------------------------------------- */
 
 /* One evaluated event: number it, store it, stream it, count it. -1 when it could not be handed
@@ -222,7 +159,7 @@ static int record_event(struct run *run, const kn_eval *ev, const kn_event *e, i
 {
 	kn_runs *r = run->owner;
 	kn_err err = {0};
-	char *line = event_line(e);
+	char *line = kn_runs_event_line(e);
 	int64_t seq = ++run->seq, lost = 0;
 	clock_gettime(CLOCK_MONOTONIC, &run->last_event);
 	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0) {
@@ -250,7 +187,7 @@ static void finish(struct run *run, const kn_eval *ev, const char *reason)
 	kn_runs_now(ended, sizeof ended);
 	char *result = kn_runs_result_json(ev, run->id);
 	if (result && r->o.llm)
-		add_llm_usage(&result, r->o.llm, &run->llm0);
+		kn_runs_add_llm_usage(&result, r->o.llm, &run->llm0);
 	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
 	if (!result || kn_ingest_run_finish(r->o.ingest, run->id, ended, result, &err) != 0)
 		logf_(r, "error", run->id, err.msg[0] ? err.msg : "run result not stored");
@@ -555,103 +492,6 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	return 0;
 }
 
-/* Parse a body of events: one object, an array, or JSON Lines. *out array of n (kn_event each). */
-static int parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err)
-{
-	*out = NULL;
-	*n = 0;
-	size_t i = 0;
-	while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
-		i++;
-	if (i == len)
-		return kn_err_set(err, KN_EINVAL, "no events in the body");
-	kn_event *evs = NULL;
-	size_t cnt = 0, cap = 0;
-	json_t *arr = NULL;
-	if (body[i] == '[' || body[i] == '{') {
-		json_error_t je;
-		arr = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
-		if (!arr && body[i] == '[')
-			return kn_err_set(err, KN_EINVAL, "%d:%d: %s", je.line, je.column, je.text);
-		if (arr && json_is_object(arr)) {
-			json_t *a = json_array();
-			json_array_append_new(a, arr);
-			arr = a;
-		}
-	}
-	int rc = 0;
-	if (arr) {
-		if (!json_is_array(arr)) {
-			json_decref(arr);
-			return kn_err_set(err, KN_EINVAL, "expected an event object or an array of them");
-		}
-		size_t m = json_array_size(arr);
-		if (m > KN_RUNS_MAX_EVENTS_POST) {
-			json_decref(arr);
-			return kn_err_set(err, KN_ELIMIT, "more than %d events in one request",
-			                  KN_RUNS_MAX_EVENTS_POST);
-		}
-		evs = calloc(m ? m : 1, sizeof *evs);
-		for (size_t k = 0; evs && k < m && !rc; k++) {
-			char *t = json_dumps(json_array_get(arr, k), JSON_COMPACT | JSON_ENCODE_ANY);
-			if (!t || kn_event_parse(&evs[cnt], t, strlen(t), err) != 0) {
-				char why[KN_ERR_MAX];
-				snprintf(why, sizeof why, "%s", err ? err->msg : "");
-				rc = kn_err_set(err, KN_EINVAL, "event %zu: %s", k + 1, why);
-			} else {
-				cnt++;
-			}
-			free(t);
-		}
-		json_decref(arr);
-		if (!evs)
-			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-	} else {
-		size_t lineno = 0;
-		while (i < len && !rc) {
-			const char *nl = memchr(body + i, '\n', len - i);
-			size_t ll = nl ? (size_t)(nl - (body + i)) : len - i;
-			lineno++;
-			size_t s0 = i;
-			i += ll + (nl ? 1 : 0);
-			while (ll && (body[s0 + ll - 1] == '\r' || body[s0 + ll - 1] == ' '))
-				ll--;
-			if (!ll)
-				continue;
-			if (cnt >= KN_RUNS_MAX_EVENTS_POST) {
-				rc = kn_err_set(err, KN_ELIMIT, "more than %d events in one request",
-				                KN_RUNS_MAX_EVENTS_POST);
-				break;
-			}
-			if (cnt == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				kn_event *ne = realloc(evs, nc * sizeof *ne);
-				if (!ne) {
-					rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-					break;
-				}
-				evs = ne;
-				cap = nc;
-			}
-			memset(&evs[cnt], 0, sizeof evs[cnt]);
-			if (kn_event_parse(&evs[cnt], body + s0, ll, err) != 0) {
-				char why[KN_ERR_MAX];
-				snprintf(why, sizeof why, "%s", err ? err->msg : "");
-				rc = kn_err_set(err, KN_EINVAL, "line %zu: %s", lineno, why);
-			} else {
-				cnt++;
-			}
-		}
-	}
-	if (rc) {
-		kn_traj_events_free(evs, cnt);
-		return rc;
-	}
-	*out = evs;
-	*n = cnt;
-	return 0;
-}
-
 /* Feed events to an external run (lock not held); ends it when its until says so. */
 static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, kn_err *err)
 {
@@ -766,7 +606,7 @@ int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, cha
 	} else {
 		kn_event *evs;
 		size_t n;
-		rc = parse_events(&evs, &n, body, len, err);
+		rc = kn_runs_parse_events(&evs, &n, body, len, err);
 		if (!rc && r->o.llm) {
 			rc = queue_feed(run, evs, n, out, err);
 			*queued = rc == 0;
@@ -794,7 +634,7 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 		kn_event *evs = NULL;
 		size_t n = 0;
 		char *out = NULL;
-		rc = line ? parse_events(&evs, &n, line, strlen(line), err)
+		rc = line ? kn_runs_parse_events(&evs, &n, line, strlen(line), err)
 		          : kn_err_set(err, KN_ENOMEM, "out of memory");
 		free(line);
 		if (!rc)

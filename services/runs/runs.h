@@ -73,6 +73,10 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
  * id, KN_EUNSUPPORTED for a watched run. */
 int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
                    int *queued, kn_err *err);
+/* Parse a body of events (one object, an array, or JSON Lines) into *out, n of them (the caller's:
+ * kn_traj_events_free). KN_EINVAL naming the first bad event, KN_ELIMIT past
+ * KN_RUNS_MAX_EVENTS_POST. Pure: no run is touched. */
+int kn_runs_parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err);
 /* Add an answer event. KN_ENOTFOUND when the run is not live. */
 int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err);
 /* End the run (reason "stopped") and give its result (§3, caller's). KN_ENOTFOUND when not live. */
