@@ -1029,7 +1029,8 @@ static int64_t prepare(kn_store **out)
 	return v;
 }
 
-/* Every event 1..n of run arrived once, in order (seq and payload agree). */
+/* Every event 1..n of run arrived once, in order (seq and payload agree), read page by page
+ * (kn_store_events_json); GET run's inline events and events_total agree. */
 static void check_run(kn_store *s, const char *run, long n)
 {
 	kn_err err;
@@ -1040,14 +1041,39 @@ static void check_run(kn_store *s, const char *run, long n)
 		return;
 	json_t *r = json_loads(js, 0, NULL);
 	free(js);
-	json_t *evs = json_object_get(r, "events");
-	size_t got = json_array_size(evs), bad = 0;
-	for (size_t i = 0; i < got; i++)
-		if (json_integer_value(json_object_get(json_array_get(evs, i), "n")) != (json_int_t)i + 1)
-			bad++;
-	check(got == (size_t)n, "run %s: %zu events stored, %ld sent", run, got, n);
-	check(bad == 0, "run %s: every event in seq order with its own payload (%zu out of place)", run, bad);
+	json_int_t total = json_integer_value(json_object_get(r, "events_total"));
+	size_t inline_n = json_array_size(json_object_get(r, "events"));
 	json_decref(r);
+	size_t got = 0, bad = 0;
+	int64_t after = 0;
+	for (;;) {
+		char *page = NULL;
+		if (kn_store_events_json(s, run, after, 1500, &page, &err) != 0) {
+			check(0, "run %s: page after %lld: %s", run, (long long)after, err.msg);
+			return;
+		}
+		json_t *pj = json_loads(page, 0, NULL);
+		free(page);
+		json_t *evs = json_object_get(pj, "events"), *e;
+		size_t i;
+		json_array_foreach(evs, i, e) {
+			got++;
+			if (json_integer_value(json_object_get(e, "seq")) != (json_int_t)got ||
+			    json_integer_value(json_object_get(json_object_get(e, "event"), "n")) != (json_int_t)got)
+				bad++;
+		}
+		json_t *next = json_object_get(pj, "next_after");
+		int more = json_is_integer(next);
+		if (more)
+			after = json_integer_value(next);
+		json_decref(pj);
+		if (!more)
+			break;
+	}
+	check(got == (size_t)n, "run %s: %zu events stored, %ld sent", run, got, n);
+	check(total == (json_int_t)n && inline_n == (size_t)(n < KN_STORE_RUN_EVENTS_INLINE ? n : KN_STORE_RUN_EVENTS_INLINE),
+	      "run %s: GET shows %zu inline of %lld", run, inline_n, (long long)total);
+	check(bad == 0, "run %s: every event in seq order with its own payload (%zu out of place)", run, bad);
 }
 
 static void ingest_log(void *ud, const char *level, const char *msg)
