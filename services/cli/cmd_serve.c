@@ -92,6 +92,11 @@ static void before_metrics(void *ud)
 	kn_api_before_metrics(((struct serve *)ud)->api);
 }
 
+static int durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
+{
+	return kn_api_durable(((struct serve *)ud)->api, from, upto, err);
+}
+
 static void server_tick(void *ud)
 {
 	kn_api_tick(((struct serve *)ud)->api);
@@ -220,6 +225,7 @@ int kn_cmd_serve(int argc, char **argv)
 	so.handle = handle;
 	so.before_metrics = before_metrics;
 	so.tick = server_tick;
+	so.durable = durable;
 	so.ud = &sv;
 	so.log_requests = log_requests;
 	so.hosts = (const char *const *)cfg->http_hosts;
@@ -235,6 +241,8 @@ int kn_cmd_serve(int argc, char **argv)
 	io.conninfo = db;
 	io.spool_dir = spool;
 	io.log = ingest_log;
+	io.on_durable = wake; /* held answers (POST …/events) go out as soon as they are durable */
+	io.on_durable_ud = &sv;
 	if (kn_ingest_new(&ingest, &io, &err) != 0) {
 		fprintf(stderr, "keynode serve: ingest: %s\n", err.msg);
 		goto done;

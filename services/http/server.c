@@ -38,6 +38,7 @@ struct kn_server {
 	lws_retry_bo_t idle;        /* websocket ping / hang-up policy */
 	volatile sig_atomic_t *stop;
 	int done;
+	struct pss *held;           /* answers waiting for durability */
 };
 
 /* Per connection: one HTTP transaction at a time (keep-alive reuses it), or one subscriber. */
@@ -56,6 +57,11 @@ struct pss {
 	const unsigned char *out_borrowed;
 	size_t out_len, out_off;
 	int close_after;
+	/* an answer held until what it acknowledges is durable */
+	kn_http_resp held;
+	int holding, release;
+	struct pss *held_next;
+	struct lws *wsi;
 	/* websocket */
 	kn_stream_sub *sub;
 };
@@ -257,6 +263,43 @@ static int write_body(struct lws *wsi, struct pss *pss)
 
 /* --- requests ------------------------------------------------------------------------------- */
 
+static void unhold(kn_server *s, struct pss *pss)
+{
+	for (struct pss **p = &s->held; *p; p = &(*p)->held_next)
+		if (*p == pss) {
+			*p = pss->held_next;
+			break;
+		}
+	free(pss->held.body);
+	memset(&pss->held, 0, sizeof pss->held);
+	pss->holding = pss->release = 0;
+	pss->held_next = NULL;
+}
+
+/* Ask about every held answer; ready (or failed, or too old) ones are written from their own
+ * WRITEABLE callback. */
+static void check_held(kn_server *s)
+{
+	for (struct pss *p = s->held; p; p = p->held_next) {
+		if (p->release)
+			continue;
+		kn_err err = {0};
+		int rc = s->o.durable ? s->o.durable(s->o.ud, p->held.hold_from, p->held.hold_upto, &err)
+		                      : 1;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double age = (double)(now.tv_sec - p->t0.tv_sec) + (double)(now.tv_nsec - p->t0.tv_nsec) / 1e9;
+		if (rc == 0 && age * 1000 > KN_SERVER_HOLD_MS)
+			rc = kn_err_set(&err, KN_ETIMEOUT, "not durable within %d ms", KN_SERVER_HOLD_MS);
+		if (rc < 0)
+			kn_http_resp_error(&p->held, 503, "events not durable", err.msg);
+		if (rc != 0) {
+			p->release = 1;
+			lws_callback_on_writable(p->wsi);
+		}
+	}
+}
+
 static void reset_request(struct pss *pss)
 {
 	kn_http_query_clear(&pss->query);
@@ -383,6 +426,15 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 		s->o.handle(s->o.ud, &req, &r);
 	else
 		kn_http_resp_error(&r, 404, "not found", NULL);
+	if (r.hold_upto > 0 && s->o.durable) {
+		pss->held = r;
+		pss->holding = 1;
+		pss->wsi = wsi;
+		pss->held_next = s->held;
+		s->held = pss;
+		check_held(s); /* a batch may be durable already */
+		return 0;
+	}
 	return send_answer(s, wsi, pss, &r, NULL, 0, 0);
 }
 
@@ -606,9 +658,19 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		pss->body[pss->body_len] = '\0';
 		return dispatch(s, wsi, pss);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (pss->holding) {
+			if (!pss->release)
+				return 0;
+			kn_http_resp r = pss->held;
+			pss->held.body = NULL;
+			unhold(s, pss);
+			return send_answer(s, wsi, pss, &r, NULL, 0, 0);
+		}
 		return write_body(wsi, pss);
 	case LWS_CALLBACK_CLOSED_HTTP:
 	case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+		if (pss && pss->holding)
+			unhold(s, pss);
 		if (pss && !pss->sub)
 			reset_request(pss);
 		break;
@@ -627,6 +689,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		}
 		return 0;
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+		if (s && s->held)
+			check_held(s);
 		if (s && s->vh && s->proto) {
 			close_dropped(s);
 			lws_callback_on_writable_all_protocol_vhost(s->vh, s->proto);
@@ -764,6 +828,8 @@ static void tick(lws_sorted_usec_list_t *sul)
 		s->done = 1;
 		return;
 	}
+	if (s->held)
+		check_held(s);
 	if (s->o.tick)
 		s->o.tick(s->o.ud);
 	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);

@@ -355,7 +355,9 @@ static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	int queued = 0;
 	if (memchr(req->body, '\0', req->body_len))
 		FAIL(resp, 400, "malformed events", "NUL byte in the body");
-	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, &err);
+	uint64_t hold[2];
+	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, hold,
+	                        &err);
 	if (rc == KN_ENOTFOUND)
 		DO_RETURN(not_live(a, req->id, resp));
 	if (rc == KN_EUNSUPPORTED)
@@ -367,6 +369,8 @@ static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	if (rc)
 		FAIL(resp, 400, "malformed events", err.msg);
 	answer_text(resp, queued ? 202 : 200, out);
+	resp->hold_from = hold[0];
+	resp->hold_upto = hold[1];
 }
 
 static void post_answer(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
@@ -566,6 +570,12 @@ void kn_api_before_metrics(void *ud)
 	json_object_foreach(j, status, n)
 		kn_metrics_set_replays(a->o.metrics, status, (long)json_integer_value(n));
 	json_decref(j);
+}
+
+int kn_api_durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
+{
+	kn_api *a = ud;
+	return kn_ingest_poll(a->o.ingest, from, upto, err);
 }
 
 void kn_api_tick(void *ud)

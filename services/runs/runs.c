@@ -492,8 +492,10 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	return 0;
 }
 
-/* Feed events to an external run (lock not held); ends it when its until says so. */
-static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, kn_err *err)
+/* Feed events to an external run (lock not held); ends it when its until says so. With hold
+ * (may be NULL) the caller waits for durability itself: hold[0..1] get the ticket range. */
+static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, uint64_t *hold,
+                         kn_err *err)
 {
 	kn_runs *r = run->owner;
 	const char *end_reason = NULL;
@@ -536,7 +538,13 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, k
 	uint64_t mark1 = kn_ingest_mark(r->o.ingest);
 	pthread_mutex_unlock(&r->mu);
 	/* "accepted" means durable: committed, or in the spool and fdatasync'ed */
-	int rc = kn_ingest_wait(r->o.ingest, mark0, mark1, durable_ms(r), err);
+	int rc = 0;
+	if (hold) {
+		hold[0] = mark0;
+		hold[1] = mark1;
+	} else {
+		rc = kn_ingest_wait(r->o.ingest, mark0, mark1, durable_ms(r), err);
+	}
 	if (!rc && lost)
 		rc = kn_err_set(err, KN_EIO, "events could not be stored or spooled (see the log)");
 	if (end_reason)
@@ -558,7 +566,7 @@ static void post_feed(void *ud)
 {
 	struct post_feed *p = ud;
 	kn_err err = {0};
-	if (feed_external(p->run, p->evs, p->n, NULL, &err) != 0)
+	if (feed_external(p->run, p->evs, p->n, NULL, NULL, &err) != 0)
 		logf_(p->run->owner, "warn", p->run->id, err.msg);
 	kn_traj_events_free(p->evs, p->n);
 	run_unref(p->run);
@@ -592,10 +600,12 @@ static int queue_feed(struct run *run, kn_event *evs, size_t n, char **out, kn_e
 }
 
 int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
-                   int *queued, kn_err *err)
+                   int *queued, uint64_t *hold, kn_err *err)
 {
 	*out = NULL;
 	*queued = 0;
+	if (hold)
+		hold[0] = hold[1] = 0;
 	struct run *run = find(r, id);
 	if (!run)
 		return kn_err_set(err, KN_ENOTFOUND, "no live run '%s'", id);
@@ -611,7 +621,7 @@ int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, cha
 			rc = queue_feed(run, evs, n, out, err);
 			*queued = rc == 0;
 		} else if (!rc) {
-			rc = feed_external(run, evs, n, out, err);
+			rc = feed_external(run, evs, n, out, hold, err);
 			kn_traj_events_free(evs, n);
 		}
 	}
@@ -649,7 +659,7 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 		e.text = text;
 		e.trusted = -1;
 		e.t = since(&run->started_mono);
-		rc = feed_external(run, &e, 1, NULL, err);
+		rc = feed_external(run, &e, 1, NULL, NULL, err);
 		run_unref(run);
 		return rc;
 	}

@@ -72,7 +72,9 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
  * {"id","accepted","status":"queued"} with *queued = 1. KN_ENOTFOUND when no live run has that
  * id, KN_EUNSUPPORTED for a watched run. */
 int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
-                   int *queued, kn_err *err);
+                   int *queued, uint64_t *hold, kn_err *err);
+/* hold (may be NULL: the call waits): hold[0], hold[1] get the kn_ingest ticket range the answer
+ * must wait for (kn_ingest_poll) instead, so the server thread is not blocked. */
 /* Parse a body of events (one object, an array, or JSON Lines) into *out, n of them (the caller's:
  * kn_traj_events_free). KN_EINVAL naming the first bad event, KN_ELIMIT past
  * KN_RUNS_MAX_EVENTS_POST. Pure: no run is touched. */

@@ -47,7 +47,9 @@ struct kn_ingest {
 	 * appended to the spool and fdatasync'ed. spooled_ticket: the last record appended straight
 	 * to the spool (durable once the spool is synced); lost: the last ticket given up on. */
 	uint64_t tickets, durable, spooled_ticket, lost;
-	int waiters;
+	int waiters, urgent;      /* urgent: a poller wants the queue written now */
+	void (*on_durable)(void *ud);
+	void *on_durable_ud;
 
 	kn_store *st;             /* writer only */
 	pthread_t th;
@@ -377,7 +379,8 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		long age = ms_since(&in->first_at);
-		if (!in->stop && !in->waiters && in->qlen < (size_t)in->batch_max && age < in->flush_ms) {
+		if (!in->stop && !in->waiters && !in->urgent && in->qlen < (size_t)in->batch_max &&
+		    age < in->flush_ms) {
 			struct timespec ts;
 			deadline_in(&ts, (int)(in->flush_ms - age));
 			pthread_cond_timedwait(&in->cv_work, &in->mu, &ts);
@@ -385,6 +388,7 @@ static void *writer_main(void *arg)
 		}
 		rec_node *list = in->head;
 		size_t n = in->qlen;
+		in->urgent = 0;
 		in->head = in->tail = NULL;
 		in->qlen = in->qbytes = 0;
 		in->busy = 1;
@@ -393,6 +397,8 @@ static void *writer_main(void *arg)
 		if (!in->stats.db_up)
 			writer_connect(in);
 		write_batch(in, list, n);
+		if (in->on_durable)
+			in->on_durable(in->on_durable_ud);
 		pthread_mutex_lock(&in->mu);
 	}
 	pthread_mutex_unlock(&in->mu);
@@ -421,6 +427,8 @@ int kn_ingest_new(kn_ingest **out, const kn_ingest_opts *opts, kn_err *err)
 	in->retry_ms = opts->retry_ms > 0 ? opts->retry_ms : 1000;
 	in->log = opts->log;
 	in->log_ud = opts->log_ud;
+	in->on_durable = opts->on_durable;
+	in->on_durable_ud = opts->on_durable_ud;
 	int rc = kn_spool_open(&in->sp, in->spool_dir, in->spool_max, err);
 	if (rc != 0) {
 		free(in->conninfo);
@@ -622,6 +630,26 @@ int kn_ingest_wait(kn_ingest *in, uint64_t from, uint64_t upto, int timeout_ms, 
 	if (rc == 0 && in->lost > from && in->lost <= upto)
 		rc = kn_err_set(err, KN_EIO, "a record could not be stored or spooled (see the log)");
 	in->waiters--;
+	pthread_mutex_unlock(&in->mu);
+	return rc;
+}
+
+int kn_ingest_poll(kn_ingest *in, uint64_t from, uint64_t upto, kn_err *err)
+{
+	int rc = 0;
+	pthread_mutex_lock(&in->mu);
+	if (in->durable < upto && in->spooling && in->spooled_ticket >= upto) {
+		if ((rc = kn_spool_sync(in->sp, kn_spool_size(in->sp), err)) == 0)
+			in->durable = in->spooled_ticket;
+	}
+	if (rc == 0 && in->durable >= upto)
+		rc = in->lost > from && in->lost <= upto
+		         ? kn_err_set(err, KN_EIO, "a record could not be stored or spooled (see the log)")
+		         : 1;
+	else if (rc == 0 && in->head) {
+		in->urgent = 1;
+		pthread_cond_signal(&in->cv_work);
+	}
 	pthread_mutex_unlock(&in->mu);
 	return rc;
 }

@@ -217,6 +217,10 @@ typedef struct kn_ingest_opts {
 	int retry_ms;                /* reconnect interval while the database is down; 0 → 1000 */
 	void (*log)(void *ud, const char *level, const char *msg); /* may be NULL */
 	void *log_ud;
+	/* called on the writer thread (no lock held) after each batch it committed or spooled, so a
+	 * server can answer what kn_ingest_poll now says is durable; may be NULL */
+	void (*on_durable)(void *ud);
+	void *on_durable_ud;
 } kn_ingest_opts;
 
 /* Start the writer thread. Records left in the spool by an earlier process are flushed first. */
@@ -235,6 +239,10 @@ int kn_ingest_run_finish(kn_ingest *in, const char *run_id, const char *ended,
  * ingest write at once instead of waiting flush_ms for company. Thread-safe. */
 uint64_t kn_ingest_mark(kn_ingest *in);
 int kn_ingest_wait(kn_ingest *in, uint64_t from, uint64_t upto, int timeout_ms, kn_err *err);
+/* The same without blocking: 1 when durable (0 when not yet — the writer is told to write now;
+ * ask again after on_durable), KN_EIO as kn_ingest_wait. Syncs the spool when that is all it
+ * takes. */
+int kn_ingest_poll(kn_ingest *in, uint64_t from, uint64_t upto, kn_err *err);
 /* The spool subfolder name for a database: "DBNAME-XXXXXXXX", the CRC-32 of the connection's
  * host, port, database and user as libpq resolves them (environment and defaults included), so
  * each database gets its own spool and records of one are never flushed into another. */
