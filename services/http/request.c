@@ -431,19 +431,29 @@ int kn_http_error_json(char **out, const char *msg, const char *detail)
 
 /* --- Host and Origin ----------------------------------------------------------------------- */
 
-/* The host part of "name[:port]" or "[v6][:port]": [*b, *b + *n). */
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* The host part of "name[:port]" or "[v6][:port]": [*b, *b + *n). Anything but digits after the
+ * colon (or after "]") makes the whole value the name, which then matches nothing real. */
 static void host_part(const char *h, const char **b, size_t *n)
 {
 	size_t len = strlen(h);
 	*b = h;
 	if (h[0] == '[') {
 		const char *e = strchr(h, ']');
-		/* "[v6]" or "[v6]:port"; anything else after ']' makes the whole value the name */
-		*n = e && (e[1] == '\0' || e[1] == ':') ? (size_t)(e - h) + 1 : len;
+		*n = e && (e[1] == '\0' || (e[1] == ':' && all_digits(e + 2))) ? (size_t)(e - h) + 1 : len;
 		return;
 	}
 	const char *c = strrchr(h, ':');
-	*n = c ? (size_t)(c - h) : len;
+	*n = c && all_digits(c + 1) ? (size_t)(c - h) : len;
 }
 
 static int same_name(const char *a, size_t an, const char *b, size_t bn)
