@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "keynode/fs.h"
 #include "spool.h"
 
 /* "KN1 " + up to 8 digits + " " + 8 hex + " " */
@@ -235,33 +236,10 @@ struct kn_spool {
 	uint64_t roff;
 };
 
-int kn_spool_mkdirs(const char *dir, kn_err *err)
-{
-	size_t n = dir ? strlen(dir) : 0;
-	if (n == 0 || n >= 4096)
-		return kn_err_set(err, KN_EINVAL, "bad directory name");
-	char path[4096];
-	memcpy(path, dir, n + 1);
-	/* every prefix ending before a '/', then the whole path */
-	for (size_t i = 1; i <= n; i++) {
-		if (i < n && path[i] != '/')
-			continue;
-		char c = path[i];
-		path[i] = '\0';
-		struct stat sb;
-		if (mkdir(path, 0700) != 0 && errno != EEXIST)
-			return kn_err_set(err, KN_EIO, "cannot create %s: %s", path, strerror(errno));
-		if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode))
-			return kn_err_set(err, KN_EIO, "%s is not a directory", path);
-		path[i] = c;
-	}
-	return 0;
-}
-
 int kn_spool_open(kn_spool **out, const char *dir, uint64_t max_bytes, kn_err *err)
 {
 	*out = NULL;
-	int rc = kn_spool_mkdirs(dir, err);
+	int rc = kn_mkdirs(dir, 0700, err);
 	if (rc)
 		return rc;
 	size_t plen = strlen(dir) + 16;

@@ -55,9 +55,6 @@ int kn_spool_parse(kn_spool_rec *out, const char *line, size_t len, kn_err *err)
 typedef struct kn_spool kn_spool;
 typedef void (*kn_spool_warn_fn)(void *ud, const char *msg);
 
-/* Create dir and every missing parent, each with mode 0700. KN_EIO naming the one that failed. */
-int kn_spool_mkdirs(const char *dir, kn_err *err);
-
 /* Open (creating dir, its parents and the file) for appending and reading, holding an exclusive
  * lock (dir/spool.lock, flock) for as long as it is open: a second process on the same directory
  * gets KN_EIO "… is in use by another process"; a file not ending in a newline (a
