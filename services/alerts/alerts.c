@@ -552,6 +552,23 @@ int kn_alerts_run_finished(kn_alerts *a, const char *task_ref, const char *run_i
 	return enqueue(a, key, "warning", title, detail, err);
 }
 
+int kn_alerts_run_interrupted(kn_alerts *a, const char *task_ref, const char *run_id,
+                              const char *reason, kn_err *err)
+{
+	int rc;
+	if ((rc = check_ref("task", task_ref, err)) != 0 || (rc = check_ref("run id", run_id, err)) != 0)
+		return rc;
+	char key[KN_ALERTS_REF_MAX + 24], title[2 * KN_ALERTS_REF_MAX + 160];
+	snprintf(key, sizeof key, "run-interrupted:%s", run_id);
+	snprintf(title, sizeof title, "run %s of task %s ended: %.100s", run_id, task_ref,
+	         reason ? reason : "interrupted");
+	json_t *detail = json_pack("{s:s, s:s, s:s}", "task", task_ref, "run", run_id, "reason",
+	                           reason ? reason : "interrupted");
+	if (!detail)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	return enqueue(a, key, "warning", title, detail, err);
+}
+
 static const char *severity_of(kn_health to)
 {
 	switch (to) {

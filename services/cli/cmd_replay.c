@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/fs.h"
 #include "replay.h"
 
 static const char help[] =
@@ -201,6 +202,10 @@ int kn_cmd_replay(int argc, char **argv)
 	struct conn k = {0};
 	if (task_id && !kn_taskset_find(set, task_id)) {
 		fprintf(stderr, "keynode replay: task '%s' is not in %s\n", task_id, tasks);
+		goto done;
+	}
+	if ((out && kn_mkdirs(out, 0755, &err)) || (answers && kn_mkdirs_for(answers, 0755, &err))) {
+		fprintf(stderr, "keynode replay: %s\n", err.msg);
 		goto done;
 	}
 	if (answers && !(ro.answers = fopen(answers, "a"))) {

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "keynode/fs.h"
 
 static const char help[] =
 	"usage: keynode score --tasks TASKFILE --runs FILE|DIR [--json|--csv] [--mode default|webcanvas]\n"
@@ -225,6 +226,10 @@ int kn_cmd_score(int argc, char **argv)
 
 	kn_taskset *set;
 	kn_err err = {0};
+	if (outdir && kn_mkdirs(outdir, 0755, &err) != 0) {
+		fprintf(stderr, "keynode score: --out: %s\n", err.msg);
+		return KN_EXIT_USAGE;
+	}
 	if (kn_cli_semantic_open(&so, "score", &eo, stderr) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
 	/* after --config: its sites: resolve WebArena placeholders */

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/fs.h"
 #include "monitor.h"
 
 static const char help[] =
@@ -238,6 +239,12 @@ int kn_cmd_watch(int argc, char **argv)
 	}
 	if (kn_cdp_discover(&ws, browser, 5000, &err) != 0) {
 		fprintf(stderr, "keynode watch: browser unreachable: %s\n", err.msg);
+		goto done;
+	}
+	kn_err derr = {0};
+	if ((out && kn_mkdirs_for(out, 0755, &derr)) || (traj && kn_mkdirs_for(traj, 0755, &derr)) ||
+	    (answers && kn_mkdirs_for(answers, 0755, &derr))) {
+		fprintf(stderr, "keynode watch: %s\n", derr.msg);
 		goto done;
 	}
 	if (traj && !(tf = fopen(traj, "w"))) {

@@ -652,13 +652,32 @@ static int load_root(loader *l, kn_config *c, const node *root)
 			return rc;
 	}
 	if (v[1]) {
-		static const char *const hn[] = { "listen", "token" };
-		if ((rc = fields_of(l, v[1], "http", hn, 2, w)) != 0)
+		static const char *const hn[] = { "listen", "token", "hosts", "origins",
+		                                  "stream_idle_s", "max_run_events" };
+		const node *h[6];
+		long x;
+		if ((rc = fields_of(l, v[1], "http", hn, 6, h)) != 0)
 			return rc;
-		if (SET(w[0]) && (rc = get_str(l, w[0], "http.listen", &c->http_listen, 1)) != 0)
+		if (SET(h[0]) && (rc = get_str(l, h[0], "http.listen", &c->http_listen, 1)) != 0)
 			return rc;
-		if (SET(w[1]) && (rc = get_str(l, w[1], "http.token", &c->http_token, 1)) != 0)
+		if (SET(h[1]) && (rc = get_str(l, h[1], "http.token", &c->http_token, 1)) != 0)
 			return rc;
+		if (h[2] && (rc = load_strings(l, h[2], "http.hosts", &c->http_hosts,
+		                                &c->n_http_hosts)) != 0)
+			return rc;
+		if (h[3] && (rc = load_strings(l, h[3], "http.origins", &c->http_origins,
+		                                &c->n_http_origins)) != 0)
+			return rc;
+		if (SET(h[4])) {
+			if ((rc = get_long(l, h[4], "http.stream_idle_s", 1, 3600, &x)) != 0)
+				return rc;
+			c->http_stream_idle_s = (int)x;
+		}
+		if (SET(h[5])) {
+			if ((rc = get_long(l, h[5], "http.max_run_events", 1, 100000000, &x)) != 0)
+				return rc;
+			c->http_max_run_events = x;
+		}
 	}
 	if (v[2] && (rc = load_strings(l, v[2], "browsers", &c->browsers, &c->n_browsers)) != 0)
 		return rc;
@@ -696,6 +715,8 @@ static int defaults(kn_config **out, kn_err *err)
 	c->semantic.llm.timeout_ms = 30000;
 	c->health_broken_after = 2;
 	c->blocked.enabled = c->blocked.geo = 1;
+	c->http_stream_idle_s = 60;
+	c->http_max_run_events = 1000000;
 	return 0;
 }
 

@@ -45,6 +45,14 @@ typedef struct kn_config {
 	char *database_url;        /* NULL: not set; env KEYNODE_DATABASE_URL overrides */
 	char *http_listen;         /* default "127.0.0.1:8080" */
 	char *http_token;          /* NULL: not set; env KEYNODE_API_TOKEN overrides */
+	char **http_hosts;         /* names the Host header may carry (DNS-rebinding guard); none:
+	                            * loopback names on a loopback listener, anything otherwise */
+	size_t n_http_hosts;
+	char **http_origins;       /* origins allowed to open /api/stream and call the API from a
+	                            * browser ("http://dash.example:8080"); none: same origin only */
+	size_t n_http_origins;
+	int http_stream_idle_s;    /* [1, 3600]; a subscriber silent (no pong) this long is closed; 60 */
+	long http_max_run_events;  /* [1, 1e8]; events one run may hold; default 1000000 */
 	char **browsers;           /* CDP endpoints; n_browsers may be 0 */
 	size_t n_browsers;
 	struct {

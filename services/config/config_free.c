@@ -11,6 +11,12 @@ void kn_config_free(kn_config *c)
 	free(c->database_url);
 	free(c->http_listen);
 	free(c->http_token);
+	for (size_t i = 0; i < c->n_http_hosts; i++)
+		free(c->http_hosts[i]);
+	free(c->http_hosts);
+	for (size_t i = 0; i < c->n_http_origins; i++)
+		free(c->http_origins[i]);
+	free(c->http_origins);
 	for (size_t i = 0; i < c->n_sites; i++) {
 		free(c->sites[i].name);
 		free(c->sites[i].url);

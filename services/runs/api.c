@@ -313,6 +313,25 @@ static void get_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	answer_text(resp, 200, out);
 }
 
+/* GET /api/runs/{id}/events?after=SEQ&limit=N: one page, by the primary key. */
+static void get_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	int limit;
+	const char *after_s = kn_http_query_get(req->query, "after");
+	int64_t after = 0;
+	if (after_s && parse_i64(&after, after_s))
+		FAIL(resp, 400, "bad after", "after must be a non-negative integer (a seq)");
+	if (kn_http_query_int(&limit, req->query, "limit", 1000, 1, KN_STORE_EVENTS_PAGE_MAX, &err))
+		FAIL(resp, 400, "bad limit", err.msg);
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_events_json(a->st, req->id, after, limit, &out, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
+	answer_text(resp, 200, out);
+}
+
 /* A run that is not live: 409 when the store knows it (it ended), else 404. */
 static void not_live(kn_api *a, const char *id, kn_http_resp *resp)
 {
@@ -336,16 +355,22 @@ static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	int queued = 0;
 	if (memchr(req->body, '\0', req->body_len))
 		FAIL(resp, 400, "malformed events", "NUL byte in the body");
-	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, &err);
+	uint64_t hold[2];
+	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, hold,
+	                        &err);
 	if (rc == KN_ENOTFOUND)
 		DO_RETURN(not_live(a, req->id, resp));
 	if (rc == KN_EUNSUPPORTED)
 		FAIL(resp, 409, "watched run", err.msg);
 	if (rc == KN_ELIMIT)
 		FAIL(resp, 413, "too many events", err.msg);
+	if (rc == KN_ETIMEOUT || rc == KN_EIO)
+		FAIL(resp, 503, "events not durable", err.msg);
 	if (rc)
 		FAIL(resp, 400, "malformed events", err.msg);
 	answer_text(resp, queued ? 202 : 200, out);
+	resp->hold_from = hold[0];
+	resp->hold_upto = hold[1];
 }
 
 static void post_answer(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
@@ -492,6 +517,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_RUNS: get_runs(a, req, resp); break;
 	case KN_ROUTE_RUN: get_run(a, req, resp); break;
 	case KN_ROUTE_RUN_EVENTS: post_events(a, req, resp); break;
+	case KN_ROUTE_RUN_EVENTS_GET: get_events(a, req, resp); break;
 	case KN_ROUTE_RUN_ANSWER: post_answer(a, req, resp); break;
 	case KN_ROUTE_RUN_STOP: post_stop(a, req, resp); break;
 	case KN_ROUTE_REPLAYS_POST: post_replay(a, req, resp); break;
@@ -544,6 +570,12 @@ void kn_api_before_metrics(void *ud)
 	json_object_foreach(j, status, n)
 		kn_metrics_set_replays(a->o.metrics, status, (long)json_integer_value(n));
 	json_decref(j);
+}
+
+int kn_api_durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
+{
+	kn_api *a = ud;
+	return kn_ingest_poll(a->o.ingest, from, upto, err);
 }
 
 void kn_api_tick(void *ud)
