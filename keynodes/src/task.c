@@ -208,6 +208,9 @@ void kn_task_clear(kn_task *t)
 	for (size_t i = 0; i < t->n_unmapped; i++)
 		free(t->unmapped[i]);
 	free(t->unmapped);
+	for (size_t i = 0; i < t->n_more_start_urls; i++)
+		free(t->more_start_urls[i]);
+	free(t->more_start_urls);
 	memset(t, 0, sizeof *t);
 }
 

@@ -2,7 +2,8 @@
  * (keynodes/README.md "Functional checks"). One check at a time, as a chain of CDP replies: for
  * `url: last`, a fresh isolated world in the agent's tab (the page's own scripts never see us);
  * for a URL, a background tab of our own (Target.createTarget), navigated, read in an isolated
- * world once loaded, then closed — the agent's tabs are never touched. The text read (or why
+ * world once loaded, then closed — the agent's tabs are never touched (WebArena's
+ * reddit_get_post_url('__last_url__') opens the rewritten agent's last URL that way). The text read (or why
  * nothing could be read) goes to the evaluator with kn_eval_page_result. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "keynode/functional.h"
 #include "page_check.h"
 
 #define PAGE_LOAD_WAIT_MS 10000
@@ -23,6 +25,7 @@ struct kn_page_checks {
 	size_t i;            /* the node being checked */
 	char *session;       /* session of our own tab, or the agent's for `last` */
 	char *target;        /* our tab's target id, NULL for `last` */
+	char *url;           /* the URL our tab opens */
 	int running;
 	void (*done)(void *ud);
 	void *ud;
@@ -49,7 +52,8 @@ static void record(kn_page_checks *pc, const char *text, const char *error)
 		            NULL, NULL);
 	free(pc->target);
 	free(pc->session);
-	pc->target = pc->session = NULL;
+	free(pc->url);
+	pc->target = pc->session = pc->url = NULL;
 	pc->i++;
 	next_check(pc);
 }
@@ -175,8 +179,7 @@ static void on_attached(void *ud, kn_cdp *c, json_t *result, const char *error)
 	const char *sid = json_string_value(json_object_get(result, "sessionId"));
 	if (!sid || !(pc->session = strdup(sid)))
 		{ record(pc, NULL, "no session for the check's tab"); return; }
-	const kn_keynode *kn = &pc->task->keynodes[pc->i];
-	if (kn_cdp_send(c, pc->session, "Page.navigate", json_pack("{s:s}", "url", kn->page_url),
+	if (kn_cdp_send(c, pc->session, "Page.navigate", json_pack("{s:s}", "url", pc->url),
 	                on_navigated, pc) < 0)
 		record(pc, NULL, "cannot send Page.navigate");
 }
@@ -209,7 +212,17 @@ static void next_check(kn_page_checks *pc)
 	const kn_keynode *kn = &pc->task->keynodes[pc->i];
 	if (!pc->cdp)
 		{ record(pc, NULL, "browser disconnected"); return; }
-	if (!kn->page_url) {
+	if (kn->page_from_last == KN_PAGE_REDDIT_POST) { /* WebArena's reddit_get_post_url(last) */
+		const char *last = kn_eval_url(pc->ev);
+		if (!last)
+			{ record(pc, NULL, "no last URL to rewrite"); return; }
+		if (kn_func_reddit_post_url(&pc->url, last) != 0)
+			{ record(pc, NULL, "out of memory"); return; }
+	} else if (kn->page_url && !(pc->url = strdup(kn->page_url))) {
+		record(pc, NULL, "out of memory");
+		return;
+	}
+	if (!pc->url) {
 		if (!pc->last_session || !pc->last_frame)
 			{ record(pc, NULL, "no page of the agent to read"); return; }
 		if (!(pc->session = strdup(pc->last_session)))
@@ -271,5 +284,6 @@ void kn_page_checks_free(kn_page_checks *pc)
 	free(pc->last_frame);
 	free(pc->session);
 	free(pc->target);
+	free(pc->url);
 	free(pc);
 }

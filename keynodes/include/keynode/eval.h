@@ -30,6 +30,7 @@ typedef struct kn_eval_opts {
 	const kn_semantic *semantic; /* NULL: kn_semantic_offline() */
 	double threshold;            /* default mode semantic threshold; 0 → 0.7 */
 	int step_limit;              /* 0 → upstream max(10, 1.5×ref length) capped at 25; <0 → none */
+	int func_sem;                /* 0: the task's (kn_task.func_sem); 1 + a kn_func_sem forces one */
 } kn_eval_opts;
 
 typedef struct kn_eval kn_eval;
@@ -58,8 +59,15 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 const char *kn_eval_page_read(const kn_eval *ev, size_t i, const char **error);
 
 /* The task's functional result: 1 when every functional check (functional.h) is at 1 and nothing
- * of an imported task was left unmapped, 0 when not, -1 when the task has no functional check. */
+ * of an imported task was left unmapped, 0 when not, -1 when the task has no functional check.
+ * Under the webarena semantics a check counts on the final state (the last answer, the last URL,
+ * the page read at the end), not its latched key-node score. */
 int kn_eval_functional(const kn_eval *ev);
+
+/* The functional semantics in force (kn_func_sem) and the URL the agent is on now (borrowed,
+ * NULL before any). */
+int kn_eval_func_sem(const kn_eval *ev);
+const char *kn_eval_url(const kn_eval *ev);
 
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);
