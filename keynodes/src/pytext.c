@@ -70,6 +70,46 @@ static const char *lower_of(unsigned cp)
 	return NULL;
 }
 
+static int in_ranges(const unsigned (*r)[2], size_t n, unsigned cp)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (cp < r[mid][0])
+			hi = mid;
+		else if (cp > r[mid][1])
+			lo = mid + 1;
+		else
+			return 1;
+	}
+	return 0;
+}
+
+/* The code point before offset i of s (skipping case-ignorable ones): its cased-ness, as
+ * Python's handle_capital_sigma looks back (dir < 0) or forward (dir > 0, from offset i). */
+static int cased_neighbour(const char *s, size_t n, size_t i, int dir)
+{
+	unsigned cp = 0;
+	if (dir < 0) {
+		while (i > 0) {
+			size_t b = i - 1;
+			while (b > 0 && ((unsigned char)s[b] & 0xC0) == 0x80)
+				b--;
+			kn_py_next(s + b, n - b, &cp);
+			if (!in_ranges(kn_py_case_ignorable, kn_py_case_ignorable_count, cp))
+				return in_ranges(kn_py_cased, kn_py_cased_count, cp);
+			i = b;
+		}
+		return 0;
+	}
+	while (i < n) {
+		i += kn_py_next(s + i, n - i, &cp);
+		if (!in_ranges(kn_py_case_ignorable, kn_py_case_ignorable_count, cp))
+			return in_ranges(kn_py_cased, kn_py_cased_count, cp);
+	}
+	return 0;
+}
+
 int kn_py_lower(char **out, const char *s, size_t n)
 {
 	/* a lower-case form is at most 3 bytes longer per character ("İ": 2 → 3 bytes) */
@@ -81,6 +121,8 @@ int kn_py_lower(char **out, const char *s, size_t n)
 		unsigned cp;
 		size_t l = kn_py_next(s + i, n - i, &cp);
 		const char *lw = cp < 0x80 ? NULL : lower_of(cp);
+		if (cp == 0x3A3 && cased_neighbour(s, n, i, -1) && !cased_neighbour(s, n, i + l, 1))
+			lw = "\xcf\x82"; /* Final_Sigma: ς */
 		if (cp < 0x80) {
 			r[k++] = (char)(cp >= 'A' && cp <= 'Z' ? cp + 32 : cp);
 		} else if (lw) {

@@ -49,12 +49,39 @@ def write(folder, name, what, body):
         body(f.write)
 
 
+MID = {0x27, 0x2E, 0x3A, 0xB7, 0x387, 0x55F, 0x5F4, 0x2018, 0x2019, 0x2024, 0x2027, 0xFE13,
+       0xFE52, 0xFE55, 0xFF07, 0xFF0E, 0xFF1A}  # Word_Break MidLetter, MidNumLet, Single_Quote
+
+
+def ranges(pred):
+    out, start = [], None
+    for c in range(0x110001):
+        ok = c < 0x110000 and not 0xD800 <= c <= 0xDFFF and pred(c)
+        if ok and start is None:
+            start = c
+        elif not ok and start is not None:
+            out.append((start, c - 1))
+            start = None
+    return out
+
+
+def range_table(w, name, rs):
+    w("const unsigned %s[][2] = {\n" % name)
+    packed(["{0x%x, 0x%x}" % r for r in rs], w)
+    w("};\nconst size_t %s_count = %d;\n\n" % (name, len(rs)))
+
+
 def lower_tables(w):
     low = [(c, chr(c).lower()) for c in range(0x110000)
            if not 0xD800 <= c <= 0xDFFF and chr(c).lower() != chr(c)]
     w("const struct kn_py_lower kn_py_lower_table[] = {\n")
     packed(["{0x%x, %s}" % (c, c_str(s)) for c, s in low], w)
     w("};\nconst size_t kn_py_lower_count = %d;\n\n" % len(low))
+    # Final_Sigma (str.lower() of U+03A3): Cased and Case_Ignorable code points
+    range_table(w, "kn_py_cased", ranges(
+        lambda c: chr(c).islower() or chr(c).isupper() or chr(c).istitle()))
+    range_table(w, "kn_py_case_ignorable", ranges(
+        lambda c: unicodedata.category(chr(c)) in ("Mn", "Me", "Cf", "Lm", "Sk") or c in MID))
     inv = sorted(html._invalid_charrefs.items())
     w("const struct kn_py_charref kn_py_invalid_charref_table[] = {\n")
     packed(["{0x%x, %s}" % (num, c_str(val)) for num, val in inv], w)
