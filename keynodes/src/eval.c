@@ -12,6 +12,7 @@
 
 #include "keynode/eval.h"
 #include "keynode/functional.h"
+#include "keynode/purchase.h"
 #include "keynode/url.h"
 
 /* Private per-node state beside the public kn_node_state. */
@@ -49,6 +50,12 @@ struct kn_eval {
 	char *sel_norm;       /* the current event's selector, normalised on first need */
 	int sel_done;         /* sel_norm is computed for the current event */
 	kn_func_sem sem;      /* the functional semantics in force */
+	/* purchase: (purchase.h) */
+	char *buy_norm;       /* the buy selector, normalised; NULL when none */
+	int bought;           /* the buy element was clicked */
+	int purchase_read;    /* a purchase read was recorded */
+	kn_reward reward;
+	char *purchase_error; /* why the purchase read failed */
 };
 
 const char *kn_status_name(kn_status s)
@@ -108,6 +115,11 @@ int kn_eval_new(kn_eval **out, const kn_task *task, const kn_eval_opts *opts)
 		ev->opts.threshold = KN_SEMANTIC_THRESHOLD;
 	ev->sem = ev->opts.func_sem > 0 ? (kn_func_sem)(ev->opts.func_sem - 1)
 	                                : (kn_func_sem)task->func_sem;
+	if (task->purchase && task->purchase->buy &&
+	    kn_selector_normalise(&ev->buy_norm, task->purchase->buy) != 0) {
+		free(ev);
+		return KN_ENOMEM;
+	}
 	ev->n = task->n_keynodes;
 	if (ev->n && !(ev->nodes = calloc(ev->n, sizeof *ev->nodes))) {
 		free(ev);
@@ -138,6 +150,8 @@ void kn_eval_free(kn_eval *ev)
 	free(ev->nodes);
 	free(ev->step_scores);
 	free(ev->typing);
+	free(ev->buy_norm);
+	free(ev->purchase_error);
 	url_cache_reset(&ev->cur);
 	free(ev);
 }
@@ -412,6 +426,13 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			rises++;
 		}
 	}
+	if (ev->buy_norm && !ev->bought && e->type == KN_EV_CLICK && e->selector) {
+		/* the purchase action: the first click on the buy element (WebShop ends at buy) */
+		if (!ev->sel_done && kn_selector_normalise(&ev->sel_norm, e->selector) != 0)
+			ev->sel_norm = NULL;
+		ev->sel_done = 1;
+		ev->bought = ev->sel_norm && strcmp(ev->sel_norm, ev->buy_norm) == 0;
+	}
 	free(ev->sel_norm);
 	ev->sel_norm = NULL;
 	ev->sel_done = 0;
@@ -536,6 +557,37 @@ int kn_eval_functional(const kn_eval *ev)
 	return any ? ok : -1;
 }
 
+int kn_eval_purchase_wanted(const kn_eval *ev)
+{
+	const kn_purchase *p = ev->task->purchase;
+	return p && (!p->buy || ev->bought);
+}
+
+int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err)
+{
+	const kn_purchase *p = ev->task->purchase;
+	if (!p)
+		return kn_err_set(err, KN_EINVAL, "the task has no purchase");
+	if (ev->purchase_read || !kn_eval_purchase_wanted(ev))
+		return 0; /* the first read counts; none without the purchase action */
+	void *h = NULL;
+	kn_purchase_read rd;
+	if (!json || kn_purchase_read_parse(&h, &rd, json) != 0) {
+		free(ev->purchase_error);
+		ev->purchase_error = strdup(error ? error : "the purchase read gave no JSON object");
+		return 0;
+	}
+	kn_purchase_reward(p, &rd, &ev->reward);
+	kn_purchase_read_free(h);
+	ev->purchase_read = 1;
+	return 0;
+}
+
+double kn_eval_reward(const kn_eval *ev)
+{
+	return ev->task->purchase ? (ev->purchase_read ? ev->reward.reward : 0) : -1;
+}
+
 int kn_eval_func_sem(const kn_eval *ev)
 {
 	return (int)ev->sem;
@@ -640,6 +692,16 @@ int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f)
 		json_object_set_new(j, "functional", json_boolean(fn));
 	if (fn >= 0 && ev->sem == KN_FUNC_SEM_WEBARENA)
 		json_object_set_new(j, "functional_semantics", json_string("webarena"));
+	if (ev->task->purchase) {
+		kn_reward none;
+		kn_purchase_reward(NULL, NULL, &none);
+		json_object_set_new(j, "reward", json_real(kn_eval_reward(ev)));
+		json_object_set_new(j, "reward_parts",
+		                    kn_reward_json(ev->purchase_read ? &ev->reward : &none,
+		                                   ev->task->purchase, ev->purchase_read));
+		if (ev->purchase_error && !ev->purchase_read)
+			json_object_set_new(j, "reward_error", json_string(ev->purchase_error));
+	}
 	if (ev->task->n_unmapped) {
 		json_t *u = json_array();
 		for (size_t i = 0; u && i < ev->task->n_unmapped; i++)
@@ -675,6 +737,12 @@ void kn_summary_add(kn_summary *s, const kn_eval *ev)
 		s->n_functional_tasks++;
 		s->n_functional_ok += (size_t)fn;
 	}
+	double r = kn_eval_reward(ev);
+	if (r >= 0) {
+		s->n_reward_tasks++;
+		s->sum_reward += r;
+		s->n_reward_full += r >= 1.0;
+	}
 }
 
 void kn_summary_finish(kn_summary *s)
@@ -687,4 +755,7 @@ void kn_summary_finish(kn_summary *s)
 	s->efficiency_score = t > 0 ? s->sum_eff / t : 0;
 	s->functional_success_rate =
 		s->n_functional_tasks ? (double)s->n_functional_ok / (double)s->n_functional_tasks : 0;
+	double nr = (double)s->n_reward_tasks;
+	s->task_score = nr > 0 ? 100.0 * s->sum_reward / nr : 0;
+	s->reward_success_rate = nr > 0 ? (double)s->n_reward_full / nr : 0;
 }

@@ -1,10 +1,11 @@
 /* page_check.c — reads what a task's page checks look at from the live browser when a run ends
+ * (and, for a task with `purchase:`, what was bought: purchase.h, read on the agent's page)
  * (keynodes/README.md "Functional checks"). One check at a time, as a chain of CDP replies: for
  * `url: last`, a fresh isolated world in the agent's tab (the page's own scripts never see us);
  * for a URL, a background tab of our own (Target.createTarget), navigated, read in an isolated
  * world once loaded, then closed — the agent's tabs are never touched (WebArena's
- * reddit_get_post_url('__last_url__') opens the rewritten agent's last URL that way). The text read (or why
- * nothing could be read) goes to the evaluator with kn_eval_page_result. */
+ * reddit_get_post_url('__last_url__') opens the rewritten agent's last URL that way). The text
+ * read (or why nothing could be read) goes to the evaluator with kn_eval_page_result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <jansson.h>
 
 #include "keynode/functional.h"
+#include "keynode/purchase.h"
 #include "page_check.h"
 
 #define PAGE_LOAD_WAIT_MS 10000
@@ -26,6 +28,7 @@ struct kn_page_checks {
 	char *session;       /* session of our own tab, or the agent's for `last` */
 	char *target;        /* our tab's target id, NULL for `last` */
 	char *url;           /* the URL our tab opens */
+	int purchase;        /* the purchase read (after the key nodes, i == n_keynodes) is running */
 	int running;
 	void (*done)(void *ud);
 	void *ud;
@@ -41,8 +44,17 @@ static void next_check(kn_page_checks *pc);
 
 static void record(kn_page_checks *pc, const char *text, const char *error)
 {
-	const kn_keynode *kn = &pc->task->keynodes[pc->i];
 	kn_err err = {0};
+	if (pc->purchase) { /* the purchase read ends the chain */
+		if (kn_eval_purchase_result(pc->ev, text, error, &err) != 0 || !text)
+			pc_log("warn", "purchase", "purchase not read", text ? err.msg : error);
+		free(pc->session);
+		pc->session = NULL;
+		pc->i++;
+		next_check(pc);
+		return;
+	}
+	const kn_keynode *kn = &pc->task->keynodes[pc->i];
 	if (kn_eval_page_result(pc->ev, pc->i, text, error, &err) != 0)
 		pc_log("warn", kn->id, "page check not scored", err.msg);
 	if (!text)
@@ -60,9 +72,8 @@ static void record(kn_page_checks *pc, const char *text, const char *error)
 
 /* The script that waits for the document to load, then reads the locator: a CSS selector's
  * element text, or a "js:" expression's value as a string. Returns {text} or {error}. */
-static char *build_script(const kn_keynode *kn)
+static char *build_script(const char *loc)
 {
-	const char *loc = kn->locator;
 	int js = strncmp(loc, "js:", 3) == 0;
 	json_t *s = js ? NULL : json_string(loc);
 	char *lit = js ? strdup(loc + 3) : s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
@@ -132,7 +143,17 @@ static void on_world(void *ud, kn_cdp *c, json_t *result, const char *error)
 	if (error)
 		{ record(pc, NULL, error); return; }
 	json_t *ctx = json_object_get(result, "executionContextId");
-	char *script = build_script(&pc->task->keynodes[pc->i]);
+	char *script = NULL, *loc = NULL;
+	if (pc->purchase) { /* purchase.h: the page's title, attributes, options and price */
+		if (kn_purchase_script(&loc, pc->task->purchase) == 0 && (script = malloc(strlen(loc) + 4)))
+			sprintf(script, "js:%s", loc);
+		free(loc);
+		loc = script;
+		script = loc ? build_script(loc) : NULL;
+		free(loc);
+	} else {
+		script = build_script(pc->task->keynodes[pc->i].locator);
+	}
 	if (!json_is_integer(ctx) || !script) {
 		free(script);
 		{ record(pc, NULL, !script ? "out of memory" : "no isolated world"); return; }
@@ -202,6 +223,16 @@ static void next_check(kn_page_checks *pc)
 {
 	while (pc->i < pc->task->n_keynodes && pc->task->keynodes[pc->i].target != KN_TARGET_PAGE)
 		pc->i++;
+	if (pc->i == pc->task->n_keynodes && !pc->purchase && kn_eval_purchase_wanted(pc->ev)) {
+		/* the purchase: read on the agent's page */
+		pc->purchase = 1;
+		if (!pc->cdp)
+			{ record(pc, NULL, "browser disconnected"); return; }
+		if (!pc->last_session || !pc->last_frame || !(pc->session = strdup(pc->last_session)))
+			{ record(pc, NULL, "no page of the agent to read"); return; }
+		make_world(pc, pc->last_frame);
+		return;
+	}
 	if (pc->i >= pc->task->n_keynodes) {
 		if (pc->running) {
 			pc->running = 0;
@@ -237,6 +268,8 @@ static void next_check(kn_page_checks *pc)
 
 int kn_page_checks_needed(const kn_task *task)
 {
+	if (task->purchase)
+		return 1;
 	for (size_t i = 0; i < task->n_keynodes; i++)
 		if (task->keynodes[i].target == KN_TARGET_PAGE)
 			return 1;

@@ -69,6 +69,15 @@ int kn_eval_functional(const kn_eval *ev);
 int kn_eval_func_sem(const kn_eval *ev);
 const char *kn_eval_url(const kn_eval *ev);
 
+/* Purchase reward (purchase.h), for a task with `purchase:`. 1 when the page should be read now or
+ * at the run's end: the task has a purchase and its buy element was clicked (or it names none). */
+int kn_eval_purchase_wanted(const kn_eval *ev);
+/* Record what the purchase read returned (kn_purchase_script's JSON), or NULL with error; scores
+ * the reward. KN_EINVAL when the task has no purchase. */
+int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err);
+/* The reward so far (0 with nothing bought); -1 when the task has no purchase. */
+double kn_eval_reward(const kn_eval *ev);
+
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);
 
@@ -103,6 +112,11 @@ typedef struct kn_summary {
 	/* functional results (kn_eval_functional): over runs whose task has functional checks */
 	size_t n_functional_tasks, n_functional_ok;
 	double functional_success_rate; /* n_functional_ok / n_functional_tasks; 0 when none */
+	/* purchase rewards (kn_eval_reward): over runs whose task has a purchase */
+	size_t n_reward_tasks, n_reward_full;
+	double sum_reward;
+	double task_score;          /* 100 × mean reward (WebShop's score); 0 when none */
+	double reward_success_rate; /* runs with reward 1 / n_reward_tasks; 0 when none */
 } kn_summary;
 
 void kn_summary_init(kn_summary *s);

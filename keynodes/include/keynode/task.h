@@ -93,6 +93,7 @@ typedef struct kn_task {
 	int func_sem;         /* kn_func_sem (functional.h): KN_FUNC_SEM_WEBARENA for WebArena imports */
 	char **more_start_urls; /* start pages after the first (WebArena " |AND| "): one tab each */
 	size_t n_more_start_urls;
+	struct kn_purchase *purchase; /* `purchase:` (purchase.h): graded reward; NULL when none */
 } kn_task;
 
 typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB, KN_FORMAT_WEBARENA } kn_format;
