@@ -3,7 +3,9 @@
  * "pages": [the text each program_html entry reads, in order]}, evaluates each with keynode's
  * importer and evaluator (WebArena sites from --site NAME=URL), and prints "ID VERDICT" a line
  * (1 pass, 0 fail, -1 no functional check, E on error). Usage: wa_diff [--semantics keynode]
- * --site N=U... < cases (--semantics keynode: keynode's own rules, to see where they differ). */
+ * --site N=U... < cases (--semantics keynode: keynode's own rules, to see where they differ);
+ * wa_diff --import FILE --site N=U...: load FILE whole, print each unmapped part and the count of
+ * fully mapped tasks. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +74,12 @@ int main(int argc, char **argv)
 {
 	kn_site sites[MAX_SITES];
 	size_t n = 0;
+	const char *import = NULL;
 	for (int i = 1; i + 1 < argc && n < MAX_SITES; i += 2) {
+		if (strcmp(argv[i], "--import") == 0) {
+			import = argv[i + 1];
+			continue;
+		}
 		if (strcmp(argv[i], "--semantics") == 0) {
 			func_sem = 1 + (strcmp(argv[i + 1], "keynode") == 0 ? KN_FUNC_SEM_KEYNODE
 			                                                      : KN_FUNC_SEM_WEBARENA);
@@ -87,6 +94,23 @@ int main(int argc, char **argv)
 		sites[n++] = (kn_site){argv[i + 1], eq + 1};
 	}
 	kn_load_opts o = {.sites = sites, .n_sites = n};
+	if (import) { /* the whole file as `keynode import` loads it: tasks, fully mapped, reasons */
+		kn_taskset *set = NULL;
+		kn_err err = {0};
+		if (kn_taskset_load_file(&set, import, &o, &err) != 0) {
+			fprintf(stderr, "wa_diff: %s\n", err.msg);
+			return 1;
+		}
+		size_t full = 0;
+		for (size_t i = 0; i < set->n_tasks; i++) {
+			full += set->tasks[i].n_unmapped == 0;
+			for (size_t k = 0; k < set->tasks[i].n_unmapped; k++)
+				printf("unmapped %s %s\n", set->tasks[i].id, set->tasks[i].unmapped[k]);
+		}
+		printf("tasks %zu fully_mapped %zu\n", set->n_tasks, full);
+		kn_taskset_free(set);
+		return 0;
+	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t len;

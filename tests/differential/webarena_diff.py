@@ -407,6 +407,15 @@ def main():
         print("DISAGREE %s: oracle %s, keynode %s: events %s pages %s"
               % (b[0], b[1], b[2], json.dumps(b[3], ensure_ascii=False)[:300],
                  json.dumps(b[4], ensure_ascii=False)[:200]))
+    # the import of the whole file: at least 783 tasks fully mapped, a reason for every other part
+    imp = subprocess.run(args + ["--import", a.configs], stdout=subprocess.PIPE,
+                         check=True).stdout.decode().splitlines()
+    full = int(imp[-1].split()[-1])
+    reasons = [l for l in imp if l.startswith("unmapped ")]
+    print("import: %s; %d unmapped parts" % (imp[-1], len(reasons)))
+    if full < 783 or any(len(l.split(" ", 2)[2]) < 20 for l in reasons):
+        print("import: too few tasks fully mapped, or an unmapped part without its reason")
+        return 1
     if len(cs) < a.min_cases:
         print("too few cases: %d < %d" % (len(cs), a.min_cases))
         return 1
