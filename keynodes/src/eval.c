@@ -560,7 +560,7 @@ int kn_eval_functional(const kn_eval *ev)
 int kn_eval_purchase_wanted(const kn_eval *ev)
 {
 	const kn_purchase *p = ev->task->purchase;
-	return p && (!p->buy || ev->bought);
+	return p && !ev->purchase_read && (!p->buy || ev->bought);
 }
 
 int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err)
@@ -568,7 +568,7 @@ int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn
 	const kn_purchase *p = ev->task->purchase;
 	if (!p)
 		return kn_err_set(err, KN_EINVAL, "the task has no purchase");
-	if (ev->purchase_read || !kn_eval_purchase_wanted(ev))
+	if (!kn_eval_purchase_wanted(ev))
 		return 0; /* the first read counts; none without the purchase action */
 	void *h = NULL;
 	kn_purchase_read rd;

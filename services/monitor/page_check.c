@@ -276,8 +276,8 @@ int kn_page_checks_needed(const kn_task *task)
 	return 0;
 }
 
-int kn_page_checks_start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const kn_page_last *last,
-                         void (*done)(void *ud), void *ud)
+static int start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const kn_page_last *last,
+                 void (*done)(void *ud), void *ud, int purchase_only)
 {
 	*out = NULL;
 	kn_page_checks *pc = calloc(1, sizeof *pc);
@@ -293,9 +293,23 @@ int kn_page_checks_start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const k
 		pc->last_frame = strdup(last->frame_id);
 	}
 	pc->running = 1;
+	if (purchase_only)
+		pc->i = pc->task->n_keynodes;
 	*out = pc;
 	next_check(pc);
 	return 0;
+}
+
+int kn_page_checks_start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const kn_page_last *last,
+                         void (*done)(void *ud), void *ud)
+{
+	return start(out, cdp, ev, last, done, ud, 0);
+}
+
+int kn_page_checks_start_purchase(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev,
+                                  const kn_page_last *last, void (*done)(void *ud), void *ud)
+{
+	return start(out, cdp, ev, last, done, ud, 1);
 }
 
 int kn_page_checks_running(const kn_page_checks *pc)

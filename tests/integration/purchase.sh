@@ -2,8 +2,9 @@
 # purchase.sh — WebShop's graded purchase reward live (issue 15): real headless Chromium,
 # `keynode sites` serving tests/sites (Ridgeline Market, /market/), `keynode watch` on the purchase
 # tasks of tests/data/purchase/market.yaml, and a Playwright agent (agents/market.mjs) that picks a
-# product, a colour and a size, then buys (or leaves). Each run's reward must equal the hand-worked
-# fraction (keynodes/README.md "Purchase reward"):
+# product, a colour and a size, then buys (or not; or buys, then leaves for the index: the read
+# happens at the buy click). Each run's reward must equal the hand-worked fraction
+# (keynodes/README.md "Purchase reward"):
 #   shoe:   type "trail running shoe", attributes waterproof + lightweight, colour blue, size 9,
 #           price ≤ 60 → denominator 2 + 2 + 1 = 5
 #   jacket: type "lightweight rain jacket for hiking trips" (6 words), waterproof + packable, navy,
@@ -33,7 +34,7 @@ kn_chromium_start "$tmp" || kn_finish
 # product, colour, size, buy; a run without one ends after 2 s idle); WANT is the
 # reward as a jq expression (a fraction), PARTS a jq test of .reward_parts
 purchase() {
-  local name=$1 task=$2 mode=$3 want=$4 parts=$5 dir=$tmp/$1
+  local name=$1 task=$2 mode=$3 want=$4 parts=$5 steps=${6:-5} dir=$tmp/$1
   mkdir -p "$dir"
   KN_AGENT_GO=$dir/go node "$here/agents/market.mjs" "$cdp" "$base" "$dir/marks" "$mode" \
     >"$dir/agent.log" 2>&1 &
@@ -43,7 +44,7 @@ purchase() {
     grep -q "^connected" "$dir/marks" 2>/dev/null && break
     sleep 0.05
   done
-  "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until steps:5 --until idle:2 --run-id "$name" \
+  "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" --until idle:2 --run-id "$name" \
     --out "$tmp/$name.json" 2>"$dir/watch.err" &
   local wpid=$!
   kn_pids+=("$wpid")
@@ -78,6 +79,8 @@ purchase shoe-lite-wrong market-shoe 2:grey:10:buy 2/5 '.attributes_met == 1 and
 purchase shoe-budget market-shoe 3:blue:9:buy 4/5 '.price == 0 and .price_read == 79'
 # a boot: no word of the type in its title, r_type 0
 purchase shoe-boot market-shoe 4:black:9:buy 0 '.type == 0 and .purchased'
+# bought, then back to the index: what was bought is read at the click (the last page is the index)
+purchase shoe-leave market-shoe 1:blue:9:leave 1 '.purchased and .type == 1' 6
 # no purchase: the agent chose everything right but never clicked #buy
 purchase shoe-none market-shoe 1:blue:9:look 0 '(.purchased | not) and .type == 0'
 # jacket: "packable" met through the title, navy + m, $75 ≤ $80: 1

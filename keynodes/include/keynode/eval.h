@@ -70,7 +70,8 @@ int kn_eval_func_sem(const kn_eval *ev);
 const char *kn_eval_url(const kn_eval *ev);
 
 /* Purchase reward (purchase.h), for a task with `purchase:`. 1 when the page should be read now or
- * at the run's end: the task has a purchase and its buy element was clicked (or it names none). */
+ * at the run's end: the task has a purchase, nothing was read yet, and its buy element was clicked
+ * (or it names none). */
 int kn_eval_purchase_wanted(const kn_eval *ev);
 /* Record what the purchase read returned (kn_purchase_script's JSON), or NULL with error; scores
  * the reward. KN_EINVAL when the task has no purchase. */
