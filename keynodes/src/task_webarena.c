@@ -345,12 +345,10 @@ static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, c
 				return rc;
 			continue;
 		}
-		if (prep && (!json_is_array(prep) || (*loc == '\0' && json_array_size(prep) > 0))) {
-			if ((rc = note(w, t, "program_html[%zu]: prep_actions must be a list (and WebArena "
-			               "ignores them for an empty locator)", i)))
+		if (prep && !json_is_array(prep)) { /* (for an empty locator WebArena ignores them, so do we) */
+			if ((rc = note(w, t, "program_html[%zu]: prep_actions must be a list", i)))
 				return rc;
-			if (!json_is_array(prep))
-				continue;
+			continue;
 		}
 		json_t *ex = json_object_get(jr, "exact_match"), *mi = json_object_get(jr, "must_include");
 		if ((!ex && !mi) || json_object_size(jr) != 1) {

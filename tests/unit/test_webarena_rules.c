@@ -262,6 +262,45 @@ static void test_final_state(void **state)
 	kn_taskset_free(set);
 }
 
+static const char helpers[] =
+	"[{\"task_id\": 1, \"intent\": \"x\", \"start_url\": \"__S__/a |AND| __S__/b |AND| __S__/c\","
+	" \"eval\": {\"eval_types\": [\"program_html\"], \"program_html\": ["
+	" {\"url\": \"func:reddit_get_post_url('__last_url__')\", \"locator\": \"\","
+	"  \"required_contents\": {\"must_include\": [\"x\"]}},"
+	" {\"url\": \"func:shopping_get_latest_order_url()\", \"locator\": \"\","
+	"  \"required_contents\": {\"must_include\": [\"x\"]}},"
+	" {\"url\": \"last\", \"locator\": \"func:gitlab_get_project_memeber_role(__page__, 'u')\","
+	"  \"required_contents\": {\"must_include\": [\"x\"]}},"
+	" {\"url\": \"last\", \"locator\": \".price\", \"required_contents\": {\"exact_match\": \"x\"}},"
+	" {\"url\": \"last\", \"locator\": \"document.title\", \"prep_actions\": [\"document.x()\"],"
+	"  \"required_contents\": {\"exact_match\": \"x\"}}]}}]";
+
+static void test_import_helpers(void **state)
+{
+	(void)state;
+	kn_site site = {"S", "http://127.0.0.1:1"};
+	kn_load_opts o = {.sites = &site, .n_sites = 1};
+	kn_taskset *set = NULL;
+	kn_err err = {0};
+	assert_int_equal(kn_task_load_webarena(&set, helpers, strlen(helpers), "t", &o, &err), 0);
+	const kn_task *t = &set->tasks[0];
+	/* " |AND| ": one start page, then one more tab each */
+	assert_string_equal(t->start_url, "http://127.0.0.1:1/a");
+	assert_int_equal(t->n_more_start_urls, 2);
+	assert_string_equal(t->more_start_urls[1], "http://127.0.0.1:1/c");
+	/* reddit_get_post_url('__last_url__') maps; the API helpers and a CSS locator do not */
+	assert_int_equal(t->n_keynodes, 2);
+	assert_int_equal(t->keynodes[0].page_from_last, KN_PAGE_REDDIT_POST);
+	assert_null(t->keynodes[0].page_url);
+	assert_non_null(strstr(t->keynodes[0].locator, "XMLSerializer"));
+	assert_non_null(strstr(t->keynodes[1].locator, "await (() => document.x()\n)();"));
+	assert_int_equal(t->n_unmapped, 3);
+	assert_non_null(strstr(t->unmapped[0], "Magento REST API"));
+	assert_non_null(strstr(t->unmapped[1], "GitLab's project members page"));
+	assert_non_null(strstr(t->unmapped[2], "neither empty nor a document. expression"));
+	kn_taskset_free(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -271,6 +310,7 @@ int main(void)
 		cmocka_unit_test(test_cleaning_and_or),
 		cmocka_unit_test(test_urls),
 		cmocka_unit_test(test_final_state),
+		cmocka_unit_test(test_import_helpers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
