@@ -563,6 +563,11 @@ int kn_eval_purchase_wanted(const kn_eval *ev)
 	return p && !ev->purchase_read && (!p->buy || ev->bought);
 }
 
+int kn_eval_purchase_bought(const kn_eval *ev)
+{
+	return ev->bought && !ev->purchase_read;
+}
+
 int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err)
 {
 	const kn_purchase *p = ev->task->purchase;

@@ -13,7 +13,6 @@
 #include <time.h>
 
 #include "monitor.h"
-#include "keynode/purchase.h"
 #include "page_check.h"
 
 #define KN_MAX_HISTORY 256
@@ -55,8 +54,7 @@ struct kn_monitor {
 	kn_cdp_timer *flush_deadline;
 	const char *pending_stop_reason; /* static text */
 	kn_page_checks *checks; /* page checks run when the run ends (page_check.c) */
-	kn_page_checks *buy_read; /* the purchase read at the buy click (page_check.c) */
-	int finish_after_buy;     /* the run ended while buy_read was in flight */
+	kn_page_checks *buy_read; int finish_after_buy; /* purchase read at the buy click; end waits */
 	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
 	/* ready: auto-attach answered and every tab attached until then has its recorder installed */
 	int autoattach_done, setup_pending, ready;
@@ -138,7 +136,6 @@ static struct tab *tab_by_target(kn_monitor *m, const char *target_id)
 	return NULL;
 }
 
-/* The pipeline: every event gets its time, goes to the trajectory, the evaluator, the person. */
 static void finish_run(kn_monitor *m, const char *reason);
 
 static void buy_read_done(void *ud)
@@ -148,19 +145,18 @@ static void buy_read_done(void *ud)
 		finish_run(m, m->pending_stop_reason);
 }
 
-/* Start the purchase read (purchase.h) in the tab of the buy click. */
+/* The purchase action (keynodes/README.md "Purchase reward"): read what is bought in its tab. */
 static void buy_read_start(kn_monitor *m, const char *tab)
 {
-	struct tab *t = NULL;
-	for (struct tab *x = m->tabs; x && tab; x = x->next)
-		if (strcmp(x->id, tab) == 0)
-			t = x;
-	kn_page_last last = {t ? t->session : NULL, t ? t->target_id : NULL};
-	if (m->cdp && t &&
-	    kn_page_checks_start_purchase(&m->buy_read, m->cdp, m->eval, &last, buy_read_done, m) != 0)
-		mlog("error", "msg=\"cannot read the purchase\"");
+	for (struct tab *t = m->tabs; t && tab && m->cdp; t = t->next)
+		if (strcmp(t->id, tab) == 0 &&
+		    kn_page_checks_start_purchase(&m->buy_read, m->cdp, m->eval,
+		                                  &(kn_page_last){t->session, t->target_id}, buy_read_done,
+		                                  m) != 0)
+			mlog("error", "msg=\"cannot read the purchase\"");
 }
 
+/* The pipeline: every event gets its time, goes to the trajectory, the evaluator, the person. */
 static void emit(kn_monitor *m, kn_event *ev)
 {
 	if (m->end_reason)
@@ -177,9 +173,8 @@ static void emit(kn_monitor *m, kn_event *ev)
 	int rises = kn_eval_feed(m->eval, ev, &err);
 	if (rises < 0)
 		mlog("warn", "msg=\"evaluation failed\" detail=\"%s\"", err.msg);
-	if (ev->type == KN_EV_CLICK && !m->buy_read && m->o.task->purchase &&
-	    m->o.task->purchase->buy && kn_eval_purchase_wanted(m->eval))
-		buy_read_start(m, ev->tab); /* the purchase action: read what is bought now */
+	if (ev->type == KN_EV_CLICK && !m->buy_read && kn_eval_purchase_bought(m->eval))
+		buy_read_start(m, ev->tab);
 	FILE *p = m->o.progress;
 	if (p) {
 		int step = kn_eval_steps(m->eval) > before;
@@ -675,8 +670,7 @@ static void finish_run(kn_monitor *m, const char *reason)
 	if (m->end_reason || m->checks)
 		return;
 	if (kn_page_checks_running(m->buy_read)) { /* the purchase read first */
-		m->pending_stop_reason = reason;
-		m->finish_after_buy = 1;
+		m->pending_stop_reason = reason, m->finish_after_buy = 1;
 		return;
 	}
 	if (m->cdp && kn_page_checks_needed(m->o.task)) {

@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 		}
 		char *eq = strcmp(argv[i], "--site") == 0 ? strchr(argv[i + 1], '=') : NULL;
 		if (!eq) {
-			fprintf(stderr, "usage: wa_diff [--semantics keynode|webarena] --site NAME=URL... < cases.jsonl\n");
+			fprintf(stderr, "usage: wa_diff [--semantics keynode|webarena] [--import FILE] "
+			                "--site NAME=URL... < cases.jsonl\n");
 			return 2;
 		}
 		*eq = '\0';

@@ -44,8 +44,8 @@ purchase() {
     grep -q "^connected" "$dir/marks" 2>/dev/null && break
     sleep 0.05
   done
-  "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" --until idle:2 --run-id "$name" \
-    --out "$tmp/$name.json" 2>"$dir/watch.err" &
+  "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" \
+    --until idle:2 --run-id "$name" --out "$tmp/$name.json" 2>"$dir/watch.err" &
   local wpid=$!
   kn_pids+=("$wpid")
   for _ in $(seq 1 200); do

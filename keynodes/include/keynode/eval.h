@@ -73,6 +73,8 @@ const char *kn_eval_url(const kn_eval *ev);
  * at the run's end: the task has a purchase, nothing was read yet, and its buy element was clicked
  * (or it names none). */
 int kn_eval_purchase_wanted(const kn_eval *ev);
+/* 1 when the task's buy element was clicked and nothing was read yet: read now. */
+int kn_eval_purchase_bought(const kn_eval *ev);
 /* Record what the purchase read returned (kn_purchase_script's JSON), or NULL with error; scores
  * the reward. KN_EINVAL when the task has no purchase. */
 int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err);
