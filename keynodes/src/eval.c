@@ -12,6 +12,7 @@
 
 #include "keynode/eval.h"
 #include "keynode/functional.h"
+#include "keynode/purchase.h"
 #include "keynode/url.h"
 
 /* Private per-node state beside the public kn_node_state. */
@@ -23,6 +24,7 @@ struct node {
 	char *read;         /* page: the text the check read (NULL: not read) */
 	char *read_error;   /* page: why it could not be read */
 	int page_done;      /* page: a result was recorded */
+	double final;       /* webarena semantics: the functional score on the final state */
 };
 
 /* Forms of one URL, computed on first use. */
@@ -48,6 +50,13 @@ struct kn_eval {
 	char *sel_norm;       /* the current event's selector, normalised on first need */
 	int sel_done;         /* sel_norm is computed for the current event */
 	json_t *blocked;      /* kn_eval_set_blocked: what refused service, NULL none */
+	kn_func_sem sem;      /* the functional semantics in force */
+	/* purchase: (purchase.h) */
+	char *buy_norm;       /* the buy selector, normalised; NULL when none */
+	int bought;           /* the buy element was clicked */
+	int purchase_read;    /* a purchase read was recorded */
+	kn_reward reward;
+	char *purchase_error; /* why the purchase read failed */
 };
 
 const char *kn_status_name(kn_status s)
@@ -106,6 +115,13 @@ int kn_eval_new(kn_eval **out, const kn_task *task, const kn_eval_opts *opts)
 		ev->opts.semantic = kn_semantic_offline();
 	if (ev->opts.threshold <= 0)
 		ev->opts.threshold = KN_SEMANTIC_THRESHOLD;
+	ev->sem = ev->opts.func_sem > 0 ? (kn_func_sem)(ev->opts.func_sem - 1)
+	                                : (kn_func_sem)task->func_sem;
+	if (task->purchase && task->purchase->buy &&
+	    kn_selector_normalise(&ev->buy_norm, task->purchase->buy) != 0) {
+		free(ev);
+		return KN_ENOMEM;
+	}
 	ev->n = task->n_keynodes;
 	if (ev->n && !(ev->nodes = calloc(ev->n, sizeof *ev->nodes))) {
 		free(ev);
@@ -137,6 +153,8 @@ void kn_eval_free(kn_eval *ev)
 	free(ev->step_scores);
 	free(ev->typing);
 	json_decref(ev->blocked);
+	free(ev->buy_norm);
+	free(ev->purchase_error);
 	url_cache_reset(&ev->cur);
 	free(ev);
 }
@@ -191,11 +209,14 @@ static int score_fuzzy(kn_eval *ev, const kn_keynode *kn, const char *input, dou
 		const char *ref = kn->items[i];
 		double s = 0;
 		int rc;
-		if (kn_func_is_na(ref)) {
-			if (kn_func_is_na(input))
+		int wa = ev->sem == KN_FUNC_SEM_WEBARENA;
+		if (wa ? kn_func_wa_answer_exact(ref, input) : 0) {
+			continue; /* WebArena: exact_match first, the judge only when it fails */
+		} else if (kn_func_is_na(ref)) {
+			if (!wa && kn_func_is_na(input))
 				continue;
 			rc = judge(ev, KN_FUNC_NA_RULE, KN_FUNC_NA_PHRASE, input, &s, err);
-		} else if (kn_func_exact(ref, input)) {
+		} else if (!wa && kn_func_exact(ref, input)) {
 			continue;
 		} else {
 			char rule[512];
@@ -215,6 +236,28 @@ static int score_functional(kn_eval *ev, const kn_keynode *kn, const char *input
                             kn_err *err)
 {
 	*score = 0;
+	if (ev->sem == KN_FUNC_SEM_WEBARENA) {
+		int page = kn->target == KN_TARGET_PAGE;
+		char *const one[1] = {kn->expect};
+		char *const *items = kn->n_items ? kn->items : one;
+		size_t n = kn->n_items ? kn->n_items : 1;
+		switch (kn->matcher) {
+		case KN_MATCH_EXACT:
+			*score = page ? kn_func_wa_page_exact(kn->expect, input)
+			              : kn_func_wa_answer_exact(kn->expect, input);
+			return 0;
+		case KN_MATCH_INCLUDE:
+		case KN_MATCH_MUST_INCLUDE:
+			*score = page ? kn_func_wa_page_must_include(items, n, input)
+			              : kn_func_wa_answer_must_include(items, n, input);
+			return 0;
+		case KN_MATCH_GOLD_IN_PRED:
+			*score = kn_func_gold_in_pred_sem(kn->expect, input, ev->sem);
+			return 0;
+		default:
+			break; /* fuzzy and regex as below */
+		}
+	}
 	switch (kn->matcher) {
 	case KN_MATCH_EXACT:
 		*score = kn_func_exact(kn->expect, input) ||
@@ -363,10 +406,17 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 	int rises = 0, rc = 0;
 	for (size_t i = 0; i < ev->n; i++) {
 		struct node *st = &ev->nodes[i];
-		if (st->pub.score >= 1.0)
+		const kn_keynode *kn = &ev->task->keynodes[i];
+		/* webarena: a functional answer check follows the last answer, latched or not */
+		int last = ev->sem == KN_FUNC_SEM_WEBARENA && kn->functional &&
+		           e->type == KN_EV_ANSWER &&
+		           (kn->target == KN_TARGET_ANSWER || kn->target == KN_TARGET_CACHE_DATA);
+		if (st->pub.score >= 1.0 && !last)
 			continue;
 		double s;
 		int r = eval_node(ev, i, e, page, &s, err);
+		if (last)
+			st->final = r ? 0 : s;
 		if (r) {
 			rc = r;
 			continue;
@@ -378,6 +428,13 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 				st->pub.reached_at_step = ev->steps;
 			rises++;
 		}
+	}
+	if (ev->buy_norm && !ev->bought && e->type == KN_EV_CLICK && e->selector) {
+		/* the purchase action: the first click on the buy element (WebShop ends at buy) */
+		if (!ev->sel_done && kn_selector_normalise(&ev->sel_norm, e->selector) != 0)
+			ev->sel_norm = NULL;
+		ev->sel_done = 1;
+		ev->bought = ev->sel_norm && strcmp(ev->sel_norm, ev->buy_norm) == 0;
 	}
 	free(ev->sel_norm);
 	ev->sel_norm = NULL;
@@ -458,6 +515,7 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	double s = 0;
 	int rc = text ? score_text(ev, st, &ev->task->keynodes[i], text, 1, &s, err) : 0;
+	st->final = rc ? 0 : s; /* the page as read at the end */
 	if (rc)
 		return rc;
 	if (s > st->pub.score) {
@@ -478,15 +536,74 @@ const char *kn_eval_page_read(const kn_eval *ev, size_t i, const char **error)
 	return i < ev->n ? ev->nodes[i].read : NULL;
 }
 
+/* A functional check's score on the final state (webarena semantics). */
+static double final_score(const kn_eval *ev, size_t i)
+{
+	const kn_keynode *kn = &ev->task->keynodes[i];
+	if (kn->target == KN_TARGET_URL && kn->matcher == KN_MATCH_GOLD_IN_PRED)
+		return ev->cur.url ? kn_func_gold_in_pred_sem(kn->expect, ev->cur.url, ev->sem) : 0;
+	if (kn->target == KN_TARGET_ANSWER || kn->target == KN_TARGET_CACHE_DATA ||
+	    kn->target == KN_TARGET_PAGE)
+		return ev->nodes[i].final;
+	return ev->nodes[i].pub.score; /* other URL checks: as latched */
+}
+
 int kn_eval_functional(const kn_eval *ev)
 {
 	int any = ev->task->n_unmapped > 0, ok = ev->task->n_unmapped == 0;
 	for (size_t i = 0; i < ev->n; i++)
 		if (ev->task->keynodes[i].functional) {
 			any = 1;
-			ok &= ev->nodes[i].pub.score >= 1.0;
+			ok &= (ev->sem == KN_FUNC_SEM_WEBARENA ? final_score(ev, i) : ev->nodes[i].pub.score) >=
+			      1.0;
 		}
 	return any ? ok : -1;
+}
+
+int kn_eval_purchase_wanted(const kn_eval *ev)
+{
+	const kn_purchase *p = ev->task->purchase;
+	return p && !ev->purchase_read && (!p->buy || ev->bought);
+}
+
+int kn_eval_purchase_bought(const kn_eval *ev)
+{
+	return ev->bought && !ev->purchase_read;
+}
+
+int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err)
+{
+	const kn_purchase *p = ev->task->purchase;
+	if (!p)
+		return kn_err_set(err, KN_EINVAL, "the task has no purchase");
+	if (!kn_eval_purchase_wanted(ev))
+		return 0; /* the first read counts; none without the purchase action */
+	void *h = NULL;
+	kn_purchase_read rd;
+	if (!json || kn_purchase_read_parse(&h, &rd, json) != 0) {
+		free(ev->purchase_error);
+		ev->purchase_error = strdup(error ? error : "the purchase read gave no JSON object");
+		return 0;
+	}
+	kn_purchase_reward(p, &rd, &ev->reward);
+	kn_purchase_read_free(h);
+	ev->purchase_read = 1;
+	return 0;
+}
+
+double kn_eval_reward(const kn_eval *ev)
+{
+	return ev->task->purchase ? (ev->purchase_read ? ev->reward.reward : 0) : -1;
+}
+
+int kn_eval_func_sem(const kn_eval *ev)
+{
+	return (int)ev->sem;
+}
+
+const char *kn_eval_url(const kn_eval *ev)
+{
+	return ev->cur.url;
 }
 
 void kn_eval_set_error(kn_eval *ev)
@@ -597,6 +714,18 @@ int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f)
 	int fn = kn_eval_functional(ev);
 	if (fn >= 0)
 		json_object_set_new(j, "functional", json_boolean(fn));
+	if (fn >= 0 && ev->sem == KN_FUNC_SEM_WEBARENA)
+		json_object_set_new(j, "functional_semantics", json_string("webarena"));
+	if (ev->task->purchase) {
+		kn_reward none;
+		kn_purchase_reward(NULL, NULL, &none);
+		json_object_set_new(j, "reward", json_real(kn_eval_reward(ev)));
+		json_object_set_new(j, "reward_parts",
+		                    kn_reward_json(ev->purchase_read ? &ev->reward : &none,
+		                                   ev->task->purchase, ev->purchase_read));
+		if (ev->purchase_error && !ev->purchase_read)
+			json_object_set_new(j, "reward_error", json_string(ev->purchase_error));
+	}
 	if (ev->task->n_unmapped) {
 		json_t *u = json_array();
 		for (size_t i = 0; u && i < ev->task->n_unmapped; i++)
@@ -632,6 +761,12 @@ void kn_summary_add(kn_summary *s, const kn_eval *ev)
 		s->n_functional_tasks++;
 		s->n_functional_ok += (size_t)fn;
 	}
+	double r = kn_eval_reward(ev);
+	if (r >= 0) {
+		s->n_reward_tasks++;
+		s->sum_reward += r;
+		s->n_reward_full += r >= 1.0;
+	}
 }
 
 void kn_summary_finish(kn_summary *s)
@@ -644,4 +779,7 @@ void kn_summary_finish(kn_summary *s)
 	s->efficiency_score = t > 0 ? s->sum_eff / t : 0;
 	s->functional_success_rate =
 		s->n_functional_tasks ? (double)s->n_functional_ok / (double)s->n_functional_tasks : 0;
+	double nr = (double)s->n_reward_tasks;
+	s->task_score = nr > 0 ? 100.0 * s->sum_reward / nr : 0;
+	s->reward_success_rate = nr > 0 ? (double)s->n_reward_full / nr : 0;
 }

@@ -8,7 +8,6 @@
 #include "keynode/url.h"
 
 #define OR_LEN (sizeof KN_FUNC_OR - 1)
-#define MAX_QUERY_FIELDS 256 /* query fields looked at per URL */
 
 static int is_space(unsigned char c)
 {
@@ -127,32 +126,52 @@ int kn_func_must_include_all(char *const *items, size_t n, const char *pred, int
 	return 1;
 }
 
-/* A URL split as Python's urlparse does, enough for url_match: base = netloc + path, query. */
+/* A URL split as Python's urlsplit does, enough for url_match: base = netloc + path, query. */
 struct split {
 	char *base;
 	const char *query; /* points into the URL text; ends at '#' or the end */
 	size_t query_len;
 };
 
-static int split_url(struct split *sp, const char *u, size_t len)
+static int scheme_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '+' ||
+	       c == '-' || c == '.';
+}
+
+/* keynode: a scheme counts only before "://", userinfo is dropped from the host. webarena:
+ * Python's urlsplit — leading C0 controls and spaces dropped, a scheme is letters/digits/+-. up to
+ * the first ':' (starting with a letter), the netloc follows only "//", userinfo kept. */
+static int split_url(struct split *sp, const char *u, size_t len, kn_func_sem sem)
 {
 	const char *end = u + len, *p = u;
-	const char *colon = memchr(u, ':', len);
-	if (colon && colon + 2 < end && colon[1] == '/' && colon[2] == '/') {
-		int scheme_ok = colon > u;
-		for (const char *c = u; c < colon; c++)
-			if (!(is_word((unsigned char)*c) && (unsigned char)*c < 0x80) && *c != '+' &&
-			    *c != '-' && *c != '.')
-				scheme_ok = 0;
-		if (scheme_ok)
-			p = colon + 3;
+	if (sem == KN_FUNC_SEM_WEBARENA) {
+		while (p < end && (unsigned char)*p <= 0x20)
+			p++;
+		const char *colon = memchr(p, ':', (size_t)(end - p));
+		int ok = colon && colon > p && ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'));
+		for (const char *c = p; ok && c < colon; c++)
+			ok = scheme_char(*c);
+		if (ok)
+			p = colon + 1;
+		if (end - p >= 2 && p[0] == '/' && p[1] == '/')
+			p += 2; /* else no netloc: the path starts here */
+	} else {
+		const char *colon = memchr(u, ':', len);
+		if (colon && colon + 2 < end && colon[1] == '/' && colon[2] == '/') {
+			int scheme_ok = colon > u;
+			for (const char *c = u; c < colon; c++)
+				scheme_ok &= scheme_char(*c);
+			if (scheme_ok)
+				p = colon + 3;
+		}
 	}
 	const char *net = p;
 	const char *hash = memchr(p, '#', (size_t)(end - p));
 	const char *stop = hash ? hash : end;
 	const char *q = memchr(p, '?', (size_t)(stop - p));
 	const char *base_end = q ? q : stop;
-	if (p != u) { /* drop userinfo from the netloc, as a host comparison wants */
+	if (sem != KN_FUNC_SEM_WEBARENA && p != u) { /* drop userinfo from the host */
 		const char *slash = net;
 		while (slash < base_end && *slash != '/')
 			slash++;
@@ -176,29 +195,51 @@ struct field {
 	char *k, *v;
 };
 
-/* parse_qs: '&' separated, split at the first '=', decoded with '+' as space, blanks skipped. */
-static size_t parse_query(struct field *f, size_t cap, size_t n, const char *q, size_t len)
+struct fields {
+	struct field *f;
+	size_t n, cap;
+};
+
+static void fields_free(struct fields *fs)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		free(fs->f[i].k), free(fs->f[i].v);
+	free(fs->f);
+}
+
+/* parse_qs: '&' separated, split at the first '=', decoded with '+' as space, blanks skipped;
+ * no limit on the number of fields. */
+static int parse_query(struct fields *fs, const char *q, size_t len)
 {
 	const char *end = q + len;
-	while (q < end && n < cap) {
+	while (q < end) {
 		const char *amp = memchr(q, '&', (size_t)(end - q));
 		const char *fe = amp ? amp : end;
 		const char *eq = memchr(q, '=', (size_t)(fe - q));
 		if (eq && eq + 1 < fe) {
+			if (fs->n == fs->cap) {
+				size_t nc = fs->cap ? fs->cap * 2 : 8;
+				struct field *nf = realloc(fs->f, nc * sizeof *nf);
+				if (!nf)
+					return KN_ENOMEM;
+				fs->f = nf;
+				fs->cap = nc;
+			}
 			char *k = NULL, *v = NULL;
 			if (kn_url_unquote(&k, q, (size_t)(eq - q), 1) == 0 &&
 			    kn_url_unquote(&v, eq + 1, (size_t)(fe - eq - 1), 1) == 0) {
-				f[n].k = k;
-				f[n].v = v;
-				n++;
+				fs->f[fs->n].k = k;
+				fs->f[fs->n].v = v;
+				fs->n++;
 			} else {
 				free(k);
 				free(v);
+				return KN_ENOMEM;
 			}
 		}
 		q = amp ? amp + 1 : end;
 	}
-	return n;
+	return 0;
 }
 
 static size_t rstrip_slash(const char *s, size_t len)
@@ -210,52 +251,53 @@ static size_t rstrip_slash(const char *s, size_t len)
 
 int kn_func_gold_in_pred(const char *refs, const char *url)
 {
+	return kn_func_gold_in_pred_sem(refs, url, KN_FUNC_SEM_KEYNODE);
+}
+
+int kn_func_gold_in_pred_sem(const char *refs, const char *url, kn_func_sem sem)
+{
 	if (!refs || !url)
 		return 0;
-	struct field *rf = calloc(MAX_QUERY_FIELDS, sizeof *rf);
-	struct field *pf = calloc(MAX_QUERY_FIELDS, sizeof *pf);
+	struct fields rf = {0}, pf = {0};
 	struct split ps = {0};
-	size_t nr = 0, np = 0;
 	int base_ok = 0, ok = 0;
-	if (!rf || !pf || split_url(&ps, url, rstrip_slash(url, strlen(url))) != 0)
+	if (split_url(&ps, url, rstrip_slash(url, strlen(url)), sem) != 0 ||
+	    parse_query(&pf, ps.query, ps.query_len) != 0)
 		goto done;
-	np = parse_query(pf, MAX_QUERY_FIELDS, 0, ps.query, ps.query_len);
 	for (const char *b = refs;;) {
 		const char *e = strstr(b, KN_FUNC_OR);
 		size_t len = e ? (size_t)(e - b) : strlen(b);
 		struct split rs = {0};
-		if (split_url(&rs, b, rstrip_slash(b, len)) != 0)
+		if (split_url(&rs, b, rstrip_slash(b, len), sem) != 0)
 			goto done;
 		base_ok |= strstr(ps.base, rs.base) != NULL;
-		nr = parse_query(rf, MAX_QUERY_FIELDS, nr, rs.query, rs.query_len);
+		int rc = parse_query(&rf, rs.query, rs.query_len);
 		free(rs.base);
+		if (rc)
+			goto done;
 		if (!e)
 			break;
 		b = e + OR_LEN;
 	}
 	ok = base_ok;
-	for (size_t i = 0; ok && i < nr; i++) {
+	for (size_t i = 0; ok && i < rf.n; i++) {
 		int first = 1; /* each key once: the values of all references pool */
 		for (size_t j = 0; j < i && first; j++)
-			first = strcmp(rf[j].k, rf[i].k) != 0;
+			first = strcmp(rf.f[j].k, rf.f[i].k) != 0;
 		if (!first)
 			continue;
 		int any = 0;
-		for (size_t j = i; j < nr && !any; j++) {
-			if (strcmp(rf[j].k, rf[i].k) != 0)
+		for (size_t j = i; j < rf.n && !any; j++) {
+			if (strcmp(rf.f[j].k, rf.f[i].k) != 0)
 				continue;
-			for (size_t x = 0; x < np && !any; x++)
-				any = strcmp(pf[x].k, rf[i].k) == 0 && strcmp(pf[x].v, rf[j].v) == 0;
+			for (size_t x = 0; x < pf.n && !any; x++)
+				any = strcmp(pf.f[x].k, rf.f[i].k) == 0 && strcmp(pf.f[x].v, rf.f[j].v) == 0;
 		}
 		ok = any;
 	}
 done:
-	for (size_t i = 0; rf && i < nr; i++)
-		free(rf[i].k), free(rf[i].v);
-	for (size_t i = 0; pf && i < np; i++)
-		free(pf[i].k), free(pf[i].v);
-	free(rf);
-	free(pf);
+	fields_free(&rf);
+	fields_free(&pf);
 	free(ps.base);
 	return ok;
 }

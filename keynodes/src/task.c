@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "keynode/match.h"
+#include "keynode/purchase.h"
 #include "keynode/task.h"
 
 static const char *const target_names[] = {"url", "element_path", "element_value", "answer",
@@ -208,6 +209,10 @@ void kn_task_clear(kn_task *t)
 	for (size_t i = 0; i < t->n_unmapped; i++)
 		free(t->unmapped[i]);
 	free(t->unmapped);
+	for (size_t i = 0; i < t->n_more_start_urls; i++)
+		free(t->more_start_urls[i]);
+	free(t->more_start_urls);
+	kn_purchase_free(t->purchase);
 	memset(t, 0, sizeof *t);
 }
 

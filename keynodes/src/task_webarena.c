@@ -1,10 +1,14 @@
 /* task_webarena.c — imports WebArena task configs (one config object, or a JSON array of them:
  * {task_id, intent, start_url, eval: {eval_types, reference_answers, reference_url, url_note,
  * program_html}}) as keynode tasks whose key nodes are functional checks (functional.h).
- * __NAME__ placeholders in URLs resolve from kn_load_opts.sites. What keynode cannot map — a
- * `func:` Python locator, an unknown eval type, a placeholder without a site — is added to the
- * task's `unmapped` list with a short reason, never dropped silently. A malformed document is an
- * error naming its JSON path. */
+ * __NAME__ placeholders in URLs resolve from kn_load_opts.sites. Imported tasks follow the
+ * `webarena` functional semantics (functional.h): page locators are wrapped so that prep_actions
+ * run first, a throwing locator reads "", and the value read is Python's str() of it;
+ * reddit_get_post_url('__last_url__') becomes a page check of the rewritten last URL; " |AND| "
+ * start pages become one tab each. What keynode cannot map — another `func:` Python helper (site
+ * API calls), an unknown eval type, a placeholder without a site — is added to the task's
+ * `unmapped` list with its reason, never dropped silently. A malformed document is an error naming
+ * its JSON path. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "keynode/functional.h"
 #include "keynode/task.h"
 
 #define WA_MAX_TASKS 100000
@@ -248,6 +253,65 @@ static int map_url_match(struct wa *w, kn_task *t, size_t *cap, json_t *ev, cons
 	return prepare(w, kn, at2);
 }
 
+/* Why a WebArena Python helper cannot run in keynode. */
+static const char *helper_reason(const char *f)
+{
+	if (strstr(f, "shopping_get_latest_order_url") || strstr(f, "shopping_get_sku_latest_review"))
+		return "calls the shop's Magento REST API with an admin token; keynode does not call site "
+		       "APIs";
+	if (strstr(f, "gitlab_get_project_memeber_role"))
+		return "reads GitLab's project members page with a Python helper of its own";
+	return "is a Python helper keynode cannot run";
+}
+
+/* Python's str() of a JavaScript value as Playwright hands it to Python: None, True/False, int or
+ * float repr, repr() of strings inside lists and dicts. */
+static const char py_str_js[] =
+	"const q = s => { const d = s.includes(\"'\") && !s.includes('\"') ? '\"' : \"'\"; let r = d;"
+	" for (const ch of s) { const c = ch.codePointAt(0),"
+	" h = (n, w) => n.toString(16).padStart(w, '0');"
+	" if (ch === d || ch === '\\\\') r += '\\\\' + ch; else if (ch === '\\n') r += '\\\\n';"
+	" else if (ch === '\\r') r += '\\\\r'; else if (ch === '\\t') r += '\\\\t';"
+	" else if (c < 0x20 || (c >= 0x7f && c < 0xa0)) r += '\\\\x' + h(c, 2);"
+	" else if (c > 0x7f && /[\\p{C}\\p{Z}]/u.test(ch)) r += c < 0x100 ? '\\\\x' + h(c, 2) :"
+	" c < 0x10000 ? '\\\\u' + h(c, 4) : '\\\\U' + h(c, 8); else r += ch; } return r + d; };"
+	" const py = (v, top) => { if (v === null || v === undefined || typeof v === 'function' ||"
+	" typeof v === 'symbol') return 'None'; if (v === true) return 'True'; if (v === false)"
+	" return 'False'; if (typeof v === 'bigint') return v.toString(); if (typeof v === 'number') {"
+	" if (Number.isNaN(v)) return 'nan'; if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';"
+	" if (Object.is(v, -0)) return '-0.0'; if (Number.isInteger(v) && Math.abs(v) < 1e21)"
+	" return BigInt(v).toString(); const [m, e] = v.toExponential().split('e'), x = +e;"
+	" return x < -4 || x >= 16 ? m + 'e' + (x < 0 ? '-' : '+') + String(Math.abs(x)).padStart(2,"
+	" '0') : String(v); } if (typeof v === 'string') return top ? v : q(v); if (Array.isArray(v))"
+	" return '[' + v.map(x => py(x, 0)).join(', ') + ']'; return '{' + Object.keys(v).map(k =>"
+	" q(k) + ': ' + py(v[k], 0)).join(', ') + '}'; };";
+
+/* The js: locator of a program_html entry: Playwright's page.content() for an empty locator, else
+ * the prep_actions (each awaited; the first failure ends them), then the locator — "" when it
+ * throws — as Python's str(). NULL when out of memory. */
+static char *wa_locator(const char *loc, json_t *prep)
+{
+	if (!*loc)
+		return strdup("js:(() => { let r = ''; if (document.doctype) r = new XMLSerializer()"
+		              ".serializeToString(document.doctype); if (document.documentElement)"
+		              " r += document.documentElement.outerHTML; return r; })()");
+	size_t n = strlen(loc) + sizeof py_str_js + 256, i;
+	json_t *a;
+	json_array_foreach(prep, i, a)
+		if (json_is_string(a))
+			n += strlen(json_string_value(a)) + 32;
+	char *r = malloc(n);
+	if (!r)
+		return NULL;
+	size_t k = (size_t)snprintf(r, n, "js:(async () => { %s try {", py_str_js);
+	json_array_foreach(prep, i, a)
+		if (json_is_string(a))
+			k += (size_t)snprintf(r + k, n - k, " await (() => %s\n)();", json_string_value(a));
+	snprintf(r + k, n - k, " } catch (e) {} let v; try { v = await (() => %s\n)(); }"
+	         " catch (e) { return ''; } return py(v, 1); })()", loc);
+	return r;
+}
+
 static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, const char *at)
 {
 	if (!json_is_array(ph) || json_array_size(ph) == 0)
@@ -266,9 +330,23 @@ static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, c
 			continue;
 		}
 		const char *u = json_string_value(ju), *loc = json_string_value(jl);
-		if (!strncmp(u, "func:", 5) || !strncmp(loc, "func:", 5) || !strncmp(loc, "lambda", 6)) {
-			if ((rc = note(w, t, "program_html[%zu]: Python helper '%.60s' cannot run in keynode", i,
-			               !strncmp(u, "func:", 5) ? u : loc)))
+		int reddit = !strcmp(u, "func:reddit_get_post_url('__last_url__')");
+		if ((!strncmp(u, "func:", 5) && !reddit) || !strncmp(loc, "func:", 5) ||
+		    !strncmp(loc, "lambda", 6)) {
+			const char *f = !strncmp(u, "func:", 5) && !reddit ? u : loc;
+			if ((rc = note(w, t, "program_html[%zu]: '%.70s' %s", i, f, helper_reason(f))))
+				return rc;
+			continue;
+		}
+		json_t *prep = json_object_get(c, "prep_actions");
+		if (*loc && strncmp(loc, "document.", 9) != 0 && strncmp(loc, "[...document.", 13) != 0) {
+			if ((rc = note(w, t, "program_html[%zu]: locator '%.60s' is neither empty nor a "
+			               "document. expression (WebArena raises on it)", i, loc)))
+				return rc;
+			continue;
+		}
+		if (prep && !json_is_array(prep)) { /* (for an empty locator WebArena ignores them, so do we) */
+			if ((rc = note(w, t, "program_html[%zu]: prep_actions must be a list", i)))
 				return rc;
 			continue;
 		}
@@ -280,7 +358,7 @@ static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, c
 			continue;
 		}
 		char missing[80], *url = NULL;
-		if (strcmp(u, "last") != 0) {
+		if (strcmp(u, "last") != 0 && !reddit) {
 			if ((rc = resolve(w, &url, u, missing, sizeof missing)))
 				return rc;
 			if (!url) {
@@ -299,13 +377,11 @@ static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, c
 		snprintf(id, sizeof id, "page%zu", i + 1);
 		kn->target = KN_TARGET_PAGE;
 		kn->page_url = url;
+		kn->page_from_last = reddit ? KN_PAGE_REDDIT_POST : 0;
 		if (set_id(w, kn, id))
 			return KN_ENOMEM;
-		/* "" reads the whole page (WebArena: page.content()); JS expressions run as js: */
-		const char *js = *loc ? loc : "document.documentElement.outerHTML";
-		if (!(kn->locator = malloc(strlen(js) + 4)))
+		if (!(kn->locator = wa_locator(loc, prep)))
 			return oom(w);
-		sprintf(kn->locator, "js:%s", js);
 		if (ex) {
 			kn->matcher = KN_MATCH_EXACT;
 			if (!json_is_string(ex)) {
@@ -336,6 +412,45 @@ static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, c
 	return 0;
 }
 
+/* start_url: several start pages are joined by " |AND| " (WebArena opens one tab each): the first
+ * is the task's start_url, the others go to more_start_urls. */
+static int map_start_urls(struct wa *w, kn_task *t, const char *s)
+{
+	size_t cap = 0;
+	for (size_t idx = 0;; idx++) {
+		const char *and = strstr(s, " |AND| ");
+		char *one = and ? dup_prefix(s, (size_t)(and - s)) : strdup(s), missing[80], *url = NULL;
+		if (!one)
+			return oom(w);
+		int rc = resolve(w, &url, one, missing, sizeof missing);
+		free(one);
+		if (rc)
+			return rc;
+		if (!url) {
+			if ((rc = note(w, t, "start_url: no site for %s (add it to the config's sites:)",
+			               missing)))
+				return rc;
+		} else if (idx == 0) {
+			t->start_url = url;
+		} else {
+			if (t->n_more_start_urls == cap) {
+				size_t nc = cap ? cap * 2 : 4;
+				char **nu = realloc(t->more_start_urls, nc * sizeof *nu);
+				if (!nu) {
+					free(url);
+					return oom(w);
+				}
+				t->more_start_urls = nu;
+				cap = nc;
+			}
+			t->more_start_urls[t->n_more_start_urls++] = url;
+		}
+		if (!and)
+			return 0;
+		s = and + 7;
+	}
+}
+
 static int load_task(struct wa *w, kn_task *t, json_t *jt, const char *at)
 {
 	if (!json_is_object(jt))
@@ -357,22 +472,9 @@ static int load_task(struct wa *w, kn_task *t, json_t *jt, const char *at)
 	if (!(t->id = strdup(num)) || !(t->intent = strdup(json_string_value(in))))
 		return oom(w);
 	int rc;
-	if (json_is_string(su)) {
-		/* several start pages are joined by " |AND| ": the first one is the task's */
-		const char *s = json_string_value(su), *and = strstr(s, " |AND| ");
-		char *first = and ? dup_prefix(s, (size_t)(and - s)) : strdup(s), missing[80];
-		if (!first)
-			return oom(w);
-		rc = resolve(w, &t->start_url, first, missing, sizeof missing);
-		free(first);
-		if (rc)
-			return rc;
-		if (!t->start_url && (rc = note(w, t, "start_url: no site for %s (add it to the config's "
-		                                "sites:)", missing)))
-			return rc;
-		if (and && (rc = note(w, t, "start_url: only the first of several start pages is used")))
-			return rc;
-	}
+	t->func_sem = KN_FUNC_SEM_WEBARENA;
+	if (json_is_string(su) && (rc = map_start_urls(w, t, json_string_value(su))))
+		return rc;
 	json_t *types = json_object_get(ev, "eval_types");
 	if (!json_is_array(types))
 		return kn_err_set(w->err, KN_EINVAL, "%s: %s.eval.eval_types: expected a list", w->name, at);

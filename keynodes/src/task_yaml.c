@@ -19,6 +19,7 @@
 #include <yaml.h>
 
 #include "keynode/error.h"
+#include "keynode/purchase.h"
 #include "keynode/task.h"
 
 #if defined(__GNUC__)
@@ -1362,9 +1363,160 @@ static int parse_steps(loader *l, size_t ti)
 	}
 }
 
-enum { TK_ID, TK_INTENT, TK_START_URL, TK_REFLEN, TK_ANSWER, TK_KEYNODES, TK_STEPS, N_TK };
+/* ---- purchase: (purchase.h) ---- */
+
+static const char *const purchase_keys[] = { "type", "attributes", "options", "price_max", "buy",
+                                             "read" };
+static const char *const read_keys[] = { "title", "attributes", "options", "price" };
+
+/* A list of texts (or one text) into *items. */
+static int purchase_list(loader *l, const char *what, char ***items, size_t *n)
+{
+	yev e;
+	int rc = next_event(l, &e);
+	if (rc)
+		return rc;
+	int seq = e.type == YAML_SEQUENCE_START_EVENT;
+	for (;;) {
+		if (seq && (rc = next_event(l, &e)) != 0)
+			return rc;
+		if (seq && e.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if (*n >= 100)
+			return fail(l, KN_ELIMIT, e.at, "'%s' has more than 100 entries", what);
+		char **ni = realloc(*items, (*n + 1) * sizeof *ni);
+		if (!ni)
+			return oom(l);
+		*items = ni;
+		if ((rc = take_text(l, &e, what, 0, &ni[*n])) != 0)
+			return rc;
+		(*n)++;
+		if (!seq)
+			return 0;
+	}
+}
+
+/* options: {field: value, …} */
+static int purchase_options(loader *l, kn_purchase *p)
+{
+	yev e, k;
+	int rc = next_event(l, &e), end;
+	if (rc)
+		return rc;
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return fail(l, KN_EINVAL, e.at, "'options' must be a mapping of option name to value, "
+		            "such as { color: blue, size: \"9\" }; found %s", found(l, &e));
+	for (;;) {
+		if ((rc = read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			return 0;
+		if (p->n_options >= 100)
+			return fail(l, KN_ELIMIT, k.at, "'options' has more than 100 entries");
+		kn_purchase_option *no = realloc(p->options, (p->n_options + 1) * sizeof *no);
+		if (!no)
+			return oom(l);
+		p->options = no;
+		no = &no[p->n_options];
+		memset(no, 0, sizeof *no);
+		p->n_options++;
+		if (!(no->field = dupn(k.val, k.len)))
+			return oom(l);
+		if ((rc = read_text(l, "options value", 0, &no->value, NULL)) != 0)
+			return rc;
+	}
+}
+
+/* read: {title, attributes, options, price} — CSS selectors. */
+static int purchase_read(loader *l, kn_purchase *p)
+{
+	yev e, k;
+	int rc = next_event(l, &e), end;
+	char c[72];
+	if (rc)
+		return rc;
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return fail(l, KN_EINVAL, e.at, "'read' must be a mapping of title, attributes, options "
+		            "and price to CSS selectors; found %s", found(l, &e));
+	for (;;) {
+		if ((rc = read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			return 0;
+		int w = lookup(read_keys, 4, k.val, k.len);
+		char **slot = w == 0 ? &p->read_title : w == 1 ? &p->read_attributes
+		              : w == 2 ? &p->read_options : w == 3 ? &p->read_price : NULL;
+		if (!slot)
+			return fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'read' (expected title, "
+			            "attributes, options or price)", clip(c, sizeof c, k.val));
+		if (*slot)
+			return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", read_keys[w]);
+		if ((rc = read_text(l, read_keys[w], 0, slot, NULL)) != 0)
+			return rc;
+	}
+}
+
+/* A task's purchase: mapping (keynodes/README.md "Purchase reward"). */
+static int parse_purchase(loader *l, kn_task *t)
+{
+	yev e, k;
+	int rc = next_event(l, &e), end;
+	unsigned seen = 0;
+	char c[72];
+	if (rc)
+		return rc;
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return fail(l, KN_EINVAL, e.at, "'purchase' must be a mapping (type, attributes, options, "
+		            "price_max, buy, read); found %s", found(l, &e));
+	if (!(t->purchase = calloc(1, sizeof *t->purchase)))
+		return oom(l);
+	kn_purchase *p = t->purchase;
+	for (;;) {
+		if ((rc = read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			break;
+		int w = lookup(purchase_keys, 6, k.val, k.len);
+		if (w < 0)
+			return fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'purchase' (expected type, "
+			            "attributes, options, price_max, buy or read)", clip(c, sizeof c, k.val));
+		if (seen & (1u << w))
+			return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", purchase_keys[w]);
+		seen |= 1u << w;
+		if (w == 0)
+			rc = read_text(l, "type", 0, &p->type, NULL);
+		else if (w == 1)
+			rc = purchase_list(l, "attributes", &p->attributes, &p->n_attributes);
+		else if (w == 2)
+			rc = purchase_options(l, p);
+		else if (w == 4)
+			rc = read_text(l, "buy", 0, &p->buy, NULL);
+		else if (w == 5)
+			rc = purchase_read(l, p);
+		else {
+			yev v;
+			if ((rc = next_event(l, &v)) != 0)
+				return rc;
+			char *endp = NULL;
+			double d = v.type == YAML_SCALAR_EVENT && (v.kind == SK_INT || v.kind == SK_FLOAT)
+			                   ? strtod(v.val, &endp) : -1;
+			if (d <= 0 || !(d < 1e12))
+				return fail(l, KN_EINVAL, v.at, "'price_max' must be a positive number, found %s",
+				            found(l, &v));
+			p->price_max = d;
+		}
+		if (rc)
+			return rc;
+	}
+	if (!p->type)
+		return fail(l, KN_EINVAL, e.at, "'purchase' needs 'type' (the product type asked for)");
+	return 0;
+}
+
+enum { TK_ID, TK_INTENT, TK_START_URL, TK_REFLEN, TK_ANSWER, TK_KEYNODES, TK_STEPS, TK_PURCHASE,
+       N_TK };
 static const char *const task_keys[N_TK] = { "id", "intent", "start_url", "reference_length",
-                                             "answer", "key_nodes", "steps" };
+                                             "answer", "key_nodes", "steps", "purchase" };
 
 /* One task mapping whose start event was at `at`. first, when not NULL, is its first key, already
  * read (a single task at the top level). */
@@ -1398,7 +1550,7 @@ static int parse_task(loader *l, pos at, const yev *first)
 		if (w < 0)
 			return fail(l, KN_EINVAL, k.at,
 			            "unknown key '%s' (expected id, intent, start_url, reference_length, "
-			            "answer, key_nodes or steps)", clip(c, sizeof c, k.val));
+			            "answer, key_nodes, steps or purchase)", clip(c, sizeof c, k.val));
 		if (seen & (1u << w))
 			return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", task_keys[w]);
 		seen |= 1u << w;
@@ -1439,6 +1591,9 @@ static int parse_task(loader *l, pos at, const yev *first)
 		}
 		case TK_KEYNODES:
 			rc = parse_keynodes(l, ti);
+			break;
+		case TK_PURCHASE:
+			rc = parse_purchase(l, t);
 			break;
 		default:
 			rc = parse_steps(l, ti);

@@ -16,8 +16,9 @@ static const char help[] =
 	"\n"
 	"Load WebArena task configs (a JSON list of {task_id, intent, start_url, eval}, or one such\n"
 	"object; native YAML and Mind2Web-Live files load too) and print, as JSON, every task with the\n"
-	"key nodes its checks became and the parts that could not be mapped (a func: Python helper,\n"
-	"an unknown eval type, a __SITE__ placeholder with no site).\n"
+	"key nodes its checks became and the parts that could not be mapped, with the reason (a func:\n"
+	"Python helper calling a site API, an unknown eval type, a __SITE__ placeholder with no site);\n"
+	"`fully_mapped` counts the tasks with nothing unmapped.\n"
 	"\n"
 	"  --config FILE      keynode.yaml: its sites: {SHOPPING: \"http://…\"} resolve __SHOPPING__\n"
 	"  --site NAME=URL    one more placeholder (overrides the config's)\n"
@@ -56,15 +57,24 @@ static json_t *task_json(const kn_task *t)
 		                      "target", kn_target_name(k->target), "matcher",
 		                      kn_matcher_name(k->matcher), "expect", k->expect);
 		if (o && k->target == KN_TARGET_PAGE) {
-			json_object_set_new(o, "url", json_string(k->page_url ? k->page_url : "last"));
+			json_object_set_new(o, "url", json_string(k->page_url ? k->page_url
+			                                          : k->page_from_last ? "reddit_post_of_last"
+			                                                              : "last"));
 			json_object_set_new(o, "locator", json_string(k->locator));
 		}
 		json_array_append_new(nodes, o);
 	}
 	for (size_t i = 0; i < t->n_unmapped; i++)
 		json_array_append_new(un, json_string(t->unmapped[i]));
-	return json_pack("{s:s, s:s, s:s?, s:o, s:o}", "task", t->id, "intent", t->intent,
-	                 "start_url", t->start_url, "key_nodes", nodes, "unmapped", un);
+	json_t *r = json_pack("{s:s, s:s, s:s?, s:o, s:o}", "task", t->id, "intent", t->intent,
+	                      "start_url", t->start_url, "key_nodes", nodes, "unmapped", un);
+	if (r && t->n_more_start_urls) { /* WebArena " |AND| ": one more tab each */
+		json_t *more = json_array();
+		for (size_t i = 0; i < t->n_more_start_urls; i++)
+			json_array_append_new(more, json_string(t->more_start_urls[i]));
+		json_object_set_new(r, "more_start_urls", more);
+	}
+	return r;
 }
 
 int kn_cmd_import(int argc, char **argv)
@@ -129,16 +139,18 @@ int kn_cmd_import(int argc, char **argv)
 		goto done;
 	}
 	json_t *tasks = json_array();
-	size_t unmapped = 0, nodes = 0;
+	size_t unmapped = 0, nodes = 0, full = 0;
 	for (size_t i = 0; i < set->n_tasks; i++) {
 		json_array_append_new(tasks, task_json(&set->tasks[i]));
 		unmapped += set->tasks[i].n_unmapped;
+		full += set->tasks[i].n_unmapped == 0;
 		nodes += set->tasks[i].n_keynodes;
 	}
 	static const char *const formats[] = {"yaml", "mind2web", "webarena"};
-	json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:o}", "source", argv[optind], "format",
-	                      formats[set->format], "tasks", (json_int_t)set->n_tasks, "key_nodes",
-	                      (json_int_t)nodes, "unmapped", (json_int_t)unmapped, "results", tasks);
+	json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:o}", "source", argv[optind], "format",
+	                      formats[set->format], "tasks", (json_int_t)set->n_tasks,
+	                      "fully_mapped", (json_int_t)full, "key_nodes", (json_int_t)nodes,
+	                      "unmapped", (json_int_t)unmapped, "results", tasks);
 	if (!j || json_dumpf(j, stdout, JSON_INDENT(1)) != 0) {
 		fprintf(stderr, "keynode import: cannot write the report\n");
 		rc = KN_EXIT_FAIL;

@@ -35,7 +35,9 @@ static const char help[] =
 	"summary keys: key_node_completion_rate, average_step_score_rate, task_success_rate,\n"
 	"task_near_success_rate, efficiency_score, tasks (over the runs scored), and\n"
 	"functional_success_rate over the functional_tasks runs whose task has functional checks\n"
-	"(WebArena-style answer/url/page checks; 0 when none). With --semantic llm the\n"
+	"(WebArena-style answer/url/page checks; 0 when none); with purchase tasks, task_score\n"
+	"(100 x mean reward) and reward_success_rate (reward 1) over reward_tasks (offline, nothing\n"
+	"bought can be read: a purchase scores 0 here; `watch` reads it live). With --semantic llm the\n"
 	"table ends with the LLM usage (judgements, cache hits, requests, tokens, cost) and --json has\n"
 	"it as \"semantic\": {...}.\n"
 	"exit: 0 every run scored, 1 a run could not be scored (bad trajectory, unknown task, a semantic\n"
@@ -273,10 +275,15 @@ int kn_cmd_score(int argc, char **argv)
 		printf("],\n\"summary\": {\"tasks\": %zu, \"key_node_completion_rate\": %.17g, "
 		       "\"average_step_score_rate\": %.17g, \"task_success_rate\": %.17g, "
 		       "\"task_near_success_rate\": %.17g, \"efficiency_score\": %.17g, "
-		       "\"functional_success_rate\": %.17g, \"functional_tasks\": %zu}",
+		       "\"functional_success_rate\": %.17g, \"functional_tasks\": %zu",
 		       sum.tasks, sum.key_node_completion_rate, sum.average_step_score_rate,
 		       sum.task_success_rate, sum.task_near_success_rate, sum.efficiency_score,
 		       sum.functional_success_rate, sum.n_functional_tasks);
+		if (sum.n_reward_tasks) /* purchase rewards (purchase.h) */
+			printf(", \"task_score\": %.17g, \"reward_success_rate\": %.17g, "
+			       "\"reward_tasks\": %zu", sum.task_score, sum.reward_success_rate,
+			       sum.n_reward_tasks);
+		fputs("}", stdout);
 		if (so.client) {
 			fputs(",\n\"semantic\": ", stdout);
 			kn_cli_semantic_json(&so, stdout, sum.sum_reached);
@@ -292,6 +299,10 @@ int kn_cmd_score(int argc, char **argv)
 		       sum.key_node_completion_rate, sum.average_step_score_rate, sum.task_success_rate,
 		       sum.task_near_success_rate, sum.efficiency_score, sum.functional_success_rate,
 		       sum.n_functional_tasks);
+		if (sum.n_reward_tasks)
+			printf("  task_score                %.2f\n  reward_success_rate       %.4f (%zu runs "
+			       "with a purchase)\n", sum.task_score, sum.reward_success_rate,
+			       sum.n_reward_tasks);
 		kn_cli_semantic_report(&so, stdout, sum.sum_reached);
 	} else {
 		kn_cli_semantic_report(&so, stderr, sum.sum_reached);

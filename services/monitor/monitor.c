@@ -55,6 +55,7 @@ struct kn_monitor {
 	kn_cdp_timer *flush_deadline;
 	const char *pending_stop_reason; /* static text */
 	kn_page_checks *checks; /* page checks run when the run ends (page_check.c) */
+	kn_page_checks *buy_read; int finish_after_buy; /* purchase read at the buy click; end waits */
 	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
 	/* ready: auto-attach answered and every tab attached until then has its recorder installed */
 	int autoattach_done, setup_pending, ready;
@@ -140,6 +141,26 @@ static struct tab *tab_by_target(kn_monitor *m, const char *target_id)
 	return NULL;
 }
 
+static void finish_run(kn_monitor *m, const char *reason);
+
+static void buy_read_done(void *ud)
+{
+	kn_monitor *m = ud;
+	if (m->finish_after_buy)
+		finish_run(m, m->pending_stop_reason);
+}
+
+/* The purchase action (keynodes/README.md "Purchase reward"): read what is bought in its tab. */
+static void buy_read_start(kn_monitor *m, const char *tab)
+{
+	for (struct tab *t = m->tabs; t && tab && m->cdp; t = t->next)
+		if (strcmp(t->id, tab) == 0 &&
+		    kn_page_checks_start_purchase(&m->buy_read, m->cdp, m->eval,
+		                                  &(kn_page_last){t->session, t->target_id}, buy_read_done,
+		                                  m) != 0)
+			mlog("error", "msg=\"cannot read the purchase\"");
+}
+
 /* The pipeline: every event gets its time, goes to the trajectory, the evaluator, the person. */
 static void emit(kn_monitor *m, kn_event *ev)
 {
@@ -160,6 +181,8 @@ static void emit(kn_monitor *m, kn_event *ev)
 	int rises = kn_eval_feed(m->eval, ev, &err);
 	if (rises < 0)
 		mlog("warn", "msg=\"evaluation failed\" detail=\"%s\"", err.msg);
+	if (ev->type == KN_EV_CLICK && !m->buy_read && kn_eval_purchase_bought(m->eval))
+		buy_read_start(m, ev->tab);
 	FILE *p = m->o.progress;
 	if (p) {
 		int step = kn_eval_steps(m->eval) > before;
@@ -621,6 +644,7 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 	kn_monitor *m = ud;
 	m->cdp = NULL;
 	kn_page_checks_disconnect(m->checks);
+	kn_page_checks_disconnect(m->buy_read);
 	if (m->end_reason)
 		return;
 	mlog("error", "msg=\"%s\"", reason);
@@ -676,6 +700,10 @@ static void finish_run(kn_monitor *m, const char *reason)
 {
 	if (m->end_reason || m->checks)
 		return;
+	if (kn_page_checks_running(m->buy_read)) { /* the purchase read first */
+		m->pending_stop_reason = reason, m->finish_after_buy = 1;
+		return;
+	}
 	if (m->cdp && kn_page_checks_needed(m->o.task)) {
 		struct tab *t = m->tabs;
 		for (struct tab *x = m->tabs; x; x = x->next)
@@ -799,6 +827,7 @@ void kn_monitor_free(kn_monitor *m)
 		kn_cdp_close(c); /* on_close sees end_reason set and does nothing more */
 	}
 	kn_page_checks_free(m->checks); /* its pending replies failed with the connection */
+	kn_page_checks_free(m->buy_read);
 	while (m->tabs) {
 		struct tab *t = m->tabs;
 		m->tabs = t->next;

@@ -1,15 +1,19 @@
 /* page_check.c — reads what a task's page checks look at from the live browser when a run ends
+ * (and, for a task with `purchase:`, what was bought: purchase.h, read on the agent's page)
  * (keynodes/README.md "Functional checks"). One check at a time, as a chain of CDP replies: for
  * `url: last`, a fresh isolated world in the agent's tab (the page's own scripts never see us);
  * for a URL, a background tab of our own (Target.createTarget), navigated, read in an isolated
- * world once loaded, then closed — the agent's tabs are never touched. The text read (or why
- * nothing could be read) goes to the evaluator with kn_eval_page_result. */
+ * world once loaded, then closed — the agent's tabs are never touched (WebArena's
+ * reddit_get_post_url('__last_url__') opens the rewritten agent's last URL that way). The text
+ * read (or why nothing could be read) goes to the evaluator with kn_eval_page_result. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
+#include "keynode/functional.h"
+#include "keynode/purchase.h"
 #include "page_check.h"
 
 #define PAGE_LOAD_WAIT_MS 10000
@@ -23,6 +27,8 @@ struct kn_page_checks {
 	size_t i;            /* the node being checked */
 	char *session;       /* session of our own tab, or the agent's for `last` */
 	char *target;        /* our tab's target id, NULL for `last` */
+	char *url;           /* the URL our tab opens */
+	int purchase;        /* the purchase read (after the key nodes, i == n_keynodes) is running */
 	int running;
 	void (*done)(void *ud);
 	void *ud;
@@ -38,8 +44,17 @@ static void next_check(kn_page_checks *pc);
 
 static void record(kn_page_checks *pc, const char *text, const char *error)
 {
-	const kn_keynode *kn = &pc->task->keynodes[pc->i];
 	kn_err err = {0};
+	if (pc->purchase) { /* the purchase read ends the chain */
+		if (kn_eval_purchase_result(pc->ev, text, error, &err) != 0 || !text)
+			pc_log("warn", "purchase", "purchase not read", text ? err.msg : error);
+		free(pc->session);
+		pc->session = NULL;
+		pc->i++;
+		next_check(pc);
+		return;
+	}
+	const kn_keynode *kn = &pc->task->keynodes[pc->i];
 	if (kn_eval_page_result(pc->ev, pc->i, text, error, &err) != 0)
 		pc_log("warn", kn->id, "page check not scored", err.msg);
 	if (!text)
@@ -49,16 +64,16 @@ static void record(kn_page_checks *pc, const char *text, const char *error)
 		            NULL, NULL);
 	free(pc->target);
 	free(pc->session);
-	pc->target = pc->session = NULL;
+	free(pc->url);
+	pc->target = pc->session = pc->url = NULL;
 	pc->i++;
 	next_check(pc);
 }
 
 /* The script that waits for the document to load, then reads the locator: a CSS selector's
  * element text, or a "js:" expression's value as a string. Returns {text} or {error}. */
-static char *build_script(const kn_keynode *kn)
+static char *build_script(const char *loc)
 {
-	const char *loc = kn->locator;
 	int js = strncmp(loc, "js:", 3) == 0;
 	json_t *s = js ? NULL : json_string(loc);
 	char *lit = js ? strdup(loc + 3) : s ? json_dumps(s, JSON_ENCODE_ANY) : NULL;
@@ -128,7 +143,17 @@ static void on_world(void *ud, kn_cdp *c, json_t *result, const char *error)
 	if (error)
 		{ record(pc, NULL, error); return; }
 	json_t *ctx = json_object_get(result, "executionContextId");
-	char *script = build_script(&pc->task->keynodes[pc->i]);
+	char *script = NULL, *loc = NULL;
+	if (pc->purchase) { /* purchase.h: the page's title, attributes, options and price */
+		if (kn_purchase_script(&loc, pc->task->purchase) == 0 && (script = malloc(strlen(loc) + 4)))
+			sprintf(script, "js:%s", loc);
+		free(loc);
+		loc = script;
+		script = loc ? build_script(loc) : NULL;
+		free(loc);
+	} else {
+		script = build_script(pc->task->keynodes[pc->i].locator);
+	}
 	if (!json_is_integer(ctx) || !script) {
 		free(script);
 		{ record(pc, NULL, !script ? "out of memory" : "no isolated world"); return; }
@@ -175,8 +200,7 @@ static void on_attached(void *ud, kn_cdp *c, json_t *result, const char *error)
 	const char *sid = json_string_value(json_object_get(result, "sessionId"));
 	if (!sid || !(pc->session = strdup(sid)))
 		{ record(pc, NULL, "no session for the check's tab"); return; }
-	const kn_keynode *kn = &pc->task->keynodes[pc->i];
-	if (kn_cdp_send(c, pc->session, "Page.navigate", json_pack("{s:s}", "url", kn->page_url),
+	if (kn_cdp_send(c, pc->session, "Page.navigate", json_pack("{s:s}", "url", pc->url),
 	                on_navigated, pc) < 0)
 		record(pc, NULL, "cannot send Page.navigate");
 }
@@ -199,6 +223,16 @@ static void next_check(kn_page_checks *pc)
 {
 	while (pc->i < pc->task->n_keynodes && pc->task->keynodes[pc->i].target != KN_TARGET_PAGE)
 		pc->i++;
+	if (pc->i == pc->task->n_keynodes && !pc->purchase && kn_eval_purchase_wanted(pc->ev)) {
+		/* the purchase: read on the agent's page */
+		pc->purchase = 1;
+		if (!pc->cdp)
+			{ record(pc, NULL, "browser disconnected"); return; }
+		if (!pc->last_session || !pc->last_frame || !(pc->session = strdup(pc->last_session)))
+			{ record(pc, NULL, "no page of the agent to read"); return; }
+		make_world(pc, pc->last_frame);
+		return;
+	}
 	if (pc->i >= pc->task->n_keynodes) {
 		if (pc->running) {
 			pc->running = 0;
@@ -209,7 +243,17 @@ static void next_check(kn_page_checks *pc)
 	const kn_keynode *kn = &pc->task->keynodes[pc->i];
 	if (!pc->cdp)
 		{ record(pc, NULL, "browser disconnected"); return; }
-	if (!kn->page_url) {
+	if (kn->page_from_last == KN_PAGE_REDDIT_POST) { /* WebArena's reddit_get_post_url(last) */
+		const char *last = kn_eval_url(pc->ev);
+		if (!last)
+			{ record(pc, NULL, "no last URL to rewrite"); return; }
+		if (kn_func_reddit_post_url(&pc->url, last) != 0)
+			{ record(pc, NULL, "out of memory"); return; }
+	} else if (kn->page_url && !(pc->url = strdup(kn->page_url))) {
+		record(pc, NULL, "out of memory");
+		return;
+	}
+	if (!pc->url) {
 		if (!pc->last_session || !pc->last_frame)
 			{ record(pc, NULL, "no page of the agent to read"); return; }
 		if (!(pc->session = strdup(pc->last_session)))
@@ -224,14 +268,16 @@ static void next_check(kn_page_checks *pc)
 
 int kn_page_checks_needed(const kn_task *task)
 {
+	if (task->purchase)
+		return 1;
 	for (size_t i = 0; i < task->n_keynodes; i++)
 		if (task->keynodes[i].target == KN_TARGET_PAGE)
 			return 1;
 	return 0;
 }
 
-int kn_page_checks_start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const kn_page_last *last,
-                         void (*done)(void *ud), void *ud)
+static int start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const kn_page_last *last,
+                 void (*done)(void *ud), void *ud, int purchase_only)
 {
 	*out = NULL;
 	kn_page_checks *pc = calloc(1, sizeof *pc);
@@ -247,9 +293,23 @@ int kn_page_checks_start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const k
 		pc->last_frame = strdup(last->frame_id);
 	}
 	pc->running = 1;
+	if (purchase_only)
+		pc->i = pc->task->n_keynodes;
 	*out = pc;
 	next_check(pc);
 	return 0;
+}
+
+int kn_page_checks_start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const kn_page_last *last,
+                         void (*done)(void *ud), void *ud)
+{
+	return start(out, cdp, ev, last, done, ud, 0);
+}
+
+int kn_page_checks_start_purchase(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev,
+                                  const kn_page_last *last, void (*done)(void *ud), void *ud)
+{
+	return start(out, cdp, ev, last, done, ud, 1);
 }
 
 int kn_page_checks_running(const kn_page_checks *pc)
@@ -271,5 +331,6 @@ void kn_page_checks_free(kn_page_checks *pc)
 	free(pc->last_frame);
 	free(pc->session);
 	free(pc->target);
+	free(pc->url);
 	free(pc);
 }

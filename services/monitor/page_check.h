@@ -26,6 +26,11 @@ int kn_page_checks_needed(const kn_task *task);
 int kn_page_checks_start(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev, const kn_page_last *last,
                          void (*done)(void *ud), void *ud);
 
+/* The same for the purchase read alone (purchase.h), on `last`: the monitor starts it at the
+ * purchase action (the buy click); the end-of-run checks then skip it. */
+int kn_page_checks_start_purchase(kn_page_checks **out, kn_cdp *cdp, kn_eval *ev,
+                                  const kn_page_last *last, void (*done)(void *ud), void *ud);
+
 /* 1 while checks are in flight (the monitor ignores the tabs they open). */
 int kn_page_checks_running(const kn_page_checks *pc);
 

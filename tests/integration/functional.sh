@@ -9,6 +9,8 @@
 #   na      an unachievable task answered "N/A" (through --answer-file)
 #   wrong   the same task answered with a made-up number: functional false
 # Then `keynode score` of the recorded trajectories gives functional_success_rate 0.75.
+#   prep    (tests/data/webarena/prep.json) prep_actions run before the page check, Python's str()
+#           of a JS array is read, and a locator that throws reads "" (WebArena's rules)
 #
 #   tests/integration/functional.sh KEYNODE_BIN REPO_DIR
 set -u -o pipefail
@@ -123,4 +125,13 @@ if jq -e '.summary.functional_success_rate == 0.5 and .summary.functional_tasks 
 else
   kn_fail "score: $(jq -c .summary "$tmp/score.json" 2>/dev/null) $(tail -2 "$tmp/score.err")"
 fi
+
+# prep_actions run before a page check (WebArena), the value read is Python's str() of the JS
+# value, and a locator that throws reads "" (tests/data/webarena/prep.json)
+tasks=$repo/tests/data/webarena/prep.json
+scenario prep forum-prep forum
+check prep '.functional == true and .functional_semantics == "webarena" and
+            .key_nodes[0].read == "[\u0027prepped\u0027, 1, 2.5, None, True, \"it\u0027s\"]" and
+            .key_nodes[1].read == "" and .key_nodes[1].score == 1' \
+  "prep_actions executed, str() of the value, a throwing locator reads \"\""
 kn_finish

@@ -345,7 +345,7 @@ static void test_webarena_file(void **state)
 	assert_int_equal(set->format, KN_FORMAT_WEBARENA);
 	assert_int_equal(set->n_tasks, 12);
 	static const size_t want_nodes[] = {1, 1, 1, 1, 1, 1, 1, 2, 0, 3, 0, 1};
-	static const size_t want_unmapped[] = {0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 3, 3};
+	static const size_t want_unmapped[] = {0, 0, 0, 0, 1, 0, 0, 0, 3, 0, 3, 2};
 	for (size_t i = 0; i < 12; i++) {
 		const kn_task *t = &set->tasks[i];
 		if (t->n_keynodes != want_nodes[i] || t->n_unmapped != want_unmapped[i])
@@ -367,14 +367,20 @@ static void test_webarena_file(void **state)
 	const kn_keynode *p = &set->tasks[6].keynodes[0];
 	assert_int_equal(p->target, KN_TARGET_PAGE);
 	assert_string_equal(p->page_url, "http://127.0.0.1:8100/forum/");
-	assert_string_equal(p->locator, "js:document.querySelector('.post:first-child').outerText");
+	/* wrapped: prep_actions, "" when it throws, Python's str() of the value */
+	assert_true(strstr(p->locator, "v = await (() => document.querySelector('.post:first-child')"
+	                               ".outerText\n)()") != NULL);
+	assert_true(strstr(p->locator, "return py(v, 1)") != NULL);
+	assert_int_equal(set->tasks[6].func_sem, KN_FUNC_SEM_WEBARENA);
 	assert_null(set->tasks[7].keynodes[0].page_url);
-	assert_string_equal(set->tasks[7].keynodes[1].locator, "js:document.documentElement.outerHTML");
+	assert_true(strstr(set->tasks[7].keynodes[1].locator, "XMLSerializer") != NULL); /* content() */
 	assert_true(strstr(set->tasks[8].unmapped[1], "func:gitlab_get_project") != NULL ||
 	            strstr(set->tasks[8].unmapped[0], "func:gitlab_get_project") != NULL);
 	assert_true(strstr(set->tasks[10].unmapped[1], "EXACT") != NULL);
 	assert_true(strstr(set->tasks[10].unmapped[2], "llm_judge") != NULL);
-	assert_true(strstr(set->tasks[11].unmapped[2], "unknown_kind") != NULL);
+	assert_true(strstr(set->tasks[11].unmapped[1], "unknown_kind") != NULL);
+	assert_int_equal(set->tasks[11].n_more_start_urls, 1); /* " |AND| ": one tab each */
+	assert_string_equal(set->tasks[11].more_start_urls[0], "http://127.0.0.1:8100/");
 
 	/* an unmapped part makes the functional result false, never true */
 	kn_eval *ev;

@@ -722,12 +722,12 @@ static void test_errors_tasks(void **state)
 	             "http://host/path, found '/shop/'");
 	expect_error(TASK_HEAD "    keynodes: []\n", KN_EINVAL,
 	             NAME ":4:5: task 'shop-1': unknown key 'keynodes' (expected id, intent, "
-	             "start_url, reference_length, answer, key_nodes or steps)");
+	             "start_url, reference_length, answer, key_nodes, steps or purchase)");
 	expect_error(TASK_HEAD "    intent: again\n", KN_EINVAL,
 	             NAME ":4:5: task 'shop-1': duplicate key 'intent'");
 	expect_error(TASK_HEAD "    <<: { answer: a }\n", KN_EINVAL,
 	             NAME ":4:5: task 'shop-1': unknown key '<<' (expected id, intent, start_url, "
-	             "reference_length, answer, key_nodes or steps)");
+	             "reference_length, answer, key_nodes, steps or purchase)");
 	/* long values are shortened in messages */
 #define A40 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	expect_error("tasks:\n  - id: " A40 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", KN_EINVAL,
@@ -839,7 +839,7 @@ static void test_errors_document(void **state)
 	expect_error("? [a]\n: b\n", KN_EINVAL, NAME ":1:3: a key must be a plain name, found a list");
 	expect_error("version: 1\ntasks: []\n", KN_EINVAL,
 	             NAME ":1:1: task 1: unknown key 'version' (expected id, intent, start_url, "
-	             "reference_length, answer, key_nodes or steps)");
+	             "reference_length, answer, key_nodes, steps or purchase)");
 }
 
 static void test_errors_yaml_syntax(void **state)

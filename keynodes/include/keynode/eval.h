@@ -31,6 +31,7 @@ typedef struct kn_eval_opts {
 	const kn_semantic *semantic; /* NULL: kn_semantic_offline() */
 	double threshold;            /* default mode semantic threshold; 0 → 0.7 */
 	int step_limit;              /* 0 → upstream max(10, 1.5×ref length) capped at 25; <0 → none */
+	int func_sem;                /* 0: the task's (kn_task.func_sem); 1 + a kn_func_sem forces one */
 } kn_eval_opts;
 
 typedef struct kn_eval kn_eval;
@@ -59,8 +60,27 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 const char *kn_eval_page_read(const kn_eval *ev, size_t i, const char **error);
 
 /* The task's functional result: 1 when every functional check (functional.h) is at 1 and nothing
- * of an imported task was left unmapped, 0 when not, -1 when the task has no functional check. */
+ * of an imported task was left unmapped, 0 when not, -1 when the task has no functional check.
+ * Under the webarena semantics a check counts on the final state (the last answer, the last URL,
+ * the page read at the end), not its latched key-node score. */
 int kn_eval_functional(const kn_eval *ev);
+
+/* The functional semantics in force (kn_func_sem) and the URL the agent is on now (borrowed,
+ * NULL before any). */
+int kn_eval_func_sem(const kn_eval *ev);
+const char *kn_eval_url(const kn_eval *ev);
+
+/* Purchase reward (purchase.h), for a task with `purchase:`. 1 when the page should be read now or
+ * at the run's end: the task has a purchase, nothing was read yet, and its buy element was clicked
+ * (or it names none). */
+int kn_eval_purchase_wanted(const kn_eval *ev);
+/* 1 when the task's buy element was clicked and nothing was read yet: read now. */
+int kn_eval_purchase_bought(const kn_eval *ev);
+/* Record what the purchase read returned (kn_purchase_script's JSON), or NULL with error; scores
+ * the reward. KN_EINVAL when the task has no purchase. */
+int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err);
+/* The reward so far (0 with nothing bought); -1 when the task has no purchase. */
+double kn_eval_reward(const kn_eval *ev);
 
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);
@@ -102,6 +122,11 @@ typedef struct kn_summary {
 	/* functional results (kn_eval_functional): over runs whose task has functional checks */
 	size_t n_functional_tasks, n_functional_ok;
 	double functional_success_rate; /* n_functional_ok / n_functional_tasks; 0 when none */
+	/* purchase rewards (kn_eval_reward): over runs whose task has a purchase */
+	size_t n_reward_tasks, n_reward_full;
+	double sum_reward;
+	double task_score;          /* 100 × mean reward (WebShop's score); 0 when none */
+	double reward_success_rate; /* runs with reward 1 / n_reward_tasks; 0 when none */
 } kn_summary;
 
 void kn_summary_init(kn_summary *s);

@@ -53,7 +53,12 @@ typedef struct kn_keynode {
 	int functional;  /* an end-state check: counts toward the task's functional result */
 	char *page_url;  /* page: the URL to read in a separate tab; NULL = "last" (the agent's page) */
 	char *locator;   /* page: a CSS selector, or "js:EXPRESSION" */
+	int page_from_last; /* page: KN_PAGE_REDDIT_POST = the URL is WebArena's
+	                     * reddit_get_post_url of the agent's last URL (page_url is NULL) */
 } kn_keynode;
+
+/* kn_keynode.page_from_last */
+#define KN_PAGE_REDDIT_POST 1
 
 typedef enum kn_step_verb {
 	KN_STEP_GOTO, KN_STEP_CLICK, KN_STEP_TYPE, KN_STEP_SELECT, KN_STEP_PRESS,
@@ -85,6 +90,10 @@ typedef struct kn_task {
 	int line;
 	char **unmapped;      /* imported checks that could not be mapped, one message each */
 	size_t n_unmapped;
+	int func_sem;         /* kn_func_sem (functional.h): KN_FUNC_SEM_WEBARENA for WebArena imports */
+	char **more_start_urls; /* start pages after the first (WebArena " |AND| "): one tab each */
+	size_t n_more_start_urls;
+	struct kn_purchase *purchase; /* `purchase:` (purchase.h): graded reward; NULL when none */
 } kn_task;
 
 typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB, KN_FORMAT_WEBARENA } kn_format;

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# purchase.sh — WebShop's graded purchase reward live (issue 15): real headless Chromium,
+# `keynode sites` serving tests/sites (Ridgeline Market, /market/), `keynode watch` on the purchase
+# tasks of tests/data/purchase/market.yaml, and a Playwright agent (agents/market.mjs) that picks a
+# product, a colour and a size, then buys (or not; or buys, then leaves for the index: the read
+# happens at the buy click). Each run's reward must equal the hand-worked fraction
+# (keynodes/README.md "Purchase reward"):
+#   shoe:   type "trail running shoe", attributes waterproof + lightweight, colour blue, size 9,
+#           price ≤ 60 → denominator 2 + 2 + 1 = 5
+#   jacket: type "lightweight rain jacket for hiking trips" (6 words), waterproof + packable, navy,
+#           m, price ≤ 80 → denominator 5; "Hiking Boot Classic" shares 1 of 6 type words → r_type 0.5
+#
+#   tests/integration/purchase.sh KEYNODE_BIN REPO_DIR
+set -u -o pipefail
+kn=${1:?usage: purchase.sh KEYNODE_BIN REPO_DIR}
+repo=$(cd "${2:?usage: purchase.sh KEYNODE_BIN REPO_DIR}" && pwd)
+here=$repo/tests/integration
+. "$here/lib.sh"
+kn_lib_init purchase
+
+command -v jq >/dev/null 2>&1 || { kn_fail "jq not found"; kn_finish; }
+command -v node >/dev/null 2>&1 || { kn_fail "node not found"; kn_finish; }
+"$here/node/ensure.sh" || { kn_fail "playwright-core could not be installed"; kn_finish; }
+
+kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
+base=http://127.0.0.1:$port
+sed "s#127.0.0.1:8100#127.0.0.1:$port#g" "$repo/tests/data/purchase/market.yaml" >"$tmp/market.yaml"
+tasks=$tmp/market.yaml
+
+# one browser for every run (each agent starts with a goto, each watch is a run of its own)
+kn_chromium_start "$tmp" || kn_finish
+
+# purchase NAME TASK MODE WANT PARTS — the agent, `keynode watch` (a purchase is the 5th step: goto,
+# product, colour, size, buy; a run without one ends after 2 s idle); WANT is the
+# reward as a jq expression (a fraction), PARTS a jq test of .reward_parts
+purchase() {
+  local name=$1 task=$2 mode=$3 want=$4 parts=$5 steps=${6:-5} dir=$tmp/$1
+  mkdir -p "$dir"
+  KN_AGENT_GO=$dir/go node "$here/agents/market.mjs" "$cdp" "$base" "$dir/marks" "$mode" \
+    >"$dir/agent.log" 2>&1 &
+  local apid=$!
+  kn_pids+=("$apid")
+  for _ in $(seq 1 400); do
+    grep -q "^connected" "$dir/marks" 2>/dev/null && break
+    sleep 0.05
+  done
+  "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" \
+    --until idle:2 --run-id "$name" --out "$tmp/$name.json" 2>"$dir/watch.err" &
+  local wpid=$!
+  kn_pids+=("$wpid")
+  for _ in $(seq 1 200); do
+    grep -q "watching" "$dir/watch.err" && break
+    sleep 0.05
+  done
+  touch "$dir/go"
+  wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
+  kn_forget "$apid"
+  wait "$wpid"
+  kn_forget "$wpid"
+  if jq -e "((.reward - ($want)) | fabs) < 1e-9 and (.reward_parts | $parts)" "$tmp/$name.json" \
+       >/dev/null 2>&1; then
+    kn_ok "$name ($mode): reward $want"
+  else
+    kn_fail "$name ($mode): want reward $want and $parts — result: $(jq -c \
+      '{reward, reward_parts, reward_error}' "$tmp/$name.json" 2>/dev/null || head -c 300 \
+      "$tmp/$name.json") — log: $(tail -3 "$dir/watch.err")"
+  fi
+}
+
+# the right product, options and price: 5/5
+purchase shoe-right market-shoe 1:blue:9:buy 1 '.purchased and .type == 1 and .price == 1'
+# wrong colour: 4/5; both options wrong: 3/5
+purchase shoe-colour market-shoe 1:black:9:buy 4/5 '.options_met == 1 and .option == 0.5'
+purchase shoe-options market-shoe 1:red:10:buy 3/5 '.options_met == 0 and .attributes_met == 2'
+# a shoe without "waterproof": 4/5; and also the wrong options: 2/5
+purchase shoe-lite market-shoe 2:blue:9:buy 4/5 '.attributes_met == 1 and .attribute == 0.5'
+purchase shoe-lite-wrong market-shoe 2:grey:10:buy 2/5 '.attributes_met == 1 and .options_met == 0'
+# over budget ($79 > $60): 4/5
+purchase shoe-budget market-shoe 3:blue:9:buy 4/5 '.price == 0 and .price_read == 79'
+# a boot: no word of the type in its title, r_type 0
+purchase shoe-boot market-shoe 4:black:9:buy 0 '.type == 0 and .purchased'
+# bought, then back to the index: what was bought is read at the click (the last page is the index)
+purchase shoe-leave market-shoe 1:blue:9:leave 1 '.purchased and .type == 1' 6
+# no purchase: the agent chose everything right but never clicked #buy
+purchase shoe-none market-shoe 1:blue:9:look 0 '(.purchased | not) and .type == 0'
+# jacket: "packable" met through the title, navy + m, $75 ≤ $80: 1
+purchase jacket-right market-jacket 5:navy:m:buy 1 '.attributes_met == 2 and .title_score > 0.3'
+purchase jacket-colour market-jacket 5:red:m:buy 4/5 '.options_met == 1'
+purchase jacket-size market-jacket 5:navy:s:buy 4/5 '.options_met == 1 and .price == 1'
+# the boot for the jacket: 1 of 6 type words (r_type 0.5), waterproof only, over budget:
+# (1 + 0 + 0) / 5 × 0.5 = 1/10
+purchase jacket-boot market-jacket 4:brown:10:buy 1/10 '.type == 0.5 and .attributes_met == 1'
+# socks: no type word, r_type 0
+purchase jacket-socks market-jacket 6:white:m:buy 0 '.type == 0'
+kn_stop "$cpid"
+kn_finish
