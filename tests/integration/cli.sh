@@ -81,9 +81,9 @@ has "score table summary" "$tmp/out" "task_near_success_rate    0.3333"
 printf '{"run": "x", "task": "nope", "started": "t"}\n' > "$tmp/r1.jsonl"
 check "score unknown task" 1 "$kn" score --tasks "$shared/conformance/tasks.json" --runs "$tmp/r1.jsonl"
 has "score unknown task msg" "$tmp/err" "task 'nope' is not in"
-printf '{"run": "x", "task": "101", "started": "t"}\n{"type": "hover"}\n' > "$tmp/r2.jsonl"
+printf '{"run": "x", "task": "101", "started": "t"}\n{"type": "teleport"}\n' > "$tmp/r2.jsonl"
 check "score bad trajectory" 1 "$kn" score --tasks "$shared/conformance/tasks.json" --runs "$tmp/r2.jsonl"
-has "score bad trajectory line" "$tmp/err" "r2.jsonl:2: field \"type\": unknown event type 'hover'"
+has "score bad trajectory line" "$tmp/err" "r2.jsonl:2: field \"type\": unknown event type 'teleport'"
 check "score bad mode" 2 "$kn" score --tasks x --runs y --mode fast
 check "score missing runs" 2 "$kn" score --tasks "$shared/conformance/tasks.json" --runs "$tmp/none"
 
