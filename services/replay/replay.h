@@ -33,6 +33,7 @@ typedef struct kn_replay_opts {
 	void *ud;
 	const char *target_id;  /* act in this existing tab instead of a new one; NULL: new tab */
 	int evidence;           /* on a failed step capture screenshot, URL and DOM excerpt */
+	int viewport_w, viewport_h; /* 0: the task's recorded viewport, else KN_VIEWPORT_DEFAULT_* */
 } kn_replay_opts;
 
 /* How one step went. */
