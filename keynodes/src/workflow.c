@@ -2,6 +2,7 @@
  * YAML loader in workflow mode), checking its selectors, attaching a folder of them to a task set,
  * and writing one (for `keynode record`). The selector check is syntax only (what a browser's
  * querySelector or document.evaluate would refuse), so `keynode validate` needs no browser. */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -41,6 +42,13 @@ static int css_ident(const char *s, size_t *i)
 			if (!s[j + 1])
 				return -1;
 			j++;
+			if (isxdigit((unsigned char)s[j])) { /* \31 : up to six hex digits, one space ends it */
+				for (int k = 0; k < 6 && isxdigit((unsigned char)s[j]); k++)
+					j++;
+				if (s[j] == ' ')
+					j++;
+				continue;
+			}
 		}
 		j++;
 	}
@@ -466,6 +474,24 @@ int kn_workflows_attach(kn_taskset *set, const char *dir, kn_workflow_error_fn o
 		free(names[i]);
 	free(names);
 	return failed;
+}
+
+int kn_workflow_attach_task(kn_task *t, const char *dir, int *attached, kn_err *err)
+{
+	*attached = 0;
+	char name[1024];
+	if (!t->id || !*t->id || strchr(t->id, '/') || t->id[0] == '.' ||
+	    (size_t)snprintf(name, sizeof name, "%s.yaml", t->id) >= sizeof name)
+		return 0;
+	char path[4096];
+	struct stat sb;
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
+	    stat(path, &sb) != 0)
+		return 0;
+	kn_taskset one = {.source = NULL, .tasks = t, .n_tasks = 1};
+	int rc = attach_file(&one, dir, name, err);
+	*attached = rc == 0;
+	return rc;
 }
 
 int kn_workflows_default_dir(char *buf, size_t cap, const char *tasks_path)

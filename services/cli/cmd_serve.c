@@ -22,7 +22,7 @@
 
 static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
-	"                     [--log-requests]\n"
+	"                     [--log-requests] [--workflows DIR]\n"
 	"\n"
 	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
 	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
@@ -37,6 +37,9 @@ static const char help[] =
 	"                    $KEYNODE_SPOOL_DIR, else $STATE_DIRECTORY/spool (systemd), else\n"
 	"                    $XDG_STATE_HOME/keynode/spool, else ~/.local/state/keynode/spool)\n"
 	"  --log-requests    one log line per request\n"
+	"  --workflows DIR   a task file uploaded through POST /api/tasksets gets DIR/<task-id>.yaml\n"
+	"                    (`keynode record`) as its tasks' reference steps; stored with the task\n"
+	"                    version (a new workflow makes a new version)\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
 	"SIGTERM/SIGINT: live runs are stopped (results written), the ingest queue flushed, exit 0.\n"
@@ -133,8 +136,9 @@ int kn_cmd_serve(int argc, char **argv)
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
 		{"spool-dir", required_argument, NULL, 's'}, {"log-requests", no_argument, NULL, 'L'},
+		{"workflows", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL;
+	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
 	int log_requests = 0, c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -142,6 +146,7 @@ int kn_cmd_serve(int argc, char **argv)
 		case 'l': listen = optarg; break;
 		case 's': spool_arg = optarg; break;
 		case 'L': log_requests = 1; break;
+		case 'w': workflows = optarg; break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: return kn_cli_usage_error("serve", "bad option");
 		}
@@ -263,7 +268,7 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
 	}
-	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0};
+	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows};
 	if (kn_api_new(&sv.api, &apo, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
 		goto done;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "heal.h"
+#include "keynode/workflow.h"
 #include "replay.h"
 #include "replay_internal.h"
 
@@ -488,6 +489,18 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	return located && strcmp(rep->locator, "selector") != 0 ? KN_STEP_OK_FALLBACK : KN_STEP_OK;
 }
 
+/* The viewport the replay runs at: --viewport, else the workflow's recorded one, else the default
+ * (a responsive site must not fold its search box into an icon at another width). */
+static int set_viewport(struct rp *r, const kn_task *task, kn_err *err)
+{
+	int w = r->o.viewport_w ? r->o.viewport_w : task->viewport_w ? task->viewport_w : KN_VIEWPORT_DEFAULT_W;
+	int h = r->o.viewport_h ? r->o.viewport_h : task->viewport_h ? task->viewport_h : KN_VIEWPORT_DEFAULT_H;
+	return call(r, "Emulation.setDeviceMetricsOverride",
+	            json_pack("{s:i, s:i, s:f, s:b}", "width", w, "height", h, "deviceScaleFactor", 1.0,
+	                      "mobile", 0),
+	            NULL, err);
+}
+
 int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_replay_opts *opts,
                    kn_replay_result *res, kn_err *err)
 {
@@ -511,6 +524,8 @@ int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_r
 		json_decref(t);
 	}
 	if (rc)
+		return rc;
+	if ((rc = set_viewport(&r, task, err)) != 0)
 		return rc;
 	for (size_t i = 0; i < task->n_steps; i++) {
 		const kn_step *st = &task->steps[i];

@@ -38,6 +38,11 @@ typedef void (*kn_workflow_error_fn)(void *ud, const char *path, const kn_err *e
 int kn_workflows_attach(kn_taskset *set, const char *dir, kn_workflow_error_fn on_error, void *ud,
                         size_t *n, kn_err *err);
 
+/* Attach dir/<task-id>.yaml to t when that file exists (*attached 1), as kn_workflows_attach
+ * does; 0 with *attached 0 when there is none (or the id cannot be a file name). An error of the
+ * file (malformed, another task's, an invalid selector) is returned with err saying it. */
+int kn_workflow_attach_task(kn_task *t, const char *dir, int *attached, kn_err *err);
+
 /* The default workflow folder of a task file: `workflows/` in the task file's folder. Writes it
  * to buf and returns 1 when that folder exists, else 0. */
 int kn_workflows_default_dir(char *buf, size_t cap, const char *tasks_path);
