@@ -1192,11 +1192,11 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 			break;
 		int f = lookup(loc_keys, N_LOC, k.val, k.len);
 		if (f < 0 || !(allowed & (1u << f))) {
-			char list[200] = "";
-			for (int i = 0; i < N_LOC; i++)
-				if (allowed & (1u << i)) {
+			char list[160] = "";
+			for (int i = 0; i < N_LOC; i++) /* the fingerprint keys are for recorded workflows */
+				if ((allowed & ~LOC_FINGERPRINT) & (1u << i)) {
 					if (list[0])
-						strcat(list, i == N_LOC - 1 ? " or " : ", ");
+						strcat(list, i == LOC_HREF ? " or " : ", ");
 					strcat(list, loc_keys[i]);
 				}
 			return fail(l, KN_EINVAL, k.at, "unknown key '%s' in '%s' (expected %s)",

@@ -125,8 +125,11 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 	size_t nd = kn_replay_report_drift(rep, 0, &ds, &dsel, &dprop);
 	for (size_t i = 0; i < nd; i++) {
 		kn_replay_report_drift(rep, i, &ds, &dsel, &dprop);
-		printf("  drift: step %d selector %s no longer matches; use %s\n", ds, dsel ? dsel : "?",
-		       dprop ? dprop : "?");
+		if (dprop)
+			printf("  drift: step %d selector %s no longer matches; use %s\n", ds, dsel ? dsel : "?", dprop);
+		else
+			printf("  drift: step %d selector %s still matches, but not what was recorded (see the report)\n",
+			       ds, dsel ? dsel : "?");
 	}
 	json_decref(doc);
 	if (dir && strchr(t->id, '/') == NULL) {

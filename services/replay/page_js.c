@@ -1,7 +1,7 @@
 /* page_js.c — the in-page half of the replayer: one JavaScript library evaluated with one
  * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: find (the
  * recorded selector, then the fallback locators, then the candidate list for healing), pick
- * (candidate i), focus, select, state (URL, readyState, HTTP status) and excerpt (outerHTML of
+ * (candidate i), focus, value, select, state (URL, readyState, HTTP status) and excerpt (outerHTML of
  * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,15 +32,16 @@ static const char *const lib[] = {
 	"const attr = (a, v) => all('[' + a + '=\"' + CSS.escape(v) + '\"]');\n",
 	"function fallback(P) {\n",
 	" const pick = l => l.find(e => vis(e) && fits(e, P)) || null; let e; const T = norm(P.text);\n",
-	" if (P.id && (e = pick(attr('id', P.id)))) return [e, 'id'];\n",
-	" if (P.name && (e = pick(attr('name', P.name)))) return [e, 'name'];\n",
-	" if (P.aria && (e = pick(attr('aria-label', P.aria)))) return [e, 'aria-label'];\n",
+	" const S = new Set(P.skip || []);\n",
+	" if (P.id && !S.has('id') && (e = pick(attr('id', P.id)))) return [e, 'id'];\n",
+	" if (P.name && !S.has('name') && (e = pick(attr('name', P.name)))) return [e, 'name'];\n",
+	" if (P.aria && !S.has('aria-label') && (e = pick(attr('aria-label', P.aria)))) return [e, 'aria-label'];\n",
 	" const inter = Array.from(document.querySelectorAll(INTER));\n",
-	" if (P.role && T && (e = pick(inter.filter(c => role(c) === P.role && txt(c) === T)))) return [e, 'role+text'];\n",
-	" if (P.href) { let want = ''; try { want = new URL(P.href, location.href).href; } catch (x) {}\n",
+	" if (P.role && T && !S.has('role+text') && (e = pick(inter.filter(c => role(c) === P.role && txt(c) === T)))) return [e, 'role+text'];\n",
+	" if (P.href && !S.has('href')) { let want = ''; try { want = new URL(P.href, location.href).href; } catch (x) {}\n",
 	"  if ((e = pick(Array.from(document.querySelectorAll('a[href],area[href]')).filter(a =>",
 	" a.getAttribute('href') === P.href || a.href === want)))) return [e, 'href']; }\n",
-	" if (T && (e = pick(inter.filter(c => txt(c) === T)) ||",
+	" if (T && !S.has('text') && (e = pick(inter.filter(c => txt(c) === T)) ||",
 	" pick(Array.from(document.querySelectorAll('li,span,div,p,h1,h2,h3,h4,td')).filter(c => txt(c) === T).reverse())))",
 	" return [e, 'text'];\n",
 	" return null; }\n",
@@ -66,15 +67,18 @@ static const char *const lib[] = {
 	"const cands = P => Array.from(document.querySelectorAll(INTER + ',[id],[name]'))",
 	".filter(e => vis(e) && fits(e, P)).slice(0, 500);\n",
 	"function out(e, how) { e.scrollIntoView({block: 'center', inline: 'center'}); const b = e.getBoundingClientRect();",
-	" if (!b.width && !b.height) return null; return {how, x: b.x + b.width / 2, y: b.y + b.height / 2, sel: uniq(e)}; }\n",
+	" if (!b.width && !b.height) return null;",
+	" return {how, x: b.x + b.width / 2, y: b.y + b.height / 2, sel: uniq(e), sig: sig(e)}; }\n",
 	"const K = {\n",
-	" find(P) { const e = first(P.sel); if (e) return out(e, 'selector');",
+	" find(P) { const e = (P.skip || []).includes('selector') ? null : first(P.sel); if (e) return out(e, 'selector');",
 	" if (P.fb) { const f = fallback(P); if (f) return out(f[0], f[1]); }",
 	" if (P.collect) return {candidates: cands(P).map(sig)}; return null; },\n",
 	" pick(P) { const e = cands(P)[P.index]; return e ? out(e, 'healed') : null; },\n",
 	" focus(P) { const e = first(P.sel); if (!e) return null; e.focus(); const had = (e.value || e.textContent || '').length;",
 	" if (e.select) e.select(); else if (e.isContentEditable) document.execCommand('selectAll');",
-	" return {had: had, focused: document.activeElement === e}; },\n",
+	" return {had: had, focused: document.activeElement === e, before: e.isContentEditable ? e.textContent : e.value,",
+	" ro: !!(e.readOnly || e.disabled || e.getAttribute('aria-readonly') === 'true' || e.getAttribute('aria-disabled') === 'true')}; },\n",
+	" value(P) { const e = first(P.sel); return e ? {value: e.isContentEditable ? e.textContent : e.value} : null; },\n",
 	" select(P) { const el = first(P.sel), v = P.value; if (!el || !el.options) return false; el.focus();",
 	" for (const o of el.options) if (o.value === v || o.text.trim() === v) { el.value = o.value;",
 	" el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true}));",

@@ -43,7 +43,8 @@ typedef struct kn_step_report {
 	                          * "healed"; NULL when the step locates nothing (static strings) */
 	double score;            /* 1 for the selector and exact fallbacks, the healing score */
 	char *proposed;          /* OK_FALLBACK: a selector that finds the element now (owned) */
-	char detail[256];        /* why it failed; empty when it did not */
+	char detail[256];        /* why it failed (or, for a drift, what disagreed); else empty */
+	char *url_after;         /* the page's URL once the step settled (owned; NULL: not known) */
 } kn_step_report;
 
 /* What the page looked like when a step failed (all owned, any may be NULL). */
