@@ -33,6 +33,7 @@ int kn_cli_attach_workflows(kn_taskset *set, const char *tasks_path, const char 
 int kn_cli_parse_viewport(int *w, int *h, const char *text);
 /* mkdir -p dir; KN_EXIT_OK, or KN_EXIT_USAGE having said why. (workflows_opt.c) */
 int kn_cli_make_dir(const char *dir, const char *cmd);
+int kn_cmd_record(int argc, char **argv);
 int kn_cmd_migrate(int argc, char **argv);
 int kn_cmd_worker(int argc, char **argv);
 int kn_cmd_serve(int argc, char **argv);

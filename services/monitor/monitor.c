@@ -705,6 +705,19 @@ void kn_monitor_stop(kn_monitor *m, const char *reason)
 		m->flush_deadline = kn_cdp_timer_start(m->loop, 2000, flush_timeout, m);
 }
 
+int kn_monitor_eval_in_tab(kn_monitor *m, const char *tab, const char *expression,
+                           kn_cdp_reply_fn cb, void *ud)
+{
+	for (struct tab *t = m->tabs; t; t = t->next)
+		if (strcmp(t->id, tab) == 0) {
+			long long id = kn_cdp_send(m->cdp, t->session, "Runtime.evaluate",
+			                           json_pack("{s:s, s:b}", "expression", expression, "returnByValue", 1),
+			                           cb, ud);
+			return id > 0 ? 0 : (int)id;
+		}
+	return KN_ENOTFOUND;
+}
+
 int kn_monitor_answer(kn_monitor *m, const char *text)
 {
 	if (m->end_reason)

@@ -707,6 +707,10 @@ int kn_heal_expected(kn_heal_sig *out, const kn_step *st)
 		else if (!memchr(sel, ',', n)) /* a selector list names no single element */
 			rc = split_top(sel, n, " >+~", css_piece, out);
 	}
+	/* a recorded fingerprint (workflow.h) fills what the selector does not say */
+	if (!rc && !out->tag) rc = sets(&out->tag, st->tag);
+	if (!rc && !out->classes) rc = sets(&out->classes, st->classes);
+	if (!rc && !out->path) rc = sets(&out->path, st->dom_path);
 	/* the role a link or button hint implies for the tag, when nothing else says */
 	if (!rc && !out->tag && out->role && strcmp(out->role, "link") == 0)
 		rc = sets(&out->tag, "a");

@@ -1,7 +1,7 @@
 /* page_js.c — the in-page half of the replayer: one JavaScript library evaluated with one
  * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: find (the
  * recorded selector, then the fallback locators, then the candidate list for healing), pick
- * (candidate i), focus, value, select, state (URL, readyState, HTTP status) and excerpt (outerHTML of
+ * (candidate i), focus, value, select, describe (an element's fingerprint, for record), state (URL, readyState, HTTP status) and excerpt (outerHTML of
  * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +83,9 @@ static const char *const lib[] = {
 	" for (const o of el.options) if (o.value === v || o.text.trim() === v) { el.value = o.value;",
 	" el.dispatchEvent(new Event('input', {bubbles: true})); el.dispatchEvent(new Event('change', {bubbles: true}));",
 	" return true; } return false; },\n",
+	" describe(P) { const e = first(P.sel) || all(P.sel)[0]; if (!e) return null;",
+	" return Object.assign(sig(e), {testid: e.getAttribute('data-testid') || e.getAttribute('data-test') ||",
+	" e.getAttribute('data-qa') || '', vw: innerWidth, vh: innerHeight}); },\n",
 	" state(P) { const n = performance.getEntriesByType('navigation')[0] || {};",
 	" return {url: location.href, ready: document.readyState, status: n.responseStatus || 0}; },\n",
 	" excerpt(P) { let e = null; const s = P.sel || '';\n",

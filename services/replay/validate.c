@@ -153,8 +153,14 @@ static void target_form(char *out, size_t n, const char *url)
 	if (frag)
 		*frag++ = '\0';
 	size_t np = 0;
-	for (char *p = strtok(q, "&"); p && np < 64; p = strtok(NULL, "&"))
-		params[np++] = p;
+	for (char *p = q; p && np < 64;) { /* split at '&' (no strtok: workers run this in threads) */
+		char *amp = strchr(p, '&');
+		if (amp)
+			*amp++ = '\0';
+		if (*p)
+			params[np++] = p;
+		p = amp;
+	}
 	qsort(params, np, sizeof *params, cmp_param);
 	size_t w = (size_t)snprintf(out, n, "%s?", buf);
 	for (size_t i = 0; i < np && w < n; i++)
