@@ -58,6 +58,8 @@ struct rec {
 	/* for --propose: what the run did */
 	json_t *urls;         /* every URL navigated to, in order */
 	int pending;          /* describe calls in flight */
+	long long last_event; /* clock_ms() of the last event, 0 before the first */
+	json_t *hints;        /* the recorder's locator hints of the payload being turned into an event */
 };
 
 struct desc_req {
@@ -104,8 +106,11 @@ static void on_describe(void *ud, kn_cdp *c, json_t *result, const char *error)
 		const char *keys[] = {"tag", "id", "name", "aria", "role", "href", "classes", "path", "testid"};
 		char **slots[] = {&st->tag, &st->hint_id, &st->hint_name, &st->hint_aria_label, &st->hint_role,
 		                  &st->hint_href, &st->classes, &st->dom_path, &st->hint_test_id};
-		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-			set_str(slots[i], json_string_value(json_object_get(v, keys[i])));
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) { /* what the recorder said stays */
+			const char *val = json_string_value(json_object_get(v, keys[i]));
+			if (val && *val)
+				set_str(slots[i], val);
+		}
 		const char *text = json_string_value(json_object_get(v, "text"));
 		if (st->verb == KN_STEP_CLICK && text && *text) /* the element's whole visible text */
 			set_str(&st->text, text);
@@ -113,6 +118,41 @@ static void on_describe(void *ud, kn_cdp *c, json_t *result, const char *error)
 		r->viewport_h = (int)json_integer_value(json_object_get(v, "vh"));
 	}
 	free(q);
+}
+
+/* The recorder's hints (tag, id, name, aria_label, role, href) of the action about to be emitted:
+ * they are had even when the action navigated away before the page could be asked. */
+static void on_payload(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len)
+{
+	(void)m;
+	(void)tab;
+	struct rec *r = ud;
+	json_t *p = json_loadb(payload, len, 0, NULL);
+	json_decref(r->hints);
+	r->hints = json_incref(json_object_get(p, "hints"));
+	json_decref(p);
+}
+
+static void take_hints(struct rec *r, kn_step *st)
+{
+	const char *keys[] = {"tag", "id", "name", "aria_label", "role", "href"};
+	char **slots[] = {&st->tag, &st->hint_id, &st->hint_name, &st->hint_aria_label, &st->hint_role,
+	                  &st->hint_href};
+	for (size_t i = 0; r->hints && i < sizeof keys / sizeof keys[0]; i++)
+		set_str(slots[i], json_string_value(json_object_get(r->hints, keys[i])));
+	json_decref(r->hints);
+	r->hints = NULL;
+}
+
+/* Every tab open is attached with its recorder: what happens from now on is recorded. */
+static void on_ready(void *ud, kn_monitor *m)
+{
+	(void)m;
+	struct rec *r = ud;
+	if (r->progress) {
+		fprintf(r->progress, "recording task '%s' (Ctrl-C to end)\n", r->wf.id);
+		fflush(r->progress);
+	}
 }
 
 static kn_step *add_step(struct rec *r, kn_step_verb verb)
@@ -185,6 +225,9 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	(void)rises;
 	struct rec *r = ud;
 	kn_step *st = NULL;
+	if (ev->type != KN_EV_TAB_OPEN && ev->type != KN_EV_TAB_CLOSE && ev->type != KN_EV_SUBMIT &&
+	    (ev->type != KN_EV_NAVIGATE || http_url(ev->url)))
+		r->last_event = clock_ms(); /* --until idle counts from the demonstration's first action */
 	switch (ev->type) {
 	case KN_EV_NAVIGATE:
 		on_navigate(r, ev);
@@ -224,6 +267,8 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 		}
 		break;
 	}
+	if (st->selector)
+		take_hints(r, st);
 	if (st->selector && ev->tab) {
 		struct desc_req *q = malloc(sizeof *q);
 		json_t *p = json_pack("{s:s}", "sel", st->selector);
@@ -299,14 +344,14 @@ static void propose(const struct rec *r, FILE *f)
 	json_decref(seen);
 }
 
-static int parse_until(kn_monitor_opts *mo, const char *u)
+static int parse_until(kn_monitor_opts *mo, double *idle_s, const char *u)
 {
 	if (!strcmp(u, "finished"))
 		return 0;
-	if (!strncmp(u, "idle:", 5)) {
+	if (!strncmp(u, "idle:", 5)) { /* counted here from the first event, not from attaching */
 		char *end;
-		mo->until_idle_s = strtod(u + 5, &end);
-		return *end || mo->until_idle_s <= 0 ? -1 : 0;
+		*idle_s = strtod(u + 5, &end);
+		return *end || *idle_s <= 0 ? -1 : 0;
 	}
 	if (!strncmp(u, "steps:", 6))
 		return kn_cli_parse_int(&mo->until_steps, u + 6) || mo->until_steps < 1 ? -1 : 0;
@@ -354,6 +399,7 @@ int kn_cmd_record(int argc, char **argv)
 		{NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *answer = NULL;
 	int c, want_propose = 0, vw = 0, vh = 0;
+	double idle_s = 0;
 	/* "finished" is checked here, not by the monitor: the step that reached the last key node
 	 * still has its navigation (its postcondition) to come */
 	kn_monitor_opts mo = {.eval = {.step_limit = -1}};
@@ -368,7 +414,7 @@ int kn_cmd_record(int argc, char **argv)
 		case 'a': answer = optarg; break;
 		case 'q': progress = NULL; break;
 		case 'u':
-			if (parse_until(&mo, optarg))
+			if (parse_until(&mo, &idle_s, optarg))
 				return kn_cli_usage_error("record", "--until must be finished, idle:S or steps:N");
 			break;
 		case 'V':
@@ -411,13 +457,13 @@ int kn_cmd_record(int argc, char **argv)
 	}
 	mo.task = task;
 	mo.on_event = on_event;
+	mo.on_ready = on_ready;
+	mo.on_payload = on_payload;
 	mo.ud = &rec;
 	if (kn_monitor_start(&rec.m, loop, ws, &mo, &err) != 0) {
 		fprintf(stderr, "keynode record: %s\n", err.msg);
 		goto done;
 	}
-	if (progress)
-		fprintf(progress, "recording task '%s' (Ctrl-C to end)\n", task->id);
 	signal(SIGINT, on_sigint);
 	signal(SIGTERM, on_sigint);
 	double done_at = 0;
@@ -429,6 +475,8 @@ int kn_cmd_record(int argc, char **argv)
 				fprintf(progress, "every key node reached\n");
 		}
 		if (done_at && (double)clock_ms() - done_at > 1500) /* let the last step settle */
+			break;
+		if (idle_s > 0 && rec.last_event && (double)(clock_ms() - rec.last_event) > idle_s * 1000)
 			break;
 	}
 	if (!kn_monitor_ended(rec.m))
@@ -467,6 +515,7 @@ done:
 	kn_cdp_loop_free(loop);
 	kn_task_clear(&rec.wf);
 	json_decref(rec.urls);
+	json_decref(rec.hints);
 	free(rec.cur_url);
 	free(ws);
 	kn_taskset_free(set);

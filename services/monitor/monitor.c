@@ -465,6 +465,8 @@ static void on_binding(kn_monitor *m, struct tab *t, json_t *params)
 		ev.url = t->url;
 	else if (!ev.frame && (!t->url || strcmp(ev.url, t->url) != 0))
 		missed_navigation(m, t, ev.url); /* the page is somewhere we were not told of: say so first */
+	if (m->o.on_payload)
+		m->o.on_payload(m->o.ud, m, t->id, json_string_value(payload), json_string_length(payload));
 	emit(m, &ev);
 	kn_event_clear(&ev);
 }

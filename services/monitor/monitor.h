@@ -34,6 +34,9 @@ typedef struct kn_monitor_opts {
 	/* called once when the run ended (reason: "finished", "idle", "steps", "stopped",
 	 * "browser disconnected"); the monitor may be freed after it returns */
 	void (*on_end)(void *ud, kn_monitor *m, const char *reason);
+	/* called with each recorder payload (JSON text, borrowed) just before the event made of it
+	 * (optional; `keynode record` takes the element's locator hints from it) */
+	void (*on_payload)(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len);
 	void *ud;
 } kn_monitor_opts;
 
