@@ -31,7 +31,7 @@ record_one() {
   local rpid=$!
   for _ in $(seq 1 100); do grep -q '^recording task' "$log" && break; sleep 0.1; done
   grep -q '^recording task' "$log" || kn_fail "$task: record never said it was recording"
-  node "$here/agents/$agent" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-$task" "$mode" >"$tmp/agent-$task.out" 2>&1 ||
+  KN_AGENT_ANSWER=$tmp/answers-$task node "$here/agents/$agent" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-$task" "$mode" >"$tmp/agent-$task.out" 2>&1 ||
     kn_fail "$task: the agent failed: $(tail -2 "$tmp/agent-$task.out")"
   for _ in $(seq 1 150); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$rpid" 2>/dev/null && { kn_fail "$task: record did not end"; kn_stop "$rpid"; }
@@ -44,13 +44,17 @@ record_one spa-mail-dark-theme mail.mjs full
 record_one popup-newsletter popup.mjs full
 record_one forum-compare-replies forum.mjs full "Winter camping stove advice"
 record_one spa-kb-damaged-refund kb.mjs full "30 days"
-tasks="shop-red-runner-cart spa-mail-dark-theme popup-newsletter forum-compare-replies spa-kb-damaged-refund"
+record_one spa-mail-meeting-room mail.mjs answer "Room 4B"
+record_one popup-deal-code popup.mjs newtab "TRAIL25"
+record_one forum-new-post functional.mjs forum
+tasks="shop-red-runner-cart spa-mail-dark-theme popup-newsletter forum-compare-replies spa-kb-damaged-refund
+       spa-mail-meeting-room popup-deal-code forum-new-post"
 
 grep -q '^  - url: { key: "q", exact: "red running shoes" }' "$tmp/rec-shop-red-runner-cart.out" &&
   grep -q '^  - element_value: { path: "#size", exact: "9" }' "$tmp/rec-shop-red-runner-cart.out" &&
   kn_ok "--propose: query parameter and value key nodes in task-file syntax" || kn_fail "--propose: $(sed -n '/^key_nodes:/,$p' "$tmp/rec-shop-red-runner-cart.out")"
 "$kn" validate --workflows "$wf" "$tmp/tasks.yaml" >"$tmp/validate.out" 2>&1 &&
-  grep -q 'workflows: 5 attached' "$tmp/validate.out" && kn_ok "validate: the 5 recorded workflows load" || kn_fail "validate: $(cat "$tmp/validate.out")"
+  grep -q 'workflows: 8 attached' "$tmp/validate.out" && kn_ok "validate: the 8 recorded workflows load" || kn_fail "validate: $(cat "$tmp/validate.out")"
 s=$wf/shop-red-runner-cart.yaml
 grep -q '^viewport: "[0-9]*x[0-9]*"' "$s" && grep -q 'tag: "a"' "$s" && grep -q 'href: "http://127.0.0.1:'"$sport"'/shop/item.html?id=3"' "$s" &&
   grep -q 'after: { url: "http://127.0.0.1:'"$sport"'/shop/item.html?id=3", navigated: true }' "$s" &&
@@ -80,6 +84,7 @@ exp=$sites/v2/expected.json
 for t in $tasks; do
   e=$(jq -c --arg t "$t" '.[$t] // {"status": "passed", "drift": []}' "$exp")
   jq -e --argjson e "$e" '.status == $e.status
+    and ([.replay.drift[] | .step] == [$e.drift[] | .step])
     and (if $e.status == "passed" then true else .broken.step == ($e.step // null)
          and (if $e.key_node then .broken.key_node == $e.key_node else true end) end)' "$tmp/v2/$t.json" >/dev/null &&
     kn_ok "v2 $t: $(jq -r .status "$tmp/v2/$t.json") at the expected step ($e)" ||
