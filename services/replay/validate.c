@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "heal.h"
+#include "keynode/workflow.h"
 #include "monitor.h"
 #include "replay.h"
 #include "replay_internal.h"
@@ -403,6 +404,17 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	}
 judge:
 	*out = build(task, m, run_id, &res, status, reason[0] ? reason : NULL, broken_node);
+	if (*out) { /* the viewport the replay ran at (replay.c set_viewport) */
+		char vp[32];
+		snprintf(vp, sizeof vp, "%dx%d",
+		         o.replay.viewport_w ? o.replay.viewport_w : task->viewport_w ? task->viewport_w : KN_VIEWPORT_DEFAULT_W,
+		         o.replay.viewport_h ? o.replay.viewport_h : task->viewport_h ? task->viewport_h : KN_VIEWPORT_DEFAULT_H);
+		json_object_set_new(json_object_get((*out)->doc, "replay"), "viewport", json_string(vp));
+		if (redump(*out)) {
+			kn_replay_report_free(*out);
+			*out = NULL;
+		}
+	}
 	if (*out && res.evidence.png) {
 		(*out)->png = res.evidence.png;
 		(*out)->png_len = res.evidence.png_len;

@@ -89,7 +89,7 @@ jq -e '.status == "error" and .broken.step == 1 and .broken.reason == "site unre
 # both to the test's port. v1 and the restyled v3 pass every task; v2 gives the verdict and step of
 # tests/sites/v2/expected-workflows.json.
 m2w=$tmp/m2w
-# m2w_validate NAME SITE_ROOT — serve SITE_ROOT, validate every task with a workflow; sets vrc
+# m2w_validate NAME SITE_ROOT [REPLAY_OPTION...] — serve SITE_ROOT, validate every task with a workflow; sets vrc
 m2w_validate() {
   kn_sites_start "$kn" "$2" "$tmp/sites-m2w-$1.log" || return 1
   rm -rf "$m2w" && mkdir -p "$m2w/workflows"
@@ -98,7 +98,8 @@ m2w_validate() {
     sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$f" >"$m2w/workflows/$(basename "$f")"
   done
   # --out is created when missing
-  "$kn" replay --validate --quiet --browser "$cdp" --tasks "$m2w/tasks.json" --out "$tmp/m2w-$1/reports" >"$tmp/m2w-$1.out" 2>"$tmp/m2w-$1.err"
+  local name=$1; shift 2
+  "$kn" replay --validate --quiet --browser "$cdp" --tasks "$m2w/tasks.json" --out "$tmp/m2w-$name/reports" "$@" >"$tmp/m2w-$name.out" 2>"$tmp/m2w-$name.err"
   vrc=$?
   kn_stop "$sites_pid"
 }
@@ -115,12 +116,14 @@ for i in 0 1 2 3 4 5; do
 done
 root3=$tmp/v3root
 mkdir -p "$root3" && (cd "$sites" && tar cf - --exclude=./v2 --exclude=./v3 .) | tar xf - -C "$root3" && cp -r "$sites/v3/." "$root3/"
-m2w_validate v3 "$root3"
+m2w_validate v3 "$root3" --viewport 1024x700
 [ "$vrc" = 0 ] && kn_ok "workflows v3 (restyled): exit 0, no false alarm" || kn_fail "workflows v3: exit $vrc: $(cat "$tmp/m2w-v3.out")"
 for i in 0 1 2 3 4 5; do
   jq -e '.status == "passed"' "$tmp/m2w-v3/reports/$i.json" >/dev/null && kn_ok "workflows v3 task $i: passed" ||
     kn_fail "workflows v3 task $i: $(jq -c '{status, broken, drift: .replay.drift}' "$tmp/m2w-v3/reports/$i.json" 2>&1)"
 done
+jq -e '.replay.viewport == "1024x700"' "$tmp/m2w-v3/reports/0.json" >/dev/null &&
+  kn_ok "--viewport 1024x700 overrides the recorded viewport" || kn_fail "--viewport: $(jq -c .replay.viewport "$tmp/m2w-v3/reports/0.json")"
 m2w_validate v2 "$root"
 [ "$vrc" = 1 ] && kn_ok "workflows v2: exit 1 (tasks broken)" || kn_fail "workflows v2: exit $vrc: $(cat "$tmp/m2w-v2.out")"
 expw=$sites/v2/expected-workflows.json
@@ -139,6 +142,8 @@ jq -e '.broken.detail | test("recorded text .Trail budget 2026.")' "$tmp/m2w-v2/
   kn_ok "workflows v2 task 0: the detail names the refused sibling" || kn_fail "workflows v2 task 0: $(jq -c .broken.detail "$tmp/m2w-v2/reports/0.json")"
 jq -e '.broken.detail | test("read-only")' "$tmp/m2w-v2/reports/3.json" >/dev/null &&
   kn_ok "workflows v2 task 3: read-only field named" || kn_fail "workflows v2 task 3: $(jq -c .broken.detail "$tmp/m2w-v2/reports/3.json")"
+jq -e '.replay.viewport == "1280x800"' "$tmp/m2w-v1/reports/0.json" >/dev/null &&
+  kn_ok "the workflow's recorded viewport (1280x800) is used" || kn_fail "viewport: $(jq -c .replay.viewport "$tmp/m2w-v1/reports/0.json")"
 # an unwritable --out is exit 2 with the reason, not a verdict
 touch "$tmp/not-a-dir"
 "$kn" replay --validate --quiet --browser "$cdp" --tasks "$m2w/tasks.json" --task 0 --out "$tmp/not-a-dir/x" >"$tmp/unwritable.out" 2>&1
