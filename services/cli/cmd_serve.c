@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -153,6 +154,9 @@ int kn_cmd_serve(int argc, char **argv)
 	}
 	if (optind < argc)
 		return kn_cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+	struct stat wsb;
+	if (workflows && (stat(workflows, &wsb) != 0 || !S_ISDIR(wsb.st_mode)))
+		return kn_cli_usage_error("serve", "--workflows %s is not a folder", workflows);
 
 	kn_err err = {0};
 	kn_config *cfg = NULL;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "alerts.h"
 #include "cli.h"
@@ -146,6 +147,9 @@ int kn_cmd_worker(int argc, char **argv)
 		return kn_cli_usage_error("worker", "unexpected argument '%s'", argv[optind]);
 	if (!config_path)
 		return kn_cli_usage_error("worker", "--config is required");
+	struct stat wsb;
+	if (wo.workflows_dir && (stat(wo.workflows_dir, &wsb) != 0 || !S_ISDIR(wsb.st_mode)))
+		return kn_cli_usage_error("worker", "--workflows %s is not a folder", wo.workflows_dir);
 
 	kn_err err = {0};
 	kn_config *cfg = NULL;

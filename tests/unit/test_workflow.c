@@ -199,6 +199,17 @@ static void test_attach(void **state)
 	kn_taskset_free(set);
 	assert_int_equal(kn_workflows_attach(NULL, "/nonexistent/kn", NULL, NULL, &n, &err), KN_ENOTFOUND);
 
+	/* one task at a time (worker and serve --workflows): its own file only, none is no error */
+	assert_int_equal(kn_taskset_load_file(&set, tasks, NULL, &err), 0);
+	int attached = -1;
+	assert_int_equal(kn_workflow_attach_task(&set->tasks[0], wdir, &attached, &err), 0);
+	assert_int_equal(attached, 1);
+	assert_int_equal(set->tasks[0].n_steps, 4);
+	assert_int_equal(kn_workflow_attach_task(&set->tasks[1], wdir, &attached, &err), 0);
+	assert_int_equal(attached, 0); /* t2's workflow is other.yml, not t2.yaml */
+	assert_int_equal(set->tasks[1].n_steps, 0);
+	kn_taskset_free(set);
+
 	unlink(p);
 	snprintf(p, sizeof p, "%s/zz.yaml", wdir);
 	unlink(p);
