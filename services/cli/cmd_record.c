@@ -108,11 +108,13 @@ static void on_describe(void *ud, kn_cdp *c, json_t *result, const char *error)
 		                  &st->hint_href, &st->classes, &st->dom_path, &st->hint_test_id};
 		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) { /* what the recorder said stays */
 			const char *val = json_string_value(json_object_get(v, keys[i]));
-			if (val && *val)
+			if (val && *val && !*slots[i])
 				set_str(slots[i], val);
 		}
 		const char *text = json_string_value(json_object_get(v, "text"));
-		if (st->verb == KN_STEP_CLICK && text && *text) /* the element's whole visible text */
+		/* the text the recorder saw at the click wins: by now the click may have changed it
+		 * ("Reveal code" → "Code revealed") */
+		if (st->verb == KN_STEP_CLICK && text && *text && !st->text)
 			set_str(&st->text, text);
 		r->viewport_w = (int)json_integer_value(json_object_get(v, "vw"));
 		r->viewport_h = (int)json_integer_value(json_object_get(v, "vh"));

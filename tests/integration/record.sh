@@ -6,8 +6,8 @@
 # the original sites with no drift; on the changed sites (tests/sites/v2) the recorded workflows
 # give the verdict and step of tests/sites/v2/expected.json. Also: --propose prints key nodes in
 # task-file syntax, a missing --task is a usage error. Missing tools fail.
-# usage: record.sh KEYNODE SOURCE_DIR
-kn=$1 src=$2
+# usage: record.sh KEYNODE SOURCE_DIR [quick]   (quick: the sanitizer build's three tasks)
+kn=$1 src=$2 quick=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init record
 for t in jq node; do command -v $t >/dev/null || kn_fail "missing $t"; done
@@ -32,29 +32,38 @@ record_one() {
   for _ in $(seq 1 100); do grep -q '^recording task' "$log" && break; sleep 0.1; done
   grep -q '^recording task' "$log" || kn_fail "$task: record never said it was recording"
   KN_AGENT_ANSWER=$tmp/answers-$task node "$here/agents/$agent" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-$task" "$mode" >"$tmp/agent-$task.out" 2>&1 ||
-    kn_fail "$task: the agent failed: $(tail -2 "$tmp/agent-$task.out")"
+    kn_fail "$task: the agent failed: $(tail -3 "$tmp/agent-$task.out" | tr "\n" " ")"
   for _ in $(seq 1 150); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
   kill -0 "$rpid" 2>/dev/null && { kn_fail "$task: record did not end"; kn_stop "$rpid"; }
   wait "$rpid"; local rc=$?
   [ "$rc" = 0 ] && [ -f "$wf/$task.yaml" ] && kn_ok "$task: recorded ($(grep -c '^  step ' "$log") step lines printed)" ||
     kn_fail "$task: record exit $rc: $(cat "$log" "$tmp/rec-$task.err" | tail -5)"
 }
+# (the order matters to the agents, not to keynode: forum.mjs's goBack right after shop.mjs's run
+# times out in Playwright)
+[ -n "$quick" ] && record_one forum-compare-replies forum.mjs full "Winter camping stove advice"
 record_one shop-red-runner-cart shop.mjs full
-record_one spa-mail-dark-theme mail.mjs full
-record_one popup-newsletter popup.mjs full
-record_one forum-compare-replies forum.mjs full "Winter camping stove advice"
-record_one spa-kb-damaged-refund kb.mjs full "30 days"
-record_one spa-mail-meeting-room mail.mjs answer "Room 4B"
-record_one popup-deal-code popup.mjs newtab "TRAIL25"
-record_one forum-new-post functional.mjs forum
-tasks="shop-red-runner-cart spa-mail-dark-theme popup-newsletter forum-compare-replies spa-kb-damaged-refund
-       spa-mail-meeting-room popup-deal-code forum-new-post"
+[ -z "$quick" ] && record_one spa-mail-dark-theme mail.mjs full
+[ -z "$quick" ] && record_one popup-newsletter popup.mjs full
+[ -z "$quick" ] && record_one forum-compare-replies forum.mjs full "Winter camping stove advice"
+if [ -z "$quick" ]; then
+  record_one spa-kb-damaged-refund kb.mjs full "30 days"
+  record_one spa-mail-meeting-room mail.mjs answer "Room 4B"
+  record_one popup-deal-code popup.mjs newtab "TRAIL25"
+  record_one forum-new-post functional.mjs forum
+  tasks="shop-red-runner-cart spa-mail-dark-theme popup-newsletter forum-compare-replies spa-kb-damaged-refund
+         spa-mail-meeting-room popup-deal-code forum-new-post"
+else
+  record_one popup-deal-code popup.mjs newtab "TRAIL25"
+  tasks="shop-red-runner-cart forum-compare-replies popup-deal-code"
+fi
+nwf=$(echo $tasks | wc -w)
 
 grep -q '^  - url: { key: "q", exact: "red running shoes" }' "$tmp/rec-shop-red-runner-cart.out" &&
   grep -q '^  - element_value: { path: "#size", exact: "9" }' "$tmp/rec-shop-red-runner-cart.out" &&
   kn_ok "--propose: query parameter and value key nodes in task-file syntax" || kn_fail "--propose: $(sed -n '/^key_nodes:/,$p' "$tmp/rec-shop-red-runner-cart.out")"
 "$kn" validate --workflows "$wf" "$tmp/tasks.yaml" >"$tmp/validate.out" 2>&1 &&
-  grep -q 'workflows: 8 attached' "$tmp/validate.out" && kn_ok "validate: the 8 recorded workflows load" || kn_fail "validate: $(cat "$tmp/validate.out")"
+  grep -q "workflows: $nwf attached" "$tmp/validate.out" && kn_ok "validate: the $nwf recorded workflows load" || kn_fail "validate: $(cat "$tmp/validate.out")"
 s=$wf/shop-red-runner-cart.yaml
 grep -q '^viewport: "[0-9]*x[0-9]*"' "$s" && grep -q 'tag: "a"' "$s" && grep -q 'href: "http://127.0.0.1:'"$sport"'/shop/item.html?id=3"' "$s" &&
   grep -q 'after: { url: "http://127.0.0.1:'"$sport"'/shop/item.html?id=3", navigated: true }' "$s" &&
