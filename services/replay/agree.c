@@ -97,6 +97,10 @@ int kn_heal_hrefs_agree(const char *a, const char *b)
 		return 1;
 	size_t na = strlen(a), nb = strlen(b);
 	const char *lng = na > nb ? a : b, *sht = na > nb ? b : a;
+	if (sht[0] == '#' || sht[0] == '?') { /* "#/settings" names the fragment of the page it is on */
+		const char *part = strchr(lng, sht[0]);
+		return part && strcmp(part, sht) == 0;
+	}
 	size_t nl = na > nb ? na : nb, ns = na > nb ? nb : na;
 	return ns && sht[0] != '/' && sht[0] != '#' && sht[0] != '?' && strcmp(lng + nl - ns, sht) == 0 &&
 	       lng[nl - ns - 1] == '/';

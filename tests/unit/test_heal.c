@@ -216,6 +216,9 @@ static void test_agree(void **state)
 	assert_false(kn_heal_hrefs_agree("/forum/new.html", "/forum/compose.html"));
 	assert_false(kn_heal_hrefs_agree("/shop/item.html?id=3", "/shop/item.html?id=4"));
 	assert_false(kn_heal_hrefs_agree("/a/new.html", "xnew.html"));
+	assert_true(kn_heal_hrefs_agree("http://127.0.0.1:1/spa/mail.html#/settings", "#/settings"));
+	assert_false(kn_heal_hrefs_agree("http://127.0.0.1:1/spa/mail.html#/settings", "#/inbox"));
+	assert_true(kn_heal_hrefs_agree("http://h/kb.html?view=article&id=12", "?view=article&id=12"));
 
 	char text[] = "Edit", href[] = "/wiki/edit?page=1", why[256];
 	kn_step st = {.verb = KN_STEP_CLICK, .text = text, .hint_href = href};
