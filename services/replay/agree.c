@@ -32,13 +32,17 @@ static int numeric(const char *w, size_t n)
 	return 1;
 }
 
-/* Content words of folded text f. */
+/* Content words of folded text f. Small numbers (up to three digits) are counters more often than
+ * names — "Cart 2" is the cart link with another count, "Inbox (12)" the inbox — and are left out
+ * when words remain; a year or a longer number ("Trail budget 2026") names the thing. */
 static size_t words(const char *f, const char **w, size_t *len)
 {
 	const char *t[MAXT];
-	size_t tl[MAXT], n = kn_heal_tokens(f, t, tl, MAXT), k = 0;
+	size_t tl[MAXT], n = kn_heal_tokens(f, t, tl, MAXT), k = 0, kept = 0;
 	for (size_t i = 0; i < n; i++)
-		if (!stopword(t[i], tl[i])) {
+		kept += !stopword(t[i], tl[i]) && !(numeric(t[i], tl[i]) && tl[i] <= 3);
+	for (size_t i = 0; i < n; i++)
+		if (!stopword(t[i], tl[i]) && !(kept && numeric(t[i], tl[i]) && tl[i] <= 3)) {
 			w[k] = t[i];
 			len[k++] = tl[i];
 		}

@@ -64,7 +64,7 @@ int kn_heal_best(const kn_heal_sig *e, const kn_heal_sig *cands, size_t n, doubl
  * selector match is not the element. DRIFT: the name agrees but the recorded href does not — the
  * same control leading elsewhere now. YES otherwise (nothing recorded to compare counts as
  * agreement). Names agree when their words (lower case, without "and", "&", "the", "a", "of"…)
- * are the same, a counter such as "(3)" aside; a hand-written text hint (a step without a
+ * are the same, a counter aside (numbers of up to three digits); a hand-written text hint (a step without a
  * recorded fingerprint, st->tag NULL) may also be part of the element's text. why (optional)
  * says what disagreed. */
 typedef enum kn_heal_agreement { KN_AGREE_YES, KN_AGREE_DRIFT, KN_AGREE_NO } kn_heal_agreement;

@@ -207,7 +207,9 @@ static void test_agree(void **state)
 	assert_false(kn_heal_names_agree("Alpine tent 2P", "Alpine tent 3P"));
 	assert_false(kn_heal_names_agree("Edit", "View source"));
 	assert_false(kn_heal_names_agree("Ultralight tent recommendations", "Ultralight tent reviews"));
-	assert_false(kn_heal_names_agree("Post 3", "Post 5"));
+	assert_true(kn_heal_names_agree("Cart 2", "Cart 1"));         /* a counter */
+	assert_false(kn_heal_names_agree("Trail budget 2026", "Trail budget 2025"));
+	assert_false(kn_heal_names_agree("12", "13"));                 /* nothing but the number */
 	assert_true(kn_heal_names_agree("&", "&"));
 	assert_false(kn_heal_names_agree("+", "-"));
 	assert_true(kn_heal_hrefs_agree("/forum/new.html", "new.html"));
