@@ -132,15 +132,16 @@ static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *
 	return doc;
 }
 
-/* Whether the URL a step ended on is the one recorded (path, query and fragment: the sites may
- * be served from another host or port than where the workflow was recorded). */
+/* Whether the URL a step ended on is the one recorded: the same path, fragment and query
+ * parameter names (the site may be served from another host or port than where the workflow was
+ * recorded). A step that reaches another item by the same link pattern is caught by its href. */
 static int cmp_param(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* url after scheme and host, its query parameters sorted (a restyled form may order its fields
- * differently), into out. */
+/* url after scheme and host, with its query parameters' names sorted (a restyled form may order
+ * its fields differently; a value may be new each time, as an order number is), into out. */
 static void target_form(char *out, size_t n, const char *url)
 {
 	char buf[2048], *params[64];
@@ -158,6 +159,9 @@ static void target_form(char *out, size_t n, const char *url)
 		char *amp = strchr(p, '&');
 		if (amp)
 			*amp++ = '\0';
+		char *eq = strchr(p, '=');
+		if (eq) /* names only: a value may be made afresh each time (an order number) */
+			*eq = '\0';
 		if (*p)
 			params[np++] = p;
 		p = amp;
