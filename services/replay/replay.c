@@ -268,7 +268,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 	json_decref(p);
 	kn_heal_sig_clear(&e);
 	if (rc)
-		snprintf(f->why, sizeof f->why, "%s", refused);
+		snprintf(f->why, sizeof f->why, "%.250s", refused);
 	return rc;
 }
 
