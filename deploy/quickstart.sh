@@ -11,7 +11,11 @@ jobs=$(nproc 2>/dev/null || echo 2)
 
 packages=(build-essential cmake pkg-config libwebsockets-dev libcurl4-openssl-dev libpcre2-dev
   libyaml-dev libpq-dev libjansson-dev libcmocka-dev libstemmer-dev postgresql chromium clang
-  libclang-rt-14-dev libfuzzer-14-dev curl jq wrk)
+  libclang-rt-14-dev libfuzzer-14-dev curl jq wrk
+  python3-selenium chromium-driver) # the last line: `keynode run`'s Selenium agent (tests/integration/run.sh)
+# the real web applications of tests/realapps (tests/integration/realapps.sh), served by PHP's built-in server
+packages+=(dokuwiki php-cli php-sqlite3 wordpress wordpress-theme-twentytwentythree
+  wordpress-theme-twentytwentytwo mariadb-server php-mysql)  # WordPress on a private MariaDB (no SQLite drop-in in Debian)
 
 install_packages() {
   local missing=()

@@ -1,4 +1,4 @@
-/* eval.c — the key-node evaluator (WEBCANVAS.md "Scoring") and the dataset metrics.
+/* eval.c — the key-node evaluator (docs/scoring.md) and the dataset metrics.
  *
  * Events are fed in order. Each key node's score only ever rises (max(old, new)); URL nodes are
  * re-checked only when the URL they look at changes, so a long run costs one URL parse per
@@ -47,12 +47,14 @@ struct kn_eval {
 	char *typing;         /* "tab\x1fselector" of the last event when it was a `type`, else NULL */
 	char *sel_norm;       /* the current event's selector, normalised on first need */
 	int sel_done;         /* sel_norm is computed for the current event */
+	json_t *blocked;      /* kn_eval_set_blocked: what refused service, NULL none */
 };
 
 const char *kn_status_name(kn_status s)
 {
-	static const char *const names[] = {"incomplete", "finished", "step_limit", "error", "broken"};
-	return (unsigned)s <= KN_STATUS_BROKEN ? names[s] : "?";
+	static const char *const names[] = {"incomplete", "finished", "step_limit", "error", "broken",
+	                                    "blocked"};
+	return (unsigned)s <= KN_STATUS_BLOCKED ? names[s] : "?";
 }
 
 static void url_cache_reset(struct url_cache *c)
@@ -134,6 +136,7 @@ void kn_eval_free(kn_eval *ev)
 	free(ev->nodes);
 	free(ev->step_scores);
 	free(ev->typing);
+	json_decref(ev->blocked);
 	url_cache_reset(&ev->cur);
 	free(ev);
 }
@@ -382,7 +385,7 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 	return rc ? rc : rises;
 }
 
-/* Consecutive input into one field is one `type` step (INTERFACES.md §2): a `type` right after a
+/* Consecutive input into one field is one `type` step (docs/formats.md §2): a `type` right after a
  * `type` into the same field of the same tab continues that step. Remembers e for the next call. */
 static int continues_typing(kn_eval *ev, const kn_event *e)
 {
@@ -515,12 +518,26 @@ double kn_eval_efficiency(const kn_eval *ev)
 	return ev->reached > 0 ? ev->steps / ev->reached : 0;
 }
 
+int kn_eval_set_blocked(kn_eval *ev, const char *evidence_json)
+{
+	json_t *b = NULL;
+	if (evidence_json && !json_is_object(b = json_loads(evidence_json, 0, NULL))) {
+		json_decref(b);
+		return KN_EINVAL;
+	}
+	json_decref(ev->blocked);
+	ev->blocked = b;
+	return 0;
+}
+
 kn_status kn_eval_status(const kn_eval *ev)
 {
 	if (kn_eval_completed(ev))
 		return KN_STATUS_FINISHED;
 	if (ev->error)
 		return KN_STATUS_ERROR;
+	if (ev->blocked)
+		return KN_STATUS_BLOCKED;
 	return ev->limit_hit ? KN_STATUS_STEP_LIMIT : KN_STATUS_INCOMPLETE;
 }
 
@@ -575,6 +592,8 @@ int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f)
 	                      "key_nodes", nodes);
 	if (!j)
 		return KN_ENOMEM;
+	if (kn_eval_status(ev) == KN_STATUS_BLOCKED)
+		json_object_set(j, "blocked", ev->blocked);
 	int fn = kn_eval_functional(ev);
 	if (fn >= 0)
 		json_object_set_new(j, "functional", json_boolean(fn));

@@ -1,5 +1,5 @@
 /* event.c — trajectory events: names, the step rule, and the JSON Lines reader and writer
- * (INTERFACES.md §2). A parsed event borrows its strings from the jansson object it came from,
+ * (docs/formats.md §2). A parsed event borrows its strings from the jansson object it came from,
  * kept alive in owned_ until kn_event_clear. */
 #include <errno.h>
 #include <math.h>
@@ -13,7 +13,7 @@
 
 static const char *const type_names[KN_EV__COUNT] = {
 	"navigate", "click", "type", "select", "submit", "press", "scroll", "tab_open", "tab_close",
-	"answer"};
+	"answer", "hover", "dialog"};
 
 static const char *const how_names[] = {"goto", "back", "forward", "reload", "link", "form",
                                         "script", "hash", "history", "redirect", "popup", NULL};
@@ -47,6 +47,7 @@ int kn_event_is_step(const kn_event *ev)
 	switch (ev->type) {
 	case KN_EV_NAVIGATE: return how_is_agent(ev->how);
 	case KN_EV_SUBMIT:
+	case KN_EV_DIALOG:
 	case KN_EV_TAB_OPEN:
 	case KN_EV_TAB_CLOSE: return 0;
 	default: return (unsigned)ev->type < KN_EV__COUNT;
@@ -94,7 +95,13 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	}
 	json_t *m = json_object_get(j, "matched");
 	size_t nm = json_is_array(m) ? json_array_size(m) : 0;
-	struct owned *o = malloc(sizeof *o + nm * sizeof o->matched[0]);
+	json_t *fp = json_object_get(j, "frame_path");
+	size_t nf = json_is_array(fp) ? json_array_size(fp) : 0;
+	if (nm > KN_TRAJ_MAX_LINE || nf > KN_TRAJ_MAX_LINE) { /* cannot happen within one line */
+		json_decref(j);
+		return kn_err_set(err, KN_ELIMIT, "too many array items");
+	}
+	struct owned *o = malloc(sizeof *o + (nm + nf) * sizeof o->matched[0]);
 	if (!o) {
 		json_decref(j);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
@@ -112,6 +119,21 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	if (json_is_array(m)) {
 		ev->matched = o->matched;
 		ev->n_matched = nm;
+	}
+	if (fp && !json_is_null(fp) && !json_is_array(fp))
+		return kn_err_set(err, KN_EINVAL,
+		                  "field \"frame_path\": expected an array of iframe selectors");
+	for (size_t i = 0; i < nf; i++) {
+		json_t *s = json_array_get(fp, i);
+		if (!json_is_string(s) || json_string_length(s) == 0 ||
+		    strlen(json_string_value(s)) != json_string_length(s))
+			return kn_err_set(err, KN_EINVAL,
+			                  "field \"frame_path\"[%zu]: expected a non-empty string", i);
+		o->matched[nm + i] = json_string_value(s);
+	}
+	if (nf) {
+		ev->frame_path = o->matched + nm;
+		ev->n_frame_path = nf;
 	}
 
 	const char *type;
@@ -131,7 +153,8 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	    (rc = get_str(&ev->how, j, "how", err)) ||
 	    (rc = get_str(&ev->selector, j, "selector", err)) ||
 	    (rc = get_str(&ev->text, j, "text", err)) || (rc = get_str(&ev->value, j, "value", err)) ||
-	    (rc = get_str(&ev->key, j, "key", err)))
+	    (rc = get_str(&ev->key, j, "key", err)) ||
+	    (rc = get_str(&ev->frame_url, j, "frame_url", err)))
 		return rc;
 	if (ev->how) {
 		int ok = 0;
@@ -144,6 +167,7 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	json_t *tr = json_object_get(j, "trusted");
 	ev->trusted = json_is_boolean(tr) ? json_is_true(tr) : -1;
 	ev->frame = json_is_true(json_object_get(j, "frame"));
+	ev->shadow_closed = json_is_true(json_object_get(j, "shadow_closed"));
 	return 0;
 }
 
@@ -353,6 +377,16 @@ int kn_traj_write_event(FILE *f, const kn_event *ev)
 		bad |= json_object_set_new(j, "trusted", json_boolean(ev->trusted));
 	if (ev->frame)
 		bad |= json_object_set_new(j, "frame", json_true());
+	if (ev->frame_url)
+		bad |= json_object_set_new(j, "frame_url", json_string(ev->frame_url));
+	if (ev->n_frame_path) {
+		json_t *fp = json_array();
+		for (size_t i = 0; fp && i < ev->n_frame_path; i++)
+			bad |= json_array_append_new(fp, json_string(ev->frame_path[i]));
+		bad |= json_object_set_new(j, "frame_path", fp);
+	}
+	if (ev->shadow_closed)
+		bad |= json_object_set_new(j, "shadow_closed", json_true());
 	if (bad) { /* json_string refuses invalid UTF-8 */
 		json_decref(j);
 		return KN_EINVAL;

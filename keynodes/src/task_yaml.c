@@ -1,4 +1,4 @@
-/* task_yaml.c — the native YAML task-file loader (INTERFACES.md §1), built on libyaml's events.
+/* task_yaml.c — the native YAML task-file loader (docs/formats.md §1), built on libyaml's events.
  *
  * Two passes over the same event stream. The first checks everything that does not depend on the
  * schema: YAML syntax and UTF-8, a single document, nesting depth, core tags only, no NUL in text,

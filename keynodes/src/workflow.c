@@ -260,7 +260,8 @@ static int xpath_check(const char *s, kn_err *err)
 	return 0;
 }
 
-int kn_selector_check(const char *sel, kn_err *err)
+/* One part of a chain. */
+static int check_one(const char *sel, kn_err *err)
 {
 	if (!sel || !*sel)
 		return kn_err_set(err, KN_EINVAL, "empty selector");
@@ -269,6 +270,36 @@ int kn_selector_check(const char *sel, kn_err *err)
 	if (sel[0] == '/' || sel[0] == '(')
 		return xpath_check(sel, err);
 	return css_check(sel, err);
+}
+
+int kn_selector_check(const char *sel, kn_err *err)
+{
+	if (!sel || !*sel)
+		return kn_err_set(err, KN_EINVAL, "empty selector");
+	if (!strstr(sel, ">>") || !strncmp(sel, "xpath=", 6) || sel[0] == '/' || sel[0] == '(')
+		return check_one(sel, err);
+	/* a frame / shadow-root chain "a >> b >> c" (services/replay frames.c): each part on its own */
+	char part[4096];
+	for (const char *p = sel;;) {
+		const char *end = strstr(p, ">>");
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '\t'))
+			p++, n--;
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n == 0)
+			return kn_err_set(err, KN_EINVAL, "invalid selector: empty part in a '>>' chain");
+		if (n >= sizeof part)
+			return kn_err_set(err, KN_EINVAL, "invalid selector: a part over %zu bytes", sizeof part);
+		memcpy(part, p, n);
+		part[n] = '\0';
+		int rc = check_one(part, err);
+		if (rc)
+			return rc;
+		if (!end)
+			return 0;
+		p = end + 2;
+	}
 }
 
 /* ---- loading ---- */

@@ -552,12 +552,30 @@ int kn_alerts_run_finished(kn_alerts *a, const char *task_ref, const char *run_i
 	return enqueue(a, key, "warning", title, detail, err);
 }
 
+int kn_alerts_run_interrupted(kn_alerts *a, const char *task_ref, const char *run_id,
+                              const char *reason, kn_err *err)
+{
+	int rc;
+	if ((rc = check_ref("task", task_ref, err)) != 0 || (rc = check_ref("run id", run_id, err)) != 0)
+		return rc;
+	char key[KN_ALERTS_REF_MAX + 24], title[2 * KN_ALERTS_REF_MAX + 160];
+	snprintf(key, sizeof key, "run-interrupted:%s", run_id);
+	snprintf(title, sizeof title, "run %s of task %s ended: %.100s", run_id, task_ref,
+	         reason ? reason : "interrupted");
+	json_t *detail = json_pack("{s:s, s:s, s:s}", "task", task_ref, "run", run_id, "reason",
+	                           reason ? reason : "interrupted");
+	if (!detail)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	return enqueue(a, key, "warning", title, detail, err);
+}
+
 static const char *severity_of(kn_health to)
 {
 	switch (to) {
 	case KN_HEALTH_BROKEN: return "critical";
 	case KN_HEALTH_FLAKY:
-	case KN_HEALTH_ERROR: return "warning";
+	case KN_HEALTH_ERROR:
+	case KN_HEALTH_BLOCKED: return "warning";
 	default: return "info";
 	}
 }
@@ -570,6 +588,7 @@ static const char *state_name(kn_health h)
 	case KN_HEALTH_BROKEN: return "broken";
 	case KN_HEALTH_RECOVERED: return "recovered";
 	case KN_HEALTH_ERROR: return "error";
+	case KN_HEALTH_BLOCKED: return "blocked";
 	default: return "unknown";
 	}
 }
@@ -580,8 +599,8 @@ int kn_alerts_health(kn_alerts *a, const char *task_ref, kn_health from, kn_heal
 	int rc;
 	if ((rc = check_ref("task", task_ref, err)) != 0)
 		return rc;
-	if (to < KN_HEALTH_UNKNOWN || to > KN_HEALTH_ERROR || from < KN_HEALTH_UNKNOWN ||
-	    from > KN_HEALTH_ERROR)
+	if (to < KN_HEALTH_UNKNOWN || to > KN_HEALTH_BLOCKED || from < KN_HEALTH_UNKNOWN ||
+	    from > KN_HEALTH_BLOCKED)
 		return kn_err_set(err, KN_EINVAL, "alerts: unknown health state");
 	if (from == to)
 		return 0;
@@ -591,16 +610,22 @@ int kn_alerts_health(kn_alerts *a, const char *task_ref, kn_health from, kn_heal
 	const char *f = state_name(from), *t = state_name(to);
 	char key[KN_ALERTS_REF_MAX + 32], title[KN_ALERTS_REF_MAX + 64];
 	snprintf(key, sizeof key, "health:%s:%s", task_ref, t);
+	const char *sig = json_string_value(json_object_get(json_object_get(ev, "blocked"), "signature"));
+	if (to == KN_HEALTH_BLOCKED) /* its own kind: the site refused service, nothing broke */
+		snprintf(key, sizeof key, "blocked:%s", task_ref);
 	if (to == KN_HEALTH_RECOVERED)
 		snprintf(title, sizeof title, "task %s recovered (was %s)", task_ref, f);
 	else if (to == KN_HEALTH_HEALTHY)
 		snprintf(title, sizeof title, "task %s is healthy again (was %s)", task_ref, f);
+	else if (to == KN_HEALTH_BLOCKED)
+		snprintf(title, sizeof title, "task %s: blocked by the site, %.60s (was %s)", task_ref,
+		         sig ? sig : "refused", f);
 	else if (to == KN_HEALTH_ERROR)
 		snprintf(title, sizeof title, "task %s: site unreachable (was %s)", task_ref, f);
 	else
 		snprintf(title, sizeof title, "task %s is %s (was %s)", task_ref, t, f);
-	json_t *detail = json_pack("{s:s, s:s, s:s, s:o}", "task", task_ref, "from", f, "to", t,
-	                           "evidence", ev);
+	json_t *detail = json_pack("{s:s, s:s, s:s, s:s, s:o}", "kind", to == KN_HEALTH_BLOCKED ? "blocked" : "health",
+	                           "task", task_ref, "from", f, "to", t, "evidence", ev);
 	if (!detail)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	return enqueue(a, key, severity_of(to), title, detail, err);

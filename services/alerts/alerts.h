@@ -35,6 +35,10 @@ void kn_alerts_free(kn_alerts *a);
 /* A run ended: alert when the rule says so. result_json is the run result (§3). Thread-safe. */
 int kn_alerts_run_finished(kn_alerts *a, const char *task_ref, const char *run_id,
                            const char *result_json, kn_err *err);
+/* A run was ended by something other than its own course (reason, e.g. "service restarted":
+ * the serve process running it died). Always alerts (warning, key "run-interrupted:RUN"). */
+int kn_alerts_run_interrupted(kn_alerts *a, const char *task_ref, const char *run_id,
+                              const char *reason, kn_err *err);
 /* A task's health changed from → to; evidence_json names the replay results behind it.
  * Thread-safe. */
 int kn_alerts_health(kn_alerts *a, const char *task_ref, kn_health from, kn_health to,

@@ -1,5 +1,5 @@
 /* cli.h — the `keynode` command line: one function per subcommand, sharing option helpers.
- * Exit codes (INTERFACES.md §4): 0 success, 1 the checked thing failed, 2 usage/environment. */
+ * Exit codes (docs/formats.md §5): 0 success, 1 the checked thing failed, 2 usage/environment. */
 #ifndef KEYNODE_CLI_H
 #define KEYNODE_CLI_H
 
@@ -31,12 +31,11 @@ int kn_cli_attach_workflows(kn_taskset *set, const char *tasks_path, const char 
                             const char *cmd);
 /* "WxH" (100 to 10000 each) into *w, *h; 0 or -1. (workflows_opt.c) */
 int kn_cli_parse_viewport(int *w, int *h, const char *text);
-/* mkdir -p dir; KN_EXIT_OK, or KN_EXIT_USAGE having said why. (workflows_opt.c) */
-int kn_cli_make_dir(const char *dir, const char *cmd);
 int kn_cmd_record(int argc, char **argv);
 int kn_cmd_migrate(int argc, char **argv);
 int kn_cmd_worker(int argc, char **argv);
 int kn_cmd_serve(int argc, char **argv);
+int kn_cmd_run(int argc, char **argv);
 
 /* Print "keynode CMD: message" to stderr and return KN_EXIT_USAGE. */
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)

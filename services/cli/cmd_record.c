@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/fs.h"
 #include "keynode/url.h"
 #include "keynode/workflow.h"
 #include "monitor.h"
@@ -362,8 +363,11 @@ static int parse_until(kn_monitor_opts *mo, double *idle_s, const char *u)
 
 static int write_workflow(struct rec *r, const char *dir)
 {
-	if (kn_cli_make_dir(dir, "record") != KN_EXIT_OK)
+	kn_err derr = {0};
+	if (kn_mkdirs(dir, 0755, &derr) != 0) { /* --out is created when missing */
+		fprintf(stderr, "keynode record: %s\n", derr.msg);
 		return KN_EXIT_USAGE;
+	}
 	char path[4096], when[KN_TIME_MAX];
 	if (strchr(r->wf.id, '/') || r->wf.id[0] == '.' ||
 	    (size_t)snprintf(path, sizeof path, "%s/%s.yaml", dir, r->wf.id) >= sizeof path) {

@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "keynode/workflow.h"
+#include "keynode/fs.h"
 #include "replay.h"
 
 static const char help[] =
@@ -106,6 +107,8 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 	json_t *doc = json_loads(kn_replay_report_json(rep), 0, NULL);
 	json_t *b = json_object_get(doc, "broken");
 	const char *reason = json_string_value(json_object_get(b, "reason"));
+	if (st == KN_REPLAY_BLOCKED) /* what refused service (services/replay/blocked.h) */
+		b = json_object_get(doc, "blocked"), reason = json_string_value(json_object_get(b, "signature"));
 	const char *node = json_string_value(json_object_get(b, "key_node"));
 	json_int_t step = json_integer_value(json_object_get(b, "step"));
 	printf("%-24s %s", t->id, kn_replay_status_name(st));
@@ -164,7 +167,8 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 	kn_replay_report_free(rep);
 	if (unwritable) /* a lost report must not read like a verdict */
 		return KN_EXIT_USAGE;
-	return st == KN_REPLAY_PASSED ? KN_EXIT_OK : st == KN_REPLAY_BROKEN ? KN_EXIT_FAIL : KN_EXIT_USAGE;
+	return st == KN_REPLAY_PASSED ? KN_EXIT_OK
+	       : st == KN_REPLAY_BROKEN || st == KN_REPLAY_BLOCKED ? KN_EXIT_FAIL : KN_EXIT_USAGE;
 }
 
 int kn_cmd_replay(int argc, char **argv)
@@ -215,8 +219,7 @@ int kn_cmd_replay(int argc, char **argv)
 		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
 	}
 	int rc = KN_EXIT_USAGE;
-	if (kn_cli_attach_workflows(set, tasks, workflows, "replay") != KN_EXIT_OK ||
-	    (out && kn_cli_make_dir(out, "replay") != KN_EXIT_OK)) {
+	if (kn_cli_attach_workflows(set, tasks, workflows, "replay") != KN_EXIT_OK) {
 		kn_taskset_free(set);
 		return KN_EXIT_USAGE;
 	}
@@ -226,6 +229,10 @@ int kn_cmd_replay(int argc, char **argv)
 	struct conn k = {0};
 	if (task_id && !kn_taskset_find(set, task_id)) {
 		fprintf(stderr, "keynode replay: task '%s' is not in %s\n", task_id, tasks);
+		goto done;
+	}
+	if ((out && kn_mkdirs(out, 0755, &err)) || (answers && kn_mkdirs_for(answers, 0755, &err))) {
+		fprintf(stderr, "keynode replay: %s\n", err.msg);
 		goto done;
 	}
 	if (answers && !(ro.answers = fopen(answers, "a"))) {

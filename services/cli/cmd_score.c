@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "keynode/fs.h"
 
 static const char help[] =
 	"usage: keynode score --tasks TASKFILE --runs FILE|DIR [--json|--csv] [--mode default|webcanvas]\n"
@@ -15,7 +16,7 @@ static const char help[] =
 	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Score recorded runs against a task set. A run is a JSONL trajectory whose header names its task\n"
-	"(INTERFACES.md §2); DIR means every *.jsonl file in it, in name order.\n"
+	"(docs/formats.md §2); DIR means every *.jsonl file in it, in name order.\n"
 	"\n"
 	"options:\n"
 	"  --tasks FILE       task file (native YAML or Mind2Web-Live JSON)\n"
@@ -230,8 +231,10 @@ int kn_cmd_score(int argc, char **argv)
 
 	kn_taskset *set;
 	kn_err err = {0};
-	if (outdir && kn_cli_make_dir(outdir, "score") != KN_EXIT_OK) /* --out is created when missing */
+	if (outdir && kn_mkdirs(outdir, 0755, &err) != 0) {
+		fprintf(stderr, "keynode score: --out: %s\n", err.msg);
 		return KN_EXIT_USAGE;
+	}
 	if (kn_cli_semantic_open(&so, "score", &eo, stderr) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
 	/* after --config: its sites: resolve WebArena placeholders */

@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -36,13 +38,16 @@ static const char help[] =
 	"  --listen A:P      listen address (default http.listen, 127.0.0.1:8080; port 0 picks one)\n"
 	"  --spool-dir DIR   where events wait on disk while the database is unreachable (default\n"
 	"                    $KEYNODE_SPOOL_DIR, else $STATE_DIRECTORY/spool (systemd), else\n"
-	"                    $XDG_STATE_HOME/keynode/spool, else ~/.local/state/keynode/spool)\n"
+	"                    $XDG_STATE_HOME/keynode/spool, else ~/.local/state/keynode/spool);\n"
+	"                    created (0700) when missing, one subfolder per database\n"
 	"  --log-requests    one log line per request\n"
 	"  --workflows DIR   a task file uploaded through POST /api/tasksets gets DIR/<task-id>.yaml\n"
 	"                    (`keynode record`) as its tasks' reference steps; stored with the task\n"
 	"                    version (a new workflow makes a new version)\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
+	"Events are acknowledged once durable (committed, or spooled and fdatasync'ed). Runs a\n"
+	"killed serve left live are ended at start (status error, reason \"service restarted\").\n"
 	"SIGTERM/SIGINT: live runs are stopped (results written), the ingest queue flushed, exit 0.\n"
 	"exit: 0 after a clean stop, 2 bad config, port taken, database unreachable or not migrated\n";
 
@@ -89,6 +94,11 @@ static void handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 static void before_metrics(void *ud)
 {
 	kn_api_before_metrics(((struct serve *)ud)->api);
+}
+
+static int durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
+{
+	return kn_api_durable(((struct serve *)ud)->api, from, upto, err);
 }
 
 static void server_tick(void *ud)
@@ -174,12 +184,27 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_store_verdicts *verdicts = NULL;
 	kn_llm *llm = NULL;
 	kn_store *st = NULL;
-	char *spool = spool_arg ? strdup(spool_arg) : default_spool();
+	char *spool_base = spool_arg ? strdup(spool_arg) : default_spool(), *spool = NULL;
+	char owner[160], host[64] = "", key[64];
 	const char *db = cfg->database_url;
 	if (!db || !*db) {
 		fprintf(stderr, "keynode serve: no database: set database.url in the config or "
 		                "KEYNODE_DATABASE_URL\n");
 		goto done;
+	}
+	/* one spool per database: records of one are never flushed into another */
+	if (!spool_base || kn_ingest_spool_key(key, sizeof key, db, &err) != 0 ||
+	    !(spool = malloc(strlen(spool_base) + strlen(key) + 2))) {
+		fprintf(stderr, "keynode serve: %s\n", err.msg[0] ? err.msg : "out of memory");
+		goto done;
+	}
+	sprintf(spool, "%s/%s", spool_base, key);
+	{
+		struct timespec now;
+		clock_gettime(CLOCK_REALTIME, &now);
+		gethostname(host, sizeof host - 1);
+		snprintf(owner, sizeof owner, "s-%s-%ld-%lld%03ld", host, (long)getpid(),
+		         (long long)now.tv_sec, now.tv_nsec / 1000000);
 	}
 	if (kn_store_open(&st, db, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
@@ -190,8 +215,11 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: the database is not migrated: run keynode migrate\n");
 		goto done;
 	}
-	kn_store_free(st);
-	st = NULL;
+	/* st stays open: it holds this process's owner lock (crash recovery) while serve lives */
+	if (kn_store_owner_hold(st, owner, &err) != 0) {
+		fprintf(stderr, "keynode serve: database: %s\n", err.msg);
+		goto done;
+	}
 
 	if (kn_metrics_new(&metrics) != 0 || kn_stream_new(&sv.stream, 0, wake, &sv) != 0) {
 		fprintf(stderr, "keynode serve: out of memory\n");
@@ -206,8 +234,14 @@ int kn_cmd_serve(int argc, char **argv)
 	so.handle = handle;
 	so.before_metrics = before_metrics;
 	so.tick = server_tick;
+	so.durable = durable;
 	so.ud = &sv;
 	so.log_requests = log_requests;
+	so.hosts = (const char *const *)cfg->http_hosts;
+	so.n_hosts = cfg->n_http_hosts;
+	so.origins = (const char *const *)cfg->http_origins;
+	so.n_origins = cfg->n_http_origins;
+	so.stream_idle_s = cfg->http_stream_idle_s;
 	if (kn_server_new(&sv.srv, &so, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
@@ -216,10 +250,16 @@ int kn_cmd_serve(int argc, char **argv)
 	io.conninfo = db;
 	io.spool_dir = spool;
 	io.log = ingest_log;
+	io.on_durable = wake; /* held answers (POST …/events) go out as soon as they are durable */
+	io.on_durable_ud = &sv;
 	if (kn_ingest_new(&ingest, &io, &err) != 0) {
 		fprintf(stderr, "keynode serve: ingest: %s\n", err.msg);
 		goto done;
 	}
+	/* what a dead process left in the spool goes in before its runs are ended */
+	if (kn_ingest_sync(ingest, 30000, &err) != 0)
+		fprintf(stderr, "level=warn component=serve msg=\"spool not flushed at start\" "
+		                "detail=\"%s\"\n", err.msg);
 	kn_alerts_opts ao = {0};
 	ao.config = cfg;
 	ao.conninfo = db;
@@ -236,6 +276,8 @@ int kn_cmd_serve(int argc, char **argv)
 	ro.alerts = alerts;
 	ro.eval.threshold = cfg->semantic.threshold;
 	ro.log = log_line;
+	ro.owner = owner;
+	ro.max_events = cfg->http_max_run_events;
 	if (cfg->semantic.backend == KN_CONFIG_LLM) {
 		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
 		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;
@@ -272,6 +314,13 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
 	}
+	size_t recovered = 0;
+	if (kn_runs_recover(st, &ro, &recovered, &err) != 0)
+		fprintf(stderr, "level=error component=serve msg=\"crash recovery failed\" "
+		                "detail=\"%s\"\n", err.msg);
+	else if (recovered)
+		fprintf(stderr, "level=info component=serve msg=\"ended runs left live by a dead "
+		                "process\" runs=%zu\n", recovered);
 	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows};
 	if (kn_api_new(&sv.api, &apo, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
@@ -286,8 +335,9 @@ int kn_cmd_serve(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	fprintf(stderr, "level=info component=serve msg=\"serving\" url=http://%s/ port=%d "
-	                "token=%s spool=\"%s\"\n",
-	        so.listen, kn_server_port(sv.srv), so.token && *so.token ? "set" : "unset", spool);
+	                "token=%s spool=\"%s\" owner=%s\n",
+	        so.listen, kn_server_port(sv.srv), so.token && *so.token ? "set" : "unset", spool,
+	        owner);
 	rc = kn_server_run(sv.srv, &stop_flag);
 	fprintf(stderr, "level=info component=serve msg=\"stopping\"\n");
 	exit_code = rc ? KN_EXIT_USAGE : KN_EXIT_OK;
@@ -310,6 +360,7 @@ done:
 	kn_metrics_free(metrics);
 	kn_store_free(st);
 	free(spool);
+	free(spool_base);
 	kn_config_free(cfg);
 	if (exit_code == KN_EXIT_OK)
 		fprintf(stderr, "level=info component=serve msg=\"stopped\"\n");

@@ -13,7 +13,7 @@
 static const char help[] =
 	"usage: keynode validate [--json] [--workflows DIR] TASKFILE...\n"
 	"\n"
-	"Check task files: native YAML (INTERFACES.md §1) or Mind2Web-Live JSON, detected by content.\n"
+	"Check task files: native YAML (docs/formats.md §1) or Mind2Web-Live JSON, detected by content.\n"
 	"Prints the number of tasks and key nodes (by match function) of each valid file, and the\n"
 	"first error of an invalid one as FILE:LINE:COLUMN (YAML) or FILE: JSON-PATH (JSON).\n"
 	"\n"

@@ -10,13 +10,15 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/fs.h"
 #include "monitor.h"
 
 static const char help[] =
 	"usage: keynode watch --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
 	"                     --task ID [--out RESULT.json] [--trajectory RUN.jsonl]\n"
 	"                     [--until finished|idle:SECONDS|steps:N] [--mode default|webcanvas]\n"
-	"                     [--threshold X] [--run-id ID] [--answer-file FILE] [--quiet]\n"
+	"                     [--threshold X] [--step-limit N] [--run-id ID] [--answer-file FILE]\n"
+	"                     [--quiet]\n"
 	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Watch an agent working in a running browser and score the task live. keynode attaches to every\n"
@@ -32,6 +34,8 @@ static const char help[] =
 	"  --until U         end when: finished (all key nodes reached), idle:S (S seconds without an\n"
 	"                    event), steps:N (N steps); default: until Ctrl-C. Several may be given.\n"
 	"  --mode, --threshold   as for `keynode score`\n"
+	"  --step-limit N    step budget: 0 (default) the upstream max(10, 1.5 x reference length)\n"
+	"                    capped at 25, -1 none; once spent the run ends (status step_limit)\n"
 	"  --run-id ID       run id in the trajectory and result (default: w-<time>)\n"
 	"  --answer-file F   the agent's answers: every line appended to F is an `answer` event\n"
 	"                    (agents report answers outside the browser; `keynode replay\n"
@@ -129,7 +133,7 @@ static int parse_until(kn_monitor_opts *o, const char *u)
 	return 0;
 }
 
-/* The run result (INTERFACES.md §3) on f; with the LLM judge, plus "llm": its usage during the
+/* The run result (docs/formats.md §3) on f; with the LLM judge, plus "llm": its usage during the
  * run (requests, tokens, cost: Mind2Web-Live's USD efficiency per run). */
 static int write_result(FILE *f, const kn_eval *ev, const char *run_id, kn_cli_semantic *so)
 {
@@ -167,6 +171,7 @@ int kn_cmd_watch(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},    {"threshold", required_argument, NULL, 'T'},
 		{"run-id", required_argument, NULL, 'r'},  {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'},
+		{"step-limit", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_SEMANTIC_LONGOPTS,
 		{NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *traj = NULL;
@@ -195,6 +200,10 @@ int kn_cmd_watch(int argc, char **argv)
 		case 'T':
 			if (kn_cli_parse_threshold(&mo.eval, optarg))
 				return kn_cli_usage_error("watch", "--threshold must be in (0, 1]");
+			break;
+		case 'L':
+			if (kn_cli_parse_int(&mo.eval.step_limit, optarg))
+				return kn_cli_usage_error("watch", "--step-limit must be an integer ≥ -1");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default:
@@ -230,6 +239,12 @@ int kn_cmd_watch(int argc, char **argv)
 	}
 	if (kn_cdp_discover(&ws, browser, 5000, &err) != 0) {
 		fprintf(stderr, "keynode watch: browser unreachable: %s\n", err.msg);
+		goto done;
+	}
+	kn_err derr = {0};
+	if ((out && kn_mkdirs_for(out, 0755, &derr)) || (traj && kn_mkdirs_for(traj, 0755, &derr)) ||
+	    (answers && kn_mkdirs_for(answers, 0755, &derr))) {
+		fprintf(stderr, "keynode watch: %s\n", derr.msg);
 		goto done;
 	}
 	if (traj && !(tf = fopen(traj, "w"))) {

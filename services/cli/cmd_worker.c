@@ -100,6 +100,7 @@ int kn_cmd_worker(int argc, char **argv)
 		{NULL, 0, NULL, 0}};
 	const char *config_path = NULL;
 	kn_worker_opts wo = {0};
+	kn_blocked_rules blocked = {0};
 	int c, n;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -170,6 +171,15 @@ int kn_cmd_worker(int argc, char **argv)
 	wo.conninfo = cfg->database_url;
 	wo.broken_after = cfg->health_broken_after;
 	wo.validate.fresh_context = 1;
+	/* keynode.yaml `blocked:` (services/replay/blocked.h): lists not given keep their defaults */
+	const struct kn_config_list *bl = cfg->blocked.lists;
+	kn_blocked_list *rl[] = {&blocked.http_status, &blocked.challenge, &blocked.captcha_frames,
+	                         &blocked.consent_walls, &blocked.consent_dismiss};
+	for (int k = 0; k < KN_CONFIG_BLOCKED_LISTS; k++)
+		*rl[k] = (kn_blocked_list){(const char *const *)bl[k].v, bl[k].n, bl[k].set};
+	blocked.off = !cfg->blocked.enabled;
+	blocked.geo_off = !cfg->blocked.geo;
+	wo.validate.replay.blocked = &blocked;
 
 	/* Block the stop signals in every thread (the ones created below inherit the mask) and take
 	 * them on the signal thread; a broken pipe is an error return, never a death. */

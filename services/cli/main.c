@@ -26,6 +26,7 @@ static const char usage[] =
 	"  serve                  run the service: HTTP/JSON API, live runs, stream, metrics\n"
 	"  migrate                apply the service database schema migrations (PostgreSQL)\n"
 	"  worker                 claim and run replay jobs from the database (a worker process)\n"
+	"  run                    run any agent over a task set: fresh browser per attempt, summary\n"
 	"\n"
 	"Run `keynode COMMAND --help` for a command's options.\n"
 	"Exit codes: 0 success, 1 the checked thing failed, 2 usage or environment error.\n";
@@ -108,6 +109,8 @@ int main(int argc, char **argv)
 		rc = kn_cmd_sites(argc - 1, argv + 1);
 	else if (strcmp(cmd, "worker") == 0)
 		rc = kn_cmd_worker(argc - 1, argv + 1);
+	else if (strcmp(cmd, "run") == 0)
+		rc = kn_cmd_run(argc - 1, argv + 1);
 	else {
 		fprintf(stderr, "keynode: unknown command '%s'\n\n%s", cmd, usage);
 		rc = KN_EXIT_USAGE;

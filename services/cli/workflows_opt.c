@@ -1,10 +1,8 @@
 /* workflows_opt.c — what the commands taking `--workflows DIR` and `--out DIR` share: attaching
  * a folder of workflow files to a loaded task set (keynode/workflow.h; by default `workflows/`
- * beside the task file when that folder exists), and creating an output folder when missing. */
-#include <errno.h>
+ * beside the task file when that folder exists), and the --viewport WxH parser. */
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli.h"
 #include "keynode/workflow.h"
@@ -39,28 +37,6 @@ int kn_cli_attach_workflows(kn_taskset *set, const char *tasks_path, const char 
 	if (rc)
 		return KN_EXIT_USAGE; /* each error already said */
 	fprintf(stderr, "level=info component=%s msg=\"workflows attached\" dir=%s n=%zu\n", cmd, dir, n);
-	return KN_EXIT_OK;
-}
-
-int kn_cli_make_dir(const char *dir, const char *cmd)
-{
-	char buf[4096];
-	if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
-		return kn_cli_usage_error(cmd, "--out %s: path too long", dir);
-	for (char *p = buf + 1;; p++) {
-		if (*p != '/' && *p)
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(buf, 0777) != 0 && errno != EEXIST)
-			return kn_cli_usage_error(cmd, "cannot create %s: %s", buf, strerror(errno));
-		*p = c;
-		if (!c)
-			break;
-	}
-	struct stat sb;
-	if (stat(dir, &sb) != 0 || !S_ISDIR(sb.st_mode))
-		return kn_cli_usage_error(cmd, "--out %s is not a folder", dir);
 	return KN_EXIT_OK;
 }
 

@@ -469,21 +469,50 @@ static int load_sites(loader *l, kn_config *c, const node *m)
 	return 0;
 }
 
-static int load_browsers(loader *l, kn_config *c, const node *s)
+/* A sequence of non-empty strings (or null: none) into *v / *n, named by key. */
+static int load_strings(loader *l, const node *s, const char *key, char ***v, size_t *n)
 {
-	size_t n;
+	size_t k;
 	int rc;
-	char path[48];
-	if ((rc = items_of(l, s, "browsers", &n)) != 0 || n == 0)
+	char path[96];
+	if ((rc = items_of(l, s, key, &k)) != 0 || k == 0)
 		return rc;
-	if (!(c->browsers = calloc(n, sizeof *c->browsers)))
+	if (!(*v = calloc(k, sizeof **v)))
 		return fail(l, KN_ENOMEM, s->line, s->col, "out of memory");
-	for (size_t i = 0; i < n; i++, c->n_browsers++) {
-		snprintf(path, sizeof path, "browsers[%zu]", i);
-		if ((rc = get_str(l, s->kids[i], path, &c->browsers[i], 1)) != 0)
+	for (size_t i = 0; i < k; i++, (*n)++) {
+		snprintf(path, sizeof path, "%.60s[%zu]", key, i);
+		if ((rc = get_str(l, s->kids[i], path, &(*v)[i], 1)) != 0)
 			return rc;
 	}
 	return 0;
+}
+
+/* blocked: {enabled, geo: booleans; http_status ("403", "5xx"), challenge, captcha_frames,
+ * consent_walls, consent_dismiss: lists of strings} (services/replay/blocked.h). */
+static int load_blocked(loader *l, kn_config *c, const node *m)
+{
+	static const char *const names[] = { "enabled", "geo", "http_status", "challenge", "captcha_frames",
+		                             "consent_walls", "consent_dismiss" };
+	struct kn_config_list *lists = c->blocked.lists;
+	const node *v[7];
+	char path[64];
+	int rc = fields_of(l, m, "blocked", names, 7, v);
+	for (int i = 0; rc == 0 && i < 7; i++) {
+		snprintf(path, sizeof path, "blocked.%s", names[i]);
+		if (i < 2 && SET(v[i]) && (v[i]->type != N_SCALAR || (strcmp(v[i]->val, "true") && strcmp(v[i]->val, "false"))))
+			return fail(l, KN_EINVAL, v[i]->line, v[i]->col, "%s: expected true or false", path);
+		if (i < 2 && SET(v[i]))
+			*(i ? &c->blocked.geo : &c->blocked.enabled) = strcmp(v[i]->val, "true") == 0;
+		if (i >= 2 && v[i] && (lists[i - 2].set = 1))
+			rc = load_strings(l, v[i], path, &lists[i - 2].v, &lists[i - 2].n);
+	}
+	for (size_t i = 0; rc == 0 && i < lists[KN_CONFIG_BLOCKED_HTTP_STATUS].n; i++) {
+		const char *s = lists[KN_CONFIG_BLOCKED_HTTP_STATUS].v[i];
+		if (strlen(s) != 3 || s[0] < '1' || s[0] > '9' || strspn(s + 1, "0123456789xX") != 2)
+			return fail(l, KN_EINVAL, v[2]->kids[i]->line, v[2]->kids[i]->col,
+			            "blocked.http_status[%zu]: expected a status such as 403 or a class such as 5xx", i);
+	}
+	return rc;
 }
 
 static int load_alerts(loader *l, kn_config *c, const node *s)
@@ -605,10 +634,13 @@ static int load_schedules(loader *l, kn_config *c, const node *s)
 static int load_root(loader *l, kn_config *c, const node *root)
 {
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
-		                             "verdict_cache", "alerts", "schedules", "health", "sites" };
-	const node *v[9], *w[2];
+		                             "verdict_cache", "alerts", "schedules", "health", "sites",
+		                             "blocked" };
+	const node *v[10], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 9, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 10, v)) != 0)
+		return rc;
+	if (v[9] && (rc = load_blocked(l, c, v[9])) != 0)
 		return rc;
 	if (v[8] && (rc = load_sites(l, c, v[8])) != 0)
 		return rc;
@@ -620,15 +652,34 @@ static int load_root(loader *l, kn_config *c, const node *root)
 			return rc;
 	}
 	if (v[1]) {
-		static const char *const hn[] = { "listen", "token" };
-		if ((rc = fields_of(l, v[1], "http", hn, 2, w)) != 0)
+		static const char *const hn[] = { "listen", "token", "hosts", "origins",
+		                                  "stream_idle_s", "max_run_events" };
+		const node *h[6];
+		long x;
+		if ((rc = fields_of(l, v[1], "http", hn, 6, h)) != 0)
 			return rc;
-		if (SET(w[0]) && (rc = get_str(l, w[0], "http.listen", &c->http_listen, 1)) != 0)
+		if (SET(h[0]) && (rc = get_str(l, h[0], "http.listen", &c->http_listen, 1)) != 0)
 			return rc;
-		if (SET(w[1]) && (rc = get_str(l, w[1], "http.token", &c->http_token, 1)) != 0)
+		if (SET(h[1]) && (rc = get_str(l, h[1], "http.token", &c->http_token, 1)) != 0)
 			return rc;
+		if (h[2] && (rc = load_strings(l, h[2], "http.hosts", &c->http_hosts,
+		                                &c->n_http_hosts)) != 0)
+			return rc;
+		if (h[3] && (rc = load_strings(l, h[3], "http.origins", &c->http_origins,
+		                                &c->n_http_origins)) != 0)
+			return rc;
+		if (SET(h[4])) {
+			if ((rc = get_long(l, h[4], "http.stream_idle_s", 1, 3600, &x)) != 0)
+				return rc;
+			c->http_stream_idle_s = (int)x;
+		}
+		if (SET(h[5])) {
+			if ((rc = get_long(l, h[5], "http.max_run_events", 1, 100000000, &x)) != 0)
+				return rc;
+			c->http_max_run_events = x;
+		}
 	}
-	if (v[2] && (rc = load_browsers(l, c, v[2])) != 0)
+	if (v[2] && (rc = load_strings(l, v[2], "browsers", &c->browsers, &c->n_browsers)) != 0)
 		return rc;
 	if (v[3] && (rc = load_semantic(l, c, v[3])) != 0)
 		return rc;
@@ -663,6 +714,9 @@ static int defaults(kn_config **out, kn_err *err)
 	c->semantic.threshold = 0.7;
 	c->semantic.llm.timeout_ms = 30000;
 	c->health_broken_after = 2;
+	c->blocked.enabled = c->blocked.geo = 1;
+	c->http_stream_idle_s = 60;
+	c->http_max_run_events = 1000000;
 	return 0;
 }
 
@@ -743,38 +797,4 @@ int kn_config_load(kn_config **out, const char *path, kn_err *err)
 		rc = kn_config_load_buffer(out, buf, len, path, err);
 	free(buf);
 	return rc;
-}
-
-void kn_config_free(kn_config *c)
-{
-	if (!c)
-		return;
-	free(c->database_url);
-	free(c->http_listen);
-	free(c->http_token);
-	for (size_t i = 0; i < c->n_sites; i++) {
-		free(c->sites[i].name);
-		free(c->sites[i].url);
-	}
-	free(c->sites);
-	for (size_t i = 0; i < c->n_browsers; i++)
-		free(c->browsers[i]);
-	free(c->browsers);
-	free(c->semantic.llm.url);
-	free(c->semantic.llm.model);
-	free(c->semantic.llm.api_key_env);
-	free(c->verdict_cache);
-	for (size_t i = 0; i < c->n_alerts; i++)
-		free(c->alerts[i].url);
-	free(c->alerts);
-	for (size_t i = 0; i < c->n_schedules; i++) {
-		free(c->schedules[i].name);
-		free(c->schedules[i].cron);
-		free(c->schedules[i].tasks);
-		for (size_t j = 0; j < c->schedules[i].n_refs; j++)
-			free(c->schedules[i].refs[j]);
-		free(c->schedules[i].refs);
-	}
-	free(c->schedules);
-	free(c);
 }

@@ -1,4 +1,4 @@
-/* config.h — keynode.yaml, the service configuration (INTERFACES.md §5), loaded into a plain struct.
+/* config.h — keynode.yaml, the service configuration (docs/formats.md §6), loaded into a plain struct.
  *
  * The loader stores values and checks their types and ranges; it does not act on them (nothing is
  * connected to; cron expressions are checked with services/scheduler/cron.h). Errors name the
@@ -18,6 +18,12 @@
 
 typedef enum kn_config_backend { KN_CONFIG_OFFLINE = 0, KN_CONFIG_LLM = 1 } kn_config_backend;
 typedef enum kn_config_alert_type { KN_ALERT_WEBHOOK = 0, KN_ALERT_SLACK = 1 } kn_config_alert_type;
+
+/* The lists of `blocked:`, in the order of their keys. */
+typedef enum kn_config_blocked_list {
+	KN_CONFIG_BLOCKED_HTTP_STATUS, KN_CONFIG_BLOCKED_CHALLENGE, KN_CONFIG_BLOCKED_CAPTCHA_FRAMES,
+	KN_CONFIG_BLOCKED_CONSENT_WALLS, KN_CONFIG_BLOCKED_CONSENT_DISMISS, KN_CONFIG_BLOCKED_LISTS
+} kn_config_blocked_list;
 
 typedef struct kn_config_alert {
 	kn_config_alert_type type;
@@ -39,6 +45,14 @@ typedef struct kn_config {
 	char *database_url;        /* NULL: not set; env KEYNODE_DATABASE_URL overrides */
 	char *http_listen;         /* default "127.0.0.1:8080" */
 	char *http_token;          /* NULL: not set; env KEYNODE_API_TOKEN overrides */
+	char **http_hosts;         /* names the Host header may carry (DNS-rebinding guard); none:
+	                            * loopback names on a loopback listener, anything otherwise */
+	size_t n_http_hosts;
+	char **http_origins;       /* origins allowed to open /api/stream and call the API from a
+	                            * browser ("http://dash.example:8080"); none: same origin only */
+	size_t n_http_origins;
+	int http_stream_idle_s;    /* [1, 3600]; a subscriber silent (no pong) this long is closed; 60 */
+	long http_max_run_events;  /* [1, 1e8]; events one run may hold; default 1000000 */
 	char **browsers;           /* CDP endpoints; n_browsers may be 0 */
 	size_t n_browsers;
 	struct {
@@ -66,6 +80,17 @@ typedef struct kn_config {
 		char *url;             /* what it becomes */
 	} *sites;                  /* `sites:` mapping, in file order; n_sites may be 0 */
 	size_t n_sites;
+	/* `blocked:` — when a replay counts as blocked, not broken (services/replay/blocked.h). A list
+	 * with set = 0 means the built-in defaults; set = 1 exactly v (n may be 0). */
+	struct kn_config_blocked {
+		int enabled;           /* default 1 */
+		int geo;               /* the geo-redirect rule; default 1 */
+		struct kn_config_list {
+			char **v;
+			size_t n;
+			int set;
+		} lists[KN_CONFIG_BLOCKED_LISTS]; /* indexed by kn_config_blocked_list */
+	} blocked;
 } kn_config;
 
 /* Read and parse the file at path (errors named by path), then apply the environment overrides.

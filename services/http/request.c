@@ -31,6 +31,7 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_METRICS] = "GET /metrics",
 	[KN_ROUTE_HEALTHZ] = "GET /healthz",
 	[KN_ROUTE_STATIC] = "GET /",
+	[KN_ROUTE_RUN_EVENTS_GET] = "GET /api/runs/{id}/events",
 };
 
 const char *kn_route_name(kn_route r)
@@ -90,6 +91,12 @@ static int take_id(char *id, size_t idcap, const char *s, size_t len)
 {
 	if (len == 0 || len > KN_HTTP_MAX_ID || len + 1 > idcap || !kn_http_text_ok(s, len))
 		return KN_EINVAL;
+	/* an empty segment cannot come from lws (it collapses "//"): refuse it rather than guess */
+	if (s[0] == '/' || s[len - 1] == '/')
+		return KN_EINVAL;
+	for (size_t i = 1; i < len; i++)
+		if (s[i] == '/' && s[i - 1] == '/')
+			return KN_EINVAL;
 	memcpy(id, s, len);
 	id[len] = '\0';
 	return 0;
@@ -120,24 +127,25 @@ static int match_collection(kn_route *out, char *id, size_t idcap, kn_http_metho
 	if (*tail != '/')
 		return KN_ENOTFOUND;
 	tail++;
-	const char *slash = strchr(tail, '/');
-	size_t idlen = slash ? (size_t)(slash - tail) : strlen(tail);
-	kn_route get = KN_ROUTE_NONE, post = KN_ROUTE_NONE;
-	if (!slash || slash[1] == '\0') {
-		if (item_get == KN_ROUTE_NONE)
-			return KN_ENOTFOUND;
-		get = item_get;
-	} else {
-		const char *verb = slash + 1;
-		size_t i;
-		for (i = 0; i < n_verbs; i++)
-			if (strcmp(verb, verbs[i].name) == 0)
-				break;
-		if (i == n_verbs)
-			return KN_ENOTFOUND;
-		get = verbs[i].get;
-		post = verbs[i].post;
+	/* The id may hold '/' (lws decodes %2F before we see the path): the verb is matched at the
+	 * end, and whatever precedes it is the id. */
+	size_t len = strlen(tail);
+	if (len && tail[len - 1] == '/')
+		len--;
+	size_t idlen = len;
+	kn_route get = item_get, post = KN_ROUTE_NONE;
+	for (size_t i = 0; i < n_verbs; i++) {
+		size_t vl = strlen(verbs[i].name);
+		if (len > vl + 1 && tail[len - vl - 1] == '/' &&
+		    memcmp(tail + len - vl, verbs[i].name, vl) == 0) {
+			idlen = len - vl - 1;
+			get = verbs[i].get;
+			post = verbs[i].post;
+			break;
+		}
 	}
+	if (idlen == len && item_get == KN_ROUTE_NONE)
+		return KN_ENOTFOUND;
 	int rc = pick(out, m, get, post);
 	if (rc)
 		return rc;
@@ -159,7 +167,7 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 		return KN_ENOTFOUND;
 	static const struct verb task_verbs[] = {{"health", KN_ROUTE_TASK_HEALTH, KN_ROUTE_NONE}};
 	static const struct verb run_verbs[] = {
-		{"events", KN_ROUTE_NONE, KN_ROUTE_RUN_EVENTS},
+		{"events", KN_ROUTE_RUN_EVENTS_GET, KN_ROUTE_RUN_EVENTS},
 		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},
 		{"stop", KN_ROUTE_NONE, KN_ROUTE_RUN_STOP}};
 	static const struct verb replay_verbs[] = {{"screenshot", KN_ROUTE_REPLAY_SHOT, KN_ROUTE_NONE}};
@@ -419,4 +427,100 @@ int kn_http_error_json(char **out, const char *msg, const char *detail)
 	*out = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);
 	return *out ? 0 : KN_ENOMEM;
+}
+
+/* --- Host and Origin ----------------------------------------------------------------------- */
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+/* The host part of "name[:port]" or "[v6][:port]": [*b, *b + *n). Anything but digits after the
+ * colon (or after "]") makes the whole value the name, which then matches nothing real. */
+static void host_part(const char *h, const char **b, size_t *n)
+{
+	size_t len = strlen(h);
+	*b = h;
+	if (h[0] == '[') {
+		const char *e = strchr(h, ']');
+		*n = e && (e[1] == '\0' || (e[1] == ':' && all_digits(e + 2))) ? (size_t)(e - h) + 1 : len;
+		return;
+	}
+	const char *c = strrchr(h, ':');
+	*n = c && all_digits(c + 1) ? (size_t)(c - h) : len;
+}
+
+static int same_name(const char *a, size_t an, const char *b, size_t bn)
+{
+	if (an != bn)
+		return 0;
+	for (size_t i = 0; i < an; i++) {
+		char x = a[i], y = b[i];
+		if (x >= 'A' && x <= 'Z')
+			x = (char)(x - 'A' + 'a');
+		if (y >= 'A' && y <= 'Z')
+			y = (char)(y - 'A' + 'a');
+		if (x != y)
+			return 0;
+	}
+	return 1;
+}
+
+int kn_http_host_ok(const char *host, const char *const *allowed, size_t n, const char *listen_host,
+                    int loopback)
+{
+	if (!host)
+		return 1; /* no Host at all: HTTP/1.0, not a browser */
+	if (!*host || strlen(host) > 255 || !kn_http_text_ok(host, strlen(host)))
+		return 0;
+	const char *b;
+	size_t bn;
+	host_part(host, &b, &bn);
+	if (n) {
+		for (size_t i = 0; i < n; i++) {
+			const char *a;
+			size_t an;
+			host_part(allowed[i], &a, &an);
+			if (same_name(a, an, b, bn))
+				return 1;
+		}
+		return 0;
+	}
+	if (!loopback)
+		return 1; /* reachable from elsewhere: the token guards it */
+	static const char *const names[] = {"localhost", "127.0.0.1", "[::1]"};
+	for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+		if (same_name(names[i], strlen(names[i]), b, bn))
+			return 1;
+	if (listen_host && same_name(listen_host, strlen(listen_host), b, bn))
+		return 1;
+	/* the listen host as an IPv6 literal in brackets */
+	return listen_host && bn == strlen(listen_host) + 2 && b[0] == '[' &&
+	       same_name(listen_host, strlen(listen_host), b + 1, bn - 2);
+}
+
+int kn_http_origin_ok(const char *origin, const char *host, const char *const *allowed, size_t n)
+{
+	if (!origin)
+		return 1; /* not sent: not a cross-origin browser request */
+	size_t ol = strlen(origin);
+	while (ol && origin[ol - 1] == '/')
+		ol--;
+	if (host && *host && ol > 7 && same_name(origin, 7, "http://", 7) &&
+	    same_name(origin + 7, ol - 7, host, strlen(host)))
+		return 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t al = strlen(allowed[i]);
+		while (al && allowed[i][al - 1] == '/')
+			al--;
+		if (same_name(origin, ol, allowed[i], al))
+			return 1;
+	}
+	return 0;
 }

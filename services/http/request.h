@@ -43,6 +43,7 @@ typedef enum kn_route {
 	KN_ROUTE_METRICS,       /* GET /metrics */
 	KN_ROUTE_HEALTHZ,       /* GET /healthz */
 	KN_ROUTE_STATIC,        /* GET / and /static/… (the dashboard) */
+	KN_ROUTE_RUN_EVENTS_GET, /* GET /api/runs/{id}/events?after=SEQ&limit=N */
 	KN_ROUTE__COUNT
 } kn_route;
 
@@ -55,7 +56,9 @@ int kn_route_is_write(kn_route r);
  * id (idcap bytes, NUL-terminated; "" when none). Returns 0, KN_ENOTFOUND for no such path (404),
  * KN_EUNSUPPORTED when the path exists for another method (405), KN_EINVAL when the path
  * parameter is not acceptable: empty, longer than KN_HTTP_MAX_ID, control bytes or invalid
- * UTF-8 (400). HEAD is accepted wherever GET is. */
+ * UTF-8 (400). HEAD is accepted wherever GET is. A path parameter may hold '/' (a task id
+ * "a/b" sent as a%2Fb arrives decoded): the verb (/health, /events…) is matched at the end of the
+ * path and the id is everything between the collection and it. */
 int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const char *path);
 
 /* Query parameters: decoded name/value pairs, owned by the struct (kn_http_query_clear). */
@@ -90,6 +93,17 @@ int kn_http_json_string(const char **out, json_t *obj, const char *key, int requ
 /* 1 when header (the Authorization value, may be NULL) is "Bearer <token>" with exactly token,
  * compared in constant time over the longer length. */
 int kn_http_auth_ok(const char *header, const char *token);
+
+/* DNS-rebinding guard: 1 when the Host header value host (NULL: none sent) names this server.
+ * Its port is ignored. With an allow-list (n > 0, entries "name" or "name:port"), host must be
+ * in it; without one, a loopback listener takes localhost, 127.0.0.1, [::1] and listen_host, and
+ * another listener any name (its reads need the token anyway). Case-insensitive. */
+int kn_http_host_ok(const char *host, const char *const *allowed, size_t n, const char *listen_host,
+                    int loopback);
+/* Cross-origin guard: 1 when the Origin header value origin (NULL: none sent — not a browser's
+ * cross-origin request) is this server's own origin, "http://" + host (the Host header), or
+ * one of allowed ("http://name:port", trailing slashes ignored). "null" and anything else: 0. */
+int kn_http_origin_ok(const char *origin, const char *host, const char *const *allowed, size_t n);
 
 /* 1 when s (len bytes) is valid UTF-8 without control bytes (tab excluded). */
 int kn_http_text_ok(const char *s, size_t len);

@@ -1,7 +1,7 @@
 /* server.c — `keynode serve`'s HTTP + websocket server on one lws context (server.h).
  *
  * One protocol handles both HTTP and the /api/stream websocket, because a websocket client that
- * names no subprotocol lands in protocols[0] (ENVIRONMENT.md). HTTP requests are routed in
+ * names no subprotocol lands in protocols[0] (docs/development.md, "libwebsockets"). HTTP requests are routed in
  * LWS_CALLBACK_HTTP with the path lws already percent-decoded; a POST's body is accumulated
  * (LWS_CALLBACK_HTTP_BODY) up to the route's cap — a declared or actual length past it is 413 and
  * the connection is closed after the answer — and handled on LWS_CALLBACK_HTTP_BODY_COMPLETION.
@@ -35,8 +35,10 @@ struct kn_server {
 	char host[128];
 	int port, loopback;
 	lws_sorted_usec_list_t sul;
+	lws_retry_bo_t idle;        /* websocket ping / hang-up policy */
 	volatile sig_atomic_t *stop;
 	int done;
+	struct pss *held;           /* answers waiting for durability */
 };
 
 /* Per connection: one HTTP transaction at a time (keep-alive reuses it), or one subscriber. */
@@ -55,6 +57,11 @@ struct pss {
 	const unsigned char *out_borrowed;
 	size_t out_len, out_off;
 	int close_after;
+	/* an answer held until what it acknowledges is durable */
+	kn_http_resp held;
+	int holding, release;
+	struct pss *held_next;
+	struct lws *wsi;
 	/* websocket */
 	kn_stream_sub *sub;
 };
@@ -256,6 +263,43 @@ static int write_body(struct lws *wsi, struct pss *pss)
 
 /* --- requests ------------------------------------------------------------------------------- */
 
+static void unhold(kn_server *s, struct pss *pss)
+{
+	for (struct pss **p = &s->held; *p; p = &(*p)->held_next)
+		if (*p == pss) {
+			*p = pss->held_next;
+			break;
+		}
+	free(pss->held.body);
+	memset(&pss->held, 0, sizeof pss->held);
+	pss->holding = pss->release = 0;
+	pss->held_next = NULL;
+}
+
+/* Ask about every held answer; ready (or failed, or too old) ones are written from their own
+ * WRITEABLE callback. */
+static void check_held(kn_server *s)
+{
+	for (struct pss *p = s->held; p; p = p->held_next) {
+		if (p->release)
+			continue;
+		kn_err err = {0};
+		int rc = s->o.durable ? s->o.durable(s->o.ud, p->held.hold_from, p->held.hold_upto, &err)
+		                      : 1;
+		struct timespec now;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		double age = (double)(now.tv_sec - p->t0.tv_sec) + (double)(now.tv_nsec - p->t0.tv_nsec) / 1e9;
+		if (rc == 0 && age * 1000 > KN_SERVER_HOLD_MS)
+			rc = kn_err_set(&err, KN_ETIMEOUT, "not durable within %d ms", KN_SERVER_HOLD_MS);
+		if (rc < 0)
+			kn_http_resp_error(&p->held, 503, "events not durable", err.msg);
+		if (rc != 0) {
+			p->release = 1;
+			lws_callback_on_writable(p->wsi);
+		}
+	}
+}
+
 static void reset_request(struct pss *pss)
 {
 	kn_http_query_clear(&pss->query);
@@ -293,6 +337,35 @@ static int read_query(struct lws *wsi, kn_http_query *q, kn_err *err)
 			return rc;
 	}
 	return kn_err_set(err, KN_ELIMIT, "too many query parameters");
+}
+
+/* A header's value into buf (NULL when absent; "" when too long for buf). */
+static const char *header(struct lws *wsi, enum lws_token_indexes t, char *buf, int cap)
+{
+	if (lws_hdr_total_length(wsi, t) <= 0)
+		return NULL;
+	if (lws_hdr_copy(wsi, buf, cap, t) < 0)
+		buf[0] = '\0';
+	return buf;
+}
+
+/* The Host and Origin guards (request.h): NULL when the request may go on, else why not. */
+static const char *foreign(kn_server *s, struct lws *wsi)
+{
+	char host[300], origin[300];
+	const char *h = header(wsi, WSI_TOKEN_HOST, host, (int)sizeof host);
+	if (!kn_http_host_ok(h, s->o.hosts, s->o.n_hosts, s->host, s->loopback))
+		return "host not allowed";
+	const char *o = header(wsi, WSI_TOKEN_ORIGIN, origin, (int)sizeof origin);
+	if (!kn_http_origin_ok(o, h, s->o.origins, s->o.n_origins))
+		return "origin not allowed";
+	return NULL;
+}
+
+static void peer(struct lws *wsi, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	lws_get_peer_simple(wsi, buf, cap);
 }
 
 /* 1 when the request carries the right bearer token. */
@@ -353,6 +426,15 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 		s->o.handle(s->o.ud, &req, &r);
 	else
 		kn_http_resp_error(&r, 404, "not found", NULL);
+	if (r.hold_upto > 0 && s->o.durable) {
+		pss->held = r;
+		pss->holding = 1;
+		pss->wsi = wsi;
+		pss->held_next = s->held;
+		s->held = pss;
+		check_held(s); /* a batch may be durable already */
+		return 0;
+	}
 	return send_answer(s, wsi, pss, &r, NULL, 0, 0);
 }
 
@@ -378,6 +460,18 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 400, "bad query", err.msg);
 	}
+	/* DNS rebinding (a foreign Host) and pages of other origins get nothing but the dashboard's
+	 * files (which hold no data) */
+	const char *why = pss->route == KN_ROUTE_STATIC ? NULL : foreign(s, wsi);
+	if (why) {
+		char ip[64];
+		peer(wsi, ip, sizeof ip);
+		fprintf(stderr, "level=warn component=http msg=\"request refused\" reason=\"%s\" "
+		                "client=%s route=\"%s\"\n", why, ip, kn_route_name(pss->route));
+		pss->close_after = has_body;
+		return send_error(s, wsi, pss, 403, why,
+		                  "configure http.hosts / http.origins to allow it");
+	}
 	int write = kn_route_is_write(pss->route);
 	if ((write || !s->loopback) && pss->route != KN_ROUTE_HEALTHZ &&
 	    pss->route != KN_ROUTE_STATIC && !authed(s, wsi, NULL)) {
@@ -400,6 +494,11 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 			return send_error(s, wsi, pss, 411, "length required",
 			                  "send the body with a Content-Length");
 		}
+		/* lws reads whatever follows a POST without Content-Length as its body until the
+		 * keep-alive timeout (5 s): answer it with Connection: close, so the client opens a
+		 * new connection for its next request at once */
+		if (lws_hdr_total_length(wsi, WSI_TOKEN_HTTP_CONTENT_LENGTH) <= 0)
+			pss->close_after = 1;
 		if (lws_hdr_copy(wsi, cl, (int)sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0) {
 			char *end;
 			unsigned long long n = strtoull(cl, &end, 10);
@@ -427,17 +526,33 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 
 /* --- websocket ------------------------------------------------------------------------------ */
 
+static int ws_refuse(struct lws *wsi, const char *why)
+{
+	char ip[64];
+	peer(wsi, ip, sizeof ip);
+	fprintf(stderr, "level=warn component=http msg=\"stream subscriber refused\" reason=\"%s\" "
+	                "client=%s\n", why, ip);
+	return -1;
+}
+
 static int ws_filter(kn_server *s, struct lws *wsi)
 {
 	char uri[64];
 	if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
 	    strcmp(uri, "/api/stream") != 0)
-		return -1;
+		return ws_refuse(wsi, "not /api/stream");
+	const char *why = foreign(s, wsi);
+	if (why)
+		return ws_refuse(wsi, why);
 	kn_http_query q = {0};
 	kn_err err;
-	int ok = read_query(wsi, &q, &err) == 0 && (s->loopback || authed(s, wsi, &q));
+	int ok = read_query(wsi, &q, &err) == 0, token = ok && authed(s, wsi, &q);
 	kn_http_query_clear(&q);
-	return ok ? 0 : -1;
+	if (!ok)
+		return ws_refuse(wsi, "bad query");
+	if (!s->loopback && !token)
+		return ws_refuse(wsi, "no token");
+	return 0;
 }
 
 static int ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
@@ -448,10 +563,16 @@ static int ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
 	if (read_query(wsi, &q, &err))
 		return -1;
 	const char *run = kn_http_query_get(&q, "run");
-	int rc = kn_stream_subscribe(s->o.stream, run && *run ? run : NULL, wsi, &pss->sub, &err);
+	char ip[64];
+	peer(wsi, ip, sizeof ip);
+	int rc = kn_stream_subscribe_from(s->o.stream, run && *run ? run : NULL, wsi, ip,
+	                                  authed(s, wsi, &q), &pss->sub, &err);
 	kn_http_query_clear(&q);
-	if (rc)
-		return -1;
+	if (rc) {
+		unsigned char why[] = "too many subscribers";
+		lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, sizeof why - 1);
+		return ws_refuse(wsi, err.msg);
+	}
 	kn_metrics_request(s->o.metrics, KN_ROUTE_STREAM, 101, 0);
 	return 0;
 }
@@ -537,9 +658,19 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		pss->body[pss->body_len] = '\0';
 		return dispatch(s, wsi, pss);
 	case LWS_CALLBACK_HTTP_WRITEABLE:
+		if (pss->holding) {
+			if (!pss->release)
+				return 0;
+			kn_http_resp r = pss->held;
+			pss->held.body = NULL;
+			unhold(s, pss);
+			return send_answer(s, wsi, pss, &r, NULL, 0, 0);
+		}
 		return write_body(wsi, pss);
 	case LWS_CALLBACK_CLOSED_HTTP:
 	case LWS_CALLBACK_HTTP_DROP_PROTOCOL:
+		if (pss && pss->holding)
+			unhold(s, pss);
 		if (pss && !pss->sub)
 			reset_request(pss);
 		break;
@@ -558,6 +689,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		}
 		return 0;
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+		if (s && s->held)
+			check_held(s);
 		if (s && s->vh && s->proto) {
 			close_dropped(s);
 			lws_callback_on_writable_all_protocol_vhost(s->vh, s->proto);
@@ -663,6 +796,10 @@ int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
 		vi.iface = s->host;
 		vi.protocols = protocols;
 		vi.server_string = "keynode";
+		int idle = opts->stream_idle_s > 0 ? opts->stream_idle_s : 60;
+		s->idle.secs_since_valid_ping = (uint16_t)(idle > 1 ? idle / 2 : 1);
+		s->idle.secs_since_valid_hangup = (uint16_t)idle;
+		vi.retry_and_idle_policy = &s->idle;
 		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
 		s->vh = lws_create_vhost(s->ctx, &vi);
 	}
@@ -691,6 +828,8 @@ static void tick(lws_sorted_usec_list_t *sul)
 		s->done = 1;
 		return;
 	}
+	if (s->held)
+		check_held(s);
 	if (s->o.tick)
 		s->o.tick(s->o.ud);
 	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);

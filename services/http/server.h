@@ -10,6 +10,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "keynode/error.h"
 #include "metrics.h"
@@ -31,7 +32,12 @@ typedef struct kn_http_resp {
 	char *body;                 /* malloc'd, taken by the server; NULL: empty */
 	size_t len;
 	const char *location;       /* optional Location header (static string) */
+	/* when hold_upto > 0 the answer is held until opts.durable(ud, hold_from, hold_upto) says
+	 * the records it acknowledges are durable (a failure or KN_SERVER_HOLD_MS replaces it with
+	 * 503); the server thread serves others meanwhile */
+	uint64_t hold_from, hold_upto;
 } kn_http_resp;
+#define KN_SERVER_HOLD_MS 10000
 
 /* Fill resp with an error answer {"error", "detail"}; returns 0. */
 int kn_http_resp_error(kn_http_resp *resp, int status, const char *msg, const char *detail);
@@ -47,10 +53,21 @@ typedef struct kn_server_opts {
 	void (*handle)(void *ud, const kn_http_req *req, kn_http_resp *resp);
 	/* called before /metrics renders (to set gauges); optional */
 	void (*before_metrics)(void *ud);
+	/* 1 when the ticket range of a held answer is durable, 0 not yet, < 0 failed (err says
+	 * why); server thread; required for handlers that hold answers. The server asks again on
+	 * every wake (kn_server_wake) and tick. */
+	int (*durable)(void *ud, uint64_t from, uint64_t upto, kn_err *err);
 	/* called every ~100 ms on the server thread (housekeeping); optional */
 	void (*tick)(void *ud);
 	void *ud;
 	int log_requests;
+	/* Host names accepted (DNS-rebinding guard, request.h kn_http_host_ok); n_hosts 0: the
+	 * default rule. Origins allowed besides the server's own (kn_http_origin_ok). Borrowed. */
+	const char *const *hosts;
+	size_t n_hosts;
+	const char *const *origins;
+	size_t n_origins;
+	int stream_idle_s;          /* a websocket answering no ping this long is closed; 0 → 60 */
 } kn_server_opts;
 
 typedef struct kn_server kn_server;

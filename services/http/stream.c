@@ -5,6 +5,7 @@
  * independently. Overflow marks the subscriber dropped and empties its queue at once, so a dead
  * client holds no memory until the server gets round to closing it. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,14 +22,15 @@ struct kn_stream_sub {
 	char *run;
 	struct qmsg *head, *tail;
 	size_t n, bytes;
-	int dropped, reported;
+	int dropped, reported, authed;
+	char client[64]; /* peer address, "" when unknown */
 	void *conn;
 };
 
 struct kn_stream {
 	pthread_mutex_t mu;
 	kn_stream_sub *subs;
-	size_t n_subs, max_queue;
+	size_t n_subs, n_anon, max_queue;
 	void (*wake)(void *ud);
 	void *ud;
 };
@@ -80,22 +82,51 @@ void kn_stream_free(kn_stream *s)
 int kn_stream_subscribe(kn_stream *s, const char *run, void *conn, kn_stream_sub **out,
                         kn_err *err)
 {
+	return kn_stream_subscribe_from(s, run, conn, NULL, 1, out, err);
+}
+
+/* Under mu: why sub may not join, or NULL. */
+static const char *refusal(const kn_stream *s, const kn_stream_sub *sub, char *why, size_t cap)
+{
+	size_t same = 0;
+	for (const kn_stream_sub *o = s->subs; o; o = o->next)
+		if (sub->client[0] && o->authed == sub->authed && strcmp(o->client, sub->client) == 0)
+			same++;
+	size_t per_client = sub->authed ? KN_STREAM_MAX_PER_CLIENT : KN_STREAM_MAX_ANON_PER_CLIENT;
+	if (s->n_subs >= KN_STREAM_MAX_SUBSCRIBERS)
+		snprintf(why, cap, "more than %d subscribers", KN_STREAM_MAX_SUBSCRIBERS);
+	else if (!sub->authed && s->n_anon >= KN_STREAM_MAX_ANON)
+		snprintf(why, cap, "more than %d subscribers without a token", KN_STREAM_MAX_ANON);
+	else if (same >= per_client)
+		snprintf(why, cap, "more than %zu %s subscribers from %s", per_client,
+		         sub->authed ? "token" : "tokenless", sub->client);
+	else
+		return NULL;
+	return why;
+}
+
+int kn_stream_subscribe_from(kn_stream *s, const char *run, void *conn, const char *client,
+                             int authed, kn_stream_sub **out, kn_err *err)
+{
 	kn_stream_sub *sub = calloc(1, sizeof *sub);
 	if (!sub || (run && !(sub->run = strdup(run)))) {
 		free(sub);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
 	sub->conn = conn;
+	sub->authed = authed != 0;
+	snprintf(sub->client, sizeof sub->client, "%s", client ? client : "");
+	char why[160];
 	pthread_mutex_lock(&s->mu);
-	if (s->n_subs >= KN_STREAM_MAX_SUBSCRIBERS) {
+	if (refusal(s, sub, why, sizeof why)) {
 		pthread_mutex_unlock(&s->mu);
 		sub_free(sub);
-		return kn_err_set(err, KN_ELIMIT, "more than %d stream subscribers",
-		                  KN_STREAM_MAX_SUBSCRIBERS);
+		return kn_err_set(err, KN_ELIMIT, "%s", why);
 	}
 	sub->next = s->subs;
 	s->subs = sub;
 	s->n_subs++;
+	s->n_anon += !sub->authed;
 	pthread_mutex_unlock(&s->mu);
 	*out = sub;
 	return 0;
@@ -110,6 +141,7 @@ void kn_stream_unsubscribe(kn_stream *s, kn_stream_sub *sub)
 		if (*p == sub) {
 			*p = sub->next;
 			s->n_subs--;
+			s->n_anon -= !sub->authed;
 			break;
 		}
 	pthread_mutex_unlock(&s->mu);

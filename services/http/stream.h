@@ -15,6 +15,9 @@
 #define KN_STREAM_MAX_QUEUE 1024             /* messages per subscriber */
 #define KN_STREAM_MAX_QUEUE_BYTES (4u << 20) /* bytes per subscriber */
 #define KN_STREAM_MAX_SUBSCRIBERS 256
+#define KN_STREAM_MAX_ANON 64                /* subscribers without a token, in all */
+#define KN_STREAM_MAX_ANON_PER_CLIENT 16     /* … from one address */
+#define KN_STREAM_MAX_PER_CLIENT 64          /* with a token, from one address */
 
 typedef struct kn_stream kn_stream;
 typedef struct kn_stream_sub kn_stream_sub;
@@ -31,6 +34,12 @@ void kn_stream_free(kn_stream *s);
  * kn_stream_unsubscribe. */
 int kn_stream_subscribe(kn_stream *s, const char *run, void *conn, kn_stream_sub **out,
                         kn_err *err);
+/* The same with the limits that keep idle clients from taking every slot: client is the peer's
+ * address (NULL: unknown, no per-client limit), authed 1 when it showed the token. KN_ELIMIT
+ * with err saying which limit (KN_STREAM_MAX_ANON, _ANON_PER_CLIENT, _PER_CLIENT, _SUBSCRIBERS):
+ * tokenless subscribers can never take the slots of token holders. */
+int kn_stream_subscribe_from(kn_stream *s, const char *run, void *conn, const char *client,
+                             int authed, kn_stream_sub **out, kn_err *err);
 void kn_stream_unsubscribe(kn_stream *s, kn_stream_sub *sub);
 
 /* Queue msg (JSON text, copied) for the subscribers of run; run NULL (alerts) reaches only the

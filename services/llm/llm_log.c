@@ -1,4 +1,4 @@
-/* llm_log.c — the one-line log format of services/llm (STYLE.md "Logging"). */
+/* llm_log.c — the one-line log format of services/llm (docs/development.md "House style"). */
 #include <stdarg.h>
 #include <stdio.h>
 

@@ -13,9 +13,10 @@
 #include <time.h>
 
 #include "monitor.h"
+#include "frames.h"
+#include "dialog.h"
+#include "history.h"
 #include "page_check.h"
-
-#define KN_MAX_HISTORY 256
 
 struct tab {
 	struct tab *next;
@@ -29,8 +30,8 @@ struct tab {
 	int popup_first;    /* opened by another tab: its first navigation is a popup */
 	char *req_reason;   /* pending Page.frameRequestedNavigation reason */
 	char *started_type; /* pending Page.frameStartedNavigating navigationType */
-	char *history[KN_MAX_HISTORY];
-	int n_history, at;
+	kn_history history;
+	kn_dialog dialog;        /* a JavaScript dialog open in the tab (dialog.c) */
 	char *info_url;          /* URL from Target.targetInfoChanged not yet seen as a navigation */
 	int synthetic;           /* t->url came from a missed navigation: its late event is a duplicate */
 	kn_cdp_timer *info_timer;
@@ -57,6 +58,10 @@ struct kn_monitor {
 	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
 	/* ready: auto-attach answered and every tab attached until then has its recorder installed */
 	int autoattach_done, setup_pending, ready;
+	kn_frames *frames;      /* iframe targets, world contexts and frame paths (frames.c) */
+	double wall_start, last_t; /* epoch seconds at start; the last event's t (t never goes back) */
+	char *newtab_href;         /* a trusted modifier/middle click on this link at newtab_at */
+	double newtab_at;
 };
 
 static double now_s(void)
@@ -112,8 +117,8 @@ static void tab_free(struct tab *t)
 	free(t->url);
 	free(t->req_reason);
 	free(t->started_type);
-	for (int i = 0; i < t->n_history; i++)
-		free(t->history[i]);
+	kn_history_clear(&t->history);
+	kn_dialog_clear(&t->dialog);
 	free(t);
 }
 
@@ -140,7 +145,10 @@ static void emit(kn_monitor *m, kn_event *ev)
 {
 	if (m->end_reason)
 		return;
-	ev->t = now_s() - m->start;
+	/* an event's time is when the action happened (the recorder's clock: the same machine's), never
+	 * before the previous event's nor in the future */
+	double now_t = now_s() - m->start, at = ev->t > 0 ? ev->t / 1000.0 - m->wall_start : now_t;
+	ev->t = m->last_t = at > now_t ? now_t : at < m->last_t ? m->last_t : at;
 	m->last_event = now_s();
 	if (ev->tab)
 		snprintf(m->last_tab, sizeof m->last_tab, "%s", ev->tab);
@@ -195,42 +203,6 @@ static void emit(kn_monitor *m, kn_event *ev)
 		kn_monitor_stop(m, "step limit"); /* past the budget nothing more can count */
 }
 
-static void history_push(struct tab *t, const char *url)
-{
-	for (int i = t->at + 1; i < t->n_history; i++)
-		free(t->history[i]);
-	t->n_history = t->at + 1 < t->n_history ? t->at + 1 : t->n_history;
-	if (t->n_history == KN_MAX_HISTORY) {
-		free(t->history[0]);
-		memmove(t->history, t->history + 1, (KN_MAX_HISTORY - 1) * sizeof t->history[0]);
-		t->n_history--;
-	}
-	t->history[t->n_history] = strdup(url);
-	if (t->history[t->n_history])
-		t->n_history++;
-	t->at = t->n_history - 1;
-}
-
-/* A history navigation to url: back when it is the entry before, forward when after. */
-static const char *history_move(struct tab *t, const char *url)
-{
-	if (t->at > 0 && t->history[t->at - 1] && strcmp(t->history[t->at - 1], url) == 0) {
-		t->at--;
-		return "back";
-	}
-	if (t->at + 1 < t->n_history && strcmp(t->history[t->at + 1], url) == 0) {
-		t->at++;
-		return "forward";
-	}
-	for (int i = t->at - 1; i >= 0; i--) /* several entries back at once */
-		if (strcmp(t->history[i], url) == 0) {
-			t->at = i;
-			return "back";
-		}
-	history_push(t, url);
-	return "back";
-}
-
 static const char *reason_how(const char *reason)
 {
 	if (strcmp(reason, "anchorClick") == 0)
@@ -263,7 +235,7 @@ static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_do
 		how = "popup";
 		t->popup_first = 0;
 	} else if (t->started_type && strncmp(t->started_type, "history", 7) == 0) {
-		how = history_move(t, url);
+		how = kn_history_move(&t->history, url);
 		history = 1;
 	} else if (t->started_type && strncmp(t->started_type, "reload", 6) == 0) {
 		how = "reload";
@@ -280,7 +252,7 @@ static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_do
 		how = "goto";
 	}
 	if (!history)
-		history_push(t, url);
+		kn_history_push(&t->history, url);
 	set_str(&t->req_reason, NULL);
 	set_str(&t->started_type, NULL);
 	set_str(&t->url, url);
@@ -361,8 +333,14 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	snprintf(t->id, sizeof t->id, "T%d", ++m->next_tab);
 	random_name(t->world, sizeof t->world, "kn_w_");
 	random_name(t->binding, sizeof t->binding, "kn_b_");
-	const char *opener = sget(info, "openerId");
+	const char *opener = sget(info, "openerId"), *url = sget(info, "url");
 	t->popup_first = opener && *opener;
+	int newtab = 0;
+	if (!t->popup_first && m->newtab_href && now_s() - m->newtab_at < 5.0 &&
+	    (!url || !*url || strcmp(url, "about:blank") == 0 || strcmp(url, m->newtab_href) == 0)) {
+		t->popup_first = newtab = 1; /* Chromium gives a Ctrl+clicked link's tab no opener */
+		set_str(&m->newtab_href, NULL);
+	}
 	t->m = m;
 	t->next = m->tabs;
 	m->tabs = t;
@@ -388,6 +366,8 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 			m->setup_pending++;
 	}
 	free(src);
+	kn_frames_autoattach(m->cdp, session); /* out-of-process iframes (frames.c) */
+	kn_frames_scan(m->frames, m->cdp, session);
 	kn_cdp_send(m->cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 	/* a navigation that committed before Page.enable took effect sent us no event: ask */
 	struct pending_history *ph = malloc(sizeof *ph);
@@ -402,12 +382,11 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	}
 
 	/* a tab that was loaded before we attached sends no frameNavigated: its URL is here */
-	const char *url = sget(info, "url");
 	kn_event ev = {.type = KN_EV_TAB_OPEN, .tab = t->id, .trusted = -1};
-	if (url && *url && strcmp(url, "about:blank") != 0) {
+	if (url && *url && strcmp(url, "about:blank") != 0 && !newtab) {
 		ev.url = url;
 		set_str(&t->url, url);
-		history_push(t, url);
+		kn_history_push(&t->history, url);
 		t->popup_first = 0;
 	}
 	emit(m, &ev);
@@ -438,14 +417,14 @@ static void missed_navigation(kn_monitor *m, struct tab *t, const char *url)
 	/* Only a tab's first navigation can be missed for good (it may commit before our Page.enable):
 	 * that is the agent's goto. Later mismatches are page events overtaking the browser's report
 	 * of a navigation the page caused; never count those as the agent's steps. */
-	if (t->n_history > 0 && !t->req_reason && !t->started_type && !t->popup_first)
+	if (t->history.n > 0 && !t->req_reason && !t->started_type && !t->popup_first)
 		t->req_reason = strdup("scriptInitiated");
 	navigated(m, t, copy, same_doc, "fragment");
 	t->synthetic = 1;
 	free(copy);
 }
 
-static void on_binding(kn_monitor *m, struct tab *t, json_t *params)
+static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t *params)
 {
 	const char *name = sget(params, "name");
 	json_t *payload = jstr(params, "payload");
@@ -460,7 +439,23 @@ static void on_binding(kn_monitor *m, struct tab *t, json_t *params)
 		mlog("warn", "msg=\"bad recorder payload skipped\" tab=%s detail=\"%s\"", t->id, err.msg);
 		return;
 	}
+	char *href = NULL;
+	kn_monitor_payload_meta(json_string_value(payload), json_string_length(payload), &ev.t, &href);
+	if (href && ev.trusted == 1) { /* the next tab without an opener is this link's (attach_page) */
+		set_str(&m->newtab_href, href);
+		m->newtab_at = now_s();
+	}
+	free(href);
 	ev.tab = t->id;
+	const char *path[KN_FRAMES_MAX_DEPTH];
+	kn_frames_path(m->frames, session, json_integer_value(json_object_get(params, "executionContextId")),
+	               path, &ev.n_frame_path);
+	ev.frame_path = ev.n_frame_path ? path : NULL;
+	if (ev.frame || ev.n_frame_path) { /* url stays the tab's top-level page (keynodes/README.md) */
+		ev.frame = 1;
+		ev.frame_url = ev.url;
+		ev.url = t->url;
+	}
 	if (!ev.url)
 		ev.url = t->url;
 	else if (!ev.frame && (!t->url || strcmp(ev.url, t->url) != 0))
@@ -486,12 +481,23 @@ static void target_url_changed(kn_monitor *m, struct tab *t, const char *url)
 {
 	if (!t || !url || !*url || strcmp(url, "about:blank") == 0 || (t->url && strcmp(t->url, url) == 0))
 		return;
-	for (int i = 0; i < t->n_history; i++) /* a late report of where the tab has been */
-		if (strcmp(t->history[i], url) == 0)
-			return;
+	if (kn_history_has(&t->history, url)) /* a late report of where the tab has been */
+		return;
 	set_str(&t->info_url, url);
 	kn_cdp_timer_cancel(t->info_timer);
 	t->info_timer = kn_cdp_timer_start(m->loop, 400, info_url_check, t);
+}
+
+/* A loaded page's blocked verdict (blocked.h): the last loaded page decides (the agent may get past). */
+static void on_blocked(void *ud, const kn_blocked_hit *hit)
+{
+	kn_monitor *m = ud;
+	json_t *j = hit && hit->kind && !m->end_reason ? kn_blocked_hit_json(hit, 0) : NULL;
+	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	if (hit && !m->end_reason && kn_eval_set_blocked(m->eval, text) == 0 && text)
+		mlog("info", "msg=\"blocked page\" signature=\"%s\"", hit->signature);
+	json_decref(j);
+	free(text);
 }
 
 static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
@@ -505,18 +511,31 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		const char *sid = sget(params, "sessionId"), *type = sget(info, "type");
 		if (!sid)
 			return;
+		const char *ts = kn_frames_tab_of(m->frames, session);
+		struct tab *owner = tab_by_session(m, ts ? ts : session);
 		if (kn_page_checks_running(m->checks)) /* the checks' own tab, not the agent's */
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 		else if (type && strcmp(type, "page") == 0)
 			attach_page(m, sid, info);
-		else
+		else if (type && strcmp(type, "iframe") == 0 && owner) {
+			char *src = NULL;
+			if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
+				mlog("error", "msg=\"cannot build the recorder\"");
+			kn_frames_attach(m->frames, m->cdp, sid, session, owner->session, info, owner->world,
+			                 owner->binding, src);
+			mlog("info", "msg=\"frame target attached\" tab=%s type=iframe url=\"%s\"", owner->id,
+			     sget(info, "url") ? sget(info, "url") : "");
+			free(src);
+		} else
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 		return;
 	}
 	if (strcmp(method, "Target.detachedFromTarget") == 0) {
 		const char *sid = sget(params, "sessionId");
-		if (sid)
+		if (sid) {
+			kn_frames_detach(m->frames, sid);
 			detach_tab(m, sid);
+		}
 		return;
 	}
 	if (strcmp(method, "Target.targetInfoChanged") == 0) {
@@ -524,11 +543,21 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		target_url_changed(m, tab_by_target(m, sget(info, "targetId")), sget(info, "url"));
 		return;
 	}
-	struct tab *t = tab_by_session(m, session);
+	const char *tab_session = kn_frames_tab_of(m->frames, session);
+	struct tab *t = tab_by_session(m, tab_session ? tab_session : session);
 	if (!t)
 		return;
+	kn_frames_event(m->frames, m->cdp, session, method, params, t->world, t->binding);
 	if (strcmp(method, "Runtime.bindingCalled") == 0) {
-		on_binding(m, t, params);
+		on_binding(m, t, session, params);
+	} else if (tab_session) {
+		return; /* an iframe target's own navigations are no tab's */
+	} else if (strncmp(method, "Page.javascriptDialog", 21) == 0) {
+		kn_event ev;
+		if (kn_dialog_feed(&t->dialog, method, params, &ev)) {
+			ev.tab = t->id;
+			emit(m, &ev);
+		}
 	} else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
 		const char *fid = sget(params, "frameId"), *disp = sget(params, "disposition");
 		if (fid && strcmp(fid, t->target_id) == 0 && (!disp || strcmp(disp, "currentTab") == 0))
@@ -560,6 +589,8 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			t->ctx_id = (int)json_integer_value(json_object_get(ctx, "id"));
 	} else if (strcmp(method, "Runtime.executionContextsCleared") == 0) {
 		t->ctx_id = 0;
+	} else if (strcmp(method, "Page.loadEventFired") == 0 && !m->o.blocked_off) {
+		kn_blocked_probe_send(m->cdp, t->session, t->ctx_id, m->o.blocked, on_blocked, m);
 	}
 }
 
@@ -701,6 +732,8 @@ void kn_monitor_stop(kn_monitor *m, const char *reason)
 		if (id > 0)
 			m->flush_pending++;
 	}
+	if (m->cdp)
+		m->flush_pending += kn_frames_flush(m->frames, m->cdp, flush_done, m);
 	if (m->flush_pending == 0)
 		finish_run(m, reason);
 	else
@@ -739,8 +772,12 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	m->loop = loop;
 	m->o = *opts;
 	m->start = m->last_event = now_s();
-	int rc = kn_eval_new(&m->eval, opts->task, &opts->eval);
-	if (rc) {
+	struct timespec wall;
+	clock_gettime(CLOCK_REALTIME, &wall);
+	m->wall_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
+	int rc = kn_frames_new(&m->frames);
+	if (rc || (rc = kn_eval_new(&m->eval, opts->task, &opts->eval)) != 0) {
+		kn_frames_free(m->frames);
 		free(m);
 		return kn_err_set(err, rc, "out of memory");
 	}
@@ -749,6 +786,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	                     .on_warning = on_warning, .ud = m};
 	kn_cdp_opts co = {.timeout_ms = opts->cdp_timeout_ms};
 	if ((rc = kn_cdp_connect(&m->cdp, loop, ws_url, &co, &h, err)) != 0) {
+		kn_frames_free(m->frames);
 		kn_eval_free(m->eval);
 		free(m);
 		return rc;
@@ -781,6 +819,8 @@ void kn_monitor_free(kn_monitor *m)
 		m->tabs = t->next;
 		tab_free(t);
 	}
+	kn_frames_free(m->frames);
 	kn_eval_free(m->eval);
+	free(m->newtab_href);
 	free(m);
 }

@@ -3,7 +3,7 @@
  * The monitor attaches to every tab and popup of one browser (CDP auto-attach with
  * waitForDebuggerOnStart), injects the recorder (services/recorder) into an isolated world of
  * each page behind a binding whose name is random per session, turns recorder payloads and
- * navigations into trajectory events (INTERFACES.md §2), writes each one to the trajectory as it
+ * navigations into trajectory events (docs/formats.md §2), writes each one to the trajectory as it
  * happens, and feeds the evaluator. The agent is untouched: it drives the browser over its own
  * connection. Everything runs on the kn_cdp_loop thread. */
 #ifndef KEYNODE_MONITOR_H
@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "blocked.h"
 #include "cdp.h"
 #include "keynode/eval.h"
 
@@ -26,6 +27,10 @@ typedef struct kn_monitor_opts {
 	double until_idle_s;    /* end after this many seconds without an event; 0: off */
 	int until_steps;        /* end after this many steps; 0: off */
 	int cdp_timeout_ms;     /* per CDP command; 0: default */
+	/* after each page load the page is asked, passively, whether it refuses service (blocked.h);
+	 * a run that ends unfinished on such a page has status "blocked" and its evidence */
+	const kn_blocked_rules *blocked; /* NULL: the defaults */
+	int blocked_off;        /* 1: do not ask (replay validation judges blocks itself) */
 	/* called after each event was evaluated (optional; for the service) */
 	void (*on_event)(void *ud, kn_monitor *m, const kn_event *ev, int rises);
 	/* called once when the monitor is ready: every tab open when it connected is attached with
@@ -67,6 +72,11 @@ void kn_monitor_free(kn_monitor *m);
 /* Decode one recorder payload (services/recorder/README.md) into ev (owned; kn_event_clear).
  * Only the recorder's action types are accepted; tab and t are left for the caller. */
 int kn_monitor_decode_payload(kn_event *ev, const char *payload, size_t len, kn_err *err);
+
+/* What a payload says besides its event: the action time (its `t`, epoch milliseconds of the
+ * recorder's clock; 0 when absent) and, for a click that opens a link in a new tab (`newtab`), the
+ * link's href (*newtab_href, the caller's; NULL otherwise). */
+void kn_monitor_payload_meta(const char *payload, size_t len, double *t_ms, char **newtab_href);
 
 /* The recorder script for a task: recorder.js with its configuration (binding name, the task's
  * element key nodes) filled in. *out is the caller's. */

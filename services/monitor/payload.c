@@ -29,6 +29,7 @@ int kn_monitor_decode_payload(kn_event *ev, const char *payload, size_t len, kn_
 	case KN_EV_SUBMIT:
 	case KN_EV_PRESS:
 	case KN_EV_SCROLL:
+	case KN_EV_HOVER:
 		break;
 	default:
 		rc = kn_err_set(err, KN_EINVAL, "recorder payload: type '%s' is not a recorder action",
@@ -37,9 +38,26 @@ int kn_monitor_decode_payload(kn_event *ev, const char *payload, size_t len, kn_
 		return rc;
 	}
 	ev->how = NULL; /* navigation causes come from the browser, not the page */
+	ev->frame_url = NULL; /* where in the frame tree: the monitor says (frames.c) */
+	ev->frame_path = NULL;
+	ev->n_frame_path = 0;
 	ev->tab = NULL;
 	ev->t = 0;
 	return 0;
+}
+
+void kn_monitor_payload_meta(const char *payload, size_t len, double *t_ms, char **newtab_href)
+{
+	*t_ms = 0;
+	*newtab_href = NULL;
+	json_t *j = len <= KN_PAYLOAD_MAX ? json_loadb(payload, len, 0, NULL) : NULL;
+	json_t *t = json_object_get(j, "t");
+	if (json_is_number(t) && json_number_value(t) > 0 && json_number_value(t) < 1e15)
+		*t_ms = json_number_value(t);
+	json_t *href = json_object_get(json_object_get(j, "hints"), "href");
+	if (json_is_true(json_object_get(j, "newtab")) && json_is_string(href))
+		*newtab_href = strdup(json_string_value(href));
+	json_decref(j);
 }
 
 int kn_monitor_recorder_source(char **out, const kn_task *task, const char *binding)

@@ -102,17 +102,20 @@
     return false;
   }
 
-  function uniqueStableId(el) {
+  /* scope: the document, or the open shadow root el lives in (selectors pierce open roots, see
+   * selectorOf) */
+  function uniqueStableId(el, scope) {
     var id = el.id;
     if (typeof id !== 'string' || !id || looksGenerated(id)) return false;
     try {
-      return document.querySelectorAll('#' + CSS.escape(id)).length === 1;
+      return (scope || document).querySelectorAll('#' + CSS.escape(id)).length === 1;
     } catch (e) {
       return false;
     }
   }
 
-  function pathOf(el, full) {
+  function pathOf(el, full, scope) {
+    scope = scope || document;
     var segs = [];
     var cur = el;
     var root = document.documentElement;
@@ -121,14 +124,27 @@
         segs.unshift('html');
         break;
       }
-      if (!full && cur !== el && uniqueStableId(cur)) {
+      if (!full && cur !== el && uniqueStableId(cur, scope)) {
         segs.unshift('#' + CSS.escape(cur.id));
         break;
       }
       var tag = cur.localName;
-      var parent = cur.parentElement;
-      if (!parent) {
+      var parent = cur.parentNode;
+      if (!parent || (parent.nodeType !== 1 && parent.nodeType !== 11)) {
         segs.unshift(CSS.escape(tag));
+        break;
+      }
+      if (parent.nodeType === 11) {
+        /* a top-level element of a shadow root: no combinator above it */
+        var n11 = 0;
+        var i11 = 0;
+        for (var s11 = parent.firstElementChild; s11; s11 = s11.nextElementSibling) {
+          if (s11.localName === tag) {
+            n11++;
+            if (s11 === cur) i11 = n11;
+          }
+        }
+        segs.unshift(full || n11 > 1 ? CSS.escape(tag) + ':nth-of-type(' + i11 + ')' : CSS.escape(tag));
         break;
       }
       var count = 0;
@@ -145,36 +161,91 @@
     return segs.join(' > ');
   }
 
-  function resolvesTo(sel, el) {
+  function resolvesTo(sel, el, scope) {
     try {
-      return document.querySelector(sel) === el;
+      return (scope || document).querySelector(sel) === el;
     } catch (e) {
       return false;
     }
   }
 
-  function selectorOf(el) {
-    if (!el || el.nodeType !== 1) return '';
+  /* The selector of el within scope (its document or its shadow root). */
+  function selectorIn(el, scope) {
     try {
-      if (uniqueStableId(el)) {
+      if (uniqueStableId(el, scope)) {
         var byId = '#' + CSS.escape(el.id);
-        if (resolvesTo(byId, el)) return byId;
+        if (resolvesTo(byId, el, scope)) return byId;
       }
       var tag = el.localName;
       var name = el.getAttribute('name');
       if (name && (tag === 'input' || tag === 'select' || tag === 'textarea')) {
         var byName = tag + '[name="' + CSS.escape(name) + '"]';
-        if (document.querySelectorAll(byName).length === 1 && resolvesTo(byName, el)) return byName;
+        if (scope.querySelectorAll(byName).length === 1 && resolvesTo(byName, el, scope)) return byName;
       }
-      var p = pathOf(el, false);
-      if (resolvesTo(p, el)) return p;
-      return pathOf(el, true);
+      var p = pathOf(el, false, scope);
+      if (resolvesTo(p, el, scope)) return p;
+      return pathOf(el, true, scope);
     } catch (e) {
       try {
-        return pathOf(el, true);
+        return pathOf(el, true, scope);
       } catch (e2) {
         return '';
       }
+    }
+  }
+
+  /* Piercing selector: one selector per tree, outermost first, joined with " >> "; each part after
+   * the first is looked up in the open shadow root of what the part before it names. */
+  var PIERCE = ' >> ';
+  function selectorOf(el) {
+    if (!el || el.nodeType !== 1) return '';
+    var parts = [];
+    for (var depth = 0; el && depth < 32; depth++) {
+      var root = el.getRootNode ? el.getRootNode() : document;
+      var inShadow = root && root.nodeType === 11 && root.host;
+      parts.unshift(selectorIn(el, inShadow ? root : document));
+      if (!inShadow) break;
+      el = root.host;
+    }
+    return parts.join(PIERCE);
+  }
+
+  /* The element a piercing selector names (null: none, or an invalid part). */
+  function queryPiercing(sel) {
+    var parts = sel.split(/\s+>>\s+/);
+    var scope = document;
+    var el = null;
+    for (var i = 0; i < parts.length; i++) {
+      if (i > 0) {
+        scope = el && el.shadowRoot;
+        if (!scope) return null;
+      }
+      el = scope.querySelector(parts[i]);
+      if (!el) return null;
+    }
+    return el;
+  }
+
+  /* The element the agent acted on: the innermost target, also inside open shadow roots (a closed
+   * root's contents stay hidden: its host is the target). */
+  function realTarget(ev) {
+    try {
+      var path = ev.composedPath();
+      if (path && path[0] && path[0].nodeType === 1) return path[0];
+      if (path && path[0] && path[0].nodeType === 3) return path[0].parentElement;
+    } catch (e) {
+      /* fall back */
+    }
+    return asElement(ev.target);
+  }
+
+  /* A custom element without an open shadow root: what an agent acted on inside a closed shadow
+   * root is reported as its host, flagged (the page's closed roots cannot be opened from here). */
+  function closedHost(el) {
+    try {
+      return !!el && el.localName.indexOf('-') > 0 && !el.shadowRoot;
+    } catch (e) {
+      return false;
     }
   }
 
@@ -191,10 +262,33 @@
       if (tag === 'input') return NON_TEXT_INPUTS[el.type] && el.type !== 'checkbox' && el.type !== 'radio' ? collapse(el.value) : '';
       if (tag === 'textarea') return '';
       if (tag === 'select') return optionText(el);
+      if (largerThan(el, BIG_SUBTREE)) return boundedText(el);
       return collapse(typeof el.innerText === 'string' ? el.innerText : el.textContent);
     } catch (e) {
       return '';
     }
+  }
+
+  /* innerText lays out the whole subtree: on a container of a 100k-element page that is tens of ms per
+   * action. Past BIG_SUBTREE elements the text is read from text nodes instead, in document order,
+   * skipping script/style/template/noscript, and only until there is enough of it. */
+  var BIG_SUBTREE = 2000;
+  var SKIP_TEXT = { script: 1, style: 1, template: 1, noscript: 1 };
+  function largerThan(el, n) {
+    var w = document.createTreeWalker(el, 1);
+    for (var i = 0; i < n; i++) if (!w.nextNode()) return false;
+    return true;
+  }
+  function boundedText(el) {
+    var w = document.createTreeWalker(el, 4, {
+      acceptNode: function (t) {
+        for (var p = t.parentElement; p && p !== el; p = p.parentElement) if (SKIP_TEXT[p.localName]) return 2;
+        return 1;
+      }
+    });
+    var s = '';
+    for (var t = w.nextNode(); t && s.length < TEXT_MAX * 4; t = w.nextNode()) s += ' ' + t.data;
+    return collapse(s);
   }
 
   function optionText(sel) {
@@ -244,9 +338,26 @@
         var r = document.evaluate(sel, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null);
         return asElement(r.singleNodeValue);
       }
-      return document.querySelector(sel);
+      return queryPiercing(sel);
     } catch (e) {
       return null; /* an invalid selector matches nothing */
+    }
+  }
+
+  /* A cheap test before the document-wide lookup (on a 100k-element page that lookup is the recorder's
+   * main cost): a plain CSS reference can only match when a candidate matches the selector, or something
+   * inside the acted-on element does (ancestor tolerance, include); for a piercing chain, its last part.
+   * XPath references are not pre-tested. */
+  function mayMatch(node, cands) {
+    var sel = typeof node.selector === 'string' ? node.selector.trim() : '';
+    if (!sel || node.xpath) return true;
+    var parts = sel.split(/\s+>>\s+/);
+    sel = parts[parts.length - 1]; /* a piercing chain: its last part, in the candidate's own tree */
+    try {
+      for (var i = 0; i < cands.length; i++) if (cands[i] && cands[i].nodeType === 1 && cands[i].matches(sel)) return true;
+      return !!(cands[0] && cands[0].querySelector && cands[0].querySelector(sel));
+    } catch (e) {
+      return false; /* an invalid selector matches nothing */
     }
   }
 
@@ -263,6 +374,7 @@
           if (token === null) token = siteToken(location.host);
           if (token !== n.netloc) continue;
         }
+        if (!mayMatch(n, cands)) continue;
         var ref = resolveRef(n);
         if (!ref) continue;
         var hit = false;
@@ -282,7 +394,7 @@
   }
 
   function basePayload(type, el, cands, trusted, t) {
-    return {
+    var p = {
       type: type,
       selector: selectorOf(el),
       text: visibleText(el),
@@ -295,6 +407,8 @@
       t: t || Date.now(),
       hints: el ? hintsOf(el) : {}
     };
+    if (closedHost(el)) p.shadow_closed = true;
+    return p;
   }
 
   /* ---------- pending type (coalesced input) and scroll (debounced burst) ---------- */
@@ -399,7 +513,7 @@
   /* Everything pending goes out, oldest first, before another recorded action. */
   function flushAll(dropScriptBurst) {
     var n = 0;
-    if (burst && typing && typing.start < burst.start) {
+    if (burst && typing && typing.last < burst.start) {
       n += flushType();
       n += flushScroll(dropScriptBurst);
     } else {
@@ -449,10 +563,10 @@
   /* ---------- listeners (capture phase on window: page stopPropagation cannot hide events) ---------- */
 
   function onClick(ev) {
-    if (ev.button !== 0) return;
-    if (ev.isTrusted) noteTrustedAct();
-    var target = asElement(ev.target);
-    var acted = actedOn(ev.target);
+    if (ev.button !== 0 && !(ev.type === 'auxclick' && ev.button === 1)) return;
+    if (ev.isTrusted && ev.type === 'click') noteTrustedAct();
+    var target = realTarget(ev);
+    var acted = actedOn(target);
     if (!acted) return;
     if (acted.localName === 'select' || acted.localName === 'option' || (target && target.closest && target.closest('select')))
       return; /* a <select>'s choice is recorded by its change event */
@@ -473,19 +587,17 @@
         suppress.push({ el: control, form: null, until: Date.now() + SUPPRESS_MS, needDetail0: false });
       }
     }
-    emit(basePayload('click', acted, cands, ev.isTrusted));
+    var p = basePayload('click', acted, cands, ev.isTrusted);
+    /* a link opened in a new tab (Ctrl/Meta/Shift-click, middle click): the monitor takes the tab
+     * that opens next for this link's, not for the agent's goto (Chromium reports no opener) */
+    if (p.hints.href && (ev.button === 1 || ev.ctrlKey || ev.metaKey || ev.shiftKey)) p.newtab = true;
+    emit(p);
   }
 
   function onInput(ev) {
-    var el = asElement(ev.target);
+    var el = realTarget(ev);
     if (!el) return;
     var real = el;
-    try {
-      var path = ev.composedPath();
-      if (path && path[0] && path[0].nodeType === 1) real = path[0];
-    } catch (e) {
-      /* keep el */
-    }
     var tag = real.localName;
     if (tag === 'select') return; /* change makes the select step */
     if (tag === 'input' && NON_TEXT_INPUTS[real.type]) return; /* the click is the step */
@@ -506,21 +618,25 @@
     try {
       if (real.type === 'password') typing.password = true;
       typing.value = fieldValue(typing);
-      /* a snapshot in case the field is gone by the time the step is flushed */
-      typing.snap = basePayload('type', el, [el, real], typing.trusted, now);
-      typing.snap.text = '';
+      /* a snapshot in case the field is gone by the time the step is flushed: taken once per field
+       * (selector and key nodes do not change while one types; the value and time are kept apart) */
+      if (!typing.snap) {
+        typing.snap = basePayload('type', el, [el, real], typing.trusted, now);
+        typing.snap.text = '';
+      }
+      typing.snap.url = location.href;
     } catch (e) {
       /* keep going */
     }
   }
 
   function onChange(ev) {
-    var el = asElement(ev.target);
+    var el = realTarget(ev);
     if (!el) return;
     if (el.localName === 'select') {
       noteAction();
       flushAll(true);
-      var cands = [el, asElement(ev.target)];
+      var cands = [el];
       try {
         for (var i = 0; i < el.selectedOptions.length; i++) cands.push(el.selectedOptions[i]);
       } catch (e) {
@@ -536,7 +652,8 @@
   }
 
   function onBlur(ev) {
-    if (typing && ev.target && ev.target !== window && (typing.el === ev.target || typing.real === ev.target)) flushType();
+    var b = realTarget(ev);
+    if (typing && b && ev.target !== window && (typing.el === b || typing.real === b || typing.el === ev.target)) flushType();
   }
 
   var SCROLL_KEYS = { PageDown: 1, PageUp: 1, ArrowDown: 1, ArrowUp: 1, Home: 1, End: 1, ' ': 1, Spacebar: 1 };
@@ -546,7 +663,8 @@
   }
 
   function onKeydown(ev) {
-    var el = asElement(ev.target);
+    cancelHover();
+    var el = realTarget(ev);
     if (ev.isTrusted) editCause = { target: ev.target, t: Date.now(), beforeinput: false };
     if (SCROLL_KEYS[ev.key] && !isEditable(el)) lastScrollInput = { t: Date.now(), how: 'key', trusted: ev.isTrusted };
     if (ev.key !== 'Enter' || ev.isComposing) return;
@@ -575,7 +693,7 @@
   }
 
   function onSubmit(ev) {
-    var form = asElement(ev.target);
+    var form = realTarget(ev);
     if (!form) return;
     noteAction();
     flushAll(true);
@@ -599,6 +717,9 @@
       /* ignore */
     }
     burst.timer = setTimeout(guard(function () {
+      /* trajectory order is action order: a field typed before this burst began goes out first (a
+       * type's time is its last input) */
+      if (typing && burst && typing.last < burst.start) flushType();
       flushScroll(false);
     }), DEBOUNCE);
   }
@@ -612,6 +733,7 @@
   }
 
   function onMousedown(ev) {
+    cancelHover(); /* a click follows: the pointer moved there to click, not to hover */
     try {
       var de = document.documentElement;
       if ((ev.target === de || ev.target === document) && (ev.clientX >= de.clientWidth || ev.clientY >= de.clientHeight))
@@ -619,6 +741,82 @@
     } catch (e) {
       /* ignore */
     }
+  }
+
+  /* ---------- hover: the pointer rests on an element and that reveals content (hover menus) ---------- */
+  var HOVER_MS = 500;
+  var HOVER_SCOPE_MAX = 400; /* elements counted per check: bounded on any page */
+  var hover = null; /* {el, acted, scope, before, timer} */
+
+  function visibleCount(scope) {
+    var n = 0;
+    var w = document.createTreeWalker(scope, 1);
+    for (var i = 0, e = w.nextNode(); e && i < HOVER_SCOPE_MAX; i++, e = w.nextNode()) {
+      var r = e.getClientRects();
+      if (r.length && r[0].width > 0 && r[0].height > 0 && getComputedStyle(e).visibility !== 'hidden') n++;
+    }
+    return n;
+  }
+
+  /* A CSS-only menu (`li:hover > ul {display: block}`) is already open when mouseover fires: it is
+   * found by the style rules instead: a `:hover` rule that shows something which is now shown inside
+   * the scope. Bounded: at most 3,000 rules, 50 elements each; cross-origin sheets cannot be read. */
+  function cssHoverReveals(scope) {
+    var seen = 0;
+    for (var i = 0; i < document.styleSheets.length; i++) {
+      var rules;
+      try {
+        rules = document.styleSheets[i].cssRules;
+      } catch (e) {
+        continue;
+      }
+      for (var j = 0; j < rules.length && seen < 3000; j++, seen++) {
+        var r = rules[j];
+        if (!r.selectorText || r.selectorText.indexOf(':hover') < 0) continue;
+        var st = r.style;
+        if (!(st.display && st.display !== 'none') && st.visibility !== 'visible' && !(st.opacity && +st.opacity > 0)) continue;
+        var els;
+        try {
+          els = scope.querySelectorAll(r.selectorText);
+        } catch (e) {
+          continue;
+        }
+        for (var k = 0; k < els.length && k < 50; k++) if (els[k].getClientRects().length) return true;
+      }
+    }
+    return false;
+  }
+
+  function cancelHover() {
+    if (!hover) return;
+    clearTimeout(hover.timer);
+    hover = null;
+  }
+
+  function onMouseover(ev) {
+    if (!ev.isTrusted) return;
+    var el = realTarget(ev);
+    if (!el || el === document.documentElement || el === document.body) return cancelHover();
+    if (hover && hover.el === el) return;
+    cancelHover();
+    var acted = actedOn(el);
+    /* where a menu opens: the item's list entry, a menu or navigation container, or the parent */
+    var scope = null;
+    try {
+      scope = acted.closest('li, [role=menu], [role=menubar], nav, [aria-haspopup]') || acted.parentElement || acted;
+    } catch (e) {
+      scope = acted;
+    }
+    var h = { el: el, acted: acted, scope: scope, before: visibleCount(scope), timer: 0, t: Date.now() };
+    h.timer = setTimeout(guard(function () {
+      if (hover !== h) return;
+      hover = null;
+      if (!h.el.isConnected || (visibleCount(h.scope) <= h.before && !cssHoverReveals(h.scope))) return;
+      flushAll(true);
+      noteAction();
+      emit(basePayload('hover', h.acted, [h.acted, h.el], true, h.t)); /* its time: when the pointer came */
+    }), HOVER_MS);
+    hover = h;
   }
 
   function onLoadish() {
@@ -644,6 +842,7 @@
     var opts = { capture: true, passive: true };
     var on = [
       ['click', onClick],
+      ['auxclick', onClick],
       ['beforeinput', onBeforeinput],
       ['input', onInput],
       ['change', onChange],
@@ -655,6 +854,7 @@
       ['wheel', onWheel],
       ['touchmove', onTouch],
       ['mousedown', onMousedown],
+      ['mouseover', onMouseover],
       ['DOMContentLoaded', onLoadish],
       ['load', onLoadish],
       ['pageshow', onLoadish],
@@ -666,6 +866,22 @@
     for (var i = 0; i < on.length; i++) window.addEventListener(on[i][0], guard(on[i][1]), opts);
   } catch (e) {
     /* nothing recorded, nothing broken */
+  }
+
+  /* The monitor names the <iframe> elements of frame paths with this (Runtime.callFunctionOn). */
+  try {
+    Object.defineProperty(globalThis, '__kn_selector_' + cfg.binding, {
+      value: function (el) {
+        try {
+          return selectorOf(el);
+        } catch (e) {
+          return '';
+        }
+      },
+      enumerable: false
+    });
+  } catch (e) {
+    /* ignore */
   }
 
   /* The monitor's way to collect a pending type (e.g. before it ends a run): Runtime.evaluate in this world. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "frames.h"
 #include "heal.h"
 #include "keynode/workflow.h"
 #include "replay.h"
@@ -17,6 +18,7 @@ struct rp {
 	char *session;
 	char *target_id;
 	kn_replay_opts o;
+	kn_replay_frame fr; /* the step's frame when its selector crosses into an iframe (frames.c) */
 };
 
 /* Where a step's element was found. */
@@ -32,8 +34,8 @@ struct found {
 const char *kn_step_outcome_name(kn_step_outcome o)
 {
 	static const char *const names[] = {"ok", "ok-by-fallback", "element not found", "action failed",
-	                                    "navigation timeout", "http error", "site unreachable"};
-	return (unsigned)o <= KN_STEP_UNREACHABLE ? names[o] : "?";
+	                                    "navigation timeout", "http error", "site unreachable", "blocked"};
+	return (unsigned)o <= KN_STEP_BLOCKED ? names[o] : "?";
 }
 
 int kn_step_outcome_ok(kn_step_outcome o) { return o == KN_STEP_OK || o == KN_STEP_OK_FALLBACK; }
@@ -70,6 +72,8 @@ static int call(struct rp *r, const char *method, json_t *params, json_t **resul
 
 static int page(struct rp *r, const char *fn, json_t *params, json_t **value, kn_err *err)
 {
+	if (r->fr.rest)
+		return kn_replay_frame_page_call(&r->fr, r->c, fn, params, value, err);
 	return kn_replay_page_call(r->c, r->session, fn, params, value, err);
 }
 
@@ -464,8 +468,8 @@ static int select_in(struct rp *r, const kn_step *st, const struct found *f, kn_
 	return rc;
 }
 
-static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_result *res,
-                                kn_step_report *rep, kn_err *err)
+static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_result *res,
+                                   kn_step_report *rep, kn_err *err)
 {
 	struct found f = {0};
 	int rc = 0, located = 0;
@@ -514,9 +518,14 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 		json_decref(nav);
 		break;
 	}
-	case KN_STEP_CLICK:
-		rc = click_at(r, f.x, f.y, err);
+	case KN_STEP_CLICK: {
+		double dx = 0, dy = 0; /* a point in a frame: add the frame's origin */
+		if (r->fr.depth)
+			rc = kn_replay_frame_offset(&r->fr, r->c, &dx, &dy, err);
+		if (!rc)
+			rc = click_at(r, f.x + dx, f.y + dy, err);
 		break;
+	}
 	case KN_STEP_TYPE:
 		rc = type_into(r, st, &f, err);
 		break;
@@ -553,6 +562,7 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	}
 	free(f.sel);
 	f.sel = NULL;
+	kn_replay_frame_clear(&r->fr, r->c); /* settling and status are the tab's */
 	if (!rc && (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS)) {
 		pause_ms(r, 150); /* a popup opens asynchronously */
 		rc = follow_popup(r, err);
@@ -564,6 +574,12 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	if (settle(r)) {
 		kn_err_set(err, KN_ETIMEOUT, "page did not finish loading");
 		return KN_STEP_NAV_TIMEOUT;
+	}
+	/* a site refusing service is not a broken workflow (blocked.h) */
+	if (kn_blocked_probe(&res->blocked, r->loop, r->c, r->session, r->o.blocked,
+	                     st->verb == KN_STEP_GOTO ? st->value : NULL) == 1) {
+		kn_err_set(err, KN_EIO, "blocked (%s) at %s", res->blocked.signature, res->blocked.url);
+		return KN_STEP_BLOCKED;
 	}
 	char url[1024];
 	int status = page_status(r, url, sizeof url);
@@ -586,6 +602,29 @@ static int set_viewport(struct rp *r, const kn_task *task, kn_err *err)
 	            json_pack("{s:i, s:i, s:f, s:b}", "width", w, "height", h, "deviceScaleFactor", 1.0,
 	                      "mobile", 0),
 	            NULL, err);
+}
+
+/* A step whose selector crosses into frames (`#card-frame >> #pay-now`) runs with the part inside
+ * the innermost frame as its selector, located and acted on there; shadow hops (`#host >> #inner`)
+ * are resolved by the page calls (frames.c). */
+static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_result *res,
+                                kn_step_report *rep, kn_err *err)
+{
+	kn_step in_frame;
+	if (st->selector && kn_replay_frame_enter_wait(&r->fr, r->loop, r->c, r->session, st->selector,
+	                                               r->o.element_timeout_ms ? r->o.element_timeout_ms : 5000,
+	                                               err) != 0) {
+		struct found none = {0};
+		return not_found(st, &none, err);
+	}
+	if (r->fr.rest) {
+		in_frame = *st;
+		in_frame.selector = r->fr.rest;
+		st = &in_frame;
+	}
+	kn_step_outcome o = run_step_in(r, st, res, rep, err);
+	kn_replay_frame_clear(&r->fr, r->c);
+	return o;
 }
 
 int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_replay_opts *opts,

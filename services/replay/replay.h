@@ -9,15 +9,17 @@
 
 #include <stdio.h>
 
+#include "blocked.h"
 #include "cdp.h"
 #include "keynode/task.h"
 
 /* A step's verdict. OK_FALLBACK: done, but the recorded selector no longer finds the element
  * (a fallback locator or healing did): a drift warning. HTTP_ERROR: the page the step led to
- * answered 4xx/5xx. UNREACHABLE: the site could not be reached (connection refused, DNS). */
+ * answered 4xx/5xx. UNREACHABLE: the site could not be reached (connection refused, DNS).
+ * BLOCKED: the page the step led to refused service (blocked.h; the replay stops there). */
 typedef enum kn_step_outcome {
 	KN_STEP_OK, KN_STEP_OK_FALLBACK, KN_STEP_NOT_FOUND, KN_STEP_ACTION_FAILED, KN_STEP_NAV_TIMEOUT,
-	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE
+	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE, KN_STEP_BLOCKED
 } kn_step_outcome;
 
 typedef struct kn_replay_opts {
@@ -34,6 +36,7 @@ typedef struct kn_replay_opts {
 	const char *target_id;  /* act in this existing tab instead of a new one; NULL: new tab */
 	int evidence;           /* on a failed step capture screenshot, URL and DOM excerpt */
 	int viewport_w, viewport_h; /* 0: the task's recorded viewport, else KN_VIEWPORT_DEFAULT_* */
+	const kn_blocked_rules *blocked; /* blocked detection after each step; NULL: the defaults */
 } kn_replay_opts;
 
 /* How one step went. */
@@ -63,6 +66,7 @@ typedef struct kn_replay_result {
 	char *answer;               /* the task's answer step text, if any (borrowed from the task) */
 	char *target_id;            /* the tab the replay ended in (owned) */
 	kn_replay_evidence evidence;/* opts->evidence and a step failed */
+	kn_blocked_hit blocked;     /* the failed step's outcome is BLOCKED: what blocked it */
 } kn_replay_result;
 
 /* Replay task's steps in a new tab of the browser on connection c (or opts->target_id). Returns
@@ -79,7 +83,7 @@ void kn_replay_evidence_clear(kn_replay_evidence *ev);
 void kn_replay_capture(kn_cdp *c, const char *session, const char *selector, kn_replay_evidence *ev);
 
 /* "ok", "ok-by-fallback", "element not found", "action failed", "navigation timeout",
- * "http error", "site unreachable". */
+ * "http error", "site unreachable", "blocked". */
 const char *kn_step_outcome_name(kn_step_outcome o);
 /* 1 for OK and OK_FALLBACK. */
 int kn_step_outcome_ok(kn_step_outcome o);
@@ -94,7 +98,8 @@ int kn_step_outcome_ok(kn_step_outcome o);
  * unreachable (connection refused, DNS). A failure carries a screenshot, the URL and a DOM
  * excerpt around where the element was expected. Each call opens (and closes) its own two
  * connections and browser context: safe to call again and again on one loop. */
-typedef enum kn_replay_status { KN_REPLAY_PASSED, KN_REPLAY_BROKEN, KN_REPLAY_ERROR } kn_replay_status;
+/* BLOCKED: the site refused service (a step's outcome was "blocked"): neither passed nor broken. */
+typedef enum kn_replay_status { KN_REPLAY_PASSED, KN_REPLAY_BROKEN, KN_REPLAY_ERROR, KN_REPLAY_BLOCKED } kn_replay_status;
 
 typedef struct kn_replay_report kn_replay_report;
 
@@ -110,8 +115,8 @@ typedef struct kn_validate_opts {
 int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *task,
                        const kn_validate_opts *opts, kn_replay_report **out, kn_err *err);
 kn_replay_status kn_replay_report_status(const kn_replay_report *r);
-const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", "error" */
-/* The report as JSON text (borrowed): the run result (INTERFACES.md §3, status "finished" etc.
+const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", "error", "blocked" */
+/* The report as JSON text (borrowed): the run result (docs/formats.md §3, status "finished" etc.
  * replaced by passed/broken/error and "broken": {step, reason, selector, url, dom_excerpt}) plus
  * "replay": {"steps": [{step, verb, outcome, locator, locator_score, selector, proposed_selector}],
  * "drift": [...], "key_nodes": [...]} */

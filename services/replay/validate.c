@@ -49,7 +49,8 @@ static void vlog(const char *level, const char *task, const char *msg, const cha
 
 const char *kn_replay_status_name(kn_replay_status s)
 {
-	return s == KN_REPLAY_PASSED ? "passed" : s == KN_REPLAY_BROKEN ? "broken" : "error";
+	return s == KN_REPLAY_PASSED ? "passed" : s == KN_REPLAY_BROKEN ? "broken"
+	       : s == KN_REPLAY_BLOCKED ? "blocked" : "error";
 }
 
 kn_replay_status kn_replay_report_status(const kn_replay_report *r) { return r->status; }
@@ -75,6 +76,8 @@ static int redump(kn_replay_report *r)
 int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name)
 {
 	json_t *b = json_object_get(r->doc, "broken");
+	if (!b)
+		b = json_object_get(r->doc, "blocked");
 	if (!json_is_object(b))
 		return KN_EINVAL;
 	json_object_set_new(b, "screenshot", json_string(name));
@@ -111,7 +114,7 @@ static void monitor_answer(void *ud, const char *text)
 		kn_monitor_answer(ud, text);
 }
 
-/* The run result of the watched run (INTERFACES.md §3), or a bare one when there was no run. */
+/* The run result of the watched run (docs/formats.md §3), or a bare one when there was no run. */
 static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *run_id)
 {
 	json_t *doc = NULL;
@@ -251,7 +254,9 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 	}
 	json_object_set_new(r->doc, "replay", json_pack("{s:o, s:o, s:o}", "steps", steps, "drift", drift,
 	                                                "key_nodes", nodes));
-	if (status != KN_REPLAY_PASSED) {
+	if (status == KN_REPLAY_BLOCKED) {
+		json_object_set_new(r->doc, "blocked", kn_blocked_hit_json(&res->blocked, res->failed_step));
+	} else if (status != KN_REPLAY_PASSED) {
 		const kn_step *fs = res && res->failed_step ? &task->steps[res->failed_step - 1] : NULL;
 		const char *reason = error_reason ? error_reason
 		                     : fs ? kn_step_outcome_name(res->steps[res->failed_step - 1].outcome)
@@ -357,7 +362,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		json_decref(v);
 	}
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
-	                      .trajectory = o.trajectory, .progress = NULL};
+	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
 	for (int waited = 0; kn_monitor_events(m) < pages && !kn_monitor_ended(m) && waited < 5000; waited += 20)
@@ -385,6 +390,8 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	} else if (kn_monitor_end_reason(m) && strcmp(kn_monitor_end_reason(m), "browser disconnected") == 0) {
 		snprintf(reason, sizeof reason, "browser disconnected");
 		status = KN_REPLAY_ERROR;
+	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_BLOCKED) {
+		status = KN_REPLAY_BLOCKED; /* the site refused service: not broken (blocked.h) */
 	} else if (res.failed_step) {
 		status = KN_REPLAY_BROKEN;
 	}
@@ -427,7 +434,8 @@ judge:
 	rc = *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (*out && status != KN_REPLAY_PASSED)
 		vlog(status == KN_REPLAY_ERROR ? "warn" : "info", task->id,
-		     status == KN_REPLAY_ERROR ? "replay error" : "replay broken",
+		     status == KN_REPLAY_ERROR ? "replay error" : status == KN_REPLAY_BLOCKED ? "replay blocked"
+		                                                                            : "replay broken",
 		     reason[0] ? reason : res.detail[0] ? res.detail : "key node not reached");
 	goto done;
 fail:

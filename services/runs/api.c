@@ -178,7 +178,7 @@ static void post_taskset(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 static void get_tasks(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 {
 	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
-	                                     "unknown"};
+	                                     "unknown", "blocked"};
 	const char *site = kn_http_query_get(req->query, "site");
 	const char *status = kn_http_query_get(req->query, "status");
 	if (status) {
@@ -188,7 +188,7 @@ static void get_tasks(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		if (i == sizeof states / sizeof states[0])
 			FAIL(resp, 400, "bad status",
 			                                "status must be healthy, flaky, broken, recovered, "
-			                                "error or unknown");
+			                                "error, blocked or unknown");
 	}
 	kn_err err = {0};
 	char *out = NULL;
@@ -321,6 +321,25 @@ static void get_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	answer_text(resp, 200, out);
 }
 
+/* GET /api/runs/{id}/events?after=SEQ&limit=N: one page, by the primary key. */
+static void get_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	int limit;
+	const char *after_s = kn_http_query_get(req->query, "after");
+	int64_t after = 0;
+	if (after_s && parse_i64(&after, after_s))
+		FAIL(resp, 400, "bad after", "after must be a non-negative integer (a seq)");
+	if (kn_http_query_int(&limit, req->query, "limit", 1000, 1, KN_STORE_EVENTS_PAGE_MAX, &err))
+		FAIL(resp, 400, "bad limit", err.msg);
+	char *out = NULL;
+	int rc;
+	STORE_READ(a, rc, err, kn_store_events_json(a->st, req->id, after, limit, &out, &err));
+	if (rc)
+		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
+	answer_text(resp, 200, out);
+}
+
 /* A run that is not live: 409 when the store knows it (it ended), else 404. */
 static void not_live(kn_api *a, const char *id, kn_http_resp *resp)
 {
@@ -344,16 +363,22 @@ static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	int queued = 0;
 	if (memchr(req->body, '\0', req->body_len))
 		FAIL(resp, 400, "malformed events", "NUL byte in the body");
-	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, &err);
+	uint64_t hold[2];
+	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, hold,
+	                        &err);
 	if (rc == KN_ENOTFOUND)
 		DO_RETURN(not_live(a, req->id, resp));
 	if (rc == KN_EUNSUPPORTED)
 		FAIL(resp, 409, "watched run", err.msg);
 	if (rc == KN_ELIMIT)
 		FAIL(resp, 413, "too many events", err.msg);
+	if (rc == KN_ETIMEOUT || rc == KN_EIO)
+		FAIL(resp, 503, "events not durable", err.msg);
 	if (rc)
 		FAIL(resp, 400, "malformed events", err.msg);
 	answer_text(resp, queued ? 202 : 200, out);
+	resp->hold_from = hold[0];
+	resp->hold_upto = hold[1];
 }
 
 static void post_answer(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
@@ -500,6 +525,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_RUNS: get_runs(a, req, resp); break;
 	case KN_ROUTE_RUN: get_run(a, req, resp); break;
 	case KN_ROUTE_RUN_EVENTS: post_events(a, req, resp); break;
+	case KN_ROUTE_RUN_EVENTS_GET: get_events(a, req, resp); break;
 	case KN_ROUTE_RUN_ANSWER: post_answer(a, req, resp); break;
 	case KN_ROUTE_RUN_STOP: post_stop(a, req, resp); break;
 	case KN_ROUTE_REPLAYS_POST: post_replay(a, req, resp); break;
@@ -528,19 +554,19 @@ void kn_api_before_metrics(void *ud)
 	json_t *j = json_loads(out, 0, NULL);
 	free(out);
 	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
-	                                     "unknown"};
-	long counts[6] = {0};
+	                                     "unknown", "blocked"};
+	long counts[7] = {0};
 	json_t *tasks = j ? json_object_get(j, "tasks") : NULL;
 	size_t i;
 	json_t *t;
 	json_array_foreach(tasks, i, t) {
 		const char *h = json_string_value(json_object_get(t, "health"));
-		for (size_t k = 0; h && k < 6; k++)
+		for (size_t k = 0; h && k < 7; k++)
 			if (strcmp(h, states[k]) == 0)
 				counts[k]++;
 	}
 	json_decref(j);
-	for (size_t k = 0; k < 6; k++)
+	for (size_t k = 0; k < 7; k++)
 		kn_metrics_set_health(a->o.metrics, states[k], counts[k]);
 	/* replay outcomes: workers are other processes, so they are counted in the database */
 	if (kn_store_replay_counts_json(a->st, &out, &err) != 0)
@@ -552,6 +578,12 @@ void kn_api_before_metrics(void *ud)
 	json_object_foreach(j, status, n)
 		kn_metrics_set_replays(a->o.metrics, status, (long)json_integer_value(n));
 	json_decref(j);
+}
+
+int kn_api_durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
+{
+	kn_api *a = ud;
+	return kn_ingest_poll(a->o.ingest, from, upto, err);
 }
 
 void kn_api_tick(void *ud)

@@ -30,6 +30,8 @@ void kn_api_free(kn_api *a);
 void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp);
 /* The kn_server_opts.before_metrics callback: sets the gauges (runs, ingest, task health). */
 void kn_api_before_metrics(void *ud);
+/* The kn_server_opts.durable callback: kn_ingest_poll on the API's ingest. */
+int kn_api_durable(void *ud, uint64_t from, uint64_t upto, kn_err *err);
 /* The kn_server_opts.tick callback: the registry's housekeeping (idle external runs). */
 void kn_api_tick(void *ud);
 

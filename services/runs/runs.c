@@ -17,6 +17,7 @@
 
 #include "monitor.h"
 #include "runs.h"
+#include "runs_internal.h"
 
 struct run {
 	struct run *next;
@@ -68,6 +69,11 @@ void kn_runs_now(char *buf, size_t cap)
 	char base[24];
 	strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
 	snprintf(buf, cap, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
+}
+
+static int durable_ms(const kn_runs *r)
+{
+	return r->o.durable_timeout_ms > 0 ? r->o.durable_timeout_ms : KN_RUNS_DURABLE_WAIT_MS;
 }
 
 static double since(const struct timespec *t0)
@@ -125,42 +131,6 @@ static struct run *find(kn_runs *r, const char *id)
 
 /* --- JSON pieces ------------------------------------------------------------------------------ */
 
-static char *event_line(const kn_event *ev)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	int rc = kn_traj_write_event(f, ev);
-	fclose(f);
-	if (rc) {
-		free(buf);
-		return NULL;
-	}
-	while (len && (buf[len - 1] == '\n'))
-		buf[--len] = '\0';
-	return buf;
-}
-
-static char *result_json(const kn_eval *ev, const char *id)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	int rc = kn_eval_write_result(ev, id, f);
-	fclose(f);
-	if (rc) {
-		free(buf);
-		return NULL;
-	}
-	while (len && (buf[len - 1] == '\n'))
-		buf[--len] = '\0';
-	return buf;
-}
-
 static json_t *reached_list(const kn_eval *ev, const kn_task *task)
 {
 	json_t *a = json_array();
@@ -181,46 +151,21 @@ static void publish(kn_runs *r, const char *run_id, json_t *msg)
 	json_decref(msg);
 }
 
-/* Add {"llm": {...}} to a result: the judge's usage during the run (counters since it started;
- * shared by concurrent runs, so with several runs at once it is an upper bound). */
-static void add_llm_usage(char **result, kn_llm *llm, const kn_llm_stats *s0)
-{
-	kn_llm_stats s1;
-	kn_llm_stats_get(llm, &s1);
-	json_t *j = json_loads(*result, JSON_PRESERVE_ORDER, NULL);
-	json_t *u = json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "backend", "llm",
-	                      "judgements", (json_int_t)(s1.judgements - s0->judgements),
-	                      "cache_hits", (json_int_t)(s1.cache_hits - s0->cache_hits),
-	                      "requests", (json_int_t)(s1.requests - s0->requests),
-	                      "failures", (json_int_t)(s1.failures - s0->failures),
-	                      "prompt_tokens", (json_int_t)(s1.prompt_tokens - s0->prompt_tokens),
-	                      "completion_tokens",
-	                      (json_int_t)(s1.completion_tokens - s0->completion_tokens), "usd",
-	                      s1.usd - s0->usd);
-	if (j && u && json_object_set_new(j, "llm", u) == 0) {
-		char *t = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		if (t) {
-			free(*result);
-			*result = t;
-		}
-	} else {
-		json_decref(u);
-	}
-	json_decref(j);
-}
-
 /* --- the life of a run ---------------------------------------------------------------------- */
 
-/* One evaluated event: number it, store it, stream it, count it. */
-static void record_event(struct run *run, const kn_eval *ev, const kn_event *e, int rises)
+/* One evaluated event: number it, store it, stream it, count it. -1 when it could not be handed
+ * to the ingest (logged). */
+static int record_event(struct run *run, const kn_eval *ev, const kn_event *e, int rises)
 {
 	kn_runs *r = run->owner;
 	kn_err err = {0};
-	char *line = event_line(e);
-	int64_t seq = ++run->seq;
+	char *line = kn_runs_event_line(e);
+	int64_t seq = ++run->seq, lost = 0;
 	clock_gettime(CLOCK_MONOTONIC, &run->last_event);
-	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0)
+	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0) {
 		logf_(r, "error", run->id, err.msg[0] ? err.msg : "event not stored");
+		lost = 1;
+	}
 	json_t *evj = line ? json_loads(line, 0, NULL) : NULL;
 	publish(r, run->id,
 	        json_pack("{s:s, s:s, s:I, s:o, s:i, s:f, s:o}", "type", "event", "run", run->id, "seq",
@@ -229,6 +174,7 @@ static void record_event(struct run *run, const kn_eval *ev, const kn_event *e, 
 	                  reached_list(ev, run->task)));
 	free(line);
 	kn_metrics_event(r->o.metrics, rises > 0 ? rises : 0);
+	return lost ? -1 : 0;
 }
 
 /* The run ended: result to the store, the stream, the alerts and the metrics; leave the list.
@@ -239,11 +185,16 @@ static void finish(struct run *run, const kn_eval *ev, const char *reason)
 	kn_err err = {0};
 	char ended[32];
 	kn_runs_now(ended, sizeof ended);
-	char *result = result_json(ev, run->id);
+	char *result = kn_runs_result_json(ev, run->id);
 	if (result && r->o.llm)
-		add_llm_usage(&result, r->o.llm, &run->llm0);
+		kn_runs_add_llm_usage(&result, r->o.llm, &run->llm0);
+	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
 	if (!result || kn_ingest_run_finish(r->o.ingest, run->id, ended, result, &err) != 0)
 		logf_(r, "error", run->id, err.msg[0] ? err.msg : "run result not stored");
+	/* the run counts as ended (stop answers, GET shows it) once its result is durable */
+	else if (kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
+	                        &err) != 0)
+		logf_(r, "warn", run->id, err.msg);
 	json_t *resj = result ? json_loads(result, 0, NULL) : NULL;
 	publish(r, run->id,
 	        json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", run->id, "reason", reason,
@@ -294,6 +245,14 @@ static int claim_finish(struct run *run)
 static void mon_on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 {
 	struct run *run = ud;
+	kn_runs *r = run->owner;
+	long cap = r->o.max_events > 0 ? r->o.max_events : KN_RUNS_MAX_EVENTS;
+	if (run->seq >= cap) { /* the run is full: say so once, keep scoring, store no more */
+		if (run->seq++ == cap)
+			logf_(r, "warn", run->id, "event cap reached (http.max_run_events): later events "
+			                          "are scored but not stored");
+		return;
+	}
 	record_event(run, kn_monitor_eval(m), ev, rises);
 }
 
@@ -482,7 +441,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	run->last_event = run->started_mono;
 	char started[32];
 	kn_runs_now(started, sizeof started);
-	kn_store_run sr = {run->id, version, "agent", browser, started};
+	kn_store_run sr = {run->id, version, "agent", browser, started, r->o.owner};
 	pthread_mutex_lock(&r->mu);
 	if (r->n_live >= KN_RUNS_MAX_ACTIVE) {
 		pthread_mutex_unlock(&r->mu);
@@ -494,7 +453,10 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	long n = ++r->n_live;
 	pthread_mutex_unlock(&r->mu);
 	kn_metrics_set_runs_active(r->o.metrics, n);
-	if ((rc = kn_ingest_run_start(r->o.ingest, &sr, err)) != 0)
+	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
+	if ((rc = kn_ingest_run_start(r->o.ingest, &sr, err)) != 0 ||
+	    (rc = kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
+	                         err)) != 0)
 		logf_(r, "error", run->id, err->msg);
 	json_t *kns = json_array();
 	for (size_t i = 0; i < run->task->n_keynodes; i++) {
@@ -530,119 +492,34 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	return 0;
 }
 
-/* Parse a body of events: one object, an array, or JSON Lines. *out array of n (kn_event each). */
-static int parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err)
-{
-	*out = NULL;
-	*n = 0;
-	size_t i = 0;
-	while (i < len && (body[i] == ' ' || body[i] == '\n' || body[i] == '\r' || body[i] == '\t'))
-		i++;
-	if (i == len)
-		return kn_err_set(err, KN_EINVAL, "no events in the body");
-	kn_event *evs = NULL;
-	size_t cnt = 0, cap = 0;
-	json_t *arr = NULL;
-	if (body[i] == '[' || body[i] == '{') {
-		json_error_t je;
-		arr = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
-		if (!arr && body[i] == '[')
-			return kn_err_set(err, KN_EINVAL, "%d:%d: %s", je.line, je.column, je.text);
-		if (arr && json_is_object(arr)) {
-			json_t *a = json_array();
-			json_array_append_new(a, arr);
-			arr = a;
-		}
-	}
-	int rc = 0;
-	if (arr) {
-		if (!json_is_array(arr)) {
-			json_decref(arr);
-			return kn_err_set(err, KN_EINVAL, "expected an event object or an array of them");
-		}
-		size_t m = json_array_size(arr);
-		if (m > KN_RUNS_MAX_EVENTS_POST) {
-			json_decref(arr);
-			return kn_err_set(err, KN_ELIMIT, "more than %d events in one request",
-			                  KN_RUNS_MAX_EVENTS_POST);
-		}
-		evs = calloc(m ? m : 1, sizeof *evs);
-		for (size_t k = 0; evs && k < m && !rc; k++) {
-			char *t = json_dumps(json_array_get(arr, k), JSON_COMPACT | JSON_ENCODE_ANY);
-			if (!t || kn_event_parse(&evs[cnt], t, strlen(t), err) != 0) {
-				char why[KN_ERR_MAX];
-				snprintf(why, sizeof why, "%s", err ? err->msg : "");
-				rc = kn_err_set(err, KN_EINVAL, "event %zu: %s", k + 1, why);
-			} else {
-				cnt++;
-			}
-			free(t);
-		}
-		json_decref(arr);
-		if (!evs)
-			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-	} else {
-		size_t lineno = 0;
-		while (i < len && !rc) {
-			const char *nl = memchr(body + i, '\n', len - i);
-			size_t ll = nl ? (size_t)(nl - (body + i)) : len - i;
-			lineno++;
-			size_t s0 = i;
-			i += ll + (nl ? 1 : 0);
-			while (ll && (body[s0 + ll - 1] == '\r' || body[s0 + ll - 1] == ' '))
-				ll--;
-			if (!ll)
-				continue;
-			if (cnt >= KN_RUNS_MAX_EVENTS_POST) {
-				rc = kn_err_set(err, KN_ELIMIT, "more than %d events in one request",
-				                KN_RUNS_MAX_EVENTS_POST);
-				break;
-			}
-			if (cnt == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				kn_event *ne = realloc(evs, nc * sizeof *ne);
-				if (!ne) {
-					rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-					break;
-				}
-				evs = ne;
-				cap = nc;
-			}
-			memset(&evs[cnt], 0, sizeof evs[cnt]);
-			if (kn_event_parse(&evs[cnt], body + s0, ll, err) != 0) {
-				char why[KN_ERR_MAX];
-				snprintf(why, sizeof why, "%s", err ? err->msg : "");
-				rc = kn_err_set(err, KN_EINVAL, "line %zu: %s", lineno, why);
-			} else {
-				cnt++;
-			}
-		}
-	}
-	if (rc) {
-		kn_traj_events_free(evs, cnt);
-		return rc;
-	}
-	*out = evs;
-	*n = cnt;
-	return 0;
-}
-
-/* Feed events to an external run (lock not held); ends it when its until says so. */
-static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, kn_err *err)
+/* Feed events to an external run (lock not held); ends it when its until says so. With hold
+ * (may be NULL) the caller waits for durability itself: hold[0..1] get the ticket range. */
+static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, uint64_t *hold,
+                         kn_err *err)
 {
 	kn_runs *r = run->owner;
 	const char *end_reason = NULL;
+	long cap = r->o.max_events > 0 ? r->o.max_events : KN_RUNS_MAX_EVENTS;
 	pthread_mutex_lock(&r->mu);
 	if (run->finishing) {
 		pthread_mutex_unlock(&r->mu);
 		return kn_err_set(err, KN_ENOTFOUND, "the run already ended");
 	}
+	if (run->seq + (int64_t)n > cap) {
+		int64_t held = run->seq;
+		pthread_mutex_unlock(&r->mu);
+		return kn_err_set(err, KN_ELIMIT, "the run holds %lld events and may hold at most %ld "
+		                  "(http.max_run_events): %zu more refused", (long long)held, cap, n);
+	}
+	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
+	int lost = 0;
 	for (size_t i = 0; i < n; i++) {
 		kn_err fe = {0};
 		int rises = kn_eval_feed(run->ev, &evs[i], &fe);
 		if (rises < 0)
 			logf_(r, "warn", run->id, fe.msg);
-		record_event(run, run->ev, &evs[i], rises);
+		if (record_event(run, run->ev, &evs[i], rises) != 0)
+			lost = 1;
 	}
 	if (run->until_finished && kn_eval_completed(run->ev))
 		end_reason = "finished";
@@ -658,10 +535,25 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, k
 	}
 	if (end_reason)
 		run->finishing = 1;
+	uint64_t mark1 = kn_ingest_mark(r->o.ingest);
 	pthread_mutex_unlock(&r->mu);
+	/* "accepted" means durable: committed, or in the spool and fdatasync'ed */
+	int rc = 0;
+	if (hold) {
+		hold[0] = mark0;
+		hold[1] = mark1;
+	} else {
+		rc = kn_ingest_wait(r->o.ingest, mark0, mark1, durable_ms(r), err);
+	}
+	if (!rc && lost)
+		rc = kn_err_set(err, KN_EIO, "events could not be stored or spooled (see the log)");
 	if (end_reason)
 		finish(run, run->ev, end_reason);
-	return 0;
+	if (rc && out) {
+		free(*out);
+		*out = NULL;
+	}
+	return rc ? (rc == KN_ETIMEOUT ? rc : KN_EIO) : 0;
 }
 
 struct post_feed {
@@ -674,7 +566,7 @@ static void post_feed(void *ud)
 {
 	struct post_feed *p = ud;
 	kn_err err = {0};
-	if (feed_external(p->run, p->evs, p->n, NULL, &err) != 0)
+	if (feed_external(p->run, p->evs, p->n, NULL, NULL, &err) != 0)
 		logf_(p->run->owner, "warn", p->run->id, err.msg);
 	kn_traj_events_free(p->evs, p->n);
 	run_unref(p->run);
@@ -708,10 +600,12 @@ static int queue_feed(struct run *run, kn_event *evs, size_t n, char **out, kn_e
 }
 
 int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
-                   int *queued, kn_err *err)
+                   int *queued, uint64_t *hold, kn_err *err)
 {
 	*out = NULL;
 	*queued = 0;
+	if (hold)
+		hold[0] = hold[1] = 0;
 	struct run *run = find(r, id);
 	if (!run)
 		return kn_err_set(err, KN_ENOTFOUND, "no live run '%s'", id);
@@ -722,12 +616,12 @@ int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, cha
 	} else {
 		kn_event *evs;
 		size_t n;
-		rc = parse_events(&evs, &n, body, len, err);
+		rc = kn_runs_parse_events(&evs, &n, body, len, err);
 		if (!rc && r->o.llm) {
 			rc = queue_feed(run, evs, n, out, err);
 			*queued = rc == 0;
 		} else if (!rc) {
-			rc = feed_external(run, evs, n, out, err);
+			rc = feed_external(run, evs, n, out, hold, err);
 			kn_traj_events_free(evs, n);
 		}
 	}
@@ -750,7 +644,7 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 		kn_event *evs = NULL;
 		size_t n = 0;
 		char *out = NULL;
-		rc = line ? parse_events(&evs, &n, line, strlen(line), err)
+		rc = line ? kn_runs_parse_events(&evs, &n, line, strlen(line), err)
 		          : kn_err_set(err, KN_ENOMEM, "out of memory");
 		free(line);
 		if (!rc)
@@ -765,7 +659,7 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 		e.text = text;
 		e.trusted = -1;
 		e.t = since(&run->started_mono);
-		rc = feed_external(run, &e, 1, NULL, err);
+		rc = feed_external(run, &e, 1, NULL, NULL, err);
 		run_unref(run);
 		return rc;
 	}

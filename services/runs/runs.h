@@ -23,6 +23,8 @@
 #define KN_RUNS_MAX_ACTIVE 64        /* more live runs at once: KN_ELIMIT (the API says 429) */
 #define KN_RUNS_MAX_EVENTS_POST 10000 /* events in one POST /api/runs/{id}/events */
 #define KN_RUN_ID_MAX 40
+#define KN_RUNS_MAX_EVENTS 1000000   /* events one run may hold (default of http.max_run_events) */
+#define KN_RUNS_DURABLE_WAIT_MS 10000 /* longest an answer waits for its records to be durable */
 
 typedef struct kn_runs kn_runs;
 
@@ -37,6 +39,9 @@ typedef struct kn_runs_opts {
 	 * each result gets an "llm" usage object. */
 	kn_llm *llm;
 	int cdp_timeout_ms;
+	const char *owner;           /* this process's id, recorded with each run (crash recovery) */
+	long max_events;             /* per run; 0 → KN_RUNS_MAX_EVENTS */
+	int durable_timeout_ms;      /* 0 → KN_RUNS_DURABLE_WAIT_MS */
 	void (*log)(const char *level, const char *run, const char *msg); /* may be NULL */
 } kn_runs_opts;
 
@@ -58,13 +63,22 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
                   int *attached, kn_err *err);
 
 /* Feed an external run: body is one trajectory event object, an array of them, or JSON Lines.
- * All are parsed before any is evaluated (a bad one: KN_EINVAL naming it, nothing stored).
+ * All are parsed before any is evaluated (a bad one: KN_EINVAL naming it, nothing stored). The
+ * call returns once the events are durable (kn_ingest_wait): KN_ETIMEOUT or KN_EIO when they
+ * could not be made so in KN_RUNS_DURABLE_WAIT_MS (they were evaluated; they may still be
+ * stored). KN_ELIMIT when the run would pass its cap (max_events), nothing evaluated.
  * *out (caller's) is {"id","accepted","steps","score","reached":[…],"status"}; with the LLM judge
  * the events are queued to the registry's thread instead and *out is
  * {"id","accepted","status":"queued"} with *queued = 1. KN_ENOTFOUND when no live run has that
  * id, KN_EUNSUPPORTED for a watched run. */
 int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
-                   int *queued, kn_err *err);
+                   int *queued, uint64_t *hold, kn_err *err);
+/* hold (may be NULL: the call waits): hold[0], hold[1] get the kn_ingest ticket range the answer
+ * must wait for (kn_ingest_poll) instead, so the server thread is not blocked. */
+/* Parse a body of events (one object, an array, or JSON Lines) into *out, n of them (the caller's:
+ * kn_traj_events_free). KN_EINVAL naming the first bad event, KN_ELIMIT past
+ * KN_RUNS_MAX_EVENTS_POST. Pure: no run is touched. */
+int kn_runs_parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err);
 /* Add an answer event. KN_ENOTFOUND when the run is not live. */
 int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err);
 /* End the run (reason "stopped") and give its result (§3, caller's). KN_ENOTFOUND when not live. */
@@ -73,6 +87,16 @@ int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err);
 /* Housekeeping for external runs (idle limits); call every ~100 ms from any thread. */
 void kn_runs_tick(kn_runs *r);
 long kn_runs_active(kn_runs *r);
+
+/* The run result (§3) of ev as one JSON line without its newline; the caller's (free), NULL when
+ * out of memory. */
+char *kn_runs_result_json(const kn_eval *ev, const char *id);
+
+/* Crash recovery at start: every run a dead serve process left live (schemas/sql 020) is ended
+ * with status error and "reason": "service restarted", scored from its stored events, written,
+ * announced on the stream ("end") and alerted. o: ingest unused, owner = this process. *n (may be
+ * NULL) how many. Call after the spool left by the dead process was flushed. */
+int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err);
 
 /* The current UTC time as RFC 3339 with milliseconds (buf ≥ 32 bytes). */
 void kn_runs_now(char *buf, size_t cap);

@@ -8,6 +8,7 @@ const char *kn_health_outcome_name(kn_health_outcome o)
 	case KN_OUTCOME_PASSED: return "passed";
 	case KN_OUTCOME_BROKEN: return "broken";
 	case KN_OUTCOME_ERROR: return "error";
+	case KN_OUTCOME_BLOCKED: return "blocked";
 	case KN_OUTCOME_NONE: break;
 	}
 	return "none";
@@ -18,7 +19,8 @@ static kn_health after_pass(kn_health s, int flaky, int was_failing)
 {
 	switch (s) {
 	case KN_HEALTH_BROKEN: return KN_HEALTH_RECOVERED;
-	case KN_HEALTH_ERROR: return was_failing ? KN_HEALTH_RECOVERED : flaky ? KN_HEALTH_FLAKY : KN_HEALTH_HEALTHY;
+	case KN_HEALTH_ERROR:
+	case KN_HEALTH_BLOCKED: return was_failing ? KN_HEALTH_RECOVERED : flaky ? KN_HEALTH_FLAKY : KN_HEALTH_HEALTHY;
 	default: return flaky ? KN_HEALTH_FLAKY : KN_HEALTH_HEALTHY;
 	}
 }
@@ -30,7 +32,7 @@ void kn_health_next(kn_health_step *out, const kn_health_input *in)
 	int n = in->broken_after < 1 ? 1 : in->broken_after;
 	int cf = in->consecutive_failures < 0 ? 0 : in->consecutive_failures;
 	kn_health_outcome first = in->first == KN_OUTCOME_NONE ? KN_OUTCOME_ERROR : in->first;
-	if (s < KN_HEALTH_UNKNOWN || s > KN_HEALTH_ERROR)
+	if (s < KN_HEALTH_UNKNOWN || s > KN_HEALTH_BLOCKED)
 		s = KN_HEALTH_UNKNOWN;
 	if (cf > 1000000)
 		cf = 1000000;
@@ -52,6 +54,10 @@ void kn_health_next(kn_health_step *out, const kn_health_input *in)
 	case KN_OUTCOME_BROKEN:
 		st.consecutive_failures = cf + 1;
 		st.next = st.consecutive_failures >= n ? KN_HEALTH_BROKEN : KN_HEALTH_FLAKY;
+		break;
+	case KN_OUTCOME_BLOCKED:
+		st.next = KN_HEALTH_BLOCKED;
+		st.consecutive_failures = cf;
 		break;
 	default:
 		st.counted = KN_OUTCOME_ERROR;

@@ -13,6 +13,10 @@
  *   failed twice, broken failures + 1; broken when that reaches N, else flaky (broken stays broken).
  *   failed twice, error  (site unreachable: DNS, connection refused) → error; failures unchanged,
  *                        so an outage neither counts towards broken nor hides an earlier breakage.
+ *   failed twice, blocked (the site refused service: 401/403/429/5xx, a challenge, a CAPTCHA, a
+ *                        consent wall, a geo redirect — services/replay/blocked.h) → blocked;
+ *                        failures unchanged: like an outage it never counts towards broken. A pass
+ *                        from blocked is handled as a pass from error.
  *
  * An alert goes with every change of state except unknown → healthy (a new task that works). */
 #ifndef KEYNODE_HEALTH_H
@@ -24,7 +28,8 @@ typedef enum kn_health_outcome {
 	KN_OUTCOME_NONE = 0, /* no retry ran yet */
 	KN_OUTCOME_PASSED,
 	KN_OUTCOME_BROKEN, /* the site answered but a step or key node failed */
-	KN_OUTCOME_ERROR   /* the site was unreachable */
+	KN_OUTCOME_ERROR,  /* the site was unreachable */
+	KN_OUTCOME_BLOCKED /* the site refused service (not the workflow's fault) */
 } kn_health_outcome;
 
 typedef struct kn_health_input {
@@ -42,14 +47,14 @@ typedef struct kn_health_step {
 	int consecutive_failures;  /* the count to store */
 	int changed;               /* next != state */
 	int alert;                 /* raise kn_alerts_health(state → next) */
-	kn_health_outcome counted; /* the outcome that counted (PASSED, BROKEN or ERROR) */
+	kn_health_outcome counted; /* the outcome that counted (PASSED, BROKEN, ERROR or BLOCKED) */
 	int flaky_pass;            /* failed, then passed on the retry */
 } kn_health_step;
 
 /* Decide what follows a replay. Never fails; out-of-range input is clamped. */
 void kn_health_next(kn_health_step *out, const kn_health_input *in);
 
-/* "passed", "broken", "error" or "none"; static storage. */
+/* "passed", "broken", "error", "blocked" or "none"; static storage. */
 const char *kn_health_outcome_name(kn_health_outcome o);
 
 #endif

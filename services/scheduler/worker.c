@@ -33,6 +33,7 @@ static kn_health_outcome outcome_of(int status)
 	case KN_REPLAY_PASSED: return KN_OUTCOME_PASSED;
 	case KN_REPLAY_BROKEN: return KN_OUTCOME_BROKEN;
 	case KN_REPLAY_ERROR: return KN_OUTCOME_ERROR;
+	case KN_REPLAY_BLOCKED: return KN_OUTCOME_BLOCKED;
 	default: return KN_OUTCOME_NONE;
 	}
 }
@@ -65,7 +66,7 @@ struct kn_worker {
 	kn_worker_stats stats;
 };
 
-/* ---- logging (STYLE.md: one line, key=value) -------------------------------------------------- */
+/* ---- logging (docs/development.md: one line, key=value) -------------------------------------------------- */
 
 static void wlog(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -309,6 +310,11 @@ static void report_reason(const kn_replay_report *rep, char *out, size_t cap)
 	json_t *b = j ? json_object_get(j, "broken") : NULL;
 	const char *reason = b ? json_string_value(json_object_get(b, "reason")) : NULL;
 	json_int_t step = b ? json_integer_value(json_object_get(b, "step")) : 0;
+	json_t *bl = j ? json_object_get(j, "blocked") : NULL; /* services/replay/blocked.h */
+	if (bl) {
+		reason = json_string_value(json_object_get(bl, "signature"));
+		step = json_integer_value(json_object_get(bl, "step"));
+	}
 	if (reason && step)
 		snprintf(out, cap, "step %lld: %s", (long long)step, reason);
 	else if (reason)
@@ -382,9 +388,10 @@ static int store_run(kn_worker *w, const kn_store_job *job, const kn_replay_repo
 
 /* Move the task's health after a stored result and raise a transition. */
 static void update_health(kn_worker *w, const kn_store_job *job, const char *task_id,
-                          int first, int retry, int64_t replay_id, const char *run_id,
+                          int first, int retry, int64_t replay_id, const kn_replay_report *rep,
                           const char *reason)
 {
+	const char *run_id = kn_replay_report_run_id(rep);
 	kn_err err = {0};
 	kn_health from;
 	int failures;
@@ -406,6 +413,10 @@ static void update_health(kn_worker *w, const kn_store_job *job, const char *tas
 	                       kn_replay_status_name(status), "retried", retry >= 0, "reason", reason,
 	                       "worker", w->id, "consecutive_failures", to_failures, "from", kn_health_name(from), "to",
 	                       kn_health_name(to));
+	json_t *rj = json_loads(kn_replay_report_json(rep), 0, NULL);
+	if (ev && json_object_get(rj, "blocked")) /* what blocked it: kind, signature, status, URL */
+		json_object_set(ev, "blocked", json_object_get(rj, "blocked"));
+	json_decref(rj);
 	char *evidence = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
 	json_decref(ev);
 	if (!evidence) {
@@ -560,7 +571,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	/* the task's API reference, TASKSET:TASK, so alerts of equal ids in two sets stay apart */
 	char ref[512];
 	snprintf(ref, sizeof ref, "%s:%s", set->source, task->id);
-	update_health(w, job, ref, first, retry, replay_id, kn_replay_report_run_id(rep), why);
+	update_health(w, job, ref, first, retry, replay_id, rep, why);
 	goto out;
 
 store_error:

@@ -9,7 +9,7 @@
  * writing anything: another worker owns it. After a stored result the task's health moves through
  * the state machine (services/scheduler/health.h) and a transition is recorded with its evidence and
  * raised as an alert. A worker killed mid-job loses nothing: its lease expires and another worker
- * takes the job. Logs are single lines on stderr (STYLE.md), component=worker. */
+ * takes the job. Logs are single lines on stderr (docs/development.md), component=worker. */
 #ifndef KEYNODE_WORKER_H
 #define KEYNODE_WORKER_H
 

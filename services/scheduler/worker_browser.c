@@ -1,5 +1,5 @@
 /* worker_browser.c — start, watch and stop the local headless Chromium of a worker
- * (worker_browser.h). The flags are the verified set of docs/ENVIRONMENT.md; the endpoint comes
+ * (worker_browser.h). The flags are the verified set of docs/development.md; the endpoint comes
  * from the profile's DevToolsActivePort file through kn_cdp_discover, which re-reads a missing or
  * half-written file until its timeout. */
 #define _XOPEN_SOURCE 700 /* nftw */
@@ -133,7 +133,7 @@ void kn_local_browser_stop(kn_local_browser *b)
 				;
 		}
 		b->pid = 0;
-		/* the browser's helpers end with it (ENVIRONMENT.md: ~2 s); give them a moment before
+		/* the browser's helpers end with it (docs/development.md: ~2 s); give them a moment before
 		 * removing the profile they may still write to */
 		sleep_ms(200);
 	}

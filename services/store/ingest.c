@@ -23,6 +23,7 @@ typedef struct rec_node {
 	struct rec_node *next;
 	kn_spool_rec rec;
 	size_t bytes;
+	uint64_t ticket;          /* its number in enqueue order */
 } rec_node;
 
 struct kn_ingest {
@@ -41,6 +42,14 @@ struct kn_ingest {
 	kn_spool *sp;
 	uint64_t flush_off;       /* writer only */
 	kn_ingest_stats stats;
+	/* Durability (kn_ingest_wait): every enqueued record gets the next ticket; durable is the
+	 * highest ticket such that it and every record before it are committed to the database or
+	 * appended to the spool and fdatasync'ed. spooled_ticket: the last record appended straight
+	 * to the spool (durable once the spool is synced); lost: the last ticket given up on. */
+	uint64_t tickets, durable, spooled_ticket, lost;
+	int waiters, urgent;      /* urgent: a poller wants the queue written now */
+	void (*on_durable)(void *ud);
+	void *on_durable_ud;
 
 	kn_store *st;             /* writer only */
 	pthread_t th;
@@ -91,7 +100,8 @@ static long ms_since(const struct timespec *t)
 static int write_one(kn_ingest *in, const kn_spool_rec *r, kn_err *err)
 {
 	if (r->kind == KN_SPOOL_RUN_START) {
-		kn_store_run run = {r->run_id, r->task_version, r->run_kind, r->browser, r->started};
+		kn_store_run run = {r->run_id, r->task_version, r->run_kind, r->browser, r->started,
+		                    r->owner};
 		return kn_store_run_start(in->st, &run, err);
 	}
 	if (r->kind == KN_SPOOL_RUN_FINISH)
@@ -176,10 +186,12 @@ static void spool_nodes(kn_ingest *in, rec_node *n)
 	while (n) {
 		rec_node *next = n->next;
 		kn_err err;
-		if (kn_spool_append(in->sp, &n->rec, &err) == 0)
+		if (kn_spool_append(in->sp, &n->rec, &err) == 0) {
 			in->stats.spooled++;
-		else
+		} else {
 			ilog(in, "error", "record lost: kind=%c run=%s: %s", (char)n->rec.kind, n->rec.run_id, err.msg);
+			in->lost = n->ticket;
+		}
 		kn_spool_rec_clear(&n->rec);
 		free(n);
 		n = next;
@@ -302,7 +314,9 @@ static void write_batch(kn_ingest *in, rec_node *list, size_t n)
 	}
 	/* Free what was handled; the rest (from the first unwritten) goes to the spool. */
 	rec_node *rest = list;
+	uint64_t last = 0; /* the last ticket handled */
 	for (size_t k = 0; k < done; k++) {
+		last = rest->ticket;
 		rec_node *next = rest->next;
 		kn_spool_rec_clear(&rest->rec);
 		free(rest);
@@ -320,7 +334,15 @@ static void write_batch(kn_ingest *in, rec_node *list, size_t n)
 		in->head = in->tail = NULL;
 		in->qlen = in->qbytes = 0;
 		in->spooling = 1;
+		in->spooled_ticket = in->tickets;
+		kn_err err;
+		if (kn_spool_sync(in->sp, kn_spool_size(in->sp), &err) != 0)
+			ilog(in, "error", "%s", err.msg);
+		else
+			last = in->tickets;
 	}
+	if (last > in->durable)
+		in->durable = last;
 	in->busy = 0;
 	pthread_cond_broadcast(&in->cv_done);
 	pthread_mutex_unlock(&in->mu);
@@ -357,7 +379,8 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		long age = ms_since(&in->first_at);
-		if (!in->stop && in->qlen < (size_t)in->batch_max && age < in->flush_ms) {
+		if (!in->stop && !in->waiters && !in->urgent && in->qlen < (size_t)in->batch_max &&
+		    age < in->flush_ms) {
 			struct timespec ts;
 			deadline_in(&ts, (int)(in->flush_ms - age));
 			pthread_cond_timedwait(&in->cv_work, &in->mu, &ts);
@@ -365,6 +388,7 @@ static void *writer_main(void *arg)
 		}
 		rec_node *list = in->head;
 		size_t n = in->qlen;
+		in->urgent = 0;
 		in->head = in->tail = NULL;
 		in->qlen = in->qbytes = 0;
 		in->busy = 1;
@@ -373,6 +397,8 @@ static void *writer_main(void *arg)
 		if (!in->stats.db_up)
 			writer_connect(in);
 		write_batch(in, list, n);
+		if (in->on_durable)
+			in->on_durable(in->on_durable_ud);
 		pthread_mutex_lock(&in->mu);
 	}
 	pthread_mutex_unlock(&in->mu);
@@ -401,6 +427,8 @@ int kn_ingest_new(kn_ingest **out, const kn_ingest_opts *opts, kn_err *err)
 	in->retry_ms = opts->retry_ms > 0 ? opts->retry_ms : 1000;
 	in->log = opts->log;
 	in->log_ud = opts->log_ud;
+	in->on_durable = opts->on_durable;
+	in->on_durable_ud = opts->on_durable_ud;
 	int rc = kn_spool_open(&in->sp, in->spool_dir, in->spool_max, err);
 	if (rc != 0) {
 		free(in->conninfo);
@@ -449,8 +477,10 @@ static int enqueue(kn_ingest *in, kn_spool_rec *rec, size_t bytes, kn_err *err)
 	int rc = 0;
 	if (in->spooling) {
 		rc = kn_spool_append(in->sp, rec, err);
-		if (rc == 0)
+		if (rc == 0) {
 			in->stats.spooled++;
+			in->spooled_ticket = ++in->tickets;
+		}
 		in->stats.spool_bytes = kn_spool_size(in->sp);
 		pthread_mutex_unlock(&in->mu);
 		kn_spool_rec_clear(rec);
@@ -465,6 +495,7 @@ static int enqueue(kn_ingest *in, kn_spool_rec *rec, size_t bytes, kn_err *err)
 	n->rec = *rec;
 	n->bytes = bytes;
 	n->next = NULL;
+	n->ticket = ++in->tickets;
 	if (in->tail)
 		in->tail->next = n;
 	else {
@@ -501,6 +532,7 @@ int kn_ingest_run_start(kn_ingest *in, const kn_store_run *run, kn_err *err)
 	r.run_kind = dup_or_null(run->kind, &bad);
 	r.browser = dup_or_null(run->browser, &bad);
 	r.started = dup_or_null(run->started, &bad);
+	r.owner = dup_or_null(run->owner, &bad);
 	if (bad) {
 		kn_spool_rec_clear(&r);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
@@ -562,6 +594,66 @@ int kn_ingest_sync(kn_ingest *in, int timeout_ms, kn_err *err)
 	return rc;
 }
 
+uint64_t kn_ingest_mark(kn_ingest *in)
+{
+	pthread_mutex_lock(&in->mu);
+	uint64_t t = in->tickets;
+	pthread_mutex_unlock(&in->mu);
+	return t;
+}
+
+int kn_ingest_wait(kn_ingest *in, uint64_t from, uint64_t upto, int timeout_ms, kn_err *err)
+{
+	struct timespec ts;
+	deadline_in(&ts, timeout_ms);
+	int rc = 0;
+	pthread_mutex_lock(&in->mu);
+	in->waiters++;
+	pthread_cond_signal(&in->cv_work);
+	while (in->durable < upto) {
+		if (in->spooling && in->spooled_ticket >= upto) {
+			/* appended straight to the spool: one fdatasync makes it (and all before) safe */
+			if ((rc = kn_spool_sync(in->sp, kn_spool_size(in->sp), err)) != 0)
+				break;
+			in->durable = in->spooled_ticket;
+			pthread_cond_broadcast(&in->cv_done);
+			break;
+		}
+		if (in->head)
+			pthread_cond_signal(&in->cv_work);
+		if (pthread_cond_timedwait(&in->cv_done, &in->mu, &ts) != 0) {
+			rc = kn_err_set(err, KN_ETIMEOUT, "not durable within %d ms (%s)", timeout_ms,
+			                in->spooling ? "database unreachable" : "database slow");
+			break;
+		}
+	}
+	if (rc == 0 && in->lost > from && in->lost <= upto)
+		rc = kn_err_set(err, KN_EIO, "a record could not be stored or spooled (see the log)");
+	in->waiters--;
+	pthread_mutex_unlock(&in->mu);
+	return rc;
+}
+
+int kn_ingest_poll(kn_ingest *in, uint64_t from, uint64_t upto, kn_err *err)
+{
+	int rc = 0;
+	pthread_mutex_lock(&in->mu);
+	if (in->durable < upto && in->spooling && in->spooled_ticket >= upto) {
+		if ((rc = kn_spool_sync(in->sp, kn_spool_size(in->sp), err)) == 0)
+			in->durable = in->spooled_ticket;
+	}
+	if (rc == 0 && in->durable >= upto)
+		rc = in->lost > from && in->lost <= upto
+		         ? kn_err_set(err, KN_EIO, "a record could not be stored or spooled (see the log)")
+		         : 1;
+	else if (rc == 0 && in->head) {
+		in->urgent = 1;
+		pthread_cond_signal(&in->cv_work);
+	}
+	pthread_mutex_unlock(&in->mu);
+	return rc;
+}
+
 void kn_ingest_get_stats(kn_ingest *in, kn_ingest_stats *out)
 {
 	pthread_mutex_lock(&in->mu);
@@ -588,4 +680,48 @@ void kn_ingest_free(kn_ingest *in)
 	free(in->conninfo);
 	free(in->spool_dir);
 	free(in);
+}
+
+/* ---- the spool's name for a database -------------------------------------------------------- */
+
+static const char *conn_value(PQconninfoOption *opts, PQconninfoOption *defs, const char *key)
+{
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (strcmp(o->keyword, key) == 0 && o->val && *o->val)
+			return o->val;
+	for (PQconninfoOption *o = defs; o && o->keyword; o++)
+		if (strcmp(o->keyword, key) == 0 && o->val && *o->val)
+			return o->val;
+	return "";
+}
+
+int kn_ingest_spool_key(char *out, size_t cap, const char *conninfo, kn_err *err)
+{
+	char *msg = NULL;
+	PQconninfoOption *opts = PQconninfoParse(conninfo ? conninfo : "", &msg);
+	if (!opts) {
+		kn_err_set(err, KN_EINVAL, "bad database url: %s", msg ? msg : "out of memory");
+		PQfreemem(msg);
+		return KN_EINVAL;
+	}
+	PQconninfoOption *defs = PQconndefaults(); /* environment (PGHOST…) and built-in defaults */
+	const char *host = conn_value(opts, defs, "host"), *addr = conn_value(opts, defs, "hostaddr");
+	const char *port = conn_value(opts, defs, "port"), *user = conn_value(opts, defs, "user");
+	const char *db = conn_value(opts, defs, "dbname");
+	if (!*db)
+		db = user;
+	char id[2048];
+	snprintf(id, sizeof id, "%s\n%s\n%s\n%s\n%s", host, addr, port, db, user);
+	char name[33];
+	size_t n = 0;
+	for (const char *c = db; *c && n < sizeof name - 1; c++)
+		name[n++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		                    (*c >= '0' && *c <= '9') || *c == '_' || *c == '-'
+		                ? *c
+		                : '_';
+	name[n] = '\0';
+	snprintf(out, cap, "%s-%08x", n ? name : "db", (unsigned)kn_spool_crc32(id, strlen(id)));
+	PQconninfoFree(opts);
+	PQconninfoFree(defs);
+	return 0;
 }

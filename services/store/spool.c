@@ -8,11 +8,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
 
+#include "keynode/fs.h"
 #include "spool.h"
 
 /* "KN1 " + up to 8 digits + " " + 8 hex + " " */
@@ -51,6 +53,7 @@ void kn_spool_rec_clear(kn_spool_rec *rec)
 	free(rec->run_kind);
 	free(rec->browser);
 	free(rec->started);
+	free(rec->owner);
 	memset(rec, 0, sizeof *rec);
 }
 
@@ -78,7 +81,9 @@ int kn_spool_format(char **out, size_t *len, const kn_spool_rec *rec)
 		      json_object_set_new(o, "v", json_integer(rec->task_version)) ||
 		      json_object_set_new(o, "kind", json_string(rec->run_kind)) ||
 		      json_object_set_new(o, "b", rec->browser ? json_string(rec->browser) : json_null()) ||
-		      json_object_set_new(o, "t", json_string(rec->started));
+		      json_object_set_new(o, "t", json_string(rec->started)) ||
+		      (rec->owner && (!short_ok(rec->owner) ||
+		                      json_object_set_new(o, "o", json_string(rec->owner))));
 		break;
 	case KN_SPOOL_EVENT:
 		bad = bad || rec->seq < 1 || !rec->text ||
@@ -199,6 +204,7 @@ int kn_spool_parse(kn_spool_rec *out, const char *line, size_t len, kn_err *err)
 		out->run_kind = member_str(o, "kind", KN_SPOOL_ID_MAX, 0, &bad);
 		out->browser = member_str(o, "b", 4096, 1, &bad);
 		out->started = member_str(o, "t", KN_SPOOL_ID_MAX, 0, &bad);
+		out->owner = member_str(o, "o", KN_SPOOL_ID_MAX, 1, &bad);
 	} else if (k[0] == KN_SPOOL_EVENT) {
 		out->kind = KN_SPOOL_EVENT;
 		const json_t *s = json_object_get(o, "s");
@@ -223,8 +229,8 @@ int kn_spool_parse(kn_spool_rec *out, const char *line, size_t len, kn_err *err)
 /* ---- the file ---------------------------------------------------------------------------- */
 
 struct kn_spool {
-	int fd;
-	uint64_t size, max_bytes;
+	int fd, lock_fd;
+	uint64_t size, max_bytes, synced; /* synced: bytes known to be on stable storage */
 	char *rbuf;        /* read buffer: file bytes [roff, roff + rlen) */
 	size_t rcap, rlen;
 	uint64_t roff;
@@ -233,8 +239,9 @@ struct kn_spool {
 int kn_spool_open(kn_spool **out, const char *dir, uint64_t max_bytes, kn_err *err)
 {
 	*out = NULL;
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST)
-		return kn_err_set(err, KN_EIO, "%s: %s", dir, strerror(errno));
+	int rc = kn_mkdirs(dir, 0700, err);
+	if (rc)
+		return rc;
 	size_t plen = strlen(dir) + 16;
 	char *path = malloc(plen);
 	kn_spool *sp = calloc(1, sizeof *sp);
@@ -243,10 +250,27 @@ int kn_spool_open(kn_spool **out, const char *dir, uint64_t max_bytes, kn_err *e
 		free(sp);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
+	/* One process per spool: two would flush and truncate each other's records. */
+	snprintf(path, plen, "%s/spool.lock", dir);
+	sp->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (sp->lock_fd < 0 || flock(sp->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		if (sp->lock_fd >= 0)
+			close(sp->lock_fd);
+		if (e == EWOULDBLOCK)
+			kn_err_set(err, KN_EIO, "%s is in use by another process (give each its own spool "
+			                        "directory)", dir);
+		else
+			kn_err_set(err, KN_EIO, "%s: %s", path, strerror(e));
+		free(path);
+		free(sp);
+		return KN_EIO;
+	}
 	snprintf(path, plen, "%s/spool.log", dir);
 	sp->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (sp->fd < 0) {
 		kn_err_set(err, KN_EIO, "%s: %s", path, strerror(errno));
+		close(sp->lock_fd);
 		free(path);
 		free(sp);
 		return KN_EIO;
@@ -272,11 +296,13 @@ int kn_spool_open(kn_spool **out, const char *dir, uint64_t max_bytes, kn_err *e
 		}
 	}
 	sp->max_bytes = max_bytes;
+	sp->synced = sp->size;
 	free(path);
 	*out = sp;
 	return 0;
 fail:
 	close(sp->fd);
+	close(sp->lock_fd);
 	free(path);
 	free(sp);
 	return KN_EIO;
@@ -287,8 +313,20 @@ void kn_spool_close(kn_spool *sp)
 	if (!sp)
 		return;
 	close(sp->fd);
+	close(sp->lock_fd); /* releases the lock */
 	free(sp->rbuf);
 	free(sp);
+}
+
+int kn_spool_sync(kn_spool *sp, uint64_t upto, kn_err *err)
+{
+	if (upto <= sp->synced)
+		return 0;
+	uint64_t size = sp->size;
+	if (fdatasync(sp->fd) != 0)
+		return kn_err_set(err, KN_EIO, "spool fdatasync failed: %s", strerror(errno));
+	sp->synced = size;
+	return 0;
 }
 
 uint64_t kn_spool_size(const kn_spool *sp)
@@ -332,6 +370,7 @@ int kn_spool_truncate(kn_spool *sp, kn_err *err)
 	if (ftruncate(sp->fd, 0) != 0)
 		return kn_err_set(err, KN_EIO, "spool truncate failed: %s", strerror(errno));
 	sp->size = 0;
+	sp->synced = 0;
 	sp->rlen = 0;
 	sp->roff = 0;
 	return 0;

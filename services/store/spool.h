@@ -3,7 +3,7 @@
  *
  * One self-delimiting record per line: `KN1 <len> <crc32> <payload>\n`, len the payload's byte
  * count in decimal, crc32 its CRC-32 (IEEE) in 8 lowercase hex digits, the payload one JSON object
- * ({"k":"s"|"e"|"f", …}, no raw newline, JSON escapes them). A torn last write (a crash mid-append)
+ * ({"k":"s"|"e"|"f", …}, no raw newline, JSON escapes them; a run start may carry "o", its owner). A torn last write (a crash mid-append)
  * fails the length or checksum test and is dropped with a warning, never mis-parsed; since the file
  * is terminated with a newline at open, later appends start on a fresh line. The parser is a trust
  * boundary (tests/unit/test_spool.c, tests/fuzz/fuzz_spool.c). */
@@ -33,6 +33,7 @@ typedef struct kn_spool_rec {
 	char *ended;          /* finish */
 	int64_t task_version; /* start */
 	char *run_kind, *browser, *started; /* start (browser may be NULL) */
+	char *owner;          /* start: the serve process running it (may be NULL) */
 } kn_spool_rec;
 
 void kn_spool_rec_clear(kn_spool_rec *rec);
@@ -54,7 +55,9 @@ int kn_spool_parse(kn_spool_rec *out, const char *line, size_t len, kn_err *err)
 typedef struct kn_spool kn_spool;
 typedef void (*kn_spool_warn_fn)(void *ud, const char *msg);
 
-/* Open (creating dir and the file) for appending and reading; a file not ending in a newline (a
+/* Open (creating dir, its parents and the file) for appending and reading, holding an exclusive
+ * lock (dir/spool.lock, flock) for as long as it is open: a second process on the same directory
+ * gets KN_EIO "… is in use by another process"; a file not ending in a newline (a
  * torn write) gets one, so the fragment is one bad line. max_bytes caps the file (0: no cap).
  * *out the caller's (kn_spool_close). KN_EIO with the reason. */
 int kn_spool_open(kn_spool **out, const char *dir, uint64_t max_bytes, kn_err *err);
@@ -64,6 +67,12 @@ void kn_spool_close(kn_spool *sp);
  * write error (nothing half-counted: the size only grows by whole records). Not thread-safe:
  * the caller serialises appends and truncation. */
 int kn_spool_append(kn_spool *sp, const kn_spool_rec *rec, kn_err *err);
+
+/* Make the first upto bytes durable (fdatasync, only when some of them are not yet): the spool's
+ * fsync policy is "on acknowledgement" — kn_ingest calls this before it tells a caller its record
+ * is safe, so one fdatasync covers every record appended before it (group commit). Same caller
+ * rule as kn_spool_append. */
+int kn_spool_sync(kn_spool *sp, uint64_t upto, kn_err *err);
 
 /* Bytes in the file (whole records appended so far, plus what was there at open). */
 uint64_t kn_spool_size(const kn_spool *sp);

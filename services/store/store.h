@@ -69,12 +69,13 @@ typedef struct kn_store_run {
 	const char *kind;        /* "agent" or "replay" */
 	const char *browser;     /* CDP endpoint, may be NULL */
 	const char *started;     /* RFC 3339 */
+	const char *owner;       /* the serve process running it (crash recovery), may be NULL */
 } kn_store_run;
 
 /* Record a run's start (status "running"). Idempotent on the run id. */
 int kn_store_run_start(kn_store *st, const kn_store_run *run, kn_err *err);
 
-/* Append events: lines[i] is the trajectory line (INTERFACES.md §2, JSON text) of event number
+/* Append events: lines[i] is the trajectory line (docs/formats.md §2, JSON text) of event number
  * first_seq + i of run_id (seq from 1). One multi-row statement per call; (run, seq) already
  * stored are skipped, so a retried batch never writes twice. */
 int kn_store_events_append(kn_store *st, const char *run_id, int64_t first_seq,
@@ -96,8 +97,26 @@ int kn_store_tasks_json(kn_store *st, const char *site, const char *status, char
 int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *err);
 /* {"runs": [...]} newest first, at most limit, optionally for one task reference. */
 int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err);
-/* The run result (§3) plus "events": [...] and "kind", "browser", "started", "ended". */
+/* The run result (§3) plus "kind", "browser", "started", "ended", "events": the first
+ * KN_STORE_RUN_EVENTS_INLINE trajectory lines, "events_total" and "events_next": the URL path of
+ * the next page (GET /api/runs/{id}/events?after=SEQ) or null when every event is inline. */
+#define KN_STORE_RUN_EVENTS_INLINE 1000
+#define KN_STORE_EVENTS_PAGE_MAX 10000
 int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *err);
+/* One page of a run's events: {"run", "events": [{"seq", "event": LINE}…] (seq > after, at most
+ * limit ≤ KN_STORE_EVENTS_PAGE_MAX, in seq order), "next_after": the last seq or null when no
+ * event follows}. KN_ENOTFOUND when there is no such run. */
+int kn_store_events_json(kn_store *st, const char *run_id, int64_t after, int limit, char **out,
+                         kn_err *err);
+
+/* Crash recovery (schemas/sql/020_run_owner.sql). kn_store_owner_hold takes the session lock of
+ * owner on this connection (hold it for the process's life; again after a reconnect).
+ * kn_store_orphans_take: the live runs of owners other than me whose lock could be taken (their
+ * process is gone) as {"runs": [{"id", "task_version", "task", "owner"}…]}; the locks taken stay
+ * held on this connection until kn_store_orphans_release. */
+int kn_store_owner_hold(kn_store *st, const char *owner, kn_err *err);
+int kn_store_orphans_take(kn_store *st, const char *me, char **out, kn_err *err);
+int kn_store_orphans_release(kn_store *st, const char *me, kn_err *err);
 /* GET /api/replays: {"replays": [{"id", "task", "status", "run", "job", "created", "drift", "broken",
  * "screenshot": bool}…]} newest first, at most limit (≤ 0: 50), optionally for one task reference
  * (all its versions). */
@@ -109,7 +128,7 @@ int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **
 /* ---- replay results, health, jobs (issue "Replay validation") ------------------------------ */
 
 typedef enum kn_health { KN_HEALTH_UNKNOWN, KN_HEALTH_HEALTHY, KN_HEALTH_FLAKY, KN_HEALTH_BROKEN,
-	KN_HEALTH_RECOVERED, KN_HEALTH_ERROR } kn_health;
+	KN_HEALTH_RECOVERED, KN_HEALTH_ERROR, KN_HEALTH_BLOCKED } kn_health; /* BLOCKED: the site refuses service */
 const char *kn_health_name(kn_health h);
 
 /* Store a replay result: status "passed"|"broken"|"error", report_json the replay report,
@@ -198,6 +217,10 @@ typedef struct kn_ingest_opts {
 	int retry_ms;                /* reconnect interval while the database is down; 0 → 1000 */
 	void (*log)(void *ud, const char *level, const char *msg); /* may be NULL */
 	void *log_ud;
+	/* called on the writer thread (no lock held) after each batch it committed or spooled, so a
+	 * server can answer what kn_ingest_poll now says is durable; may be NULL */
+	void (*on_durable)(void *ud);
+	void *on_durable_ud;
 } kn_ingest_opts;
 
 /* Start the writer thread. Records left in the spool by an earlier process are flushed first. */
@@ -208,6 +231,22 @@ int kn_ingest_run_start(kn_ingest *in, const kn_store_run *run, kn_err *err);
 int kn_ingest_event(kn_ingest *in, const char *run_id, int64_t seq, const char *line, kn_err *err);
 int kn_ingest_run_finish(kn_ingest *in, const char *run_id, const char *ended,
                          const char *result_json, kn_err *err);
+/* Durability. Every record enqueued gets the next number; kn_ingest_mark is the number of the
+ * last one so far. kn_ingest_wait blocks until every record numbered up to upto is durable —
+ * committed by the database, or appended to the spool and fdatasync'ed (one fdatasync covers
+ * all records appended before it) — and returns 0; KN_ETIMEOUT after timeout_ms; KN_EIO when a
+ * record numbered in (from, upto] was lost (the spool refused it). A writer waiting makes the
+ * ingest write at once instead of waiting flush_ms for company. Thread-safe. */
+uint64_t kn_ingest_mark(kn_ingest *in);
+int kn_ingest_wait(kn_ingest *in, uint64_t from, uint64_t upto, int timeout_ms, kn_err *err);
+/* The same without blocking: 1 when durable (0 when not yet — the writer is told to write now;
+ * ask again after on_durable), KN_EIO as kn_ingest_wait. Syncs the spool when that is all it
+ * takes. */
+int kn_ingest_poll(kn_ingest *in, uint64_t from, uint64_t upto, kn_err *err);
+/* The spool subfolder name for a database: "DBNAME-XXXXXXXX", the CRC-32 of the connection's
+ * host, port, database and user as libpq resolves them (environment and defaults included), so
+ * each database gets its own spool and records of one are never flushed into another. */
+int kn_ingest_spool_key(char *out, size_t cap, const char *conninfo, kn_err *err);
 /* Block until everything enqueued so far is in the database, or timeout_ms passed (KN_ETIMEOUT). */
 int kn_ingest_sync(kn_ingest *in, int timeout_ms, kn_err *err);
 

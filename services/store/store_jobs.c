@@ -9,16 +9,17 @@
 
 #include "store_internal.h"
 
-static const char *const health_names[] = {"unknown", "healthy", "flaky", "broken", "recovered", "error"};
+static const char *const health_names[] = {"unknown", "healthy", "flaky", "broken", "recovered", "error",
+                                           "blocked"};
 
 const char *kn_health_name(kn_health h)
 {
-	return (unsigned)h <= KN_HEALTH_ERROR ? health_names[h] : "unknown";
+	return (unsigned)h <= KN_HEALTH_BLOCKED ? health_names[h] : "unknown";
 }
 
 static kn_health health_parse(const char *s)
 {
-	for (int i = 0; i <= KN_HEALTH_ERROR; i++)
+	for (int i = 0; i <= KN_HEALTH_BLOCKED; i++)
 		if (strcmp(health_names[i], s) == 0)
 			return (kn_health)i;
 	return KN_HEALTH_UNKNOWN;
@@ -126,7 +127,7 @@ static const char sql_health_set[] =
 int kn_store_health_set(kn_store *st, int64_t task_version, kn_health state, int consecutive_failures,
                         const char *evidence_json, kn_err *err)
 {
-	if ((unsigned)state > KN_HEALTH_ERROR)
+	if ((unsigned)state > KN_HEALTH_BLOCKED)
 		return kn_err_set(err, KN_EINVAL, "bad health state %d", (int)state);
 	char vb[24], cb[24];
 	const char *p[4] = {kn_store_i64(vb, task_version), kn_health_name(state),

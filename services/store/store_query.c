@@ -6,6 +6,9 @@
 
 #include "store_internal.h"
 
+#define KN_STR_(x) #x
+#define KN_STR(x) KN_STR_(x)
+
 int kn_store_tasks_json(kn_store *st, const char *site, const char *status, char **out, kn_err *err)
 {
 	const char *p[2] = {site, status};
@@ -80,8 +83,13 @@ int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *
 		"SELECT kn_json_merge(COALESCE(r.result, json_build_object('task', t.task_key, 'run', r.id,"
 		"  'status', r.status)), json_build_object('kind', r.kind, 'browser', r.browser,"
 		"  'started', kn_ts(r.started), 'ended', kn_ts(r.ended),"
-		"  'events', COALESCE((SELECT json_agg(e.line ORDER BY e.seq) FROM events e WHERE e.run_id = r.id),"
-		"  '[]')))"
+		"  'events', COALESCE((SELECT json_agg(e.line ORDER BY e.seq) FROM (SELECT x.line, x.seq"
+		"   FROM events x WHERE x.run_id = r.id ORDER BY x.seq LIMIT " KN_STR(KN_STORE_RUN_EVENTS_INLINE)
+		"   ) e), '[]'),"
+		"  'events_total', (SELECT count(*) FROM events c WHERE c.run_id = r.id),"
+		"  'events_next', (SELECT '/api/runs/' || r.id || '/events?after=' || s.seq FROM (SELECT x.seq"
+		"   FROM events x WHERE x.run_id = r.id ORDER BY x.seq OFFSET " KN_STR(KN_STORE_RUN_EVENTS_INLINE)
+		" - 1 LIMIT 1) s WHERE EXISTS (SELECT 1 FROM events n WHERE n.run_id = r.id AND n.seq > s.seq))))"
 		" FROM runs r JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id"
 		" WHERE r.id = $1",
 		1, p, err);
@@ -126,4 +134,27 @@ int kn_store_replay_counts_json(kn_store *st, char **out, kn_err *err)
 	*out = strdup(PQgetvalue(res, 0, 0));
 	PQclear(res);
 	return *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
+}
+
+int kn_store_events_json(kn_store *st, const char *run_id, int64_t after, int limit, char **out,
+                         kn_err *err)
+{
+	*out = NULL;
+	if (limit <= 0 || limit > KN_STORE_EVENTS_PAGE_MAX)
+		return kn_err_set(err, KN_EINVAL, "limit must be in [1, %d]", KN_STORE_EVENTS_PAGE_MAX);
+	char ab[24], lb[24];
+	const char *p[3] = {run_id, kn_store_i64(ab, after < 0 ? 0 : after), kn_store_i64(lb, limit)};
+	/* One page, by the primary key (run_id, seq): the cost does not grow with the run. */
+	int rc = kn_store_q_text(st, out,
+		"SELECT json_build_object('run', r.id, 'events', COALESCE((SELECT json_agg(json_build_object("
+		"  'seq', e.seq, 'event', e.line) ORDER BY e.seq) FROM (SELECT x.seq, x.line FROM events x"
+		"  WHERE x.run_id = r.id AND x.seq > $2::bigint ORDER BY x.seq LIMIT $3::int) e), '[]'),"
+		" 'next_after', (SELECT m.seq FROM (SELECT x.seq FROM events x WHERE x.run_id = r.id"
+		"  AND x.seq > $2::bigint ORDER BY x.seq OFFSET $3::int - 1 LIMIT 1) m"
+		"  WHERE EXISTS (SELECT 1 FROM events n WHERE n.run_id = r.id AND n.seq > m.seq)))"
+		" FROM runs r WHERE r.id = $1",
+		3, p, err);
+	if (rc == KN_ENOTFOUND)
+		return kn_err_set(err, KN_ENOTFOUND, "no run '%s'", run_id ? run_id : "");
+	return rc;
 }

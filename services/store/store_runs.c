@@ -15,11 +15,11 @@ int kn_store_run_start(kn_store *st, const kn_store_run *run, kn_err *err)
 	if (!run || !run->id || !*run->id || !run->kind || !run->started)
 		return kn_err_set(err, KN_EINVAL, "a run needs an id, a kind and a start time");
 	char vb[24];
-	const char *p[5] = {run->id, kn_store_i64(vb, run->task_version), run->kind, run->browser,
-	                    run->started};
+	const char *p[6] = {run->id, kn_store_i64(vb, run->task_version), run->kind, run->browser,
+	                    run->started, run->owner};
 	return kn_store_q(st, NULL,
-		"INSERT INTO runs (id, task_version, kind, browser, started) VALUES ($1, $2, $3, $4,"
-		" $5::timestamptz) ON CONFLICT (id) DO NOTHING", 5, p, err);
+		"INSERT INTO runs (id, task_version, kind, browser, started, owner) VALUES ($1, $2, $3, $4,"
+		" $5::timestamptz, $6) ON CONFLICT (id) DO NOTHING", 6, p, err);
 }
 
 /* The PostgreSQL array literal {"a","b"} of lines: each element quoted, " and \ escaped. */
@@ -121,4 +121,39 @@ int kn_store_run_finish(kn_store *st, const char *run_id, const char *ended, con
 	if (!exists)
 		return kn_err_set(err, KN_ENOTFOUND, "no run '%s'", run_id);
 	return 0;
+}
+
+/* ---- crash recovery -------------------------------------------------------------------------- */
+
+int kn_store_owner_hold(kn_store *st, const char *owner, kn_err *err)
+{
+	const char *p[1] = {owner};
+	return kn_store_q(st, NULL, "SELECT pg_advisory_lock(kn_owner_lock($1))", 1, p, err);
+}
+
+int kn_store_orphans_take(kn_store *st, const char *me, char **out, kn_err *err)
+{
+	const char *p[1] = {me};
+	/* The owners are locked first (MATERIALIZED: once each), then their live runs listed. */
+	return kn_store_q_text(st, out,
+		"WITH dead AS MATERIALIZED (SELECT o.owner FROM (SELECT DISTINCT owner FROM runs"
+		"  WHERE ended IS NULL AND owner IS NOT NULL AND owner <> $1) o"
+		"  WHERE pg_try_advisory_lock(kn_owner_lock(o.owner)))"
+		" SELECT json_build_object('runs', COALESCE(json_agg(json_build_object('id', r.id,"
+		"  'task_version', r.task_version, 'task', t.task_key, 'owner', r.owner) ORDER BY r.started),"
+		"  '[]')) FROM runs r JOIN dead d ON d.owner = r.owner"
+		"  JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id"
+		"  WHERE r.ended IS NULL",
+		1, p, err);
+}
+
+int kn_store_orphans_release(kn_store *st, const char *me, kn_err *err)
+{
+	/* every advisory lock of this session but our own */
+	const char *p[1] = {me};
+	return kn_store_q(st, NULL,
+		"SELECT pg_advisory_unlock(l.objid::bigint | (l.classid::bigint << 32)) FROM pg_locks l"
+		" WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.objsubid = 1"
+		" AND (l.objid::bigint | (l.classid::bigint << 32)) <> kn_owner_lock($1)",
+		1, p, err);
 }

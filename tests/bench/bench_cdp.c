@@ -4,7 +4,7 @@
  * messages), and round trips/s for pipelined Runtime.evaluate (20,000 commands, 256 in flight).
  * Reported per wall second and per CPU second of this process (the browser runs on the same 2
  * cores, so the wall figure is the end-to-end rate and the CPU figure the client's own cost).
- * Starts its own Chromium (flags as in ENVIRONMENT.md; KN_CHROMIUM overrides the binary) unless
+ * Starts its own Chromium (flags as in docs/development.md; KN_CHROMIUM overrides the binary) unless
  * --browser names an endpoint, and always kills it.
  * usage: bench_cdp [--browser ENDPOINT] [RESULT_FILE]   (appends one line to RESULT_FILE) */
 #define _GNU_SOURCE /* nftw's FTW_DEPTH/FTW_PHYS */

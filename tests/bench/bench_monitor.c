@@ -10,7 +10,7 @@
  *     and drives the browser over its OWN CDP connection, like a real agent: it opens and closes
  *     tabs (Target.createTarget), runs page scripts (Runtime.evaluate) and clicks with
  *     Input.dispatchMouseEvent. It answers one command per line over a pipe.
- * The browser is started here (flags of docs/ENVIRONMENT.md, --remote-debugging-port=0, a mktemp
+ * The browser is started here (flags of docs/development.md, --remote-debugging-port=0, a mktemp
  * user-data-dir) and killed by its PID at the end, also on failure or Ctrl-C; so is the agent.
  *
  * Latency needs two clocks the monitor does not hand out, so this program wraps two functions at

@@ -3,6 +3,7 @@
  * trajectory line; never a crash, leak or hang. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "monitor.h"
@@ -26,13 +27,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink = fopen("/dev/null", "w");
 	kn_event ev;
 	err.msg[0] = '\0';
+	double t_ms;
+	char *href;
+	kn_monitor_payload_meta((const char *)data, size, &t_ms, &href);
+	if (t_ms < 0 || t_ms >= 1e15)
+		__builtin_trap(); /* an action time is a plausible epoch or 0 */
+	free(href);
 	if (kn_monitor_decode_payload(&ev, (const char *)data, size, &err) != 0) {
 		if (!err.msg[0])
 			__builtin_trap(); /* a refusal always says why */
 		return 0;
 	}
-	if (ev.type == KN_EV_NAVIGATE || ev.type == KN_EV_ANSWER || ev.how || ev.tab)
-		__builtin_trap(); /* the page cannot claim navigations, answers or tabs */
+	if (ev.type == KN_EV_NAVIGATE || ev.type == KN_EV_ANSWER || ev.how || ev.tab ||
+	    ev.frame_url || ev.frame_path || ev.n_frame_path)
+		__builtin_trap(); /* the page cannot claim navigations, answers, tabs or frame paths */
 	ev.tab = "T1";
 	kn_eval *e;
 	if (kn_eval_new(&e, &set->tasks[0], NULL) == 0) {

@@ -349,7 +349,7 @@ static void test_overview(int want_tasks, const char *xss_task, const char *xss_
 	                " const rows = [...document.querySelectorAll('#task-table tbody tr[data-task]')];"
 	                " const ids = rows.map(r => r.dataset.task).sort().join('\\n');"
 	                " const apiIds = api.map(t => String(t.id)).sort().join('\\n');"
-	                " const H = ['healthy','flaky','broken','recovered','error','unknown'];"
+	                " const H = ['healthy','flaky','broken','recovered','error','blocked','unknown'];"
 	                " const want = {}; H.forEach(h => want[h] = 0);"
 	                " api.forEach(t => want[H.includes(t.health) ? t.health : 'unknown']++);"
 	                " const tiles = {}; document.querySelectorAll('#tiles .tile').forEach(t =>"

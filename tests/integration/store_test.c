@@ -228,7 +228,7 @@ static void test_task_versions(void **state)
 	int64_t v1 = version_of("t-one"), v1q = version_of("shop:t-one");
 	assert_int_equal(v1, v1q);
 
-	kn_store_run run = {"r-versions-old", v1, "agent", NULL, "2026-11-22T10:00:00Z"};
+	kn_store_run run = {"r-versions-old", v1, "agent", NULL, "2026-11-22T10:00:00Z", NULL};
 	assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 
 	/* the stored definition loads back as the same task */
@@ -323,7 +323,7 @@ static void test_injection_verbatim(void **state)
 		/* run id, browser, event line, result */
 		char run_id[300];
 		snprintf(run_id, sizeof run_id, "r-%zu-%s", i, s);
-		kn_store_run run = {run_id, v, "agent", s, "2026-11-22T11:00:00Z"};
+		kn_store_run run = {run_id, v, "agent", s, "2026-11-22T11:00:00Z", NULL};
 		assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 		json_t *ev = json_pack("{s:f, s:s, s:s}", "t", 0.5, "type", "answer", "text", s);
 		char *line = json_dumps(ev, JSON_COMPACT);
@@ -425,7 +425,7 @@ static void test_events_once(void **state)
 	(void)state;
 	kn_err err;
 	kn_store_run run = {"r-events", version_of("t-two"), "replay", "http://127.0.0.1:9222",
-	                    "2026-11-22T12:00:00Z"};
+	                    "2026-11-22T12:00:00Z", NULL};
 	assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 	assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 	char **a = make_lines(1, 100), **b = make_lines(51, 100);
@@ -850,7 +850,7 @@ static void test_ingest_live(void **state)
 	int64_t v = version_of("t-two");
 	const char *ids[3] = {"r-live-a", "r-live-b", "r-live-c"};
 	for (int r = 0; r < 3; r++) {
-		kn_store_run run = {ids[r], v, "agent", NULL, "2026-11-22T13:00:00Z"};
+		kn_store_run run = {ids[r], v, "agent", NULL, "2026-11-22T13:00:00Z", NULL};
 		assert_int_equal(kn_ingest_run_start(in, &run, &err), 0);
 	}
 	/* interleaved runs, and one line the database refuses */
@@ -897,7 +897,7 @@ static void test_ingest_down_cap(void **state)
 	                    .spool_max_bytes = 8192, .retry_ms = 50};
 	kn_ingest *in;
 	assert_int_equal(kn_ingest_new(&in, &o, &err), 0);
-	kn_store_run run = {"r-cap", 1, "agent", NULL, "2026-11-22T16:00:00Z"};
+	kn_store_run run = {"r-cap", 1, "agent", NULL, "2026-11-22T16:00:00Z", NULL};
 	assert_int_equal(kn_ingest_run_start(in, &run, &err), 0);
 	int rc = 0, n = 0;
 	while (n < 10000 && (rc = kn_ingest_event(in, "r-cap", n + 1, "{\"type\": \"scroll\"}", &err)) == 0)
@@ -1029,7 +1029,8 @@ static int64_t prepare(kn_store **out)
 	return v;
 }
 
-/* Every event 1..n of run arrived once, in order (seq and payload agree). */
+/* Every event 1..n of run arrived once, in order (seq and payload agree), read page by page
+ * (kn_store_events_json); GET run's inline events and events_total agree. */
 static void check_run(kn_store *s, const char *run, long n)
 {
 	kn_err err;
@@ -1040,14 +1041,39 @@ static void check_run(kn_store *s, const char *run, long n)
 		return;
 	json_t *r = json_loads(js, 0, NULL);
 	free(js);
-	json_t *evs = json_object_get(r, "events");
-	size_t got = json_array_size(evs), bad = 0;
-	for (size_t i = 0; i < got; i++)
-		if (json_integer_value(json_object_get(json_array_get(evs, i), "n")) != (json_int_t)i + 1)
-			bad++;
-	check(got == (size_t)n, "run %s: %zu events stored, %ld sent", run, got, n);
-	check(bad == 0, "run %s: every event in seq order with its own payload (%zu out of place)", run, bad);
+	json_int_t total = json_integer_value(json_object_get(r, "events_total"));
+	size_t inline_n = json_array_size(json_object_get(r, "events"));
 	json_decref(r);
+	size_t got = 0, bad = 0;
+	int64_t after = 0;
+	for (;;) {
+		char *page = NULL;
+		if (kn_store_events_json(s, run, after, 1500, &page, &err) != 0) {
+			check(0, "run %s: page after %lld: %s", run, (long long)after, err.msg);
+			return;
+		}
+		json_t *pj = json_loads(page, 0, NULL);
+		free(page);
+		json_t *evs = json_object_get(pj, "events"), *e;
+		size_t i;
+		json_array_foreach(evs, i, e) {
+			got++;
+			if (json_integer_value(json_object_get(e, "seq")) != (json_int_t)got ||
+			    json_integer_value(json_object_get(json_object_get(e, "event"), "n")) != (json_int_t)got)
+				bad++;
+		}
+		json_t *next = json_object_get(pj, "next_after");
+		int more = json_is_integer(next);
+		if (more)
+			after = json_integer_value(next);
+		json_decref(pj);
+		if (!more)
+			break;
+	}
+	check(got == (size_t)n, "run %s: %zu events stored, %ld sent", run, got, n);
+	check(total == (json_int_t)n && inline_n == (size_t)(n < KN_STORE_RUN_EVENTS_INLINE ? n : KN_STORE_RUN_EVENTS_INLINE),
+	      "run %s: GET shows %zu inline of %lld", run, inline_n, (long long)total);
+	check(bad == 0, "run %s: every event in seq order with its own payload (%zu out of place)", run, bad);
 }
 
 static void ingest_log(void *ud, const char *level, const char *msg)
@@ -1067,7 +1093,7 @@ static int mode_outage(const char *dir, const char *ready, const char *go, long 
 		fprintf(stderr, "store_test: %s\n", err.msg);
 		return 1;
 	}
-	kn_store_run run = {"r-outage", v, "agent", NULL, "2026-11-22T14:00:00Z"};
+	kn_store_run run = {"r-outage", v, "agent", NULL, "2026-11-22T14:00:00Z", NULL};
 	check(kn_ingest_run_start(in, &run, &err) == 0, "run start enqueued");
 	int enq_fail = 0;
 	for (long i = 1; i <= n; i++) {
@@ -1116,7 +1142,7 @@ static int mode_spool_only(const char *dir, const char *ready, long n)
 	}
 	/* the task version of the durability set, from the earlier mode; passed as an env var */
 	const char *ver = getenv("KN_TASK_VERSION");
-	kn_store_run run = {"r-killed", ver ? strtoll(ver, NULL, 10) : 1, "agent", NULL, "2026-11-22T15:00:00Z"};
+	kn_store_run run = {"r-killed", ver ? strtoll(ver, NULL, 10) : 1, "agent", NULL, "2026-11-22T15:00:00Z", NULL};
 	int bad = kn_ingest_run_start(in, &run, &err) != 0;
 	for (long i = 1; i <= n; i++) {
 		char line[100];

@@ -188,7 +188,7 @@ let taskFiles = 0;
 for (const f of yamlFiles) {
   let doc;
   try { doc = readYaml(f); } catch (e) { fail(rel(f), `unreadable YAML: ${e.message}`); continue; }
-  // Format is detected from content (INTERFACES.md section 1): other YAML (configs, site fixtures) is not ours here.
+  // Format is detected from content (docs/formats.md section 1): other YAML (configs, site fixtures) is not ours here.
   const isTask = doc && typeof doc === 'object' && !Array.isArray(doc) &&
                  ('tasks' in doc || 'key_nodes' in doc || 'intent' in doc);
   if (!isTask) { ok(rel(f), 'parses; not a task file, so no task schema'); continue; }

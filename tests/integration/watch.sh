@@ -2,7 +2,7 @@
 # watch.sh — `keynode watch` live, end to end (issue acceptance). For each scenario: `keynode sites` on a
 # free port, a private headless Chromium (--remote-debugging-port=0), `keynode watch` attached to it, and
 # an agent on its OWN CDP connection — `keynode replay`, or a Playwright script (agents/*.mjs) written the
-# way agents in the wild are. Then the exit code, the run result (INTERFACES.md §3) and the trajectory
+# way agents in the wild are. Then the exit code, the run result (docs/formats.md §3) and the trajectory
 # (§2) are checked: exact key nodes reached at exact steps, steps, status, step_scores, the navigation
 # kinds ("how"), trust, and that `keynode score` of the written trajectory agrees with the live result.
 #

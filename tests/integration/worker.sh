@@ -176,7 +176,7 @@ for n in w2 w3; do
   grep -q 'msg="worker stopped"' "$tmp/$n.log" && kn_ok "$n: logged its stop" || kn_fail "$n: logged its stop"
 done
 grep -hq 'level=info component=worker worker=w2 msg="job done" job=' "$tmp/w2.log" &&
-  kn_ok "log lines in STYLE.md form" || kn_fail "log lines in STYLE.md form"
+  kn_ok "log lines in the house form" || kn_fail "log lines in the house form"
 echo "  (jobs per worker: $(kn_psql "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM jobs WHERE $batch GROUP BY worker ORDER BY worker) d"))"
 
 # ---- health transitions -------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // reference-run.js — a scripted agent for the test sites: runs each task's reference steps in a
 // real headless Chromium through Playwright (the way agents in the wild drive browsers) and writes
-// one JSONL trajectory per task (INTERFACES.md §2) for `keynode score`. It proves that the sites
+// one JSONL trajectory per task (docs/formats.md §2) for `keynode score`. It proves that the sites
 // and tasks.yaml fit together (README.md's table is what scoring these trajectories gives); it is
 // not keynode's recorder: event kinds and `how` are what this script itself observed.
 //

@@ -53,7 +53,7 @@ static void test_read_errors(void **state)
 	expect_read_error("\n\n", KN_EINVAL, "empty trajectory");
 	expect_read_error("{\"t\": 0, \"type\": \"click\"}\n", KN_EINVAL, "run.jsonl:1: expected the header");
 	expect_read_error("{\"task\": \"7\"}\n", KN_EINVAL, "run.jsonl:1: header field \"run\": missing");
-	expect_read_error(HDR "{\"t\": 0, \"type\": \"hover\"}\n", KN_EINVAL, "run.jsonl:2: field \"type\": unknown event type 'hover'");
+	expect_read_error(HDR "{\"t\": 0, \"type\": \"teleport\"}\n", KN_EINVAL, "run.jsonl:2: field \"type\": unknown event type 'teleport'");
 	expect_read_error(HDR "\n{\"t\": 0}\n", KN_EINVAL, "run.jsonl:3: field \"type\": missing");
 	expect_read_error(HDR "{\"t\": 0, \"type\": \"click\", \"url\": 5}\n", KN_EINVAL, "run.jsonl:2: field \"url\": expected a string");
 	expect_read_error(HDR "{\"t\": \"x\", \"type\": \"click\"}\n", KN_EINVAL, "field \"t\": expected a number");
@@ -115,6 +115,58 @@ static void test_round_trip(void **state)
 	free(buf);
 }
 
+/* Frame and shadow fields (issue 12): written only when set, read back, malformed ones refused. */
+static void test_frame_fields(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(kn_traj_write_header(f, "r", "t", "2026-11-22T09:00:00Z"), 0);
+	const char *const path[] = {"#level1", "#host >> iframe.pay"};
+	const char *const m[] = {"pay"};
+	kn_event in[2] = {
+		{.type = KN_EV_CLICK, .url = "http://a/", .selector = "#pay-now", .matched = m, .n_matched = 1,
+		 .frame = 1, .frame_url = "http://b/card", .frame_path = path, .n_frame_path = 2, .trusted = 1},
+		{.type = KN_EV_CLICK, .url = "http://a/", .selector = "#secret", .shadow_closed = 1, .trusted = 1},
+	};
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(kn_traj_write_event(f, &in[i]), 0);
+	fclose(f);
+	assert_null(strstr(strchr(buf, '\n') + 1, "\"frame\":false")); /* absent when unset */
+	kn_traj_header h;
+	kn_event *ev;
+	size_t n;
+	kn_err err = {0};
+	assert_int_equal(kn_traj_read_buffer(buf, len, "mem", &h, &ev, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ev[0].frame, 1);
+	assert_string_equal(ev[0].frame_url, "http://b/card");
+	assert_int_equal(ev[0].n_frame_path, 2);
+	assert_string_equal(ev[0].frame_path[0], "#level1");
+	assert_string_equal(ev[0].frame_path[1], "#host >> iframe.pay");
+	assert_int_equal(ev[0].n_matched, 1); /* matched and frame_path share storage: both intact */
+	assert_string_equal(ev[0].matched[0], "pay");
+	assert_int_equal(ev[0].shadow_closed, 0);
+	assert_int_equal(ev[1].shadow_closed, 1);
+	assert_null(ev[1].frame_path);
+	assert_null(ev[1].frame_url);
+	assert_int_equal(ev[1].frame, 0);
+	kn_traj_events_free(ev, n);
+	kn_traj_header_clear(&h);
+	free(buf);
+	expect_read_error(HDR "{\"type\": \"click\", \"frame_path\": \"#f\"}\n", KN_EINVAL,
+	                  "run.jsonl:2: field \"frame_path\": expected an array");
+	expect_read_error(HDR "{\"type\": \"click\", \"frame_path\": [\"#f\", 3]}\n", KN_EINVAL,
+	                  "field \"frame_path\"[1]: expected a non-empty string");
+	expect_read_error(HDR "{\"type\": \"click\", \"frame_path\": [\"\"]}\n", KN_EINVAL,
+	                  "field \"frame_path\"[0]: expected a non-empty string");
+	expect_read_error(HDR "{\"type\": \"click\", \"frame_path\": [\"a\\u0000b\"]}\n", KN_EINVAL,
+	                  "\\u0000 is not allowed");
+	expect_read_error(HDR "{\"type\": \"click\", \"frame_url\": 1}\n", KN_EINVAL,
+	                  "field \"frame_url\": expected a string");
+}
+
 static void test_time_rfc3339(void **state)
 {
 	(void)state;
@@ -134,6 +186,7 @@ int main(void)
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_time_rfc3339),
+		cmocka_unit_test(test_frame_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

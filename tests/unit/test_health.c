@@ -1,7 +1,8 @@
 /* test_health.c — the task health state machine (services/scheduler/health.h), table-driven: every
  * state × every counted outcome (passed first time, failed then passed, failed twice broken, failed
  * twice error), the retry decision, the broken_after threshold (1, 2, 3), error not counting towards
- * broken nor hiding an earlier breakage, and which transitions raise an alert. */
+ * broken nor hiding an earlier breakage, blocked (the site refused service) never counting towards
+ * broken either, and which transitions raise an alert. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,13 +15,15 @@
 #include "health.h"
 
 enum { U = KN_HEALTH_UNKNOWN, H = KN_HEALTH_HEALTHY, F = KN_HEALTH_FLAKY, B = KN_HEALTH_BROKEN,
-	   R = KN_HEALTH_RECOVERED, E = KN_HEALTH_ERROR };
-enum { P = KN_OUTCOME_PASSED, X = KN_OUTCOME_BROKEN, N = KN_OUTCOME_ERROR, O = KN_OUTCOME_NONE };
+	   R = KN_HEALTH_RECOVERED, E = KN_HEALTH_ERROR, K = KN_HEALTH_BLOCKED };
+enum { P = KN_OUTCOME_PASSED, X = KN_OUTCOME_BROKEN, N = KN_OUTCOME_ERROR, O = KN_OUTCOME_NONE,
+	   Z = KN_OUTCOME_BLOCKED };
 
 static const char *sn(int s)
 {
-	static const char *const names[] = { "unknown", "healthy", "flaky", "broken", "recovered", "error" };
-	return s >= 0 && s <= 5 ? names[s] : "?";
+	static const char *const names[] = { "unknown", "healthy", "flaky", "broken", "recovered", "error",
+		                             "blocked" };
+	return s >= 0 && s <= 6 ? names[s] : "?";
 }
 
 typedef struct row {
@@ -73,12 +76,27 @@ static const row rows[] = {
 	{ R, 0, 2, N, N, E, 0, 1 },
 	{ E, 0, 2, N, N, E, 0, 0 },
 	{ H, 0, 2, X, N, E, 0, 1 },
+	/* failed twice, blocked: the site refused service; never counts towards broken, count kept */
+	{ U, 0, 2, Z, Z, K, 0, 1 },
+	{ H, 0, 2, Z, Z, K, 0, 1 },
+	{ F, 1, 2, Z, Z, K, 1, 1 }, /* 1 of 2: a block does not tip it over */
+	{ B, 2, 2, Z, Z, K, 2, 1 },
+	{ R, 0, 2, Z, Z, K, 0, 1 },
+	{ E, 0, 2, Z, Z, K, 0, 1 },
+	{ K, 0, 2, Z, Z, K, 0, 0 }, /* still blocked: no new alert */
+	{ K, 1, 2, Z, X, B, 2, 1 }, /* retry got through and broke: that counts */
+	{ K, 0, 2, Z, N, E, 0, 1 },
+	{ K, 0, 2, Z, P, F, 0, 1 }, /* blocked, then passed on the retry */
+	{ H, 0, 2, X, Z, K, 0, 1 },
+	/* blocked, then passed first time: like after an outage */
+	{ K, 0, 2, P, O, H, 0, 1 }, /* the fixture removed: healthy again */
+	{ K, 2, 2, P, O, R, 0, 1 }, /* was broken before the block */
 };
 
 static void test_table(void **state)
 {
 	(void)state;
-	int seen[6][6] = { { 0 } };
+	int seen[7][7] = { { 0 } };
 	for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
 		const row *r = &rows[i];
 		kn_health_input in = { (kn_health)r->state, r->cf, r->n, (kn_health_outcome)r->first,
@@ -100,7 +118,8 @@ static void test_table(void **state)
 	static const int reachable[][2] = { { U, H }, { U, F }, { U, B }, { U, E }, { H, F }, { H, B },
 		                                { H, E }, { F, H }, { F, B }, { F, E }, { B, R }, { B, E },
 		                                { R, H }, { R, F }, { R, E }, { E, H }, { E, F }, { E, B },
-		                                { E, R } };
+		                                { E, R }, { U, K }, { H, K }, { F, K }, { B, K }, { R, K },
+		                                { E, K }, { K, H }, { K, R }, { K, F }, { K, B }, { K, E } };
 	for (size_t i = 0; i < sizeof reachable / sizeof reachable[0]; i++)
 		if (!seen[reachable[i][0]][reachable[i][1]])
 			fail_msg("transition %s -> %s not covered", sn(reachable[i][0]), sn(reachable[i][1]));
@@ -110,8 +129,8 @@ static void test_table(void **state)
 static void test_retry_decision(void **state)
 {
 	(void)state;
-	for (int s = U; s <= E; s++)
-		for (int first = X; first <= N; first++) {
+	for (int s = U; s <= K; s++)
+		for (int first = X; first <= Z; first++) {
 			kn_health_input in = { (kn_health)s, 1, 2, (kn_health_outcome)first, KN_OUTCOME_NONE };
 			kn_health_step st;
 			kn_health_next(&st, &in);
@@ -128,14 +147,17 @@ static void test_retry_decision(void **state)
 }
 
 /* A sequence as the worker lives it: healthy, one flaky pass, two failures → broken, then pass →
- * recovered, pass → healthy; an outage in the middle stays error and keeps the count. */
+ * recovered, pass → healthy; an outage in the middle stays error and keeps the count, and so does a
+ * block (blocked, then healthy again when the block is gone). */
 static void test_sequence(void **state)
 {
 	(void)state;
 	static const struct {
 		int first, retry, want, cf;
 	} seq[] = { { P, O, H, 0 }, { X, P, F, 0 }, { P, O, H, 0 }, { X, X, F, 1 }, { N, N, E, 1 },
-		        { X, X, B, 2 }, { X, X, B, 3 }, { N, N, E, 3 }, { P, O, R, 0 }, { P, O, H, 0 } };
+		        { X, X, B, 2 }, { X, X, B, 3 }, { N, N, E, 3 }, { P, O, R, 0 }, { P, O, H, 0 },
+		        { Z, Z, K, 0 }, { Z, Z, K, 0 }, { P, O, H, 0 }, { X, X, F, 1 }, { Z, Z, K, 1 },
+		        { X, X, B, 2 } };
 	kn_health s = KN_HEALTH_UNKNOWN;
 	int cf = 0;
 	for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {

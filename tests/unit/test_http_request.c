@@ -60,7 +60,21 @@ static void test_routes(void **state)
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs/r-1/stop"), KN_EUNSUPPORTED);
 	assert_int_equal(route(&r, id, KN_HTTP_OTHER, "/api/runs"), KN_EUNSUPPORTED);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/nope"), KN_ENOTFOUND);
-	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs/r-1/nope"), KN_ENOTFOUND);
+	/* an id may hold '/' (a%2Fb arrives decoded): the verb is matched at the end */
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs/r-1/nope"), 0);
+	assert_int_equal(r, KN_ROUTE_RUN);
+	assert_string_equal(id, "r-1/nope");
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/shop/red/health"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_HEALTH);
+	assert_string_equal(id, "shop/red");
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/a/b/c"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK);
+	assert_string_equal(id, "a/b/c");
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/health"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs/r-1/events"), 0);
+	assert_int_equal(r, KN_ROUTE_RUN_EVENTS_GET);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/a/b"), KN_EUNSUPPORTED);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksX"), KN_ENOTFOUND);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/favicon.ico"), KN_ENOTFOUND);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "api/tasks"), KN_ENOTFOUND);
@@ -272,12 +286,85 @@ static void test_metrics(void **state)
 	kn_metrics_free(m);
 }
 
+/* DNS-rebinding and cross-origin guards (request.h), with malformed values. */
+static void test_host_origin(void **state)
+{
+	(void)state;
+	static const char *const none[] = {NULL};
+	/* loopback defaults */
+	assert_true(kn_http_host_ok("127.0.0.1:8080", none, 0, "127.0.0.1", 1));
+	assert_true(kn_http_host_ok("LOCALHOST:1", none, 0, "127.0.0.1", 1));
+	assert_true(kn_http_host_ok("[::1]:8080", none, 0, "127.0.0.1", 1));
+	assert_true(kn_http_host_ok("127.0.0.2:9", none, 0, "127.0.0.2", 1));
+	assert_true(kn_http_host_ok(NULL, none, 0, "127.0.0.1", 1));
+	assert_false(kn_http_host_ok("evil.example:8080", none, 0, "127.0.0.1", 1));
+	assert_false(kn_http_host_ok("127.0.0.1.evil.example", none, 0, "127.0.0.1", 1));
+	assert_false(kn_http_host_ok("", none, 0, "127.0.0.1", 1));
+	assert_false(kn_http_host_ok("local\x01host", none, 0, "127.0.0.1", 1));
+	assert_false(kn_http_host_ok("\xff\xfe", none, 0, "127.0.0.1", 1));
+	assert_false(kn_http_host_ok("[::1", none, 0, "127.0.0.1", 1));
+	/* not loopback, no list: any; with a list: only those */
+	assert_true(kn_http_host_ok("anything:1", none, 0, "0.0.0.0", 0));
+	static const char *const list[] = {"keynode.internal", "10.0.0.5:8080"};
+	assert_true(kn_http_host_ok("KEYNODE.internal:80", list, 2, "0.0.0.0", 0));
+	assert_true(kn_http_host_ok("10.0.0.5", list, 2, "0.0.0.0", 0));
+	assert_false(kn_http_host_ok("localhost", list, 2, "127.0.0.1", 1));
+	/* origins */
+	assert_true(kn_http_origin_ok(NULL, "127.0.0.1:8080", none, 0));
+	assert_true(kn_http_origin_ok("http://127.0.0.1:8080", "127.0.0.1:8080", none, 0));
+	assert_true(kn_http_origin_ok("http://127.0.0.1:8080/", "127.0.0.1:8080", none, 0));
+	assert_false(kn_http_origin_ok("http://127.0.0.2:8080", "127.0.0.1:8080", none, 0));
+	assert_false(kn_http_origin_ok("http://localhost:8080", "127.0.0.1:8080", none, 0));
+	assert_false(kn_http_origin_ok("null", "127.0.0.1:8080", none, 0));
+	assert_false(kn_http_origin_ok("", "127.0.0.1:8080", none, 0));
+	assert_false(kn_http_origin_ok("http://", "", none, 0));
+	assert_false(kn_http_origin_ok("https://127.0.0.1:8080", "127.0.0.1:8080", none, 0));
+	static const char *const ol[] = {"http://dash.example:8080/"};
+	assert_true(kn_http_origin_ok("http://dash.example:8080", "127.0.0.1:8080", ol, 1));
+	assert_false(kn_http_origin_ok("http://dash.example:8081", "127.0.0.1:8080", ol, 1));
+}
+
+/* Subscriber limits: tokenless ones per address and in all; token holders keep their slots. */
+static void test_stream_limits(void **state)
+{
+	(void)state;
+	kn_stream *s;
+	kn_err err;
+	assert_int_equal(kn_stream_new(&s, 0, NULL, NULL), 0);
+	kn_stream_sub *subs[KN_STREAM_MAX_SUBSCRIBERS + 8];
+	size_t n = 0;
+	for (int i = 0; i < KN_STREAM_MAX_ANON_PER_CLIENT; i++)
+		assert_int_equal(kn_stream_subscribe_from(s, NULL, NULL, "127.0.0.1", 0, &subs[n++], &err), 0);
+	kn_stream_sub *x;
+	assert_int_equal(kn_stream_subscribe_from(s, NULL, NULL, "127.0.0.1", 0, &x, &err), KN_ELIMIT);
+	assert_non_null(strstr(err.msg, "tokenless"));
+	assert_int_equal(kn_stream_subscribe_from(s, NULL, NULL, "127.0.0.1", 1, &subs[n++], &err), 0);
+	/* other addresses up to the tokenless total */
+	char ip[32];
+	for (int i = KN_STREAM_MAX_ANON_PER_CLIENT; i < KN_STREAM_MAX_ANON; i++) {
+		snprintf(ip, sizeof ip, "127.0.1.%d", i);
+		assert_int_equal(kn_stream_subscribe_from(s, NULL, NULL, ip, 0, &subs[n++], &err), 0);
+	}
+	assert_int_equal(kn_stream_subscribe_from(s, NULL, NULL, "127.0.9.9", 0, &x, &err), KN_ELIMIT);
+	assert_non_null(strstr(err.msg, "without a token"));
+	assert_int_equal(kn_stream_subscribe_from(s, NULL, NULL, "127.0.9.9", 1, &subs[n++], &err), 0);
+	/* a slot freed is a slot again */
+	kn_stream_unsubscribe(s, subs[0]);
+	subs[0] = NULL;
+	assert_int_equal(kn_stream_subscribe_from(s, NULL, NULL, "127.0.0.1", 0, &subs[0], &err), 0);
+	for (size_t i = 0; i < n; i++)
+		kn_stream_unsubscribe(s, subs[i]);
+	assert_int_equal(kn_stream_subscribers(s), 0);
+	kn_stream_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_routes), cmocka_unit_test(test_query), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_auth),   cmocka_unit_test(test_stream),
-		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_metrics), cmocka_unit_test(test_host_origin),
+		cmocka_unit_test(test_stream_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

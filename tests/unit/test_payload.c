@@ -35,8 +35,8 @@ static void test_accepts_actions(void **state)
 	assert_null(ev.tab);
 	assert_true(ev.t == 0); /* the page's clock is not the run's */
 	kn_event_clear(&ev);
-	const char *ok[] = {"type", "select", "submit", "press", "scroll"};
-	for (size_t i = 0; i < 5; i++) {
+	const char *ok[] = {"type", "select", "submit", "press", "scroll", "hover"};
+	for (size_t i = 0; i < 6; i++) {
 		char p[128];
 		snprintf(p, sizeof p, "{\"type\":\"%s\",\"frame\":true,\"how\":\"goto\",\"tab\":\"T9\"}", ok[i]);
 		assert_int_equal(decode(p, &ev, &err), 0);
@@ -57,7 +57,8 @@ static void test_refuses(void **state)
 		"{\"type\":\"answer\",\"text\":\"42\"}",
 		"{\"type\":\"tab_open\"}",
 		"{\"type\":\"tab_close\"}",
-		"{\"type\":\"hover\"}",
+		"{\"type\":\"teleport\"}",
+		"{\"type\":\"dialog\",\"key\":\"alert\"}",
 		"{\"selector\":\"#a\"}",
 		"{\"type\":\"click\",\"matched\":\"k1\"}",
 		"{\"type\":\"click\",\"selector\":5}",
@@ -104,12 +105,46 @@ static void test_recorder_source(void **state)
 	kn_taskset_free(set);
 }
 
+/* Frame fields come from the monitor, never from a payload; the action time and a new-tab link are read
+ * apart (kn_monitor_payload_meta), from well-formed payloads only. */
+static void test_frame_fields_and_meta(void **state)
+{
+	(void)state;
+	kn_event ev;
+	kn_err err = {0};
+	const char *p = "{\"type\":\"click\",\"selector\":\"#story\",\"url\":\"http://h/\",\"frame\":true,"
+	                "\"frame_url\":\"http://evil/\",\"frame_path\":[\"#x\"],\"shadow_closed\":true,"
+	                "\"newtab\":true,\"t\":1795396154000.5,\"hints\":{\"href\":\"http://h/story\"}}";
+	assert_int_equal(decode(p, &ev, &err), 0);
+	assert_null(ev.frame_url);
+	assert_null(ev.frame_path);
+	assert_int_equal(ev.n_frame_path, 0);
+	assert_int_equal(ev.frame, 1);
+	assert_int_equal(ev.shadow_closed, 1);
+	kn_event_clear(&ev);
+	double t;
+	char *href;
+	kn_monitor_payload_meta(p, strlen(p), &t, &href);
+	assert_true(t == 1795396154000.5);
+	assert_non_null(href);
+	assert_string_equal(href, "http://h/story");
+	free(href);
+	const char *odd[] = {"{\"t\":-5,\"newtab\":true}", "{\"t\":\"soon\",\"newtab\":1,\"hints\":{\"href\":\"x\"}}",
+	                     "{\"newtab\":true,\"hints\":{\"href\":7}}", "not json", "[1]", "{\"t\":1e300}"};
+	for (size_t i = 0; i < sizeof odd / sizeof odd[0]; i++) {
+		kn_monitor_payload_meta(odd[i], strlen(odd[i]), &t, &href);
+		assert_true(t == 0);
+		assert_null(href);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_accepts_actions),
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_recorder_source),
+		cmocka_unit_test(test_frame_fields_and_meta),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,10 +113,10 @@ static void test_selectors(void **state)
 		"#a", "a", "*", "div.x.y", "#list > li:nth-of-type(2) > a", "a[href^=\"/f\"]",
 		"input[name='q' i]", "a:not(.b, .c)", "ul li + li ~ li", "a, b", "[data-testid=buy]",
 		"button:has(> span)", "p::before", "#\\31 23", "-x", "a[x=\"]\"]",
-		"//a[@id='x']", "(//a)[2]", "xpath=//div[contains(., 'a]')]", "/html/body", "td:nth-child(2n+1)",
+		"//a[@id='x']", "(//a)[2]", "xpath=//div[contains(., 'a]')]", "/html/body", "td:nth-child(2n+1)", "#card-frame >> #pay-now", "x-app >> button.buy",
 	};
 	static const char *const invalid[] = {
-		"", "a[href", "#", ".", "a >", "> a", "a,", ",a", "a >> b", "a[=x]", "a[x=]", "a:",
+		"", "a[href", "#", ".", "a >", "> a", "a,", ",a", "a >> ", ">> a", "#f >> a[", "a[=x]", "a[x=]", "a:",
 		"a:not(.b", "a[x='y]", "a b)", "//a[", "(//a", "//a]", "///a", "//a[]", "//a/", "xpath=",
 		"//a[@x=\"y]", "a{}", "a$", "svg|a",
 	};

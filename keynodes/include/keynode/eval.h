@@ -1,4 +1,4 @@
-/* eval.h — the key-node evaluator and the dataset metrics (WEBCANVAS.md).
+/* eval.h — the key-node evaluator and the dataset metrics (docs/scoring.md).
  *
  * Feed a run's events in order; the evaluator tracks steps, latched key-node scores
  * (max(old,new), never lowered), per-step scores, status and efficiency. Two modes:
@@ -22,7 +22,8 @@ typedef enum kn_mode { KN_MODE_DEFAULT, KN_MODE_WEBCANVAS } kn_mode;
 
 typedef enum kn_status {
 	KN_STATUS_INCOMPLETE, KN_STATUS_FINISHED, KN_STATUS_STEP_LIMIT, KN_STATUS_ERROR,
-	KN_STATUS_BROKEN
+	KN_STATUS_BROKEN,
+	KN_STATUS_BLOCKED /* the site refused service (kn_eval_set_blocked) and the run did not finish */
 } kn_status;
 
 typedef struct kn_eval_opts {
@@ -64,6 +65,12 @@ int kn_eval_functional(const kn_eval *ev);
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);
 
+/* The page the run is on refuses service (services/replay/blocked.h): evidence_json is the result's
+ * "blocked" object (copied); NULL clears it (the agent got past). While set and the run is not
+ * finished, the status is KN_STATUS_BLOCKED and the result carries "blocked". KN_EINVAL for text
+ * that is not a JSON object, KN_ENOMEM. */
+int kn_eval_set_blocked(kn_eval *ev, const char *evidence_json);
+
 const kn_task *kn_eval_task(const kn_eval *ev);
 int kn_eval_steps(const kn_eval *ev);
 double kn_eval_reached(const kn_eval *ev);   /* sum of node scores */
@@ -78,7 +85,7 @@ int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not e
 
 const char *kn_status_name(kn_status s);
 
-/* Write the run result (INTERFACES.md §3) as one JSON document followed by a newline. */
+/* Write the run result (docs/formats.md §3) as one JSON document followed by a newline. */
 int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f);
 
 /* Dataset aggregation with the WebCanvas metric names. */

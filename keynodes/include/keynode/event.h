@@ -1,4 +1,4 @@
-/* event.h — trajectory events (INTERFACES.md §2) and the JSONL reader/writer.
+/* event.h — trajectory events (docs/formats.md §2) and the JSONL reader/writer.
  *
  * A trajectory is a header line {"run","task","started"} then one event per line. Readers are
  * strict about shape (a malformed line is an error naming its line) and lenient about extra
@@ -15,6 +15,8 @@
 typedef enum kn_event_type {
 	KN_EV_NAVIGATE, KN_EV_CLICK, KN_EV_TYPE, KN_EV_SELECT, KN_EV_SUBMIT, KN_EV_PRESS,
 	KN_EV_SCROLL, KN_EV_TAB_OPEN, KN_EV_TAB_CLOSE, KN_EV_ANSWER,
+	KN_EV_HOVER, /* issue 12: the pointer rested on an element and that revealed content (a step) */
+	KN_EV_DIALOG, /* issue 12: a JavaScript dialog closed (information, not a step) */
 	KN_EV__COUNT
 } kn_event_type;
 
@@ -28,6 +30,13 @@ typedef struct kn_event {
 	size_t n_matched;
 	int trusted;                /* 1 trusted, 0 untrusted, -1 unknown */
 	int frame;                  /* 1 when the action happened in a child frame ("frame": true) */
+	/* Where in the frame tree (additive, issue 12): the child frame's own URL ("frame_url"; `url`
+	 * stays the tab's top-level URL), and the frame path: the selectors of the <iframe> elements
+	 * from the top document down, each relative to its parent frame's document ("frame_path"). */
+	const char *frame_url;
+	const char *const *frame_path;
+	size_t n_frame_path;
+	int shadow_closed;          /* 1: the target was inside a closed shadow root, selector = its host */
 	void *owned_;               /* parse storage */
 } kn_event;
 
@@ -37,7 +46,7 @@ typedef struct kn_event {
 const char *kn_event_type_name(kn_event_type t);
 int kn_event_type_parse(kn_event_type *out, const char *name);
 
-/* 1 when the event counts as an agent step (INTERFACES.md §2). */
+/* 1 when the event counts as an agent step (docs/formats.md §2). */
 int kn_event_is_step(const kn_event *ev);
 
 /* Parse one JSON event line into ev (owned strings; kn_event_clear releases them). */

@@ -1,6 +1,6 @@
 /* task.h — the task model shared by every part of keynode.
  *
- * A task set is loaded from a native YAML file (INTERFACES.md §1) or a Mind2Web-Live JSON file,
+ * A task set is loaded from a native YAML file (docs/formats.md §1) or a Mind2Web-Live JSON file,
  * detected by content. Loading maps every key node to a target + matcher + options and compiles
  * what can be compiled (regexes) once, so evaluation never parses again. Everything in a
  * kn_taskset is owned by it and released by kn_taskset_free(). */
@@ -60,7 +60,7 @@ typedef enum kn_step_verb {
 	KN_STEP_SCROLL, KN_STEP_WAIT, KN_STEP_BACK, KN_STEP_FORWARD, KN_STEP_ANSWER
 } kn_step_verb;
 
-/* One reference workflow step (INTERFACES.md §1). Unused fields are NULL / 0. */
+/* One reference workflow step (docs/formats.md §1). Unused fields are NULL / 0. */
 typedef struct kn_step {
 	kn_step_verb verb;
 	char *selector;  /* click/type/select/wait */

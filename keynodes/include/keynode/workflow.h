@@ -49,7 +49,8 @@ int kn_workflows_default_dir(char *buf, size_t cap, const char *tasks_path);
 
 /* Check a step selector's syntax: CSS (selectors level 4 syntax: compounds, combinators, lists,
  * attribute selectors, pseudo-classes with balanced arguments) or, when it starts with '/', '('
- * or "xpath=", XPath (balanced brackets and quotes, no empty step). 0, or KN_EINVAL with err
+ * or "xpath=", XPath (balanced brackets and quotes, no empty step); a frame/shadow chain
+ * "a >> b" part by part. 0, or KN_EINVAL with err
  * saying what and at which character (1-based). */
 int kn_selector_check(const char *sel, kn_err *err);
 

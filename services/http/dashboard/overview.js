@@ -6,7 +6,7 @@ import { el, badge, scoreBar, fmtTime, fmtAgo, taskHref, runHref, token } from '
 import { api, seg } from './api.js';
 import { successChart, functionChart } from './charts.js';
 
-export const HEALTH = ['healthy', 'flaky', 'broken', 'recovered', 'error', 'unknown'];
+export const HEALTH = ['healthy', 'flaky', 'broken', 'recovered', 'error', 'blocked', 'unknown'];
 const FN_RUNS = 60;
 const FN_PARALLEL = 4;
 

@@ -1,0 +1,537 @@
+/* cmd_run.c — `keynode run`: run any agent over a task set on the live web. Plans K attempts per
+ * task, runs N at once on N threads (services/runner: each attempt its own browser, monitor and
+ * agent process group), retries infrastructure errors, shows progress, and writes the summary
+ * (services/runner/summary.h). The main thread only waits for signals and draws progress: on
+ * SIGINT/SIGTERM every attempt is told to stop, finished attempts are kept, the summary of what
+ * finished is printed and the exit is 130/143. */
+#define _GNU_SOURCE /* asprintf */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "runner.h"
+#include "summary.h"
+
+static const char help[] =
+	"usage: keynode run --tasks FILE --agent 'CMD …' [--task ID]… [--parallel N] [--repeat K]\n"
+	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
+	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN]\n"
+	"\n"
+	"Run any agent (any language, any browser library) over a task set and score every attempt\n"
+	"live. For each attempt keynode starts a fresh private headless Chromium, opens the task's\n"
+	"start page, attaches and waits until it records, then starts the agent with /bin/sh -c CMD\n"
+	"in its own process group, stdin closed, output to agent.log (first 8 MiB kept), and this\n"
+	"environment (README: \"Evaluate your agent on Mind2Web-Live\"):\n"
+	"  KEYNODE_CDP_URL  http://HOST:PORT of the browser   KEYNODE_CDP_WS   its browser websocket\n"
+	"  KEYNODE_TASK_ID, KEYNODE_TASK_INTENT, KEYNODE_START_URL (already open in the first tab;\n"
+	"  empty when the task has none: the agent starts on a blank tab)\n"
+	"  KEYNODE_ANSWER_FILE  every line appended there is an answer\n"
+	"  KEYNODE_RUN_ID, KEYNODE_ATTEMPT_DIR; with --browser: KEYNODE_BROWSER_CONTEXT_ID and\n"
+	"  KEYNODE_TARGET_ID (the attempt's own context and tab)\n"
+	"An attempt ends when the agent exits, at --timeout or when the step budget is spent (the whole\n"
+	"process group gets SIGTERM, then SIGKILL), or when the browser is gone.\n"
+	"\n"
+	"options:\n"
+	"  --tasks FILE      task file (native YAML or Mind2Web-Live JSON)\n"
+	"  --agent CMD       the agent's command line (run by /bin/sh -c)\n"
+	"  --task ID         only this task (repeatable; default: every task)\n"
+	"  --parallel N      attempts at once, each with its own browser (default 1; a browser\n"
+	"                    takes ~220 MB on the test sites, more on real ones)\n"
+	"  --repeat K        attempts per task (default 1): adds per-task success rate and the share of\n"
+	"                    tasks solved in all K and in at least one\n"
+	"  --timeout S       seconds an agent may work (default 600; 0: none)\n"
+	"  --retries R       retries of an attempt that ended in an infrastructure error (default 1)\n"
+	"  --out DIR         where DIR/<task>/<attempt>/{result.json,trajectory.jsonl,agent.log} and\n"
+	"                    DIR/summary.{json,csv} go (default: runs/run-<time>); must be empty\n"
+	"  --resume          DIR may hold an earlier run: attempts with a result (not an error) are kept\n"
+	"  --browser E       use this browser (ws://…, http://HOST:PORT) instead of launching one: each\n"
+	"                    attempt gets a fresh browser context; repeatable, one attempt at a time per\n"
+	"                    browser (keynode watches the whole browser)\n"
+	"  --viewport WxH    window size of the attempt's browser\n"
+	"  --step-limit N    step budget (0: upstream max(10, 1.5 x reference length) capped at 25;\n"
+	"                    -1: none); past it the attempt ends\n"
+	"  --mode M          default or webcanvas, as for `keynode score`\n"
+	"  --chromium BIN    the browser to launch (default /usr/lib/chromium/chromium)\n"
+	"  --quiet           no progress\n"
+	"\n"
+	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
+	"found) are not the agent's fault: such attempts are retried, then reported apart and left out\n"
+	"of the metrics.\n"
+	"exit: 0 every attempt ran, 1 some attempt ended in error, 2 usage error, 130/143 interrupted\n";
+
+struct item {
+	const kn_task *task;
+	int k;                  /* attempt number 1..K */
+	int skip;               /* --resume: already has a result */
+	kn_run_row row;
+	int has_row;
+};
+
+struct run {
+	struct item *items;
+	size_t n_items;
+	atomic_size_t next;
+	atomic_int stop;
+	atomic_int running, done, successes, errors;
+	pthread_mutex_t lock;   /* plain progress lines */
+	const char *dir, *agent, *chromium, *run_base;
+	const char **browsers;
+	size_t n_browsers;
+	int vw, vh, retries, plain, quiet;
+	double timeout_s;
+	kn_eval_opts eval;
+	time_t t0;
+	double t0_mono;
+};
+
+struct slot {
+	struct run *r;
+	size_t index;           /* which --browser this slot uses */
+	pthread_t thread;
+	int joined;
+};
+
+static double mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* A task id as a folder name: [A-Za-z0-9._-], nothing else, never starting with a dot. */
+static void folder_name(char *out, size_t cap, const char *id)
+{
+	size_t i = 0;
+	for (; id[i] && i + 1 < cap; i++) {
+		char c = id[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		         c == '-' || c == '_' || (c == '.' && i > 0);
+		out[i] = ok ? c : '_';
+	}
+	out[i] = '\0';
+	if (!i)
+		snprintf(out, cap, "_");
+}
+
+static char *attempt_dir(const struct run *r, const struct item *it)
+{
+	char name[256], *p = NULL;
+	folder_name(name, sizeof name, it->task->id);
+	return asprintf(&p, "%s/%s/%d", r->dir, name, it->k) < 0 ? NULL : p;
+}
+
+/* Move an errored try's folder aside so the retry starts empty (kept for the post-mortem). */
+static void set_aside(const char *dir, int try)
+{
+	char *to = NULL;
+	if (asprintf(&to, "%s.error-%d", dir, try) >= 0) {
+		rename(dir, to);
+		free(to);
+	}
+}
+
+static void progress_line(struct run *r, const struct item *it, const kn_attempt_report *rep)
+{
+	if (r->quiet || !r->plain)
+		return;
+	pthread_mutex_lock(&r->lock);
+	fprintf(stderr, "keynode run: [%d/%zu] %s #%d %s%s%s score %.2f (%.1f s)\n", atomic_load(&r->done),
+	        r->n_items, it->task->id, it->k,
+	        rep->status == KN_ATTEMPT_DONE ? (rep->completed ? "success" : "not finished")
+	                                       : kn_attempt_status_name(rep->status),
+	        rep->reason[0] ? ": " : "", rep->reason, rep->score, rep->agent_s);
+	pthread_mutex_unlock(&r->lock);
+}
+
+static void run_item(struct run *r, struct slot *s, struct item *it)
+{
+	char *dir = attempt_dir(r, it), *run_id = NULL;
+	if (!dir)
+		return;
+	kn_attempt_report rep = {0};
+	for (int try = 0; try <= r->retries; try++) {
+		if (try > 0)
+			set_aside(dir, try);
+		free(run_id);
+		run_id = NULL;
+		if (asprintf(&run_id, "%s-%s-%d%s", r->run_base, it->task->id, it->k, try ? "-retry" : "") < 0)
+			break;
+		kn_attempt_opts o = {.task = it->task, .agent_cmd = r->agent, .dir = dir, .run_id = run_id,
+		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
+		                     .chromium = r->chromium, .viewport_w = r->vw, .viewport_h = r->vh,
+		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop};
+		kn_err err = {0};
+		if (kn_attempt_run(&rep, &o, &err) != 0) {
+			pthread_mutex_lock(&r->lock);
+			fprintf(stderr, "keynode run: %s #%d: %s\n", it->task->id, it->k, err.msg);
+			pthread_mutex_unlock(&r->lock);
+			rep.status = KN_ATTEMPT_ERROR;
+			break;
+		}
+		if (rep.status != KN_ATTEMPT_ERROR || atomic_load(&r->stop))
+			break;
+	}
+	char path[4200];
+	snprintf(path, sizeof path, "%s/result.json", dir);
+	if (rep.status != KN_ATTEMPT_INTERRUPTED && kn_run_row_load(&it->row, path, NULL) == 0) {
+		it->row.attempt = it->k;
+		it->has_row = 1;
+	}
+	atomic_fetch_add(&r->done, rep.status != KN_ATTEMPT_INTERRUPTED);
+	atomic_fetch_add(&r->successes, rep.status == KN_ATTEMPT_DONE && rep.completed);
+	atomic_fetch_add(&r->errors, rep.status == KN_ATTEMPT_ERROR);
+	progress_line(r, it, &rep);
+	free(run_id);
+	free(dir);
+}
+
+static void *slot_main(void *ud)
+{
+	struct slot *s = ud;
+	struct run *r = s->r;
+	for (;;) {
+		if (atomic_load(&r->stop))
+			break;
+		size_t i = atomic_fetch_add(&r->next, 1);
+		if (i >= r->n_items)
+			break;
+		if (r->items[i].skip)
+			continue;
+		atomic_fetch_add(&r->running, 1);
+		run_item(r, s, &r->items[i]);
+		atomic_fetch_sub(&r->running, 1);
+	}
+	return NULL;
+}
+
+static void fmt_dur(char *out, size_t cap, double s)
+{
+	long t = (long)(s + 0.5);
+	if (t >= 3600)
+		snprintf(out, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
+	else
+		snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
+}
+
+/* The live line on a terminal: done/total, running, successes, elapsed, ETA. */
+static void draw(struct run *r, size_t todo, size_t pre_done)
+{
+	double el = mono() - r->t0_mono;
+	int done = atomic_load(&r->done);
+	char e[32], eta[32] = "?";
+	fmt_dur(e, sizeof e, el);
+	if (done > 0 && (size_t)done < todo)
+		fmt_dur(eta, sizeof eta, el / done * (double)(todo - (size_t)done));
+	else if ((size_t)done >= todo)
+		snprintf(eta, sizeof eta, "0m00s");
+	fprintf(stderr,
+	        "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors · %s · ETA %s",
+	        (size_t)done + pre_done, r->n_items, atomic_load(&r->running), atomic_load(&r->successes),
+	        atomic_load(&r->errors), e, eta);
+	fflush(stderr);
+}
+
+static int parse_viewport(int *w, int *h, const char *s)
+{
+	char *end;
+	long a = strtol(s, &end, 10);
+	if (end == s || (*end != 'x' && *end != 'X'))
+		return -1;
+	const char *p = end + 1;
+	long b = strtol(p, &end, 10);
+	if (end == p || *end || a < 100 || b < 100 || a > 10000 || b > 10000)
+		return -1;
+	*w = (int)a, *h = (int)b;
+	return 0;
+}
+
+/* DIR must be new or empty, unless --resume. Creates it. */
+static int check_dir(const char *dir, int resume)
+{
+	DIR *d = opendir(dir);
+	if (d) {
+		struct dirent *e;
+		int empty = 1;
+		while ((e = readdir(d)) != NULL)
+			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+				empty = 0;
+		closedir(d);
+		if (!empty && !resume)
+			return kn_cli_usage_error("run", "%s is not empty: give --resume to continue that run, "
+			                          "or another --out", dir);
+		return 0;
+	}
+	if (kn_runner_mkdirs(dir) != 0) {
+		fprintf(stderr, "keynode run: cannot create %s: %s\n", dir, strerror(errno));
+		return KN_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Plan K attempts of every selected task; with --resume mark those with a kept result. */
+static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n_ids, int repeat,
+                int resume, const char *tasks)
+{
+	size_t nt = n_ids ? n_ids : set->n_tasks;
+	r->items = calloc(nt * (size_t)repeat + 1, sizeof *r->items);
+	if (!r->items)
+		return KN_EXIT_USAGE;
+	for (size_t i = 0; i < nt; i++) {
+		const kn_task *t = n_ids ? kn_taskset_find(set, ids[i]) : &set->tasks[i];
+		if (!t)
+			return kn_cli_usage_error("run", "task '%s' is not in %s", ids[i], tasks);
+		/* one folder per task: a task given twice runs once, two ids that make the same folder
+		 * name are refused */
+		char name[256], other[256];
+		folder_name(name, sizeof name, t->id);
+		int dup = 0;
+		for (size_t j = 0; j < r->n_items && !dup; j += (size_t)repeat) {
+			folder_name(other, sizeof other, r->items[j].task->id);
+			if (strcmp(name, other) != 0)
+				continue;
+			if (r->items[j].task != t)
+				return kn_cli_usage_error("run", "tasks '%s' and '%s' would share the folder %s",
+				                          r->items[j].task->id, t->id, name);
+			dup = 1;
+		}
+		if (dup)
+			continue;
+		for (int k = 1; k <= repeat; k++) {
+			struct item *it = &r->items[r->n_items++];
+			it->task = t;
+			it->k = k;
+			char *dir = resume ? attempt_dir(r, it) : NULL, path[4200];
+			if (!dir)
+				continue;
+			snprintf(path, sizeof path, "%s/result.json", dir);
+			if (kn_run_row_load(&it->row, path, NULL) == 0 && strcmp(it->row.status, "done") == 0) {
+				it->row.attempt = k;
+				it->skip = it->has_row = 1;
+			}
+			free(dir);
+		}
+	}
+	return 0;
+}
+
+int kn_cmd_run(int argc, char **argv)
+{
+	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
+	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET };
+	static const struct option opts[] = {
+		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
+		{"task", required_argument, NULL, O_TASK},         {"parallel", required_argument, NULL, O_PARALLEL},
+		{"repeat", required_argument, NULL, O_REPEAT},     {"timeout", required_argument, NULL, O_TIMEOUT},
+		{"retries", required_argument, NULL, O_RETRIES},   {"out", required_argument, NULL, O_OUT},
+		{"resume", no_argument, NULL, O_RESUME},           {"browser", required_argument, NULL, O_BROWSER},
+		{"viewport", required_argument, NULL, O_VIEWPORT}, {"step-limit", required_argument, NULL, O_STEPS},
+		{"mode", required_argument, NULL, O_MODE},         {"chromium", required_argument, NULL, O_CHROMIUM},
+		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *tasks = NULL, *out = NULL;
+	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600;
+	struct run r = {.retries = 1};
+	const char **ids = calloc((size_t)argc + 1, sizeof *ids);
+	r.browsers = calloc((size_t)argc + 1, sizeof *r.browsers);
+	size_t n_ids = 0;
+	if (!ids || !r.browsers) {
+		free(ids), free(r.browsers);
+		return KN_EXIT_USAGE;
+	}
+	int rc = KN_EXIT_USAGE;
+	kn_taskset *set = NULL;
+	struct slot *slots = NULL;
+	char *dir_own = NULL, base[64];
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		switch (c) {
+		case O_TASKS: tasks = optarg; break;
+		case O_AGENT: r.agent = optarg; break;
+		case O_TASK: ids[n_ids++] = optarg; break;
+		case O_OUT: out = optarg; break;
+		case O_RESUME: resume = 1; break;
+		case O_BROWSER: r.browsers[r.n_browsers++] = optarg; break;
+		case O_CHROMIUM: r.chromium = optarg; break;
+		case O_QUIET: r.quiet = 1; break;
+		case O_PARALLEL:
+			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
+				kn_cli_usage_error("run", "--parallel must be 1..64");
+				goto done;
+			}
+			break;
+		case O_REPEAT:
+			if (kn_cli_parse_int(&repeat, optarg) || repeat < 1 || repeat > 1000) {
+				kn_cli_usage_error("run", "--repeat must be 1..1000");
+				goto done;
+			}
+			break;
+		case O_TIMEOUT:
+			if (kn_cli_parse_int(&timeout, optarg) || timeout < 0) {
+				kn_cli_usage_error("run", "--timeout must be seconds ≥ 0");
+				goto done;
+			}
+			break;
+		case O_RETRIES:
+			if (kn_cli_parse_int(&r.retries, optarg) || r.retries < 0 || r.retries > 10) {
+				kn_cli_usage_error("run", "--retries must be 0..10");
+				goto done;
+			}
+			break;
+		case O_VIEWPORT:
+			if (parse_viewport(&r.vw, &r.vh, optarg)) {
+				kn_cli_usage_error("run", "--viewport must be WIDTHxHEIGHT, e.g. 1280x720");
+				goto done;
+			}
+			break;
+		case O_STEPS:
+			if (kn_cli_parse_int(&r.eval.step_limit, optarg)) {
+				kn_cli_usage_error("run", "--step-limit must be an integer ≥ -1");
+				goto done;
+			}
+			break;
+		case O_MODE:
+			if (kn_cli_parse_mode(&r.eval, optarg)) {
+				kn_cli_usage_error("run", "--mode must be default or webcanvas");
+				goto done;
+			}
+			break;
+		case 'h':
+			fputs(help, stdout);
+			rc = KN_EXIT_OK;
+			goto done;
+		default:
+			kn_cli_usage_error("run", "bad option");
+			goto done;
+		}
+	}
+	if (!tasks || !r.agent) {
+		kn_cli_usage_error("run", "--tasks and --agent are required");
+		goto done;
+	}
+	if (optind < argc) {
+		kn_cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+		goto done;
+	}
+	if (r.n_browsers && parallel > (int)r.n_browsers) {
+		fprintf(stderr, "keynode run: --parallel %d with %zu --browser: one attempt per browser at a "
+		        "time, so %zu at once\n", parallel, r.n_browsers, r.n_browsers);
+		parallel = (int)r.n_browsers;
+	}
+	r.timeout_s = timeout;
+	kn_err err = {0};
+	int lr = kn_cli_load_tasks(&set, tasks, NULL, "run", &err);
+	if (lr) {
+		fprintf(stderr, "keynode run: %s\n", err.msg);
+		rc = lr == KN_ENOTFOUND || lr == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
+		goto done;
+	}
+	r.t0 = time(NULL);
+	snprintf(base, sizeof base, "r%ld", (long)r.t0);
+	r.run_base = base;
+	if (!out) {
+		if (asprintf(&dir_own, "runs/run-%ld", (long)r.t0) < 0)
+			goto done;
+		out = dir_own;
+	}
+	r.dir = out;
+	if ((rc = check_dir(out, resume)) != 0)
+		goto done;
+	rc = KN_EXIT_USAGE;
+	if (plan(&r, set, ids, n_ids, repeat, resume, tasks) != 0)
+		goto done;
+	size_t pre_done = 0;
+	for (size_t i = 0; i < r.n_items; i++)
+		pre_done += r.items[i].skip;
+	size_t todo = r.n_items - pre_done;
+	r.plain = !isatty(STDERR_FILENO);
+	if (!r.quiet)
+		fprintf(stderr, "keynode run: %zu attempts (%zu tasks × %d), %d at once, into %s\n", r.n_items,
+		        r.n_items / (size_t)repeat, repeat, parallel, out);
+	if (pre_done && !r.quiet)
+		fprintf(stderr, "keynode run: --resume: %zu attempts already have a result\n", pre_done);
+
+	/* signals are taken by this thread only (sigtimedwait); the attempts see r.stop */
+	sigset_t sigs, old;
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, &old);
+	signal(SIGPIPE, SIG_IGN);
+	kn_runner_adopt_orphans();
+	pthread_mutex_init(&r.lock, NULL);
+	r.t0_mono = mono();
+	int n_slots = (size_t)parallel < todo ? parallel : (int)todo, started = 0, got = 0;
+	slots = calloc((size_t)n_slots + 1, sizeof *slots);
+	for (int i = 0; slots && i < n_slots; i++) {
+		slots[i] = (struct slot){.r = &r, .index = r.n_browsers ? (size_t)i % r.n_browsers : 0};
+		if (pthread_create(&slots[i].thread, NULL, slot_main, &slots[i]) != 0)
+			break;
+		started++;
+	}
+	struct timespec tick = {0, 100 * 1000000L};
+	for (;;) {
+		int busy = 0;
+		for (int i = 0; i < started; i++)
+			if (!slots[i].joined && pthread_tryjoin_np(slots[i].thread, NULL) == 0)
+				slots[i].joined = 1;
+			else
+				busy |= !slots[i].joined;
+		if (!busy)
+			break;
+		int sig = sigtimedwait(&sigs, NULL, &tick);
+		if ((sig == SIGINT || sig == SIGTERM) && !got) {
+			got = sig;
+			atomic_store(&r.stop, 1);
+			if (!r.quiet)
+				fprintf(stderr, "%skeynode run: %s: stopping every agent and browser\n",
+				        r.plain ? "" : "\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+		}
+		if (!r.plain && !r.quiet)
+			draw(&r, todo, pre_done);
+	}
+	if (!r.plain && !r.quiet) {
+		draw(&r, todo, pre_done);
+		fputc('\n', stderr);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+
+	kn_run_row *rows = calloc(r.n_items + 1, sizeof *rows);
+	kn_run_totals t = {.planned = r.n_items, .wall_s = mono() - r.t0_mono};
+	size_t n = 0;
+	for (size_t i = 0; rows && i < r.n_items; i++) {
+		if (!r.items[i].has_row)
+			continue;
+		rows[n] = r.items[i].row;
+		const kn_run_row *row = &rows[n++];
+		t.finished++;
+		t.executable += strcmp(row->status, "done") == 0;
+		t.errors += strcmp(row->status, "error") == 0;
+		t.successes += strcmp(row->status, "done") == 0 && row->completed;
+	}
+	t.interrupted = r.n_items - t.finished;
+	t.ran = t.finished - pre_done;
+	if (!rows || kn_run_summary_write(rows, n, &t, repeat, out, r.quiet ? NULL : stdout, &err) != 0)
+		fprintf(stderr, "keynode run: %s\n", rows ? err.msg : "out of memory");
+	else if (!r.quiet)
+		printf("results in %s (summary.json, summary.csv)\n", out);
+	free(rows);
+	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors ? KN_EXIT_FAIL : KN_EXIT_OK;
+	pthread_mutex_destroy(&r.lock);
+done:
+	free(slots);
+	free(r.items);
+	kn_taskset_free(set);
+	free(ids);
+	free(r.browsers);
+	free(dir_own);
+	return rc;
+}

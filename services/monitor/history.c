@@ -1,0 +1,56 @@
+/* history.c — a tab's session history (history.h), kept by the monitor from the navigations it
+ * classifies (monitor.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "history.h"
+
+void kn_history_push(kn_history *h, const char *url)
+{
+	for (int i = h->at + 1; i < h->n; i++)
+		free(h->url[i]);
+	h->n = h->at + 1 < h->n ? h->at + 1 : h->n;
+	if (h->n == KN_MAX_HISTORY) {
+		free(h->url[0]);
+		memmove(h->url, h->url + 1, (KN_MAX_HISTORY - 1) * sizeof h->url[0]);
+		h->n--;
+	}
+	h->url[h->n] = strdup(url);
+	if (h->url[h->n])
+		h->n++;
+	h->at = h->n - 1;
+}
+
+const char *kn_history_move(kn_history *h, const char *url)
+{
+	if (h->at > 0 && h->url[h->at - 1] && strcmp(h->url[h->at - 1], url) == 0) {
+		h->at--;
+		return "back";
+	}
+	if (h->at + 1 < h->n && strcmp(h->url[h->at + 1], url) == 0) {
+		h->at++;
+		return "forward";
+	}
+	for (int i = h->at - 1; i >= 0; i--) /* several entries back at once */
+		if (strcmp(h->url[i], url) == 0) {
+			h->at = i;
+			return "back";
+		}
+	kn_history_push(h, url);
+	return "back";
+}
+
+int kn_history_has(const kn_history *h, const char *url)
+{
+	for (int i = 0; i < h->n; i++)
+		if (strcmp(h->url[i], url) == 0)
+			return 1;
+	return 0;
+}
+
+void kn_history_clear(kn_history *h)
+{
+	for (int i = 0; i < h->n; i++)
+		free(h->url[i]);
+	h->n = h->at = 0;
+}

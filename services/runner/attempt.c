@@ -1,0 +1,447 @@
+/* attempt.c — one attempt of `keynode run` (runner.h), start to end on the calling thread:
+ *   browser (launched, or a fresh context on --browser) → start page (start_page.c) → monitor
+ *   attached and ready → agent process group (agent.c) → end (agent exit, timeout, step budget,
+ *   browser gone, interrupt) → recorders flushed, page checks read → result.json → everything
+ *   stopped.
+ * The attempt's kn_cdp_loop is driven here in short slices; between them the answer file is read,
+ * the agent reaped and the clocks checked. Infrastructure failures (no browser, start page down,
+ * monitor not ready, agent not startable, browser crashed under the agent) make the attempt an
+ * `error` with a reason: the caller retries and excludes it. */
+#define _GNU_SOURCE /* environ */
+#include "runner.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "keynode/utf8.h"
+#include "monitor.h"
+#include "worker_browser.h"
+
+extern char **environ;
+
+#define KN_READY_TIMEOUT_MS 15000
+#define KN_START_PAGE_TIMEOUT_MS 30000
+#define KN_AGENT_GRACE_MS 2000
+#define KN_ANSWER_BYTES_MAX (1024 * 1024)
+
+const char *kn_attempt_status_name(kn_attempt_status s)
+{
+	switch (s) {
+	case KN_ATTEMPT_DONE: return "done";
+	case KN_ATTEMPT_ERROR: return "error";
+	case KN_ATTEMPT_INTERRUPTED: return "interrupted";
+	}
+	return "?";
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct attempt {
+	const kn_attempt_opts *o;
+	kn_attempt_report *rep;
+	kn_cdp_loop *loop;
+	kn_monitor *mon;
+	int ready, ended;
+	FILE *answers;
+	char line[KN_ANSWER_LINE_MAX + 1];
+	size_t line_len, line_over, answer_bytes;
+};
+
+static void on_ready(void *ud, kn_monitor *m)
+{
+	(void)m;
+	((struct attempt *)ud)->ready = 1;
+}
+
+static void on_end(void *ud, kn_monitor *m, const char *reason)
+{
+	(void)m;
+	(void)reason;
+	((struct attempt *)ud)->ended = 1;
+}
+
+static int stopping(const struct attempt *a)
+{
+	return a->o->stop && atomic_load(a->o->stop);
+}
+
+/* One answer line: NUL bytes and ill-formed UTF-8 become U+FFFD, a line over the cap is cut. */
+static void take_answer(struct attempt *a)
+{
+	size_t n = a->line_len;
+	a->line_len = 0;
+	if (n == 0 && !a->line_over)
+		return;
+	a->line_over = 0;
+	if (a->rep->answers >= KN_ANSWERS_MAX || kn_monitor_ended(a->mon)) {
+		a->rep->answers_dropped++;
+		return;
+	}
+	char *text = malloc(n + 1);
+	if (!text)
+		return;
+	for (size_t i = 0; i < n; i++)
+		text[i] = a->line[i] ? a->line[i] : (char)0xFF; /* 0xFF is never UTF-8: repaired below */
+	text[n] = '\0';
+	if (n && text[n - 1] == '\r')
+		text[--n] = '\0';
+	if (kn_utf8_repair(&text, n) == 0 && kn_monitor_answer(a->mon, text) == 0)
+		a->rep->answers++;
+	free(text);
+}
+
+/* Every complete new line of the answer file is an answer; at the end (last) an unterminated
+ * last line is one too. */
+static void read_answers(struct attempt *a, int last)
+{
+	int ch;
+	if (!a->answers)
+		return;
+	clearerr(a->answers); /* the file grows: EOF now is not EOF later */
+	while (a->answer_bytes < KN_ANSWER_BYTES_MAX && (ch = fgetc(a->answers)) != EOF) {
+		a->answer_bytes++;
+		if (ch != '\n') {
+			if (a->line_len < KN_ANSWER_LINE_MAX)
+				a->line[a->line_len++] = (char)ch;
+			else
+				a->line_over = 1;
+			continue;
+		}
+		take_answer(a);
+	}
+	if (a->answer_bytes >= KN_ANSWER_BYTES_MAX && fgetc(a->answers) != EOF)
+		a->rep->answers_dropped += a->rep->answers_dropped == 0; /* said once: the rest is ignored */
+	if (last)
+		take_answer(a);
+}
+
+int kn_runner_mkdirs(const char *path)
+{
+	char buf[4096];
+	if (snprintf(buf, sizeof buf, "%s", path) >= (int)sizeof buf)
+		return -1;
+	for (char *p = buf + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(buf, 0755) != 0 && errno != EEXIST ? -1 : 0;
+}
+
+static char *path_in(const char *dir, const char *name)
+{
+	char *p = NULL;
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+/* The agent's environment: ours without any KEYNODE_* it had, plus the contract (README.md). */
+static char **agent_env(const struct attempt *a, const char *ws, const char *http, const char *answer,
+                        const char *context_id, const char *target_id)
+{
+	size_t n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 16, sizeof *env);
+	if (!env)
+		return NULL;
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(environ[i], "KEYNODE_", 8) != 0 && !(env[k++] = strdup(environ[i])))
+			goto oom;
+	const kn_task *t = a->o->task;
+	const char *pairs[][2] = {
+		{"KEYNODE_CDP_URL", http},          {"KEYNODE_CDP_WS", ws},
+		{"KEYNODE_TASK_ID", t->id},         {"KEYNODE_TASK_INTENT", t->intent ? t->intent : ""},
+		{"KEYNODE_START_URL", t->start_url ? t->start_url : ""},
+		{"KEYNODE_ANSWER_FILE", answer},    {"KEYNODE_RUN_ID", a->o->run_id},
+		{"KEYNODE_ATTEMPT_DIR", a->o->dir}, {"KEYNODE_BROWSER_CONTEXT_ID", context_id},
+		{"KEYNODE_TARGET_ID", target_id}};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		if (!pairs[i][1])
+			continue;
+		if (asprintf(&env[k], "%s=%s", pairs[i][0], pairs[i][1]) < 0) {
+			env[k] = NULL;
+			goto oom;
+		}
+		k++;
+	}
+	return env;
+oom:
+	for (size_t i = 0; env[i]; i++)
+		free(env[i]);
+	free(env);
+	return NULL;
+}
+
+static void env_free(char **env)
+{
+	for (size_t i = 0; env && env[i]; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* http://HOST:PORT of a ws://HOST:PORT/devtools/browser/… URL. */
+static char *http_of(const char *ws)
+{
+	const char *h = strncmp(ws, "ws://", 5) == 0 ? ws + 5 : ws;
+	size_t n = strcspn(h, "/");
+	char *p = NULL;
+	return asprintf(&p, "http://%.*s", (int)n, h) < 0 ? NULL : p;
+}
+
+/* The attempt is an infrastructure error: prefix and detail say why. */
+static void errorf(kn_attempt_report *rep, const char *prefix, const char *detail)
+{
+	rep->status = KN_ATTEMPT_ERROR;
+	snprintf(rep->reason, sizeof rep->reason, "%s%.400s", prefix, detail);
+}
+
+static json_t *report_json(const kn_attempt_report *r)
+{
+	json_t *o = json_pack("{s:s, s:s?, s:s?, s:f, s:f, s:f, s:f, s:f, s:f, s:I, s:b, s:i, s:i}",
+	                      "status", kn_attempt_status_name(r->status), "end", r->end[0] ? r->end : NULL,
+	                      "reason", r->reason[0] ? r->reason : NULL, "browser_s", r->t_browser_s,
+	                      "page_s", r->t_page_s,
+	                      "ready_s", r->t_ready_s, "overhead_start_s", r->overhead_start_s,
+	                      "overhead_end_s", r->overhead_end_s, "agent_s", r->agent_s, "log_bytes",
+	                      (json_int_t)r->log_bytes, "log_truncated", r->log_truncated, "answers",
+	                      r->answers, "answers_dropped", r->answers_dropped);
+	if (o && r->exit_code >= 0)
+		json_object_set_new(o, "exit_code", json_integer(r->exit_code));
+	if (o && r->exit_signal)
+		json_object_set_new(o, "exit_signal", json_integer(r->exit_signal));
+	return o;
+}
+
+/* result.json: the run result of the evaluator (INTERFACES.md §3) plus "attempt"; an attempt
+ * without a monitor gets the result of an empty run with status error. */
+static int write_result(const struct attempt *a, const kn_eval *ev, double t_end, kn_err *err)
+{
+	char *buf = NULL, *path = path_in(a->o->dir, "result.json");
+	size_t len = 0;
+	kn_eval *empty = NULL;
+	if (!ev) {
+		if (kn_eval_new(&empty, a->o->task, &a->o->eval) != 0) {
+			free(path);
+			return kn_err_set(err, KN_ENOMEM, "out of memory");
+		}
+		kn_eval_set_error(empty);
+		ev = empty;
+	}
+	a->rep->completed = kn_eval_completed(ev);
+	a->rep->score = kn_eval_score(ev);
+	FILE *m = open_memstream(&buf, &len);
+	int rc = m ? kn_eval_write_result(ev, a->o->run_id, m) : KN_ENOMEM;
+	if (m)
+		fclose(m);
+	kn_eval_free(empty);
+	json_t *j = rc == 0 ? json_loadb(buf, len, 0, NULL) : NULL;
+	free(buf);
+	a->rep->overhead_end_s = t_end > 0 ? now_s() - t_end : 0;
+	if (j)
+		json_object_set_new(j, "attempt", report_json(a->rep));
+	char tmp[4200];
+	snprintf(tmp, sizeof tmp, "%s.tmp", path ? path : "");
+	FILE *f = path && j ? fopen(tmp, "w") : NULL;
+	rc = f && json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', f) != EOF
+		? 0 : KN_EIO;
+	if (f && fclose(f) != 0)
+		rc = KN_EIO;
+	if (rc == 0 && rename(tmp, path) != 0)
+		rc = KN_EIO;
+	if (rc)
+		kn_err_set(err, rc, "cannot write %s", path ? path : "result.json");
+	json_decref(j);
+	free(path);
+	return rc;
+}
+
+/* Serve the loop in short slices until the monitor is ready, ended, or the time is up. */
+static void wait_ready(struct attempt *a)
+{
+	for (double until = now_s() + KN_READY_TIMEOUT_MS / 1e3;
+	     !a->ready && !a->ended && !stopping(a) && now_s() < until;)
+		kn_cdp_loop_run_for(a->loop, 10);
+}
+
+/* From agent start to the end of the attempt; sets rep->end. */
+static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
+{
+	kn_attempt_report *rep = a->rep;
+	for (;;) {
+		kn_cdp_loop_run_for(a->loop, 20);
+		read_answers(a, 0);
+		if (kn_agent_exited(agent)) {
+			snprintf(rep->end, sizeof rep->end, "agent exited");
+			break;
+		}
+		if (a->ended) {
+			const char *why = kn_monitor_end_reason(a->mon);
+			int gone = why && strcmp(why, "browser disconnected") == 0;
+			/* Ctrl-C on a terminal reaches the browser too (it shares our process group):
+			 * give the interrupt a moment to be seen before calling the browser's end a crash */
+			for (double until = now_s() + 0.3; gone && !stopping(a) && now_s() < until;)
+				kn_cdp_loop_run_for(a->loop, 20);
+			if (gone && stopping(a)) {
+				snprintf(rep->end, sizeof rep->end, "interrupted");
+				break;
+			}
+			snprintf(rep->end, sizeof rep->end, "%s", gone ? "browser gone" : "step limit");
+			break;
+		}
+		if (a->o->timeout_s > 0 && now_s() - t_agent >= a->o->timeout_s) {
+			snprintf(rep->end, sizeof rep->end, "timeout");
+			break;
+		}
+		if (stopping(a)) {
+			snprintf(rep->end, sizeof rep->end, "interrupted");
+			break;
+		}
+	}
+}
+
+int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err)
+{
+	memset(rep, 0, sizeof *rep);
+	rep->exit_code = -1;
+	double t0 = now_s(), t_end = 0;
+	struct attempt a = {.o = o, .rep = rep};
+	kn_local_browser lb = {0};
+	char *ws = NULL, *http = NULL, *context = NULL, *target = NULL, *answer = NULL, *traj = NULL;
+	char *log = NULL, **env = NULL;
+	FILE *tf = NULL;
+	kn_agent_proc *agent = NULL;
+	kn_err e = {0};
+	int rc = 0;
+
+	if (kn_runner_mkdirs(o->dir) != 0)
+		return kn_err_set(err, KN_EIO, "cannot create %s: %s", o->dir, strerror(errno));
+	answer = path_in(o->dir, "answers.txt");
+	traj = path_in(o->dir, "trajectory.jsonl");
+	log = path_in(o->dir, "agent.log");
+	if (!answer || !traj || !log) {
+		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (kn_cdp_loop_new(&a.loop, &e) != 0) {
+		errorf(rep, "cdp: ", e.msg);
+		goto result;
+	}
+	/* 1. a fresh browser */
+	if (o->browser) {
+		if (kn_cdp_discover(&ws, o->browser, 5000, &e) != 0 ||
+		    kn_browser_context_new(a.loop, ws, &context, &e) != 0) {
+			errorf(rep, "browser: ", e.msg);
+			goto result;
+		}
+	} else if (kn_local_browser_start(&lb, o->chromium, &e) != 0) {
+		errorf(rep, "browser: ", e.msg);
+		goto result;
+	} else {
+		ws = strdup(lb.ws_url);
+	}
+	rep->t_browser_s = now_s() - t0;
+	if (!ws || !(http = http_of(ws))) {
+		errorf(rep, "", "out of memory");
+		goto result;
+	}
+	/* 2. the start page, before keynode attaches: the agent starts on it */
+	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, o->viewport_w, o->viewport_h,
+	                       KN_START_PAGE_TIMEOUT_MS, o->stop, &target, &e) != 0) {
+		if (stopping(&a))
+			goto interrupted;
+		errorf(rep, "", e.msg);
+		goto result;
+	}
+	rep->t_page_s = now_s() - t0;
+	if (stopping(&a))
+		goto interrupted;
+	/* 3. keynode attached and recording */
+	if (!(tf = fopen(traj, "w")) || !(a.answers = fopen(answer, "w+"))) {
+		errorf(rep, "cannot write in ", o->dir);
+		goto result;
+	}
+	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
+	                      .on_ready = on_ready, .on_end = on_end, .ud = &a};
+	if (kn_monitor_start(&a.mon, a.loop, ws, &mo, &e) != 0) {
+		errorf(rep, "monitor: ", e.msg);
+		goto result;
+	}
+	wait_ready(&a);
+	if (stopping(&a))
+		goto interrupted;
+	if (!a.ready) {
+		errorf(rep, "monitor: ", a.ended ? kn_monitor_end_reason(a.mon) : "not ready in 15 s");
+		goto result;
+	}
+	rep->t_ready_s = now_s() - t0;
+	/* 4. the agent */
+	if (!(env = agent_env(&a, ws, http, answer, context, target)) ||
+	    kn_agent_start(&agent, o->agent_cmd, env, log, o->log_cap ? o->log_cap : KN_AGENT_LOG_CAP_DEFAULT,
+	                   &e) != 0) {
+		errorf(rep, "agent could not start: ", env ? e.msg : "out of memory");
+		goto result;
+	}
+	double t_agent = now_s();
+	rep->overhead_start_s = t_agent - t0;
+	supervise(&a, agent, t_agent);
+	t_end = now_s();
+	rep->agent_s = t_end - t_agent;
+	kn_agent_stop(agent, KN_AGENT_GRACE_MS, rep);
+	agent = NULL;
+	/* 5. the end: last answers, recorders flushed, page checks read */
+	read_answers(&a, 1);
+	if (!a.ended) {
+		kn_monitor_stop(a.mon, "stopped");
+		for (double until = now_s() + 10; !a.ended && now_s() < until;)
+			kn_cdp_loop_run_for(a.loop, 10);
+	}
+	if (strcmp(rep->end, "interrupted") == 0)
+		rep->status = KN_ATTEMPT_INTERRUPTED;
+	else if (strcmp(rep->end, "browser gone") == 0)
+		errorf(rep, "", "the browser went away while the agent worked");
+	else if (rep->exit_code == 126 || rep->exit_code == 127)
+		snprintf(rep->reason, sizeof rep->reason,
+		         "agent could not start: exit %d from /bin/sh (command not found or not executable)",
+		         rep->exit_code),
+			rep->status = KN_ATTEMPT_ERROR;
+	goto result;
+interrupted:
+	rep->status = KN_ATTEMPT_INTERRUPTED;
+	snprintf(rep->end, sizeof rep->end, "interrupted");
+result:
+	if (agent) {
+		kn_agent_stop(agent, KN_AGENT_GRACE_MS, rep);
+		agent = NULL;
+	}
+	if (tf)
+		fflush(tf);
+	rc = write_result(&a, a.mon ? kn_monitor_eval(a.mon) : NULL, t_end, err);
+out:
+	kn_monitor_free(a.mon);
+	if (context && ws)
+		kn_browser_context_dispose(a.loop, ws, context);
+	kn_cdp_loop_free(a.loop);
+	kn_local_browser_stop(&lb);
+	if (tf)
+		fclose(tf);
+	if (a.answers)
+		fclose(a.answers);
+	env_free(env);
+	free(ws), free(http), free(context), free(target), free(answer), free(traj), free(log);
+	return rc;
+}

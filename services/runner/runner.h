@@ -1,0 +1,116 @@
+/* runner.h — one attempt of `keynode run`: a fresh browser, keynode's monitor attached and ready,
+ * then any agent (any language, any browser library) as a child process group with the
+ * KEYNODE_* environment, until it exits, times out, spends its step budget or loses its browser.
+ *
+ * An attempt is synchronous and owns everything it starts: its own kn_cdp_loop (driven from the
+ * calling thread), its browser (kn_local_browser, tied to the calling thread), its agent process
+ * group and the reader thread of the agent's output. When kn_attempt_run returns nothing it
+ * started is running. Several attempts run at once on several threads. The folder layout and the
+ * environment contract are in README.md. */
+#ifndef KEYNODE_RUNNER_H
+#define KEYNODE_RUNNER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdatomic.h>
+#include <sys/types.h>
+
+#include "cdp.h"
+#include "keynode/eval.h"
+
+#define KN_AGENT_LOG_CAP_DEFAULT (8u * 1024u * 1024u) /* agent.log: stdout+stderr kept, bytes */
+#define KN_ANSWER_LINE_MAX 4096                      /* one answer line, bytes (longer: cut) */
+#define KN_ANSWERS_MAX 100                           /* answer lines taken per attempt */
+
+typedef struct kn_attempt_opts {
+	const kn_task *task;     /* borrowed */
+	const char *agent_cmd;   /* run by /bin/sh -c */
+	const char *dir;         /* the attempt's folder (created, with parents) */
+	const char *run_id;      /* KEYNODE_RUN_ID, the run id in trajectory and result */
+	const char *browser;     /* an existing browser's endpoint (a fresh context per attempt);
+	                          * NULL: launch a private headless Chromium */
+	const char *chromium;    /* binary of the launched browser; NULL: the default */
+	int viewport_w, viewport_h; /* 0: the browser's default */
+	double timeout_s;        /* agent wall-clock budget; <= 0: none */
+	kn_eval_opts eval;       /* eval.step_limit is the step budget */
+	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
+	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */
+} kn_attempt_opts;
+
+typedef enum kn_attempt_status {
+	KN_ATTEMPT_DONE,        /* the agent ran and was judged (success or not: see completed) */
+	KN_ATTEMPT_ERROR,       /* infrastructure failed: not the agent's fault, excluded, retried */
+	KN_ATTEMPT_INTERRUPTED  /* keynode run was stopped during the attempt */
+} kn_attempt_status;
+
+/* What one attempt came to; also written as result.json's "attempt" object. */
+typedef struct kn_attempt_report {
+	kn_attempt_status status;
+	char end[32];            /* "agent exited", "timeout", "step limit", "browser gone",
+	                          * "interrupted", or "" when the agent never started */
+	char reason[512];        /* why an error (empty otherwise) */
+	int completed;           /* every key node reached */
+	double score;
+	int exit_code;           /* the agent's exit status; -1 when killed by a signal or not run */
+	int exit_signal;         /* the signal that ended it, 0 when none */
+	unsigned long long log_bytes; /* everything the agent printed */
+	int log_truncated;
+	int answers, answers_dropped;
+	double t_browser_s, t_page_s, t_ready_s; /* attempt start → browser up, → start page loaded,
+	                                          * → monitor ready */
+	double overhead_start_s; /* attempt start → agent started */
+	double overhead_end_s;   /* agent end → result written */
+	double agent_s;          /* agent started → agent ended */
+} kn_attempt_report;
+
+/* Run one attempt (README.md). Fills rep; writes dir/{result.json,trajectory.jsonl,agent.log,
+ * answers.txt}. Returns 0 when result.json was written (whatever the status), a negative code
+ * when even that failed (err says why). */
+int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *opts, kn_err *err);
+
+const char *kn_attempt_status_name(kn_attempt_status s); /* "done", "error", "interrupted" */
+
+/* mkdir -p path (0755). 0, or -1 with errno. */
+int kn_runner_mkdirs(const char *path);
+
+/* --- the agent process group (agent.c) --- */
+
+typedef struct kn_agent_proc kn_agent_proc;
+
+/* Start cmd under /bin/sh -c as the leader of a new process group, stdin /dev/null, stdout and
+ * stderr into a pipe whose first cap bytes go to log_path, environment envp. The child dies
+ * with the calling thread (PR_SET_PDEATHSIG). *out is the caller's (kn_agent_stop frees it). */
+int kn_agent_start(kn_agent_proc **out, const char *cmd, char *const envp[], const char *log_path,
+                   size_t cap, kn_err *err);
+
+/* Make the calling process the subreaper of its descendants (PR_SET_CHILD_SUBREAPER): processes
+ * an agent forked and left behind come back to us, so stopping a group also reaps them. Call
+ * once, before any attempt. */
+int kn_runner_adopt_orphans(void);
+
+/* 1 once the leader exited (reaped), 0 while it runs. */
+int kn_agent_exited(kn_agent_proc *a);
+
+/* Stop the whole process group: SIGTERM, SIGKILL after grace_ms, reap the leader, wait for the
+ * output reader, then free a. Fills what the report needs (exit code/signal, log bytes). NULL is
+ * a no-op. */
+void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep);
+
+/* --- the start page (start_page.c) --- */
+
+/* On the browser at ws (a loop of the calling thread), open url in the first tab of the browser
+ * context (NULL: the default) and wait until it loaded; size the window to vw×vh when given.
+ * KN_EIO with the reason when the site is unreachable or answers 5xx, KN_ETIMEOUT when it did
+ * not load in timeout_ms, KN_EINVAL when *stop became non-zero (may be NULL) while it waited.
+ * url NULL: only the window. *target_out (may be NULL) gets the tab's id
+ * (the caller's). */
+int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id,
+                       const char *url, int vw, int vh, int timeout_ms, const atomic_int *stop,
+                       char **target_out, kn_err *err);
+
+/* A fresh browser context on the browser at ws (*out: its id, the caller's), and its disposal
+ * (best effort). For --browser: attempts sharing a browser each get their own context. */
+int kn_browser_context_new(kn_cdp_loop *loop, const char *ws, char **out, kn_err *err);
+void kn_browser_context_dispose(kn_cdp_loop *loop, const char *ws, const char *id);
+
+#endif

@@ -1,0 +1,45 @@
+/* summary.h — the results of a `keynode run` gathered from its attempts' result.json files: the
+ * WebCanvas dataset metrics over executable attempts (errors excluded and counted by reason),
+ * reliability over --repeat, keynode's own overhead, and the summary.json / summary.csv / table
+ * outputs. Reading results from disk is what lets --resume report attempts of an earlier run. */
+#ifndef KEYNODE_RUN_SUMMARY_H
+#define KEYNODE_RUN_SUMMARY_H
+
+#include <stdio.h>
+
+#include "keynode/error.h"
+
+/* One attempt as its result.json tells it. */
+typedef struct kn_run_row {
+	char task[256];
+	int attempt;             /* 1..K */
+	char status[16];         /* "done", "error", "interrupted" */
+	char end[32];
+	char reason[512];
+	char eval_status[24];    /* the evaluator's: finished, incomplete, step_limit, error… */
+	int completed, functional; /* functional: 1, 0, or -1 when the task has no functional check */
+	double reached, score, efficiency;
+	int total, missing, steps;
+	double agent_s, overhead_start_s, overhead_end_s;
+	int exit_code;           /* -1: none */
+} kn_run_row;
+
+/* Parse a result.json document (len bytes at buf) into row. KN_EINVAL with err for anything but a
+ * run result with an "attempt" object. */
+int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err);
+
+/* Read path and parse it. KN_ENOTFOUND when there is no such file. */
+int kn_run_row_load(kn_run_row *row, const char *path, kn_err *err);
+
+typedef struct kn_run_totals {
+	size_t planned, finished, executable, errors, interrupted, successes;
+	size_t ran;              /* attempts finished by this invocation (not kept by --resume) */
+	double wall_s;           /* elapsed wall-clock of this invocation */
+} kn_run_totals;
+
+/* Write summary.json and summary.csv into dir and the table with the metrics to out (may be
+ * NULL). rows: the finished attempts (done or error), any order. repeat: K. */
+int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *t, int repeat,
+                         const char *dir, FILE *out, kn_err *err);
+
+#endif

@@ -1,0 +1,147 @@
+/* recover.c — crash recovery of `keynode serve` (runs.h kn_runs_recover).
+ *
+ * Each serve process records itself as the owner of the runs it starts and holds a PostgreSQL
+ * session advisory lock named after itself (schemas/sql/020_run_owner.sql). When a process dies
+ * (kill -9, a crash, a lost machine) its connection closes and the lock goes with it, so a serve
+ * starting later can take the lock: that owner's live runs are orphans. Each is scored from the
+ * events the store holds (read page by page, so a run of a million events costs no more memory
+ * than a page), ended with status error and "reason": "service restarted", written with
+ * kn_store_run_finish, announced on the stream as an "end" message and alerted. Runs of a process
+ * still alive are never touched: its lock cannot be taken. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "runs.h"
+
+#define RECOVER_REASON "service restarted"
+#define RECOVER_PAGE 5000
+
+static void rlog(const kn_runs_opts *o, const char *level, const char *run, const char *msg)
+{
+	if (o->log)
+		o->log(level, run, msg);
+}
+
+/* Feed every stored event of run_id to ev, a page at a time. */
+static int feed_stored(kn_store *st, const char *run_id, kn_eval *ev, kn_err *err)
+{
+	int64_t after = 0;
+	for (;;) {
+		char *page = NULL;
+		int rc = kn_store_events_json(st, run_id, after, RECOVER_PAGE, &page, err);
+		if (rc)
+			return rc;
+		json_t *j = json_loads(page, 0, NULL);
+		free(page);
+		json_t *evs = json_object_get(j, "events"), *e;
+		size_t i;
+		json_array_foreach(evs, i, e) {
+			char *line = json_dumps(json_object_get(e, "event"), JSON_COMPACT | JSON_ENCODE_ANY);
+			kn_event one = {0};
+			kn_err pe = {0};
+			if (line && kn_event_parse(&one, line, strlen(line), &pe) == 0)
+				kn_eval_feed(ev, &one, &pe);
+			kn_event_clear(&one);
+			free(line);
+		}
+		json_t *next = json_object_get(j, "next_after");
+		int more = json_is_integer(next);
+		after = more ? json_integer_value(next) : after;
+		json_decref(j);
+		if (!more)
+			return 0;
+	}
+}
+
+/* End one orphan: score, write, announce, alert. */
+static int end_orphan(kn_store *st, const kn_runs_opts *o, const char *id, int64_t version,
+                      const char *task, kn_err *err)
+{
+	kn_taskset *set = NULL;
+	int rc = kn_store_task_load(st, version, &set, err);
+	const kn_task *t = rc == 0 && set && set->n_tasks ? &set->tasks[0] : NULL;
+	kn_eval *ev = NULL;
+	if (!rc && (!t || kn_eval_new(&ev, t, &o->eval) != 0))
+		rc = kn_err_set(err, KN_ENOMEM, "cannot evaluate task '%s'", task);
+	if (!rc)
+		rc = feed_stored(st, id, ev, err);
+	char *result = NULL;
+	if (!rc) {
+		kn_eval_set_error(ev);
+		char *r0 = kn_runs_result_json(ev, id);
+		json_t *j = r0 ? json_loads(r0, JSON_PRESERVE_ORDER, NULL) : NULL;
+		if (j && json_object_set_new(j, "reason", json_string(RECOVER_REASON)) == 0)
+			result = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		json_decref(j);
+		free(r0);
+		if (!result)
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	char ended[32];
+	kn_runs_now(ended, sizeof ended);
+	if (!rc)
+		rc = kn_store_run_finish(st, id, ended, result, err);
+	if (!rc) {
+		json_t *resj = json_loads(result, 0, NULL);
+		json_t *m = json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", id, "reason",
+		                      RECOVER_REASON, "result", resj ? resj : json_null());
+		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+		if (text)
+			kn_stream_publish(o->stream, id, text);
+		free(text);
+		json_decref(m);
+		kn_err ae = {0};
+		if (o->alerts && kn_alerts_run_interrupted(o->alerts, task, id, RECOVER_REASON, &ae) != 0)
+			rlog(o, "warn", id, ae.msg);
+		kn_metrics_run_ended(o->metrics, "error");
+		char msg[200];
+		snprintf(msg, sizeof msg, "run ended reason=\"" RECOVER_REASON "\" score=%.3f steps=%d "
+		         "(its process is gone)", kn_eval_score(ev), kn_eval_steps(ev));
+		rlog(o, "info", id, msg);
+	}
+	free(result);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+	return rc;
+}
+
+int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
+{
+	if (n)
+		*n = 0;
+	if (!st || !o || !o->owner)
+		return kn_err_set(err, KN_EINVAL, "recovery needs a store and this process's owner id");
+	char *list = NULL;
+	int rc = kn_store_orphans_take(st, o->owner, &list, err);
+	if (rc)
+		return rc;
+	json_t *j = json_loads(list, 0, NULL);
+	free(list);
+	json_t *runs = json_object_get(j, "runs"), *r;
+	size_t i;
+	json_array_foreach(runs, i, r) {
+		const char *id = json_string_value(json_object_get(r, "id"));
+		const char *task = json_string_value(json_object_get(r, "task"));
+		json_int_t v = json_integer_value(json_object_get(r, "task_version"));
+		kn_err e = {0};
+		if (!id || !task)
+			continue;
+		if ((rc = end_orphan(st, o, id, v, task, &e)) != 0) {
+			rlog(o, "error", id, e.msg);
+			if (rc == KN_EIO)
+				break;
+			rc = 0;
+			continue;
+		}
+		if (n)
+			++*n;
+	}
+	json_decref(j);
+	kn_err ue = {0};
+	if (kn_store_orphans_release(st, o->owner, &ue) != 0 && !rc)
+		rc = kn_err_set(err, ue.code, "%s", ue.msg);
+	return rc;
+}

@@ -1,0 +1,158 @@
+// web.mjs — a Playwright agent on the live-web structures of tests/sites/web (issue 12). MODE:
+//   pay     goto /pay/checkout.html · in the cross-origin iframe #card-frame: type the card number key by
+//           key (pressSequentially), click "Pay now"
+//   pay-late  the same, but the page is loaded first, then it waits for MARK_FILE.go (keynode watch attaches
+//           to an already loaded page whose cross-origin iframe exists)
+//   nested  goto /nest/top.html · three iframes deep (alternating sites): fill #deep-input, click #deep-button
+//   shadow  goto /shadow/index.html · fill #q and click #go inside <search-box>'s open shadow root, click the
+//           filter button two shadow roots deep, click the <secret-widget> (closed root)
+//   newtab  goto /links/index.html · Ctrl+click #story, middle-click #map (new tabs, no opener) · back in the first tab: type
+//           into #name, then scroll down with the mouse wheel while the typed field is still pending
+//   hostile a page swallowing events in capture phase and replacing addEventListener / Event members: type,
+//           click; a strict-CSP page: fill, submit; a contenteditable editor: click, type
+//   hover   a CSS hover menu: hover a paragraph (nothing opens), hover "Gear" (its menu opens), click "Tents"
+//   dialog  confirm (accepted), prompt (answered), alert (dismissed), each opened by a click
+//   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
+import fs from 'node:fs';
+import { connect, mark, run, say, think, base, markFile, mode } from './lib.mjs';
+
+run(async () => {
+  const { context, page } = await connect();
+  if (mode === 'pay' || mode === 'pay-late') {
+    say('goto /pay/checkout.html');
+    await page.goto(`${base}/pay/checkout.html`);
+    const card = page.frameLocator('#card-frame');
+    await card.locator('#pay-now').waitFor();
+    if (mode === 'pay-late') {
+      // the page and its iframe are loaded before keynode watch attaches: wait for MARK_FILE.go
+      mark('loaded');
+      for (let i = 0; !fs.existsSync(`${markFile}.go`); i++) {
+        if (i > 1200) throw new Error('no go file after 60 s');
+        await think(50);
+      }
+    }
+    await think();
+    say('type the card number in the iframe');
+    await card.locator('#card-number').pressSequentially('4242424242424242');
+    await think();
+    say('click Pay now in the iframe');
+    await card.locator('#pay-now').click();
+    await card.locator('#status').filter({ hasText: 'Paid with card ending 4242' }).waitFor();
+  } else if (mode === 'nested') {
+    say('goto /nest/top.html');
+    await page.goto(`${base}/nest/top.html`);
+    const deep = page.frameLocator('#level1').frameLocator('#level2').frameLocator('#level3');
+    await deep.locator('#deep-button').waitFor();
+    await think();
+    say('fill #deep-input three frames deep');
+    await deep.locator('#deep-input').fill('ok');
+    await think();
+    say('click #deep-button');
+    await deep.locator('#deep-button').click();
+    await deep.locator('#deep-status').filter({ hasText: 'Confirmed: ok' }).waitFor();
+  } else if (mode === 'shadow') {
+    say('goto /shadow/index.html');
+    await page.goto(`${base}/shadow/index.html`);
+    await think();
+    say('fill #q in the open shadow root');
+    await page.locator('search-box #q').fill('boots');
+    await think();
+    say('click the Search button (on its inner span)');
+    await page.locator('search-box #go span').click();
+    await page.locator('#out').filter({ hasText: 'Results for boots' }).waitFor();
+    await think();
+    say('click Apply filter, two shadow roots deep');
+    await page.locator('gear-filter button.apply').click();
+    await think();
+    say('click the closed widget');
+    await page.locator('#secret').click();
+    await page.locator('#out').filter({ hasText: 'Revealed' }).waitFor();
+  } else if (mode === 'newtab') {
+    say('goto /links/index.html');
+    await page.goto(`${base}/links/index.html`);
+    await think();
+    say('Ctrl+click #story');
+    const [tab] = await Promise.all([context.waitForEvent('page'), page.click('#story', { modifiers: ['Control'] })]);
+    await tab.waitForLoadState('load');
+    await think();
+    say('middle-click #map');
+    const [tab2] = await Promise.all([context.waitForEvent('page'), page.click('#map', { button: 'middle' })]);
+    await tab2.waitForLoadState('load');
+    await think();
+    say('type into #name, then wheel down before the field is flushed');
+    await page.bringToFront();
+    await page.locator('#name').pressSequentially('Ada');
+    await think(100);
+    await page.mouse.move(300, 400);
+    await page.mouse.wheel(0, 1500);
+    await think(1200); // the scroll burst settles (debounce) while the typed field is still pending
+  } else if (mode === 'hostile') {
+    say('goto /hostile/index.html (swallows events, replaces addEventListener and Event members)');
+    await page.goto(`${base}/hostile/index.html`);
+    await think();
+    await page.locator('#email').pressSequentially('ada@example.com');
+    await think();
+    await page.locator('#send').click();
+    await page.locator('#out').filter({ hasText: 'sent' }).waitFor();
+    say('goto /hostile/csp.html (strict CSP)');
+    await page.goto(`${base}/hostile/csp.html`);
+    await think();
+    await page.locator('#coupon').fill('SPRING');
+    await think();
+    await page.locator('#apply').click();
+    await page.waitForURL(/editor\.html/);
+    await think();
+    say('type in the contenteditable editor');
+    await page.locator('#editor').click();
+    await page.keyboard.type('Great boots');
+    await think();
+  } else if (mode === 'nav') {
+    say('goto /refresh/a.html (meta refresh, then location.replace)');
+    await page.goto(`${base}/refresh/a.html`);
+    await page.waitForURL(/refresh\/c\.html/);
+    await page.locator('#details').waitFor();
+    await think();
+    say('click #details, back (bfcache), forward, back, click #after-back');
+    await page.click('#details');
+    await page.waitForURL(/refresh\/d\.html/);
+    await think();
+    await page.goBack();
+    await think();
+    await page.goForward();
+    await think();
+    await page.goBack();
+    await think();
+    say(`restored from the back/forward cache: ${/restored/.test(await page.title())}`);
+    await page.click('#after-back');
+    await think();
+  } else if (mode === 'hover') {
+    say('goto /menu/index.html');
+    await page.goto(`${base}/menu/index.html`);
+    await think();
+    say('hover #intro (reveals nothing), then #gear-link (opens the Gear menu), click #tents');
+    await page.hover('#intro');
+    await think(900);
+    await page.hover('#gear-link');
+    await think(900);
+    await page.click('#tents');
+    await page.waitForURL(/tents\.html/);
+    await think();
+  } else if (mode === 'dialog') {
+    say('goto /dialog/index.html; accept the confirm, answer the prompt, dismiss the alert');
+    page.on('dialog', (d) => (d.type() === 'confirm' ? d.accept() : d.type() === 'prompt' ? d.accept('trip') : d.dismiss()));
+    await page.goto(`${base}/dialog/index.html`);
+    await think();
+    await page.click('#delete');
+    await page.locator('#out').filter({ hasText: 'deleted' }).waitFor();
+    await think();
+    await page.click('#rename');
+    await page.locator('#out').filter({ hasText: 'renamed to trip' }).waitFor();
+    await think();
+    await page.click('#save');
+    await page.locator('#out').filter({ hasText: 'saved' }).waitFor();
+    await think();
+  } else {
+    throw new Error(`unknown mode ${mode}`);
+  }
+  mark('last');
+});

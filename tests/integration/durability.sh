@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# durability.sh — issue 18's acceptance for `keynode serve`'s write path and crash recovery, against a
+# private PostgreSQL (lib.sh). A harness (event-poster.mjs) posts numbered events without pause while
+# serve is killed with SIGKILL and restarted three times — the third time with PostgreSQL stopped first,
+# so the acknowledged events sit in the spool (fdatasync'ed) when the process dies. Checks: every
+# acknowledged event is in the database exactly once; every run live at a kill is ended at the next
+# start (status error, reason "service restarted", scored from its stored events, an alert, an "end"
+# on the stream); a second serve on the same spool is refused; the spool is made (0700) under a
+# missing parent, one folder per database; stop answers the final state and a GET right after says so;
+# the per-run event cap (413); a 1M-event run (200k in the sanitizer build) read back page by page;
+# a task id holding '/' read back; keep-alive after a POST without a body length.
+#
+#   durability.sh KEYNODE_BINARY REPO_DIR
+# Needs PostgreSQL 15, node, curl, jq: a missing one is a failure.
+set -u -o pipefail
+KN=${1:?usage: durability.sh KEYNODE REPO}
+REPO=${2:?usage: durability.sh KEYNODE REPO}
+. "$(dirname "$0")/lib.sh"
+kn_lib_init durability
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOKEN=t0k-$RANDOM$RANDOM
+W=(-H "Authorization: Bearer $TOKEN")
+BIG=${KN_BIG_RUN_EVENTS:-1000000}
+
+for t in curl jq node; do command -v $t >/dev/null || { kn_fail "$t not found"; kn_finish; }; done
+kn_pg_start || kn_finish
+"$KN" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 || { kn_fail "migrate: $(cat "$tmp/migrate.log")"; kn_finish; }
+api() { curl -s -o "$tmp/body" -D "$tmp/hdr" -w '%{http_code}' "$@"; }
+
+SPOOL=$tmp/state/deep/spool # its parents do not exist yet
+printf 'http:\n  max_run_events: 60\n' >"$tmp/cap.yaml"
+serve_up() { # [extra serve args]
+  P=$(kn_free_port)
+  KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_serve_start "$KN" "$tmp/serve.$P.log" \
+    --listen "127.0.0.1:$P" --spool-dir "$SPOOL" "$@" || kn_finish
+  B=$api_base
+  echo "$B" >"$tmp/base"
+}
+serve_up
+c=$(api "${W[@]}" --data-binary @"$REPO/tests/sites/tasks.yaml" "$B/api/tasksets?name=sites")
+[ "$c" = 201 ] && kn_ok "task set loaded" || { kn_fail "tasksets: $c $(cat "$tmp/body")"; kn_finish; }
+
+d=$(find "$SPOOL" -mindepth 1 -maxdepth 1 -type d)
+[ "$(echo "$d" | wc -l)" = 1 ] && [[ "$(basename "$d")" =~ ^keynode-[0-9a-f]{8}$ ]] && [ "$(stat -c %a "$SPOOL")" = 700 ] &&
+  [ "$(stat -c %a "$tmp/state/deep")" = 700 ] && kn_ok "spool made with its parents (0700), one folder per database: $(basename "$d")" ||
+  kn_fail "spool dir: $d $(stat -c %a "$SPOOL" 2>&1)"
+out=$(KEYNODE_DATABASE_URL="$KN_PG_URL" "$KN" serve --listen 127.0.0.1:0 --spool-dir "$SPOOL" 2>&1); rc=$?
+[ $rc = 2 ] && grep -q "in use by another process" <<<"$out" && kn_ok "a second serve on the same spool: exit 2 ($out)" || kn_fail "second serve on the spool: $rc $out"
+printf 'database: { url: "host=/nonexistent-kn dbname=other" }\n' >"$tmp/other.yaml"
+
+# --- stop answers the final state; a GET right after agrees --------------------------------------
+bad=0
+for i in $(seq 1 10); do
+  c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); id=$(jq -r .id "$tmp/body")
+  c=$(api "${W[@]}" -d '{"t":1,"type":"navigate","url":"http://127.0.0.1:1/shop/"}' "$B/api/runs/$id/events")
+  c1=$(api "${W[@]}" -X POST "$B/api/runs/$id/stop"); s1=$(jq -r .status "$tmp/body")
+  c2=$(api "$B/api/runs/$id"); s2=$(jq -r '.status + "," + (.ended != null | tostring)' "$tmp/body")
+  [ "$c1" = 200 ] && [ "$s1" = incomplete ] && [ "$c2" = 200 ] && [ "$s2" = "incomplete,true" ] || { bad=1; echo "    $id: stop $c1 $s1, get $c2 $s2"; }
+done
+[ $bad = 0 ] && kn_ok "stop answers the final state and a GET right after says so (10 runs)" || kn_fail "GET after stop"
+
+# --- crash: a poster without pause, serve killed -9 three times ----------------------------------
+node "$HERE/event-poster.mjs" "$B" "$tmp/base" "$TOKEN" "sites:shop-red-runner-cart" "$tmp/acks" "$tmp/stop" 20 >"$tmp/poster.out" 2>&1 &
+poster=$!; kn_pids+=("$poster")
+acked() { grep -c '^ack ' "$tmp/acks" 2>/dev/null || echo 0; }
+wait_acks() { local want=$(( $(acked) + $1 )); for _ in $(seq 1 300); do [ "$(acked)" -ge $want ] && return 0; sleep 0.05; done; return 1; }
+killed_runs=()
+for round in 1 2 3; do
+  wait_acks 30 || kn_fail "round $round: the poster is not getting acknowledgements"
+  live=$(grep '^run ' "$tmp/acks" | tail -1 | cut -d' ' -f2)
+  if [ $round = 3 ]; then
+    kn_pg_stop
+    wait_acks 20 && kn_ok "database down: events still acknowledged (spooled, fdatasync'ed)" || kn_fail "no acks while the database is down"
+  fi
+  kill -KILL "$serve_pid"; wait "$serve_pid" 2>/dev/null; kn_forget "$serve_pid"
+  killed_runs+=("$live")
+  [ $round = 3 ] && { kn_pg_start || kn_finish; }
+  serve_up
+  grep -q 'msg="ended runs left live by a dead process"' "$tmp/serve.$P.log" && ! grep -q 'crash recovery failed' "$tmp/serve.$P.log" &&
+    kn_ok "round $round: restart ended the dead process's runs" ||
+    kn_fail "round $round: no recovery line: $(grep -v 'component=http' "$tmp/serve.$P.log" | tail -3)"
+done
+wait_acks 30 || kn_fail "after the last restart: no acknowledgements"
+locks=$(kn_psql "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory'")
+[ "$locks" = 1 ] && kn_ok "after recovery only the live serve's owner lock is held" || kn_fail "$locks advisory locks held"
+touch "$tmp/stop"; wait "$poster"; rc=$?; kn_forget "$poster"
+[ $rc = 0 ] && kn_ok "poster: $(cat "$tmp/poster.out"), $(acked) batches acknowledged, $(grep -c '^fail ' "$tmp/acks") refused" || kn_fail "poster exit $rc: $(tail -3 "$tmp/poster.out")"
+
+# every acknowledged number exactly once
+grep '^ack ' "$tmp/acks" | while read -r _ a z _; do seq "$a" "$z"; done | sort >"$tmp/acked.txt"
+kn_psql "SELECT substring(line->>'url' from 'n=([0-9]+)') FROM events WHERE line->>'url' LIKE 'http://127.0.0.1:1/shop/search.html?n=%'" | sort >"$tmp/stored.txt"
+missing=$(comm -23 "$tmp/acked.txt" <(sort -u "$tmp/stored.txt") | wc -l)
+dups=$(uniq -d "$tmp/stored.txt" | wc -l)
+[ "$missing" = 0 ] && [ "$dups" = 0 ] && [ -s "$tmp/acked.txt" ] && kn_ok "every acknowledged event stored exactly once ($(wc -l <"$tmp/acked.txt") acknowledged, $(wc -l <"$tmp/stored.txt") stored)" ||
+  kn_fail "acknowledged events: $missing missing, $dups stored twice"
+# per run, seq 1..N without gaps
+gaps=$(kn_psql "SELECT count(*) FROM (SELECT run_id FROM events GROUP BY run_id HAVING max(seq) <> count(*) OR min(seq) <> 1) g")
+[ "$gaps" = 0 ] && kn_ok "every run's events are seq 1..N" || kn_fail "$gaps runs with gaps in seq"
+# every killed run ended, scored, alerted
+bad=0
+for r in "${killed_runs[@]}"; do
+  row=$(kn_psql "SELECT status || ',' || (ended IS NOT NULL) || ',' || (result->>'reason') || ',' || reached || '/' || total || ',' || (score > 0) FROM runs WHERE id = '$r'")
+  nev=$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$r'")
+  al=$(kn_psql "SELECT count(*) FROM alerts WHERE dedupe_key = 'run-interrupted:$r'")
+  [[ "$row" == "error,true,service restarted,1/5,true" ]] && [ "$nev" -gt 0 ] && [ "$al" = 1 ] || { bad=1; echo "    $r: $row events=$nev alerts=$al"; }
+  c=$(api "${W[@]}" -d '{"t":1,"type":"click"}' "$B/api/runs/$r/events"); [ "$c" = 409 ] || { bad=1; echo "    $r: events after recovery $c"; }
+done
+[ $bad = 0 ] && kn_ok "the 3 runs live at each kill: ended error / \"service restarted\", scored from their stored events (the "search" key node reached: 1/5), alerted, 409 after" || kn_fail "recovered runs"
+live=$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL AND id <> '$(grep '^run ' "$tmp/acks" | tail -1 | cut -d' ' -f2)'")
+[ "$live" = 0 ] && kn_ok "no run left live but the poster's current one" || kn_fail "$live runs still live"
+
+# --- a live serve's runs are never recovered by another ------------------------------------------
+c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); mine=$(jq -r .id "$tmp/body")
+P2=$(kn_free_port)
+s1=$serve_pid
+KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_serve_start "$KN" "$tmp/serve2.log" --listen "127.0.0.1:$P2" --spool-dir "$tmp/spool2" || kn_finish
+s2=$serve_pid
+[ "$(kn_psql "SELECT ended IS NULL FROM runs WHERE id = '$mine'")" = t ] && kn_ok "a second serve leaves the first one's live run alone" || kn_fail "second serve ended a live run"
+kn_stop "$s2"
+serve_pid=$s1
+
+# --- the per-run cap --------------------------------------------------------------------------------
+kill -TERM "$serve_pid"; wait "$serve_pid" 2>/dev/null; kn_forget "$serve_pid"
+serve_up --config "$tmp/cap.yaml"
+c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); cid=$(jq -r .id "$tmp/body")
+ev50=$(for i in $(seq 1 50); do printf '{"t":%s,"type":"navigate","url":"http://127.0.0.1:1/c?%s"}\n' "$i" "$i"; done)
+c1=$(api "${W[@]}" --data-binary "$ev50" "$B/api/runs/$cid/events")
+c2=$(api "${W[@]}" --data-binary "$ev50" "$B/api/runs/$cid/events"); d2=$(jq -r .detail "$tmp/body")
+c3=$(api "${W[@]}" --data-binary "$(head -10 <<<"$ev50")" "$B/api/runs/$cid/events")
+n=$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$cid'")
+[ "$c1" = 200 ] && [ "$c2" = 413 ] && [ "$c3" = 200 ] && [ "$n" = 60 ] && grep -q "at most 60" <<<"$d2" &&
+  kn_ok "per-run cap (http.max_run_events 60): 413 past it, nothing of that batch kept ($d2)" || kn_fail "cap: $c1 $c2 $c3 n=$n $d2"
+
+# --- a task id holding '/' --------------------------------------------------------------------------
+printf 'tasks:\n  - id: shop/red\n    intent: slash id\n    start_url: http://127.0.0.1:1/\n    key_nodes:\n      - id: k1\n        url: { include: /x }\n' >"$tmp/slash.yaml"
+c=$(api "${W[@]}" --data-binary @"$tmp/slash.yaml" "$B/api/tasksets?name=slash")
+c1=$(api "$B/api/tasks/shop%2Fred"); i1=$(jq -r .id "$tmp/body")
+c2=$(api "$B/api/tasks/slash:shop%2Fred/health"); i2=$(jq -r .task "$tmp/body")
+[ "$c" = 201 ] && [ "$c1" = 200 ] && [ "$i1" = shop/red ] && [ "$c2" = 200 ] && kn_ok "a task id holding '/' reads back (%2F): $i1, health $i2" || kn_fail "slash id: $c $c1 $i1 $c2 $i2"
+
+# --- keep-alive after a POST without a body length --------------------------------------------------
+curl -s -v "${W[@]}" -X POST "$B/api/runs/$cid/stop" -o /dev/null --next -s -v "$B/healthz" -o "$tmp/ka" 2>"$tmp/ka.err" &
+cpid=$!
+for _ in $(seq 1 40); do kill -0 $cpid 2>/dev/null || break; sleep 0.05; done
+if kill -0 $cpid 2>/dev/null; then kill $cpid; kn_fail "keep-alive: the request after a POST without a length got no answer in 2 s"; else
+  wait $cpid; jq -e '.ok == true' "$tmp/ka" >/dev/null && kn_ok "keep-alive: the next request after a POST without a body length is answered" || kn_fail "keep-alive: $(tail -5 "$tmp/ka.err")"
+fi
+
+# --- a big run read back page by page ---------------------------------------------------------------
+c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); big=$(jq -r .id "$tmp/body")
+kn_psql "INSERT INTO events (run_id, seq, line) SELECT '$big', g, json_build_object('t', g, 'type', 'navigate', 'url', 'http://127.0.0.1:1/big?n=' || g) FROM generate_series(1, $BIG) g" >/dev/null
+after=0; pages=0; total=0; bad=0
+while :; do
+  c=$(api "$B/api/runs/$big/events?after=$after&limit=10000"); [ "$c" = 200 ] || { bad=1; echo "    page after $after: $c"; break; }
+  read -r n first last next < <(jq -r '[(.events|length), (.events[0].seq // 0), (.events[-1].seq // 0), (.next_after // "null")] | @tsv' "$tmp/body")
+  [ "$n" -gt 0 ] && [ "$first" = $((after + 1)) ] && [ "$last" = $((after + n)) ] || { bad=1; echo "    page after $after: n=$n first=$first last=$last"; break; }
+  pages=$((pages + 1)); total=$((total + n)); after=$last
+  [ "$next" = null ] && break
+done
+[ $bad = 0 ] && [ "$total" = "$BIG" ] && kn_ok "a $BIG-event run read back in $pages pages of 10000, in order" || kn_fail "paging: $total of $BIG"
+c=$(api "$B/api/runs/$big"); jq -e ".events_total == $BIG and (.events|length) == 1000 and .events_next == \"/api/runs/$big/events?after=1000\"" "$tmp/body" >/dev/null &&
+  kn_ok "GET /api/runs/{id}: the first 1000 events, events_total $BIG, events_next ($(stat -c %s "$tmp/body") bytes)" || kn_fail "GET big run: $c $(jq -c 'del(.events)' "$tmp/body" | head -c 300)"
+c=$(api "$B/api/runs/$big/events?limit=10001"); [ "$c" = 400 ] && kn_ok "limit past 10000: 400" || kn_fail "limit 10001: $c"
+c=$(api "$B/api/runs/$big/events?after=-1"); [ "$c" = 400 ] && kn_ok "after=-1: 400" || kn_fail "after -1: $c"
+c=$(api "$B/api/runs/r-nosuch/events"); [ "$c" = 404 ] && kn_ok "events of no such run: 404" || kn_fail "no such run events: $c"
+
+kill -TERM "$serve_pid"; wait "$serve_pid"; rc=$?; kn_forget "$serve_pid"
+[ $rc = 0 ] && kn_ok "SIGTERM: exit 0" || kn_fail "SIGTERM: $rc"
+kn_finish

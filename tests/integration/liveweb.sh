@@ -1,0 +1,263 @@
+#!/usr/bin/env bash
+# liveweb.sh — `keynode watch` on the live-web structures of tests/sites/web (issue 12), in real headless
+# Chromium, with Playwright agents (agents/web.mjs) on their own CDP connection. One `keynode sites` serves
+# the fixtures at http://127.0.0.1:PORT and http://localhost:PORT: two sites, so Chromium's site isolation
+# runs a frame of the other one in its own renderer process (an out-of-process iframe target).
+#
+#   tests/integration/liveweb.sh KEYNODE_BIN REPO_DIR
+#
+# Scenarios (a fresh Chromium each; `keynode watch --until finished`, or SIGINT once the agent is done):
+#   pay      the agent types a card number and clicks "Pay now" inside a cross-origin iframe: both are
+#            recorded (frame_url, frame_path ["#card-frame"], url = the top-level page) and reach their
+#            element key nodes; the iframe really was out of process (an iframe target attached)
+#   late     watch attaches to a page whose cross-origin iframe is already loaded: found, named, recorded
+#   nested   three iframes deep, alternating sites: fill + click in the innermost, frame path of three
+#   shadow   open shadow roots (one and two deep): the inner field and buttons are the recorded targets,
+#            piercing selectors (`host >> inner`) in the trajectory and in key nodes; a closed root's host
+#            is recorded with shadow_closed
+#   newtab   a Ctrl+click and a middle click open links in new tabs: their navigations are not goto steps; a scroll
+#            that settles while a typed field is pending is written after that field (action order)
+#   hostile  a page swallowing events in the capture phase and replacing addEventListener / Event.prototype
+#            members, a strict Content-Security-Policy page, a contenteditable editor: all recorded
+#   replay_frames  `keynode replay` as the agent, its step selectors crossing into the iframes (pay, nested)
+#            and into open shadow roots (shadow)
+#   hover    a CSS hover menu: the hover that opens it is a `hover` step, one that reveals nothing is not
+#   dialog   confirm / prompt / alert: a `dialog` event each (kind, message, accepted or dismissed)
+#   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
+#            back/forward cache, forward, back, and the recorder still working on the restored page
+#
+# Env: KN_LIVEWEB_ONLY="name …" runs only those. Exit 0 all checks passed, 1 any failed.
+set -u -o pipefail
+kn=${1:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}
+repo=$(cd "${2:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}" && pwd)
+here=$repo/tests/integration
+. "$here/lib.sh"
+kn_lib_init liveweb
+
+command -v jq >/dev/null 2>&1 || { kn_fail "jq not found (apt-get install jq)"; kn_finish; }
+[ -x "$kn" ] || { kn_fail "no keynode binary at $kn"; kn_finish; }
+"$here/node/ensure.sh" || { kn_fail "node/ensure.sh failed"; kn_finish; }
+
+kn_sites_start "$kn" "$repo/tests/sites/web" "$tmp/sites.log" || kn_finish
+base=http://127.0.0.1:$port
+sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g; s/localhost:8100/localhost:$port/g" \
+  "$repo/tests/sites/web/tasks.yaml" >"$tmp/tasks.yaml"
+
+# scenario NAME TASK MODE UNTIL — Chromium, watch, the agent; files in $d. MODE replay: `keynode replay`
+# of the task's steps is the agent (in a new tab of the same browser).
+scenario() {
+  sc=$1
+  d=$tmp/$sc
+  mkdir -p "$d"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return 1
+  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/result.json" \
+    --trajectory "$d/run.jsonl" --until "$4" >"$d/watch.out" 2>"$d/watch.err" &
+  wpid=$!
+  kn_pids+=("$wpid")
+  for _ in $(seq 1 300); do
+    grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null && break
+    sleep 0.05
+  done
+  grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null || { kn_fail "$sc: watch did not attach"; return 1; }
+  if [ "$3" = replay ]; then
+    mkdir -p "$d/replay"
+    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/replay" >"$d/agent.out" 2>&1
+  else
+    node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" "$3" >"$d/agent.out" 2>&1
+  fi
+  local arc=$?
+  [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || { kn_fail "$sc: agent failed"; sed 's/^/    agent: /' "$d/agent.out" | tail -5; }
+  if [ "$4" != finished ]; then kill -INT "$wpid" 2>/dev/null; fi
+  for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
+  wait "$wpid" 2>/dev/null
+  local wrc=$?
+  kn_forget "$wpid"
+  if [ $wrc -le 1 ] && ! grep -qE 'Sanitizer|runtime error:' "$d/watch.err"; then kn_ok "$sc: watch exited cleanly ($wrc)"
+  else kn_fail "$sc: watch exit $wrc"; grep -E -A5 'Sanitizer|runtime error:' "$d/watch.err" | head -20 | sed 's/^/    /'; fi
+  return 0
+}
+
+# check NAME JQ — over R (the run result) and E (the trajectory's events)
+check() {
+  local out
+  out=$(jq -en --slurpfile r "$d/result.json" --slurpfile t "$d/run.jsonl" \
+    'def R: $r[0]; def E: $t[1:]; def node($id): R.key_nodes[] | select(.id == $id);'"($2)" 2>&1)
+  if [ $? = 0 ] && [ "$out" = true ]; then kn_ok "$sc: $1"; else
+    kn_fail "$sc: $1${out:+ ($out)}"
+    cut -c1-300 "$d/run.jsonl" | sed 's/^/    /'
+    tail -5 "$d/watch.err" | sed 's/^/    watch: /'
+  fi
+}
+
+ends() {
+  kn_stop "$cpid"
+}
+
+s_pay() {
+  scenario pay web-pay-iframe pay finished || { ends; return; }
+  check "status finished: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "type in the iframe: the card number, frame_url on localhost, url the top page, frame path" '
+    [E[] | select(.type == "type")] | length == 1 and (.[0] | .selector == "#card-number"
+      and .value == "4242424242424242" and (.frame_url | test("^http://localhost:[0-9]+/pay/card.html$"))
+      and (.url | test("^http://127.0.0.1:[0-9]+/pay/checkout.html$")) and .frame_path == ["#card-frame"]
+      and .frame == true and .matched == ["card"] and .trusted == true)'
+  check "click on Pay now in the iframe reaches its key node" '
+    [E[] | select(.type == "click")] | length == 1 and (.[0] | .selector == "#pay-now" and .text == "Pay now"
+      and .frame_path == ["#card-frame"] and .matched == ["pay"] and .trusted == true)'
+  check "order: goto, type, click" '[E[] | select(.type | IN("navigate","type","click")) | .type] == ["navigate","type","click"]'
+  if grep -q 'frame target attached.*type=iframe' "$d/watch.err"; then kn_ok "$sc: the card iframe ran out of process (an iframe target was attached)"
+  else kn_fail "$sc: no out-of-process iframe target was attached"; fi
+  ends
+}
+
+# watch attaching to a page whose cross-origin iframe is already there: the frame is found and named anyway
+s_late() {
+  sc=late
+  d=$tmp/$sc
+  mkdir -p "$d"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return
+  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" pay-late >"$d/agent.out" 2>&1 &
+  local apid=$!
+  kn_pids+=("$apid")
+  for _ in $(seq 1 400); do grep -q '^loaded' "$d/marks" 2>/dev/null && break; sleep 0.05; done
+  grep -q '^loaded' "$d/marks" 2>/dev/null || { kn_fail "$sc: the agent did not load the page"; ends; return; }
+  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-pay-iframe --out "$d/result.json" \
+    --trajectory "$d/run.jsonl" --until finished >"$d/watch.out" 2>"$d/watch.err" &
+  wpid=$!
+  kn_pids+=("$wpid")
+  for _ in $(seq 1 300); do grep -q 'ready' "$d/watch.err" 2>/dev/null && break; sleep 0.05; done
+  sleep 0.5 # the frame scan and the names of the iframes (a few CDP round trips)
+  touch "$d/marks.go"
+  wait "$apid"; local arc=$?; kn_forget "$apid"
+  [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || kn_fail "$sc: agent failed: $(tail -2 "$d/agent.out")"
+  for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
+  wait "$wpid" 2>/dev/null; kn_forget "$wpid"
+  check "attached late: the actions in the iframe recorded with its frame path, key nodes reached" '
+    [E[] | select(.type | IN("type","click")) | [.type, .selector, .frame_path, .matched]]
+      == [["type", "#card-number", ["#card-frame"], ["card"]], ["click", "#pay-now", ["#card-frame"], ["pay"]]]'
+  ends
+}
+
+s_nested() {
+  scenario nested web-nested-frames nested finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "fill three frames deep: frame path of three iframes" '
+    [E[] | select(.type == "type")] | length == 1 and (.[0] | .selector == "#deep-input" and .value == "ok"
+      and .frame_path == ["#level1", "#level2", "#level3"] and (.frame_url | test("/nest/l3.html$"))
+      and .matched == ["note"])'
+  check "click three frames deep" '
+    [E[] | select(.type == "click")] | length == 1 and (.[0] | .selector == "#deep-button"
+      and .frame_path == ["#level1", "#level2", "#level3"] and .matched == ["confirm"])'
+  ends
+}
+
+s_shadow() {
+  scenario shadow web-shadow shadow finished || { ends; return; }
+  check "status finished: the shadow key nodes reached" 'R.status == "finished" and R.reached == R.total'
+  check "typing inside the open root: the inner field, a piercing selector" '
+    [E[] | select(.type == "type")] | length == 1 and (.[0] | .selector == "#search >> #q" and .value == "boots" and .matched == ["query"])'
+  check "the click on the inner <span> is the inner button" '
+    [E[] | select(.type == "click")][0] | .selector == "#search >> #go" and .text == "Search" and .matched == ["search"]'
+  check "two shadow roots deep" '
+    [E[] | select(.type == "click")][1] | (.selector | test("^#panel >> .*gear-filter >> button$")) and .matched == ["filter"]'
+  check "a closed root: its host, flagged" '
+    [E[] | select(.type == "click")][2] | .selector == "#secret" and .shadow_closed == true and .matched == ["reveal"]'
+  ends
+}
+
+s_newtab() {
+  scenario newtab web-newtab newtab idle:60 || { ends; return; }
+  check "the Ctrl+click and the middle click are click steps on the links" '
+    [E[] | select(.type == "click")] | map([.selector, .matched]) == [["#story", ["story-link"]], ["#map", []]]'
+  check "the new tabs they opened: their navigations are not goto steps" '
+    [E[] | select(.type == "navigate" and (.url | test("/links/(story|map).html")))] | length >= 2 and all(.how != "goto")'
+  check "three tabs" '[E[] | select(.type == "tab_open")] | length == 3'
+  check "only the goto of the agent is a goto step" '[E[] | select(.type == "navigate" and .how == "goto")] | length == 1'
+  check "the typed field is written before the scroll that followed it, times in action order" '
+    [E[] | select(.type | IN("type", "scroll"))] as $a | ($a | map(.type)) == ["type", "scroll"]
+      and $a[0].value == "Ada" and $a[1].value == "down" and $a[0].t <= $a[1].t'
+  check "t never decreases" '[E[].t] as $ts | [range(1; $ts | length)] | all($ts[.] >= $ts[. - 1])'
+  ends
+}
+
+s_hostile() {
+  scenario hostile web-hostile hostile idle:60 || { ends; return; }
+  check "every key node reached" 'R.reached == R.total'
+  check "the event-swallowing page: type and click recorded, trusted, matched" '
+    [E[] | select(.type | IN("type","click")) | select((.url // "") | test("hostile/index.html"))] | map([.type, .selector, (.value // ""), .matched, .trusted])
+      == [["type", "#email", "ada@example.com", ["email"], true], ["click", "#send", "", ["send"], true]]'
+  check "the strict-CSP page: fill and submit click recorded" '
+    [E[] | select(.type | IN("type","click")) | select((.url // "") | test("hostile/csp.html"))] | map([.type, .selector, .matched])
+      == [["type", "#coupon", ["coupon"]], ["click", "#apply", ["apply"]]]'
+  check "the contenteditable editor: typing is one type step with the text" '
+    [E[] | select((.url // "") | test("editor.html")) | select(.type | IN("type","click","press"))] | map([.type, .selector, (.value // "")])
+      == [["click", "#editor", ""], ["type", "#editor", "Great boots"]]'
+  ends
+}
+
+s_nav() {
+  scenario nav web-redirects-bfcache nav finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "meta refresh and location.replace are not steps: one goto, then consequences" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]][0:3]
+      == [["/refresh/a.html", "goto"], ["/refresh/b.html", "script"], ["/refresh/c.html", "script"]]'
+  check "link, back (bfcache), forward, back" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]][3:]
+      == [["/refresh/d.html", "link"], ["/refresh/c.html", "back"], ["/refresh/d.html", "forward"], ["/refresh/c.html", "back"]]'
+  check "the recorder works on the restored page: the click after back reaches its node" '
+    [E[] | select(.type == "click")] | map([.selector, .matched]) == [["#details", []], ["#after-back", ["subscribe"]]]'
+  check "steps: goto, click, back, forward, back, click" 'R.steps == 6'
+  grep -q 'back/forward cache: true' "$d/agent.out" && echo "    (the page was restored from the back/forward cache)" ||
+    echo "    (note: this Chromium did not restore the page from the back/forward cache)"
+  ends
+}
+
+# keynode replay acting in frames: the step selectors cross into the iframes ("#card-frame >> #pay-now");
+# trusted Input events at the point found plus the frames' origins
+s_replay_frames() {
+  scenario replay-pay web-pay-iframe replay finished || { ends; return; }
+  check "replay into the cross-origin iframe: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "the replayed type and click happened in the card frame, trusted" '
+    [E[] | select(.type | IN("type","click"))] | map([.type, .selector, .frame_path, .trusted])
+      == [["type", "#card-number", ["#card-frame"], true], ["click", "#pay-now", ["#card-frame"], true]]'
+  ends
+  scenario replay-nested web-nested-frames replay finished || { ends; return; }
+  check "replay three frames deep: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "the replayed click is trusted, three frames deep" '
+    [E[] | select(.type == "click")] | map([.selector, .frame_path, .trusted]) == [["#deep-button", ["#level1", "#level2", "#level3"], true]]'
+  ends
+  scenario replay-shadow web-shadow replay finished || { ends; return; }
+  check "replay through open shadow roots (piercing step selectors): every key node reached" 'R.status == "finished" and R.reached == R.total'
+  check "the replayed actions are the inner elements" '
+    [E[] | select(.type | IN("type","click")) | .selector] | .[0:3] == ["#search >> #q", "#search >> #go", "#panel >> div > gear-filter >> button"]'
+  ends
+}
+
+s_hover() {
+  scenario hover web-hover-menu hover finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "the hover that opened the menu is a hover step; the one that revealed nothing is none" '
+    [E[] | select(.type | IN("hover", "click")) | [.type, .selector, .trusted]]
+      == [["hover", "#gear-link", true], ["click", "#tents", true]]'
+  check "steps: goto, hover, click" 'R.steps == 3'
+  ends
+}
+
+s_dialog() {
+  scenario dialog web-dialogs dialog idle:60 || { ends; return; }
+  check "each dialog recorded after its click: kind, message, the agent's answer; not a step" '
+    [E[] | select(.type | IN("click", "dialog")) | [.type, (.selector // .key), (.value // .text)]]
+      == [["click", "#delete", "Delete draft"], ["dialog", "confirm", "accepted"], ["click", "#rename", "Rename"],
+          ["dialog", "prompt", "accepted"], ["click", "#save", "Save"], ["dialog", "alert", "dismissed"]]
+    and ([E[] | select(.type == "dialog") | .text] == ["Delete the draft?", "New name?", "Saved."])'
+  check "steps: goto and the three clicks" 'R.steps == 4 and R.reached == R.total'
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames"
+for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
+kn_finish

@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# run.sh — `keynode run` end to end (issue 14): any agent over tasks of tests/sites, each attempt with
+# its own fresh Chromium, keynode attached before the agent starts. Scenarios:
+#   cli        usage errors, --help, a non-empty DIR refused without --resume
+#   playwright Playwright for Node (tests/agents/playwright.mjs), 2 tasks, --parallel 2 --repeat 2: every
+#              attempt a success, the answer file read, summary.json/summary.csv, reliability numbers
+#   resume     the same DIR with --resume: nothing runs again, the summary still counts 4
+#   puppeteer  Puppeteer (puppeteer-core), 2 tasks solved
+#   selenium   Selenium for Python (python3-selenium + chromedriver via debuggerAddress), 2 tasks solved
+#   viewport   --viewport 1024x700: the agent's tab has that window size
+#   step-limit --step-limit 3: the attempt ends at the budget, status step_limit
+#   browser    --browser on a running Chromium: a fresh context per attempt, disposed afterwards
+#   watch-step-limit  `keynode watch --step-limit 2` during a replay: status step_limit after 2 steps
+#   bad agents hang (--timeout), exits 3 at once, forks children that outlive it, prints 100 MB, writes
+#              binary garbage to the answer file, ignores SIGTERM: each ends as it should, the results say so
+#   errors     start page refused / HTTP 503 / agent command not found / browser crashed / no browser:
+#              status error with the reason, retried (a .error-1 folder), excluded from the metrics, exit 1
+#   signals    SIGINT and SIGTERM of keynode run mid-attempt: exit 130 / 143, a summary, nothing left
+# After every scenario no process started by keynode (agent or browser: anything whose command line
+# or environment names this test's scratch folder) may be left running.
+#
+#   tests/integration/run.sh KEYNODE_BIN REPO_DIR
+#
+# Env: KN_RUN_ONLY="name …" runs only those scenarios; KN_KEEP=1 keeps the scratch folder.
+# Needs node + the pinned npm packages (node/ensure.sh), Chromium, chromedriver, python3-selenium, jq:
+# a missing one is a failure. Exit: 0 all checks passed, 1 any failed.
+set -u -o pipefail
+kn=${1:?usage: run.sh KEYNODE_BIN REPO_DIR}
+repo=$(cd "${2:?usage: run.sh KEYNODE_BIN REPO_DIR}" && pwd)
+. "$repo/tests/integration/lib.sh"
+agents=$repo/tests/agents
+
+command -v jq >/dev/null 2>&1 || { echo "FAIL jq not found (apt-get install jq)"; exit 1; }
+[ -x "$kn" ] || { echo "FAIL no keynode binary at $kn"; exit 1; }
+"$repo/tests/integration/node/ensure.sh" || exit 1
+kn_lib_init run
+export TMPDIR=$tmp # the browsers' profiles go here: their command lines name $tmp
+kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
+sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+
+want() { [ -z "${KN_RUN_ONLY:-}" ] || [[ " $KN_RUN_ONLY " == *" $1 "* ]]; }
+
+# leftovers — processes (not zombies) whose command line or environment names $tmp, other than
+# `keynode sites` of this test
+leftovers() {
+  local d pid state
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
+    [ "$pid" = "$sites_pid" ] || [ "$pid" = "$$" ] || [ "$pid" = "$BASHPID" ] && continue
+    state=$({ awk '{print $3}' <"$d/stat"; } 2>/dev/null) || continue
+    [ -n "$state" ] && [ "$state" != Z ] || continue
+    if grep -qaF "$tmp/" "$d/cmdline" 2>/dev/null ||
+      grep -qaF "KEYNODE_ATTEMPT_DIR=$tmp/" "$d/environ" 2>/dev/null; then
+      echo "$pid $({ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | cut -c1-120)"
+    fi
+  done
+}
+check_clean() {
+  local left
+  left=$(leftovers)
+  if [ -z "$left" ]; then kn_ok "$1: no agent or browser left"; else kn_fail "$1: left running: $left"; fi
+}
+
+# run_kn NAME ARGS… — keynode run into $tmp/NAME (stdout+stderr in $tmp/NAME.log); sets rc
+run_kn() {
+  local name=$1
+  shift
+  "$kn" run --tasks "$tmp/tasks.yaml" --out "$tmp/$name" "$@" >"$tmp/$name.log" 2>&1
+  rc=$?
+}
+res() { jq -r "$2" "$tmp/$1/result.json" 2>/dev/null; }        # res DIR/TASK/K JQ
+sum() { jq -r "$2" "$tmp/$1/summary.json" 2>/dev/null; }       # sum DIR JQ
+expect() { # expect NAME ACTUAL WANTED
+  if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want '$3'"; fi
+}
+
+if want cli; then
+  "$kn" run --agent true >/dev/null 2>"$tmp/cli.err"
+  expect "cli: --tasks missing: exit 2" $? 2
+  "$kn" run --help | grep -q KEYNODE_ANSWER_FILE
+  expect "cli: --help documents the environment" $? 0
+  "$kn" run --tasks "$tmp/tasks.yaml" --agent true --parallel 0 >/dev/null 2>&1
+  expect "cli: --parallel 0: exit 2" $? 2
+  "$kn" run --tasks "$tmp/tasks.yaml" --agent true --task no-such-task --out "$tmp/cli-x" >/dev/null 2>&1
+  expect "cli: unknown task: exit 2" $? 2
+  mkdir -p "$tmp/full" && echo x >"$tmp/full/file"
+  "$kn" run --tasks "$tmp/tasks.yaml" --agent true --out "$tmp/full" >/dev/null 2>"$tmp/cli.err"
+  rc=$?
+  expect "cli: a non-empty DIR without --resume: exit 2" "$rc" 2
+  grep -q -- "--resume" "$tmp/cli.err" && kn_ok "cli: the refusal names --resume" || kn_fail "cli: $(cat "$tmp/cli.err")"
+  printf 'tasks:\n  - id: "a/b"\n    intent: "x"\n    key_nodes:\n      - id: k\n        url: { include: "/x" }\n  - id: "a_b"\n    intent: "y"\n    key_nodes:\n      - id: k\n        url: { include: "/y" }\n' >"$tmp/clash.yaml"
+  "$kn" run --tasks "$tmp/clash.yaml" --agent true --out "$tmp/clash" >/dev/null 2>"$tmp/cli.err"
+  expect "cli: two task ids making one folder name: exit 2" $? 2
+  run_kn twice --agent true --task shop-checkout --task shop-checkout
+  expect "cli: a task given twice runs once" "$(sum twice .attempts.planned)" 1
+  check_clean cli
+fi
+
+if want playwright || want resume; then
+  run_kn pw --agent "node $agents/playwright.mjs" --task shop-red-runner-cart --task shop-checkout \
+    --parallel 2 --repeat 2 --timeout 60
+  expect "playwright: exit 0" "$rc" 0
+  for t in shop-red-runner-cart shop-checkout; do
+    for k in 1 2; do
+      expect "playwright: $t #$k completed" "$(res pw/$t/$k .completion)" true
+      for f in result.json trajectory.jsonl agent.log; do
+        [ -s "$tmp/pw/$t/$k/$f" ] || kn_fail "playwright: $t #$k has no $f"
+      done
+    done
+  done
+  expect "playwright: the answer came through KEYNODE_ANSWER_FILE" \
+    "$(res pw/shop-checkout/1 '.key_nodes[] | select(.id == "total") | .score')" 1
+  expect "playwright: the agent started on the start page" \
+    "$(head -1 "$tmp/pw/shop-checkout/2/agent.log" | grep -c "item.html?id=7")" 1
+  expect "playwright: summary task_success_rate" "$(sum pw .metrics.task_success_rate)" 1
+  expect "playwright: summary executable attempts" "$(sum pw .attempts.executable)" 4
+  expect "playwright: reliability solved in all K" "$(sum pw .reliability.solved_all)" 1
+  expect "playwright: summary.csv has 4 rows" "$(tail -n +2 "$tmp/pw/summary.csv" | wc -l)" 4
+  check_clean playwright
+fi
+
+if want resume; then
+  before=$(stat -c %Y "$tmp/pw/shop-checkout/1/result.json")
+  run_kn pw --agent "node $agents/playwright.mjs" --task shop-red-runner-cart --task shop-checkout \
+    --parallel 2 --repeat 2 --resume
+  expect "resume: exit 0" "$rc" 0
+  grep -q "4 attempts already have a result" "$tmp/pw.log" && kn_ok "resume: every attempt kept" ||
+    kn_fail "resume: $(head -3 "$tmp/pw.log")"
+  expect "resume: result.json untouched" "$(stat -c %Y "$tmp/pw/shop-checkout/1/result.json")" "$before"
+  expect "resume: the summary still counts 4 successes" "$(sum pw .attempts.successes)" 4
+fi
+
+if want puppeteer; then
+  run_kn pptr --agent "node $agents/puppeteer.mjs" --task shop-red-runner-cart --task forum-new-post --parallel 2
+  expect "puppeteer: exit 0" "$rc" 0
+  expect "puppeteer: shop-red-runner-cart completed" "$(res pptr/shop-red-runner-cart/1 .completion)" true
+  expect "puppeteer: forum-new-post completed" "$(res pptr/forum-new-post/1 .completion)" true
+  check_clean puppeteer
+fi
+
+if want selenium; then
+  if [ -x /usr/bin/chromedriver ] && /usr/bin/python3 -c 'import selenium' 2>/dev/null; then
+    run_kn sel --agent "/usr/bin/python3 $agents/selenium_agent.py" --task shop-red-runner-cart \
+      --task spa-mail-dark-theme
+    expect "selenium: exit 0" "$rc" 0
+    expect "selenium: shop-red-runner-cart completed" "$(res sel/shop-red-runner-cart/1 .completion)" true
+    expect "selenium: spa-mail-dark-theme completed" "$(res sel/spa-mail-dark-theme/1 .completion)" true
+    check_clean selenium
+  else
+    kn_fail "selenium: needs /usr/bin/chromedriver and python3-selenium (apt-get install chromium-driver python3-selenium)"
+  fi
+fi
+
+if want viewport; then
+  run_kn vp --agent "node $agents/viewport.mjs" --task shop-red-runner-cart --viewport 1024x700
+  expect "viewport: the tab's window is 1024x700" "$(cat "$tmp/vp/shop-red-runner-cart/1/agent.log")" "viewport 1024x700"
+  "$kn" run --tasks "$tmp/tasks.yaml" --agent true --viewport 10x10 --out "$tmp/vp-bad" >/dev/null 2>&1
+  expect "viewport: 10x10 refused: exit 2" $? 2
+  check_clean viewport
+fi
+
+if want step-limit; then
+  run_kn steps --agent "node $agents/playwright.mjs" --task shop-checkout --step-limit 3
+  expect "step-limit: status step_limit" "$(res steps/shop-checkout/1 .status)" step_limit
+  expect "step-limit: the attempt ended at the budget" "$(res steps/shop-checkout/1 .attempt.end)" "step limit"
+  expect "step-limit: 3 steps evaluated" "$(res steps/shop-checkout/1 .steps)" 3
+  check_clean step-limit
+fi
+
+if want watch-step-limit; then
+  # `keynode watch --step-limit 2` while `keynode replay` walks shop-checkout's 14 steps
+  mkdir -p "$tmp/wsl"
+  if kn_chromium_start "$tmp/wsl"; then
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit 2 \
+      --out "$tmp/wsl/result.json" 2>"$tmp/wsl/watch.log" &
+    wpid=$!
+    kn_pids+=("$wpid")
+    for _ in $(seq 1 200); do grep -q "ready:" "$tmp/wsl/watch.log" && break; sleep 0.05; done
+    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --quiet >/dev/null 2>&1
+    for _ in $(seq 1 100); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+    kn_stop "$wpid"
+    expect "watch --step-limit 2: status step_limit" "$(jq -r .status "$tmp/wsl/result.json" 2>/dev/null)" step_limit
+    expect "watch --step-limit 2: 2 steps evaluated" "$(jq -r .steps "$tmp/wsl/result.json" 2>/dev/null)" 2
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit x >/dev/null 2>&1
+    expect "watch --step-limit x: exit 2" $? 2
+    kn_stop "$cpid"
+  fi
+fi
+
+if want browser; then
+  # --browser: one running Chromium, a fresh context per attempt, disposed afterwards
+  mkdir -p "$tmp/chromium-shared"
+  if kn_chromium_start "$tmp/chromium-shared"; then
+    run_kn shared --agent "node $agents/playwright.mjs" --task shop-red-runner-cart --repeat 2 --browser "$cdp"
+    expect "browser: exit 0" "$rc" 0
+    expect "browser: both attempts completed" "$(sum shared .attempts.successes)" 2
+    expect "browser: the attempts' contexts are gone" \
+      "$(curl -s "$cdp/json/list" | jq '[.[] | select(.type == "page")] | length')" 1
+    kn_stop "$cpid"
+  fi
+fi
+
+if want bad; then
+  for m in hang exit3 fork flood garbage term; do
+    : >"$tmp/pids.$m"
+    # exec: the agent itself leads the group (for term: its own exit signal is the one reported)
+    run_kn "bad-$m" --agent "exec $agents/bad.sh $m $tmp/pids.$m" --task shop-red-runner-cart --timeout 3
+    d=bad-$m/shop-red-runner-cart/1
+    expect "bad $m: exit 0 (the agent's failure is no error)" "$rc" 0
+    expect "bad $m: attempt done" "$(res "$d" .attempt.status)" done
+    left=
+    for p in $(cat "$tmp/pids.$m"); do
+      [ -d "/proc/$p" ] && [ "$(awk '{print $3}' "/proc/$p/stat" 2>/dev/null)" != Z ] && left="$left $p"
+    done
+    expect "bad $m: none of its processes left" "$left" ""
+  done
+  expect "bad hang: ended by the timeout" "$(res bad-hang/shop-red-runner-cart/1 .attempt.end)" timeout
+  expect "bad hang: SIGTERM ended it" "$(res bad-hang/shop-red-runner-cart/1 .attempt.exit_signal)" 15
+  expect "bad exit3: exit code 3" "$(res bad-exit3/shop-red-runner-cart/1 .attempt.exit_code)" 3
+  expect "bad exit3: not completed" "$(res bad-exit3/shop-red-runner-cart/1 .completion)" false
+  expect "bad fork: ended when the agent exited" "$(res bad-fork/shop-red-runner-cart/1 .attempt.end)" "agent exited"
+  expect "bad fork: its 3 children were recorded" "$(wc -l <"$tmp/pids.fork")" 4
+  expect "bad flood: 100 MB counted" "$(res bad-flood/shop-red-runner-cart/1 .attempt.log_bytes)" 100000000
+  expect "bad flood: agent.log cut" "$(res bad-flood/shop-red-runner-cart/1 .attempt.log_truncated)" true
+  size=$(stat -c %s "$tmp/bad-flood/shop-red-runner-cart/1/agent.log")
+  [ "$size" -le $((8 * 1024 * 1024 + 200)) ] && kn_ok "bad flood: agent.log capped ($size bytes)" ||
+    kn_fail "bad flood: agent.log is $size bytes"
+  g=$tmp/bad-garbage/shop-red-runner-cart/1
+  jq -e . "$g/result.json" >/dev/null && kn_ok "bad garbage: result.json is JSON" || kn_fail "bad garbage: result.json"
+  if jq -c . "$g/trajectory.jsonl" >/dev/null 2>&1 && iconv -f UTF-8 -t UTF-8 "$g/trajectory.jsonl" >/dev/null; then
+    kn_ok "bad garbage: the trajectory is valid UTF-8 JSON lines"
+  else
+    kn_fail "bad garbage: the trajectory is not valid"
+  fi
+  n=$(res bad-garbage/shop-red-runner-cart/1 .attempt.answers)
+  [ "$n" -ge 1 ] && [ "$n" -le 100 ] && kn_ok "bad garbage: $n answers taken (cap 100)" || kn_fail "bad garbage: $n answers"
+  expect "bad term: killed by SIGKILL after the grace" "$(res bad-term/shop-red-runner-cart/1 .attempt.exit_signal)" 9
+  check_clean bad
+fi
+
+if want errors; then
+  dead=$(kn_free_port)
+  sed "s/127\.0\.0\.1:8100/127.0.0.1:$dead/g" "$repo/tests/sites/tasks.yaml" >"$tmp/dead.yaml"
+  "$kn" run --tasks "$tmp/dead.yaml" --task shop-checkout --agent true --out "$tmp/refused" >"$tmp/refused.log" 2>&1
+  expect "errors: refused start page: exit 1" $? 1
+  expect "errors: refused: status error" "$(res refused/shop-checkout/1 .attempt.status)" error
+  res refused/shop-checkout/1 .attempt.reason | grep -q ERR_CONNECTION_REFUSED &&
+    kn_ok "errors: refused: the reason says so" || kn_fail "errors: refused: $(res refused/shop-checkout/1 .attempt.reason)"
+  [ -d "$tmp/refused/shop-checkout/1.error-1" ] && kn_ok "errors: refused: retried once" || kn_fail "errors: no retry"
+  expect "errors: refused: excluded" "$(sum refused '.excluded | length')" 1
+  expect "errors: refused: no executable attempt" "$(sum refused .attempts.executable)" 0
+
+  p503=$(kn_free_port)
+  python3 -c '
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(503); self.send_header("Content-Type", "text/html"); self.end_headers()
+        self.wfile.write(b"<h1>down for maintenance</h1>")
+    def log_message(self, *a): pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$p503" &
+  kn_pids+=("$!")
+  sed "s/127\.0\.0\.1:8100/127.0.0.1:$p503/g" "$repo/tests/sites/tasks.yaml" >"$tmp/503.yaml"
+  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$p503/" && break; sleep 0.1; done
+  "$kn" run --tasks "$tmp/503.yaml" --task shop-checkout --agent true --retries 0 --out "$tmp/5xx" >/dev/null 2>&1
+  expect "errors: 503 start page: exit 1" $? 1
+  res 5xx/shop-checkout/1 .attempt.reason | grep -q "HTTP 503" && kn_ok "errors: 503: the reason says so" ||
+    kn_fail "errors: 503: $(res 5xx/shop-checkout/1 .attempt.reason)"
+  [ ! -d "$tmp/5xx/shop-checkout/1.error-1" ] && kn_ok "errors: --retries 0: no retry" || kn_fail "errors: retried"
+
+  run_kn noagent --agent "$tmp/no-such-agent --flag" --task shop-red-runner-cart --retries 0
+  expect "errors: agent not found: exit 1" "$rc" 1
+  res noagent/shop-red-runner-cart/1 .attempt.reason | grep -q "agent could not start" &&
+    kn_ok "errors: agent not found: the reason says so" || kn_fail "errors: $(res noagent/shop-red-runner-cart/1 .attempt.reason)"
+
+  run_kn crash --agent "node $agents/crash.mjs" --task shop-red-runner-cart --retries 0 --timeout 30
+  expect "errors: browser crashed: exit 1" "$rc" 1
+  expect "errors: browser crashed: end" "$(res crash/shop-red-runner-cart/1 .attempt.end)" "browser gone"
+  expect "errors: browser crashed: error" "$(res crash/shop-red-runner-cart/1 .attempt.status)" error
+
+  run_kn nobrowser --agent true --task shop-red-runner-cart --retries 0 --chromium "$tmp/no-chromium"
+  res nobrowser/shop-red-runner-cart/1 .attempt.reason | grep -q "^browser: " &&
+    kn_ok "errors: no browser: the reason says so" || kn_fail "errors: $(res nobrowser/shop-red-runner-cart/1 .attempt.reason)"
+  check_clean errors
+fi
+
+if want signals; then
+  for sig in INT TERM; do
+    "$kn" run --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart --task shop-checkout \
+      --agent "$agents/bad.sh hang" --timeout 120 --out "$tmp/sig$sig" >"$tmp/sig$sig.log" 2>&1 &
+    runpid=$!
+    kn_pids+=("$runpid")
+    for _ in $(seq 1 200); do [ -e "$tmp/sig$sig/shop-red-runner-cart/1/agent.log" ] && break; sleep 0.05; done
+    sleep 0.3
+    kill -"$sig" "$runpid"
+    wait "$runpid"
+    rc=$?
+    kn_forget "$runpid"
+    expect "signals: SIG$sig: exit $([ $sig = INT ] && echo 130 || echo 143)" "$rc" "$([ $sig = INT ] && echo 130 || echo 143)"
+    expect "signals: SIG$sig: summary written, nothing finished" "$(sum "sig$sig" .attempts.finished)" 0
+    check_clean "signals SIG$sig"
+  done
+fi
+
+kn_finish

@@ -1,0 +1,75 @@
+/* test_fs.c — kn_mkdirs / kn_mkdirs_for (keynode/fs.h): parents made with the mode asked for,
+ * existing folders left alone, a file in the way and bad names refused with the path named. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "keynode/fs.h"
+
+static char root[] = "/tmp/kn-test-fs-XXXXXX";
+
+static unsigned mode_of(const char *p)
+{
+	struct stat sb;
+	return stat(p, &sb) == 0 ? (unsigned)(sb.st_mode & 0777) : 0u;
+}
+
+static void test_mkdirs(void **state)
+{
+	(void)state;
+	kn_err err;
+	char p[256], f[256];
+	mode_t old = umask(022);
+	snprintf(p, sizeof p, "%s/a/b/c", root);
+	assert_int_equal(kn_mkdirs(p, 0700, &err), 0);
+	assert_int_equal(mode_of(p), 0700);
+	snprintf(f, sizeof f, "%s/a", root);
+	assert_int_equal(mode_of(f), 0700);
+	assert_int_equal(kn_mkdirs(p, 0755, &err), 0); /* exists: fine, left as it is */
+	assert_int_equal(mode_of(p), 0700);
+	snprintf(p, sizeof p, "%s/a/b/c/", root);
+	assert_int_equal(kn_mkdirs(p, 0700, &err), 0);
+	/* a file in the way */
+	snprintf(f, sizeof f, "%s/file", root);
+	FILE *fp = fopen(f, "w");
+	assert_non_null(fp);
+	fclose(fp);
+	snprintf(p, sizeof p, "%s/file/sub", root);
+	assert_int_equal(kn_mkdirs(p, 0700, &err), KN_EIO);
+	assert_non_null(strstr(err.msg, "/file"));
+	assert_int_equal(kn_mkdirs("", 0700, &err), KN_EINVAL);
+	assert_int_equal(kn_mkdirs(NULL, 0700, &err), KN_EINVAL);
+	char *longp = malloc(5000);
+	memset(longp, 'x', 4999);
+	longp[4999] = '\0';
+	assert_int_equal(kn_mkdirs(longp, 0700, &err), KN_EINVAL);
+	free(longp);
+	/* the folder of a file */
+	snprintf(f, sizeof f, "%s/out/deep/run.jsonl", root);
+	assert_int_equal(kn_mkdirs_for(f, 0755, &err), 0);
+	snprintf(p, sizeof p, "%s/out/deep", root);
+	assert_int_equal(mode_of(p), 0755);
+	assert_int_equal(kn_mkdirs_for("bare.json", 0755, &err), 0);
+	assert_int_equal(kn_mkdirs_for("/top.json", 0755, &err), 0);
+	umask(old);
+}
+
+int main(void)
+{
+	if (!mkdtemp(root))
+		return 1;
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_mkdirs)};
+	int rc = cmocka_run_group_tests(tests, NULL, NULL);
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		rc = 1;
+	return rc;
+}

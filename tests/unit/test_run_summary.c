@@ -1,0 +1,171 @@
+/* test_run_summary.c — `keynode run`'s results (services/runner/summary.h): result.json files are read
+ * back for --resume and the summary, a trust boundary (a folder anyone may have edited): valid results
+ * parse; malformed ones (not JSON, no attempt, an unknown status, wrong types, truncated) are refused
+ * with a reason. The summary counts metrics over executable attempts only, lists the excluded ones with
+ * their reasons, and gives reliability over K and overhead quantiles. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "summary.h"
+
+static const char ok_result[] =
+	"{\"task\":\"t1\",\"run\":\"r\",\"mode\":\"default\",\"status\":\"finished\",\"steps\":4,"
+	"\"reached\":2,\"total\":2,\"score\":1,\"completion\":true,\"efficiency\":2,\"step_scores\":[1],"
+	"\"key_nodes\":[{\"id\":\"a\",\"score\":1},{\"id\":\"b\",\"score\":1}],\"functional\":true,"
+	"\"attempt\":{\"status\":\"done\",\"end\":\"agent exited\",\"agent_s\":1.5,"
+	"\"overhead_start_s\":0.5,\"overhead_end_s\":0.01,\"exit_code\":0}}";
+
+static void test_parse_ok(void **state)
+{
+	(void)state;
+	kn_run_row r;
+	kn_err err = {0};
+	assert_int_equal(kn_run_row_parse(&r, ok_result, strlen(ok_result), &err), 0);
+	assert_string_equal(r.task, "t1");
+	assert_string_equal(r.status, "done");
+	assert_string_equal(r.end, "agent exited");
+	assert_int_equal(r.completed, 1);
+	assert_int_equal(r.functional, 1);
+	assert_int_equal(r.total, 2);
+	assert_int_equal(r.missing, 0);
+	assert_int_equal(r.steps, 4);
+	assert_int_equal(r.exit_code, 0);
+	assert_true(r.overhead_start_s > 0.49 && r.overhead_start_s < 0.51);
+}
+
+static void test_parse_malformed(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+		"", "{", "[]", "null", "\"x\"",
+		"{\"task\":\"t\",\"score\":1,\"reached\":1,\"key_nodes\":[]}",                      /* no attempt */
+		"{\"task\":\"t\",\"score\":1,\"reached\":1,\"key_nodes\":[],\"attempt\":{}}",       /* no status */
+		"{\"task\":\"t\",\"score\":1,\"reached\":1,\"key_nodes\":[],\"attempt\":{\"status\":\"won\"}}",
+		"{\"task\":1,\"score\":1,\"reached\":1,\"key_nodes\":[],\"attempt\":{\"status\":\"done\"}}",
+		"{\"task\":\"t\",\"score\":\"1\",\"reached\":1,\"key_nodes\":[],\"attempt\":{\"status\":\"done\"}}",
+		"{\"task\":\"t\",\"score\":1,\"reached\":1,\"key_nodes\":{},\"attempt\":{\"status\":\"done\"}}",
+		"{\"task\":\"t\",\"score\":1,\"key_nodes\":[],\"attempt\":{\"status\":\"done\"}}",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		kn_run_row r;
+		kn_err err = {0};
+		assert_int_equal(kn_run_row_parse(&r, bad[i], strlen(bad[i]), &err), KN_EINVAL);
+		assert_true(err.msg[0] != '\0');
+	}
+	/* every proper prefix of a valid result is refused */
+	for (size_t n = 0; n < strlen(ok_result); n++) {
+		kn_run_row r;
+		assert_int_equal(kn_run_row_parse(&r, ok_result, n, NULL), KN_EINVAL);
+	}
+}
+
+static void test_load_missing(void **state)
+{
+	(void)state;
+	kn_run_row r;
+	kn_err err = {0};
+	assert_int_equal(kn_run_row_load(&r, "/nonexistent/result.json", &err), KN_ENOTFOUND);
+}
+
+static kn_run_row row(const char *task, int k, const char *status, int completed, double score,
+                      int missing, double ovh)
+{
+	kn_run_row r;
+	memset(&r, 0, sizeof r);
+	snprintf(r.task, sizeof r.task, "%s", task);
+	snprintf(r.status, sizeof r.status, "%s", status);
+	snprintf(r.reason, sizeof r.reason, "%s", strcmp(status, "error") == 0 ? "start page down" : "");
+	r.attempt = k;
+	r.completed = completed;
+	r.score = score;
+	r.reached = score * 2;
+	r.total = 2;
+	r.missing = missing;
+	r.functional = -1;
+	r.exit_code = 0;
+	r.overhead_start_s = ovh;
+	r.overhead_end_s = ovh / 10;
+	return r;
+}
+
+static void test_summary(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/kn-test-run-summary-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	kn_run_row rows[] = {
+		row("a", 1, "done", 1, 1.0, 0, 0.4), row("a", 2, "done", 1, 1.0, 0, 0.6),
+		row("b", 1, "done", 0, 0.5, 1, 0.5), row("b", 2, "done", 1, 1.0, 0, 0.7),
+		row("c", 1, "done", 0, 0.0, 2, 0.3), row("c", 2, "error", 0, 0.0, 2, 9.0),
+	};
+	kn_run_totals t = {.planned = 6, .finished = 6, .executable = 5, .errors = 1, .successes = 3,
+	                   .ran = 6, .wall_s = 60};
+	FILE *out = tmpfile();
+	kn_err err = {0};
+	assert_int_equal(kn_run_summary_write(rows, 6, &t, 2, dir, out, &err), 0);
+	fclose(out);
+	char path[128];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	json_t *m = json_object_get(j, "metrics");
+	/* 5 executable attempts: 3 successes; reached 2+2+1+2+0 of 10 */
+	assert_int_equal(json_integer_value(json_object_get(m, "attempts")), 5);
+	assert_true(json_real_value(json_object_get(m, "task_success_rate")) > 0.599 &&
+	            json_real_value(json_object_get(m, "task_success_rate")) < 0.601);
+	assert_true(json_real_value(json_object_get(m, "key_node_completion_rate")) > 0.699 &&
+	            json_real_value(json_object_get(m, "key_node_completion_rate")) < 0.701);
+	assert_true(json_real_value(json_object_get(m, "task_near_success_rate")) > 0.199 &&
+	            json_real_value(json_object_get(m, "task_near_success_rate")) < 0.201);
+	json_t *ex = json_object_get(j, "excluded");
+	assert_int_equal(json_array_size(ex), 1);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ex, 0), "reason")),
+	                    "start page down");
+	/* reliability over the executable attempts: a solved in both, b in one, c in none */
+	json_t *rel = json_object_get(j, "reliability");
+	assert_true(json_real_value(json_object_get(rel, "solved_all")) > 0.333 &&
+	            json_real_value(json_object_get(rel, "solved_all")) < 0.334);
+	assert_true(json_real_value(json_object_get(rel, "solved_any")) > 0.666 &&
+	            json_real_value(json_object_get(rel, "solved_any")) < 0.667);
+	/* overhead over executable attempts: 0.3 0.4 0.5 0.6 0.7 → median 0.5, p95 0.7 */
+	json_t *ov = json_object_get(j, "overhead");
+	assert_true(json_real_value(json_object_get(ov, "start_median_s")) > 0.499 &&
+	            json_real_value(json_object_get(ov, "start_median_s")) < 0.501);
+	assert_true(json_real_value(json_object_get(ov, "start_p95_s")) > 0.699 &&
+	            json_real_value(json_object_get(ov, "start_p95_s")) < 0.701);
+	assert_true(json_real_value(json_object_get(j, "attempts_per_minute")) > 5.99 &&
+	            json_real_value(json_object_get(j, "attempts_per_minute")) < 6.01);
+	json_decref(j);
+	snprintf(path, sizeof path, "%s/summary.csv", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	int lines = 0, ch;
+	while ((ch = fgetc(f)) != EOF)
+		lines += ch == '\n';
+	fclose(f);
+	assert_int_equal(lines, 7);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_ok),
+		cmocka_unit_test(test_parse_malformed),
+		cmocka_unit_test(test_load_missing),
+		cmocka_unit_test(test_summary),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
