@@ -148,7 +148,7 @@ jq -e '.replay.viewport == "1280x800"' "$tmp/m2w-v1/reports/0.json" >/dev/null &
 touch "$tmp/not-a-dir"
 "$kn" replay --validate --quiet --browser "$cdp" --tasks "$m2w/tasks.json" --task 0 --out "$tmp/not-a-dir/x" >"$tmp/unwritable.out" 2>&1
 rc=$?
-[ "$rc" = 2 ] && grep -q 'cannot create' "$tmp/unwritable.out" && kn_ok "an --out that cannot be created: exit 2 with the reason" ||
+[ "$rc" = 2 ] && grep -q 'not-a-dir is not a directory' "$tmp/unwritable.out" && kn_ok "an --out that cannot be created: exit 2 with the reason" ||
   kn_fail "unwritable --out: exit $rc: $(cat "$tmp/unwritable.out")"
 # a workflow for an unknown task, an invalid selector: validate names file, line and column
 mkdir -p "$tmp/badwf/workflows" && cp "$m2w/tasks.json" "$tmp/badwf/tasks.json"
