@@ -189,6 +189,13 @@ void kn_step_clear(kn_step *st)
 	free(st->hint_aria_label);
 	free(st->hint_role);
 	free(st->hint_href);
+	free(st->hint_test_id);
+	free(st->tag);
+	free(st->classes);
+	free(st->dom_path);
+	free(st->frame);
+	free(st->expect_url);
+	free(st->expect_value);
 	memset(st, 0, sizeof *st);
 }
 
@@ -213,6 +220,7 @@ void kn_task_clear(kn_task *t)
 		free(t->more_start_urls[i]);
 	free(t->more_start_urls);
 	kn_purchase_free(t->purchase);
+	free(t->workflow_file);
 	memset(t, 0, sizeof *t);
 }
 

@@ -97,6 +97,8 @@ typedef struct loader {
 	int depth;
 	pos last;
 
+	int workflow; /* kn_load_opts.workflow: a workflow file (workflow.h) */
+
 	/* Output. */
 	kn_taskset *set;
 	size_t cap_tasks;
@@ -1166,9 +1168,13 @@ static const char *const step_verbs[] = {
 #define VERB_LIST "goto, click, type, select, press, scroll, wait, back, forward or answer"
 
 enum { LOC_SELECTOR, LOC_TEXT, LOC_VALUE, LOC_ENTER, LOC_ID, LOC_NAME, LOC_ARIA, LOC_ROLE, LOC_HREF,
-       N_LOC };
+       LOC_TEST_ID, LOC_TAG, LOC_CLASSES, LOC_PATH, LOC_FRAME, N_LOC };
 static const char *const loc_keys[N_LOC] = { "selector", "text", "value", "enter", "id", "name",
-                                             "aria_label", "role", "href" };
+                                             "aria_label", "role", "href", "test_id", "tag",
+                                             "classes", "dom_path", "frame" };
+/* The record-time fingerprint (workflow.h): hints every locating verb accepts. */
+#define LOC_FINGERPRINT (1u << LOC_TEST_ID | 1u << LOC_TAG | 1u << LOC_CLASSES | 1u << LOC_PATH | \
+                         1u << LOC_FRAME)
 
 /* The mapping of click/type/select/wait: a selector, the verb's own fields (allowed: a bit set
  * over LOC_*), and locator hints. */
@@ -1179,7 +1185,7 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 	unsigned seen = 0;
 	char c[72];
 	allowed |= 1u << LOC_SELECTOR | 1u << LOC_ID | 1u << LOC_NAME | 1u << LOC_ARIA |
-	           1u << LOC_ROLE | 1u << LOC_HREF;
+	           1u << LOC_ROLE | 1u << LOC_HREF | LOC_FINGERPRINT;
 	for (;;) {
 		if ((rc = read_key(l, &k, &end)) != 0)
 			return rc;
@@ -1188,8 +1194,8 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 		int f = lookup(loc_keys, N_LOC, k.val, k.len);
 		if (f < 0 || !(allowed & (1u << f))) {
 			char list[160] = "";
-			for (int i = 0; i < N_LOC; i++)
-				if (allowed & (1u << i)) {
+			for (int i = 0; i < N_LOC; i++) /* the fingerprint keys are for recorded workflows */
+				if ((allowed & ~LOC_FINGERPRINT) & (1u << i)) {
 					if (list[0])
 						strcat(list, i == LOC_HREF ? " or " : ", ");
 					strcat(list, loc_keys[i]);
@@ -1220,9 +1226,15 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 		case LOC_NAME: dst = &st->hint_name; break;
 		case LOC_ARIA: dst = &st->hint_aria_label; break;
 		case LOC_ROLE: dst = &st->hint_role; break;
+		case LOC_TEST_ID: dst = &st->hint_test_id; break;
+		case LOC_TAG: dst = &st->tag; break;
+		case LOC_CLASSES: dst = &st->classes; break;
+		case LOC_PATH: dst = &st->dom_path; break;
+		case LOC_FRAME: dst = &st->frame; break;
 		default: dst = &st->hint_href; break;
 		}
-		if ((rc = read_text(l, loc_keys[f], f == LOC_VALUE || f == LOC_TEXT, dst, NULL)) != 0)
+		if ((rc = read_text(l, loc_keys[f], f == LOC_VALUE || f == LOC_TEXT || f == LOC_CLASSES,
+		                    dst, NULL)) != 0)
 			return rc;
 	}
 	if (!st->selector)
@@ -1290,6 +1302,51 @@ static int parse_verb_value(loader *l, kn_step *st, const char *verb)
 	}
 }
 
+enum { AF_URL, AF_NAVIGATED, AF_VALUE, N_AF };
+static const char *const after_keys[N_AF] = { "url", "navigated", "value" };
+
+/* A step's recorded postcondition: `after: {url, navigated, value}` (workflow.h). */
+static int parse_after(loader *l, kn_step *st)
+{
+	yev v, k;
+	int rc, end;
+	unsigned seen = 0;
+	char c[72];
+	if ((rc = next_event(l, &v)) != 0)
+		return rc;
+	if (v.type != YAML_MAPPING_START_EVENT)
+		return fail(l, KN_EINVAL, v.at,
+		            "'after' must be a mapping such as { url: URL, navigated: true }, found %s",
+		            found(l, &v));
+	for (;;) {
+		if ((rc = read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			return 0;
+		int f = lookup(after_keys, N_AF, k.val, k.len);
+		if (f < 0)
+			return fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'after' (expected url, navigated "
+			            "or value)", clip(c, sizeof c, k.val));
+		if (seen & (1u << f))
+			return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", after_keys[f]);
+		seen |= 1u << f;
+		if (f == AF_URL)
+			rc = read_url(l, "after.url", &st->expect_url);
+		else if (f == AF_VALUE)
+			rc = read_text(l, "after.value", 1, &st->expect_value, NULL);
+		else {
+			if ((rc = next_event(l, &v)) != 0)
+				return rc;
+			if (v.type != YAML_SCALAR_EVENT || v.kind != SK_BOOL)
+				return fail(l, KN_EINVAL, v.at, "'navigated' must be true or false, found %s",
+				            found(l, &v));
+			st->navigated = is_true(v.val) ? 1 : 2;
+		}
+		if (rc)
+			return rc;
+	}
+}
+
 /* One step: a bare verb (back, forward) or a mapping with exactly one verb key. */
 static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 {
@@ -1302,6 +1359,7 @@ static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 	st = &st[si];
 	memset(st, 0, sizeof *st);
 	st->line = start->at.line;
+	st->column = start->at.col;
 	snprintf(l->ctx_sub, sizeof l->ctx_sub, "step %zu", si + 1);
 
 	yev k;
@@ -1336,6 +1394,12 @@ static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 		return rc;
 	if ((rc = read_key(l, &k, &end)) != 0)
 		return rc;
+	if (!end && k.len == 5 && !memcmp(k.val, "after", 5)) {
+		if ((rc = parse_after(l, st)) != 0 || (rc = read_key(l, &k, &end)) != 0)
+			return rc;
+		if (!end && k.len == 5 && !memcmp(k.val, "after", 5))
+			return fail(l, KN_EINVAL, k.at, "duplicate key 'after'");
+	}
 	if (!end)
 		return fail(l, KN_EINVAL, k.at,
 		            "unexpected key '%s' after '%s' (a step has one verb; its options go in the "
@@ -1639,6 +1703,111 @@ static int parse_tasks(loader *l)
 	return 0;
 }
 
+enum { WK_FORMAT, WK_TASK, WK_RECORDED, WK_VIEWPORT, WK_START_URL, WK_STEPS, N_WK };
+static const char *const workflow_keys[N_WK] = { "workflow", "task", "recorded_at", "viewport",
+                                                 "start_url", "steps" };
+
+/* "WxH" with 100 ≤ W, H ≤ 10000; 0 or KN_EINVAL. */
+static int parse_viewport(const char *s, int *w, int *h)
+{
+	char *end;
+	long a = strtol(s, &end, 10);
+	if (end == s || (*end != 'x' && *end != 'X'))
+		return KN_EINVAL;
+	const char *p = end + 1;
+	long b = strtol(p, &end, 10);
+	if (end == p || *end || a < 100 || a > 10000 || b < 100 || b > 10000)
+		return KN_EINVAL;
+	*w = (int)a;
+	*h = (int)b;
+	return 0;
+}
+
+/* A workflow file (kn_load_opts.workflow): one mapping {workflow: 1, task, recorded_at,
+ * viewport, start_url, steps}, loaded as one task holding only its id, steps and viewport.
+ * first is its first key, already read. */
+static int parse_workflow(loader *l, pos at, const yev *first)
+{
+	kn_taskset *set = l->set;
+	kn_task *t = grow(set->tasks, set->n_tasks, &l->cap_tasks, sizeof *t);
+	if (!t)
+		return oom(l);
+	set->tasks = t;
+	t = &t[set->n_tasks++];
+	memset(t, 0, sizeof *t);
+	t->line = at.line;
+	snprintf(l->ctx_task, sizeof l->ctx_task, "workflow");
+	yev k, v;
+	int rc, end;
+	unsigned seen = 0;
+	char c[72], *text = NULL;
+	pos vat;
+	for (;;) {
+		if (first) {
+			k = *first;
+			first = NULL;
+		} else if ((rc = read_key(l, &k, &end)) != 0) {
+			return rc;
+		} else if (end) {
+			break;
+		}
+		int w = lookup(workflow_keys, N_WK, k.val, k.len);
+		if (w < 0)
+			return fail(l, KN_EINVAL, k.at,
+			            "unknown key '%s' (expected workflow, task, recorded_at, viewport, "
+			            "start_url or steps)", clip(c, sizeof c, k.val));
+		if (seen & (1u << w))
+			return fail(l, KN_EINVAL, k.at, "duplicate key '%s'", workflow_keys[w]);
+		seen |= 1u << w;
+		switch (w) {
+		case WK_FORMAT:
+			if ((rc = next_event(l, &v)) != 0)
+				return rc;
+			if (v.type != YAML_SCALAR_EVENT || v.kind != SK_INT || strcmp(v.val, "1") != 0)
+				return fail(l, KN_EINVAL, v.at, "'workflow' must be 1 (the format version), "
+				            "found %s", found(l, &v));
+			break;
+		case WK_TASK:
+			if ((rc = read_text(l, "task", 0, &t->id, &vat)) != 0)
+				return rc;
+			t->line = vat.line; /* where a message about the id points */
+			snprintf(l->ctx_task, sizeof l->ctx_task, "workflow of '%s'", clip(c, sizeof c, t->id));
+			break;
+		case WK_RECORDED:
+			rc = read_text(l, "recorded_at", 0, &text, NULL);
+			free(text), text = NULL;
+			if (rc)
+				return rc;
+			break;
+		case WK_VIEWPORT:
+			if ((rc = read_text(l, "viewport", 0, &text, &vat)) != 0)
+				return rc;
+			rc = parse_viewport(text, &t->viewport_w, &t->viewport_h);
+			if (rc)
+				rc = fail(l, KN_EINVAL, vat, "'viewport' must be WIDTHxHEIGHT (100 to 10000), "
+				          "found '%s'", clip(c, sizeof c, text));
+			free(text), text = NULL;
+			if (rc)
+				return rc;
+			break;
+		case WK_START_URL:
+			if ((rc = read_url(l, "start_url", &t->start_url)) != 0)
+				return rc;
+			break;
+		default:
+			if ((rc = parse_steps(l, set->n_tasks - 1)) != 0)
+				return rc;
+			break;
+		}
+	}
+	if (!(seen & (1u << WK_TASK)))
+		return fail(l, KN_EINVAL, at, "missing 'task' (the id of the task this workflow is for)");
+	if (!(seen & (1u << WK_STEPS)) || t->n_steps == 0)
+		return fail(l, KN_EINVAL, at, "missing 'steps' (a workflow has at least one step)");
+	l->ctx_task[0] = '\0';
+	return 0;
+}
+
 /* The document: a mapping holding 'tasks:', or a single task mapping. */
 static int parse_document(loader *l)
 {
@@ -1663,7 +1832,10 @@ static int parse_document(loader *l)
 		return rc;
 	if (end)
 		return fail(l, KN_EINVAL, at, "empty document (expected 'tasks:' or a single task)");
-	if (k.len == 5 && !memcmp(k.val, "tasks", 5)) {
+	if (l->workflow) {
+		if ((rc = parse_workflow(l, at, &k)) != 0)
+			return rc;
+	} else if (k.len == 5 && !memcmp(k.val, "tasks", 5)) {
 		if ((rc = parse_tasks(l)) != 0 || (rc = read_key(l, &k, &end)) != 0)
 			return rc;
 		if (!end && k.len == 5 && !memcmp(k.val, "tasks", 5))
@@ -1741,6 +1913,7 @@ int kn_task_load_yaml(kn_taskset **out, const char *buf, size_t len, const char 
 		l.buf += 3;
 		l.len -= 3;
 	}
+	l.workflow = opts && opts->workflow;
 	l.max_depth = opts && opts->max_depth > 0 ? opts->max_depth : KN_LOAD_MAX_DEPTH;
 	l.max_alias = opts && opts->max_alias_nodes ? opts->max_alias_nodes : KN_LOAD_MAX_ALIAS_NODES;
 	size_t max_bytes = opts && opts->max_bytes ? opts->max_bytes : KN_LOAD_MAX_BYTES;

@@ -24,6 +24,14 @@ int kn_cmd_import(int argc, char **argv);
  * Returns kn_taskset_load_file's code; *out is the caller's. (cmd_import.c) */
 int kn_cli_load_tasks(kn_taskset **out, const char *path, const kn_config *cfg, const char *cmd,
                       kn_err *err);
+/* Attach the workflow files of dir (NULL: `workflows/` beside tasks_path when it exists) to set
+ * (keynode/workflow.h), saying each bad file on stderr. KN_EXIT_OK or KN_EXIT_USAGE.
+ * (workflows_opt.c) */
+int kn_cli_attach_workflows(kn_taskset *set, const char *tasks_path, const char *dir,
+                            const char *cmd);
+/* "WxH" (100 to 10000 each) into *w, *h; 0 or -1. (workflows_opt.c) */
+int kn_cli_parse_viewport(int *w, int *h, const char *text);
+int kn_cmd_record(int argc, char **argv);
 int kn_cmd_migrate(int argc, char **argv);
 int kn_cmd_worker(int argc, char **argv);
 int kn_cmd_serve(int argc, char **argv);

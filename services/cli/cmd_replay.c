@@ -2,6 +2,7 @@
  * agent would (trusted input on its own connection), and report each step's outcome; with
  * --validate, judge each task (passed / broken / error) in a fresh browser context scored by the
  * monitor, writing the report and the failure screenshot. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,13 +11,14 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/workflow.h"
 #include "keynode/fs.h"
 #include "replay.h"
 
 static const char help[] =
 	"usage: keynode replay --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
 	"                      [--task ID] [--out DIR] [--step-delay MS] [--answer-file FILE] [--quiet]\n"
-	"                      [--validate]\n"
+	"                      [--validate] [--workflows DIR] [--viewport WxH]\n"
 	"\n"
 	"Drive the browser through each task's reference `steps` (goto, click, type, select, press,\n"
 	"scroll, wait, back, forward, answer) in a new tab, with trusted Input.* events, waiting for\n"
@@ -40,9 +42,13 @@ static const char help[] =
 	"  --answer-file F   append each `answer` step's text to F as a line (what `keynode watch\n"
 	"                    --answer-file F` reads)\n"
 	"  --quiet           no per-step lines\n"
+	"  --workflows DIR   reference workflows DIR/<task-id>.yaml (keynode record) replace the\n"
+	"                    tasks' inline steps (default: workflows/ beside the task file, when\n"
+	"                    present); a Mind2Web-Live file stays as published\n"
+	"  --viewport WxH    browser viewport (default: the workflow's recorded one, else 1280x800)\n"
 	"\n"
 	"exit: 0 every task replayed (passed), 1 a step failed (a task broken), 2 usage error, browser\n"
-	"unreachable, or (--validate) a task's verdict was error\n";
+	"unreachable, a result that could not be written, or (--validate) a task's verdict was error\n";
 
 struct conn {
 	int open, closed;
@@ -63,7 +69,7 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 	snprintf(k->reason, sizeof k->reason, "%s", reason);
 }
 
-static void write_result(const char *dir, const kn_task *task, const kn_replay_result *res)
+static int write_result(const char *dir, const kn_task *task, const kn_replay_result *res)
 {
 	json_t *steps = json_array();
 	for (size_t i = 0; i < res->n_steps; i++)
@@ -77,9 +83,11 @@ static void write_result(const char *dir, const kn_task *task, const kn_replay_r
 	                      res->failed_step, "detail", res->detail, "answer", res->answer);
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s.json", dir, task->id);
-	if (!j || strchr(task->id, '/') || json_dump_file(j, path, JSON_INDENT(1)) != 0)
-		fprintf(stderr, "keynode replay: cannot write %s\n", path);
+	int bad = !j || strchr(task->id, '/') || json_dump_file(j, path, JSON_INDENT(1)) != 0;
+	if (bad)
+		fprintf(stderr, "keynode replay: cannot write %s: %s\n", path, strerror(errno));
 	json_decref(j);
+	return bad;
 }
 
 /* --validate for one task: the verdict line, drift warnings, DIR/<task>.json and .png.
@@ -95,6 +103,7 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 		return KN_EXIT_USAGE;
 	}
 	kn_replay_status st = kn_replay_report_status(rep);
+	int unwritable = 0;
 	json_t *doc = json_loads(kn_replay_report_json(rep), 0, NULL);
 	json_t *b = json_object_get(doc, "broken");
 	const char *reason = json_string_value(json_object_get(b, "reason"));
@@ -119,8 +128,11 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 	size_t nd = kn_replay_report_drift(rep, 0, &ds, &dsel, &dprop);
 	for (size_t i = 0; i < nd; i++) {
 		kn_replay_report_drift(rep, i, &ds, &dsel, &dprop);
-		printf("  drift: step %d selector %s no longer matches; use %s\n", ds, dsel ? dsel : "?",
-		       dprop ? dprop : "?");
+		if (dprop)
+			printf("  drift: step %d selector %s no longer matches; use %s\n", ds, dsel ? dsel : "?", dprop);
+		else
+			printf("  drift: step %d selector %s still matches, but not what was recorded (see the report)\n",
+			       ds, dsel ? dsel : "?");
 	}
 	json_decref(doc);
 	if (dir && strchr(t->id, '/') == NULL) {
@@ -130,26 +142,31 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 		if (png && png_len) {
 			snprintf(path, sizeof path, "%s/%s.png", dir, t->id);
 			FILE *f = fopen(path, "wb");
-			if (!f || fwrite(png, 1, png_len, f) != png_len)
-				fprintf(stderr, "keynode replay: cannot write %s\n", path);
-			else {
+			if (!f || fwrite(png, 1, png_len, f) != png_len) {
+				fprintf(stderr, "keynode replay: cannot write %s: %s\n", path, strerror(errno));
+				unwritable = 1;
+			} else {
 				char name[1024];
 				snprintf(name, sizeof name, "%s.png", t->id);
 				kn_replay_report_set_screenshot_name(rep, name);
 			}
-			if (f)
-				fclose(f);
+			if (f && fclose(f) != 0)
+				unwritable = 1;
 		}
 		snprintf(path, sizeof path, "%s/%s.json", dir, t->id);
 		FILE *f = fopen(path, "w");
-		if (!f || fputs(kn_replay_report_json(rep), f) < 0 || fputc('\n', f) == EOF)
-			fprintf(stderr, "keynode replay: cannot write %s\n", path);
-		if (f)
-			fclose(f);
+		if (!f || fputs(kn_replay_report_json(rep), f) < 0 || fputc('\n', f) == EOF ||
+		    fclose(f) != 0) {
+			fprintf(stderr, "keynode replay: cannot write %s: %s\n", path, strerror(errno));
+			unwritable = 1;
+		}
 	} else if (dir) {
 		fprintf(stderr, "keynode replay: task id '%s' cannot be a file name\n", t->id);
+		unwritable = 1;
 	}
 	kn_replay_report_free(rep);
+	if (unwritable) /* a lost report must not read like a verdict */
+		return KN_EXIT_USAGE;
 	return st == KN_REPLAY_PASSED ? KN_EXIT_OK
 	       : st == KN_REPLAY_BROKEN || st == KN_REPLAY_BLOCKED ? KN_EXIT_FAIL : KN_EXIT_USAGE;
 }
@@ -161,10 +178,11 @@ int kn_cmd_replay(int argc, char **argv)
 		{"task", required_argument, NULL, 'i'},    {"out", required_argument, NULL, 'o'},
 		{"step-delay", required_argument, NULL, 'd'}, {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'}, {"validate", no_argument, NULL, 'v'},
+		{"workflows", required_argument, NULL, 'w'}, {"viewport", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL;
 	kn_replay_opts ro = {.progress = stderr};
-	const char *answers = NULL;
+	const char *answers = NULL, *workflows = NULL;
 	int c, validate = 0;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
@@ -175,6 +193,11 @@ int kn_cmd_replay(int argc, char **argv)
 		case 'q': ro.progress = NULL; break;
 		case 'a': answers = optarg; break;
 		case 'v': validate = 1; break;
+		case 'w': workflows = optarg; break;
+		case 'V':
+			if (kn_cli_parse_viewport(&ro.viewport_w, &ro.viewport_h, optarg))
+				return kn_cli_usage_error("replay", "--viewport must be WIDTHxHEIGHT, e.g. 1280x800");
+			break;
 		case 'd':
 			if (kn_cli_parse_int(&ro.step_delay_ms, optarg) || ro.step_delay_ms < 0)
 				return kn_cli_usage_error("replay", "--step-delay must be milliseconds");
@@ -196,6 +219,10 @@ int kn_cmd_replay(int argc, char **argv)
 		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
 	}
 	int rc = KN_EXIT_USAGE;
+	if (kn_cli_attach_workflows(set, tasks, workflows, "replay") != KN_EXIT_OK) {
+		kn_taskset_free(set);
+		return KN_EXIT_USAGE;
+	}
 	char *ws = NULL;
 	kn_cdp_loop *loop = NULL;
 	kn_cdp *cdp = NULL;
@@ -244,8 +271,8 @@ int kn_cmd_replay(int argc, char **argv)
 		printf("%-24s %s%s%s\n", t->id, rr == 0 ? "passed" : "FAILED", rr ? ": " : "",
 		       rr ? err.msg : "");
 		failed |= rr != 0;
-		if (out)
-			write_result(out, t, &res);
+		if (out && write_result(out, t, &res))
+			errored = 1;
 		kn_replay_result_clear(&res);
 	}
 	if (k.closed) {

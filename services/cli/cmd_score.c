@@ -136,6 +136,8 @@ static void print_rows(int format, const struct row *rows, size_t n)
 
 /* Score one trajectory file into *row. Returns 0, or 1 when it could not be scored (said why).
  * An event the semantic judge failed on adds to *judge_failures (the run is still scored). */
+static int unwritable; /* a run result could not be written: exit 2 */
+
 static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts *eo,
                      const char *outdir, struct row *row, size_t *judge_failures)
 {
@@ -168,10 +170,13 @@ static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s.json", outdir, hdr.run);
 		FILE *f = strchr(hdr.run, '/') ? NULL : fopen(path, "w");
-		if (!f || kn_eval_write_result(row->ev, hdr.run, f) != 0)
+		int bad = !f || kn_eval_write_result(row->ev, hdr.run, f) != 0;
+		if (f && fclose(f) != 0)
+			bad = 1;
+		if (bad) {
 			fprintf(stderr, "keynode score: cannot write %s\n", path);
-		if (f)
-			fclose(f);
+			unwritable = 1;
+		}
 	}
 	row->run = hdr.run;
 	hdr.run = NULL;
@@ -312,5 +317,7 @@ int kn_cmd_score(int argc, char **argv)
 		        "reached by those events\n", judge_failures, judge_failures == 1 ? "" : "s");
 	kn_cli_semantic_close(&so);
 	kn_taskset_free(set);
+	if (unwritable) /* a lost result is not a verdict */
+		return KN_EXIT_USAGE;
 	return failed || judge_failures ? KN_EXIT_FAIL : KN_EXIT_OK;
 }

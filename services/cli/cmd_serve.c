@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,7 +25,7 @@
 
 static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
-	"                     [--log-requests]\n"
+	"                     [--log-requests] [--workflows DIR]\n"
 	"\n"
 	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
 	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
@@ -40,6 +41,9 @@ static const char help[] =
 	"                    $XDG_STATE_HOME/keynode/spool, else ~/.local/state/keynode/spool);\n"
 	"                    created (0700) when missing, one subfolder per database\n"
 	"  --log-requests    one log line per request\n"
+	"  --workflows DIR   a task file uploaded through POST /api/tasksets gets DIR/<task-id>.yaml\n"
+	"                    (`keynode record`) as its tasks' reference steps; stored with the task\n"
+	"                    version (a new workflow makes a new version)\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
 	"Events are acknowledged once durable (committed, or spooled and fdatasync'ed). Runs a\n"
@@ -143,8 +147,9 @@ int kn_cmd_serve(int argc, char **argv)
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
 		{"spool-dir", required_argument, NULL, 's'}, {"log-requests", no_argument, NULL, 'L'},
+		{"workflows", required_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL;
+	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
 	int log_requests = 0, c;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -152,12 +157,16 @@ int kn_cmd_serve(int argc, char **argv)
 		case 'l': listen = optarg; break;
 		case 's': spool_arg = optarg; break;
 		case 'L': log_requests = 1; break;
+		case 'w': workflows = optarg; break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: return kn_cli_usage_error("serve", "bad option");
 		}
 	}
 	if (optind < argc)
 		return kn_cli_usage_error("serve", "unexpected argument '%s'", argv[optind]);
+	struct stat wsb;
+	if (workflows && (stat(workflows, &wsb) != 0 || !S_ISDIR(wsb.st_mode)))
+		return kn_cli_usage_error("serve", "--workflows %s is not a folder", workflows);
 
 	kn_err err = {0};
 	kn_config *cfg = NULL;
@@ -312,7 +321,7 @@ int kn_cmd_serve(int argc, char **argv)
 	else if (recovered)
 		fprintf(stderr, "level=info component=serve msg=\"ended runs left live by a dead "
 		                "process\" runs=%zu\n", recovered);
-	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0};
+	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows};
 	if (kn_api_new(&sv.api, &apo, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
 		goto done;

@@ -1,5 +1,6 @@
 /* cmd_validate.c — `keynode validate TASKFILE…`: load each file, report its task and key-node
- * counts by function, or the first error with its position. */
+ * counts by function, or the first error with its position; check the workflow files beside it
+ * (keynode/workflow.h) and the selectors of inline steps. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,19 +8,59 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/workflow.h"
 
 static const char help[] =
-	"usage: keynode validate [--json] TASKFILE...\n"
+	"usage: keynode validate [--json] [--workflows DIR] TASKFILE...\n"
 	"\n"
 	"Check task files: native YAML (docs/formats.md §1) or Mind2Web-Live JSON, detected by content.\n"
 	"Prints the number of tasks and key nodes (by match function) of each valid file, and the\n"
 	"first error of an invalid one as FILE:LINE:COLUMN (YAML) or FILE: JSON-PATH (JSON).\n"
 	"\n"
 	"options:\n"
-	"  --json    one JSON object per file: {\"file\", \"ok\", \"tasks\", \"key_nodes\", \"functions\", \"error\"}\n"
+	"  --json    one JSON object per file: {\"file\", \"ok\", \"tasks\", \"key_nodes\", \"functions\", \"error\",\n"
+	"            \"workflows\", \"workflow_errors\"}\n"
+	"  --workflows DIR  check the workflow files of DIR against the task file (default:\n"
+	"            workflows/ beside each task file, when present): each must load, name a task of\n"
+	"            the file, be called <task-id>.yaml and hold valid CSS/XPath selectors\n"
 	"  --help    this text\n"
 	"\n"
 	"exit: 0 all files valid, 1 a file is invalid, 2 usage error\n";
+
+/* Workflow and step-selector errors of one task file. */
+struct wf_errs {
+	json_t *list; /* --json: the messages */
+	int n;
+};
+
+static void wf_error(void *ud, const char *path, const kn_err *err)
+{
+	(void)path;
+	struct wf_errs *w = ud;
+	w->n++;
+	if (w->list)
+		json_array_append_new(w->list, json_string(err->msg));
+	else
+		fprintf(stderr, "%s\n", err->msg);
+}
+
+/* Inline steps' selectors (workflow files checked theirs when loading). */
+static void check_inline_selectors(const kn_taskset *set, struct wf_errs *w)
+{
+	for (size_t t = 0; t < set->n_tasks; t++) {
+		if (set->tasks[t].workflow_file)
+			continue;
+		for (size_t i = 0; i < set->tasks[t].n_steps; i++) {
+			const kn_step *st = &set->tasks[t].steps[i];
+			kn_err e = {0}, m = {0};
+			if (!st->selector || kn_selector_check(st->selector, &e) == 0)
+				continue;
+			kn_err_set(&m, KN_EINVAL, "%s:%d:%d: task '%s' step %zu: %s: '%.80s'", set->source,
+			           st->line, st->column, set->tasks[t].id, i + 1, e.msg, st->selector);
+			wf_error(w, set->source, &m);
+		}
+	}
+}
 
 /* Count key nodes per function name, in first-seen order. */
 struct fcount {
@@ -47,16 +88,21 @@ static size_t count_functions(const kn_taskset *set, struct fcount *out, size_t 
 int kn_cmd_validate(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+		{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
+		{"workflows", required_argument, NULL, 'w'}, {NULL, 0, NULL, 0}};
 	int json = 0, c;
+	const char *wdir = NULL;
 	while ((c = getopt_long(argc, argv, "jh", opts, NULL)) != -1) {
 		if (c == 'h') {
 			fputs(help, stdout);
 			return KN_EXIT_OK;
 		}
-		if (c != 'j')
+		if (c == 'w')
+			wdir = optarg;
+		else if (c != 'j')
 			return kn_cli_usage_error("validate", "bad option");
-		json = 1;
+		else
+			json = 1;
 	}
 	if (optind >= argc)
 		return kn_cli_usage_error("validate", "no task file given");
@@ -67,6 +113,23 @@ int kn_cmd_validate(int argc, char **argv)
 		int r = kn_taskset_load_file(&set, argv[i], NULL, &err);
 		struct fcount fc[32];
 		size_t nf = r == 0 ? count_functions(set, fc, 32) : 0;
+		struct wf_errs we = {json ? json_array() : NULL, 0};
+		size_t nw = 0;
+		char def[4096];
+		const char *dir = wdir ? wdir : r == 0 && kn_workflows_default_dir(def, sizeof def, argv[i]) ? def : NULL;
+		if (r == 0 && dir) {
+			kn_err werr = {0};
+			int wr = kn_workflows_attach(set, dir, wf_error, &we, &nw, &werr);
+			if (wr == KN_ENOTFOUND || wr == KN_EIO) {
+				kn_err_set(&werr, wr, "workflows: %s", werr.msg);
+				wf_error(&we, dir, &werr);
+				rc = KN_EXIT_USAGE;
+			}
+		}
+		if (r == 0)
+			check_inline_selectors(set, &we);
+		if (we.n && rc == KN_EXIT_OK)
+			rc = KN_EXIT_FAIL;
 		if (r != 0)
 			rc = r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE
 			     : rc == KN_EXIT_USAGE            ? rc
@@ -83,6 +146,11 @@ int kn_cmd_validate(int argc, char **argv)
 				json_object_set_new(j, "key_nodes",
 				                    json_integer((json_int_t)kn_taskset_count_keynodes(set)));
 				json_object_set_new(j, "functions", f);
+				json_object_set_new(j, "workflows", json_integer((json_int_t)nw));
+				json_object_set_new(j, "workflow_errors", we.list);
+				we.list = NULL;
+				if (we.n)
+					json_object_set_new(j, "ok", json_false());
 			} else {
 				json_object_set_new(j, "error", json_string(err.msg));
 			}
@@ -90,14 +158,17 @@ int kn_cmd_validate(int argc, char **argv)
 			putchar('\n');
 			json_decref(j);
 		} else if (r == 0) {
-			printf("%s: ok: %zu tasks, %zu key nodes (%s)\n", argv[i], set->n_tasks,
+			printf("%s: %s: %zu tasks, %zu key nodes (%s)\n", argv[i], we.n ? "invalid workflows" : "ok", set->n_tasks,
 			       kn_taskset_count_keynodes(set),
 			       set->format == KN_FORMAT_YAML ? "native YAML" : "Mind2Web-Live JSON");
 			for (size_t k = 0; k < nf; k++)
 				printf("  %-30s %zu\n", fc[k].name, fc[k].n);
+			if (dir)
+				printf("  workflows: %zu attached from %s%s\n", nw, dir, we.n ? ", with errors" : "");
 		} else {
 			fprintf(stderr, "%s\n", err.msg);
 		}
+		json_decref(we.list);
 		kn_taskset_free(set);
 	}
 	return rc;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "alerts.h"
 #include "cli.h"
@@ -17,6 +18,7 @@ static const char help[] =
 	"usage: keynode worker --config keynode.yaml [--browser ENDPOINT] [--id NAME] [--once]\n"
 	"                      [--max-jobs N] [--lease S] [--poll MS] [--chromium PATH]\n"
 	"                      [--element-timeout MS] [--settle-timeout MS] [--step-delay MS]\n"
+	"                      [--workflows DIR] [--viewport WxH]\n"
 	"\n"
 	"Claim replay jobs from the database (database.url or KEYNODE_DATABASE_URL), replay each job's\n"
 	"task in a fresh browser context, retry a failed replay once in a new context, store the result\n"
@@ -39,6 +41,9 @@ static const char help[] =
 	"  --element-timeout MS wait for a step's element (default 5000)\n"
 	"  --settle-timeout MS  wait for the page to settle after a step (default 10000)\n"
 	"  --step-delay MS      pause between steps (default 0)\n"
+	"  --workflows DIR      replay DIR/<task-id>.yaml (`keynode record`) when it exists instead of\n"
+	"                       the task's stored steps\n"
+	"  --viewport WxH       browser viewport (default: the workflow's recorded one, else 1280x800)\n"
 	"\n"
 	"exit: 0 stopped (SIGTERM/SIGINT, --once, --max-jobs), 2 usage error or database/browser\n"
 	"unreachable\n";
@@ -81,7 +86,8 @@ static int parse_ms(int *out, const char *text, const char *what)
 
 int kn_cmd_worker(int argc, char **argv)
 {
-	enum { O_CHROMIUM = 0x100, O_LEASE, O_POLL, O_ELEMENT, O_SETTLE, O_DELAY, O_MAX };
+	enum { O_CHROMIUM = 0x100, O_LEASE, O_POLL, O_ELEMENT, O_SETTLE, O_DELAY, O_MAX, O_WORKFLOWS,
+	       O_VIEWPORT };
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},   {"browser", required_argument, NULL, 'b'},
 		{"id", required_argument, NULL, 'i'},       {"once", no_argument, NULL, '1'},
@@ -90,6 +96,7 @@ int kn_cmd_worker(int argc, char **argv)
 		{"element-timeout", required_argument, NULL, O_ELEMENT},
 		{"settle-timeout", required_argument, NULL, O_SETTLE},
 		{"step-delay", required_argument, NULL, O_DELAY}, {"help", no_argument, NULL, 'h'},
+		{"workflows", required_argument, NULL, O_WORKFLOWS}, {"viewport", required_argument, NULL, O_VIEWPORT},
 		{NULL, 0, NULL, 0}};
 	const char *config_path = NULL;
 	kn_worker_opts wo = {0};
@@ -128,6 +135,11 @@ int kn_cmd_worker(int argc, char **argv)
 			    wo.validate.replay.step_delay_ms < 0)
 				return kn_cli_usage_error("worker", "--step-delay must be milliseconds");
 			break;
+		case O_WORKFLOWS: wo.workflows_dir = optarg; break;
+		case O_VIEWPORT:
+			if (kn_cli_parse_viewport(&wo.validate.replay.viewport_w, &wo.validate.replay.viewport_h, optarg))
+				return kn_cli_usage_error("worker", "--viewport must be WIDTHxHEIGHT, e.g. 1280x800");
+			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: return kn_cli_usage_error("worker", "bad option");
 		}
@@ -136,6 +148,9 @@ int kn_cmd_worker(int argc, char **argv)
 		return kn_cli_usage_error("worker", "unexpected argument '%s'", argv[optind]);
 	if (!config_path)
 		return kn_cli_usage_error("worker", "--config is required");
+	struct stat wsb;
+	if (wo.workflows_dir && (stat(wo.workflows_dir, &wsb) != 0 || !S_ISDIR(wsb.st_mode)))
+		return kn_cli_usage_error("worker", "--workflows %s is not a folder", wo.workflows_dir);
 
 	kn_err err = {0};
 	kn_config *cfg = NULL;

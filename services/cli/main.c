@@ -21,6 +21,7 @@ static const char usage[] =
 	"  score                  score recorded runs (JSONL trajectories) against a task set\n"
 "  watch                  score an agent live in a running browser (CDP)\n"
 	"  replay                 drive a browser through tasks' reference steps\n"
+	"  record                 record a task's reference workflow from a demonstration\n"
 	"  sites                  serve the local test sites (tests/sites/) over HTTP\n"
 	"  serve                  run the service: HTTP/JSON API, live runs, stream, metrics\n"
 	"  migrate                apply the service database schema migrations (PostgreSQL)\n"
@@ -98,6 +99,8 @@ int main(int argc, char **argv)
 		rc = kn_cmd_watch(argc - 1, argv + 1);
 	else if (strcmp(cmd, "replay") == 0)
 		rc = kn_cmd_replay(argc - 1, argv + 1);
+	else if (strcmp(cmd, "record") == 0)
+		rc = kn_cmd_record(argc - 1, argv + 1);
 	else if (strcmp(cmd, "serve") == 0)
 		rc = kn_cmd_serve(argc - 1, argv + 1);
 	else if (strcmp(cmd, "migrate") == 0)

@@ -483,6 +483,8 @@ static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t
 		ev.url = t->url;
 	else if (!ev.frame && (!t->url || strcmp(ev.url, t->url) != 0))
 		missed_navigation(m, t, ev.url); /* the page is somewhere we were not told of: say so first */
+	if (m->o.on_payload)
+		m->o.on_payload(m->o.ud, m, t->id, json_string_value(payload), json_string_length(payload));
 	emit(m, &ev);
 	kn_event_clear(&ev);
 }
@@ -764,6 +766,19 @@ void kn_monitor_stop(kn_monitor *m, const char *reason)
 		finish_run(m, reason);
 	else
 		m->flush_deadline = kn_cdp_timer_start(m->loop, 2000, flush_timeout, m);
+}
+
+int kn_monitor_eval_in_tab(kn_monitor *m, const char *tab, const char *expression,
+                           kn_cdp_reply_fn cb, void *ud)
+{
+	for (struct tab *t = m->tabs; t; t = t->next)
+		if (strcmp(t->id, tab) == 0) {
+			long long id = kn_cdp_send(m->cdp, t->session, "Runtime.evaluate",
+			                           json_pack("{s:s, s:b}", "expression", expression, "returnByValue", 1),
+			                           cb, ud);
+			return id > 0 ? 0 : (int)id;
+		}
+	return KN_ENOTFOUND;
 }
 
 int kn_monitor_answer(kn_monitor *m, const char *text)

@@ -39,6 +39,9 @@ typedef struct kn_monitor_opts {
 	/* called once when the run ended (reason: "finished", "idle", "steps", "stopped",
 	 * "browser disconnected"); the monitor may be freed after it returns */
 	void (*on_end)(void *ud, kn_monitor *m, const char *reason);
+	/* called with each recorder payload (JSON text, borrowed) just before the event made of it
+	 * (optional; `keynode record` takes the element's locator hints from it) */
+	void (*on_payload)(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len);
 	void *ud;
 } kn_monitor_opts;
 
@@ -51,6 +54,13 @@ void kn_monitor_stop(kn_monitor *m, const char *reason);
 
 /* Add an answer event (the agent reported its answer). Loop thread only. */
 int kn_monitor_answer(kn_monitor *m, const char *text);
+
+/* Evaluate expression (Runtime.evaluate, returnByValue) in the page of tab (an event's `tab`,
+ * "T1"…) over the monitor's own session; cb gets the reply (may be NULL). For `keynode record`,
+ * which describes the element an action was recorded on. KN_ENOTFOUND for an unknown tab.
+ * Loop thread only. */
+int kn_monitor_eval_in_tab(kn_monitor *m, const char *tab, const char *expression,
+                           kn_cdp_reply_fn cb, void *ud);
 
 int kn_monitor_ended(const kn_monitor *m);
 const char *kn_monitor_end_reason(const kn_monitor *m); /* NULL while running */

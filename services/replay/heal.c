@@ -79,7 +79,7 @@ static int append_word(char **list, const char *w, size_t n)
 /* ---- string similarity ---- */
 
 /* Lower-cased, whitespace collapsed, trimmed copy (at most cap bytes of s). */
-static char *fold(const char *s, size_t cap)
+char *kn_heal_fold(const char *s, size_t cap)
 {
 	size_t n = strlen(s);
 	char *o = malloc((n < cap ? n : cap) + 1), *w = o;
@@ -127,7 +127,7 @@ static size_t levenshtein(const char *a, const char *b)
 }
 
 /* Tokens: runs of letters and digits (bytes >= 0x80 count as letters). */
-static size_t tokens(const char *s, const char **start, size_t *len, size_t max)
+size_t kn_heal_tokens(const char *s, const char **start, size_t *len, size_t max)
 {
 	size_t n = 0;
 	for (const char *p = s; *p && n < max;) {
@@ -149,7 +149,7 @@ static double dice(const char *a, const char *b)
 	enum { MAXT = 64 };
 	const char *sa[MAXT], *sb[MAXT];
 	size_t la[MAXT], lb[MAXT];
-	size_t na = tokens(a, sa, la, MAXT), nb = tokens(b, sb, lb, MAXT);
+	size_t na = kn_heal_tokens(a, sa, la, MAXT), nb = kn_heal_tokens(b, sb, lb, MAXT);
 	if (!na || !nb)
 		return 0;
 	char used[MAXT] = {0};
@@ -168,7 +168,7 @@ double kn_heal_text_sim(const char *a, const char *b)
 {
 	if (!a || !b || !*a || !*b)
 		return 0;
-	char *fa = fold(a, 4096), *fb = fold(b, 4096);
+	char *fa = kn_heal_fold(a, 4096), *fb = kn_heal_fold(b, 4096);
 	double s = 0;
 	if (fa && fb && *fa && *fb) {
 		if (strcmp(fa, fb) == 0) {
@@ -331,7 +331,7 @@ static double class_sim(const char *a, const char *b)
 }
 
 /* The part of an href after scheme and host ("http://h:1/a?b" → "/a?b"). */
-static const char *href_tail(const char *h)
+const char *kn_heal_href_tail(const char *h)
 {
 	const char *p = strstr(h, "://");
 	if (!p)
@@ -366,7 +366,7 @@ double kn_heal_score(const kn_heal_sig *e, const kn_heal_sig *c, kn_heal_detail 
 	FEATURE(text, W_TEXT, kn_heal_text_sim(e->text, c->text))
 	FEATURE(aria, W_ARIA, kn_heal_text_sim(e->aria, c->aria))
 	FEATURE(role, W_ROLE, known(c->role) && strcasecmp_ascii(e->role, c->role) == 0 ? 1.0 : 0.0)
-	FEATURE(href, W_HREF, known(c->href) ? kn_heal_text_sim(href_tail(e->href), href_tail(c->href)) : 0.0)
+	FEATURE(href, W_HREF, known(c->href) ? kn_heal_text_sim(kn_heal_href_tail(e->href), kn_heal_href_tail(c->href)) : 0.0)
 	FEATURE(path, W_PATH, path_sim(e->path, c->path))
 #undef FEATURE
 	if (detail)
@@ -707,6 +707,10 @@ int kn_heal_expected(kn_heal_sig *out, const kn_step *st)
 		else if (!memchr(sel, ',', n)) /* a selector list names no single element */
 			rc = split_top(sel, n, " >+~", css_piece, out);
 	}
+	/* a recorded fingerprint (workflow.h) fills what the selector does not say */
+	if (!rc && !out->tag) rc = sets(&out->tag, st->tag);
+	if (!rc && !out->classes) rc = sets(&out->classes, st->classes);
+	if (!rc && !out->path) rc = sets(&out->path, st->dom_path);
 	/* the role a link or button hint implies for the tag, when nothing else says */
 	if (!rc && !out->tag && out->role && strcmp(out->role, "link") == 0)
 		rc = sets(&out->tag, "a");

@@ -58,6 +58,29 @@ int kn_heal_parse_candidates(kn_heal_sig **out, size_t *n, const char *json, siz
 /* The best candidate of n: its index into cands (or -1 when n is 0) and its score. */
 int kn_heal_best(const kn_heal_sig *e, const kn_heal_sig *cands, size_t n, double *score);
 
+/* Whether an element found for step st (its signature c) is the element the step recorded
+ * (agree.c). NO: its accessible name (visible text or aria-label) contradicts the recorded text
+ * or aria-label — another item of the same kind; a heal or fallback must not take it and a
+ * selector match is not the element. DRIFT: the name agrees but the recorded href does not — the
+ * same control leading elsewhere now. YES otherwise (nothing recorded to compare counts as
+ * agreement). Names agree when their words (lower case, without "and", "&", "the", "a", "of"…)
+ * are the same, a counter aside (numbers of up to three digits); a hand-written text hint (a step without a
+ * recorded fingerprint, st->tag NULL) may also be part of the element's text. why (optional)
+ * says what disagreed. */
+typedef enum kn_heal_agreement { KN_AGREE_YES, KN_AGREE_DRIFT, KN_AGREE_NO } kn_heal_agreement;
+kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *c, char *why, size_t n);
+/* 1 when names a and b agree as above. */
+int kn_heal_names_agree(const char *a, const char *b);
+/* 1 when two hrefs name the same target: equal after scheme and host, or one the other's
+ * trailing path segments ("new.html" and "/forum/new.html"). */
+int kn_heal_hrefs_agree(const char *a, const char *b);
+
+/* Shared text pieces (heal.c): a lower-cased, whitespace-collapsed copy of at most cap bytes
+ * (caller frees); the alphanumeric tokens of s; an href after its scheme and host. */
+char *kn_heal_fold(const char *s, size_t cap);
+size_t kn_heal_tokens(const char *s, const char **start, size_t *len, size_t max);
+const char *kn_heal_href_tail(const char *h);
+
 void kn_heal_sig_clear(kn_heal_sig *s);
 void kn_heal_sigs_free(kn_heal_sig *s, size_t n);
 

@@ -8,6 +8,7 @@
 
 #include "frames.h"
 #include "heal.h"
+#include "keynode/workflow.h"
 #include "replay.h"
 #include "replay_internal.h"
 
@@ -26,6 +27,8 @@ struct found {
 	const char *how;  /* static: "selector", "id", …, "healed" */
 	double score;
 	char *sel;        /* a unique selector for it now (owned) */
+	int drift;        /* found, but a recorded hint (href) disagrees: a drift warning */
+	char why[256];    /* what disagreed (drift), or why the last element found was refused */
 };
 
 const char *kn_step_outcome_name(kn_step_outcome o)
@@ -39,8 +42,10 @@ int kn_step_outcome_ok(kn_step_outcome o) { return o == KN_STEP_OK || o == KN_ST
 
 void kn_replay_result_clear(kn_replay_result *res)
 {
-	for (size_t i = 0; res->steps && i < res->n_steps; i++)
+	for (size_t i = 0; res->steps && i < res->n_steps; i++) {
 		free(res->steps[i].proposed);
+		free(res->steps[i].url_after);
+	}
 	free(res->steps);
 	free(res->target_id);
 	kn_replay_evidence_clear(&res->evidence);
@@ -158,8 +163,17 @@ static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v
 	kn_err err;
 	int ok = 0;
 	if (text && kn_heal_parse_candidates(&c, &n, text, strlen(text), &err) == 0) {
-		double score = 0;
-		int best = kn_heal_best(e, c, n, &score);
+		double score = -1;
+		int best = -1;
+		for (size_t i = 0; i < n; i++) { /* a candidate whose name contradicts the step's is another item */
+			if (kn_heal_agree(st, &c[i], NULL, 0) == KN_AGREE_NO)
+				continue;
+			double s = kn_heal_score(e, &c[i], NULL);
+			if (s > score) {
+				score = s;
+				best = (int)i;
+			}
+		}
 		if (best >= 0 && score >= KN_HEAL_THRESHOLD) {
 			json_t *p = json_pack("{s:i, s:s}", "index", c[best].index, "verb", kn_step_verb_name(st->verb));
 			json_t *pv = NULL;
@@ -174,9 +188,33 @@ static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v
 	return ok;
 }
 
+/* Whether the element found (v's "sig") is the recorded one: a contradicting name refuses it
+ * (f->why says why; returns 0), a disagreeing href is a drift (f->drift). */
+static int agrees(const kn_step *st, json_t *v, struct found *f)
+{
+	json_t *one = json_pack("[O]", json_object_get(v, "sig") ? json_object_get(v, "sig") : json_null());
+	char *text = one ? json_dumps(one, JSON_COMPACT) : NULL;
+	kn_heal_sig *c = NULL;
+	size_t n = 0;
+	kn_err err;
+	int ok = 1;
+	f->drift = 0;
+	if (text && kn_heal_parse_candidates(&c, &n, text, strlen(text), &err) == 0 && n == 1) {
+		kn_heal_agreement a = kn_heal_agree(st, &c[0], f->why, sizeof f->why);
+		ok = a != KN_AGREE_NO;
+		f->drift = a == KN_AGREE_DRIFT;
+	}
+	kn_heal_sigs_free(c, n);
+	free(text);
+	json_decref(one);
+	return ok;
+}
+
 /* Find the step's element and give its centre (scrolled into view). The selector is tried from
  * the start, the fallbacks after fallback_after_ms, healing after heal_after_ms; all within the
- * element timeout. */
+ * element timeout. An element whose name contradicts the recorded one is refused and the next
+ * locator tried at once (in the same poll: a later poll starts afresh, the page may have moved
+ * on). */
 static int locate(struct rp *r, const kn_step *st, struct found *f)
 {
 	kn_heal_sig e;
@@ -195,29 +233,49 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 	if (fb_after > heal_after)
 		fb_after = heal_after;
 	int rc = KN_ENOTFOUND;
+	char refused[300] = "";
 	double start = now_ms();
 	for (;;) {
 		double spent = now_ms() - start;
 		json_object_set_new(p, "fb", json_boolean(spent >= fb_after));
 		json_object_set_new(p, "collect", json_boolean(spent >= heal_after));
-		json_t *v = NULL;
+		json_t *v = NULL, *skip = json_array();
 		kn_err err;
-		if (page(r, "find", p, &v, &err) == 0) {
-			if (take_found(f, v, NULL, 1.0) || (json_object_get(v, "candidates") && heal(r, st, &e, v, f))) {
-				json_decref(v);
-				rc = 0;
-				break;
+		json_object_set_new(p, "skip", skip);
+		int done = 0;
+		for (int tries = 0; !done && tries < 10 && page(r, "find", p, &v, &err) == 0; tries++) {
+			if (take_found(f, v, NULL, 1.0)) {
+				if (agrees(st, v, f)) {
+					done = 1;
+				} else {
+					snprintf(refused, sizeof refused, "the %s locator found another element: %.200s",
+					         f->how, f->why);
+					json_array_append_new(skip, json_string(f->how));
+					json_decref(v);
+					v = NULL;
+					continue;
+				}
+			} else if (json_object_get(v, "candidates") && heal(r, st, &e, v, f)) {
+				done = 1;
 			}
+			break;
 		}
 		json_decref(v);
+		if (done) {
+			rc = 0;
+			break;
+		}
 		if (spent > timeout)
 			break;
 		pause_ms(r, 100);
 	}
 	json_decref(p);
 	kn_heal_sig_clear(&e);
+	if (rc)
+		snprintf(f->why, sizeof f->why, "%.250s", refused);
 	return rc;
 }
+
 static int mouse(struct rp *r, const char *type, double x, double y, kn_err *err)
 {
 	return call(r, "Input.dispatchMouseEvent",
@@ -347,9 +405,16 @@ static int unreachable(const char *error_text)
 	return 0;
 }
 
-static kn_step_outcome not_found(const kn_step *st, kn_err *err)
+static kn_step_outcome not_found(const kn_step *st, const struct found *f, kn_err *err)
 {
-	kn_err_set(err, KN_ENOTFOUND, "no element for %s", st->selector ? st->selector : st->text ? st->text : "?");
+	kn_err_set(err, KN_ENOTFOUND, "no element for %s%s%s", st->selector ? st->selector : st->text ? st->text : "?",
+	           f->why[0] ? " (" : "", f->why[0] ? f->why : "");
+	if (f->why[0]) {
+		size_t n = strlen(err->msg);
+		if (n + 1 < sizeof err->msg)
+			strcat(err->msg, ")");
+	}
+	free(f->sel);
 	return KN_STEP_NOT_FOUND;
 }
 
@@ -362,11 +427,29 @@ static int type_into(struct rp *r, const kn_step *st, const struct found *f, kn_
 	json_decref(p);
 	if (!rc && !json_is_object(v))
 		rc = kn_err_set(err, KN_ENOTFOUND, "cannot focus %s", st->selector);
+	if (!rc && json_is_true(json_object_get(v, "ro")))
+		rc = kn_err_set(err, KN_EINVAL, "the field %s is read-only or disabled", st->selector);
+	char *before = json_string_value(json_object_get(v, "before")) ? strdup(json_string_value(json_object_get(v, "before"))) : NULL;
 	if (!rc && json_integer_value(json_object_get(v, "had")) > 0)
 		rc = press_key(r, "Backspace", err);
 	json_decref(v);
 	if (!rc && st->value && *st->value)
 		rc = call(r, "Input.insertText", json_pack("{s:s}", "text", st->value), NULL, err);
+	if (!rc && st->value && *st->value && before) {
+		/* a field that ignored the typing (a script resetting it, an inert overlay) fails here,
+		 * not at a key node three steps on */
+		v = NULL;
+		p = json_pack("{s:s}", "sel", f->sel ? f->sel : st->selector);
+		if (p && page(r, "value", p, &v, err) == 0) {
+			const char *after = json_string_value(json_object_get(v, "value"));
+			if (after && strcmp(after, st->value) != 0 && strcmp(after, before) == 0)
+				rc = kn_err_set(err, KN_EINVAL, "the value of %s did not change (still '%.60s')",
+				                st->selector, after);
+		}
+		json_decref(p);
+		json_decref(v);
+	}
+	free(before);
 	if (!rc && st->enter)
 		rc = press_key(r, "Enter", err);
 	return rc;
@@ -395,13 +478,13 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	case KN_STEP_TYPE:
 	case KN_STEP_SELECT:
 		if (locate(r, st, &f))
-			return not_found(st, err);
+			return not_found(st, &f, err);
 		located = 1;
 		break;
 	case KN_STEP_WAIT:
 		if (st->selector) {
 			if (locate(r, st, &f))
-				return not_found(st, err);
+				return not_found(st, &f, err);
 			located = 1;
 		}
 		break;
@@ -411,10 +494,12 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	if (located) {
 		rep->locator = f.how;
 		rep->score = f.score;
-		if (strcmp(f.how, "selector") != 0 && f.sel) {
+		if (strcmp(f.how, "selector") != 0 && f.sel) { /* a selector drift keeps its selector */
 			rep->proposed = f.sel;
 			f.sel = NULL;
 		}
+		if (f.drift)
+			snprintf(rep->detail, sizeof rep->detail, "drift: %.240s", f.why);
 	}
 	switch (st->verb) {
 	case KN_STEP_GOTO: {
@@ -476,6 +561,7 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		break;
 	}
 	free(f.sel);
+	f.sel = NULL;
 	kn_replay_frame_clear(&r->fr, r->c); /* settling and status are the tab's */
 	if (!rc && (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS)) {
 		pause_ms(r, 150); /* a popup opens asynchronously */
@@ -497,11 +583,25 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	}
 	char url[1024];
 	int status = page_status(r, url, sizeof url);
+	if (url[0])
+		rep->url_after = strdup(url);
 	if (status >= 400) {
 		kn_err_set(err, KN_EIO, "HTTP %d at %s", status, url);
 		return KN_STEP_HTTP_ERROR;
 	}
-	return located && strcmp(rep->locator, "selector") != 0 ? KN_STEP_OK_FALLBACK : KN_STEP_OK;
+	return located && (strcmp(rep->locator, "selector") != 0 || f.drift) ? KN_STEP_OK_FALLBACK : KN_STEP_OK;
+}
+
+/* The viewport the replay runs at: --viewport, else the workflow's recorded one, else the default
+ * (a responsive site must not fold its search box into an icon at another width). */
+static int set_viewport(struct rp *r, const kn_task *task, kn_err *err)
+{
+	int w = r->o.viewport_w ? r->o.viewport_w : task->viewport_w ? task->viewport_w : KN_VIEWPORT_DEFAULT_W;
+	int h = r->o.viewport_h ? r->o.viewport_h : task->viewport_h ? task->viewport_h : KN_VIEWPORT_DEFAULT_H;
+	return call(r, "Emulation.setDeviceMetricsOverride",
+	            json_pack("{s:i, s:i, s:f, s:b}", "width", w, "height", h, "deviceScaleFactor", 1.0,
+	                      "mobile", 0),
+	            NULL, err);
 }
 
 /* A step whose selector crosses into frames (`#card-frame >> #pay-now`) runs with the part inside
@@ -513,8 +613,10 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	kn_step in_frame;
 	if (st->selector && kn_replay_frame_enter_wait(&r->fr, r->loop, r->c, r->session, st->selector,
 	                                               r->o.element_timeout_ms ? r->o.element_timeout_ms : 5000,
-	                                               err) != 0)
-		return not_found(st, err);
+	                                               err) != 0) {
+		struct found none = {0};
+		return not_found(st, &none, err);
+	}
 	if (r->fr.rest) {
 		in_frame = *st;
 		in_frame.selector = r->fr.rest;
@@ -548,6 +650,8 @@ int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_r
 		json_decref(t);
 	}
 	if (rc)
+		return rc;
+	if ((rc = set_viewport(&r, task, err)) != 0)
 		return rc;
 	for (size_t i = 0; i < task->n_steps; i++) {
 		const kn_step *st = &task->steps[i];

@@ -35,6 +35,7 @@ typedef struct kn_replay_opts {
 	void *ud;
 	const char *target_id;  /* act in this existing tab instead of a new one; NULL: new tab */
 	int evidence;           /* on a failed step capture screenshot, URL and DOM excerpt */
+	int viewport_w, viewport_h; /* 0: the task's recorded viewport, else KN_VIEWPORT_DEFAULT_* */
 	const kn_blocked_rules *blocked; /* blocked detection after each step; NULL: the defaults */
 } kn_replay_opts;
 
@@ -45,7 +46,8 @@ typedef struct kn_step_report {
 	                          * "healed"; NULL when the step locates nothing (static strings) */
 	double score;            /* 1 for the selector and exact fallbacks, the healing score */
 	char *proposed;          /* OK_FALLBACK: a selector that finds the element now (owned) */
-	char detail[256];        /* why it failed; empty when it did not */
+	char detail[256];        /* why it failed (or, for a drift, what disagreed); else empty */
+	char *url_after;         /* the page's URL once the step settled (owned; NULL: not known) */
 } kn_step_report;
 
 /* What the page looked like when a step failed (all owned, any may be NULL). */

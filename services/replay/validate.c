@@ -7,6 +7,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "heal.h"
+#include "keynode/workflow.h"
 #include "monitor.h"
 #include "replay.h"
 #include "replay_internal.h"
@@ -133,6 +135,79 @@ static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *
 	return doc;
 }
 
+/* Whether the URL a step ended on is the one recorded: the same path, fragment and query
+ * parameter names (the site may be served from another host or port than where the workflow was
+ * recorded). A step that reaches another item by the same link pattern is caught by its href. */
+static int cmp_param(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* url after scheme and host, with its query parameters' names sorted (a restyled form may order
+ * its fields differently; a value may be new each time, as an order number is), into out. */
+static void target_form(char *out, size_t n, const char *url)
+{
+	char buf[2048], *params[64];
+	snprintf(buf, sizeof buf, "%s", kn_heal_href_tail(url));
+	char *q = strchr(buf, '?'), *frag = strchr(buf, '#');
+	if (!q || (frag && frag < q)) {
+		snprintf(out, n, "%s", buf);
+		return;
+	}
+	*q++ = '\0';
+	if (frag)
+		*frag++ = '\0';
+	size_t np = 0;
+	for (char *p = q; p && np < 64;) { /* split at '&' (no strtok: workers run this in threads) */
+		char *amp = strchr(p, '&');
+		if (amp)
+			*amp++ = '\0';
+		char *eq = strchr(p, '=');
+		if (eq) /* names only: a value may be made afresh each time (an order number) */
+			*eq = '\0';
+		if (*p)
+			params[np++] = p;
+		p = amp;
+	}
+	qsort(params, np, sizeof *params, cmp_param);
+	size_t w = (size_t)snprintf(out, n, "%s?", buf);
+	for (size_t i = 0; i < np && w < n; i++)
+		w += (size_t)snprintf(out + w, n - w, "%s%s", i ? "&" : "", params[i]);
+	if (frag && w < n)
+		snprintf(out + w, n - w, "#%s", frag);
+}
+
+static int postcondition_holds(const kn_step *st, const kn_step_report *s)
+{
+	if (!st->expect_url || !s->url_after)
+		return 1;
+	char a[2100], b[2100];
+	target_form(a, sizeof a, st->expect_url);
+	target_form(b, sizeof b, s->url_after);
+	return strcmp(a, b) == 0;
+}
+
+/* A key node was not reached although every step "worked": the first step that no longer does
+ * what it did when recorded (its postcondition failed, or it drifted) is where the workflow
+ * broke. 0 when none. *why says which. */
+static int attribute_step(const kn_task *task, const kn_replay_result *res, char *why, size_t n)
+{
+	for (size_t i = 0; i < res->n_steps; i++) {
+		const kn_step *st = &task->steps[i];
+		const kn_step_report *s = &res->steps[i];
+		if (!postcondition_holds(st, s)) {
+			snprintf(why, n, "step %zu ended at %.200s, recorded %.200s", i + 1, s->url_after, st->expect_url);
+			return (int)i + 1;
+		}
+		if (s->outcome == KN_STEP_OK_FALLBACK) {
+			snprintf(why, n, "step %zu drifted (%s%s%.200s)", i + 1, s->locator ? s->locator : "?",
+			         s->detail[0] ? "; " : "", s->detail);
+			return (int)i + 1;
+		}
+	}
+	return 0;
+}
+
 static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const char *run_id,
                                const kn_replay_result *res, kn_replay_status status,
                                const char *error_reason, int broken_node)
@@ -159,12 +234,16 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 		                      "proposed_selector", s->proposed);
 		if (o && s->detail[0])
 			json_object_set_new(o, "detail", json_string(s->detail));
+		if (o && s->url_after)
+			json_object_set_new(o, "url", json_string(s->url_after));
+		if (o && st->expect_url && s->url_after)
+			json_object_set_new(o, "postcondition", json_boolean(postcondition_holds(st, s)));
 		json_array_append_new(steps, o);
 		if (s->outcome == KN_STEP_OK_FALLBACK)
-			json_array_append_new(drift, json_pack("{s:I, s:s?, s:s?, s:f, s:s?}", "step", (json_int_t)(i + 1),
+			json_array_append_new(drift, json_pack("{s:I, s:s?, s:s?, s:f, s:s?, s:s?}", "step", (json_int_t)(i + 1),
 			                                       "selector", st->selector, "locator", s->locator,
 			                                       "locator_score", s->score, "proposed_selector",
-			                                       s->proposed));
+			                                       s->proposed, "detail", s->detail[0] ? s->detail : NULL));
 	}
 	for (size_t i = 0; i < task->n_keynodes; i++) {
 		const kn_node_state *ns = m ? kn_eval_node(kn_monitor_eval(m), i) : NULL;
@@ -183,11 +262,20 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 		                     : fs ? kn_step_outcome_name(res->steps[res->failed_step - 1].outcome)
 		                     : broken_node >= 0 ? "key node not reached"
 		                                        : "replay failed";
+		/* a key node's failure names the key node; a step failure (or the step a key node's failure
+		 * is attributed to) names the step */
+		char why[600] = "";
+		int at = !fs && res && broken_node >= 0 && !error_reason ? attribute_step(task, res, why, sizeof why) : 0;
+		const kn_step *as = at ? &task->steps[at - 1] : fs;
+		char detail[900] = "";
+		if (at)
+			snprintf(detail, sizeof detail, "%s; key node '%s' not reached", why, task->keynodes[broken_node].id);
 		json_t *b = json_pack("{s:o, s:o, s:s, s:s?, s:s?, s:s?, s:s?}", "step",
-		                      fs ? json_integer(res->failed_step) : json_null(), "key_node",
-		                      broken_node >= 0 ? json_string(task->keynodes[broken_node].id) : json_null(),
-		                      "reason", reason, "detail", res && res->detail[0] ? res->detail : NULL,
-		                      "selector", fs ? fs->selector : NULL, "url", res ? res->evidence.url : NULL,
+		                      fs ? json_integer(res->failed_step) : at ? json_integer(at) : json_null(),
+		                      "key_node",
+		                      broken_node >= 0 && !fs ? json_string(task->keynodes[broken_node].id) : json_null(),
+		                      "reason", reason, "detail", at ? detail : res && res->detail[0] ? res->detail : NULL,
+		                      "selector", as ? as->selector : NULL, "url", res ? res->evidence.url : NULL,
 		                      "dom_excerpt", res ? res->evidence.dom_excerpt : NULL);
 		json_object_set_new(r->doc, "broken", b);
 	}
@@ -327,6 +415,17 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	}
 judge:
 	*out = build(task, m, run_id, &res, status, reason[0] ? reason : NULL, broken_node);
+	if (*out) { /* the viewport the replay ran at (replay.c set_viewport) */
+		char vp[32];
+		snprintf(vp, sizeof vp, "%dx%d",
+		         o.replay.viewport_w ? o.replay.viewport_w : task->viewport_w ? task->viewport_w : KN_VIEWPORT_DEFAULT_W,
+		         o.replay.viewport_h ? o.replay.viewport_h : task->viewport_h ? task->viewport_h : KN_VIEWPORT_DEFAULT_H);
+		json_object_set_new(json_object_get((*out)->doc, "replay"), "viewport", json_string(vp));
+		if (redump(*out)) {
+			kn_replay_report_free(*out);
+			*out = NULL;
+		}
+	}
 	if (*out && res.evidence.png) {
 		(*out)->png = res.evidence.png;
 		(*out)->png_len = res.evidence.png_len;

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "keynode/workflow.h"
 #include "cdp.h"
 
 #define MAX_REF 256
@@ -155,6 +156,13 @@ static void post_taskset(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	if (rc)
 		FAIL(resp, rc == KN_ENOMEM ? 500 : 422,
 		                                "task file does not load", err.msg);
+	for (size_t i = 0; a->o.workflows_dir && i < set->n_tasks; i++) { /* serve --workflows */
+		int attached = 0;
+		if ((rc = kn_workflow_attach_task(&set->tasks[i], a->o.workflows_dir, &attached, &err)) != 0) {
+			kn_taskset_free(set);
+			FAIL(resp, rc == KN_ENOMEM ? 500 : 422, "workflow does not load", err.msg);
+		}
+	}
 	int64_t id = 0;
 	size_t newv = 0;
 	STORE_READ(a, rc, err, kn_store_taskset_put(a->st, name, name, set, &id, &newv, &err));

@@ -7,6 +7,7 @@
  * stops the CDP loop (sticky), so a replay in progress returns at once and the job is abandoned to
  * lease expiry — never half written. */
 #include "worker.h"
+#include "keynode/workflow.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -465,6 +466,12 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		               set->n_tasks);
 	if (r) {
 		snprintf(why, sizeof why, "task version %" PRId64 " cannot be loaded: %s", job->task_version, err.msg);
+		goto store_error;
+	}
+	int wf_attached = 0; /* worker --workflows: a workflow file beside replaces the stored steps */
+	if (w->o.workflows_dir &&
+	    kn_workflow_attach_task(&set->tasks[0], w->o.workflows_dir, &wf_attached, &err) != 0) {
+		snprintf(why, sizeof why, "workflow of task '%s' cannot be loaded: %s", set->tasks[0].id, err.msg);
 		goto store_error;
 	}
 	const kn_task *task = &set->tasks[0];

@@ -35,6 +35,8 @@ typedef struct kn_worker_opts {
 	int broken_after;          /* consecutive failed replays before "broken"; 0 → 2 */
 	kn_validate_opts validate; /* per-replay options (timeouts, step delay) */
 	kn_alerts *alerts;         /* health transitions are raised here; NULL: recorded only */
+	const char *workflows_dir; /* replay DIR/<task-id>.yaml (keynode/workflow.h) when it exists
+	                              instead of the stored steps; NULL: none (borrowed) */
 } kn_worker_opts;
 
 typedef struct kn_worker_stats {

@@ -23,6 +23,23 @@ static int put(json_t *o, const char *k, json_t *v)
 	return v ? json_object_set_new(o, k, v) : -1;
 }
 
+/* A recorded workflow step's fingerprint and postcondition (keynode/workflow.h), only the keys
+ * that are set: a task without them keeps the definition (and version) it always had. */
+static int put_workflow_fields(json_t *e, const kn_step *s)
+{
+	const char *const keys[] = {"hint_test_id", "tag", "classes", "dom_path", "frame", "expect_url",
+	                            "expect_value"};
+	const char *const vals[] = {s->hint_test_id, s->tag, s->classes, s->dom_path, s->frame,
+	                            s->expect_url, s->expect_value};
+	int bad = 0;
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+		if (vals[i])
+			bad |= put(e, keys[i], json_string(vals[i]));
+	if (s->navigated)
+		bad |= put(e, "navigated", json_integer(s->navigated));
+	return bad;
+}
+
 int kn_store_task_json(char **out, const kn_task *task)
 {
 	*out = NULL;
@@ -56,9 +73,13 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(e, "hint_aria_label", str_or_null(s->hint_aria_label)) |
 		       put(e, "hint_role", str_or_null(s->hint_role)) |
 		       put(e, "hint_href", str_or_null(s->hint_href));
+		bad |= put_workflow_fields(e, s);
 		bad |= json_array_append_new(steps, e);
 	}
 	bad |= json_object_set(o, "key_nodes", kns) | json_object_set(o, "steps", steps);
+	if (task->viewport_w) /* a recorded workflow's (keynode/workflow.h); absent otherwise */
+		bad |= put(o, "viewport_w", json_integer(task->viewport_w)) |
+		       put(o, "viewport_h", json_integer(task->viewport_h));
 	if (!bad)
 		*out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(kns);
@@ -228,6 +249,14 @@ static int step_from_json(kn_step *s, const json_t *e, kn_err *err)
 	s->hint_aria_label = get_str(e, "hint_aria_label", &bad);
 	s->hint_role = get_str(e, "hint_role", &bad);
 	s->hint_href = get_str(e, "hint_href", &bad);
+	s->hint_test_id = get_str(e, "hint_test_id", &bad);
+	s->tag = get_str(e, "tag", &bad);
+	s->classes = get_str(e, "classes", &bad);
+	s->dom_path = get_str(e, "dom_path", &bad);
+	s->frame = get_str(e, "frame", &bad);
+	s->expect_url = get_str(e, "expect_url", &bad);
+	s->expect_value = get_str(e, "expect_value", &bad);
+	s->navigated = (int)json_integer_value(json_object_get(e, "navigated"));
 	if (bad || !found)
 		return kn_err_set(err, KN_EINVAL, "stored task: bad step");
 	return 0;
@@ -243,6 +272,8 @@ static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 	t->start_url = get_str(o, "start_url", &bad);
 	t->answer = get_str(o, "answer", &bad);
 	t->reference_length = (int)json_integer_value(json_object_get(o, "reference_length"));
+	t->viewport_w = (int)json_integer_value(json_object_get(o, "viewport_w"));
+	t->viewport_h = (int)json_integer_value(json_object_get(o, "viewport_h"));
 	const json_t *kns = json_object_get(o, "key_nodes"), *steps = json_object_get(o, "steps");
 	if (bad || !t->id || !t->intent || !json_is_array(kns) || !json_is_array(steps))
 		return kn_err_set(err, KN_EINVAL, "stored task: missing fields");

@@ -84,6 +84,82 @@ jq -e '.status == "error" and .broken.step == 1 and .broken.reason == "site unre
   kn_ok "closed port: status error (site unreachable, ERR_CONNECTION_REFUSED), not broken" ||
   kn_fail "closed port: $(cat "$tmp/closed/forum-new-post.json" 2>/dev/null)"
 
+# --- reference workflows beside a Mind2Web-Live JSON task file (issue 13): tests/sites/mind2web-live
+# holds tasks.json (key nodes only, as published) and workflows/<index>.yaml; the copy below moves
+# both to the test's port. v1 and the restyled v3 pass every task; v2 gives the verdict and step of
+# tests/sites/v2/expected-workflows.json.
+m2w=$tmp/m2w
+# m2w_validate NAME SITE_ROOT [REPLAY_OPTION...] — serve SITE_ROOT, validate every task with a workflow; sets vrc
+m2w_validate() {
+  kn_sites_start "$kn" "$2" "$tmp/sites-m2w-$1.log" || return 1
+  rm -rf "$m2w" && mkdir -p "$m2w/workflows"
+  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/mind2web-live/tasks.json" >"$m2w/tasks.json"
+  for f in "$sites"/mind2web-live/workflows/*.yaml; do
+    sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$f" >"$m2w/workflows/$(basename "$f")"
+  done
+  # --out is created when missing
+  local name=$1; shift 2
+  "$kn" replay --validate --quiet --browser "$cdp" --tasks "$m2w/tasks.json" --out "$tmp/m2w-$name/reports" "$@" >"$tmp/m2w-$name.out" 2>"$tmp/m2w-$name.err"
+  vrc=$?
+  kn_stop "$sites_pid"
+}
+"$kn" validate "$sites/mind2web-live/tasks.json" >"$tmp/m2w-validate.out" 2>&1 &&
+  grep -q 'workflows: 6 attached' "$tmp/m2w-validate.out" &&
+  kn_ok "validate: the Mind2Web-Live file and its workflows/ folder load" || kn_fail "validate: $(cat "$tmp/m2w-validate.out")"
+m2w_validate v1 "$sites"
+[ "$vrc" = 0 ] && kn_ok "workflows v1: exit 0, every task passed" || kn_fail "workflows v1: exit $vrc: $(cat "$tmp/m2w-v1.out" "$tmp/m2w-v1.err")"
+for i in 0 1 2 3 4 5; do
+  f=$tmp/m2w-v1/reports/$i.json
+  jq -e '.status == "passed" and (.replay.drift | length == 0) and ([.replay.steps[] | .outcome == "ok"] | all)
+         and ([.replay.steps[] | select(has("postcondition")) | .postcondition] | all)' "$f" >/dev/null &&
+    kn_ok "workflows v1 task $i: passed, no drift, every recorded postcondition held" || kn_fail "workflows v1 task $i: $(jq -c '{status, broken, drift: .replay.drift}' "$f" 2>&1)"
+done
+root3=$tmp/v3root
+mkdir -p "$root3" && (cd "$sites" && tar cf - --exclude=./v2 --exclude=./v3 .) | tar xf - -C "$root3" && cp -r "$sites/v3/." "$root3/"
+m2w_validate v3 "$root3" --viewport 1024x700
+[ "$vrc" = 0 ] && kn_ok "workflows v3 (restyled): exit 0, no false alarm" || kn_fail "workflows v3: exit $vrc: $(cat "$tmp/m2w-v3.out")"
+for i in 0 1 2 3 4 5; do
+  jq -e '.status == "passed"' "$tmp/m2w-v3/reports/$i.json" >/dev/null && kn_ok "workflows v3 task $i: passed" ||
+    kn_fail "workflows v3 task $i: $(jq -c '{status, broken, drift: .replay.drift}' "$tmp/m2w-v3/reports/$i.json" 2>&1)"
+done
+jq -e '.replay.viewport == "1024x700"' "$tmp/m2w-v3/reports/0.json" >/dev/null &&
+  kn_ok "--viewport 1024x700 overrides the recorded viewport" || kn_fail "--viewport: $(jq -c .replay.viewport "$tmp/m2w-v3/reports/0.json")"
+m2w_validate v2 "$root"
+[ "$vrc" = 1 ] && kn_ok "workflows v2: exit 1 (tasks broken)" || kn_fail "workflows v2: exit $vrc: $(cat "$tmp/m2w-v2.out")"
+expw=$sites/v2/expected-workflows.json
+for i in 0 1 2 3 4 5; do
+  f=$tmp/m2w-v2/reports/$i.json
+  e=$(jq -c --arg t "$i" '.[$t]' "$expw")
+  jq -e --argjson e "$e" '
+    .status == $e.status
+    and ([.replay.drift[] | {step, locator, proposed_selector}] == $e.drift)
+    and (if $e.status == "passed" then true
+         else .broken.step == $e.step and .broken.reason == $e.reason and .broken.key_node == $e.key_node end)' "$f" >/dev/null &&
+    kn_ok "workflows v2 task $i: $e" ||
+    kn_fail "workflows v2 task $i: got $(jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), drift: .replay.drift}' "$f" 2>&1), want $e"
+done
+jq -e '.broken.detail | test("recorded text .Trail budget 2026.")' "$tmp/m2w-v2/reports/0.json" >/dev/null &&
+  kn_ok "workflows v2 task 0: the detail names the refused sibling" || kn_fail "workflows v2 task 0: $(jq -c .broken.detail "$tmp/m2w-v2/reports/0.json")"
+jq -e '.broken.detail | test("read-only")' "$tmp/m2w-v2/reports/3.json" >/dev/null &&
+  kn_ok "workflows v2 task 3: read-only field named" || kn_fail "workflows v2 task 3: $(jq -c .broken.detail "$tmp/m2w-v2/reports/3.json")"
+jq -e '.replay.viewport == "1280x800"' "$tmp/m2w-v1/reports/0.json" >/dev/null &&
+  kn_ok "the workflow's recorded viewport (1280x800) is used" || kn_fail "viewport: $(jq -c .replay.viewport "$tmp/m2w-v1/reports/0.json")"
+# an unwritable --out is exit 2 with the reason, not a verdict
+touch "$tmp/not-a-dir"
+"$kn" replay --validate --quiet --browser "$cdp" --tasks "$m2w/tasks.json" --task 0 --out "$tmp/not-a-dir/x" >"$tmp/unwritable.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && grep -q 'not-a-dir is not a directory' "$tmp/unwritable.out" && kn_ok "an --out that cannot be created: exit 2 with the reason" ||
+  kn_fail "unwritable --out: exit $rc: $(cat "$tmp/unwritable.out")"
+# a workflow for an unknown task, an invalid selector: validate names file, line and column
+mkdir -p "$tmp/badwf/workflows" && cp "$m2w/tasks.json" "$tmp/badwf/tasks.json"
+printf 'task: "77"\nsteps: [back]\n' >"$tmp/badwf/workflows/77.yaml"
+printf 'task: "0"\nsteps:\n  - back\n  - click: { selector: "li > > a" }\n' >"$tmp/badwf/workflows/0.yaml"
+"$kn" validate "$tmp/badwf/tasks.json" >"$tmp/badwf.out" 2>&1
+rc=$?
+[ "$rc" = 1 ] && grep -q 'workflows/77.yaml:1: unknown task id .77.' "$tmp/badwf.out" &&
+  grep -q 'workflows/0.yaml:4:5: step 2: invalid CSS selector' "$tmp/badwf.out" &&
+  kn_ok "validate: unknown task id and invalid selector reported with positions, exit 1" || kn_fail "validate bad workflows: exit $rc: $(cat "$tmp/badwf.out")"
+
 # --- several validations on one connection loop leave no browser contexts or tabs behind
 pages=$(curl -s "$cdp/json/list" | jq '[.[] | select(.type == "page")] | length')
 [ "$pages" = 1 ] && kn_ok "every replay's context was disposed (1 page left)" || kn_fail "$pages pages left open"

@@ -50,7 +50,7 @@ const rel = (p) => {
 };
 
 // --- load and lint the schemas --------------------------------------------------------------------------------
-const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output'];
+const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow'];
 const schemas = {};
 for (const name of schemaFiles) {
   const file = path.join(schemaDir, `${name}.schema.json`);
@@ -129,7 +129,7 @@ function checkDoc(kind, file) {
   let doc;
   try {
     if (kind === 'trajectory') return checkTrajectory(file);
-    doc = kind === 'task' ? readYaml(file) : readJson(file);
+    doc = kind === 'task' || kind === 'workflow' ? readYaml(file) : readJson(file);
   } catch (e) {
     return `unreadable: ${e.message}`;
   }
@@ -161,7 +161,7 @@ function expectValid(kind, file, note) {
   if (r) fail(`${rel(file)} [${kind}]`, r); else ok(`${rel(file)} [${kind}]`, note);
 }
 const prefixKind = { task: 'task', m2w: 'mind2web-live', trajectory: 'trajectory',
-                     'run-result': 'run-result', 'score-output': 'score-output' };
+                     'run-result': 'run-result', 'score-output': 'score-output', workflow: 'workflow' };
 function kindOf(file) {
   const base = path.basename(file);
   const k = base.includes('--') ? prefixKind[base.split('--')[0]] : undefined;
@@ -205,6 +205,10 @@ for (const f of listFiles(special[1], (p) => !p.endsWith('.md'))) {
 }
 
 expectValid('score-output', scoreOutput, '`keynode score --json` output');
+// reference workflows beside a task file (schemas/workflow.schema.json, issue 13)
+const wfFiles = listFiles(path.join(repo, 'tests', 'sites', 'mind2web-live', 'workflows'), (p) => /\.ya?ml$/.test(p));
+if (wfFiles.length === 0) fail('tests/sites/mind2web-live/workflows', 'no workflow file found');
+for (const f of wfFiles) expectValid('workflow', f);
 
 // --- negative checks -------------------------------------------------------------------------------------------
 const invalid = listFiles(special[0], (p) => !p.endsWith('.md'));

@@ -195,12 +195,67 @@ static void test_parse_candidates(void **state)
 	assert_int_equal(kn_heal_parse_candidates(&c, &n, "[]", KN_HEAL_MAX_JSON + 1, &err), KN_ELIMIT);
 }
 
+/* Agreement (agree.c): a recorded name refuses another item of the same kind, a counter or an
+ * "and"/"&" does not; a different href is a drift, a relative one naming the same page is not. */
+static void test_agree(void **state)
+{
+	(void)state;
+	assert_true(kn_heal_names_agree("Gear & equipment", "Gear and equipment"));
+	assert_true(kn_heal_names_agree("Cart", "Cart (2)"));
+	assert_true(kn_heal_names_agree("  Red   Runner ", "red runner"));
+	assert_false(kn_heal_names_agree("Red Runner", "Red Runner Pro"));
+	assert_false(kn_heal_names_agree("Alpine tent 2P", "Alpine tent 3P"));
+	assert_false(kn_heal_names_agree("Edit", "View source"));
+	assert_false(kn_heal_names_agree("Ultralight tent recommendations", "Ultralight tent reviews"));
+	assert_true(kn_heal_names_agree("Cart 2", "Cart 1"));         /* a counter */
+	assert_false(kn_heal_names_agree("Trail budget 2026", "Trail budget 2025"));
+	assert_false(kn_heal_names_agree("12", "13"));                 /* nothing but the number */
+	assert_true(kn_heal_names_agree("&", "&"));
+	assert_false(kn_heal_names_agree("+", "-"));
+	assert_true(kn_heal_hrefs_agree("/forum/new.html", "new.html"));
+	assert_true(kn_heal_hrefs_agree("http://127.0.0.1:8100/shop/item.html?id=3", "/shop/item.html?id=3"));
+	assert_true(kn_heal_hrefs_agree("#/settings", "#/settings"));
+	assert_false(kn_heal_hrefs_agree("/forum/new.html", "/forum/compose.html"));
+	assert_false(kn_heal_hrefs_agree("/shop/item.html?id=3", "/shop/item.html?id=4"));
+	assert_false(kn_heal_hrefs_agree("/a/new.html", "xnew.html"));
+	assert_true(kn_heal_hrefs_agree("http://127.0.0.1:1/spa/mail.html#/settings", "#/settings"));
+	assert_false(kn_heal_hrefs_agree("http://127.0.0.1:1/spa/mail.html#/settings", "#/inbox"));
+	assert_true(kn_heal_hrefs_agree("http://h/kb.html?view=article&id=12", "?view=article&id=12"));
+
+	char text[] = "Edit", href[] = "/wiki/edit?page=1", why[256];
+	kn_step st = {.verb = KN_STEP_CLICK, .text = text, .hint_href = href};
+	kn_heal_sig same = {.text = strdup("Edit"), .href = strdup("/wiki/edit?page=1")};
+	kn_heal_sig other = {.text = strdup("View source"), .href = strdup("/wiki/edit?page=1")};
+	kn_heal_sig moved = {.text = strdup("Edit"), .href = strdup("/wiki/modify?page=1")};
+	kn_heal_sig icon = {.aria = strdup("edit")};
+	assert_int_equal(kn_heal_agree(&st, &same, why, sizeof why), KN_AGREE_YES);
+	assert_int_equal(kn_heal_agree(&st, &other, why, sizeof why), KN_AGREE_NO);
+	assert_non_null(strstr(why, "'View source'"));
+	assert_int_equal(kn_heal_agree(&st, &moved, why, sizeof why), KN_AGREE_DRIFT);
+	assert_non_null(strstr(why, "/wiki/modify"));
+	assert_int_equal(kn_heal_agree(&st, &icon, NULL, 0), KN_AGREE_YES); /* aria-label names it */
+	/* a hand-written hint may be a label within the element's text; a recorded text may not */
+	char part[] = "Q3 report review", tag[] = "a";
+	kn_heal_sig row = {.text = strdup("Grace Hopper Q3 report review — Hi Sam")};
+	kn_step hand = {.verb = KN_STEP_CLICK, .text = part};
+	kn_step recorded = {.verb = KN_STEP_CLICK, .text = part, .tag = tag};
+	assert_int_equal(kn_heal_agree(&hand, &row, NULL, 0), KN_AGREE_YES);
+	assert_int_equal(kn_heal_agree(&recorded, &row, NULL, 0), KN_AGREE_NO);
+	kn_heal_sig_clear(&row);
+	kn_step bare = {.verb = KN_STEP_CLICK};
+	assert_int_equal(kn_heal_agree(&bare, &other, why, sizeof why), KN_AGREE_YES);
+	kn_heal_sig_clear(&same);
+	kn_heal_sig_clear(&other);
+	kn_heal_sig_clear(&moved);
+	kn_heal_sig_clear(&icon);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_css_signature),   cmocka_unit_test(test_xpath_signature),
 		cmocka_unit_test(test_text_sim),        cmocka_unit_test(test_score_threshold),
-		cmocka_unit_test(test_parse_candidates),
+		cmocka_unit_test(test_parse_candidates), cmocka_unit_test(test_agree),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -75,6 +75,17 @@ typedef struct kn_step {
 	long wait_ms;    /* wait: milliseconds when no selector */
 	char *hint_id, *hint_name, *hint_aria_label, *hint_role, *hint_href; /* locator hints */
 	int line;
+	/* The record-time fingerprint and postcondition of a recorded workflow (workflow.h); NULL /
+	 * -1 when not recorded. Inline task-file steps may carry them too. */
+	int column;
+	char *hint_test_id;   /* data-testid / data-test / data-qa value */
+	char *tag;            /* the element's tag, lower case */
+	char *classes;        /* its class attribute */
+	char *dom_path;       /* "html > body > … > a" */
+	char *frame;          /* frame path ("iframe#pay > iframe"), NULL: top document */
+	char *expect_url;     /* postcondition: the URL after the step */
+	int navigated;        /* postcondition: 1 a navigation happened, 2 none, 0 not recorded */
+	char *expect_value;   /* postcondition (type/select): the field's value after the step */
 } kn_step;
 
 typedef struct kn_task {
@@ -94,6 +105,8 @@ typedef struct kn_task {
 	char **more_start_urls; /* start pages after the first (WebArena " |AND| "): one tab each */
 	size_t n_more_start_urls;
 	struct kn_purchase *purchase; /* `purchase:` (purchase.h): graded reward; NULL when none */
+	int viewport_w, viewport_h; /* the recorded workflow's viewport; 0: not recorded */
+	char *workflow_file;  /* the workflow file the steps came from (workflow.h); NULL: inline */
 } kn_task;
 
 typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB, KN_FORMAT_WEBARENA } kn_format;
@@ -118,6 +131,7 @@ typedef struct kn_load_opts {
 	size_t max_alias_nodes;/* YAML nodes produced through aliases; default KN_LOAD_MAX_ALIAS_NODES */
 	const kn_site *sites;  /* WebArena placeholders (borrowed); NULL: none */
 	size_t n_sites;
+	int workflow;          /* YAML: the document is a workflow file (workflow.h), not a task file */
 } kn_load_opts;
 
 #define KN_LOAD_MAX_BYTES (64u * 1024u * 1024u)

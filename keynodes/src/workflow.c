@@ -1,0 +1,649 @@
+/* workflow.c — workflow files beside a task file (workflow.h): loading one (through the task-file
+ * YAML loader in workflow mode), checking its selectors, attaching a folder of them to a task set,
+ * and writing one (for `keynode record`). The selector check is syntax only (what a browser's
+ * querySelector or document.evaluate would refuse), so `keynode validate` needs no browser. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "keynode/workflow.h"
+
+#define MAX_WORKFLOW_BYTES (4u * 1024u * 1024u)
+
+/* ---- selector syntax ---- */
+
+static int is_ident_start(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c >= 0x80 || c == '\\';
+}
+
+static int is_ident_char(unsigned char c)
+{
+	return is_ident_start(c) || (c >= '0' && c <= '9') || c == '-';
+}
+
+/* An identifier at s[*i] (CSS: an optional '-' or "--", then a name start; escapes take the next
+ * character). 0 and *i past it, or -1. */
+static int css_ident(const char *s, size_t *i)
+{
+	size_t j = *i;
+	if (s[j] == '-')
+		j++;
+	if (s[j] == '-')
+		j++;
+	else if (!is_ident_start((unsigned char)s[j]))
+		return -1;
+	while (s[j] && is_ident_char((unsigned char)s[j])) {
+		if (s[j] == '\\') {
+			if (!s[j + 1])
+				return -1;
+			j++;
+			if (isxdigit((unsigned char)s[j])) { /* \31 : up to six hex digits, one space ends it */
+				for (int k = 0; k < 6 && isxdigit((unsigned char)s[j]); k++)
+					j++;
+				if (s[j] == ' ')
+					j++;
+				continue;
+			}
+		}
+		j++;
+	}
+	*i = j;
+	return 0;
+}
+
+/* A quoted string at s[*i]; -1 when it does not close. */
+static int quoted(const char *s, size_t *i)
+{
+	char q = s[*i];
+	size_t j = *i + 1;
+	while (s[j] && s[j] != q) {
+		if (s[j] == '\\' && s[j + 1])
+			j++;
+		j++;
+	}
+	if (!s[j])
+		return -1;
+	*i = j + 1;
+	return 0;
+}
+
+static int sel_fail(kn_err *err, const char *kind, const char *what, size_t at)
+{
+	return kn_err_set(err, KN_EINVAL, "invalid %s selector: %s at character %zu", kind, what, at + 1);
+}
+
+/* Balanced (…) from s[*i] == '(' with strings skipped; *i past the ')'. */
+static int balanced(const char *s, size_t *i, kn_err *err, const char *kind)
+{
+	int depth = 0;
+	size_t start = *i;
+	while (s[*i]) {
+		char c = s[*i];
+		if (c == '"' || c == '\'') {
+			if (quoted(s, i))
+				return sel_fail(err, kind, "unclosed string", start);
+			continue;
+		}
+		if (c == '(' || c == '[')
+			depth++;
+		else if (c == ')' || c == ']') {
+			if (--depth == 0) {
+				(*i)++;
+				return 0;
+			}
+		}
+		(*i)++;
+	}
+	return sel_fail(err, kind, "unclosed '('", start);
+}
+
+static void skip_ws(const char *s, size_t *i)
+{
+	while (s[*i] == ' ' || s[*i] == '\t' || s[*i] == '\n' || s[*i] == '\r' || s[*i] == '\f')
+		(*i)++;
+}
+
+/* [attr], [attr=v], [attr op v i] at s[*i] == '['. */
+static int css_attr(const char *s, size_t *i, kn_err *err)
+{
+	size_t at = *i;
+	(*i)++;
+	skip_ws(s, i);
+	if (s[*i] == '*' && s[*i + 1] == '|')
+		*i += 2;
+	if (css_ident(s, i))
+		return sel_fail(err, "CSS", "attribute name expected", *i);
+	if (s[*i] == '|' && s[*i + 1] != '=') {
+		(*i)++;
+		if (css_ident(s, i))
+			return sel_fail(err, "CSS", "attribute name expected", *i);
+	}
+	skip_ws(s, i);
+	if (s[*i] == ']') {
+		(*i)++;
+		return 0;
+	}
+	if (strchr("~|^$*", s[*i]) && s[*i] && s[*i + 1] == '=')
+		*i += 2;
+	else if (s[*i] == '=')
+		(*i)++;
+	else
+		return sel_fail(err, "CSS", s[*i] ? "unexpected character in '[...]'" : "unclosed '['", s[*i] ? *i : at);
+	skip_ws(s, i);
+	if (s[*i] == '"' || s[*i] == '\'') {
+		if (quoted(s, i))
+			return sel_fail(err, "CSS", "unclosed string", *i);
+	} else if (css_ident(s, i)) {
+		/* an unquoted value may also be a number-like token such as 2 or -1 */
+		size_t j = *i;
+		while (s[j] && (is_ident_char((unsigned char)s[j])))
+			j++;
+		if (j == *i)
+			return sel_fail(err, "CSS", "attribute value expected", *i);
+		*i = j;
+	}
+	skip_ws(s, i);
+	if ((s[*i] == 'i' || s[*i] == 's' || s[*i] == 'I' || s[*i] == 'S')) {
+		(*i)++;
+		skip_ws(s, i);
+	}
+	if (s[*i] != ']')
+		return sel_fail(err, "CSS", s[*i] ? "expected ']'" : "unclosed '['", s[*i] ? *i : at);
+	(*i)++;
+	return 0;
+}
+
+/* One compound selector; 0 and *i past it, or an error. */
+static int css_compound(const char *s, size_t *i, kn_err *err)
+{
+	size_t start = *i;
+	if (s[*i] == '*')
+		(*i)++;
+	else if (is_ident_start((unsigned char)s[*i]) || (s[*i] == '-' && s[*i + 1]))
+		if (css_ident(s, i))
+			return sel_fail(err, "CSS", "bad tag name", *i);
+	for (;;) {
+		char c = s[*i];
+		if (c == '#' || c == '.') {
+			(*i)++;
+			if (css_ident(s, i))
+				return sel_fail(err, "CSS", c == '#' ? "id expected after '#'" : "class expected after '.'", *i);
+		} else if (c == '[') {
+			if (css_attr(s, i, err))
+				return KN_EINVAL;
+		} else if (c == ':') {
+			(*i)++;
+			if (s[*i] == ':')
+				(*i)++;
+			if (css_ident(s, i))
+				return sel_fail(err, "CSS", "pseudo-class name expected after ':'", *i);
+			if (s[*i] == '(' && balanced(s, i, err, "CSS"))
+				return KN_EINVAL;
+		} else {
+			break;
+		}
+	}
+	if (*i == start)
+		return sel_fail(err, "CSS", s[*i] ? "unexpected character" : "selector expected", *i);
+	return 0;
+}
+
+static int css_check(const char *s, kn_err *err)
+{
+	size_t i = 0;
+	for (;;) { /* one complex selector of the list */
+		skip_ws(s, &i);
+		for (;;) {
+			if (css_compound(s, &i, err))
+				return KN_EINVAL;
+			size_t before = i;
+			skip_ws(s, &i);
+			if (s[i] == '>' || s[i] == '+' || s[i] == '~') {
+				i++;
+				skip_ws(s, &i);
+				continue;
+			}
+			if (!s[i] || s[i] == ',')
+				break;
+			if (i == before)
+				return sel_fail(err, "CSS", "unexpected character", i);
+		}
+		if (!s[i])
+			return 0;
+		i++; /* ',' */
+	}
+}
+
+static int xpath_check(const char *s, kn_err *err)
+{
+	char stack[64];
+	int depth = 0;
+	size_t i = 0;
+	if (!s[0])
+		return sel_fail(err, "XPath", "empty expression", 0);
+	while (s[i]) {
+		char c = s[i];
+		if (c == '"' || c == '\'') {
+			size_t at = i;
+			const char *e = strchr(s + i + 1, c);
+			if (!e)
+				return sel_fail(err, "XPath", "unclosed string", at);
+			i = (size_t)(e - s) + 1;
+			continue;
+		}
+		if (c == '(' || c == '[') {
+			if (depth == (int)sizeof stack)
+				return sel_fail(err, "XPath", "nested too deep", i);
+			stack[depth++] = c == '(' ? ')' : ']';
+		} else if (c == ')' || c == ']') {
+			if (!depth || stack[depth - 1] != c)
+				return sel_fail(err, "XPath", c == ')' ? "unbalanced ')'" : "unbalanced ']'", i);
+			depth--;
+		} else if (c == '/' && s[i + 1] == '/' && s[i + 2] == '/') {
+			return sel_fail(err, "XPath", "'///' is not a step", i);
+		} else if (c == '[' && s[i + 1] == ']') {
+			return sel_fail(err, "XPath", "empty predicate", i);
+		}
+		if (c == '[' && s[i + 1] == ']')
+			return sel_fail(err, "XPath", "empty predicate", i);
+		i++;
+	}
+	if (depth)
+		return sel_fail(err, "XPath", stack[depth - 1] == ')' ? "unclosed '('" : "unclosed '['", i);
+	if (i > 1 && s[i - 1] == '/')
+		return sel_fail(err, "XPath", "ends with '/'", i - 1);
+	return 0;
+}
+
+/* One part of a chain. */
+static int check_one(const char *sel, kn_err *err)
+{
+	if (!sel || !*sel)
+		return kn_err_set(err, KN_EINVAL, "empty selector");
+	if (!strncmp(sel, "xpath=", 6))
+		return xpath_check(sel + 6, err);
+	if (sel[0] == '/' || sel[0] == '(')
+		return xpath_check(sel, err);
+	return css_check(sel, err);
+}
+
+int kn_selector_check(const char *sel, kn_err *err)
+{
+	if (!sel || !*sel)
+		return kn_err_set(err, KN_EINVAL, "empty selector");
+	if (!strstr(sel, ">>") || !strncmp(sel, "xpath=", 6) || sel[0] == '/' || sel[0] == '(')
+		return check_one(sel, err);
+	/* a frame / shadow-root chain "a >> b >> c" (services/replay frames.c): each part on its own */
+	char part[4096];
+	for (const char *p = sel;;) {
+		const char *end = strstr(p, ">>");
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		while (n && (*p == ' ' || *p == '\t'))
+			p++, n--;
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n == 0)
+			return kn_err_set(err, KN_EINVAL, "invalid selector: empty part in a '>>' chain");
+		if (n >= sizeof part)
+			return kn_err_set(err, KN_EINVAL, "invalid selector: a part over %zu bytes", sizeof part);
+		memcpy(part, p, n);
+		part[n] = '\0';
+		int rc = check_one(part, err);
+		if (rc)
+			return rc;
+		if (!end)
+			return 0;
+		p = end + 2;
+	}
+}
+
+/* ---- loading ---- */
+
+static int check_selectors(const kn_taskset *set, const char *name, kn_err *err)
+{
+	for (size_t t = 0; t < set->n_tasks; t++)
+		for (size_t i = 0; i < set->tasks[t].n_steps; i++) {
+			const kn_step *st = &set->tasks[t].steps[i];
+			kn_err e = {0};
+			if (st->selector && kn_selector_check(st->selector, &e) != 0)
+				return kn_err_set(err, KN_EINVAL, "%s:%d:%d: step %zu: %s: '%.80s'", name, st->line,
+				                  st->column, i + 1, e.msg, st->selector);
+		}
+	return 0;
+}
+
+int kn_workflow_load_buffer(kn_taskset **out, const char *buf, size_t len, const char *name,
+                            kn_err *err)
+{
+	kn_load_opts o = {.workflow = 1, .max_bytes = MAX_WORKFLOW_BYTES};
+	int rc = kn_task_load_yaml(out, buf, len, name, &o, err);
+	if (rc)
+		return rc;
+	if ((rc = check_selectors(*out, name ? name : "<workflow>", err)) != 0) {
+		kn_taskset_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+static int read_file(char **out, size_t *len, const char *path, kn_err *err)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
+		                  strerror(errno));
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	for (;;) {
+		if (!buf) {
+			fclose(f);
+			return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
+		}
+		n += fread(buf + n, 1, cap - n, f);
+		if (n < cap)
+			break;
+		if (cap > MAX_WORKFLOW_BYTES) {
+			free(buf);
+			fclose(f);
+			return kn_err_set(err, KN_ELIMIT, "%s: more than %u bytes", path, MAX_WORKFLOW_BYTES);
+		}
+		char *nb = realloc(buf, cap * 2);
+		if (!nb)
+			free(buf);
+		buf = nb;
+		cap *= 2;
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return kn_err_set(err, KN_EIO, "%s: read error", path);
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+int kn_workflow_load_file(kn_taskset **out, const char *path, kn_err *err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	*out = NULL;
+	int rc = read_file(&buf, &len, path, err);
+	if (rc)
+		return rc;
+	rc = kn_workflow_load_buffer(out, buf, len, path, err);
+	free(buf);
+	return rc;
+}
+
+/* Move wf's steps into task t (replacing t's). */
+static int attach_one(kn_task *t, kn_task *wf, const char *path)
+{
+	char *file = strdup(path);
+	if (!file)
+		return KN_ENOMEM;
+	if (!t->start_url && wf->start_url) {
+		t->start_url = wf->start_url;
+		wf->start_url = NULL;
+	}
+	for (size_t i = 0; i < t->n_steps; i++)
+		kn_step_clear(&t->steps[i]);
+	free(t->steps);
+	t->steps = wf->steps;
+	t->n_steps = wf->n_steps;
+	wf->steps = NULL;
+	wf->n_steps = 0;
+	t->viewport_w = wf->viewport_w;
+	t->viewport_h = wf->viewport_h;
+	free(t->workflow_file);
+	t->workflow_file = file;
+	if (!t->reference_length)
+		t->reference_length = t->n_steps > 1000000 ? 1000000 : (int)t->n_steps;
+	return 0;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t a = strlen(s), b = strlen(suffix);
+	return a >= b && !strcmp(s + a - b, suffix);
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Attach the workflow file dir/name to set. */
+static int attach_file(kn_taskset *set, const char *dir, const char *name, kn_err *err)
+{
+	char path[4096];
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path)
+		return kn_err_set(err, KN_EINVAL, "%s/%s: path too long", dir, name);
+	kn_taskset *wf = NULL;
+	int rc = kn_workflow_load_file(&wf, path, err);
+	if (rc)
+		return rc;
+	kn_task *w = &wf->tasks[0];
+	kn_task *t = NULL;
+	for (size_t i = 0; i < set->n_tasks && !t; i++)
+		if (!strcmp(set->tasks[i].id, w->id))
+			t = &set->tasks[i];
+	size_t stem = strlen(name) - (ends_with(name, ".yml") ? 4 : 5);
+	if (!t)
+		rc = kn_err_set(err, KN_EINVAL, "%s:%d: unknown task id '%.80s' (not in %s)", path, w->line,
+		                w->id, set->source ? set->source : "the task file");
+	else if (strlen(w->id) != stem || strncmp(w->id, name, stem) != 0)
+		rc = kn_err_set(err, KN_EINVAL, "%s:%d: workflow of task '%.80s' must be named '%.80s.yaml'",
+		                path, w->line, w->id, w->id);
+	else if ((rc = attach_one(t, w, path)) != 0)
+		kn_err_set(err, rc, "%s: out of memory", path);
+	kn_taskset_free(wf);
+	return rc;
+}
+
+int kn_workflows_attach(kn_taskset *set, const char *dir, kn_workflow_error_fn on_error, void *ud,
+                        size_t *n, kn_err *err)
+{
+	if (n)
+		*n = 0;
+	DIR *d = opendir(dir);
+	if (!d)
+		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", dir, strerror(errno));
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.' || !(ends_with(e->d_name, ".yaml") || ends_with(e->d_name, ".yml")))
+			continue;
+		if (nn == cap) {
+			cap = cap ? cap * 2 : 16;
+			char **nb = realloc(names, cap * sizeof *nb);
+			if (!nb) {
+				rc = KN_ENOMEM;
+				break;
+			}
+			names = nb;
+		}
+		if (!(names[nn] = strdup(e->d_name))) {
+			rc = KN_ENOMEM;
+			break;
+		}
+		nn++;
+	}
+	closedir(d);
+	if (rc) {
+		for (size_t i = 0; i < nn; i++)
+			free(names[i]);
+		free(names);
+		return kn_err_set(err, rc, "%s: out of memory", dir);
+	}
+	qsort(names, nn, sizeof *names, cmp_names); /* deterministic order of errors */
+	int failed = 0;
+	for (size_t i = 0; i < nn; i++) {
+		kn_err fe = {0};
+		int r = attach_file(set, dir, names[i], &fe);
+		if (r == 0) {
+			if (n)
+				(*n)++;
+			continue;
+		}
+		if (!failed)
+			kn_err_set(err, r, "%s", fe.msg);
+		failed = failed ? failed : r;
+		if (!on_error)
+			break;
+		on_error(ud, names[i], &fe);
+	}
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	return failed;
+}
+
+int kn_workflow_attach_task(kn_task *t, const char *dir, int *attached, kn_err *err)
+{
+	*attached = 0;
+	char name[1024];
+	if (!t->id || !*t->id || strchr(t->id, '/') || t->id[0] == '.' ||
+	    (size_t)snprintf(name, sizeof name, "%s.yaml", t->id) >= sizeof name)
+		return 0;
+	char path[4096];
+	struct stat sb;
+	if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path ||
+	    stat(path, &sb) != 0)
+		return 0;
+	kn_taskset one = {.source = NULL, .tasks = t, .n_tasks = 1};
+	int rc = attach_file(&one, dir, name, err);
+	*attached = rc == 0;
+	return rc;
+}
+
+int kn_workflows_default_dir(char *buf, size_t cap, const char *tasks_path)
+{
+	const char *slash = strrchr(tasks_path, '/');
+	int len = slash ? (int)(slash - tasks_path) : 0;
+	if ((size_t)snprintf(buf, cap, "%.*s%sworkflows", len, tasks_path, slash ? "/" : "") >= cap)
+		return 0;
+	struct stat sb;
+	return stat(buf, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+/* ---- writing ---- */
+
+/* s as a YAML double-quoted scalar. */
+static void put_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p == '\n')
+			fputs("\\n", f);
+		else if (*p == '\t')
+			fputs("\\t", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(f, "\\x%02x", *p);
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}
+
+static void put_field(FILE *f, int *first, const char *key, const char *val)
+{
+	if (!val)
+		return;
+	fprintf(f, "%s%s: ", *first ? " " : ", ", key);
+	put_str(f, val);
+	*first = 0;
+}
+
+static void write_step(FILE *f, const kn_step *st)
+{
+	const char *verb = kn_step_verb_name(st->verb);
+	switch (st->verb) {
+	case KN_STEP_BACK:
+	case KN_STEP_FORWARD:
+		fprintf(f, "  - %s:\n", verb);
+		break;
+	case KN_STEP_GOTO:
+	case KN_STEP_PRESS:
+	case KN_STEP_SCROLL:
+	case KN_STEP_ANSWER:
+		fprintf(f, "  - %s: ", verb);
+		put_str(f, st->value ? st->value : "");
+		fputc('\n', f);
+		break;
+	case KN_STEP_WAIT:
+		if (!st->selector) {
+			fprintf(f, "  - wait: %ld\n", st->wait_ms);
+			break;
+		}
+		/* fall through */
+	default: {
+		int first = 1;
+		fprintf(f, "  - %s: {", verb);
+		put_field(f, &first, "selector", st->selector);
+		if (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT)
+			put_field(f, &first, "value", st->value ? st->value : "");
+		if (st->verb == KN_STEP_TYPE && st->enter)
+			fputs(", enter: true", f);
+		if (st->verb == KN_STEP_CLICK)
+			put_field(f, &first, "text", st->text);
+		put_field(f, &first, "id", st->hint_id);
+		put_field(f, &first, "name", st->hint_name);
+		put_field(f, &first, "test_id", st->hint_test_id);
+		put_field(f, &first, "aria_label", st->hint_aria_label);
+		put_field(f, &first, "role", st->hint_role);
+		put_field(f, &first, "href", st->hint_href);
+		put_field(f, &first, "tag", st->tag);
+		put_field(f, &first, "classes", st->classes);
+		put_field(f, &first, "dom_path", st->dom_path);
+		put_field(f, &first, "frame", st->frame);
+		fputs(" }\n", f);
+	}
+	}
+	if (st->expect_url || st->navigated || st->expect_value) {
+		int first = 1;
+		fputs("    after: {", f);
+		put_field(f, &first, "url", st->expect_url);
+		if (st->navigated) {
+			fprintf(f, "%snavigated: %s", first ? " " : ", ", st->navigated == 1 ? "true" : "false");
+			first = 0;
+		}
+		put_field(f, &first, "value", st->expect_value);
+		fputs(" }\n", f);
+	}
+}
+
+int kn_workflow_write(FILE *f, const kn_task *task, const char *recorded_at)
+{
+	fputs("# keynode reference workflow (schemas/workflow.schema.json), written by keynode record\n",
+	      f);
+	fputs("workflow: 1\ntask: ", f);
+	put_str(f, task->id);
+	fputc('\n', f);
+	if (recorded_at) {
+		fputs("recorded_at: ", f);
+		put_str(f, recorded_at);
+		fputc('\n', f);
+	}
+	fprintf(f, "viewport: \"%dx%d\"\n", task->viewport_w ? task->viewport_w : KN_VIEWPORT_DEFAULT_W,
+	        task->viewport_h ? task->viewport_h : KN_VIEWPORT_DEFAULT_H);
+	if (task->start_url) {
+		fputs("start_url: ", f);
+		put_str(f, task->start_url);
+		fputc('\n', f);
+	}
+	fputs("steps:\n", f);
+	for (size_t i = 0; i < task->n_steps; i++)
+		write_step(f, &task->steps[i]);
+	return fflush(f) == 0 && !ferror(f) ? 0 : KN_EIO;
+}

@@ -1,0 +1,529 @@
+/* cmd_record.c — `keynode record`: attach to a browser in which a person or any agent performs a
+ * task once, and write the task's reference workflow (keynode/workflow.h) beside its task file.
+ * The monitor (services/monitor) turns the recorder's payloads and the navigations into events;
+ * each action event becomes a step, the element it was recorded on is described at once in the
+ * page (its fingerprint: tag, id, name, test id, aria-label, role, href, visible text, classes,
+ * DOM path — the replayer's `describe`), and the navigations that follow a step are its
+ * postcondition. With --propose, candidate key nodes in task-file syntax are printed, ranked. */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "keynode/fs.h"
+#include "keynode/url.h"
+#include "keynode/workflow.h"
+#include "monitor.h"
+#include "replay_internal.h"
+
+static const char help[] =
+	"usage: keynode record --browser ENDPOINT --tasks TASKFILE --task ID [--out DIR] [--propose]\n"
+	"                      [--until finished|idle:S|steps:N] [--viewport WxH] [--quiet]\n"
+	"\n"
+	"Attach to a browser (a headful Chromium started with --remote-debugging-port, or one an\n"
+	"agent drives) in which the task is performed once, and write its reference workflow\n"
+	"DIR/<task-id>.yaml (schemas/workflow.schema.json): every step (goto, click, type, select,\n"
+	"press, scroll, back, forward, answer) with the locator fingerprint taken when it was recorded\n"
+	"(selector, id, name, test id, aria-label, role, href, visible text, tag, classes, DOM path)\n"
+	"and its observed postcondition (the URL after the step, whether it navigated, a field's\n"
+	"value). Steps are printed as they are recorded. Recording ends on Ctrl-C, at --until, or when\n"
+	"every key node of the task was reached.\n"
+	"\n"
+	"options:\n"
+	"  --out DIR         where to write (default: workflows/ beside the task file); created when\n"
+	"                    missing\n"
+	"  --propose         print candidate key nodes in task-file syntax, ranked (query parameters\n"
+	"                    set, paths reached, values typed, elements acted on, the answer)\n"
+	"  --until U         also end at: finished (default, always on), idle:S (S seconds without an\n"
+	"                    action), steps:N\n"
+	"  --viewport WxH    the viewport written into the workflow (default: the recorded page's\n"
+	"                    window, else 1280x800); replays use it\n"
+	"  --answer TEXT     the task's answer, recorded as the last step\n"
+	"  --quiet           no step lines\n"
+	"\n"
+	"exit: 0 workflow written, 1 nothing was recorded, 2 usage error, browser unreachable or the\n"
+	"workflow could not be written\n";
+
+struct rec {
+	kn_task wf;           /* id, start_url, viewport and the steps being recorded */
+	size_t cap;
+	kn_monitor *m;
+	char *cur_url;        /* the page's URL now */
+	int viewport_w, viewport_h; /* seen in the page */
+	FILE *progress;
+	/* for --propose: what the run did */
+	json_t *urls;         /* every URL navigated to, in order */
+	int pending;          /* describe calls in flight */
+	long long last_event; /* clock_ms() of the last event, 0 before the first */
+	json_t *hints;        /* the recorder's locator hints of the payload being turned into an event */
+};
+
+struct desc_req {
+	struct rec *r;
+	size_t step;
+};
+
+static volatile sig_atomic_t interrupted;
+
+static long long clock_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+static void set_str(char **slot, const char *v)
+{
+	free(*slot);
+	*slot = dup_or_null(v);
+}
+
+/* Fill step i's fingerprint from a describe reply. */
+static void on_describe(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c;
+	struct desc_req *q = ud;
+	struct rec *r = q->r;
+	r->pending--;
+	json_t *v = json_object_get(json_object_get(result, "result"), "value");
+	if (!error && json_is_object(v) && q->step < r->wf.n_steps) {
+		kn_step *st = &r->wf.steps[q->step];
+		const char *keys[] = {"tag", "id", "name", "aria", "role", "href", "classes", "path", "testid"};
+		char **slots[] = {&st->tag, &st->hint_id, &st->hint_name, &st->hint_aria_label, &st->hint_role,
+		                  &st->hint_href, &st->classes, &st->dom_path, &st->hint_test_id};
+		for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) { /* what the recorder said stays */
+			const char *val = json_string_value(json_object_get(v, keys[i]));
+			if (val && *val && !*slots[i])
+				set_str(slots[i], val);
+		}
+		const char *text = json_string_value(json_object_get(v, "text"));
+		/* the text the recorder saw at the click wins: by now the click may have changed it
+		 * ("Reveal code" → "Code revealed") */
+		if (st->verb == KN_STEP_CLICK && text && *text && !st->text)
+			set_str(&st->text, text);
+		r->viewport_w = (int)json_integer_value(json_object_get(v, "vw"));
+		r->viewport_h = (int)json_integer_value(json_object_get(v, "vh"));
+	}
+	free(q);
+}
+
+/* The recorder's hints (tag, id, name, aria_label, role, href) of the action about to be emitted:
+ * they are had even when the action navigated away before the page could be asked. */
+static void on_payload(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len)
+{
+	(void)m;
+	(void)tab;
+	struct rec *r = ud;
+	json_t *p = json_loadb(payload, len, 0, NULL);
+	json_decref(r->hints);
+	r->hints = json_incref(json_object_get(p, "hints"));
+	json_decref(p);
+}
+
+static void take_hints(struct rec *r, kn_step *st)
+{
+	const char *keys[] = {"tag", "id", "name", "aria_label", "role", "href"};
+	char **slots[] = {&st->tag, &st->hint_id, &st->hint_name, &st->hint_aria_label, &st->hint_role,
+	                  &st->hint_href};
+	for (size_t i = 0; r->hints && i < sizeof keys / sizeof keys[0]; i++)
+		set_str(slots[i], json_string_value(json_object_get(r->hints, keys[i])));
+	json_decref(r->hints);
+	r->hints = NULL;
+}
+
+/* Every tab open is attached with its recorder: what happens from now on is recorded. */
+static void on_ready(void *ud, kn_monitor *m)
+{
+	(void)m;
+	struct rec *r = ud;
+	if (r->progress) {
+		fprintf(r->progress, "recording task '%s' (Ctrl-C to end)\n", r->wf.id);
+		fflush(r->progress);
+	}
+}
+
+static kn_step *add_step(struct rec *r, kn_step_verb verb)
+{
+	if (r->wf.n_steps == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 16;
+		kn_step *s = realloc(r->wf.steps, cap * sizeof *s);
+		if (!s)
+			return NULL;
+		r->wf.steps = s;
+		r->cap = cap;
+	}
+	/* the step before is finished: no navigation since means it did not navigate */
+	if (r->wf.n_steps) {
+		kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
+		if (!prev->navigated) {
+			prev->navigated = 2;
+			if (!prev->expect_url)
+				prev->expect_url = dup_or_null(r->cur_url);
+		}
+	}
+	kn_step *st = &r->wf.steps[r->wf.n_steps++];
+	memset(st, 0, sizeof *st);
+	st->verb = verb;
+	return st;
+}
+
+static void print_step(struct rec *r, const kn_step *st)
+{
+	if (!r->progress)
+		return;
+	fprintf(r->progress, "  step %zu %-7s %s%s%s\n", r->wf.n_steps, kn_step_verb_name(st->verb),
+	        st->selector ? st->selector : st->value ? st->value : "", st->selector && st->value ? " = " : "",
+	        st->selector && st->value ? st->value : "");
+	fflush(r->progress);
+}
+
+static int http_url(const char *u)
+{
+	return u && (!strncmp(u, "http://", 7) || !strncmp(u, "https://", 8));
+}
+
+static void on_navigate(struct rec *r, const kn_event *ev)
+{
+	if (!http_url(ev->url))
+		return;
+	set_str(&r->cur_url, ev->url);
+	json_array_append_new(r->urls, json_string(ev->url));
+	kn_step *st = NULL;
+	if (!strcmp(ev->how, "goto")) {
+		if ((st = add_step(r, KN_STEP_GOTO)) != NULL) {
+			st->value = strdup(ev->url);
+			if (!r->wf.start_url)
+				r->wf.start_url = strdup(ev->url);
+		}
+	} else if (!strcmp(ev->how, "back") || !strcmp(ev->how, "forward")) {
+		st = add_step(r, !strcmp(ev->how, "back") ? KN_STEP_BACK : KN_STEP_FORWARD);
+	}
+	if (st)
+		print_step(r, st);
+	if (r->wf.n_steps && strcmp(ev->how, "reload") != 0) { /* the step that led here */
+		kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
+		prev->navigated = 1;
+		set_str(&prev->expect_url, ev->url);
+	}
+}
+
+static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
+{
+	(void)rises;
+	struct rec *r = ud;
+	kn_step *st = NULL;
+	if (ev->type != KN_EV_TAB_OPEN && ev->type != KN_EV_TAB_CLOSE && ev->type != KN_EV_SUBMIT &&
+	    (ev->type != KN_EV_NAVIGATE || http_url(ev->url)))
+		r->last_event = clock_ms(); /* --until idle counts from the demonstration's first action */
+	switch (ev->type) {
+	case KN_EV_NAVIGATE:
+		on_navigate(r, ev);
+		return;
+	case KN_EV_TYPE:
+		if (r->wf.n_steps) { /* one field typed into twice in a row is one step, its last value */
+			kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
+			if (prev->verb == KN_STEP_TYPE && prev->selector && ev->selector &&
+			    !strcmp(prev->selector, ev->selector) && prev->navigated != 1) {
+				set_str(&prev->value, ev->value ? ev->value : "");
+				set_str(&prev->expect_value, ev->value);
+				return;
+			}
+		}
+		st = add_step(r, KN_STEP_TYPE);
+		break;
+	case KN_EV_CLICK: st = add_step(r, KN_STEP_CLICK); break;
+	case KN_EV_SELECT: st = add_step(r, KN_STEP_SELECT); break;
+	case KN_EV_PRESS: st = add_step(r, KN_STEP_PRESS); break;
+	case KN_EV_SCROLL: st = add_step(r, KN_STEP_SCROLL); break;
+	case KN_EV_ANSWER: st = add_step(r, KN_STEP_ANSWER); break;
+	default: return;
+	}
+	if (!st)
+		return;
+	switch (st->verb) {
+	case KN_STEP_PRESS: st->value = strdup(ev->key ? ev->key : "Enter"); break;
+	case KN_STEP_SCROLL: st->value = strdup(ev->value && !strcmp(ev->value, "up") ? "up" : "down"); break;
+	case KN_STEP_ANSWER: st->value = strdup(ev->text ? ev->text : ev->value ? ev->value : ""); break;
+	default:
+		st->selector = dup_or_null(ev->selector);
+		if (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT) {
+			st->value = strdup(ev->value ? ev->value : "");
+			st->expect_value = dup_or_null(ev->value);
+		} else {
+			st->text = dup_or_null(ev->text);
+		}
+		break;
+	}
+	if (st->selector)
+		take_hints(r, st);
+	if (st->selector && ev->tab) {
+		struct desc_req *q = malloc(sizeof *q);
+		json_t *p = json_pack("{s:s}", "sel", st->selector);
+		char *expr = p ? kn_replay_page_expr("describe", p) : NULL;
+		if (q && expr) {
+			*q = (struct desc_req){r, r->wf.n_steps - 1};
+			if (kn_monitor_eval_in_tab(m, ev->tab, expr, on_describe, q) == 0)
+				r->pending++, q = NULL;
+		}
+		free(q);
+		free(expr);
+		json_decref(p);
+	}
+	print_step(r, st);
+}
+
+/* Candidate key nodes from the demonstration, most telling first (the end state outranks the
+ * way there): the answer, query parameters the run set (last value), values typed or chosen,
+ * paths reached, elements clicked. */
+static void propose(const struct rec *r, FILE *f)
+{
+	fprintf(f, "# candidate key nodes for task '%s', most telling first\nkey_nodes:\n", r->wf.id);
+	for (size_t i = r->wf.n_steps; i-- > 0;)
+		if (r->wf.steps[i].verb == KN_STEP_ANSWER && r->wf.steps[i].value && *r->wf.steps[i].value)
+			fprintf(f, "  - answer: { include: \"%s\" }\n", r->wf.steps[i].value);
+	json_t *seen = json_object();
+	size_t n = json_array_size(r->urls);
+	for (size_t i = n; i-- > 0;) { /* query parameters, last value wins */
+		const char *u = json_string_value(json_array_get(r->urls, i));
+		const char *q = strchr(u, '?');
+		if (!q)
+			continue;
+		char *copy = strdup(q + 1), *p = copy;
+		while (p && *p) {
+			char *amp = strchr(p, '&'), *eq;
+			if (amp)
+				*amp = '\0';
+			if ((eq = strchr(p, '=')) != NULL) {
+				*eq = '\0';
+				char *v = NULL;
+				if (*p && !json_object_get(seen, p) && kn_url_query_param(&v, u, p) == 0) {
+					json_object_set_new(seen, p, json_true());
+					fprintf(f, "  - url: { key: \"%s\", exact: \"%s\" }\n", p, v);
+				}
+				free(v);
+			}
+			p = amp ? amp + 1 : NULL;
+		}
+		free(copy);
+	}
+	for (size_t i = 0; i < r->wf.n_steps; i++) {
+		const kn_step *st = &r->wf.steps[i];
+		if ((st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT) && st->selector && st->value)
+			fprintf(f, "  - element_value: { path: \"%s\", exact: \"%s\" }\n", st->selector, st->value);
+	}
+	for (size_t i = n; i-- > 0;) { /* paths, the last reached first, each once */
+		const char *u = json_string_value(json_array_get(r->urls, i));
+		const char *p = strstr(u, "://");
+		p = p ? strchr(p + 3, '/') : NULL;
+		if (!p)
+			continue;
+		size_t len = strcspn(p, "?");
+		char key[1024];
+		snprintf(key, sizeof key, "path:%.*s", (int)(len < 1000 ? len : 1000), p);
+		if (json_object_get(seen, key))
+			continue;
+		json_object_set_new(seen, key, json_true());
+		fprintf(f, "  - url: { include: \"%.*s\" }\n", (int)len, p);
+	}
+	for (size_t i = 0; i < r->wf.n_steps; i++)
+		if (r->wf.steps[i].verb == KN_STEP_CLICK && r->wf.steps[i].selector)
+			fprintf(f, "  - element_path: { exact: \"%s\" }\n", r->wf.steps[i].selector);
+	json_decref(seen);
+}
+
+static int parse_until(kn_monitor_opts *mo, double *idle_s, const char *u)
+{
+	if (!strcmp(u, "finished"))
+		return 0;
+	if (!strncmp(u, "idle:", 5)) { /* counted here from the first event, not from attaching */
+		char *end;
+		*idle_s = strtod(u + 5, &end);
+		return *end || *idle_s <= 0 ? -1 : 0;
+	}
+	if (!strncmp(u, "steps:", 6))
+		return kn_cli_parse_int(&mo->until_steps, u + 6) || mo->until_steps < 1 ? -1 : 0;
+	return -1;
+}
+
+static int write_workflow(struct rec *r, const char *dir)
+{
+	kn_err derr = {0};
+	if (kn_mkdirs(dir, 0755, &derr) != 0) { /* --out is created when missing */
+		fprintf(stderr, "keynode record: %s\n", derr.msg);
+		return KN_EXIT_USAGE;
+	}
+	char path[4096], when[KN_TIME_MAX];
+	if (strchr(r->wf.id, '/') || r->wf.id[0] == '.' ||
+	    (size_t)snprintf(path, sizeof path, "%s/%s.yaml", dir, r->wf.id) >= sizeof path) {
+		fprintf(stderr, "keynode record: task id '%s' cannot be a file name\n", r->wf.id);
+		return KN_EXIT_USAGE;
+	}
+	kn_time_rfc3339(when, time(NULL));
+	FILE *f = fopen(path, "w");
+	int bad = !f || kn_workflow_write(f, &r->wf, when) != 0;
+	if (f && fclose(f) != 0)
+		bad = 1;
+	if (bad) {
+		fprintf(stderr, "keynode record: cannot write %s\n", path);
+		return KN_EXIT_USAGE;
+	}
+	kn_taskset *check = NULL;
+	kn_err err = {0};
+	if (kn_workflow_load_file(&check, path, &err) != 0) { /* what was written must load */
+		fprintf(stderr, "keynode record: %s\n", err.msg);
+		return KN_EXIT_USAGE;
+	}
+	kn_taskset_free(check);
+	printf("%s: %zu steps\n", path, r->wf.n_steps);
+	return KN_EXIT_OK;
+}
+
+int kn_cmd_record(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"browser", required_argument, NULL, 'b'}, {"tasks", required_argument, NULL, 't'},
+		{"task", required_argument, NULL, 'i'},    {"out", required_argument, NULL, 'o'},
+		{"propose", no_argument, NULL, 'p'},       {"until", required_argument, NULL, 'u'},
+		{"viewport", required_argument, NULL, 'V'}, {"quiet", no_argument, NULL, 'q'},
+		{"answer", required_argument, NULL, 'a'},  {"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0}};
+	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *answer = NULL;
+	int c, want_propose = 0, vw = 0, vh = 0;
+	double idle_s = 0;
+	/* "finished" is checked here, not by the monitor: the step that reached the last key node
+	 * still has its navigation (its postcondition) to come */
+	kn_monitor_opts mo = {.eval = {.step_limit = -1}};
+	FILE *progress = stdout;
+	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b': browser = optarg; break;
+		case 't': tasks = optarg; break;
+		case 'i': task_id = optarg; break;
+		case 'o': out = optarg; break;
+		case 'p': want_propose = 1; break;
+		case 'a': answer = optarg; break;
+		case 'q': progress = NULL; break;
+		case 'u':
+			if (parse_until(&mo, &idle_s, optarg))
+				return kn_cli_usage_error("record", "--until must be finished, idle:S or steps:N");
+			break;
+		case 'V':
+			if (kn_cli_parse_viewport(&vw, &vh, optarg))
+				return kn_cli_usage_error("record", "--viewport must be WIDTHxHEIGHT, e.g. 1280x800");
+			break;
+		case 'h': fputs(help, stdout); return KN_EXIT_OK;
+		default: return kn_cli_usage_error("record", "bad option");
+		}
+	}
+	if (!browser || !tasks || !task_id)
+		return kn_cli_usage_error("record", "--browser, --tasks and --task are required");
+	if (optind < argc)
+		return kn_cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
+	kn_err err = {0};
+	kn_taskset *set = NULL;
+	int r = kn_taskset_load_file(&set, tasks, NULL, &err);
+	if (r) {
+		fprintf(stderr, "keynode record: %s\n", err.msg);
+		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
+	}
+	const kn_task *task = kn_taskset_find(set, task_id);
+	char dir[4096];
+	if (out)
+		snprintf(dir, sizeof dir, "%s", out);
+	else
+		kn_workflows_default_dir(dir, sizeof dir, tasks);
+	int rc = KN_EXIT_USAGE;
+	char *ws = NULL;
+	kn_cdp_loop *loop = NULL;
+	struct rec rec = {.progress = progress, .urls = json_array()};
+	if (!task) {
+		fprintf(stderr, "keynode record: task '%s' is not in %s\n", task_id, tasks);
+		goto done;
+	}
+	rec.wf.id = strdup(task->id);
+	if (kn_cdp_discover(&ws, browser, 5000, &err) != 0 || kn_cdp_loop_new(&loop, &err) != 0) {
+		fprintf(stderr, "keynode record: browser unreachable: %s\n", err.msg);
+		goto done;
+	}
+	mo.task = task;
+	mo.on_event = on_event;
+	mo.on_ready = on_ready;
+	mo.on_payload = on_payload;
+	mo.ud = &rec;
+	if (kn_monitor_start(&rec.m, loop, ws, &mo, &err) != 0) {
+		fprintf(stderr, "keynode record: %s\n", err.msg);
+		goto done;
+	}
+	signal(SIGINT, on_sigint);
+	signal(SIGTERM, on_sigint);
+	double done_at = 0;
+	while (!kn_monitor_ended(rec.m) && !interrupted) {
+		kn_cdp_loop_run_for(loop, 100);
+		if (!done_at && kn_eval_completed(kn_monitor_eval(rec.m))) {
+			done_at = (double)clock_ms();
+			if (progress)
+				fprintf(progress, "every key node reached\n");
+		}
+		if (done_at && (double)clock_ms() - done_at > 1500) /* let the last step settle */
+			break;
+		if (idle_s > 0 && rec.last_event && (double)(clock_ms() - rec.last_event) > idle_s * 1000)
+			break;
+	}
+	if (!kn_monitor_ended(rec.m))
+		kn_monitor_stop(rec.m, "stopped");
+	for (int waited = 0; (!kn_monitor_ended(rec.m) || rec.pending > 0) && waited < 3000; waited += 20)
+		kn_cdp_loop_run_for(loop, 20);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (answer) {
+		kn_step *st = add_step(&rec, KN_STEP_ANSWER);
+		if (st)
+			st->value = strdup(answer);
+	}
+	if (rec.wf.n_steps) { /* the last step's postcondition, when it did not navigate */
+		kn_step *last = &rec.wf.steps[rec.wf.n_steps - 1];
+		if (!last->navigated && last->verb != KN_STEP_ANSWER) {
+			last->navigated = 2;
+			last->expect_url = dup_or_null(rec.cur_url);
+		}
+	}
+	if (progress)
+		fprintf(progress, "recording ended (%s): %zu steps\n",
+		        kn_monitor_end_reason(rec.m) ? kn_monitor_end_reason(rec.m) : "stopped", rec.wf.n_steps);
+	if (rec.wf.n_steps == 0) {
+		fprintf(stderr, "keynode record: nothing was recorded\n");
+		rc = KN_EXIT_FAIL;
+		goto done;
+	}
+	rec.wf.viewport_w = vw ? vw : rec.viewport_w >= 100 ? rec.viewport_w : 0;
+	rec.wf.viewport_h = vh ? vh : rec.viewport_h >= 100 ? rec.viewport_h : 0;
+	if (want_propose)
+		propose(&rec, stdout);
+	rc = write_workflow(&rec, dir);
+done:
+	kn_monitor_free(rec.m);
+	kn_cdp_loop_free(loop);
+	kn_task_clear(&rec.wf);
+	json_decref(rec.urls);
+	json_decref(rec.hints);
+	free(rec.cur_url);
+	free(ws);
+	kn_taskset_free(set);
+	return rc;
+}
