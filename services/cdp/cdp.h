@@ -108,6 +108,13 @@ int kn_cdp_connect(kn_cdp **out, kn_cdp_loop *loop, const char *ws_url, const kn
 
 /* Reply callback: result on success (borrowed), or error set ("timed out", the browser's
  * error.message, "browser disconnected") and result NULL. */
+/* The string member k of a CDP object o (params, result, info), or NULL when o is not an object, k is
+ * absent or not a string. Borrowed from o. */
+static inline const char *kn_json_str(json_t *o, const char *k)
+{
+	return json_string_value(json_object_get(o, k));
+}
+
 typedef void (*kn_cdp_reply_fn)(void *ud, kn_cdp *c, json_t *result, const char *error);
 
 /* Queue a command (params stolen, may be NULL = {}); session_id NULL for the browser session.

@@ -102,12 +102,6 @@ void kn_frames_free(kn_frames *f)
 	free(f);
 }
 
-static const char *sget(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 void kn_frames_autoattach(kn_cdp *c, const char *session)
 {
 	kn_cdp_send(c, session, "Target.setAutoAttach",
@@ -123,7 +117,7 @@ void kn_frames_attach(kn_frames *f, kn_cdp *c, const char *session, const char *
                       const char *binding, const char *src)
 {
 	struct ftarget *t = calloc(1, sizeof *t);
-	const char *tid = sget(info, "targetId");
+	const char *tid = kn_json_str(info, "targetId");
 	if (t && (t->session = strdup(session)) && (t->tab_session = strdup(tab_session)) &&
 	    (t->target_id = strdup(tid ? tid : ""))) {
 		t->next = f->targets;
@@ -141,7 +135,7 @@ void kn_frames_attach(kn_frames *f, kn_cdp *c, const char *session, const char *
 		                      world),
 		            NULL, NULL);
 	/* the frame itself, when its Page.frameAttached was before our time (attached to a loaded page) */
-	const char *parent = sget(info, "parentFrameId");
+	const char *parent = kn_json_str(info, "parentFrameId");
 	json_t *p = tid && parent ? json_pack("{s:s, s:s}", "frameId", tid, "parentFrameId", parent) : NULL;
 	if (p && parent_session)
 		frame_attached(f, c, parent_session, p);
@@ -218,7 +212,7 @@ static void selector_reply(void *ud, kn_cdp *c, json_t *result, const char *erro
 	(void)c;
 	struct owner_req *r = ud;
 	struct fframe *fr = frame_find(r->f, r->frame_id);
-	const char *sel = error ? NULL : sget(json_object_get(result, "result"), "value");
+	const char *sel = error ? NULL : kn_json_str(json_object_get(result, "result"), "value");
 	if (fr) {
 		fr->resolving = 0;
 		if (sel && *sel && !fr->selector)
@@ -230,7 +224,7 @@ static void selector_reply(void *ud, kn_cdp *c, json_t *result, const char *erro
 static void resolve_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
 	struct owner_req *r = ud;
-	const char *obj = error ? NULL : sget(json_object_get(result, "object"), "objectId");
+	const char *obj = error ? NULL : kn_json_str(json_object_get(result, "object"), "objectId");
 	struct fframe *fr = frame_find(r->f, r->frame_id);
 	if (!obj || !fr) {
 		if (fr)
@@ -299,7 +293,7 @@ static void resolve_owner(kn_frames *f, kn_cdp *c, struct fframe *fr)
 
 static void frame_attached(kn_frames *f, kn_cdp *c, const char *session, json_t *params)
 {
-	const char *id = sget(params, "frameId"), *parent = sget(params, "parentFrameId");
+	const char *id = kn_json_str(params, "frameId"), *parent = kn_json_str(params, "parentFrameId");
 	if (!id || !parent)
 		return;
 	struct fframe *fr = frame_find(f, id);
@@ -326,7 +320,7 @@ static void frame_attached(kn_frames *f, kn_cdp *c, const char *session, json_t 
 
 static void frame_detached(kn_frames *f, json_t *params)
 {
-	const char *id = sget(params, "frameId"), *reason = sget(params, "reason");
+	const char *id = kn_json_str(params, "frameId"), *reason = kn_json_str(params, "reason");
 	if (!id || (reason && strcmp(reason, "swap") == 0))
 		return; /* a swap moves the frame to another process: it lives on */
 	for (struct fframe **pp = &f->frames; *pp; pp = &(*pp)->next)
@@ -342,7 +336,7 @@ static void ctx_created(kn_frames *f, kn_cdp *c, const char *session, json_t *pa
                         const char *world, const char *binding)
 {
 	json_t *ctx = json_object_get(params, "context");
-	const char *name = sget(ctx, "name"), *fid = sget(json_object_get(ctx, "auxData"), "frameId");
+	const char *name = kn_json_str(ctx, "name"), *fid = kn_json_str(json_object_get(ctx, "auxData"), "frameId");
 	json_t *id = json_object_get(ctx, "id");
 	if (!name || !fid || !world || strcmp(name, world) != 0 || !json_is_integer(id))
 		return;
@@ -407,10 +401,10 @@ struct scan_req {
 static void scan_tree(kn_frames *f, kn_cdp *c, const char *session, json_t *tree)
 {
 	json_t *kids = json_object_get(tree, "childFrames");
-	const char *parent = sget(json_object_get(tree, "frame"), "id");
+	const char *parent = kn_json_str(json_object_get(tree, "frame"), "id");
 	for (size_t i = 0; parent && i < json_array_size(kids); i++) {
 		json_t *kid = json_array_get(kids, i);
-		const char *id = sget(json_object_get(kid, "frame"), "id");
+		const char *id = kn_json_str(json_object_get(kid, "frame"), "id");
 		if (id) {
 			json_t *p = json_pack("{s:s, s:s}", "frameId", id, "parentFrameId", parent);
 			if (p)

@@ -12,11 +12,13 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/randid.h"
 #include "monitor.h"
 #include "frames.h"
 #include "dialog.h"
 #include "history.h"
 #include "page_check.h"
+#include "progress.h"
 
 struct tab {
 	struct tab *next;
@@ -83,24 +85,6 @@ static void mlog(const char *level, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	va_end(ap);
-}
-
-static void random_name(char *out, size_t n, const char *prefix)
-{
-	static const char hex[] = "0123456789abcdef";
-	unsigned char r[12];
-	FILE *f = fopen("/dev/urandom", "rb");
-	size_t got = f ? fread(r, 1, sizeof r, f) : 0;
-	if (f)
-		fclose(f);
-	for (size_t i = got; i < sizeof r; i++) /* no /dev/urandom: still unpredictable enough */
-		r[i] = (unsigned char)(rand() ^ (int)(now_s() * 1e6));
-	size_t p = (size_t)snprintf(out, n, "%s", prefix);
-	for (size_t i = 0; i < sizeof r && p + 2 < n; i++) {
-		out[p++] = hex[r[i] >> 4];
-		out[p++] = hex[r[i] & 15];
-	}
-	out[p] = '\0';
 }
 
 static void set_str(char **slot, const char *v)
@@ -183,39 +167,8 @@ static void emit(kn_monitor *m, kn_event *ev)
 		mlog("warn", "msg=\"evaluation failed\" detail=\"%s\"", err.msg);
 	if (ev->type == KN_EV_CLICK && !m->buy_read && kn_eval_purchase_bought(m->eval))
 		buy_read_start(m, ev->tab);
-	FILE *p = m->o.progress;
-	if (p) {
-		int step = kn_eval_steps(m->eval) > before;
-		const char *what = ev->selector ? ev->selector : ev->url ? ev->url : "";
-		if (step)
-			fprintf(p, "  [%7.2fs] %-3s step %-3d %-8s %s", ev->t, ev->tab ? ev->tab : "",
-			        kn_eval_steps(m->eval), kn_event_type_name(ev->type), what);
-		else
-			fprintf(p, "  [%7.2fs] %-3s          %-8s %s", ev->t, ev->tab ? ev->tab : "",
-			        kn_event_type_name(ev->type), what);
-		if (ev->how)
-			fprintf(p, " (%s)", ev->how);
-		if (ev->value)
-			fprintf(p, " value=\"%s\"", ev->value);
-		else if (ev->text && ev->type != KN_EV_NAVIGATE)
-			fprintf(p, " text=\"%.40s\"", ev->text);
-		if (ev->trusted == 0)
-			fputs(" [untrusted]", p);
-		fputc('\n', p);
-		if (rises > 0) {
-			const kn_task *task = m->o.task;
-			for (size_t i = 0; i < task->n_keynodes; i++) {
-				const kn_node_state *st = kn_eval_node(m->eval, i);
-				if (st->score >= 1.0 && st->reached_at_step == kn_eval_steps(m->eval))
-					fprintf(p, "             key node %s reached (%s %s \"%s\")\n",
-					        task->keynodes[i].id, task->keynodes[i].function,
-					        kn_matcher_name(task->keynodes[i].matcher), task->keynodes[i].expect);
-			}
-			fprintf(p, "             score %.2f (%.2f of %zu key nodes)\n", kn_eval_score(m->eval),
-			        kn_eval_reached(m->eval), kn_eval_total(m->eval));
-		}
-		fflush(p);
-	}
+	if (m->o.progress)
+		kn_progress_event(m->o.progress, m->o.task, m->eval, ev, kn_eval_steps(m->eval) > before, rises);
 	if (m->o.on_event)
 		m->o.on_event(m->o.ud, m, ev, rises);
 	if (m->o.until_finished && kn_eval_completed(m->eval))
@@ -283,18 +236,6 @@ static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_do
 	emit(m, &ev);
 }
 
-static json_t *jstr(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_string(v) ? v : NULL;
-}
-
-static const char *sget(json_t *o, const char *k)
-{
-	json_t *v = jstr(o, k);
-	return v ? json_string_value(v) : NULL;
-}
-
 struct pending_history {
 	kn_monitor *m;
 	char *session;
@@ -308,7 +249,7 @@ static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error
 	struct tab *t = result && !error ? tab_by_session(ph->m, ph->session) : NULL;
 	json_t *cur = json_array_get(json_object_get(result, "entries"),
 	                             (size_t)json_integer_value(json_object_get(result, "currentIndex")));
-	const char *url = sget(cur, "url");
+	const char *url = kn_json_str(cur, "url");
 	if (t && url && *url && strcmp(url, "about:blank") != 0 && (!t->url || strcmp(url, t->url) != 0))
 		navigated(ph->m, t, url, 0, NULL);
 	free(ph->session);
@@ -352,11 +293,11 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 		return;
 	}
 	t->session = strdup(session);
-	t->target_id = strdup(sget(info, "targetId") ? sget(info, "targetId") : "");
+	t->target_id = strdup(kn_json_str(info, "targetId") ? kn_json_str(info, "targetId") : "");
 	snprintf(t->id, sizeof t->id, "T%d", ++m->next_tab);
-	random_name(t->world, sizeof t->world, "kn_w_");
-	random_name(t->binding, sizeof t->binding, "kn_b_");
-	const char *opener = sget(info, "openerId"), *url = sget(info, "url");
+	kn_random_id(t->world, sizeof t->world, "kn_w_", 12);
+	kn_random_id(t->binding, sizeof t->binding, "kn_b_", 12);
+	const char *opener = kn_json_str(info, "openerId"), *url = kn_json_str(info, "url");
 	t->popup_first = opener && *opener;
 	int newtab = 0;
 	if (!t->popup_first && m->newtab_href && now_s() - m->newtab_at < 5.0 &&
@@ -449,9 +390,9 @@ static void missed_navigation(kn_monitor *m, struct tab *t, const char *url)
 
 static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t *params)
 {
-	const char *name = sget(params, "name");
-	json_t *payload = jstr(params, "payload");
-	if (!name || strcmp(name, t->binding) != 0 || !payload) {
+	const char *name = kn_json_str(params, "name");
+	json_t *payload = json_object_get(params, "payload");
+	if (!name || strcmp(name, t->binding) != 0 || !json_is_string(payload)) {
 		mlog("warn", "msg=\"binding call ignored\" tab=%s", t->id);
 		return;
 	}
@@ -531,7 +472,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		return;
 	if (strcmp(method, "Target.attachedToTarget") == 0) {
 		json_t *info = json_object_get(params, "targetInfo");
-		const char *sid = sget(params, "sessionId"), *type = sget(info, "type");
+		const char *sid = kn_json_str(params, "sessionId"), *type = kn_json_str(info, "type");
 		if (!sid)
 			return;
 		const char *ts = kn_frames_tab_of(m->frames, session);
@@ -547,14 +488,14 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			kn_frames_attach(m->frames, m->cdp, sid, session, owner->session, info, owner->world,
 			                 owner->binding, src);
 			mlog("info", "msg=\"frame target attached\" tab=%s type=iframe url=\"%s\"", owner->id,
-			     sget(info, "url") ? sget(info, "url") : "");
+			     kn_json_str(info, "url") ? kn_json_str(info, "url") : "");
 			free(src);
 		} else
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 		return;
 	}
 	if (strcmp(method, "Target.detachedFromTarget") == 0) {
-		const char *sid = sget(params, "sessionId");
+		const char *sid = kn_json_str(params, "sessionId");
 		if (sid) {
 			kn_frames_detach(m->frames, sid);
 			detach_tab(m, sid);
@@ -563,7 +504,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 	}
 	if (strcmp(method, "Target.targetInfoChanged") == 0) {
 		json_t *info = json_object_get(params, "targetInfo");
-		target_url_changed(m, tab_by_target(m, sget(info, "targetId")), sget(info, "url"));
+		target_url_changed(m, tab_by_target(m, kn_json_str(info, "targetId")), kn_json_str(info, "url"));
 		return;
 	}
 	const char *tab_session = kn_frames_tab_of(m->frames, session);
@@ -582,16 +523,16 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			emit(m, &ev);
 		}
 	} else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
-		const char *fid = sget(params, "frameId"), *disp = sget(params, "disposition");
+		const char *fid = kn_json_str(params, "frameId"), *disp = kn_json_str(params, "disposition");
 		if (fid && strcmp(fid, t->target_id) == 0 && (!disp || strcmp(disp, "currentTab") == 0))
-			set_str(&t->req_reason, sget(params, "reason"));
+			set_str(&t->req_reason, kn_json_str(params, "reason"));
 	} else if (strcmp(method, "Page.frameStartedNavigating") == 0) {
-		const char *fid = sget(params, "frameId");
+		const char *fid = kn_json_str(params, "frameId");
 		if (fid && strcmp(fid, t->target_id) == 0)
-			set_str(&t->started_type, sget(params, "navigationType"));
+			set_str(&t->started_type, kn_json_str(params, "navigationType"));
 	} else if (strcmp(method, "Page.frameNavigated") == 0) {
 		json_t *frame = json_object_get(params, "frame");
-		const char *url = sget(frame, "url"), *frag = sget(frame, "urlFragment");
+		const char *url = kn_json_str(frame, "url"), *frag = kn_json_str(frame, "urlFragment");
 		if (!url || json_object_get(frame, "parentId"))
 			return;
 		char *full = NULL;
@@ -600,14 +541,14 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		navigated(m, t, full ? full : url, 0, NULL);
 		free(full);
 	} else if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
-		const char *fid = sget(params, "frameId"), *url = sget(params, "url");
-		const char *type = sget(params, "navigationType");
+		const char *fid = kn_json_str(params, "frameId"), *url = kn_json_str(params, "url");
+		const char *type = kn_json_str(params, "navigationType");
 		if (fid && url && strcmp(fid, t->target_id) == 0)
 			navigated(m, t, url, 1, type ? type : "other");
 	} else if (strcmp(method, "Runtime.executionContextCreated") == 0) {
 		json_t *ctx = json_object_get(params, "context");
 		json_t *aux = json_object_get(ctx, "auxData");
-		const char *name = sget(ctx, "name"), *fid = sget(aux, "frameId");
+		const char *name = kn_json_str(ctx, "name"), *fid = kn_json_str(aux, "frameId");
 		if (name && fid && strcmp(name, t->world) == 0 && strcmp(fid, t->target_id) == 0)
 			t->ctx_id = (int)json_integer_value(json_object_get(ctx, "id"));
 	} else if (strcmp(method, "Runtime.executionContextsCleared") == 0) {
@@ -681,12 +622,8 @@ static void end_run(kn_monitor *m, const char *reason)
 	kn_cdp_timer_cancel(m->tick);
 	kn_cdp_timer_cancel(m->flush_deadline);
 	m->tick = m->flush_deadline = NULL;
-	if (m->o.progress) {
-		fprintf(m->o.progress, "run ended: %s — %s, %d steps, %.2f of %zu key nodes, score %.2f\n",
-		        reason, kn_status_name(kn_eval_status(m->eval)), kn_eval_steps(m->eval),
-		        kn_eval_reached(m->eval), kn_eval_total(m->eval), kn_eval_score(m->eval));
-		fflush(m->o.progress);
-	}
+	if (m->o.progress)
+		kn_progress_end(m->o.progress, m->eval, reason);
 	if (m->o.on_end)
 		m->o.on_end(m->o.ud, m, reason);
 }

@@ -15,6 +15,8 @@
 
 #include <jansson.h>
 
+#include "keynode/randid.h"
+
 #include "monitor.h"
 #include "runs.h"
 #include "runs_internal.h"
@@ -81,22 +83,6 @@ static double since(const struct timespec *t0)
 	struct timespec t1;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
-static void make_id(char *id)
-{
-	unsigned char b[8] = {0};
-	FILE *f = fopen("/dev/urandom", "rb");
-	if (!f || fread(b, 1, sizeof b, f) != sizeof b) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 20);
-		memcpy(b, &x, sizeof b);
-	}
-	if (f)
-		fclose(f);
-	snprintf(id, KN_RUN_ID_MAX, "r-%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2], b[3], b[4],
-	         b[5], b[6], b[7]);
 }
 
 static void run_unref(struct run *run)
@@ -434,7 +420,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 		run_unref(run);
 		return rc;
 	}
-	make_id(run->id);
+	kn_random_id(run->id, KN_RUN_ID_MAX, "r-", 8);
 	if (r->o.llm)
 		kn_llm_stats_get(r->o.llm, &run->llm0);
 	clock_gettime(CLOCK_MONOTONIC, &run->started_mono);
