@@ -227,7 +227,7 @@ static json_t *report_json(const kn_attempt_report *r)
 	return o;
 }
 
-/* result.json: the run result of the evaluator (INTERFACES.md §3) plus "attempt"; an attempt
+/* result.json: the run result of the evaluator (docs/formats.md §3) plus "attempt"; an attempt
  * without a monitor gets the result of an empty run with status error. */
 static int write_result(const struct attempt *a, const kn_eval *ev, double t_end, kn_err *err)
 {

@@ -15,7 +15,7 @@ typedef struct kn_purchase_option {
 	char *value; /* "blue" */
 } kn_purchase_option;
 
-/* A task's `purchase:` (INTERFACES.md-style YAML, schemas/task.schema.json). */
+/* A task's `purchase:` (docs/formats.md §1, schemas/task.schema.json). */
 typedef struct kn_purchase {
 	char *type;                   /* product type, e.g. "trail running shoe" (its words count) */
 	char **attributes;            /* lower-case attribute phrases */
