@@ -106,8 +106,6 @@ typedef struct kn_cdp_opts {
 int kn_cdp_connect(kn_cdp **out, kn_cdp_loop *loop, const char *ws_url, const kn_cdp_opts *opts,
                    const kn_cdp_handlers *h, kn_err *err);
 
-/* Reply callback: result on success (borrowed), or error set ("timed out", the browser's
- * error.message, "browser disconnected") and result NULL. */
 /* The string member k of a CDP object o (params, result, info), or NULL when o is not an object, k is
  * absent or not a string. Borrowed from o. */
 static inline const char *kn_json_str(json_t *o, const char *k)
@@ -115,6 +113,16 @@ static inline const char *kn_json_str(json_t *o, const char *k)
 	return json_string_value(json_object_get(o, k));
 }
 
+/* A connection whose owner only asks "open yet? gone, and why?" (replay, validation, the runner's
+ * start page): kn_cdp_link_handlers gives handlers that keep it current (ud = link). */
+typedef struct kn_cdp_link {
+	int open, closed;
+	char reason[160]; /* on_close's reason once closed */
+} kn_cdp_link;
+kn_cdp_handlers kn_cdp_link_handlers(kn_cdp_link *link);
+
+/* Reply callback: result on success (borrowed), or error set ("timed out", the browser's
+ * error.message, "browser disconnected") and result NULL. */
 typedef void (*kn_cdp_reply_fn)(void *ud, kn_cdp *c, json_t *result, const char *error);
 
 /* Queue a command (params stolen, may be NULL = {}); session_id NULL for the browser session.

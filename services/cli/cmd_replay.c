@@ -50,25 +50,6 @@ static const char help[] =
 	"exit: 0 every task replayed (passed), 1 a step failed (a task broken), 2 usage error, browser\n"
 	"unreachable, a result that could not be written, or (--validate) a task's verdict was error\n";
 
-struct conn {
-	int open, closed;
-	char reason[128];
-};
-
-static void on_open(void *ud, kn_cdp *c)
-{
-	(void)c;
-	((struct conn *)ud)->open = 1;
-}
-
-static void on_close(void *ud, kn_cdp *c, const char *reason)
-{
-	(void)c;
-	struct conn *k = ud;
-	k->closed = 1;
-	snprintf(k->reason, sizeof k->reason, "%s", reason);
-}
-
 static int write_result(const char *dir, const kn_task *task, const kn_replay_result *res)
 {
 	json_t *steps = json_array();
@@ -226,7 +207,7 @@ int kn_cmd_replay(int argc, char **argv)
 	char *ws = NULL;
 	kn_cdp_loop *loop = NULL;
 	kn_cdp *cdp = NULL;
-	struct conn k = {0};
+	kn_cdp_link k = {0};
 	if (task_id && !kn_taskset_find(set, task_id)) {
 		fprintf(stderr, "keynode replay: task '%s' is not in %s\n", task_id, tasks);
 		goto done;
@@ -243,7 +224,7 @@ int kn_cmd_replay(int argc, char **argv)
 		fprintf(stderr, "keynode replay: browser unreachable: %s\n", err.msg);
 		goto done;
 	}
-	kn_cdp_handlers h = {.on_open = on_open, .on_close = on_close, .ud = &k};
+	kn_cdp_handlers h = kn_cdp_link_handlers(&k);
 	if (kn_cdp_loop_new(&loop, &err) || kn_cdp_connect(&cdp, loop, ws, NULL, &h, &err)) {
 		fprintf(stderr, "keynode replay: %s\n", err.msg);
 		goto done;

@@ -22,25 +22,6 @@ struct kn_replay_report {
 	kn_replay_status status;
 };
 
-struct conn {
-	int open, closed;
-	char reason[160];
-};
-
-static void on_open(void *ud, kn_cdp *c)
-{
-	(void)c;
-	((struct conn *)ud)->open = 1;
-}
-
-static void on_close(void *ud, kn_cdp *c, const char *reason)
-{
-	(void)c;
-	struct conn *k = ud;
-	k->closed = 1;
-	snprintf(k->reason, sizeof k->reason, "%s", reason);
-}
-
 static void vlog(const char *level, const char *task, const char *msg, const char *detail)
 {
 	fprintf(stderr, "level=%s component=replay msg=\"%s\" task=%s detail=\"%s\"\n", level, msg, task,
@@ -308,7 +289,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	if (task->n_steps == 0)
 		return kn_err_set(err, KN_EINVAL, "task '%s' has no steps to replay", task->id);
 
-	struct conn k = {0};
+	kn_cdp_link k = {0};
 	kn_cdp *c = NULL;
 	kn_monitor *m = NULL;
 	kn_replay_result res = {0};
@@ -317,7 +298,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	kn_replay_status status = KN_REPLAY_PASSED;
 	int broken_node = -1, rc = 0;
 
-	kn_cdp_handlers h = {.on_open = on_open, .on_close = on_close, .ud = &k};
+	kn_cdp_handlers h = kn_cdp_link_handlers(&k);
 	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0)
 		return rc;
 	for (int waited = 0; !k.open && !k.closed && waited < 10000; waited += 50)

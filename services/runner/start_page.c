@@ -11,25 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-struct conn {
-	int open, closed;
-	char reason[128];
-};
-
-static void on_open(void *ud, kn_cdp *c)
-{
-	(void)c;
-	((struct conn *)ud)->open = 1;
-}
-
-static void on_close(void *ud, kn_cdp *c, const char *reason)
-{
-	(void)c;
-	struct conn *k = ud;
-	k->closed = 1;
-	snprintf(k->reason, sizeof k->reason, "%s", reason);
-}
-
 static double now_ms(void)
 {
 	struct timespec ts;
@@ -85,7 +66,7 @@ static void size_window(kn_cdp *c, const char *target, int vw, int vh)
 }
 
 /* Navigate the tab of session to url and wait for the load; classify what went wrong. */
-static int load(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k, const char *session,
+static int load(kn_cdp_loop *loop, kn_cdp *c, const kn_cdp_link *k, const char *session,
                 const char *url, int timeout_ms, const atomic_int *stop, kn_err *err)
 {
 	json_t *res = NULL;
@@ -131,9 +112,9 @@ static int load(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k, const char *
 }
 
 /* A control connection to the browser, open (or an error). k must outlive c. */
-static int connect_to(kn_cdp **c, struct conn *k, kn_cdp_loop *loop, const char *ws, kn_err *err)
+static int connect_to(kn_cdp **c, kn_cdp_link *k, kn_cdp_loop *loop, const char *ws, kn_err *err)
 {
-	kn_cdp_handlers h = {.on_open = on_open, .on_close = on_close, .ud = k};
+	kn_cdp_handlers h = kn_cdp_link_handlers(k);
 	int rc = kn_cdp_connect(c, loop, ws, NULL, &h, err);
 	if (rc)
 		return rc;
@@ -148,7 +129,7 @@ static int connect_to(kn_cdp **c, struct conn *k, kn_cdp_loop *loop, const char 
 	return 0;
 }
 
-static void disconnect(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k)
+static void disconnect(kn_cdp_loop *loop, kn_cdp *c, const kn_cdp_link *k)
 {
 	if (!k->closed) {
 		kn_cdp_loop_run_for(loop, 0); /* what was queued goes out before the socket is dropped */
@@ -159,7 +140,7 @@ static void disconnect(kn_cdp_loop *loop, kn_cdp *c, const struct conn *k)
 int kn_browser_context_new(kn_cdp_loop *loop, const char *ws, char **out, kn_err *err)
 {
 	*out = NULL;
-	struct conn k = {0};
+	kn_cdp_link k = {0};
 	kn_cdp *c = NULL;
 	json_t *res = NULL;
 	int rc = connect_to(&c, &k, loop, ws, err);
@@ -177,7 +158,7 @@ int kn_browser_context_new(kn_cdp_loop *loop, const char *ws, char **out, kn_err
 
 void kn_browser_context_dispose(kn_cdp_loop *loop, const char *ws, const char *id)
 {
-	struct conn k = {0};
+	kn_cdp_link k = {0};
 	kn_cdp *c = NULL;
 	json_t *res = NULL;
 	if (connect_to(&c, &k, loop, ws, NULL) != 0)
@@ -194,7 +175,7 @@ int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id
 {
 	if (target_out)
 		*target_out = NULL;
-	struct conn k = {0};
+	kn_cdp_link k = {0};
 	kn_cdp *c = NULL;
 	int rc = connect_to(&c, &k, loop, ws, err);
 	if (rc)
