@@ -9,7 +9,8 @@
  * messages are queued in a kn_stream by any thread, which wakes the loop with lws_cancel_service;
  * on LWS_CALLBACK_EVENT_WAIT_CANCELLED every websocket is asked to write what it has queued, and
  * a subscriber whose queue overflowed is closed. The stop flag is polled by a 100 ms lws_sul
- * timer (no lws call is async-signal-safe). */
+ * timer (no lws call is async-signal-safe). The websocket's own handlers are in server_ws.c; the
+ * state both files share is in server_internal.h. */
 #include <errno.h>
 #include <netdb.h>
 #include <stdio.h>
@@ -23,48 +24,10 @@
 #include <libwebsockets.h>
 
 #include "server.h"
+#include "server_internal.h"
 
 #define TICK_US (100 * LWS_US_PER_MS)
 #define HDR_MAX 4096
-
-struct kn_server {
-	struct lws_context *ctx;
-	struct lws_vhost *vh;
-	const struct lws_protocols *proto; /* the vhost's copy of protocols[0] */
-	kn_server_opts o;
-	char host[128];
-	int port, loopback;
-	lws_sorted_usec_list_t sul;
-	lws_retry_bo_t idle;        /* websocket ping / hang-up policy */
-	volatile sig_atomic_t *stop;
-	int done;
-	struct pss *held;           /* answers waiting for durability */
-};
-
-/* Per connection: one HTTP transaction at a time (keep-alive reuses it), or one subscriber. */
-struct pss {
-	/* request */
-	kn_route route;
-	kn_http_method method;
-	char id[KN_HTTP_MAX_ID + 1];
-	kn_http_query query;
-	char *body;
-	size_t body_len, body_cap;
-	int in_body, too_large;
-	struct timespec t0;
-	/* response */
-	char *out;
-	const unsigned char *out_borrowed;
-	size_t out_len, out_off;
-	int close_after;
-	/* an answer held until what it acknowledges is durable */
-	kn_http_resp held;
-	int holding, release;
-	struct pss *held_next;
-	struct lws *wsi;
-	/* websocket */
-	kn_stream_sub *sub;
-};
 
 static const char csp_policy[] =
 	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -322,7 +285,7 @@ static kn_http_method get_method(struct lws *wsi)
 }
 
 /* Collect the decoded query fragments lws keeps ("name=value" each). */
-static int read_query(struct lws *wsi, kn_http_query *q, kn_err *err)
+int kn_srv_read_query(struct lws *wsi, kn_http_query *q, kn_err *err)
 {
 	char frag[KN_HTTP_MAX_QUERY_NAME + KN_HTTP_MAX_QUERY_VALUE + 2];
 	for (int i = 0; i < 64; i++) {
@@ -350,7 +313,7 @@ static const char *header(struct lws *wsi, enum lws_token_indexes t, char *buf, 
 }
 
 /* The Host and Origin guards (request.h): NULL when the request may go on, else why not. */
-static const char *foreign(kn_server *s, struct lws *wsi)
+const char *kn_srv_foreign(kn_server *s, struct lws *wsi)
 {
 	char host[300], origin[300];
 	const char *h = header(wsi, WSI_TOKEN_HOST, host, (int)sizeof host);
@@ -362,14 +325,14 @@ static const char *foreign(kn_server *s, struct lws *wsi)
 	return NULL;
 }
 
-static void peer(struct lws *wsi, char *buf, size_t cap)
+void kn_srv_peer(struct lws *wsi, char *buf, size_t cap)
 {
 	buf[0] = '\0';
 	lws_get_peer_simple(wsi, buf, cap);
 }
 
 /* 1 when the request carries the right bearer token. */
-static int authed(kn_server *s, struct lws *wsi, const kn_http_query *q)
+int kn_srv_authed(kn_server *s, struct lws *wsi, const kn_http_query *q)
 {
 	char h[1024];
 	if (!s->o.token || !*s->o.token)
@@ -456,16 +419,16 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 	if (rc)
 		return send_error(s, wsi, pss, 400, "bad path parameter",
 		                  "the id is empty, too long or holds control characters");
-	if (read_query(wsi, &pss->query, &err)) {
+	if (kn_srv_read_query(wsi, &pss->query, &err)) {
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 400, "bad query", err.msg);
 	}
 	/* DNS rebinding (a foreign Host) and pages of other origins get nothing but the dashboard's
 	 * files (which hold no data) */
-	const char *why = pss->route == KN_ROUTE_STATIC ? NULL : foreign(s, wsi);
+	const char *why = pss->route == KN_ROUTE_STATIC ? NULL : kn_srv_foreign(s, wsi);
 	if (why) {
 		char ip[64];
-		peer(wsi, ip, sizeof ip);
+		kn_srv_peer(wsi, ip, sizeof ip);
 		fprintf(stderr, "level=warn component=http msg=\"request refused\" reason=\"%s\" "
 		                "client=%s route=\"%s\"\n", why, ip, kn_route_name(pss->route));
 		pss->close_after = has_body;
@@ -474,7 +437,7 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 	}
 	int write = kn_route_is_write(pss->route);
 	if ((write || !s->loopback) && pss->route != KN_ROUTE_HEALTHZ &&
-	    pss->route != KN_ROUTE_STATIC && !authed(s, wsi, NULL)) {
+	    pss->route != KN_ROUTE_STATIC && !kn_srv_authed(s, wsi, NULL)) {
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 401, "unauthorized",
 		                  "send Authorization: Bearer <token> (http.token / KEYNODE_API_TOKEN)");
@@ -522,109 +485,6 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 		}
 	}
 	return dispatch(s, wsi, pss);
-}
-
-/* --- websocket ------------------------------------------------------------------------------ */
-
-static int ws_refuse(struct lws *wsi, const char *why)
-{
-	char ip[64];
-	peer(wsi, ip, sizeof ip);
-	fprintf(stderr, "level=warn component=http msg=\"stream subscriber refused\" reason=\"%s\" "
-	                "client=%s\n", why, ip);
-	return -1;
-}
-
-static int ws_filter(kn_server *s, struct lws *wsi)
-{
-	char uri[64];
-	if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
-	    strcmp(uri, "/api/stream") != 0)
-		return ws_refuse(wsi, "not /api/stream");
-	const char *why = foreign(s, wsi);
-	if (why)
-		return ws_refuse(wsi, why);
-	kn_http_query q = {0};
-	kn_err err;
-	int ok = read_query(wsi, &q, &err) == 0, token = ok && authed(s, wsi, &q);
-	kn_http_query_clear(&q);
-	if (!ok)
-		return ws_refuse(wsi, "bad query");
-	if (!s->loopback && !token)
-		return ws_refuse(wsi, "no token");
-	return 0;
-}
-
-static int ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
-{
-	kn_http_query q = {0};
-	kn_err err;
-	memset(pss, 0, sizeof *pss);
-	if (read_query(wsi, &q, &err))
-		return -1;
-	const char *run = kn_http_query_get(&q, "run");
-	char ip[64];
-	peer(wsi, ip, sizeof ip);
-	int rc = kn_stream_subscribe_from(s->o.stream, run && *run ? run : NULL, wsi, ip,
-	                                  authed(s, wsi, &q), &pss->sub, &err);
-	kn_http_query_clear(&q);
-	if (rc) {
-		unsigned char why[] = "too many subscribers";
-		lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, sizeof why - 1);
-		return ws_refuse(wsi, err.msg);
-	}
-	kn_metrics_request(s->o.metrics, KN_ROUTE_STREAM, 101, 0);
-	return 0;
-}
-
-static int ws_writeable(kn_server *s, struct lws *wsi, struct pss *pss)
-{
-	if (!pss->sub)
-		return 0;
-	/* lws would buffer what the socket does not take, without bound: write only when the
-	 * previous message is gone, so a client that does not read backs up into its own queue */
-	if (lws_send_pipe_choked(wsi)) {
-		lws_callback_on_writable(wsi);
-		return 0;
-	}
-	char *msg;
-	size_t len;
-	int dropped;
-	if (!kn_stream_pop(s->o.stream, pss->sub, &msg, &len, &dropped)) {
-		if (dropped) { /* logged by close_dropped */
-			unsigned char why[] = "too slow";
-			lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, sizeof why - 1);
-			return -1;
-		}
-		return 0;
-	}
-	unsigned char *buf = malloc(LWS_PRE + len);
-	if (!buf) {
-		free(msg);
-		return -1;
-	}
-	memcpy(buf + LWS_PRE, msg, len);
-	free(msg);
-	int n = lws_write(wsi, buf + LWS_PRE, len, LWS_WRITE_TEXT);
-	free(buf);
-	if (n < (int)len)
-		return -1;
-	lws_callback_on_writable(wsi); /* more may be queued; an empty pop costs little */
-	return 0;
-}
-
-/* Close the subscribers whose queue overflowed. Their socket may be full, so no write callback
- * would come: kill the connection asynchronously (CLOSED then unsubscribes it). */
-static void close_dropped(kn_server *s)
-{
-	void *conns[32];
-	size_t n;
-	while ((n = kn_stream_take_dropped(s->o.stream, conns, 32)) > 0)
-		for (size_t i = 0; i < n; i++) {
-			fprintf(stderr, "level=warn component=http msg=\"stream subscriber dropped: too "
-			                "slow\"\n");
-			lws_set_timeout(conns[i], PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
-		}
 }
 
 /* --- the protocol --------------------------------------------------------------------------- */
@@ -675,11 +535,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 			reset_request(pss);
 		break;
 	case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
-		return ws_filter(s, wsi);
+		return kn_srv_ws_filter(s, wsi);
 	case LWS_CALLBACK_ESTABLISHED:
-		return ws_established(s, wsi, pss);
+		return kn_srv_ws_established(s, wsi, pss);
 	case LWS_CALLBACK_SERVER_WRITEABLE:
-		return ws_writeable(s, wsi, pss);
+		return kn_srv_ws_writeable(s, wsi, pss);
 	case LWS_CALLBACK_RECEIVE:
 		return 0; /* the stream is one-way */
 	case LWS_CALLBACK_CLOSED:
@@ -692,7 +552,7 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		if (s && s->held)
 			check_held(s);
 		if (s && s->vh && s->proto) {
-			close_dropped(s);
+			kn_srv_close_dropped(s);
 			lws_callback_on_writable_all_protocol_vhost(s->vh, s->proto);
 		}
 		return 0;

@@ -1,0 +1,69 @@
+/* server_internal.h — what server.c (HTTP) and server_ws.c (the /api/stream websocket) share:
+ * the server and per-connection state, and the helpers that say who is asking (query, Host and
+ * Origin guards, bearer token, peer address). Loop thread only. */
+#ifndef KEYNODE_HTTP_SERVER_INTERNAL_H
+#define KEYNODE_HTTP_SERVER_INTERNAL_H
+
+#include <signal.h>
+#include <time.h>
+
+#include <libwebsockets.h>
+
+#include "server.h"
+
+struct kn_server {
+	struct lws_context *ctx;
+	struct lws_vhost *vh;
+	const struct lws_protocols *proto; /* the vhost's copy of protocols[0] */
+	kn_server_opts o;
+	char host[128];
+	int port, loopback;
+	lws_sorted_usec_list_t sul;
+	lws_retry_bo_t idle;        /* websocket ping / hang-up policy */
+	volatile sig_atomic_t *stop;
+	int done;
+	struct pss *held;           /* answers waiting for durability */
+};
+
+/* Per connection: one HTTP transaction at a time (keep-alive reuses it), or one subscriber. */
+struct pss {
+	/* request */
+	kn_route route;
+	kn_http_method method;
+	char id[KN_HTTP_MAX_ID + 1];
+	kn_http_query query;
+	char *body;
+	size_t body_len, body_cap;
+	int in_body, too_large;
+	struct timespec t0;
+	/* response */
+	char *out;
+	const unsigned char *out_borrowed;
+	size_t out_len, out_off;
+	int close_after;
+	/* an answer held until what it acknowledges is durable */
+	kn_http_resp held;
+	int holding, release;
+	struct pss *held_next;
+	struct lws *wsi;
+	/* websocket */
+	kn_stream_sub *sub;
+};
+
+/* The decoded query fragments lws keeps ("name=value" each) into q. */
+int kn_srv_read_query(struct lws *wsi, kn_http_query *q, kn_err *err);
+/* The Host and Origin guards (request.h): NULL when the request may go on, else why not. */
+const char *kn_srv_foreign(kn_server *s, struct lws *wsi);
+/* The peer's address into buf ("" when unknown). */
+void kn_srv_peer(struct lws *wsi, char *buf, size_t cap);
+/* 1 when the request carries the right bearer token (header, or ?token= in q). */
+int kn_srv_authed(kn_server *s, struct lws *wsi, const kn_http_query *q);
+
+/* The websocket (server_ws.c): LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION, ESTABLISHED, SERVER_WRITEABLE
+ * of a subscriber, and closing the subscribers whose queue overflowed. -1 closes the connection. */
+int kn_srv_ws_filter(kn_server *s, struct lws *wsi);
+int kn_srv_ws_established(kn_server *s, struct lws *wsi, struct pss *pss);
+int kn_srv_ws_writeable(kn_server *s, struct lws *wsi, struct pss *pss);
+void kn_srv_close_dropped(kn_server *s);
+
+#endif
