@@ -62,7 +62,7 @@ struct kn_worker {
 	int stopping;         /* kn_worker_stop or free */
 	int64_t job;          /* the job whose lease the heartbeat holds; 0 none */
 	int lease_lost;       /* the heartbeat found the job no longer ours */
-	int owner_held;       /* this session holds the owner lock of w->id (schemas/sql 020) */
+	int owner_held;       /* this session took (or tried) the owner lock of w->id (sql 020) */
 	kn_worker_stats stats;
 };
 
@@ -445,17 +445,23 @@ static void count(kn_worker *w, long *field)
 	pthread_mutex_unlock(&w->mu);
 }
 
-/* Run one claimed job to its end. Returns 0, or KN_EIO when the database connection was lost
- * (the caller reconnects; the job is left to lease expiry). */
-/* Hold this worker's owner lock (its replay runs are its own while it lives) and end the replay
- * runs of workers that are gone ("worker lost"). Failures are logged: the next chance retries. */
+/* Take the owner lock once per session, never waiting: when another live worker uses the same id
+ * it already protects the runs of that id. KN_EIO/KN_EDB when the database is gone. */
 static int hold_owner(kn_worker *w, kn_err *err)
 {
-	if (!w->owner_held && kn_store_owner_hold(w->st, w->id, err) == 0)
+	int held = 0;
+	if (w->owner_held)
+		return 0;
+	int rc = kn_store_owner_try_hold(w->st, w->id, &held, err);
+	if (rc == 0 && !held)
+		wlog(w, "warn", "another live worker has the same id", "id=%s", w->id);
+	if (rc == 0)
 		w->owner_held = 1;
-	return w->owner_held ? 0 : -1;
+	return rc;
 }
 
+/* Hold this worker's owner lock (its replay runs are its own while it lives) and end the replay
+ * runs of workers that are gone ("worker lost"). Failures are logged: the next chance retries. */
 static void end_orphans(kn_worker *w)
 {
 	kn_err err = {0};
@@ -466,6 +472,8 @@ static void end_orphans(kn_worker *w)
 		wlog(w, "info", "orphaned replay runs ended", "runs=%zu reason=\"worker lost\"", n);
 }
 
+/* Run one claimed job to its end. Returns 0, or KN_EIO when the database connection was lost
+ * (the caller reconnects; the job is left to lease expiry). */
 static int run_job(kn_worker *w, const kn_store_job *job)
 {
 	kn_err err = {0};

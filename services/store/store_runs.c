@@ -136,6 +136,16 @@ int kn_store_owner_hold(kn_store *st, const char *owner, kn_err *err)
 	return kn_store_q(st, NULL, "SELECT pg_advisory_lock(kn_owner_lock($1))", 1, p, err);
 }
 
+int kn_store_owner_try_hold(kn_store *st, const char *owner, int *held, kn_err *err)
+{
+	const char *p[1] = {owner};
+	int64_t got = 0;
+	int rc = kn_store_q_int64(st, &got, "SELECT pg_try_advisory_lock(kn_owner_lock($1))::int", 1, p,
+	                          err);
+	*held = rc == 0 && got == 1;
+	return rc;
+}
+
 int kn_store_orphans_take(kn_store *st, const char *me, char **out, kn_err *err)
 {
 	const char *p[1] = {me};
