@@ -40,6 +40,8 @@ static const char help[] =
 	"  KEYNODE_TARGET_ID (the attempt's own context and tab)\n"
 	"An attempt ends when the agent exits, at --timeout or when the step budget is spent (the whole\n"
 	"process group gets SIGTERM, then SIGKILL), or when the browser is gone.\n"
+	"An attempt whose site refused service and that did not finish (status blocked: a challenge, a\n"
+	"CAPTCHA, a 403…) is excluded from the metrics and counted apart from errors, not retried.\n"
 	"\n"
 	"options:\n"
 	"  --tasks FILE      task file (native YAML or Mind2Web-Live JSON)\n"
@@ -67,7 +69,7 @@ static const char help[] =
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found) are not the agent's fault: such attempts are retried, then reported apart and left out\n"
 	"of the metrics.\n"
-	"exit: 0 every attempt ran, 1 some attempt ended in error, 2 usage error, 130/143 interrupted\n";
+	"exit: 0 every attempt ran, 1 some attempt ended in error or was blocked, 2 usage error, 130/143 interrupted\n";
 
 struct item {
 	const kn_task *task;
@@ -515,6 +517,7 @@ int kn_cmd_run(int argc, char **argv)
 		t.finished++;
 		t.executable += strcmp(row->status, "done") == 0;
 		t.errors += strcmp(row->status, "error") == 0;
+		t.blocked += strcmp(row->status, "blocked") == 0;
 		t.successes += strcmp(row->status, "done") == 0 && row->completed;
 	}
 	t.interrupted = r.n_items - t.finished;
@@ -524,7 +527,8 @@ int kn_cmd_run(int argc, char **argv)
 	else if (!r.quiet)
 		printf("results in %s (summary.json, summary.csv)\n", out);
 	free(rows);
-	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors ? KN_EXIT_FAIL : KN_EXIT_OK;
+	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors || t.blocked ? KN_EXIT_FAIL
+	                                                             : KN_EXIT_OK;
 	pthread_mutex_destroy(&r.lock);
 done:
 	free(slots);

@@ -37,6 +37,7 @@ const char *kn_attempt_status_name(kn_attempt_status s)
 	case KN_ATTEMPT_DONE: return "done";
 	case KN_ATTEMPT_ERROR: return "error";
 	case KN_ATTEMPT_INTERRUPTED: return "interrupted";
+	case KN_ATTEMPT_BLOCKED: return "blocked";
 	}
 	return "?";
 }
@@ -419,6 +420,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		         "agent could not start: exit %d from /bin/sh (command not found or not executable)",
 		         rep->exit_code),
 			rep->status = KN_ATTEMPT_ERROR;
+	else if (kn_eval_status(kn_monitor_eval(a.mon)) == KN_STATUS_BLOCKED)
+		rep->status = KN_ATTEMPT_BLOCKED,
+		snprintf(rep->reason, sizeof rep->reason, "blocked: the site refused service (result.json "
+		         "\"blocked\" has the evidence)");
 	goto result;
 interrupted:
 	rep->status = KN_ATTEMPT_INTERRUPTED;

@@ -1,6 +1,7 @@
 /* summary.c — gather attempt results and write the run summary (summary.h). The metrics are the
  * evaluator's own (kn_summary: WebCanvas names and formulas) fed from the numbers each result.json
- * holds, over executable attempts only; errors are infrastructure and are listed apart. */
+ * holds, over executable attempts only; errors (infrastructure) and blocked attempts (the site
+ * refused service) are listed apart and counted separately. */
 #define _GNU_SOURCE /* open_memstream */
 #include "summary.h"
 
@@ -37,8 +38,10 @@ int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 		                "attempt.status)");
 		goto done;
 	}
-	if (strcmp(st, "done") != 0 && strcmp(st, "error") != 0 && strcmp(st, "interrupted") != 0) {
-		rc = kn_err_set(err, KN_EINVAL, "attempt.status '%.40s' is not done, error or interrupted", st);
+	if (strcmp(st, "done") != 0 && strcmp(st, "error") != 0 && strcmp(st, "interrupted") != 0 &&
+	    strcmp(st, "blocked") != 0) {
+		rc = kn_err_set(err, KN_EINVAL, "attempt.status '%.40s' is not done, error, interrupted or "
+		                "blocked", st);
 		goto done;
 	}
 	copy(row->task, sizeof row->task, task);
@@ -219,11 +222,12 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 	quantiles(oe, no, &oe_med, &oe_p95);
 	double apm = t->wall_s > 0 ? (double)t->ran * 60.0 / t->wall_s : 0;
 	json_t *j = json_pack(
-		"{s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:f, s:f, s:f, s:f, s:f, s:f}, s:o,"
+		"{s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:f, s:f, s:f, s:f, s:f, s:f}, s:o,"
 		" s:{s:i, s:I, s:f, s:f, s:o}, s:{s:f, s:f, s:f, s:f}, s:f, s:f}",
 		"attempts", "planned", (json_int_t)t->planned, "finished", (json_int_t)t->finished,
 		"executable", (json_int_t)t->executable, "successes", (json_int_t)t->successes, "errors",
-		(json_int_t)t->errors, "interrupted", (json_int_t)t->interrupted,
+		(json_int_t)t->errors, "blocked", (json_int_t)t->blocked, "interrupted",
+		(json_int_t)t->interrupted,
 		"metrics", "attempts", (json_int_t)s.tasks, "key_node_completion_rate",
 		s.key_node_completion_rate, "average_step_score_rate", s.average_step_score_rate,
 		"task_success_rate", s.task_success_rate, "task_near_success_rate",
@@ -255,8 +259,9 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 			fprintf(out, "%-32s %8zu %9zu %10.2f\n", pt[i].task, pt[i].attempts, pt[i].successes,
 			        sum / (double)pt[i].attempts);
 		}
-		fprintf(out, "\n%zu attempts executable of %zu finished (%zu planned); %zu excluded as error, "
-		        "%zu interrupted\n", t->executable, t->finished, t->planned, t->errors, t->interrupted);
+		fprintf(out, "\n%zu attempts executable of %zu finished (%zu planned); excluded: %zu error, "
+		        "%zu blocked; %zu interrupted\n", t->executable, t->finished, t->planned, t->errors,
+		        t->blocked, t->interrupted);
 		for (size_t k = 0; k < n; k++)
 			if (strcmp(rows[k].status, "done") != 0)
 				fprintf(out, "  excluded %s #%d: %s\n", rows[k].task, rows[k].attempt, rows[k].reason);

@@ -1,5 +1,6 @@
 /* summary.h — the results of a `keynode run` gathered from its attempts' result.json files: the
- * WebCanvas dataset metrics over executable attempts (errors excluded and counted by reason),
+ * WebCanvas dataset metrics over executable attempts (errors and blocked attempts excluded and
+ * counted apart, each with its reason),
  * reliability over --repeat, keynode's own overhead, and the summary.json / summary.csv / table
  * outputs. Reading results from disk is what lets --resume report attempts of an earlier run. */
 #ifndef KEYNODE_RUN_SUMMARY_H
@@ -13,7 +14,7 @@
 typedef struct kn_run_row {
 	char task[256];
 	int attempt;             /* 1..K */
-	char status[16];         /* "done", "error", "interrupted" */
+	char status[16];         /* "done", "error", "interrupted", "blocked" */
 	char end[32];
 	char reason[512];
 	char eval_status[24];    /* the evaluator's: finished, incomplete, step_limit, error… */
@@ -33,6 +34,7 @@ int kn_run_row_load(kn_run_row *row, const char *path, kn_err *err);
 
 typedef struct kn_run_totals {
 	size_t planned, finished, executable, errors, interrupted, successes;
+	size_t blocked;          /* attempts the site refused service to (status blocked) */
 	size_t ran;              /* attempts finished by this invocation (not kept by --resume) */
 	double wall_s;           /* elapsed wall-clock of this invocation */
 } kn_run_totals;

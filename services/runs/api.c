@@ -227,6 +227,15 @@ static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		kn_http_resp_error(resp, 400, "bad request", err.msg);
 		goto done;
 	}
+	/* the step budget: absent → 0 (upstream max(10, 1.5 x reference) capped at 25), -1 none */
+	json_t *sl = json_object_get(body, "step_limit");
+	if (sl && (!json_is_integer(sl) || json_integer_value(sl) < -1 ||
+	           json_integer_value(sl) > 100000)) {
+		kn_http_resp_error(resp, 400, "bad request", "\"step_limit\" must be an integer from -1 "
+		                   "(none) to 100000, 0 for the upstream budget");
+		goto done;
+	}
+	int step_limit = sl ? (int)json_integer_value(sl) : 0;
 	int64_t version = 0;
 	int rc;
 	STORE_READ(a, rc, err, kn_store_task_resolve(a->st, task, &version, &err));
@@ -249,8 +258,8 @@ static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	}
 	char id[KN_RUN_ID_MAX];
 	int attached = 0;
-	rc = kn_runs_start(a->o.runs, task, ref_task_id(task), version, set, ws, until, id, &attached,
-	                   &err);
+	rc = kn_runs_start(a->o.runs, task, ref_task_id(task), version, set, ws, until, step_limit, id,
+	                   &attached, &err);
 	free(ws);
 	if (rc) {
 		kn_http_resp_error(resp, rc == KN_EINVAL ? 400 : rc == KN_ELIMIT ? 429 : 500,

@@ -1,9 +1,10 @@
 /* run_json.c — the JSON texts a run produces (runs_internal.h): one trajectory line per event,
  * the run result (§3) and the LLM judge's usage merged into it. Written once here, for runs.c
- * (live runs) and recover.c (runs ended after a crash). */
+ * (live runs) and recover.c (runs ended after a crash), and the timestamps they carry. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -80,3 +81,14 @@ void kn_runs_add_llm_usage(char **result, kn_llm *llm, const kn_llm_stats *s0)
 	json_decref(j);
 }
 
+
+void kn_runs_now(char *buf, size_t cap)
+{
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	char base[24];
+	strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, cap, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
+}

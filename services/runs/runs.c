@@ -33,6 +33,7 @@ struct run {
 	/* until */
 	int until_finished, until_steps;
 	double until_idle_s;
+	int step_limit;    /* kn_eval_opts.step_limit of this run (0 upstream, <0 none) */
 	/* watched */
 	kn_monitor *mon;
 	/* external */
@@ -60,17 +61,6 @@ static void logf_(kn_runs *r, const char *level, const char *run, const char *ms
 {
 	if (r->o.log)
 		r->o.log(level, run, msg);
-}
-
-void kn_runs_now(char *buf, size_t cap)
-{
-	struct timespec ts;
-	struct tm tm;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	char base[24];
-	strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, cap, "%s.%03ldZ", base, ts.tv_nsec / 1000000);
 }
 
 static int durable_ms(const kn_runs *r)
@@ -285,6 +275,7 @@ static void post_start(void *ud)
 	kn_monitor_opts mo = {0};
 	mo.task = run->task;
 	mo.eval = r->o.eval;
+	mo.eval.step_limit = run->step_limit;
 	mo.run_id = run->id;
 	mo.until_finished = run->until_finished;
 	mo.until_idle_s = run->until_idle_s;
@@ -390,9 +381,11 @@ static int parse_until(struct run *run, const char *u)
 }
 
 int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t version,
-                  kn_taskset *set, const char *browser, const char *until, char *id,
-                  int *attached, kn_err *err)
+                  kn_taskset *set, const char *browser, const char *until, int step_limit,
+                  char *id, int *attached, kn_err *err)
 {
+	kn_eval_opts eo = r->o.eval; /* an external run's evaluator: the run's own step budget */
+	eo.step_limit = step_limit;
 	if (attached)
 		*attached = 0;
 	struct run *run = calloc(1, sizeof *run);
@@ -404,6 +397,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	run->refs = 1;
 	run->set = set;
 	run->version = version;
+	run->step_limit = step_limit;
 	run->task = kn_taskset_find(set, task_id);
 	if (!run->task && set && set->n_tasks == 1)
 		run->task = &set->tasks[0];
@@ -414,7 +408,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 		rc = kn_err_set(err, KN_EINVAL, "\"until\" must be finished, idle:SECONDS or steps:N");
 	else if (!(run->task_ref = strdup(task_ref)) || (browser && !(run->ws = strdup(browser))))
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-	else if (!browser && kn_eval_new(&run->ev, run->task, &r->o.eval) != 0)
+	else if (!browser && kn_eval_new(&run->ev, run->task, &eo) != 0)
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (rc) {
 		run_unref(run);

@@ -53,14 +53,20 @@ void kn_runs_free(kn_runs *r);
 /* Start a run of task (taken from set, which the registry now owns — freed on error too) as
  * task_ref (the API reference, for messages) at version. browser: a ws:// URL from
  * kn_cdp_discover, or NULL for an external run. until: "finished" | "idle:S" | "steps:N" | NULL.
+ * step_limit: the run's step budget (kn_eval_opts.step_limit: 0 the upstream one, < 0 none); a
+ * watched run whose budget is spent ends with reason "step limit" (status step_limit), an
+ * external one stops counting steps past it (status step_limit) and ends at stop or until.
+ * step_limit: the run's step budget (kn_eval_opts.step_limit: 0 the upstream one, < 0 none); a
+ * watched run whose budget is spent ends with reason "step limit" (status step_limit), an
+ * external one stops counting steps past it (status step_limit) and ends at stop or until.
  * The new run id is written to id (KN_RUN_ID_MAX bytes). A watched run returns once the monitor
  * is ready (every open tab attached, recorders installed: what the agent does from then on is
  * seen), or after KN_RUNS_ATTACH_WAIT_MS; *attached (may be NULL) says which. KN_EINVAL for a bad
  * until, KN_ELIMIT when too many runs are live, KN_ENOTFOUND when the set does not hold task_id. */
 #define KN_RUNS_ATTACH_WAIT_MS 5000
 int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t version,
-                  kn_taskset *set, const char *browser, const char *until, char *id,
-                  int *attached, kn_err *err);
+                  kn_taskset *set, const char *browser, const char *until, int step_limit,
+                  char *id, int *attached, kn_err *err);
 
 /* Feed an external run: body is one trajectory event object, an array of them, or JSON Lines.
  * All are parsed before any is evaluated (a bad one: KN_EINVAL naming it, nothing stored). The

@@ -63,6 +63,7 @@ struct kn_worker {
 	int stopping;         /* kn_worker_stop or free */
 	int64_t job;          /* the job whose lease the heartbeat holds; 0 none */
 	int lease_lost;       /* the heartbeat found the job no longer ours */
+	int owner_held;       /* this session took (or tried) the owner lock of w->id (sql 020) */
 	kn_worker_stats stats;
 };
 
@@ -362,7 +363,7 @@ static int store_run(kn_worker *w, const kn_store_job *job, const kn_replay_repo
 			snprintf(started, sizeof started, "%s", t ? t : ended);
 			json_decref(h);
 			kn_store_run run = {.id = run_id, .task_version = job->task_version, .kind = "replay",
-			                    .browser = browser, .started = started};
+			                    .browser = browser, .started = started, .owner = w->id};
 			r = kn_store_run_start(w->st, &run, err);
 			continue;
 		}
@@ -445,6 +446,33 @@ static void count(kn_worker *w, long *field)
 	pthread_mutex_unlock(&w->mu);
 }
 
+/* Take the owner lock once per session, never waiting: when another live worker uses the same id
+ * it already protects the runs of that id. KN_EIO/KN_EDB when the database is gone. */
+static int hold_owner(kn_worker *w, kn_err *err)
+{
+	int held = 0;
+	if (w->owner_held)
+		return 0;
+	int rc = kn_store_owner_try_hold(w->st, w->id, &held, err);
+	if (rc == 0 && !held)
+		wlog(w, "warn", "another live worker has the same id", "id=%s", w->id);
+	if (rc == 0)
+		w->owner_held = 1;
+	return rc;
+}
+
+/* Hold this worker's owner lock (its replay runs are its own while it lives) and end the replay
+ * runs of workers that are gone ("worker lost"). Failures are logged: the next chance retries. */
+static void end_orphans(kn_worker *w)
+{
+	kn_err err = {0};
+	size_t n = 0;
+	if (hold_owner(w, &err) != 0 || kn_store_replay_orphans_end(w->st, w->id, "worker lost", &n, &err) != 0)
+		wlog(w, "warn", "orphaned replay runs not ended", "error=\"%s\"", err.msg);
+	else if (n)
+		wlog(w, "info", "orphaned replay runs ended", "runs=%zu reason=\"worker lost\"", n);
+}
+
 /* Run one claimed job to its end. Returns 0, or KN_EIO when the database connection was lost
  * (the caller reconnects; the job is left to lease expiry). */
 static int run_job(kn_worker *w, const kn_store_job *job)
@@ -458,6 +486,8 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	int first = -1, retry = -1, r;
 
 	set_job(w, job->id);
+	if (job->attempt > 1) /* re-claimed after its lease expired: its worker may be gone */
+		end_orphans(w);
 	r = kn_store_task_load(w->st, job->task_version, &set, &err);
 	if (r == KN_EIO)
 		goto out;
@@ -541,7 +571,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	kn_replay_status status = kn_replay_report_status(rep);
 	const char *run_id = NULL;
 	if (!lost) {
-		if ((r = store_run(w, job, rep, traj, ws, &err)) == 0)
+		if ((r = hold_owner(w, &err)) == 0 && (r = store_run(w, job, rep, traj, ws, &err)) == 0)
 			run_id = kn_replay_report_run_id(rep);
 		else
 			wlog(w, "warn", "replay run not stored", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
@@ -606,6 +636,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 	int db_failures = 0;
 	wlog(w, "info", "worker started", "lease=%d browser=%s", w->o.lease_s,
 	     w->browser ? w->browser : "local");
+	end_orphans(w);
 	while (!stopping(w) && (w->o.max_jobs <= 0 || handled < w->o.max_jobs)) {
 		kn_store_job job;
 		kn_err e = {0};
@@ -634,6 +665,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 				return kn_err_set(err, KN_EIO, "database unreachable: %s", e.msg);
 			idle(w, 1000);
 			kn_store_reset(w->st, NULL);
+			w->owner_held = 0; /* a new session: the lock is taken again at the next chance */
 		}
 	}
 	kn_worker_stats s;

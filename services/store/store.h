@@ -115,8 +115,16 @@ int kn_store_events_json(kn_store *st, const char *run_id, int64_t after, int li
  * process is gone) as {"runs": [{"id", "task_version", "task", "owner"}…]}; the locks taken stay
  * held on this connection until kn_store_orphans_release. */
 int kn_store_owner_hold(kn_store *st, const char *owner, kn_err *err);
+/* The same lock without waiting: *held 1 when taken, 0 when another live session holds it. */
+int kn_store_owner_try_hold(kn_store *st, const char *owner, int *held, kn_err *err);
 int kn_store_orphans_take(kn_store *st, const char *me, char **out, kn_err *err);
 int kn_store_orphans_release(kn_store *st, const char *me, kn_err *err);
+/* The replay runs (kind "replay") a dead `keynode worker` left live (its owner lock could be
+ * taken: the process is gone, e.g. SIGKILLed between storing the run's start and its end) are
+ * ended with status error and reason; me is this worker's owner id (its own runs are never
+ * touched). *n (may be NULL) how many. */
+int kn_store_replay_orphans_end(kn_store *st, const char *me, const char *reason, size_t *n,
+                                kn_err *err);
 /* GET /api/replays: {"replays": [{"id", "task", "status", "run", "job", "created", "drift", "broken",
  * "screenshot": bool}…]} newest first, at most limit (≤ 0: 50), optionally for one task reference
  * (all its versions). */

@@ -2,10 +2,15 @@
  * so that kn_ingest (and any caller after KN_EIO) may simply send again: a run start is keyed by
  * the run id, events by (run, seq) with ON CONFLICT DO NOTHING, and a run's finish is recorded
  * once (a second finish changes nothing). Events go in one statement per batch: the lines travel
- * as one text[] parameter and are unnested with their ordinality, which gives the seq. */
+ * as one text[] parameter and are unnested with their ordinality, which gives the seq. Crash
+ * recovery finds the live runs of owners that are gone (serve's, and dead workers' replay runs). */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include <jansson.h>
+
+#include "keynode/event.h"
 #include "store_internal.h"
 
 #define KN_EVENTS_BATCH_MAX 100000
@@ -131,6 +136,16 @@ int kn_store_owner_hold(kn_store *st, const char *owner, kn_err *err)
 	return kn_store_q(st, NULL, "SELECT pg_advisory_lock(kn_owner_lock($1))", 1, p, err);
 }
 
+int kn_store_owner_try_hold(kn_store *st, const char *owner, int *held, kn_err *err)
+{
+	const char *p[1] = {owner};
+	int64_t got = 0;
+	int rc = kn_store_q_int64(st, &got, "SELECT pg_try_advisory_lock(kn_owner_lock($1))::int", 1, p,
+	                          err);
+	*held = rc == 0 && got == 1;
+	return rc;
+}
+
 int kn_store_orphans_take(kn_store *st, const char *me, char **out, kn_err *err)
 {
 	const char *p[1] = {me};
@@ -156,4 +171,42 @@ int kn_store_orphans_release(kn_store *st, const char *me, kn_err *err)
 		" WHERE l.locktype = 'advisory' AND l.pid = pg_backend_pid() AND l.objsubid = 1"
 		" AND (l.objid::bigint | (l.classid::bigint << 32)) <> kn_owner_lock($1)",
 		1, p, err);
+}
+
+int kn_store_replay_orphans_end(kn_store *st, const char *me, const char *reason, size_t *n,
+                                kn_err *err)
+{
+	if (n)
+		*n = 0;
+	char *list = NULL;
+	const char *p[1] = {me};
+	/* the owners whose lock could be taken are gone; their locks are released below */
+	int rc = kn_store_q_text(st, &list,
+		"WITH dead AS MATERIALIZED (SELECT o.owner FROM (SELECT DISTINCT owner FROM runs"
+		"  WHERE ended IS NULL AND kind = 'replay' AND owner IS NOT NULL AND owner <> $1) o"
+		"  WHERE pg_try_advisory_lock(kn_owner_lock(o.owner)))"
+		" SELECT json_build_object('runs', COALESCE(json_agg(r.id), '[]')) FROM runs r"
+		"  JOIN dead d ON d.owner = r.owner WHERE r.ended IS NULL AND r.kind = 'replay'",
+		1, p, err);
+	json_t *j = rc ? NULL : json_loads(list, 0, NULL), *id;
+	free(list);
+	size_t i;
+	json_array_foreach(json_object_get(j, "runs"), i, id) {
+		json_t *res = json_pack("{s:O, s:s, s:s}", "run", id, "status", "error", "reason", reason);
+		char *text = res ? json_dumps(res, JSON_COMPACT) : NULL, ended[KN_TIME_MAX];
+		json_decref(res);
+		kn_time_rfc3339(ended, time(NULL));
+		rc = text ? kn_store_run_finish(st, json_string_value(id), ended, text, err)
+		          : kn_err_set(err, KN_ENOMEM, "out of memory");
+		free(text);
+		if (rc)
+			break;
+		if (n)
+			++*n;
+	}
+	json_decref(j);
+	kn_err ue = {0};
+	if (kn_store_orphans_release(st, me, &ue) != 0 && !rc)
+		rc = kn_err_set(err, ue.code, "%s", ue.msg);
+	return rc;
 }

@@ -7,7 +7,8 @@
 # own browser) replaying a passing task and a broken one twice (health, screenshot, alerts); an
 # "agent" headless Chromium with a live run started by POST /api/runs and a Playwright agent
 # (agents/shop.mjs) that attaches and then waits for the test's go file. Then dashboard_test drives
-# another headless Chromium through keynode's CDP client over every page. Ends with serve's SIGTERM
+# another headless Chromium through keynode's CDP client over every page; then a run of 1500 events
+# whose page follows the event pages ("load more", dashboard-pages.mjs). Ends with serve's SIGTERM
 # stop (exit 0).
 #
 #   tests/integration/dashboard.sh KEYNODE_BIN DASHBOARD_TEST_BIN REPO_DIR ARTIFACT_DIR
@@ -205,6 +206,25 @@ if [ "${KN_UPDATE_DOCS:-0}" = 1 ]; then mkdir -p "$repo/docs" && docs=(--docs "$
 rc=$?
 if [ "$rc" = 0 ]; then kn_ok "dashboard_test"; else
   kn_fail "dashboard_test exit $rc"; tail -5 "$tmp/test.err" | sed 's/^/    /'
+fi
+
+# a run of 1500 events: its page shows the first 1000 and follows the pages with "load more"
+big=$(curl -s -X POST -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+  --data '{"task": "shop-red-runner-cart"}' "$base/api/runs" | jq -r '.id // empty')
+posted=0
+for s in 0 300 600 900 1200; do
+  jq -nc --argjson s "$s" '[range($s; $s + 300) | {t: (. + 1), type: "navigate", url: "http://127.0.0.1:1/big?p=\(. + 1)"}]' >"$tmp/big.json"
+  c=$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+    --data-binary @"$tmp/big.json" "$base/api/runs/$big/events")
+  [ "$c" = 200 ] && posted=$((posted + 300))
+done
+curl -s -o /dev/null -X POST -H "Authorization: Bearer $token" "$base/api/runs/$big/stop"
+if [ -n "$big" ] && [ "$posted" = 1500 ]; then
+  node "$here/dashboard-pages.mjs" "$cdp" "$base" "$big" 1500 >"$tmp/pages.out" 2>&1
+  while read -r line; do case $line in ok*) kn_ok "${line#ok   }" ;; FAIL*) kn_fail "${line#FAIL }" ;; esac; done <"$tmp/pages.out"
+  grep -qE '^(ok|FAIL)' "$tmp/pages.out" || kn_fail "dashboard-pages.mjs: $(tail -3 "$tmp/pages.out")"
+else
+  kn_fail "a run of 1500 events: run '$big', $posted events posted"
 fi
 
 # the agent finished and the service agrees about the run

@@ -16,6 +16,8 @@
 #   errors     start page refused / HTTP 503 / agent command not found / browser crashed / no browser:
 #              status error with the reason, retried (a .error-1 folder), excluded from the metrics, exit 1
 #   signals    SIGINT and SIGTERM of keynode run mid-attempt: exit 130 / 143, a summary, nothing left
+#   blocked    a start page behind a 403 (tests/sites/blocked, blocked-server.mjs): status blocked, kept
+#              apart from errors (not retried, excluded, counted as blocked in summary.json/.csv), exit 1
 # After every scenario no process started by keynode (agent or browser: anything whose command line
 # or environment names this test's scratch folder) may be left running.
 #
@@ -300,6 +302,32 @@ if want signals; then
     expect "signals: SIG$sig: summary written, nothing finished" "$(sum "sig$sig" .attempts.finished)" 0
     check_clean "signals SIG$sig"
   done
+fi
+
+if want blocked; then
+  node "$repo/tests/integration/blocked-server.mjs" "$repo/tests/sites/blocked" >"$tmp/bserver.log" 2>&1 &
+  bspid=$!
+  kn_pids+=("$bspid")
+  for _ in $(seq 1 100); do bport=$(sed -n 's/^port=//p' "$tmp/bserver.log"); [ -n "$bport" ] && break; sleep 0.05; done
+  node "$repo/tests/integration/blocked-check.mjs" tasks "$repo/tests/sites/blocked/fixtures.json" \
+    "http://127.0.0.1:${bport:-1}" >"$tmp/blocked.yaml"
+  # the agent opens its start page in a new tab (loaded while keynode watches) and gives up
+  "$kn" run --tasks "$tmp/blocked.yaml" --task f-403 --task f-none --out "$tmp/blocked" \
+    --agent 'curl -s -X PUT "$KEYNODE_CDP_URL/json/new?$KEYNODE_START_URL" >/dev/null; sleep 1' \
+    >"$tmp/blocked.log" 2>&1
+  expect "blocked: exit 1" $? 1
+  expect "blocked: attempt status blocked" "$(res blocked/f-403/1 .attempt.status)" blocked
+  expect "blocked: evaluator status blocked, kind http" "$(res blocked/f-403/1 '.status + " " + .blocked.kind')" "blocked http"
+  expect "blocked: the open site's attempt is done" "$(res blocked/f-none/1 .attempt.status)" done
+  expect "blocked: not retried" "$(find "$tmp/blocked" -name '1.error-*' | wc -l)" 0
+  expect "blocked: summary.json counts it apart (blocked errors executable metrics.attempts)" \
+    "$(sum blocked '"\(.attempts.blocked) \(.attempts.errors) \(.attempts.executable) \(.metrics.attempts)"')" "1 0 1 1"
+  expect "blocked: excluded with status blocked" "$(sum blocked '[.excluded[] | .task + " " + .status] | join(",")')" "f-403 blocked"
+  expect "blocked: summary.csv row" "$(grep -c '^"f-403",1,blocked,' "$tmp/blocked/summary.csv")" 1
+  grep -q "excluded: 0 error, 1 blocked" "$tmp/blocked.log" && kn_ok "blocked: the printed summary counts it apart" ||
+    kn_fail "blocked: printed summary: $(grep excluded "$tmp/blocked.log")"
+  kn_stop "$bspid"
+  check_clean blocked
 fi
 
 kn_finish

@@ -270,6 +270,27 @@ grep -q '^keynode_runs_total{status="finished"} 1$' "$tmp/body" && grep -q '^key
 e=$(sed -n 's/^keynode_events_total //p' "$tmp/body"); [ "$e" -ge $((dbn + 26)) ] && kn_ok "/metrics events_total $e" || kn_fail "events_total $e"
 grep -q '^keynode_db_up 1$' "$tmp/body" && grep -q 'keynode_api_request_duration_seconds_bucket{route="GET /api/runs/{id}",le="+Inf"}' "$tmp/body" && kn_ok "/metrics db_up and per-route histogram" || kn_fail "/metrics db_up/histogram"
 
+# --- "step_limit": a watched run whose budget is spent ends as `keynode watch --step-limit` does ---------
+bad=0
+for v in '"2"' -2 1.5 100001 null; do
+  c=$(api "${W[@]}" -d "{\"task\":\"shop-red-runner-cart\",\"step_limit\":$v}" "$B/api/runs")
+  [ "$c" = 400 ] && is_error_json || { bad=1; echo "    step_limit $v: $c"; }
+done
+[ $bad = 0 ] && kn_ok "step_limit not an integer from -1 to 100000: 400" || kn_fail "bad step_limit accepted"
+c=$(api "${W[@]}" -d '{"task":"shop-red-runner-cart","step_limit":-1}' "$B/api/runs"); NID=$(jq -r .id "$tmp/body")
+c2=$(api "${W[@]}" -X POST "$B/api/runs/$NID/stop")
+[ "$c" = 201 ] && [ "$c2" = 200 ] && kn_ok "step_limit -1 (none): 201" || kn_fail "step_limit -1: $c $c2"
+c=$(api "${W[@]}" -d "{\"task\":\"shop-red-runner-cart\",\"browser\":\"$cdp\",\"step_limit\":2}" "$B/api/runs")
+SID=$(jq -r .id "$tmp/body" 2>/dev/null)
+[ "$c" = 201 ] || kn_fail "POST /api/runs step_limit 2: $c $(cat "$tmp/body")"
+node "$REPO/tests/integration/agents/shop.mjs" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-sl" full >"$tmp/agent-sl.out" 2>&1
+for _ in $(seq 1 100); do
+  c=$(api "$B/api/runs/$SID"); jq -e '.ended != null' "$tmp/body" >/dev/null 2>&1 && break; sleep 0.1
+done
+jq -e '.status == "step_limit" and .steps == 2' "$tmp/body" >/dev/null && kn_ok "step_limit 2: the run ended, status step_limit after 2 steps" || kn_fail "step_limit 2 run: $(head -c 400 "$tmp/body")"
+grep -q "$SID.*run ended reason='step limit'" "$tmp/serve.err" && kn_ok "step_limit 2: end reason \"step limit\"" || kn_fail "step_limit end reason: $(grep "$SID" "$tmp/serve.err" | tail -2)"
+[ "$(kn_psql "SELECT status FROM runs WHERE id = '$SID'")" = step_limit ] && kn_ok "step_limit 2: runs row step_limit" || kn_fail "step_limit runs row"
+
 # --- a slow stream client is dropped, never waited for -------------------------------------------------
 MODE=slow node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream" "$tmp/stream-slow.jsonl" "" 120 >"$tmp/stream-slow.log" 2>&1 &
 sslow=$!; kn_pids+=("$sslow")

@@ -9,7 +9,8 @@
 #   multi-worker  3 workers on one database, 200 queued replays of a 2-step local task; one worker
 #                 SIGKILLed while it holds a lease: every job ends done with exactly one result, the killed
 #                 worker's job re-claimed by another worker after its (short) lease expired, the killed
-#                 worker's browser gone with it, the others stop on SIGTERM with exit 0.
+#                 worker's browser gone with it, the others stop on SIGTERM with exit 0; a replay run a
+#                 dead worker left "running" ended as error "worker lost", none left running.
 #   health        one task replayed against v1 (healthy), its v2 fixture (broken: retried once, then
 #                 flaky, then broken after health.broken_after = 2 failures), v1 again (recovered, then
 #                 healthy), an unreachable site (error, not broken): every transition in
@@ -114,6 +115,9 @@ ver=$("$wq" put "$KN_PG_URL" multi "$tmp/multi.yaml" | awk '$1 == "forum-open-po
   kn_ok "$njobs jobs queued" || kn_fail "$njobs jobs queued"
 first=$(head -1 "$tmp/jobs"); last=$(tail -1 "$tmp/jobs")
 batch="id BETWEEN $first AND $last"
+# a replay run left "running" by a worker that is gone (w0, SIGKILLed between storing its run's start and
+# end): the next worker to start ends it as error, "worker lost"
+kn_psql "INSERT INTO runs (id, task_version, kind, started, owner) VALUES ('r-orphan-w0', $ver, 'replay', now(), 'w0')" >/dev/null
 
 lease=4
 start_worker w1 --lease $lease; w1=$wpid
@@ -165,6 +169,13 @@ if [ -n "$killed_job" ]; then
     kn_fail "w1 logged no browser pid"
   fi
 fi
+check "the dead worker's replay run ended: error, worker lost" \
+  "$(kn_psql "SELECT status || ' ' || (ended IS NOT NULL) || ' ' || (result->>'reason') FROM runs WHERE id = 'r-orphan-w0'")" \
+  "error true worker lost"
+check "no replay run left running (w1's included)" \
+  "$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL AND kind = 'replay'")" 0
+check "every stored replay run names its worker" \
+  "$(kn_psql "SELECT count(*) FROM runs WHERE kind = 'replay' AND id <> 'r-orphan-w0' AND owner NOT IN ('w2', 'w3', 'w1')")" 0
 for n in w2 w3; do
   pid=${!n}
   b=$(browser_pid "$tmp/$n.log")

@@ -159,6 +159,49 @@ static void test_summary(void **state)
 	rmdir(dir);
 }
 
+/* A blocked attempt (the site refused service): parsed, excluded from the metrics like an error,
+ * counted apart from errors in summary.json and the printed summary. */
+static void test_blocked(void **state)
+{
+	(void)state;
+	static const char blocked[] =
+		"{\"task\":\"t\",\"status\":\"blocked\",\"score\":0,\"reached\":0,\"key_nodes\":[],"
+		"\"attempt\":{\"status\":\"blocked\",\"reason\":\"blocked: 403\"}}";
+	kn_run_row r;
+	kn_err err = {0};
+	assert_int_equal(kn_run_row_parse(&r, blocked, strlen(blocked), &err), 0);
+	assert_string_equal(r.status, "blocked");
+	char dir[] = "/tmp/kn-test-run-summary-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	kn_run_row rows[] = {row("a", 1, "done", 1, 1.0, 0, 0.4), row("b", 1, "error", 0, 0, 2, 0), r};
+	kn_run_totals t = {.planned = 3, .finished = 3, .executable = 1, .errors = 1, .blocked = 1,
+	                   .successes = 1, .ran = 3, .wall_s = 60};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(kn_run_summary_write(rows, 3, &t, 1, dir, out, &err), 0);
+	fclose(out);
+	assert_non_null(strstr(text, "excluded: 1 error, 1 blocked"));
+	free(text);
+	char path[128];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "attempts"), "blocked")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "attempts"), "errors")), 1);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(j, "metrics"), "attempts")), 1);
+	json_t *ex = json_object_get(j, "excluded");
+	assert_int_equal(json_array_size(ex), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ex, 1), "status")), "blocked");
+	json_decref(j);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/summary.csv", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_parse_malformed),
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_summary),
+		cmocka_unit_test(test_blocked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,12 +2,16 @@
 // the run is "running" it also opens the websocket /api/stream?run=ID and applies its messages
 // ("run", "event", "end"): each key node's <li> gets the class "reached" as the run reaches it,
 // the score and steps update and the event log grows. The same view serves a finished run.
+// GET /api/runs/{id} holds only the first page of events: the rest is read on demand, one page of
+// GET /api/runs/{id}/events?after=SEQ at a time, by the "load more" button under the log (pages go
+// in seq order before any event the live feed added).
 
 import { el, svg, badge, fmtTime, fmtScore, taskHref, token } from './dom.js';
 import { api, seg, wsUrl } from './api.js';
 import { asText } from './task.js';
 
-const MAX_LOG = 1000;
+const MAX_LOG = 1000; // events the live feed keeps in the log (pages loaded on demand stay)
+const PAGE = 1000;
 
 function eventKey(e) {
   return `${e.t}|${e.type}|${e.url ?? ''}|${e.selector ?? ''}|${e.value ?? ''}|${e.text ?? ''}`;
@@ -38,7 +42,7 @@ export async function render(view, params, ctx) {
   const st = {
     status: r.status ?? 'unknown', score: r.score, steps: r.steps, reached: new Set(), total: r.total,
     nodes: new Map(), stepScores: Array.isArray(r.step_scores) ? r.step_scores.slice() : [],
-    seen: new Set(), events: 0,
+    seen: new Set(), events: 0, total: r.events_total, next: r.events_next ?? null, firstLive: null,
   };
   const nodeList = el('ol', { id: 'run-keynodes', class: 'keynodes' });
   const log = el('ol', { id: 'run-log', class: 'log' });
@@ -81,7 +85,8 @@ export async function render(view, params, ctx) {
     chartBox.replaceChildren(stepChart(st.stepScores));
   }
 
-  function addEvent(e) {
+  // live: from the feed (appended, the log trimmed to MAX_LOG); else stored (before the live ones)
+  function addEvent(e, live) {
     if (!e || typeof e !== 'object') return;
     if (e.run !== undefined && e.type === undefined) return; // the trajectory's first line
     const key = eventKey(e);
@@ -90,15 +95,46 @@ export async function render(view, params, ctx) {
     st.events++;
     const matched = Array.isArray(e.matched) && e.matched.length ? e.matched : null;
     const what = e.type === 'answer' ? e.text : (e.selector ?? e.url ?? '');
-    log.append(el('li', { class: `ev ev-${token(e.type)}`, 'data-type': token(e.type) },
+    const li = el('li', { class: `ev ev-${token(e.type)}`, 'data-type': token(e.type) },
       el('span', { class: 'ev-t mono muted' }, typeof e.t === 'number' ? `${e.t.toFixed(3)} s` : ''),
       el('span', { class: 'ev-type' }, e.type ?? '?', e.how ? ` (${e.how})` : ''),
       el('span', { class: 'ev-what mono' }, asText(what)),
       e.value !== undefined && e.type !== 'answer' ? el('span', { class: 'ev-value mono' }, `= ${asText(e.value)}`) : null,
-      matched ? el('span', { class: 'ev-matched' }, `matched ${matched.join(', ')}`) : null));
+      matched ? el('span', { class: 'ev-matched' }, `matched ${matched.join(', ')}`) : null);
+    if (!live) {
+      log.insertBefore(li, st.firstLive && st.firstLive.isConnected ? st.firstLive : null);
+      return;
+    }
+    if (!st.firstLive || !st.firstLive.isConnected) st.firstLive = li;
+    log.append(li);
     while (log.childElementCount > MAX_LOG) log.firstElementChild.remove();
     log.scrollTop = log.scrollHeight;
   }
+
+  const more = el('button', { id: 'run-more', type: 'button', class: 'btn', hidden: true }, 'load more events');
+  function paintMore() {
+    more.hidden = !st.next;
+    if (st.next) more.textContent = `load more events (${st.events} of ${st.total ?? '?'} shown)`;
+  }
+  more.addEventListener('click', async () => {
+    if (!st.next || more.disabled) return;
+    more.disabled = true;
+    try {
+      const after = new URL(st.next, location.href).searchParams.get('after') ?? '0';
+      const page = await api('GET', `/api/runs/${seg(id)}/events?after=${seg(after)}&limit=${PAGE}`,
+        undefined, { signal: ctx.signal });
+      if (!ctx.live()) return;
+      for (const p of page.events || []) addEvent(p && p.event, false);
+      st.next = page.next_after === null || page.next_after === undefined ? null
+        : `/api/runs/${seg(id)}/events?after=${page.next_after}`;
+    } catch (e) {
+      if (e.name === 'AbortError') return;
+      more.textContent = `could not load more events: ${e.message}`;
+    } finally {
+      more.disabled = false;
+    }
+    if (ctx.live()) paintMore();
+  });
 
   function applyResult(res) {
     if (!res || typeof res !== 'object') return;
@@ -108,7 +144,8 @@ export async function render(view, params, ctx) {
     if (typeof res.total === 'number') st.total = res.total;
     if (Array.isArray(res.step_scores)) st.stepScores = res.step_scores.slice();
     setNodes(res.key_nodes);
-    if (Array.isArray(res.events)) res.events.forEach(addEvent);
+    if (Array.isArray(res.events)) res.events.forEach((e) => addEvent(e, false));
+    if (typeof res.events_total === 'number') st.total = res.events_total;
     if (res.ended && endedBox) endedBox.textContent = fmtTime(res.ended);
   }
 
@@ -150,9 +187,10 @@ export async function render(view, params, ctx) {
     el('section', { class: 'grid2' },
       el('div', { class: 'card' }, el('h2', {}, 'Key nodes'), nodeList),
       el('div', { class: 'card' }, el('h2', {}, 'Step score'), chartBox)),
-    el('section', { class: 'card' }, el('h2', {}, 'Events'), log));
+    el('section', { class: 'card' }, el('h2', {}, 'Events'), log, more));
   paintNodes();
   paintHead();
+  paintMore();
 
   if (st.status !== 'running') {
     liveBox.textContent = 'finished run';
@@ -198,7 +236,7 @@ export async function render(view, params, ctx) {
       if (typeof msg.total === 'number') st.total = msg.total;
       setNodes((msg.key_nodes || []).map((k) => ({ id: k.id, function: k.function, expect: k.expect })));
     } else if (msg.type === 'event') {
-      addEvent(msg.event);
+      addEvent(msg.event, true);
       if (typeof msg.score === 'number') st.score = msg.score;
       if (typeof msg.steps === 'number') st.steps = msg.steps;
       // step_scores has one entry per step: the score after that step
