@@ -637,8 +637,9 @@ double kn_eval_efficiency(const kn_eval *ev)
 
 int kn_eval_set_blocked(kn_eval *ev, const char *evidence_json)
 {
-	json_t *b = NULL;
-	if (evidence_json && !json_is_object(b = json_loads(evidence_json, 0, NULL))) {
+	/* parsed before the check: json_is_object is a macro that evaluates its argument twice */
+	json_t *b = evidence_json ? json_loads(evidence_json, 0, NULL) : NULL;
+	if (evidence_json && !json_is_object(b)) {
 		json_decref(b);
 		return KN_EINVAL;
 	}

@@ -94,6 +94,8 @@ for part in $parts; do
       kn_forget "$apid"
       for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
       wait "$wpid" 2>/dev/null
+      check "watch $1: exit status (0 finished, 1 not; a sanitizer report would abort)" "$?" \
+        "$([ "$2" = finished ] && echo 0 || echo 1)"
       kn_forget "$wpid"
       node "$here/blocked-check.mjs" result "$repo" "$d/result.json" "$2" ${3:-} >"$d/check.out"
       while read -r line; do case $line in ok*) kn_ok "watch $1: ${line#ok   }" ;; FAIL*) kn_fail "watch $1: ${line#FAIL }" ;; esac; done <"$d/check.out"
