@@ -1,5 +1,6 @@
 /* semantic_internal.h — the token model shared by semantic_tokens.c (text → tokens) and
- * semantic.c (tokens → score). Not a public header: nothing outside keynodes/src includes it.
+ * semantic.c (tokens → score), with the word tables in semantic_lexicon.c. Not a public header:
+ * nothing outside keynodes/src includes it.
  *
  * A text becomes a list of tokens: words (folded, lower-cased, mapped through a small lexicon of
  * synonyms and spelling variants, Snowball-stemmed, classified) and quantities (a number with its
@@ -95,6 +96,31 @@ const char *kn_semtok_join(kn_semtext *t, const char *a, const char *b);
 
 /* A unit's name for explanations ("inch", "usd"). */
 const char *kn_semtok_unit_name(unsigned unit);
+
+/* ---- the lexicon (semantic_lexicon.c) ---- */
+
+/* One word of the lexicon with all its roles. */
+typedef struct kn_semlex {
+	const char *w;     /* the word as folded and lower-cased */
+	const char *canon; /* what it stands for (words separated by spaces), or NULL */
+	unsigned flags;    /* SEM_F_* */
+	unsigned char gender, unit;
+	const char *code;  /* state or country code */
+	int num;           /* number words: the value */
+} kn_semlex;
+
+/* The lexicon entry of a folded, lower-cased word, or NULL. */
+const kn_semlex *kn_semlex_find(const char *w);
+
+/* Place names of several words (district of columbia, new york, united states), as qualifiers:
+ * their state or country code. */
+typedef struct kn_semplace {
+	const char *words[3];
+	const char *code;
+	int country;
+} kn_semplace;
+extern const kn_semplace kn_semlex_places[];
+extern const size_t kn_semlex_nplaces;
 
 /* Lexicon self-check for the unit tests: 1 when the table is sorted as bsearch needs. */
 int kn_semtok_lexicon_sorted(void);

@@ -1,0 +1,165 @@
+/* task_yaml_purchase.c — the `purchase:` mapping of a task (purchase.h) for the YAML task loader
+ * (task_yaml.c): the product type asked for, attributes and options to match, price_max, whether
+ * to buy, and `read:` (where the page shows title, attributes, options and price). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "task_yaml_internal.h"
+
+/* ---- purchase: (purchase.h) ---- */
+
+static const char *const purchase_keys[] = { "type", "attributes", "options", "price_max", "buy",
+                                             "read" };
+static const char *const read_keys[] = { "title", "attributes", "options", "price" };
+
+/* A list of texts (or one text) into *items. */
+static int purchase_list(loader *l, const char *what, char ***items, size_t *n)
+{
+	yev e;
+	int rc = kn_ty_next_event(l, &e);
+	if (rc)
+		return rc;
+	int seq = e.type == YAML_SEQUENCE_START_EVENT;
+	for (;;) {
+		if (seq && (rc = kn_ty_next_event(l, &e)) != 0)
+			return rc;
+		if (seq && e.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if (*n >= 100)
+			return kn_ty_fail(l, KN_ELIMIT, e.at, "'%s' has more than 100 entries", what);
+		char **ni = realloc(*items, (*n + 1) * sizeof *ni);
+		if (!ni)
+			return kn_ty_oom(l);
+		*items = ni;
+		if ((rc = kn_ty_take_text(l, &e, what, 0, &ni[*n])) != 0)
+			return rc;
+		(*n)++;
+		if (!seq)
+			return 0;
+	}
+}
+
+/* options: {field: value, …} */
+static int purchase_options(loader *l, kn_purchase *p)
+{
+	yev e, k;
+	int rc = kn_ty_next_event(l, &e), end;
+	if (rc)
+		return rc;
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e.at,
+		                  "'options' must be a mapping of option name to value, "
+		                  "such as { color: blue, size: \"9\" }; found %s", kn_ty_found(l, &e));
+	for (;;) {
+		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			return 0;
+		if (p->n_options >= 100)
+			return kn_ty_fail(l, KN_ELIMIT, k.at, "'options' has more than 100 entries");
+		kn_purchase_option *no = realloc(p->options, (p->n_options + 1) * sizeof *no);
+		if (!no)
+			return kn_ty_oom(l);
+		p->options = no;
+		no = &no[p->n_options];
+		memset(no, 0, sizeof *no);
+		p->n_options++;
+		if (!(no->field = kn_ty_dupn(k.val, k.len)))
+			return kn_ty_oom(l);
+		if ((rc = kn_ty_read_text(l, "options value", 0, &no->value, NULL)) != 0)
+			return rc;
+	}
+}
+
+/* read: {title, attributes, options, price} — CSS selectors. */
+static int purchase_read(loader *l, kn_purchase *p)
+{
+	yev e, k;
+	int rc = kn_ty_next_event(l, &e), end;
+	char c[72];
+	if (rc)
+		return rc;
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e.at,
+		                  "'read' must be a mapping of title, attributes, options "
+		                  "and price to CSS selectors; found %s", kn_ty_found(l, &e));
+	for (;;) {
+		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			return 0;
+		int w = kn_ty_lookup(read_keys, 4, k.val, k.len);
+		char **slot = w == 0 ? &p->read_title : w == 1 ? &p->read_attributes
+		              : w == 2 ? &p->read_options : w == 3 ? &p->read_price : NULL;
+		if (!slot)
+			return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'read' (expected title, "
+			                  "attributes, options or price)", kn_ty_clip(c, sizeof c, k.val));
+		if (*slot)
+			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", read_keys[w]);
+		if ((rc = kn_ty_read_text(l, read_keys[w], 0, slot, NULL)) != 0)
+			return rc;
+	}
+}
+
+/* A task's purchase: mapping (keynodes/README.md "Purchase reward"). */
+int kn_ty_parse_purchase(loader *l, kn_task *t)
+{
+	yev e, k;
+	int rc = kn_ty_next_event(l, &e), end;
+	unsigned seen = 0;
+	char c[72];
+	if (rc)
+		return rc;
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e.at,
+		                  "'purchase' must be a mapping (type, attributes, options, "
+		                  "price_max, buy, read); found %s", kn_ty_found(l, &e));
+	if (!(t->purchase = calloc(1, sizeof *t->purchase)))
+		return kn_ty_oom(l);
+	kn_purchase *p = t->purchase;
+	for (;;) {
+		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			break;
+		int w = kn_ty_lookup(purchase_keys, 6, k.val, k.len);
+		if (w < 0)
+			return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'purchase' (expected type, "
+			                  "attributes, options, price_max, buy or read)",
+			                  kn_ty_clip(c, sizeof c, k.val));
+		if (seen & (1u << w))
+			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", purchase_keys[w]);
+		seen |= 1u << w;
+		if (w == 0)
+			rc = kn_ty_read_text(l, "type", 0, &p->type, NULL);
+		else if (w == 1)
+			rc = purchase_list(l, "attributes", &p->attributes, &p->n_attributes);
+		else if (w == 2)
+			rc = purchase_options(l, p);
+		else if (w == 4)
+			rc = kn_ty_read_text(l, "buy", 0, &p->buy, NULL);
+		else if (w == 5)
+			rc = purchase_read(l, p);
+		else {
+			yev v;
+			if ((rc = kn_ty_next_event(l, &v)) != 0)
+				return rc;
+			char *endp = NULL;
+			double d = v.type == YAML_SCALAR_EVENT && (v.kind == SK_INT || v.kind == SK_FLOAT)
+			                   ? strtod(v.val, &endp) : -1;
+			if (d <= 0 || !(d < 1e12))
+				return kn_ty_fail(l, KN_EINVAL, v.at,
+				                  "'price_max' must be a positive number, found %s",
+				                  kn_ty_found(l, &v));
+			p->price_max = d;
+		}
+		if (rc)
+			return rc;
+	}
+	if (!p->type)
+		return kn_ty_fail(l, KN_EINVAL, e.at,
+		                  "'purchase' needs 'type' (the product type asked for)");
+	return 0;
+}

@@ -1,0 +1,397 @@
+/* task_yaml_steps.c — the `steps:` of a task, and workflow files (workflow.h,
+ * kn_load_opts.workflow), for the YAML task loader (task_yaml.c). A step is one verb (goto, click,
+ * type, select, press, scroll, wait, back, forward, answer) with its value; locating verbs take a
+ * mapping with a selector, the verb's own fields and locator hints, including the record-time
+ * fingerprint (test_id, tag, classes, dom_path, frame), and an optional `after:` postcondition
+ * (url, navigated, value). A workflow file is one mapping {workflow: 1, task, recorded_at,
+ * viewport, start_url, steps}, loaded as one task holding its id, steps and viewport. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "task_yaml_internal.h"
+
+static const char *const step_verbs[] = {
+	[KN_STEP_GOTO] = "goto",     [KN_STEP_CLICK] = "click",   [KN_STEP_TYPE] = "type",
+	[KN_STEP_SELECT] = "select", [KN_STEP_PRESS] = "press",   [KN_STEP_SCROLL] = "scroll",
+	[KN_STEP_WAIT] = "wait",     [KN_STEP_BACK] = "back",     [KN_STEP_FORWARD] = "forward",
+	[KN_STEP_ANSWER] = "answer",
+};
+#define N_VERBS ((int)(sizeof step_verbs / sizeof step_verbs[0]))
+#define VERB_LIST "goto, click, type, select, press, scroll, wait, back, forward or answer"
+
+enum { LOC_SELECTOR, LOC_TEXT, LOC_VALUE, LOC_ENTER, LOC_ID, LOC_NAME, LOC_ARIA, LOC_ROLE, LOC_HREF,
+       LOC_TEST_ID, LOC_TAG, LOC_CLASSES, LOC_PATH, LOC_FRAME, N_LOC };
+static const char *const loc_keys[N_LOC] = { "selector", "text", "value", "enter", "id", "name",
+                                             "aria_label", "role", "href", "test_id", "tag",
+                                             "classes", "dom_path", "frame" };
+/* The record-time fingerprint (workflow.h): hints every locating verb accepts. */
+#define LOC_FINGERPRINT (1u << LOC_TEST_ID | 1u << LOC_TAG | 1u << LOC_CLASSES | 1u << LOC_PATH | \
+                         1u << LOC_FRAME)
+
+/* The mapping of click/type/select/wait: a selector, the verb's own fields (allowed: a bit set
+ * over LOC_*), and locator hints. */
+static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsigned allowed)
+{
+	yev k, v;
+	int rc, end;
+	unsigned seen = 0;
+	char c[72];
+	allowed |= 1u << LOC_SELECTOR | 1u << LOC_ID | 1u << LOC_NAME | 1u << LOC_ARIA |
+	           1u << LOC_ROLE | 1u << LOC_HREF | LOC_FINGERPRINT;
+	for (;;) {
+		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			break;
+		int f = kn_ty_lookup(loc_keys, N_LOC, k.val, k.len);
+		if (f < 0 || !(allowed & (1u << f))) {
+			char list[160] = "";
+			for (int i = 0; i < N_LOC; i++) /* the fingerprint keys are for recorded workflows */
+				if ((allowed & ~LOC_FINGERPRINT) & (1u << i)) {
+					if (list[0])
+						strcat(list, i == LOC_HREF ? " or " : ", ");
+					strcat(list, loc_keys[i]);
+				}
+			return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in '%s' (expected %s)",
+			                  kn_ty_clip(c, sizeof c, k.val), verb, list);
+		}
+		if (seen & (1u << f))
+			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", loc_keys[f]);
+		seen |= 1u << f;
+		char **dst = NULL;
+		switch (f) {
+		case LOC_SELECTOR:
+			if ((rc = kn_ty_read_text(l, "selector", 0, &st->selector, NULL)) != 0)
+				return rc;
+			continue;
+		case LOC_ENTER:
+			if ((rc = kn_ty_next_event(l, &v)) != 0)
+				return rc;
+			if (v.type != YAML_SCALAR_EVENT || v.kind != SK_BOOL)
+				return kn_ty_fail(l, KN_EINVAL, v.at, "'enter' must be true or false, found %s",
+				                  kn_ty_found(l, &v));
+			st->enter = kn_ty_is_true(v.val);
+			continue;
+		case LOC_TEXT: dst = &st->text; break;
+		case LOC_VALUE: dst = &st->value; break;
+		case LOC_ID: dst = &st->hint_id; break;
+		case LOC_NAME: dst = &st->hint_name; break;
+		case LOC_ARIA: dst = &st->hint_aria_label; break;
+		case LOC_ROLE: dst = &st->hint_role; break;
+		case LOC_TEST_ID: dst = &st->hint_test_id; break;
+		case LOC_TAG: dst = &st->tag; break;
+		case LOC_CLASSES: dst = &st->classes; break;
+		case LOC_PATH: dst = &st->dom_path; break;
+		case LOC_FRAME: dst = &st->frame; break;
+		default: dst = &st->hint_href; break;
+		}
+		if ((rc = kn_ty_read_text(l, loc_keys[f],
+		                          f == LOC_VALUE || f == LOC_TEXT || f == LOC_CLASSES,
+		                          dst, NULL)) != 0)
+			return rc;
+	}
+	if (!st->selector)
+		return kn_ty_fail(l, KN_EINVAL, at, "'%s' needs a selector", verb);
+	if ((allowed & (1u << LOC_VALUE)) && !st->value)
+		return kn_ty_fail(l, KN_EINVAL, at, "'%s' needs a value", verb);
+	return 0;
+}
+
+/* The value of a step's verb. */
+static int parse_verb_value(loader *l, kn_step *st, const char *verb)
+{
+	yev v;
+	int rc;
+	char c[72];
+	pos at;
+	switch (st->verb) {
+	case KN_STEP_GOTO:
+		return kn_ty_read_url(l, verb, &st->value);
+	case KN_STEP_PRESS:
+		return kn_ty_read_text(l, verb, 0, &st->value, NULL);
+	case KN_STEP_ANSWER:
+		return kn_ty_read_text(l, verb, 1, &st->value, NULL);
+	case KN_STEP_SCROLL:
+		if ((rc = kn_ty_read_text(l, verb, 0, &st->value, &at)) != 0)
+			return rc;
+		if (strcmp(st->value, "up") != 0 && strcmp(st->value, "down") != 0)
+			return kn_ty_fail(l, KN_EINVAL, at, "'scroll' must be up or down, found '%s'",
+			                  kn_ty_clip(c, sizeof c, st->value));
+		return 0;
+	case KN_STEP_BACK:
+	case KN_STEP_FORWARD:
+		if ((rc = kn_ty_next_event(l, &v)) != 0)
+			return rc;
+		if (v.type == YAML_SCALAR_EVENT && v.kind == SK_NULL)
+			return 0;
+		return kn_ty_fail(l, KN_EINVAL, v.at, "'%s' takes no value (write '- %s'), found %s", verb,
+		                  verb,
+		                  kn_ty_found(l, &v));
+	case KN_STEP_WAIT:
+		if ((rc = kn_ty_next_event(l, &v)) != 0)
+			return rc;
+		if (v.type == YAML_MAPPING_START_EVENT)
+			return parse_locator(l, st, verb, v.at, 0);
+		if (v.type == YAML_SCALAR_EVENT && v.kind == SK_INT) {
+			long long ms;
+			if ((rc = kn_ty_take_count(l, &v, "wait", LONG_MAX, &ms)) != 0)
+				return rc;
+			st->wait_ms = (long)ms;
+			return 0;
+		}
+		return kn_ty_fail(l, KN_EINVAL, v.at,
+		                  "'wait' must be milliseconds or a mapping such as "
+		                  "{ selector: \"#done\" }, found %s", kn_ty_found(l, &v));
+	default:
+		if ((rc = kn_ty_next_event(l, &v)) != 0)
+			return rc;
+		if (v.type != YAML_MAPPING_START_EVENT)
+			return kn_ty_fail(l, KN_EINVAL, v.at,
+			                  "'%s' must be a mapping such as { selector: \"#buy\" }, found %s",
+			                  verb, kn_ty_found(l, &v));
+		return parse_locator(l, st, verb, v.at,
+		                     st->verb == KN_STEP_CLICK  ? 1u << LOC_TEXT
+		                     : st->verb == KN_STEP_TYPE ? 1u << LOC_VALUE | 1u << LOC_ENTER
+		                                                : 1u << LOC_VALUE);
+	}
+}
+
+enum { AF_URL, AF_NAVIGATED, AF_VALUE, N_AF };
+static const char *const after_keys[N_AF] = { "url", "navigated", "value" };
+
+/* A step's recorded postcondition: `after: {url, navigated, value}` (workflow.h). */
+static int parse_after(loader *l, kn_step *st)
+{
+	yev v, k;
+	int rc, end;
+	unsigned seen = 0;
+	char c[72];
+	if ((rc = kn_ty_next_event(l, &v)) != 0)
+		return rc;
+	if (v.type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, v.at,
+		                  "'after' must be a mapping such as { url: URL, navigated: true }, "
+		                  "found %s", kn_ty_found(l, &v));
+	for (;;) {
+		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			return 0;
+		int f = kn_ty_lookup(after_keys, N_AF, k.val, k.len);
+		if (f < 0)
+			return kn_ty_fail(l, KN_EINVAL, k.at,
+			                  "unknown key '%s' in 'after' (expected url, navigated "
+			                  "or value)", kn_ty_clip(c, sizeof c, k.val));
+		if (seen & (1u << f))
+			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", after_keys[f]);
+		seen |= 1u << f;
+		if (f == AF_URL)
+			rc = kn_ty_read_url(l, "after.url", &st->expect_url);
+		else if (f == AF_VALUE)
+			rc = kn_ty_read_text(l, "after.value", 1, &st->expect_value, NULL);
+		else {
+			if ((rc = kn_ty_next_event(l, &v)) != 0)
+				return rc;
+			if (v.type != YAML_SCALAR_EVENT || v.kind != SK_BOOL)
+				return kn_ty_fail(l, KN_EINVAL, v.at, "'navigated' must be true or false, found %s",
+				                  kn_ty_found(l, &v));
+			st->navigated = kn_ty_is_true(v.val) ? 1 : 2;
+		}
+		if (rc)
+			return rc;
+	}
+}
+
+/* One step: a bare verb (back, forward) or a mapping with exactly one verb key. */
+static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
+{
+	kn_task *t = &l->set->tasks[ti];
+	kn_step *st = kn_ty_grow(t->steps, t->n_steps, cap, sizeof *st);
+	if (!st)
+		return kn_ty_oom(l);
+	t->steps = st;
+	size_t si = t->n_steps++;
+	st = &st[si];
+	memset(st, 0, sizeof *st);
+	st->line = start->at.line;
+	st->column = start->at.col;
+	snprintf(l->ctx_sub, sizeof l->ctx_sub, "step %zu", si + 1);
+
+	yev k;
+	int rc, end, v;
+	char c[72];
+	if (start->type == YAML_SCALAR_EVENT) {
+		v = kn_ty_lookup(step_verbs, N_VERBS, start->val, start->len);
+		if (v < 0)
+			return kn_ty_fail(l, KN_EINVAL, start->at,
+			                  "unknown step verb '%s' (expected " VERB_LIST ")",
+			                  kn_ty_clip(c, sizeof c, start->val));
+		if (v != KN_STEP_BACK && v != KN_STEP_FORWARD)
+			return kn_ty_fail(l, KN_EINVAL, start->at, "'%s' needs a value (write '- %s: ...')",
+			                  step_verbs[v], step_verbs[v]);
+		st->verb = (kn_step_verb)v;
+		l->ctx_sub[0] = '\0';
+		return 0;
+	}
+	if (start->type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, start->at,
+		                  "a step is a verb such as '- goto: URL' or '- back', found %s",
+		                  kn_ty_found(l, start));
+	if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+		return rc;
+	if (end)
+		return kn_ty_fail(l, KN_EINVAL, start->at, "empty step (expected one of " VERB_LIST ")");
+	v = kn_ty_lookup(step_verbs, N_VERBS, k.val, k.len);
+	if (v < 0)
+		return kn_ty_fail(l, KN_EINVAL, k.at, "unknown step verb '%s' (expected " VERB_LIST ")",
+		                  kn_ty_clip(c, sizeof c, k.val));
+	st->verb = (kn_step_verb)v;
+	if ((rc = parse_verb_value(l, st, step_verbs[v])) != 0)
+		return rc;
+	if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+		return rc;
+	if (!end && k.len == 5 && !memcmp(k.val, "after", 5)) {
+		if ((rc = parse_after(l, st)) != 0 || (rc = kn_ty_read_key(l, &k, &end)) != 0)
+			return rc;
+		if (!end && k.len == 5 && !memcmp(k.val, "after", 5))
+			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key 'after'");
+	}
+	if (!end)
+		return kn_ty_fail(l, KN_EINVAL, k.at,
+		                  "unexpected key '%s' after '%s' (a step has one verb; its options go "
+		                  "in the verb's mapping)", kn_ty_clip(c, sizeof c, k.val), step_verbs[v]);
+	l->ctx_sub[0] = '\0';
+	return 0;
+}
+
+int kn_ty_parse_steps(loader *l, size_t ti)
+{
+	yev e;
+	size_t cap = 0;
+	int rc = kn_ty_next_event(l, &e);
+	if (rc)
+		return rc;
+	if (e.type != YAML_SEQUENCE_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e.at, "'steps' must be a list of steps, found %s",
+		                  kn_ty_found(l, &e));
+	for (;;) {
+		if ((rc = kn_ty_next_event(l, &e)) != 0)
+			return rc;
+		if (e.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if ((rc = parse_step(l, ti, &cap, &e)) != 0)
+			return rc;
+	}
+}
+
+enum { WK_FORMAT, WK_TASK, WK_RECORDED, WK_VIEWPORT, WK_START_URL, WK_STEPS, N_WK };
+static const char *const workflow_keys[N_WK] = { "workflow", "task", "recorded_at", "viewport",
+                                                 "start_url", "steps" };
+
+/* "WxH" with 100 ≤ W, H ≤ 10000; 0 or KN_EINVAL. */
+static int parse_viewport(const char *s, int *w, int *h)
+{
+	char *end;
+	long a = strtol(s, &end, 10);
+	if (end == s || (*end != 'x' && *end != 'X'))
+		return KN_EINVAL;
+	const char *p = end + 1;
+	long b = strtol(p, &end, 10);
+	if (end == p || *end || a < 100 || a > 10000 || b < 100 || b > 10000)
+		return KN_EINVAL;
+	*w = (int)a;
+	*h = (int)b;
+	return 0;
+}
+
+/* A workflow file (kn_load_opts.workflow): one mapping {workflow: 1, task, recorded_at,
+ * viewport, start_url, steps}, loaded as one task holding only its id, steps and viewport.
+ * first is its first key, already read. */
+int kn_ty_parse_workflow(loader *l, pos at, const yev *first)
+{
+	kn_taskset *set = l->set;
+	kn_task *t = kn_ty_grow(set->tasks, set->n_tasks, &l->cap_tasks, sizeof *t);
+	if (!t)
+		return kn_ty_oom(l);
+	set->tasks = t;
+	t = &t[set->n_tasks++];
+	memset(t, 0, sizeof *t);
+	t->line = at.line;
+	snprintf(l->ctx_task, sizeof l->ctx_task, "workflow");
+	yev k, v;
+	int rc, end;
+	unsigned seen = 0;
+	char c[72], *text = NULL;
+	pos vat;
+	for (;;) {
+		if (first) {
+			k = *first;
+			first = NULL;
+		} else if ((rc = kn_ty_read_key(l, &k, &end)) != 0) {
+			return rc;
+		} else if (end) {
+			break;
+		}
+		int w = kn_ty_lookup(workflow_keys, N_WK, k.val, k.len);
+		if (w < 0)
+			return kn_ty_fail(l, KN_EINVAL, k.at,
+			                  "unknown key '%s' (expected workflow, task, recorded_at, viewport, "
+			                  "start_url or steps)", kn_ty_clip(c, sizeof c, k.val));
+		if (seen & (1u << w))
+			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", workflow_keys[w]);
+		seen |= 1u << w;
+		switch (w) {
+		case WK_FORMAT:
+			if ((rc = kn_ty_next_event(l, &v)) != 0)
+				return rc;
+			if (v.type != YAML_SCALAR_EVENT || v.kind != SK_INT || strcmp(v.val, "1") != 0)
+				return kn_ty_fail(l, KN_EINVAL, v.at, "'workflow' must be 1 (the format version), "
+				                  "found %s", kn_ty_found(l, &v));
+			break;
+		case WK_TASK:
+			if ((rc = kn_ty_read_text(l, "task", 0, &t->id, &vat)) != 0)
+				return rc;
+			t->line = vat.line; /* where a message about the id points */
+			snprintf(l->ctx_task, sizeof l->ctx_task, "workflow of '%s'",
+			         kn_ty_clip(c, sizeof c, t->id));
+			break;
+		case WK_RECORDED:
+			rc = kn_ty_read_text(l, "recorded_at", 0, &text, NULL);
+			free(text), text = NULL;
+			if (rc)
+				return rc;
+			break;
+		case WK_VIEWPORT:
+			if ((rc = kn_ty_read_text(l, "viewport", 0, &text, &vat)) != 0)
+				return rc;
+			rc = parse_viewport(text, &t->viewport_w, &t->viewport_h);
+			if (rc)
+				rc = kn_ty_fail(l, KN_EINVAL, vat,
+				                "'viewport' must be WIDTHxHEIGHT (100 to 10000), "
+				                "found '%s'", kn_ty_clip(c, sizeof c, text));
+			free(text), text = NULL;
+			if (rc)
+				return rc;
+			break;
+		case WK_START_URL:
+			if ((rc = kn_ty_read_url(l, "start_url", &t->start_url)) != 0)
+				return rc;
+			break;
+		default:
+			if ((rc = kn_ty_parse_steps(l, set->n_tasks - 1)) != 0)
+				return rc;
+			break;
+		}
+	}
+	if (!(seen & (1u << WK_TASK)))
+		return kn_ty_fail(l, KN_EINVAL, at,
+		                  "missing 'task' (the id of the task this workflow is for)");
+	if (!(seen & (1u << WK_STEPS)) || t->n_steps == 0)
+		return kn_ty_fail(l, KN_EINVAL, at, "missing 'steps' (a workflow has at least one step)");
+	l->ctx_task[0] = '\0';
+	return 0;
+}
+
+/* The document: a mapping holding 'tasks:', or a single task mapping. */
