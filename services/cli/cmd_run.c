@@ -42,6 +42,8 @@ static const char help[] =
 	"process group gets SIGTERM, then SIGKILL), or when the browser is gone.\n"
 	"An attempt whose site refused service and that did not finish (status blocked: a challenge, a\n"
 	"CAPTCHA, a 403…) is excluded from the metrics and counted apart from errors, not retried.\n"
+	"Tasks with purchase: add task_score (100 x mean reward) and reward_success_rate (reward 1)\n"
+	"over reward_tasks to the summary, and a reward column to summary.csv.\n"
 	"\n"
 	"options:\n"
 	"  --tasks FILE      task file (native YAML or Mind2Web-Live JSON)\n"

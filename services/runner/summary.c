@@ -52,6 +52,8 @@ int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 	row->completed = json_is_true(json_object_get(j, "completion"));
 	json_t *fn = json_object_get(j, "functional");
 	row->functional = json_is_boolean(fn) ? json_is_true(fn) : -1;
+	json_t *rw = json_object_get(j, "reward");
+	row->reward = json_is_number(rw) ? json_number_value(rw) : -1;
 	row->reached = json_number_value(json_object_get(j, "reached"));
 	row->score = json_number_value(json_object_get(j, "score"));
 	row->efficiency = json_number_value(json_object_get(j, "efficiency"));
@@ -152,7 +154,7 @@ static int write_csv(const kn_run_row *rows, size_t n, const char *path)
 	if (!f)
 		return KN_EIO;
 	fputs("task,attempt,status,end,eval_status,completion,score,reached,total,steps,efficiency,"
-	      "functional,exit_code,agent_s,overhead_start_s,overhead_end_s,reason\n", f);
+	      "functional,exit_code,agent_s,overhead_start_s,overhead_end_s,reason,reward\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const kn_run_row *r = &rows[i];
 		csv_field(f, r->task);
@@ -163,7 +165,10 @@ static int write_csv(const kn_run_row *rows, size_t n, const char *path)
 		        r->functional < 0 ? "" : r->functional ? "1" : "0", r->exit_code, r->agent_s,
 		        r->overhead_start_s, r->overhead_end_s);
 		csv_field(f, r->reason);
-		fputc('\n', f);
+		if (r->reward >= 0)
+			fprintf(f, ",%.4f\n", r->reward);
+		else
+			fputs(",\n", f);
 	}
 	return fclose(f) == 0 ? 0 : KN_EIO;
 }
@@ -202,6 +207,11 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 			s.n_functional_tasks++;
 			s.n_functional_ok += (size_t)r->functional;
 		}
+		if (r->reward >= 0) {
+			s.n_reward_tasks++;
+			s.sum_reward += r->reward;
+			s.n_reward_full += r->reward >= 1.0;
+		}
 		if (r->overhead_start_s > 0) {
 			os[no] = r->overhead_start_s;
 			oe[no++] = r->overhead_end_s;
@@ -237,6 +247,12 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 		nt ? (double)all / (double)nt : 0, "solved_any", nt ? (double)any / (double)nt : 0,
 		"per_task", tasks, "overhead", "start_median_s", os_med, "start_p95_s", os_p95,
 		"end_median_s", oe_med, "end_p95_s", oe_p95, "wall_s", t->wall_s, "attempts_per_minute", apm);
+	json_t *m = json_object_get(j, "metrics");
+	if (m && s.n_reward_tasks) { /* purchase rewards (keynodes/README.md "Purchase reward") */
+		json_object_set_new(m, "task_score", json_real(s.task_score));
+		json_object_set_new(m, "reward_success_rate", json_real(s.reward_success_rate));
+		json_object_set_new(m, "reward_tasks", json_integer((json_int_t)s.n_reward_tasks));
+	}
 	char path[4200];
 	int rc = 0;
 	snprintf(path, sizeof path, "%s/summary.json", dir);
@@ -270,6 +286,10 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 		        "  efficiency_score          %.4f\n  functional_success_rate   %.4f\n",
 		        s.key_node_completion_rate, s.average_step_score_rate, s.task_success_rate,
 		        s.task_near_success_rate, s.efficiency_score, s.functional_success_rate);
+		if (s.n_reward_tasks)
+			fprintf(out, "  task_score                %.2f\n  reward_success_rate       %.4f (%zu "
+			        "attempts with a purchase)\n", s.task_score, s.reward_success_rate,
+			        s.n_reward_tasks);
 		if (repeat > 1)
 			fprintf(out, "  reliability (K=%d): solved in all K %.4f, in at least one %.4f\n", repeat,
 			        nt ? (double)all / (double)nt : 0, nt ? (double)any / (double)nt : 0);

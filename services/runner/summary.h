@@ -19,6 +19,7 @@ typedef struct kn_run_row {
 	char reason[512];
 	char eval_status[24];    /* the evaluator's: finished, incomplete, step_limit, error… */
 	int completed, functional; /* functional: 1, 0, or -1 when the task has no functional check */
+	double reward;           /* purchase reward in [0, 1]; -1 when the task has no purchase */
 	double reached, score, efficiency;
 	int total, missing, steps;
 	double agent_s, overhead_start_s, overhead_end_s;

@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "keynode/purchase.h"
 #include "store_internal.h"
 
 #define KN_TASK_JSON_MAX (8u * 1024u * 1024u)
@@ -38,6 +39,32 @@ static int put_workflow_fields(json_t *e, const kn_step *s)
 	if (s->navigated)
 		bad |= put(e, "navigated", json_integer(s->navigated));
 	return bad;
+}
+
+/* A task's purchase: (keynode/purchase.h) as JSON; only present for tasks that have one, so every
+ * other task keeps the definition (and version) it always had. NULL when out of memory. */
+static json_t *purchase_json(const kn_purchase *p)
+{
+	json_t *o = json_object(), *attrs = json_array(), *opts = json_array();
+	int bad = !o || !attrs || !opts;
+	for (size_t i = 0; !bad && i < p->n_attributes; i++)
+		bad |= json_array_append_new(attrs, json_string(p->attributes[i]));
+	for (size_t i = 0; !bad && i < p->n_options; i++)
+		bad |= json_array_append_new(opts, json_pack("{s:s, s:s}", "field", p->options[i].field,
+		                                              "value", p->options[i].value));
+	bad = bad || put(o, "type", str_or_null(p->type)) | json_object_set(o, "attributes", attrs) |
+	             json_object_set(o, "options", opts) | put(o, "price_max", json_real(p->price_max)) |
+	             put(o, "buy", str_or_null(p->buy)) | put(o, "read_title", str_or_null(p->read_title)) |
+	             put(o, "read_attributes", str_or_null(p->read_attributes)) |
+	             put(o, "read_options", str_or_null(p->read_options)) |
+	             put(o, "read_price", str_or_null(p->read_price));
+	json_decref(attrs);
+	json_decref(opts);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
 }
 
 int kn_store_task_json(char **out, const kn_task *task)
@@ -80,6 +107,8 @@ int kn_store_task_json(char **out, const kn_task *task)
 	if (task->viewport_w) /* a recorded workflow's (keynode/workflow.h); absent otherwise */
 		bad |= put(o, "viewport_w", json_integer(task->viewport_w)) |
 		       put(o, "viewport_h", json_integer(task->viewport_h));
+	if (task->purchase)
+		bad |= put(o, "purchase", purchase_json(task->purchase));
 	if (!bad)
 		*out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(kns);
@@ -262,6 +291,42 @@ static int step_from_json(kn_step *s, const json_t *e, kn_err *err)
 	return 0;
 }
 
+/* purchase_json's object back into a spec (*out the caller's). */
+static int purchase_from_json(kn_purchase **out, const json_t *o, kn_err *err)
+{
+	kn_purchase *p = calloc(1, sizeof *p);
+	const json_t *attrs = json_object_get(o, "attributes"), *opts = json_object_get(o, "options");
+	int bad = !p || !json_is_object(o) || !json_is_array(attrs) || !json_is_array(opts);
+	*out = p;
+	if (bad)
+		return kn_err_set(err, p ? KN_EINVAL : KN_ENOMEM, "stored task: bad purchase");
+	p->type = get_str(o, "type", &bad);
+	p->buy = get_str(o, "buy", &bad);
+	p->read_title = get_str(o, "read_title", &bad);
+	p->read_attributes = get_str(o, "read_attributes", &bad);
+	p->read_options = get_str(o, "read_options", &bad);
+	p->read_price = get_str(o, "read_price", &bad);
+	p->price_max = json_number_value(json_object_get(o, "price_max"));
+	size_t na = json_array_size(attrs), no = json_array_size(opts);
+	p->attributes = calloc(na ? na : 1, sizeof *p->attributes);
+	p->options = calloc(no ? no : 1, sizeof *p->options);
+	bad |= !p->attributes || !p->options;
+	for (size_t i = 0; !bad && i < na; i++) {
+		const char *a = json_string_value(json_array_get(attrs, i));
+		p->attributes[i] = a ? strdup(a) : NULL;
+		bad |= !p->attributes[i];
+		p->n_attributes += !bad;
+	}
+	for (size_t i = 0; !bad && i < no; i++) {
+		const json_t *e = json_array_get(opts, i);
+		p->n_options = i + 1;
+		p->options[i].field = get_str(e, "field", &bad);
+		p->options[i].value = get_str(e, "value", &bad);
+		bad |= !p->options[i].field || !p->options[i].value;
+	}
+	return bad ? kn_err_set(err, KN_EINVAL, "stored task: bad purchase") : 0;
+}
+
 static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 {
 	int bad = !json_is_object(o);
@@ -294,7 +359,8 @@ static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 		if (rc != 0)
 			return rc;
 	}
-	return 0;
+	const json_t *pu = json_object_get(o, "purchase");
+	return pu ? purchase_from_json(&t->purchase, pu, err) : 0;
 }
 
 int kn_store_task_load(kn_store *st, int64_t version_id, kn_taskset **out, kn_err *err)

@@ -8,7 +8,8 @@
 # "agent" headless Chromium with a live run started by POST /api/runs and a Playwright agent
 # (agents/shop.mjs) that attaches and then waits for the test's go file. Then dashboard_test drives
 # another headless Chromium through keynode's CDP client over every page; then a run of 1500 events
-# whose page follows the event pages ("load more", dashboard-pages.mjs). Ends with serve's SIGTERM
+# whose page follows the event pages ("load more", dashboard-pages.mjs), and an external run of a
+# purchase task whose page shows its reward (dashboard-reward.mjs). Ends with serve's SIGTERM
 # stop (exit 0).
 #
 #   tests/integration/dashboard.sh KEYNODE_BIN DASHBOARD_TEST_BIN REPO_DIR ARTIFACT_DIR
@@ -225,6 +226,27 @@ if [ -n "$big" ] && [ "$posted" = 1500 ]; then
   grep -qE '^(ok|FAIL)' "$tmp/pages.out" || kn_fail "dashboard-pages.mjs: $(tail -3 "$tmp/pages.out")"
 else
   kn_fail "a run of 1500 events: run '$big', $posted events posted"
+fi
+
+# a purchase task (tests/data/purchase/market.yaml): an external run that buys nothing has reward 0
+# with its parts (purchased false); its page shows them, the 1500-event run's page shows none
+sed "s/127\.0\.0\.1:8100/127.0.0.1:$site_port/g" "$repo/tests/data/purchase/market.yaml" >"$tmp/market.yaml"
+curl -s -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/yaml' \
+  --data-binary @"$tmp/market.yaml" "$base/api/tasksets?name=market"
+buy=$(curl -s -X POST -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+  --data '{"task": "market-shoe"}' "$base/api/runs" | jq -r '.id // empty')
+curl -s -o /dev/null -X POST -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+  --data "[{\"t\": 1, \"type\": \"navigate\", \"url\": \"http://127.0.0.1:$site_port/market/product.html?id=1\"}]" \
+  "$base/api/runs/$buy/events"
+curl -s -o /dev/null -X POST -H "Authorization: Bearer $token" "$base/api/runs/$buy/stop"
+if [ -n "$buy" ] && curl -sf "$base/api/runs/$buy" |
+  jq -e '.reward == 0 and .reward_parts.purchased == false' >/dev/null; then
+  kn_ok "GET /api/runs/$buy: a purchase run carries reward 0 and reward_parts"
+  node "$here/dashboard-reward.mjs" "$cdp" "$base" "$buy" 0.00 false "$big" >"$tmp/reward.out" 2>&1
+  while read -r line; do case $line in ok*) kn_ok "${line#ok   }" ;; FAIL*) kn_fail "${line#FAIL }" ;; esac; done <"$tmp/reward.out"
+  grep -qE '^(ok|FAIL)' "$tmp/reward.out" || kn_fail "dashboard-reward.mjs: $(tail -3 "$tmp/reward.out")"
+else
+  kn_fail "a purchase run: '$buy': $(curl -s "$base/api/runs/$buy" | jq -c '{reward, reward_parts, reward_error}' 2>&1 | head -c 400)"
 fi
 
 # the agent finished and the service agrees about the run

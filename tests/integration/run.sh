@@ -18,6 +18,9 @@
 #   signals    SIGINT and SIGTERM of keynode run mid-attempt: exit 130 / 143, a summary, nothing left
 #   blocked    a start page behind a 403 (tests/sites/blocked, blocked-server.mjs): status blocked, kept
 #              apart from errors (not retried, excluded, counted as blocked in summary.json/.csv), exit 1
+#   reward     a purchase task (tests/data/purchase/market.yaml on tests/sites/market), --repeat 2: the
+#              agent (agents/market.mjs) buys the right shoe (reward 1), then a wrong colour (4/5):
+#              summary task_score 90, reward_success_rate 0.5 over 2 reward_tasks, a reward column
 # After every scenario no process started by keynode (agent or browser: anything whose command line
 # or environment names this test's scratch folder) may be left running.
 #
@@ -328,6 +331,27 @@ if want blocked; then
     kn_fail "blocked: printed summary: $(grep excluded "$tmp/blocked.log")"
   kn_stop "$bspid"
   check_clean blocked
+fi
+
+if want reward; then
+  # attempt 1 buys the right shoe (5/5), attempt 2 the wrong colour (4/5; hand-worked in purchase.sh)
+  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/data/purchase/market.yaml" >"$tmp/market.yaml"
+  "$kn" run --tasks "$tmp/market.yaml" --task market-shoe --repeat 2 --timeout 60 --out "$tmp/reward" \
+    --agent 'case "${KEYNODE_ATTEMPT_DIR##*/}" in 1) m=1:blue:9:buy ;; *) m=1:black:9:buy ;; esac
+      exec node '"$repo/tests/integration/agents/market.mjs"' "$KEYNODE_CDP_URL" '"http://127.0.0.1:$port"' \
+        "$KEYNODE_ATTEMPT_DIR/marks" "$m"' >"$tmp/reward.log" 2>&1
+  expect "reward: exit 0" $? 0
+  expect "reward: attempt rewards" "$(res reward/market-shoe/1 .reward) $(res reward/market-shoe/2 .reward)" "1 0.8"
+  expect "reward: summary task_score reward_success_rate reward_tasks" \
+    "$(sum reward '"\(.metrics.task_score) \(.metrics.reward_success_rate) \(.metrics.reward_tasks)"')" "90 0.5 2"
+  expect "reward: summary.csv reward column" \
+    "$(tail -n +2 "$tmp/reward/summary.csv" | awk -F, '{print $NF}' | sort | tr '\n' ' ')" "0.8000 1.0000 "
+  grep -q "^  task_score                90.00$" "$tmp/reward.log" &&
+    grep -q "^  reward_success_rate       0.5000 (2 attempts with a purchase)$" "$tmp/reward.log" &&
+    kn_ok "reward: the printed summary" || kn_fail "reward: printed summary: $(grep -A1 task_score "$tmp/reward.log")"
+  expect "reward: no reward metrics without a purchase" "$(sum pw '.metrics | has("task_score")' || echo none)" \
+    "$(want playwright && echo false || echo none)"
+  check_clean reward
 fi
 
 kn_finish

@@ -37,6 +37,7 @@
 #include <jansson.h>
 #include <libpq-fe.h>
 
+#include "keynode/purchase.h"
 #include "store.h"
 #include "verdict.h"
 
@@ -287,6 +288,50 @@ static void test_task_versions(void **state)
 }
 
 /* ---- hostile strings everywhere ----------------------------------------------------------------- */
+
+/* A task's purchase: survives the stored definition (runs through serve score the reward from it). */
+static void test_task_purchase(void **state)
+{
+	(void)state;
+	kn_err err;
+	kn_taskset *set = load_yaml("tasks:\n"
+	                            "  - id: p-shoe\n"
+	                            "    intent: buy a blue shoe\n"
+	                            "    key_nodes:\n"
+	                            "      - url: { include: \"/product\" }\n"
+	                            "    purchase:\n"
+	                            "      type: trail running shoe\n"
+	                            "      attributes: [waterproof, lightweight]\n"
+	                            "      options: { color: blue, size: 9 }\n"
+	                            "      price_max: 60\n"
+	                            "      buy: \"#buy\"\n"
+	                            "      read: { title: \"#title\" }\n");
+	int64_t sid = 0;
+	size_t fresh = 0;
+	assert_int_equal(kn_store_taskset_put(st, "purchase", "p.yaml", set, &sid, &fresh, &err), 0);
+	kn_taskset *back = NULL;
+	assert_int_equal(kn_store_task_load(st, version_of("purchase:p-shoe"), &back, &err), 0);
+	const kn_purchase *p = back->tasks[0].purchase;
+	assert_non_null(p);
+	assert_string_equal(p->type, "trail running shoe");
+	assert_int_equal(p->n_attributes, 2);
+	assert_string_equal(p->attributes[1], "lightweight");
+	assert_int_equal(p->n_options, 2);
+	assert_string_equal(p->options[0].field, "color");
+	assert_string_equal(p->options[1].value, "9");
+	assert_true(p->price_max == 60);
+	assert_string_equal(p->buy, "#buy");
+	assert_string_equal(p->read_title, "#title");
+	assert_null(p->read_price);
+	char *a, *b;
+	assert_int_equal(kn_store_task_json(&a, &set->tasks[0]), 0);
+	assert_int_equal(kn_store_task_json(&b, &back->tasks[0]), 0);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	kn_taskset_free(back);
+	kn_taskset_free(set);
+}
 
 static void test_injection_verbatim(void **state)
 {
@@ -1208,6 +1253,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_migrate_failure_rolls_back),
 		cmocka_unit_test(test_migrate_concurrent),
 		cmocka_unit_test(test_task_versions),
+		cmocka_unit_test(test_task_purchase),
 		cmocka_unit_test(test_injection_verbatim),
 		cmocka_unit_test(test_events_once),
 		cmocka_unit_test(test_run_finish_idempotent),

@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,7 @@ static kn_run_row row(const char *task, int k, const char *status, int completed
 	r.total = 2;
 	r.missing = missing;
 	r.functional = -1;
+	r.reward = -1;
 	r.exit_code = 0;
 	r.overhead_start_s = ovh;
 	r.overhead_end_s = ovh / 10;
@@ -202,6 +204,98 @@ static void test_blocked(void **state)
 	rmdir(dir);
 }
 
+/* Purchase rewards (keynodes/README.md "Purchase reward"): a result's `reward` is read back (-1 when
+ * the task has none); task_score (100 × mean reward), reward_success_rate (reward 1) and reward_tasks
+ * count executable attempts with a purchase only, and appear in summary.json and the printed summary
+ * only when some attempt has one; summary.csv's last column is the reward, empty without. */
+static void test_reward(void **state)
+{
+	(void)state;
+	static const char with[] =
+		"{\"task\":\"p\",\"status\":\"finished\",\"score\":1,\"reached\":1,\"key_nodes\":[],"
+		"\"reward\":0.625,\"reward_parts\":{},\"attempt\":{\"status\":\"done\"}}";
+	static const char bad[] =
+		"{\"task\":\"p\",\"status\":\"finished\",\"score\":1,\"reached\":1,\"key_nodes\":[],"
+		"\"reward\":\"1\",\"attempt\":{\"status\":\"done\"}}";
+	kn_run_row r;
+	kn_err err = {0};
+	assert_int_equal(kn_run_row_parse(&r, with, strlen(with), &err), 0);
+	assert_true(r.reward == 0.625);
+	assert_int_equal(kn_run_row_parse(&r, ok_result, strlen(ok_result), &err), 0);
+	assert_true(r.reward == -1);
+	assert_int_equal(kn_run_row_parse(&r, bad, strlen(bad), &err), 0); /* not a number: none */
+	assert_true(r.reward == -1);
+
+	char dir[] = "/tmp/kn-test-run-summary-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	kn_run_row rows[] = {row("p", 1, "done", 1, 1.0, 0, 0.4), row("p", 2, "done", 1, 1.0, 0, 0.4),
+	                     row("p", 3, "done", 0, 0.5, 1, 0.4), row("q", 1, "done", 1, 1.0, 0, 0.4),
+	                     row("p", 4, "error", 0, 0, 2, 0)};
+	rows[0].reward = 1.0;
+	rows[1].reward = 0.625;
+	rows[2].reward = 0; /* nothing bought */
+	rows[4].reward = 1.0; /* excluded: an error does not count */
+	kn_run_totals t = {.planned = 5, .finished = 5, .executable = 4, .errors = 1, .successes = 3,
+	                   .ran = 5, .wall_s = 60};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(kn_run_summary_write(rows, 5, &t, 1, dir, out, &err), 0);
+	fclose(out);
+	/* (1 + 0.625 + 0) / 3 = 0.541666… → 54.17; one of three at 1 */
+	assert_non_null(strstr(text, "task_score                54.17\n"));
+	assert_non_null(strstr(text, "reward_success_rate       0.3333 (3 attempts with a purchase)"));
+	free(text);
+	char path[128];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	json_t *m = json_object_get(j, "metrics");
+	assert_true(fabs(json_real_value(json_object_get(m, "task_score")) - 1625.0 / 30.0) < 1e-4);
+	assert_true(fabs(json_real_value(json_object_get(m, "reward_success_rate")) - 1.0 / 3.0) < 1e-6);
+	assert_int_equal(json_integer_value(json_object_get(m, "reward_tasks")), 3);
+	json_decref(j);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/summary.csv", dir);
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	char line[1024];
+	assert_non_null(fgets(line, sizeof line, f));
+	assert_non_null(strstr(line, ",reason,reward\n"));
+	const char *want[] = {",1.0000\n", ",0.6250\n", ",0.0000\n", "\"\",\n", "\"start page down\",1.0000\n"};
+	for (size_t i = 0; i < 5; i++) {
+		assert_non_null(fgets(line, sizeof line, f));
+		size_t l = strlen(line), w = strlen(want[i]);
+		assert_true(l >= w);
+		assert_string_equal(line + l - w, want[i]);
+	}
+	fclose(f);
+	unlink(path);
+	rmdir(dir);
+
+	/* no purchase anywhere: no reward metrics, no task_score line */
+	assert_non_null(mkdtemp(strcpy(dir, "/tmp/kn-test-run-summary-XXXXXX")));
+	text = NULL;
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(kn_run_summary_write(rows + 3, 1, &t, 1, dir, out, &err), 0);
+	fclose(out);
+	assert_null(strstr(text, "task_score"));
+	free(text);
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	assert_null(json_object_get(json_object_get(j, "metrics"), "task_score"));
+	assert_null(json_object_get(json_object_get(j, "metrics"), "reward_tasks"));
+	json_decref(j);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/summary.csv", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +304,7 @@ int main(void)
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_reward),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

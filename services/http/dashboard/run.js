@@ -5,6 +5,8 @@
 // GET /api/runs/{id} holds only the first page of events: the rest is read on demand, one page of
 // GET /api/runs/{id}/events?after=SEQ at a time, by the "load more" button under the log (pages go
 // in seq order before any event the live feed added).
+// A run of a task with `purchase:` carries `reward` and `reward_parts` (or `reward_error`): shown
+// as a stat and a list of parts, hidden for other runs.
 
 import { el, svg, badge, fmtTime, fmtScore, taskHref, token } from './dom.js';
 import { api, seg, wsUrl } from './api.js';
@@ -54,6 +56,10 @@ export async function render(view, params, ctx) {
   const chartBox = el('div', { id: 'run-step-scores', class: 'chart-box' });
   const endBox = el('p', { id: 'run-end', class: 'muted' });
   const endedBox = el('dd', { id: 'run-ended' }, fmtTime(r.ended));
+  const rewardBox = el('span', { id: 'run-reward', class: 'big' });
+  const rewardStat = el('div', { class: 'stat', id: 'run-reward-stat', hidden: true }, rewardBox,
+    el('span', { class: 'stat-label' }, 'purchase reward'));
+  const rewardParts = el('dl', { id: 'run-reward-parts', class: 'facts', hidden: true });
 
   function setNodes(list) {
     for (const k of list || []) {
@@ -83,6 +89,23 @@ export async function render(view, params, ctx) {
     reachedBox.textContent = `${st.reached.size}/${total}`;
     stepsBox.textContent = String(st.steps ?? 0);
     chartBox.replaceChildren(stepChart(st.stepScores));
+    paintReward();
+  }
+
+  // the purchase reward and its parts (attribute, option, price, type, what was read), as text
+  function paintReward() {
+    const has = typeof st.reward === 'number';
+    rewardStat.hidden = !has;
+    rewardParts.hidden = !has;
+    if (!has) return;
+    rewardBox.textContent = fmtScore(st.reward);
+    const rows = [];
+    const parts = st.rewardParts && typeof st.rewardParts === 'object' ? st.rewardParts : {};
+    for (const [k, v] of Object.entries(parts)) {
+      rows.push(el('dt', {}, k), el('dd', { class: 'mono', 'data-part': k }, asText(v)));
+    }
+    if (st.rewardError) rows.push(el('dt', {}, 'error'), el('dd', { 'data-part': 'error' }, asText(st.rewardError)));
+    rewardParts.replaceChildren(...rows);
   }
 
   // live: from the feed (appended, the log trimmed to MAX_LOG); else stored (before the live ones)
@@ -143,6 +166,9 @@ export async function render(view, params, ctx) {
     if (typeof res.steps === 'number') st.steps = res.steps;
     if (typeof res.total === 'number') st.total = res.total;
     if (Array.isArray(res.step_scores)) st.stepScores = res.step_scores.slice();
+    if (typeof res.reward === 'number') st.reward = res.reward;
+    if (res.reward_parts && typeof res.reward_parts === 'object') st.rewardParts = res.reward_parts;
+    if (res.reward_error !== undefined) st.rewardError = res.reward_error;
     setNodes(res.key_nodes);
     if (Array.isArray(res.events)) res.events.forEach((e) => addEvent(e, false));
     if (typeof res.events_total === 'number') st.total = res.events_total;
@@ -182,7 +208,9 @@ export async function render(view, params, ctx) {
       el('div', { class: 'stats' },
         el('div', { class: 'stat' }, scoreBox, el('span', { class: 'stat-label' }, 'score')),
         el('div', { class: 'stat' }, reachedBox, el('span', { class: 'stat-label' }, 'key nodes reached')),
-        el('div', { class: 'stat' }, stepsBox, el('span', { class: 'stat-label' }, 'steps'))),
+        el('div', { class: 'stat' }, stepsBox, el('span', { class: 'stat-label' }, 'steps')),
+        rewardStat),
+      rewardParts,
       endBox),
     el('section', { class: 'grid2' },
       el('div', { class: 'card' }, el('h2', {}, 'Key nodes'), nodeList),
