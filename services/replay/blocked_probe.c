@@ -151,8 +151,8 @@ static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 	const char *v = error ? NULL : answer_of(result);
 	if (!v && s->expr && error && strstr(error, "context")) {
 		/* "Cannot find context with specified id": the watcher's world went with the document it
-		 * belonged to; ask the main world (never after the connection closed: no such error then) */
-		free(s->expr);
+		 * belonged to; ask the main world (never after the connection closed: no such error then).
+		 * send_probe uses the expression up (frees it, s->expr NULL): no second retry. */
 		if (send_probe(c, s, 0) > 0)
 			return;
 	}
