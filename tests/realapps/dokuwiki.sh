@@ -70,7 +70,9 @@ TXT
   ;;
 start)
   port=${3:?usage: dokuwiki.sh start DIR PORT}
-  php -S "127.0.0.1:$port" -t "$dir/wiki" >"$dir/php.log" 2>&1 &
+  # no opcache: it revalidates a changed file only every 2 s, so a configuration rewritten at the same
+  # path (theme, then disable-search) could be served from the old compiled copy
+  php -d opcache.enable=0 -S "127.0.0.1:$port" -t "$dir/wiki" >"$dir/php.log" 2>&1 &
   echo $!
   ;;
 theme)
