@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "keynode/fs.h"
+#include "keynode/until.h"
 #include "keynode/url.h"
 #include "keynode/workflow.h"
 #include "monitor.h"
@@ -347,20 +348,6 @@ static void propose(const struct rec *r, FILE *f)
 	json_decref(seen);
 }
 
-static int parse_until(kn_monitor_opts *mo, double *idle_s, const char *u)
-{
-	if (!strcmp(u, "finished"))
-		return 0;
-	if (!strncmp(u, "idle:", 5)) { /* counted here from the first event, not from attaching */
-		char *end;
-		*idle_s = strtod(u + 5, &end);
-		return *end || *idle_s <= 0 ? -1 : 0;
-	}
-	if (!strncmp(u, "steps:", 6))
-		return kn_cli_parse_int(&mo->until_steps, u + 6) || mo->until_steps < 1 ? -1 : 0;
-	return -1;
-}
-
 static int write_workflow(struct rec *r, const char *dir)
 {
 	kn_err derr = {0};
@@ -409,6 +396,7 @@ int kn_cmd_record(int argc, char **argv)
 	/* "finished" is checked here, not by the monitor: the step that reached the last key node
 	 * still has its navigation (its postcondition) to come */
 	kn_monitor_opts mo = {.eval = {.step_limit = -1}};
+	kn_until until = {0};
 	FILE *progress = stdout;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
@@ -420,7 +408,7 @@ int kn_cmd_record(int argc, char **argv)
 		case 'a': answer = optarg; break;
 		case 'q': progress = NULL; break;
 		case 'u':
-			if (parse_until(&mo, &idle_s, optarg))
+			if (kn_until_parse(&until, optarg) != 0)
 				return kn_cli_usage_error("record", "--until must be finished, idle:S or steps:N");
 			break;
 		case 'V':
@@ -433,6 +421,8 @@ int kn_cmd_record(int argc, char **argv)
 	}
 	if (!browser || !tasks || !task_id)
 		return kn_cli_usage_error("record", "--browser, --tasks and --task are required");
+	idle_s = until.idle_s; /* counted here from the first event, not from attaching */
+	mo.until_steps = until.steps; /* "finished" is always on */
 	if (optind < argc)
 		return kn_cli_usage_error("record", "unexpected argument '%s'", argv[optind]);
 	kn_err err = {0};

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "keynode/fs.h"
+#include "keynode/until.h"
 #include "monitor.h"
 
 static const char help[] =
@@ -113,26 +114,6 @@ static void on_end(void *ud, kn_monitor *m, const char *reason)
 	kn_cdp_loop_stop(w->loop);
 }
 
-static int parse_until(kn_monitor_opts *o, const char *u)
-{
-	char *end;
-	if (strcmp(u, "finished") == 0) {
-		o->until_finished = 1;
-	} else if (strncmp(u, "idle:", 5) == 0) {
-		o->until_idle_s = strtod(u + 5, &end);
-		if (end == u + 5 || *end || !(o->until_idle_s > 0))
-			return -1;
-	} else if (strncmp(u, "steps:", 6) == 0) {
-		long n = strtol(u + 6, &end, 10);
-		if (end == u + 6 || *end || n < 1 || n > 100000)
-			return -1;
-		o->until_steps = (int)n;
-	} else {
-		return -1;
-	}
-	return 0;
-}
-
 /* The run result (docs/formats.md §3) on f; with the LLM judge, plus "llm": its usage during the
  * run (requests, tokens, cost: Mind2Web-Live's USD efficiency per run). */
 static int write_result(FILE *f, const kn_eval *ev, const char *run_id, kn_cli_semantic *so)
@@ -178,6 +159,7 @@ int kn_cmd_watch(int argc, char **argv)
 	const char *run_id = NULL, *answers = NULL;
 	int quiet = 0, c, sr;
 	kn_monitor_opts mo = {0};
+	kn_until until = {0};
 	kn_cli_semantic so = {0};
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
@@ -190,7 +172,7 @@ int kn_cmd_watch(int argc, char **argv)
 		case 'a': answers = optarg; break;
 		case 'q': quiet = 1; break;
 		case 'u':
-			if (parse_until(&mo, optarg))
+			if (kn_until_parse(&until, optarg) != 0)
 				return kn_cli_usage_error("watch", "--until must be finished, idle:SECONDS or steps:N");
 			break;
 		case 'm':
@@ -214,6 +196,9 @@ int kn_cmd_watch(int argc, char **argv)
 	}
 	if (!browser || !tasks || !task_id)
 		return kn_cli_usage_error("watch", "--browser, --tasks and --task are required");
+	mo.until_finished = until.finished;
+	mo.until_idle_s = until.idle_s;
+	mo.until_steps = until.steps;
 	if (optind < argc)
 		return kn_cli_usage_error("watch", "unexpected argument '%s'", argv[optind]);
 

@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "keynode/randid.h"
+#include "keynode/until.h"
 
 #include "monitor.h"
 #include "runs.h"
@@ -31,8 +32,7 @@ struct run {
 	const kn_task *task;
 	int64_t version;
 	/* until */
-	int until_finished, until_steps;
-	double until_idle_s;
+	kn_until until;
 	int step_limit;    /* kn_eval_opts.step_limit of this run (0 upstream, <0 none) */
 	/* watched */
 	kn_monitor *mon;
@@ -277,9 +277,9 @@ static void post_start(void *ud)
 	mo.eval = r->o.eval;
 	mo.eval.step_limit = run->step_limit;
 	mo.run_id = run->id;
-	mo.until_finished = run->until_finished;
-	mo.until_idle_s = run->until_idle_s;
-	mo.until_steps = run->until_steps;
+	mo.until_finished = run->until.finished;
+	mo.until_idle_s = run->until.idle_s;
+	mo.until_steps = run->until.steps;
 	mo.cdp_timeout_ms = r->o.cdp_timeout_ms;
 	mo.on_event = mon_on_event;
 	mo.on_ready = mon_on_ready;
@@ -358,28 +358,6 @@ int kn_runs_new(kn_runs **out, const kn_runs_opts *opts, kn_err *err)
 	return 0;
 }
 
-static int parse_until(struct run *run, const char *u)
-{
-	char *end;
-	if (!u || !*u)
-		return 0;
-	if (strcmp(u, "finished") == 0) {
-		run->until_finished = 1;
-	} else if (strncmp(u, "idle:", 5) == 0) {
-		run->until_idle_s = strtod(u + 5, &end);
-		if (end == u + 5 || *end || !(run->until_idle_s > 0 && run->until_idle_s <= 86400))
-			return -1;
-	} else if (strncmp(u, "steps:", 6) == 0) {
-		long n = strtol(u + 6, &end, 10);
-		if (end == u + 6 || *end || n < 1 || n > 100000)
-			return -1;
-		run->until_steps = (int)n;
-	} else {
-		return -1;
-	}
-	return 0;
-}
-
 int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t version,
                   kn_taskset *set, const char *browser, const char *until, int step_limit,
                   char *id, int *attached, kn_err *err)
@@ -404,7 +382,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	int rc = 0;
 	if (!run->task)
 		rc = kn_err_set(err, KN_ENOTFOUND, "task '%s' not found", task_id);
-	else if (parse_until(run, until))
+	else if (kn_until_parse(&run->until, until))
 		rc = kn_err_set(err, KN_EINVAL, "\"until\" must be finished, idle:SECONDS or steps:N");
 	else if (!(run->task_ref = strdup(task_ref)) || (browser && !(run->ws = strdup(browser))))
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
@@ -501,9 +479,9 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, u
 		if (record_event(run, run->ev, &evs[i], rises) != 0)
 			lost = 1;
 	}
-	if (run->until_finished && kn_eval_completed(run->ev))
+	if (run->until.finished && kn_eval_completed(run->ev))
 		end_reason = "finished";
-	else if (run->until_steps && kn_eval_steps(run->ev) >= run->until_steps)
+	else if (run->until.steps && kn_eval_steps(run->ev) >= run->until.steps)
 		end_reason = "steps";
 	if (out) {
 		json_t *j = json_pack("{s:s, s:I, s:i, s:f, s:o, s:s}", "id", run->id, "accepted",
@@ -710,8 +688,8 @@ void kn_runs_tick(kn_runs *r)
 		struct run *due = NULL;
 		pthread_mutex_lock(&r->mu);
 		for (struct run *run = r->live; run; run = run->next)
-			if (run->ev && !run->finishing && run->until_idle_s > 0 &&
-			    since(&run->last_event) >= run->until_idle_s) {
+			if (run->ev && !run->finishing && run->until.idle_s > 0 &&
+			    since(&run->last_event) >= run->until.idle_s) {
 				run->finishing = 1;
 				run->refs++;
 				due = run;
