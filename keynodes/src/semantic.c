@@ -144,9 +144,7 @@ typedef struct trace {
 } trace;
 
 static void tr_printf(trace *tr, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
+	KN_PRINTF(2, 3)
 	;
 
 static void tr_printf(trace *tr, const char *fmt, ...)

@@ -33,7 +33,7 @@ static int oom(struct wa *w)
 	return kn_err_set(w->err, KN_ENOMEM, "out of memory");
 }
 
-static int note(struct wa *w, kn_task *t, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int note(struct wa *w, kn_task *t, const char *fmt, ...) KN_PRINTF(3, 4);
 static int note(struct wa *w, kn_task *t, const char *fmt, ...)
 {
 	char msg[400];

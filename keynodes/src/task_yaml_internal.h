@@ -17,12 +17,6 @@
 #include "keynode/purchase.h"
 #include "keynode/task.h"
 
-#if defined(__GNUC__)
-#define KN_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define KN_PRINTF(a, b)
-#endif
-
 #define NO_DEF SIZE_MAX
 #define CORE_TAG "tag:yaml.org,2002:"
 

@@ -60,9 +60,7 @@ struct kn_alerts {
 /* ---- logging: one line to stderr ------------------------------------------------------------ */
 
 static void alog(const char *level, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
+	KN_PRINTF(2, 3)
 	;
 
 static void alog(const char *level, const char *fmt, ...)

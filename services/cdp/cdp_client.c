@@ -287,9 +287,7 @@ static void on_timeout_sul(lws_sorted_usec_list_t *sul)
 /* --- receiving --- */
 
 static void warn(kn_cdp *c, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
+	KN_PRINTF(2, 3)
 	;
 
 static void warn(kn_cdp *c, const char *fmt, ...)

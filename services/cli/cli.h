@@ -39,9 +39,7 @@ int kn_cmd_run(int argc, char **argv);
 
 /* Print "keynode CMD: message" to stderr and return KN_EXIT_USAGE. */
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
+	KN_PRINTF(2, 3)
 	;
 
 /* Parse --mode / --threshold / --step-limit values into opts; 0 or -1 on a bad value. */

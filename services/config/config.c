@@ -16,12 +16,6 @@
 #include "config.h"
 #include "cron.h"
 
-#if defined(__GNUC__)
-#define KN_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#else
-#define KN_PRINTF(a, b)
-#endif
-
 enum { N_SCALAR, N_MAP, N_SEQ };
 
 /* One node; a mapping's kids alternate key, value. val is NUL-terminated (scalars only). */

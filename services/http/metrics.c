@@ -158,9 +158,7 @@ struct buf {
 	int failed;
 };
 
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
+KN_PRINTF(2, 3)
 static void put(struct buf *b, const char *fmt, ...)
 {
 	if (b->failed)

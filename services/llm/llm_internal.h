@@ -4,12 +4,12 @@
 
 #include <stdio.h>
 
+#include "keynode/error.h"
+
 /* One log line on f (NULL: nothing): `level=LEVEL component=llm msg="…"`, the message formatted
  * printf-style with quotes and control bytes flattened so the line stays one parseable line. */
 void kn_llm_logf(FILE *f, const char *level, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
+	KN_PRINTF(3, 4)
 	;
 
 #endif

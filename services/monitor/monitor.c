@@ -75,7 +75,7 @@ static double now_s(void)
 }
 
 /* One log line in the house format. */
-static void mlog(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void mlog(const char *level, const char *fmt, ...) KN_PRINTF(2, 3);
 
 static void mlog(const char *level, const char *fmt, ...)
 {

@@ -40,9 +40,7 @@ struct kn_scheduler {
 };
 
 static void slog(const char *level, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 2, 3)))
-#endif
+	KN_PRINTF(2, 3)
 	;
 
 static void slog(const char *level, const char *fmt, ...)

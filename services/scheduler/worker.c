@@ -70,9 +70,7 @@ struct kn_worker {
 /* ---- logging (docs/development.md: one line, key=value) -------------------------------------------------- */
 
 static void wlog(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 4, 5)))
-#endif
+	KN_PRINTF(4, 5)
 	;
 
 static void wlog(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)

@@ -56,9 +56,7 @@ struct kn_ingest {
 };
 
 static void ilog(kn_ingest *in, const char *level, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
+	KN_PRINTF(3, 4)
 	;
 
 static void ilog(kn_ingest *in, const char *level, const char *fmt, ...)

@@ -29,15 +29,19 @@ typedef struct kn_err {
 	char msg[KN_ERR_MAX];
 } kn_err;
 
+/* Marks a printf-like function for the compiler's format checks: KN_PRINTF(format's argument
+ * number, first variadic argument's number). The one spelling of the attribute in keynode. */
+#if defined(__GNUC__)
+#define KN_PRINTF(fmt, first) __attribute__((format(printf, fmt, first)))
+#else
+#define KN_PRINTF(fmt, first)
+#endif
+
 /* Words for a KN_E* code; never NULL, static storage. */
 const char *kn_strerror(int code);
 
 /* Fill err (may be NULL) with code and a printf-style message; returns code, so callers can
  * `return kn_err_set(err, KN_EINVAL, "...")`. */
-int kn_err_set(kn_err *err, int code, const char *fmt, ...)
-#if defined(__GNUC__)
-	__attribute__((format(printf, 3, 4)))
-#endif
-	;
+int kn_err_set(kn_err *err, int code, const char *fmt, ...) KN_PRINTF(3, 4);
 
 #endif
