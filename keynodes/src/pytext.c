@@ -9,21 +9,9 @@
 
 size_t kn_py_next(const char *s, size_t n, unsigned *cp)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t skip = 1, len = kn_utf8_next(u, n, &skip);
-	if (len == 0) {
-		*cp = 0xFFFFFFFFu;
-		return 1;
-	}
-	if (len == 1)
-		*cp = u[0];
-	else if (len == 2)
-		*cp = (unsigned)(u[0] & 0x1F) << 6 | (u[1] & 0x3F);
-	else if (len == 3)
-		*cp = (unsigned)(u[0] & 0x0F) << 12 | (unsigned)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
-	else
-		*cp = (unsigned)(u[0] & 0x07) << 18 | (unsigned)(u[1] & 0x3F) << 12 |
-		      (unsigned)(u[2] & 0x3F) << 6 | (u[3] & 0x3F);
+	uint32_t v;
+	size_t len = kn_utf8_decode((const unsigned char *)s, n, &v);
+	*cp = v; /* KN_UTF8_BAD (0xFFFFFFFF) for an ill-formed byte */
 	return len;
 }
 
@@ -139,23 +127,10 @@ int kn_py_lower(char **out, const char *s, size_t n)
 	return 0;
 }
 
-static size_t put_cp(char *r, unsigned cp)
-{
-	if (cp < 0x80)
-		return r[0] = (char)cp, 1;
-	if (cp < 0x800)
-		return r[0] = (char)(0xC0 | cp >> 6), r[1] = (char)(0x80 | (cp & 0x3F)), 2;
-	if (cp < 0x10000)
-		return r[0] = (char)(0xE0 | cp >> 12), r[1] = (char)(0x80 | (cp >> 6 & 0x3F)),
-		       r[2] = (char)(0x80 | (cp & 0x3F)), 3;
-	return r[0] = (char)(0xF0 | cp >> 18), r[1] = (char)(0x80 | (cp >> 12 & 0x3F)),
-	       r[2] = (char)(0x80 | (cp >> 6 & 0x3F)), r[3] = (char)(0x80 | (cp & 0x3F)), 4;
-}
-
 int kn_py_is_lowered(unsigned cp)
 {
 	char buf[8];
-	size_t l = put_cp(buf, cp);
+	size_t l = kn_utf8_encode(buf, cp);
 	for (size_t i = 0; i < kn_py_lower_count; i++)
 		if (kn_py_lower_table[i].cp != cp && strlen(kn_py_lower_table[i].lower) == l &&
 		    memcmp(kn_py_lower_table[i].lower, buf, l) == 0)
@@ -220,11 +195,11 @@ static size_t numeric(char *r, const char *digits, size_t nd, int hex)
 			return l;
 		}
 	if ((num >= 0xD800 && num <= 0xDFFF) || num > 0x10FFFF)
-		return put_cp(r, 0xFFFD);
+		return kn_utf8_encode(r, 0xFFFD);
 	for (size_t i = 0; i < kn_py_invalid_codepoint_count; i++)
 		if (kn_py_invalid_codepoint_table[i] == num)
 			return 0;
-	return put_cp(r, (unsigned)num);
+	return kn_utf8_encode(r, (unsigned)num);
 }
 
 int kn_py_html_unescape(char **out, const char *s)

@@ -25,6 +25,7 @@
 
 #include "keynode/error.h"
 #include "keynode/url.h"
+#include "keynode/utf8.h"
 #include "semantic_internal.h"
 
 /* ---- the arena: every string of a token list, freed in one go ---- */
@@ -120,66 +121,6 @@ static int sbuf_put(sbuf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* Decode one UTF-8 sequence strictly (no overlongs, surrogates or values past U+10FFFF); an
- * ill-formed byte reads as U+FFFD of length 1. */
-static size_t utf8_next(const unsigned char *s, size_t avail, uint32_t *cp)
-{
-	unsigned char c = s[0];
-	size_t need;
-	unsigned char lo = 0x80, hi = 0xBF;
-	uint32_t v;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF)
-		need = 1, v = c & 0x1Fu;
-	else if (c >= 0xE0 && c <= 0xEF)
-		need = 2, v = c & 0x0Fu, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
-	else if (c >= 0xF0 && c <= 0xF4)
-		need = 3, v = c & 0x07u, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
-	else
-		need = 0, v = 0;
-	if (need == 0 || need >= avail) {
-		*cp = 0xFFFD;
-		return 1;
-	}
-	for (size_t i = 1; i <= need; i++) {
-		if (s[i] < lo || s[i] > hi) {
-			*cp = 0xFFFD;
-			return 1;
-		}
-		v = (v << 6) | (s[i] & 0x3Fu);
-		lo = 0x80, hi = 0xBF;
-	}
-	*cp = v;
-	return need + 1;
-}
-
-static size_t utf8_put(char *out, uint32_t cp)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | (cp >> 6));
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | (cp >> 12));
-		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | (cp >> 18));
-	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 /* U+00C0–U+00FF and U+0100–U+017F without their accents ('*' marks the two-letter ones). */
 static const char *const latin1_fold[64] = {
 	"a", "a", "a", "a", "a", "a", "ae", "c", "e", "e", "e", "e", "i", "i", "i", "i",
@@ -262,13 +203,15 @@ static int fold(sbuf *out, const char *s, size_t len)
 		if (p[i] == 0)
 			break;
 		uint32_t cp;
-		size_t k = utf8_next(p + i, len - i, &cp);
+		size_t k = kn_utf8_decode(p + i, len - i, &cp);
+		if (cp == KN_UTF8_BAD)
+			cp = 0xFFFD;
 		char tmp[2], enc[4];
 		const char *rep = fold_cp(&cp, tmp);
 		if (rep)
 			rc = sbuf_put(out, rep, strlen(rep));
 		else
-			rc = sbuf_put(out, enc, utf8_put(enc, cp));
+			rc = sbuf_put(out, enc, kn_utf8_encode(enc, cp));
 		i += k;
 	}
 	return rc;

@@ -44,6 +44,47 @@ size_t kn_utf8_next(const unsigned char *s, size_t n, size_t *skip)
 	return need + 1;
 }
 
+size_t kn_utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	size_t skip, len = kn_utf8_next(s, n, &skip);
+	uint32_t v = s[0];
+	if (len == 0) {
+		*cp = KN_UTF8_BAD;
+		return 1;
+	}
+	if (len > 1) {
+		v &= 0x7Fu >> len; /* the lead byte's payload: 5, 4 or 3 bits */
+		for (size_t i = 1; i < len; i++)
+			v = (v << 6) | (s[i] & 0x3Fu);
+	}
+	*cp = v;
+	return len;
+}
+
+size_t kn_utf8_encode(char *out, uint32_t cp)
+{
+	if (cp < 0x80) {
+		out[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		out[0] = (char)(0xC0 | (cp >> 6));
+		out[1] = (char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		out[0] = (char)(0xE0 | (cp >> 12));
+		out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+		out[2] = (char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	out[0] = (char)(0xF0 | (cp >> 18));
+	out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+	out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+	out[3] = (char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
 /* Make the n bytes at *buf valid UTF-8, replacing ill-formed parts with U+FFFD; *buf may be
  * replaced by a longer buffer. The common, valid case costs one scan. */
 int kn_utf8_repair(char **buf, size_t n)

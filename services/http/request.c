@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/utf8.h"
 #include "request.h"
 
 static const char *const route_names[KN_ROUTE__COUNT] = {
@@ -55,33 +56,11 @@ int kn_http_text_ok(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s, *end = p + len;
 	while (p < end) {
-		unsigned c = *p;
-		if (c < 0x80) {
-			if ((c < 0x20 && c != '\t') || c == 0x7f)
-				return 0;
-			p++;
-			continue;
-		}
-		size_t n;
-		unsigned cp;
-		if (c >= 0xc2 && c <= 0xdf) { n = 1; cp = c & 0x1f; }
-		else if (c >= 0xe0 && c <= 0xef) { n = 2; cp = c & 0x0f; }
-		else if (c >= 0xf0 && c <= 0xf4) { n = 3; cp = c & 0x07; }
-		else return 0;
-		if ((size_t)(end - p) <= n)
+		uint32_t cp;
+		p += kn_utf8_decode(p, (size_t)(end - p), &cp);
+		/* ill-formed UTF-8, C0 controls but tab, DEL and the C1 controls */
+		if (cp == KN_UTF8_BAD || (cp < 0x20 && cp != '\t') || (cp >= 0x7f && cp <= 0x9f))
 			return 0;
-		for (size_t i = 1; i <= n; i++) {
-			if ((p[i] & 0xc0) != 0x80)
-				return 0;
-			cp = (cp << 6) | (p[i] & 0x3fu);
-		}
-		if ((n == 2 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-		    (n == 3 && (cp < 0x10000 || cp > 0x10ffff)))
-			return 0;
-		/* C1 controls */
-		if (cp >= 0x80 && cp <= 0x9f)
-			return 0;
-		p += n + 1;
 	}
 	return 1;
 }

@@ -11,6 +11,7 @@
 
 #include "blocked.h"
 #include "keynode/error.h"
+#include "keynode/utf8.h"
 
 #define KN_BLOCKED_MAX_PROBE (64u * 1024u) /* a probe answer is a few hundred bytes */
 
@@ -127,19 +128,6 @@ int kn_blocked_country(const char *url, char *out, size_t cap)
 	return 0;
 }
 
-/* The length of the valid UTF-8 character at s (n bytes left), 0 when it is not one. */
-static size_t utf8_char(const unsigned char *s, size_t n)
-{
-	size_t len = s[0] < 0x80 ? 1 : (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-	             : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-	if (!len || len > n || (len == 2 && s[0] < 0xC2))
-		return 0;
-	for (size_t i = 1; i < len; i++)
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-	return len;
-}
-
 /* Copy src into dst (cap bytes), whole characters only, an invalid byte becoming '?': what goes
  * into a report stays valid UTF-8 (jansson refuses anything else) however it was cut. */
 static void copy_utf8(char *dst, size_t cap, const char *src)
@@ -147,7 +135,7 @@ static void copy_utf8(char *dst, size_t cap, const char *src)
 	const unsigned char *s = (const unsigned char *)src;
 	size_t n = strlen(src), w = 0;
 	while (n) {
-		size_t k = utf8_char(s, n);
+		size_t skip, k = kn_utf8_next(s, n, &skip);
 		if (w + (k ? k : 1) >= cap)
 			break;
 		if (k)
