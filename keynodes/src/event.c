@@ -350,6 +350,18 @@ void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t)
 		strcpy(out, "1970-01-01T00:00:00Z");
 }
 
+double kn_time_mono_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double kn_time_mono_ms(void)
+{
+	return kn_time_mono_s() * 1e3;
+}
+
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started)
 {
 	return write_line(f, json_pack("{s:s, s:s, s:s}", "run", run, "task", task, "started", started));

@@ -60,7 +60,7 @@ struct rec {
 	/* for --propose: what the run did */
 	json_t *urls;         /* every URL navigated to, in order */
 	int pending;          /* describe calls in flight */
-	long long last_event; /* clock_ms() of the last event, 0 before the first */
+	double last_event;    /* kn_time_mono_ms() of the last event, 0 before the first */
 	json_t *hints;        /* the recorder's locator hints of the payload being turned into an event */
 };
 
@@ -70,13 +70,6 @@ struct desc_req {
 };
 
 static volatile sig_atomic_t interrupted;
-
-static long long clock_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void on_sigint(int sig)
 {
@@ -231,7 +224,7 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	kn_step *st = NULL;
 	if (ev->type != KN_EV_TAB_OPEN && ev->type != KN_EV_TAB_CLOSE && ev->type != KN_EV_SUBMIT &&
 	    (ev->type != KN_EV_NAVIGATE || http_url(ev->url)))
-		r->last_event = clock_ms(); /* --until idle counts from the demonstration's first action */
+		r->last_event = kn_time_mono_ms(); /* --until idle counts from the demonstration's first action */
 	switch (ev->type) {
 	case KN_EV_NAVIGATE:
 		on_navigate(r, ev);
@@ -466,13 +459,13 @@ int kn_cmd_record(int argc, char **argv)
 	while (!kn_monitor_ended(rec.m) && !interrupted) {
 		kn_cdp_loop_run_for(loop, 100);
 		if (!done_at && kn_eval_completed(kn_monitor_eval(rec.m))) {
-			done_at = (double)clock_ms();
+			done_at = kn_time_mono_ms();
 			if (progress)
 				fprintf(progress, "every key node reached\n");
 		}
-		if (done_at && (double)clock_ms() - done_at > 1500) /* let the last step settle */
+		if (done_at && kn_time_mono_ms() - done_at > 1500) /* let the last step settle */
 			break;
-		if (idle_s > 0 && rec.last_event && (double)(clock_ms() - rec.last_event) > idle_s * 1000)
+		if (idle_s > 0 && rec.last_event > 0 && kn_time_mono_ms() - rec.last_event > idle_s * 1000)
 			break;
 	}
 	if (!kn_monitor_ended(rec.m))

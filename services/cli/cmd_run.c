@@ -105,13 +105,6 @@ struct slot {
 	int joined;
 };
 
-static double mono(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A task id as a folder name: [A-Za-z0-9._-], nothing else, never starting with a dot. */
 static void folder_name(char *out, size_t cap, const char *id)
 {
@@ -230,7 +223,7 @@ static void fmt_dur(char *out, size_t cap, double s)
 /* The live line on a terminal: done/total, running, successes, elapsed, ETA. */
 static void draw(struct run *r, size_t todo, size_t pre_done)
 {
-	double el = mono() - r->t0_mono;
+	double el = kn_time_mono_s() - r->t0_mono;
 	int done = atomic_load(&r->done);
 	char e[32], eta[32] = "?";
 	fmt_dur(e, sizeof e, el);
@@ -472,7 +465,7 @@ int kn_cmd_run(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	kn_runner_adopt_orphans();
 	pthread_mutex_init(&r.lock, NULL);
-	r.t0_mono = mono();
+	r.t0_mono = kn_time_mono_s();
 	int n_slots = (size_t)parallel < todo ? parallel : (int)todo, started = 0, got = 0;
 	slots = calloc((size_t)n_slots + 1, sizeof *slots);
 	for (int i = 0; slots && i < n_slots; i++) {
@@ -509,7 +502,7 @@ int kn_cmd_run(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	kn_run_row *rows = calloc(r.n_items + 1, sizeof *rows);
-	kn_run_totals t = {.planned = r.n_items, .wall_s = mono() - r.t0_mono};
+	kn_run_totals t = {.planned = r.n_items, .wall_s = kn_time_mono_s() - r.t0_mono};
 	size_t n = 0;
 	for (size_t i = 0; rows && i < r.n_items; i++) {
 		if (!r.items[i].has_row)

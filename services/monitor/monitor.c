@@ -67,13 +67,6 @@ struct kn_monitor {
 	double newtab_at;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* One log line in the house format. */
 static void mlog(const char *level, const char *fmt, ...) KN_PRINTF(2, 3);
 
@@ -152,9 +145,9 @@ static void emit(kn_monitor *m, kn_event *ev)
 		return;
 	/* an event's time is when the action happened (the recorder's clock: the same machine's), never
 	 * before the previous event's nor in the future */
-	double now_t = now_s() - m->start, at = ev->t > 0 ? ev->t / 1000.0 - m->wall_start : now_t;
+	double now_t = kn_time_mono_s() - m->start, at = ev->t > 0 ? ev->t / 1000.0 - m->wall_start : now_t;
 	ev->t = m->last_t = at > now_t ? now_t : at < m->last_t ? m->last_t : at;
-	m->last_event = now_s();
+	m->last_event = kn_time_mono_s();
 	if (ev->tab)
 		snprintf(m->last_tab, sizeof m->last_tab, "%s", ev->tab);
 	m->events++;
@@ -300,7 +293,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	const char *opener = kn_json_str(info, "openerId"), *url = kn_json_str(info, "url");
 	t->popup_first = opener && *opener;
 	int newtab = 0;
-	if (!t->popup_first && m->newtab_href && now_s() - m->newtab_at < 5.0 &&
+	if (!t->popup_first && m->newtab_href && kn_time_mono_s() - m->newtab_at < 5.0 &&
 	    (!url || !*url || strcmp(url, "about:blank") == 0 || strcmp(url, m->newtab_href) == 0)) {
 		t->popup_first = newtab = 1; /* Chromium gives a Ctrl+clicked link's tab no opener */
 		set_str(&m->newtab_href, NULL);
@@ -407,7 +400,7 @@ static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t
 	kn_monitor_payload_meta(json_string_value(payload), json_string_length(payload), &ev.t, &href);
 	if (href && ev.trusted == 1) { /* the next tab without an opener is this link's (attach_page) */
 		set_str(&m->newtab_href, href);
-		m->newtab_at = now_s();
+		m->newtab_at = kn_time_mono_s();
 	}
 	free(href);
 	ev.tab = t->id;
@@ -608,7 +601,7 @@ static void tick(void *ud)
 	m->tick = NULL;
 	if (m->end_reason)
 		return;
-	if (m->o.until_idle_s > 0 && now_s() - m->last_event >= m->o.until_idle_s && !m->stopping)
+	if (m->o.until_idle_s > 0 && kn_time_mono_s() - m->last_event >= m->o.until_idle_s && !m->stopping)
 		kn_monitor_stop(m, "idle");
 	if (!m->end_reason)
 		m->tick = kn_cdp_timer_start(m->loop, 100, tick, m);
@@ -736,7 +729,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	m->loop = loop;
 	m->o = *opts;
-	m->start = m->last_event = now_s();
+	m->start = m->last_event = kn_time_mono_s();
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	m->wall_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;

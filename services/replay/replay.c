@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "frames.h"
 #include "heal.h"
+#include "keynode/event.h"
 #include "keynode/workflow.h"
 #include "replay.h"
 #include "replay_internal.h"
@@ -52,13 +52,6 @@ void kn_replay_result_clear(kn_replay_result *res)
 	memset(res, 0, sizeof *res);
 }
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 static int call(struct rp *r, const char *method, json_t *params, json_t **result, kn_err *err)
 {
 	json_t *res = NULL;
@@ -88,8 +81,8 @@ static int settle(struct rp *r)
 	int timeout = r->o.settle_timeout_ms ? r->o.settle_timeout_ms : 10000;
 	pause_ms(r, 150); /* let a navigation the action caused begin */
 	char last[2048] = "";
-	double end = now_ms() + timeout;
-	while (now_ms() < end) {
+	double end = kn_time_mono_ms() + timeout;
+	while (kn_time_mono_ms() < end) {
 		json_t *v = NULL;
 		kn_err e;
 		if (page(r, "state", NULL, &v, &e) == 0) {
@@ -234,9 +227,9 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		fb_after = heal_after;
 	int rc = KN_ENOTFOUND;
 	char refused[300] = "";
-	double start = now_ms();
+	double start = kn_time_mono_ms();
 	for (;;) {
-		double spent = now_ms() - start;
+		double spent = kn_time_mono_ms() - start;
 		json_object_set_new(p, "fb", json_boolean(spent >= fb_after));
 		json_object_set_new(p, "collect", json_boolean(spent >= heal_after));
 		json_t *v = NULL, *skip = json_array();

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -40,13 +39,6 @@ const char *kn_attempt_status_name(kn_attempt_status s)
 	case KN_ATTEMPT_BLOCKED: return "blocked";
 	}
 	return "?";
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 struct attempt {
@@ -252,7 +244,7 @@ static int write_result(const struct attempt *a, const kn_eval *ev, double t_end
 	kn_eval_free(empty);
 	json_t *j = rc == 0 ? json_loadb(buf, len, 0, NULL) : NULL;
 	free(buf);
-	a->rep->overhead_end_s = t_end > 0 ? now_s() - t_end : 0;
+	a->rep->overhead_end_s = t_end > 0 ? kn_time_mono_s() - t_end : 0;
 	if (j)
 		json_object_set_new(j, "attempt", report_json(a->rep));
 	char tmp[4200];
@@ -274,8 +266,8 @@ static int write_result(const struct attempt *a, const kn_eval *ev, double t_end
 /* Serve the loop in short slices until the monitor is ready, ended, or the time is up. */
 static void wait_ready(struct attempt *a)
 {
-	for (double until = now_s() + KN_READY_TIMEOUT_MS / 1e3;
-	     !a->ready && !a->ended && !stopping(a) && now_s() < until;)
+	for (double until = kn_time_mono_s() + KN_READY_TIMEOUT_MS / 1e3;
+	     !a->ready && !a->ended && !stopping(a) && kn_time_mono_s() < until;)
 		kn_cdp_loop_run_for(a->loop, 10);
 }
 
@@ -295,7 +287,7 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 			int gone = why && strcmp(why, "browser disconnected") == 0;
 			/* Ctrl-C on a terminal reaches the browser too (it shares our process group):
 			 * give the interrupt a moment to be seen before calling the browser's end a crash */
-			for (double until = now_s() + 0.3; gone && !stopping(a) && now_s() < until;)
+			for (double until = kn_time_mono_s() + 0.3; gone && !stopping(a) && kn_time_mono_s() < until;)
 				kn_cdp_loop_run_for(a->loop, 20);
 			if (gone && stopping(a)) {
 				snprintf(rep->end, sizeof rep->end, "interrupted");
@@ -304,7 +296,7 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 			snprintf(rep->end, sizeof rep->end, "%s", gone ? "browser gone" : "step limit");
 			break;
 		}
-		if (a->o->timeout_s > 0 && now_s() - t_agent >= a->o->timeout_s) {
+		if (a->o->timeout_s > 0 && kn_time_mono_s() - t_agent >= a->o->timeout_s) {
 			snprintf(rep->end, sizeof rep->end, "timeout");
 			break;
 		}
@@ -319,7 +311,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 {
 	memset(rep, 0, sizeof *rep);
 	rep->exit_code = -1;
-	double t0 = now_s(), t_end = 0;
+	double t0 = kn_time_mono_s(), t_end = 0;
 	struct attempt a = {.o = o, .rep = rep};
 	kn_local_browser lb = {0};
 	char *ws = NULL, *http = NULL, *context = NULL, *target = NULL, *answer = NULL, *traj = NULL;
@@ -355,7 +347,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	} else {
 		ws = strdup(lb.ws_url);
 	}
-	rep->t_browser_s = now_s() - t0;
+	rep->t_browser_s = kn_time_mono_s() - t0;
 	if (!ws || !(http = http_of(ws))) {
 		errorf(rep, "", "out of memory");
 		goto result;
@@ -368,7 +360,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		errorf(rep, "", e.msg);
 		goto result;
 	}
-	rep->t_page_s = now_s() - t0;
+	rep->t_page_s = kn_time_mono_s() - t0;
 	if (stopping(&a))
 		goto interrupted;
 	/* 3. keynode attached and recording */
@@ -389,7 +381,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		errorf(rep, "monitor: ", a.ended ? kn_monitor_end_reason(a.mon) : "not ready in 15 s");
 		goto result;
 	}
-	rep->t_ready_s = now_s() - t0;
+	rep->t_ready_s = kn_time_mono_s() - t0;
 	/* 4. the agent */
 	if (!(env = agent_env(&a, ws, http, answer, context, target)) ||
 	    kn_agent_start(&agent, o->agent_cmd, env, log, o->log_cap ? o->log_cap : KN_AGENT_LOG_CAP_DEFAULT,
@@ -397,10 +389,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		errorf(rep, "agent could not start: ", env ? e.msg : "out of memory");
 		goto result;
 	}
-	double t_agent = now_s();
+	double t_agent = kn_time_mono_s();
 	rep->overhead_start_s = t_agent - t0;
 	supervise(&a, agent, t_agent);
-	t_end = now_s();
+	t_end = kn_time_mono_s();
 	rep->agent_s = t_end - t_agent;
 	kn_agent_stop(agent, KN_AGENT_GRACE_MS, rep);
 	agent = NULL;
@@ -408,7 +400,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	read_answers(&a, 1);
 	if (!a.ended) {
 		kn_monitor_stop(a.mon, "stopped");
-		for (double until = now_s() + 10; !a.ended && now_s() < until;)
+		for (double until = kn_time_mono_s() + 10; !a.ended && kn_time_mono_s() < until;)
 			kn_cdp_loop_run_for(a.loop, 10);
 	}
 	if (strcmp(rep->end, "interrupted") == 0)

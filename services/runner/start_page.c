@@ -9,14 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* The first page target of the context (NULL: any), or a new one. *out is the caller's. */
 static int first_tab(char **out, kn_cdp *c, const char *context_id, kn_err *err)
@@ -80,8 +72,8 @@ static int load(kn_cdp_loop *loop, kn_cdp *c, const kn_cdp_link *k, const char *
 		return rc;
 	}
 	json_decref(res);
-	double until = now_ms() + timeout_ms;
-	while (now_ms() < until && !k->closed) {
+	double until = kn_time_mono_ms() + timeout_ms;
+	while (kn_time_mono_ms() < until && !k->closed) {
 		res = NULL;
 		kn_err e2 = {0};
 		/* the old document may still answer first: ask until the new one says complete */
@@ -118,7 +110,7 @@ static int connect_to(kn_cdp **c, kn_cdp_link *k, kn_cdp_loop *loop, const char 
 	int rc = kn_cdp_connect(c, loop, ws, NULL, &h, err);
 	if (rc)
 		return rc;
-	for (double until = now_ms() + 10000; !k->open && !k->closed && now_ms() < until;)
+	for (double until = kn_time_mono_ms() + 10000; !k->open && !k->closed && kn_time_mono_ms() < until;)
 		kn_cdp_loop_run_for(loop, 20);
 	if (!k->open) {
 		rc = kn_err_set(err, KN_EIO, "browser unreachable: %s", k->closed ? k->reason : "timed out");

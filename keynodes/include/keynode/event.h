@@ -71,6 +71,10 @@ void kn_traj_events_free(kn_event *events, size_t n);
  * timestamp keynode writes. out holds KN_TIME_MAX bytes (t out of range: the epoch). */
 #define KN_TIME_MAX 32
 void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t);
+/* Seconds / milliseconds on the monotonic clock (CLOCK_MONOTONIC): for durations and deadlines only,
+ * never for timestamps that are written down. */
+double kn_time_mono_s(void);
+double kn_time_mono_ms(void);
 
 /* Write the header / one event as one line and flush (so a crash loses nothing already written). */
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started);
