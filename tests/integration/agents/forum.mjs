@@ -15,7 +15,7 @@ run(async () => {
   await page.waitForLoadState('load');
   await think();
   say('goBack');
-  await page.goBack();
+  await page.goBack({ waitUntil: 'commit' }); // a back/forward cache restore fires no load (see web.mjs)
   await page.locator('#post-5 a.post-title').waitFor();
   await think();
   say('click post 5');

@@ -116,11 +116,17 @@ run(async () => {
     await page.click('#details');
     await page.waitForURL(/refresh\/d\.html/);
     await think();
-    await page.goBack();
+    // waitUntil 'commit': a page restored from the back/forward cache fires no load event, and Playwright
+    // over connectOverCDP then waits for it until its timeout (microsoft/playwright-mcp#1635)
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForURL(/refresh\/c\.html/, { waitUntil: 'commit' });
     await think();
-    await page.goForward();
+    await page.goForward({ waitUntil: 'commit' });
+    await page.waitForURL(/refresh\/d\.html/, { waitUntil: 'commit' });
     await think();
-    await page.goBack();
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForURL(/refresh\/c\.html/, { waitUntil: 'commit' });
+    await page.locator('#after-back').waitFor();
     await think();
     say(`restored from the back/forward cache: ${/restored/.test(await page.title())}`);
     await page.click('#after-back');
