@@ -19,6 +19,7 @@
 
 #include "alerts.h"
 #include "keynode/event.h"
+#include "log.h"
 
 #define KN_ALERTS_QUEUE_MAX 1000          /* queued alerts; past it KN_ELIMIT */
 #define KN_ALERTS_REF_MAX 256             /* task ref, run id */
@@ -56,25 +57,6 @@ struct kn_alerts {
 	kn_store *st; /* thread-owned */
 	CURL *curl;   /* thread-owned */
 };
-
-/* ---- logging: one line to stderr ------------------------------------------------------------ */
-
-static void alog(const char *level, const char *fmt, ...)
-	KN_PRINTF(2, 3)
-	;
-
-static void alog(const char *level, const char *fmt, ...)
-{
-	char line[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	for (char *p = line; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = ' ';
-	fprintf(stderr, "level=%s component=alerts %s\n", level, line);
-}
 
 /* ---- queue -------------------------------------------------------------------------------------- */
 
@@ -202,7 +184,7 @@ static int deliver(kn_alerts *a, const channel *c, const char *body, int *attemp
 		if (retry_after > 0 && retry_after * 1000 > ms)
 			ms = (long)(retry_after > KN_ALERTS_BACKOFF_CAP_MS / 1000 ? KN_ALERTS_BACKOFF_CAP_MS
 			                                                           : retry_after * 1000);
-		alog("warn", "msg=\"delivery failed, retrying\" channel=%s attempt=%d wait_ms=%ld detail=\"%s\"",
+		kn_log("warn", "alerts", "msg=\"delivery failed, retrying\" channel=%s attempt=%d wait_ms=%ld detail=\"%s\"",
 		     c->name, i, ms, detail);
 		if (backoff_wait(a, ms)) {
 			snprintf(detail + strlen(detail), dcap - strlen(detail), " (shutdown)");
@@ -290,7 +272,7 @@ static char *alert_body(const item *it, int64_t id)
 		kn_err e_ = { 0 };                                                                       \
 		if (!(a)->st && kn_store_open(&(a)->st, (a)->conninfo, &e_) != 0) {                      \
 			(rc) = e_.code;                                                                      \
-			alog("error", "msg=\"database unreachable\" detail=\"%s\"", e_.msg);               \
+			kn_log("error", "alerts", "msg=\"database unreachable\" detail=\"%s\"", e_.msg);               \
 			break;                                                                               \
 		}                                                                                        \
 		(rc) = (call);                                                                           \
@@ -306,20 +288,20 @@ static void process(kn_alerts *a, item *it)
 	WITH_RECONNECT(a, rc, kn_store_alert_put(a->st, it->key, it->severity, it->title, it->detail,
 	                                         &id, &err));
 	if (rc == 0) {
-		alog("debug", "msg=\"alert deduplicated\" key=\"%s\"", it->key);
+		kn_log("debug", "alerts", "msg=\"alert deduplicated\" key=\"%s\"", it->key);
 		return;
 	}
 	if (rc < 0) {
 		/* Still tell people: an alert matters most when things are failing. */
-		alog("error", "msg=\"alert not recorded, delivering anyway\" key=\"%s\" detail=\"%s\"",
+		kn_log("error", "alerts", "msg=\"alert not recorded, delivering anyway\" key=\"%s\" detail=\"%s\"",
 		     it->key, err.msg);
 		id = 0;
 	}
-	alog("info", "msg=\"alert raised\" id=%lld severity=%s key=\"%s\"", (long long)id, it->severity,
+	kn_log("info", "alerts", "msg=\"alert raised\" id=%lld severity=%s key=\"%s\"", (long long)id, it->severity,
 	     it->key);
 	char *json = alert_body(it, id);
 	if (!json) {
-		alog("error", "msg=\"out of memory\" key=\"%s\"", it->key);
+		kn_log("error", "alerts", "msg=\"out of memory\" key=\"%s\"", it->key);
 		return;
 	}
 	if (a->on_alert)
@@ -331,14 +313,14 @@ static void process(kn_alerts *a, item *it)
 		char detail[CURL_ERROR_SIZE + 64] = "out of memory";
 		int attempts = 0, ok = body ? deliver(a, c, body, &attempts, detail, sizeof detail) : 0;
 		free(slack);
-		alog(ok ? "info" : "error", "msg=\"%s\" id=%lld channel=%s attempts=%d detail=\"%s\"",
+		kn_log(ok ? "info" : "error", "alerts", "msg=\"%s\" id=%lld channel=%s attempts=%d detail=\"%s\"",
 		     ok ? "alert delivered" : "alert delivery failed", (long long)id, c->name, attempts,
 		     detail);
 		if (id > 0) {
 			WITH_RECONNECT(a, rc, kn_store_alert_delivery(a->st, id, c->name, ok, attempts, detail,
 			                                              &err));
 			if (rc < 0)
-				alog("error", "msg=\"delivery not recorded\" id=%lld detail=\"%s\"", (long long)id,
+				kn_log("error", "alerts", "msg=\"delivery not recorded\" id=%lld detail=\"%s\"", (long long)id,
 				     err.msg);
 		}
 	}
@@ -360,7 +342,7 @@ static void *thread_main(void *arg)
 			a->tail = NULL;
 		a->queued--;
 		if (a->abandon) {
-			alog("warn", "msg=\"alert dropped at shutdown\" key=\"%s\"", it->key);
+			kn_log("warn", "alerts", "msg=\"alert dropped at shutdown\" key=\"%s\"", it->key);
 			item_free(it);
 			continue;
 		}
@@ -432,7 +414,7 @@ int kn_alerts_new(kn_alerts **out, const kn_alerts_opts *opts, kn_err *err)
 		free(a->ch), free(a->conninfo), free(a);
 		return kn_err_set(err, KN_ENOMEM, "alerts: cannot start the delivery thread");
 	}
-	alog("info", "msg=\"alerts started\" channels=%zu run_score_below=%g", a->n_ch, a->threshold);
+	kn_log("info", "alerts", "msg=\"alerts started\" channels=%zu run_score_below=%g", a->n_ch, a->threshold);
 	*out = a;
 	return 0;
 nomem:

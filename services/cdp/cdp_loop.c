@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cdp_internal.h"
+#include "log.h"
 
 /* lws hands each message over in chunks of this many bytes; CDP events are mostly < 2 KB, so
  * nearly all of them arrive whole and are decoded in place. */
@@ -27,18 +28,10 @@ struct kn_cdp_timer {
 	int firing;
 };
 
-/* lws log lines → `level=warn component=cdp msg="..."` (quotes and control bytes flattened). */
+/* lws log lines → `level=warn component=cdp msg="..."` */
 static void log_emit(int level, const char *line)
 {
-	char msg[512];
-	size_t n = 0;
-	for (const char *p = line; *p && n < sizeof msg - 1; p++)
-		msg[n++] = *p == '"' ? '\'' : ((unsigned char)*p < 0x20 ? ' ' : *p);
-	while (n && msg[n - 1] == ' ')
-		n--;
-	msg[n] = '\0';
-	fprintf(stderr, "level=%s component=cdp msg=\"%s\"\n", (level & LLL_ERR) ? "error" : "warn",
-	        msg);
+	kn_log_lws("cdp", (level & LLL_ERR) != 0, line);
 }
 
 int kn_cdp_loop_new(kn_cdp_loop **out, kn_err *err)

@@ -14,6 +14,7 @@
 
 #include "keynode/functional.h"
 #include "keynode/purchase.h"
+#include "log.h"
 #include "page_check.h"
 
 #define PAGE_LOAD_WAIT_MS 10000
@@ -34,20 +35,16 @@ struct kn_page_checks {
 	void *ud;
 };
 
-static void pc_log(const char *level, const char *id, const char *msg, const char *detail)
-{
-	fprintf(stderr, "level=%s component=monitor msg=\"%s\" key_node=%s detail=\"%.200s\"\n", level,
-	        msg, id, detail ? detail : "");
-}
-
 static void next_check(kn_page_checks *pc);
 
 static void record(kn_page_checks *pc, const char *text, const char *error)
 {
 	kn_err err = {0};
+	char d[201]; /* a log line's detail */
 	if (pc->purchase) { /* the purchase read ends the chain */
 		if (kn_eval_purchase_result(pc->ev, text, error, &err) != 0 || !text)
-			pc_log("warn", "purchase", "purchase not read", text ? err.msg : error);
+			kn_log_msg("warn", "monitor", "purchase not read", "key_node=purchase detail=\"%s\"",
+			           kn_log_quote(d, sizeof d, text ? err.msg : error));
 		free(pc->session);
 		pc->session = NULL;
 		pc->i++;
@@ -56,9 +53,11 @@ static void record(kn_page_checks *pc, const char *text, const char *error)
 	}
 	const kn_keynode *kn = &pc->task->keynodes[pc->i];
 	if (kn_eval_page_result(pc->ev, pc->i, text, error, &err) != 0)
-		pc_log("warn", kn->id, "page check not scored", err.msg);
+		kn_log_msg("warn", "monitor", "page check not scored", "key_node=%s detail=\"%s\"", kn->id,
+		           kn_log_quote(d, sizeof d, err.msg));
 	if (!text)
-		pc_log("warn", kn->id, "page check could not read", error);
+		kn_log_msg("warn", "monitor", "page check could not read", "key_node=%s detail=\"%s\"", kn->id,
+		           kn_log_quote(d, sizeof d, error));
 	if (pc->target && pc->cdp) /* close our tab; nobody waits for the reply */
 		kn_cdp_send(pc->cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", pc->target),
 		            NULL, NULL);

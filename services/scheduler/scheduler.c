@@ -12,6 +12,7 @@
 
 #include "cron.h"
 #include "keynode/event.h"
+#include "log.h"
 #include "scheduler.h"
 #include "store.h"
 
@@ -38,23 +39,6 @@ struct kn_scheduler {
 	pthread_cond_t cv;
 	int stop;
 };
-
-static void slog(const char *level, const char *fmt, ...)
-	KN_PRINTF(2, 3)
-	;
-
-static void slog(const char *level, const char *fmt, ...)
-{
-	char line[768];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	for (char *p = line; *p; p++)
-		if ((unsigned char)*p < 0x20)
-			*p = ' ';
-	fprintf(stderr, "level=%s component=scheduler %s\n", level, line);
-}
 
 void kn_scheduler_free(kn_scheduler *s)
 {
@@ -151,7 +135,7 @@ static int fire(kn_scheduler *s, entry *e, int64_t t, int catch_up, size_t *jobs
 			if (rc == 0) {
 				nv++;
 			} else if (rc == KN_ENOTFOUND) {
-				slog("warn", "msg=\"schedule task not found, skipped\" schedule=%s task=\"%.128s\"",
+				kn_log("warn", "scheduler", "msg=\"schedule task not found, skipped\" schedule=%s task=\"%.128s\"",
 				     e->name, e->refs[i]);
 			} else {
 				free(v);
@@ -192,7 +176,7 @@ int kn_scheduler_tick(kn_scheduler *s, int64_t now, size_t *fired, size_t *enque
 				goto failed;
 			int have_last = rc == 0;
 			if ((rc = kn_cron_next(&e->cron, now, &e->next, &e_)) != 0) {
-				slog("warn", "msg=\"schedule never fires\" schedule=%s detail=\"%s\"", e->name, e_.msg);
+				kn_log("warn", "scheduler", "msg=\"schedule never fires\" schedule=%s detail=\"%s\"", e->name, e_.msg);
 				e->init = 1;
 				e->next = INT64_MAX;
 				continue;
@@ -219,10 +203,10 @@ int kn_scheduler_tick(kn_scheduler *s, int64_t now, size_t *fired, size_t *enque
 		kn_time_rfc3339(when, (time_t)t);
 		if (rc == 1) {
 			nf++, nj += jobs;
-			slog("info", "msg=\"schedule fired\" schedule=%s fire=%s jobs=%zu catch_up=%d", e->name,
+			kn_log("info", "scheduler", "msg=\"schedule fired\" schedule=%s fire=%s jobs=%zu catch_up=%d", e->name,
 			     when, jobs, catch_up);
 		} else {
-			slog("debug", "msg=\"fire already enqueued by another instance\" schedule=%s fire=%s",
+			kn_log("debug", "scheduler", "msg=\"fire already enqueued by another instance\" schedule=%s fire=%s",
 			     e->name, when);
 		}
 		e->init = 1;
@@ -230,7 +214,7 @@ int kn_scheduler_tick(kn_scheduler *s, int64_t now, size_t *fired, size_t *enque
 			e->next = INT64_MAX;
 		continue;
 	failed:
-		slog("error", "msg=\"schedule tick failed, retrying\" schedule=%s detail=\"%s\"", e->name, e_.msg);
+		kn_log("error", "scheduler", "msg=\"schedule tick failed, retrying\" schedule=%s detail=\"%s\"", e->name, e_.msg);
 		last_rc = kn_err_set(err, rc, "scheduler: schedule '%s': %s", e->name, e_.msg);
 	}
 	if (fired)
@@ -285,7 +269,7 @@ int kn_scheduler_start(kn_scheduler **out, const kn_config *cfg, const char *con
 		return kn_err_set(err, KN_ENOMEM, "scheduler: cannot start the thread");
 	}
 	s->threaded = 1;
-	slog("info", "msg=\"scheduler started\" schedules=%zu", s->n);
+	kn_log("info", "scheduler", "msg=\"scheduler started\" schedules=%zu", s->n);
 	*out = s;
 	return 0;
 }
