@@ -4,8 +4,9 @@
 # task version it was recorded against; GET /api/tasks/{id}/workflow lists the versions (newest
 # first, `current` false once the task changed) and the latest text. Malformed uploads: 422 with
 # "workflow.yaml:line:col" (bad YAML, unknown key, invalid selector, a NUL byte), 404 for a task
-# that does not exist, 400 for an empty body, 401 without the token. Real PostgreSQL (lib.sh),
-# real `keynode serve`; no browser. The tasks and workflows are tests/sites/mind2web-live's.
+# that does not exist, 400 for an empty body, 401 without the token; the dashboard's task page shows
+# the workflow (version, recorded, task version) and its replay history. Real PostgreSQL (lib.sh),
+# real `keynode serve`, real headless Chromium (workflow-page.mjs). The tasks and workflows are tests/sites/mind2web-live's.
 # usage: workflow_api.sh KEYNODE SOURCE_DIR
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
@@ -81,5 +82,21 @@ get no-such-task
 [ "$code" = 404 ] && kn_ok "GET workflow of an unknown task: 404" || kn_fail "GET unknown: $code"
 [ "$(kn_psql "SELECT count(*) FROM task_workflows")" = 3 ] && kn_ok "only the three good uploads are stored" ||
   kn_fail "task_workflows rows: $(kn_psql "SELECT count(*) FROM task_workflows")"
+
+# the dashboard's task page shows it (a real Chromium; text set with textContent, so markup stays text)
+here=$(cd "$(dirname "$0")" && pwd)
+"$here/node/ensure.sh" >"$tmp/ensure.log" 2>&1 || { kn_fail "node packages: $(tail -1 "$tmp/ensure.log")"; kn_finish; }
+kn_chromium_start "$tmp" || kn_finish
+kn_psql "INSERT INTO replay_results (task_version, status, report)
+  SELECT current_version, 'broken', '{\"broken\": {\"step\": 2, \"reason\": \"element not found\"}, \"drift\": []}'
+  FROM tasks WHERE task_key = '1'" >/dev/null || kn_fail "replay result not written"
+node "$here/workflow-page.mjs" "$cdp" "$base" 1 >"$tmp/page.json" 2>"$tmp/page.err"
+jq -e '.has == "yes" and (.workflow | test("version 3 of 3")) and (.recorded | test("2026")) and (.task_version | test("^2 \\(current\\)"))
+   and .versions == 2 and .replays == 1' "$tmp/page.json" >/dev/null &&
+  kn_ok "dashboard task page: has a workflow, when recorded, its task version, older versions, replay history" ||
+  kn_fail "dashboard task page: $(cat "$tmp/page.json" "$tmp/page.err")"
+node "$here/workflow-page.mjs" "$cdp" "$base" 0 >"$tmp/page0.json" 2>"$tmp/page0.err"
+jq -e '.has == "no" and .replays == 0' "$tmp/page0.json" >/dev/null &&
+  kn_ok "dashboard task page of a task without a workflow says so" || kn_fail "dashboard task 0: $(cat "$tmp/page0.json" "$tmp/page0.err")"
 kn_stop "$serve_pid"
 kn_finish
