@@ -28,10 +28,28 @@ wf=$tmp/recorded/workflows   # created by record (--out is created when missing)
 "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" >/dev/null 2>&1
 [ $? = 2 ] && kn_ok "record without --task: exit 2" || kn_fail "record without --task: not exit 2"
 
+# record_end PID LOG — after the agent is done: a recording whose key nodes were all reached ends by
+# itself; one that waits for an answer (recorded from --answer afterwards) is ended the way a person
+# ends it, with Ctrl-C (here SIGTERM, handled the same), once its printed steps have not changed for
+# 2 s (not a fixed idle time from the first action, which a slow machine can overrun mid-task)
+record_end() {
+  local pid=$1 log=$2 prev=-1 same=0 n
+  for _ in $(seq 1 600); do
+    kill -0 "$pid" 2>/dev/null || return 0
+    n=$(wc -c <"$log")
+    if [ "$n" = "$prev" ]; then same=$((same + 1)); else same=0 prev=$n; fi
+    [ "$same" -ge 20 ] && { kill -TERM "$pid"; break; }
+    sleep 0.1
+  done
+  for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kn_fail "record did not end"
+  kn_stop "$pid"
+}
+
 # record_one TASK AGENT MODE [ANSWER] — record TASK while AGENT performs it
 record_one() {
   local task=$1 agent=$2 mode=$3 answer=${4:-} log=$tmp/rec-$1.out
-  "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --out "$wf" --until idle:4 \
+  "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --out "$wf" --until idle:60 \
     --propose ${answer:+--answer "$answer"} >"$log" 2>"$tmp/rec-$task.err" &
   local rpid=$!
   kn_pids+=("$rpid")
@@ -39,8 +57,7 @@ record_one() {
   grep -q '^recording task' "$log" || kn_fail "$task: record never said it was recording"
   KN_AGENT_ANSWER=$tmp/answers-$task node "$here/agents/$agent" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-$task" "$mode" >"$tmp/agent-$task.out" 2>&1 ||
     kn_fail "$task: the agent failed: $(tail -3 "$tmp/agent-$task.out" | tr "\n" " ")"
-  for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
-  kill -0 "$rpid" 2>/dev/null && { kn_fail "$task: record did not end"; kn_stop "$rpid"; }
+  record_end "$rpid" "$log"
   wait "$rpid"; local rc=$?
   kn_forget "$rpid"
   [ "$rc" = 0 ] && [ -f "$wf/$task.yaml" ] && kn_ok "$task: recorded ($(grep -c '^  step ' "$log") step lines printed)" ||
