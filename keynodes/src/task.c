@@ -221,6 +221,7 @@ void kn_task_clear(kn_task *t)
 	free(t->more_start_urls);
 	kn_purchase_free(t->purchase);
 	free(t->workflow_file);
+	free(t->recorded_at);
 	memset(t, 0, sizeof *t);
 }
 

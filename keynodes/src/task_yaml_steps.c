@@ -359,9 +359,9 @@ int kn_ty_parse_workflow(loader *l, pos at, const yev *first)
 			break;
 		case WK_RECORDED:
 			rc = kn_ty_read_text(l, "recorded_at", 0, &text, NULL);
-			free(text), text = NULL;
 			if (rc)
 				return rc;
+			t->recorded_at = text, text = NULL; /* kept: the API stores it (api_workflows.c) */
 			break;
 		case WK_VIEWPORT:
 			if ((rc = kn_ty_read_text(l, "viewport", 0, &text, &vat)) != 0)

@@ -33,6 +33,8 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_HEALTHZ] = "GET /healthz",
 	[KN_ROUTE_STATIC] = "GET /",
 	[KN_ROUTE_RUN_EVENTS_GET] = "GET /api/runs/{id}/events",
+	[KN_ROUTE_WORKFLOWS_POST] = "POST /api/workflows",
+	[KN_ROUTE_TASK_WORKFLOW] = "GET /api/tasks/{id}/workflow",
 };
 
 const char *kn_route_name(kn_route r)
@@ -45,7 +47,7 @@ int kn_route_is_write(kn_route r)
 	switch (r) {
 	case KN_ROUTE_TASKSETS_POST: case KN_ROUTE_RUNS_POST: case KN_ROUTE_RUN_EVENTS:
 	case KN_ROUTE_RUN_ANSWER: case KN_ROUTE_RUN_STOP: case KN_ROUTE_REPLAYS_POST:
-	case KN_ROUTE_ALERT_ACK:
+	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST:
 		return 1;
 	default:
 		return 0;
@@ -144,7 +146,8 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 	size_t pl = strnlen(path, KN_HTTP_MAX_PATH + 1);
 	if (pl > KN_HTTP_MAX_PATH || path[0] != '/')
 		return KN_ENOTFOUND;
-	static const struct verb task_verbs[] = {{"health", KN_ROUTE_TASK_HEALTH, KN_ROUTE_NONE}};
+	static const struct verb task_verbs[] = {{"health", KN_ROUTE_TASK_HEALTH, KN_ROUTE_NONE},
+	                                         {"workflow", KN_ROUTE_TASK_WORKFLOW, KN_ROUTE_NONE}};
 	static const struct verb run_verbs[] = {
 		{"events", KN_ROUTE_RUN_EVENTS_GET, KN_ROUTE_RUN_EVENTS},
 		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},
@@ -157,7 +160,7 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST);
 		if (strncmp(rest, "/tasks", 6) == 0 && (rest[6] == '\0' || rest[6] == '/'))
 			return match_collection(out, id, idcap, m, rest + 6, KN_ROUTE_TASKS, KN_ROUTE_NONE,
-			                        KN_ROUTE_TASK, task_verbs, 1);
+			                        KN_ROUTE_TASK, task_verbs, 2);
 		if (strncmp(rest, "/runs", 5) == 0 && (rest[5] == '\0' || rest[5] == '/'))
 			return match_collection(out, id, idcap, m, rest + 5, KN_ROUTE_RUNS, KN_ROUTE_RUNS_POST,
 			                        KN_ROUTE_RUN, run_verbs, 3);
@@ -167,6 +170,8 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 		if (strncmp(rest, "/alerts", 7) == 0 && (rest[7] == '\0' || rest[7] == '/'))
 			return match_collection(out, id, idcap, m, rest + 7, KN_ROUTE_ALERTS, KN_ROUTE_NONE,
 			                        KN_ROUTE_NONE, alert_verbs, 1);
+		if (strcmp(rest, "/workflows") == 0 || strcmp(rest, "/workflows/") == 0)
+			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_WORKFLOWS_POST);
 		if (strcmp(rest, "/stream") == 0)
 			return pick(out, m, KN_ROUTE_STREAM, KN_ROUTE_NONE);
 		return KN_ENOTFOUND;

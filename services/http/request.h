@@ -44,6 +44,8 @@ typedef enum kn_route {
 	KN_ROUTE_HEALTHZ,       /* GET /healthz */
 	KN_ROUTE_STATIC,        /* GET / and /static/… (the dashboard) */
 	KN_ROUTE_RUN_EVENTS_GET, /* GET /api/runs/{id}/events?after=SEQ&limit=N */
+	KN_ROUTE_WORKFLOWS_POST, /* POST /api/workflows (api_workflows.h) */
+	KN_ROUTE_TASK_WORKFLOW,  /* GET /api/tasks/{id}/workflow */
 	KN_ROUTE__COUNT
 } kn_route;
 

@@ -112,6 +112,35 @@ int kn_heal_hrefs_agree(const char *a, const char *b)
 
 static int known(const char *s) { return s && *s; }
 
+/* 1 when the words of a and b (folded; counters of up to three digits left out) are the same in the
+ * same order, stop words included: "Gear & equipment" and "Gear and equipment" agree as names, but
+ * the label was edited. */
+static int same_words(const char *a, const char *b)
+{
+	char *fa = kn_heal_fold(a, 1024), *fb = kn_heal_fold(b, 1024);
+	int same = 1;
+	if (fa && fb) {
+		const char *ta[MAXT], *tb[MAXT];
+		size_t la[MAXT], lb[MAXT];
+		size_t na = kn_heal_tokens(fa, ta, la, MAXT), nb = kn_heal_tokens(fb, tb, lb, MAXT), i = 0, j = 0;
+		for (;;) {
+			while (i < na && numeric(ta[i], la[i]) && la[i] <= 3)
+				i++;
+			while (j < nb && numeric(tb[j], lb[j]) && lb[j] <= 3)
+				j++;
+			if (i == na || j == nb)
+				break;
+			if (la[i] != lb[j] || memcmp(ta[i], tb[j], la[i]) != 0)
+				break;
+			i++, j++;
+		}
+		same = i == na && j == nb;
+	}
+	free(fa);
+	free(fb);
+	return same;
+}
+
 kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *c, char *why, size_t n)
 {
 	if (why && n)
@@ -137,6 +166,12 @@ kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *c, char *w
 	if (known(st->hint_href) && known(c->href) && !kn_heal_hrefs_agree(st->hint_href, c->href)) {
 		if (why)
 			snprintf(why, n, "recorded href '%.100s', the element's is '%.100s'", st->hint_href, c->href);
+		return KN_AGREE_DRIFT;
+	}
+	/* a recorded text that agrees as a name but whose words changed: the same control, relabelled */
+	if (known(st->tag) && known(st->text) && known(c->text) && !same_words(st->text, c->text)) {
+		if (why)
+			snprintf(why, n, "recorded text '%.80s', the element's is '%.80s'", st->text, c->text);
 		return KN_AGREE_DRIFT;
 	}
 	return KN_AGREE_YES;

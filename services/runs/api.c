@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "api_workflows.h"
 #include "keynode/workflow.h"
 #include "cdp.h"
 
@@ -543,6 +544,8 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_ALERTS: get_alerts(a, req, resp); break;
 	case KN_ROUTE_ALERT_ACK: post_ack(a, req, resp); break;
 	case KN_ROUTE_HEALTHZ: get_healthz(a, resp); break;
+	case KN_ROUTE_WORKFLOWS_POST: kn_api_workflow_post(a->st, req, resp); break;
+	case KN_ROUTE_TASK_WORKFLOW: kn_api_workflow_get(a->st, req, resp); break;
 	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
 	}
 }

@@ -242,6 +242,17 @@ static void test_agree(void **state)
 	assert_int_equal(kn_heal_agree(&hand, &row, NULL, 0), KN_AGREE_YES);
 	assert_int_equal(kn_heal_agree(&recorded, &row, NULL, 0), KN_AGREE_NO);
 	kn_heal_sig_clear(&row);
+	/* a recorded label whose words changed but not its name: a drift; another counter is not */
+	char gear[] = "Gear & equipment", cart[] = "Cart 2";
+	kn_step tab = {.verb = KN_STEP_CLICK, .text = gear, .tag = tag};
+	kn_step cartl = {.verb = KN_STEP_CLICK, .text = cart, .tag = tag};
+	kn_heal_sig relabelled = {.text = strdup("Gear and equipment")};
+	kn_heal_sig counted = {.text = strdup("Cart 3")};
+	assert_int_equal(kn_heal_agree(&tab, &relabelled, why, sizeof why), KN_AGREE_DRIFT);
+	assert_non_null(strstr(why, "'Gear and equipment'"));
+	assert_int_equal(kn_heal_agree(&cartl, &counted, NULL, 0), KN_AGREE_YES);
+	kn_heal_sig_clear(&relabelled);
+	kn_heal_sig_clear(&counted);
 	kn_step bare = {.verb = KN_STEP_CLICK};
 	assert_int_equal(kn_heal_agree(&bare, &other, why, sizeof why), KN_AGREE_YES);
 	kn_heal_sig_clear(&same);

@@ -51,6 +51,16 @@ static void test_routes(void **state)
 	assert_int_equal(r, KN_ROUTE_STATIC);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/"), 0);
 	assert_int_equal(r, KN_ROUTE_STATIC);
+	/* reference workflows (issue 13): uploaded to the collection, listed per task */
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/workflows"), 0);
+	assert_int_equal(r, KN_ROUTE_WORKFLOWS_POST);
+	assert_true(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/workflows"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/m2w:1/workflow"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_WORKFLOW);
+	assert_string_equal(id, "m2w:1");
+	assert_string_equal(kn_route_name(r), "GET /api/tasks/{id}/workflow");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/m2w:1/workflow"), KN_EUNSUPPORTED);
 	/* SQL in a path parameter is just an id (the store binds it) */
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/' OR 1=1; DROP TABLE runs;--"), 0);
 	assert_string_equal(id, "' OR 1=1; DROP TABLE runs;--");

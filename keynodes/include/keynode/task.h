@@ -107,6 +107,7 @@ typedef struct kn_task {
 	struct kn_purchase *purchase; /* `purchase:` (purchase.h): graded reward; NULL when none */
 	int viewport_w, viewport_h; /* the recorded workflow's viewport; 0: not recorded */
 	char *workflow_file;  /* the workflow file the steps came from (workflow.h); NULL: inline */
+	char *recorded_at;    /* a workflow file's recorded_at, as written; NULL: not said */
 } kn_task;
 
 typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB, KN_FORMAT_WEBARENA } kn_format;

@@ -1,6 +1,7 @@
 // task.js — one task: intent, key nodes, run history, the replay timeline with drift warnings,
 // the last failure screenshot, health transitions and a "replay now" button (POST /api/replays).
-// Reads GET /api/tasks/{id}, /api/tasks/{id}/health and /api/replays?task=…
+// Reads GET /api/tasks/{id}, /api/tasks/{id}/health, /api/tasks/{id}/workflow (its reference workflow
+// versions: whether it has one, when it was recorded, against which task version) and /api/replays?task=…
 
 import { el, svg, badge, scoreBar, fmtTime, fmtAgo, fmtDuration, runHref, token } from './dom.js';
 import { api, seg } from './api.js';
@@ -109,6 +110,42 @@ function screenshot(replays) {
   return fig;
 }
 
+/** The reference workflow (POST /api/workflows): the latest version, when it was recorded and
+ *  uploaded, against which task version, the older versions, and the replay history it was judged by. */
+export function workflowCard(wf, replays) {
+  const versions = wf && Array.isArray(wf.versions) ? wf.versions : [];
+  const head = el('h2', {}, 'Reference workflow');
+  if (wf && wf.error) return el('section', { id: 'task-workflow', class: 'card' }, head,
+    el('p', { class: 'muted' }, `workflow versions unavailable: ${asText(wf.error.message || wf.error)}`));
+  const latest = versions[0];
+  const facts = latest
+    ? el('dl', { class: 'facts', id: 'workflow-facts' },
+      el('dt', {}, 'workflow'), el('dd', { id: 'workflow-has', 'data-has': 'yes' }, `version ${latest.version} of ${versions.length}, ${latest.steps ?? '?'} steps`),
+      el('dt', {}, 'recorded'), el('dd', { id: 'workflow-recorded' }, latest.recorded_at ? fmtTime(latest.recorded_at) : 'not said'),
+      el('dt', {}, 'uploaded'), el('dd', {}, fmtTime(latest.uploaded)),
+      el('dt', {}, 'task version'), el('dd', { id: 'workflow-task-version' }, `${latest.task_version ?? '?'}`,
+        latest.current ? ' (current)' : ` (the task is now at version ${wf.task_version ?? '?'}: re-record it)`),
+      el('dt', {}, 'viewport'), el('dd', {}, latest.viewport || '—'))
+    : el('p', { id: 'workflow-has', 'data-has': 'no', class: 'muted' },
+      'no reference workflow uploaded (keynode record, then POST /api/workflows); replays use the task\'s inline steps');
+  const older = versions.slice(1).map((v) => el('li', { 'data-version': v.version },
+    `version ${v.version}: recorded ${v.recorded_at ? fmtTime(v.recorded_at) : '—'}, uploaded ${fmtTime(v.uploaded)}, task version ${v.task_version ?? '?'}`));
+  const hist = [...replays].sort((a, b) => String(b.created).localeCompare(String(a.created))).slice(0, 10);
+  const history = hist.length
+    ? el('table', { id: 'workflow-replays', class: 'table' },
+      el('thead', {}, el('tr', {}, ['replay', 'when', 'status', 'step', 'drift'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, hist.map((r) => el('tr', { 'data-replay': r.id, 'data-status': token(r.status) },
+        el('td', { class: 'mono' }, asText(r.id)),
+        el('td', { title: fmtTime(r.created) }, fmtAgo(r.created)),
+        el('td', {}, badge(r.status)),
+        el('td', { class: 'num' }, r.broken && typeof r.broken === 'object' ? asText(r.broken.step ?? '—') : '—'),
+        el('td', { class: 'num' }, Array.isArray(r.drift) ? r.drift.length : (r.drift ? 1 : 0))))))
+    : el('p', { id: 'workflow-replays', class: 'muted' }, 'no replays yet');
+  return el('section', { id: 'task-workflow', class: 'card' }, head, facts,
+    older.length ? el('ul', { id: 'workflow-versions', class: 'small' }, older) : null,
+    el('h3', {}, 'Replay history'), history);
+}
+
 /** A transition's evidence in words: its reason and replay when it has them, else the JSON. */
 function evidenceText(ev) {
   if (!ev || typeof ev !== 'object' || Array.isArray(ev)) return asText(ev);
@@ -135,11 +172,15 @@ function transitions(health) {
 export async function render(view, params, ctx) {
   const id = params.id;
   const o = { signal: ctx.signal };
-  const [t, health] = await Promise.all([
+  const [t, health, wf] = await Promise.all([
     api('GET', `/api/tasks/${seg(id)}`, undefined, o),
     api('GET', `/api/tasks/${seg(id)}/health`, undefined, o).catch((e) => {
       if (e.name === 'AbortError') throw e;
       return { transitions: [], error: e };
+    }),
+    api('GET', `/api/tasks/${seg(id)}/workflow`, undefined, o).catch((e) => {
+      if (e.name === 'AbortError') throw e;
+      return { versions: [], error: e };
     }),
   ]);
   // the task carries its latest replays; GET /api/replays only when it does not
@@ -190,6 +231,7 @@ export async function render(view, params, ctx) {
           health.consecutive_failures ? `, ${health.consecutive_failures} consecutive failures` : '',
           health.since ? ` since ${fmtTime(health.since)}` : ''))),
     el('section', { class: 'card' }, el('h2', {}, `Key nodes (${nodes.length})`), el('div', { class: 'table-wrap' }, keyNodeTable(nodes))),
+    workflowCard(wf, replays),
     el('section', { class: 'grid2' },
       el('div', { class: 'card' }, el('h2', {}, 'Replay timeline'),
         el('div', { id: 'replay-timeline', class: 'chart-box' }, timeline(replays)),
