@@ -25,6 +25,13 @@
 #   dialog   confirm / prompt / alert: a `dialog` event each (kind, message, accepted or dismissed)
 #   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
 #            back/forward cache, forward, back, and the recorder still working on the restored page
+#   redirects  HTTP redirect chains (tests/sites/web/_redirects): a goto through 301 → 302 → 307 → 308, a link
+#            answered with 302, a POST form answered with 303 (then a GET): one navigate each, with its cause
+#            (goto, link, form) and the final URL; no redirect hop is an event or a step; URL key nodes see
+#            the final pages; `keynode replay` of the same steps passes (not blocked, not broken)
+#   bfcache  a page Chromium really keeps in its back/forward cache (tests/sites/web/bf, served no-cache):
+#            link, back — restored from the cache (the agent fails otherwise, with Chromium's reasons) — a
+#            `back` step, and a click on the restored page recorded and matched
 #
 # Env: KN_LIVEWEB_ONLY="name …" runs only those. Exit 0 all checks passed, 1 any failed.
 set -u -o pipefail
@@ -258,6 +265,39 @@ s_dialog() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover dialog replay_frames"
+s_redirects() {
+  scenario redirects web-http-redirects redirects finished || { ends; return; }
+  check "status finished: the final pages reached the URL key nodes" 'R.status == "finished" and R.reached == R.total'
+  check "one navigate per action, its cause and the final URL: goto, link, form" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]]
+      == [["/go/trail.html?from=old", "goto"], ["/go/form.html", "link"], ["/go/thanks.html", "form"]]'
+  check "no redirect hop is an event" '[E[] | select((.url // "") | test("/go/(old-trail|hop-|signup|subscribe)"))] | length == 0'
+  check "steps: goto, click, type, click" 'R.steps == 4 and ([E[] | select(.type | IN("click","type")) | .selector] == ["#signup-link", "#email", "#send"])'
+  check "the URL key nodes were reached at the final pages' steps" '
+    [node("trail"), node("form"), node("thanks")] | map(.reached_at_step) == [1, 2, 4]'
+  ends
+  scenario replay-redirects web-http-redirects replay finished || { ends; return; }
+  check "replay through the redirect chains: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  if grep -qE '^web-http-redirects +passed' "$d/agent.out"; then kn_ok "$sc: replay passed (not blocked, not broken)"
+  else kn_fail "$sc: replay did not pass"; sed 's/^/    replay: /' "$d/agent.out" | tail -8; fi
+  ends
+}
+
+s_bfcache() {
+  scenario bfcache web-bfcache bfcache finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  if grep -q 'restored from the back/forward cache: true' "$d/agent.out"; then kn_ok "$sc: the page came back from the back/forward cache"
+  else kn_fail "$sc: the page was not restored from the back/forward cache"; fi
+  check "goto, link, back: the restore is a back step to the hut list" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]]
+      == [["/bf/index.html", "goto"], ["/bf/hut.html", "link"], ["/bf/index.html", "back"]]'
+  check "the click on the restored page: recorded, trusted, matched, after the back" '
+    [E[] | select(.type | IN("click", "navigate")) | .type] == ["navigate", "click", "navigate", "navigate", "click"]
+      and ([E[] | select(.type == "click")][1] | .selector == "#book" and .trusted == true and .matched == ["book"])'
+  check "steps: goto, click, back, click" 'R.steps == 4'
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

@@ -13,6 +13,11 @@
 //   hover   a CSS hover menu: hover a paragraph (nothing opens), hover "Gear" (its menu opens), click "Tents"
 //   dialog  confirm (accepted), prompt (answered), alert (dismissed), each opened by a click
 //   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
+//   redirects  goto an address that answers 301 → 302 → 307 → 308; click a link that answers 302; type an
+//           email and submit a POST form that answers 303 (then a GET of the thanks page)
+//   bfcache goto /bf/index.html (a page Chromium may keep in its back/forward cache), follow a link, go back:
+//           the page must come back from the cache (else the agent fails and prints Chromium's reasons,
+//           Page.backForwardCacheNotUsed); then click #book on the restored page
 import fs from 'node:fs';
 import { connect, mark, run, say, think, base, markFile, mode } from './lib.mjs';
 
@@ -156,6 +161,46 @@ run(async () => {
     await think();
     await page.click('#save');
     await page.locator('#out').filter({ hasText: 'saved' }).waitFor();
+    await think();
+  } else if (mode === 'redirects') {
+    say('goto /go/old-trail (301, 302, 307, 308)');
+    await page.goto(`${base}/go/old-trail`);
+    if (!/\/go\/trail\.html\?from=old$/.test(page.url())) throw new Error(`landed on ${page.url()}`);
+    await think();
+    say('click the sign-up link (302)');
+    await page.click('#signup-link');
+    await page.waitForURL(/\/go\/form\.html$/);
+    await think();
+    say('type the email, submit the POST form (303)');
+    await page.locator('#email').pressSequentially('ada@example.com');
+    await think();
+    await page.click('#send');
+    await page.waitForURL(/\/go\/thanks\.html$/);
+    await page.locator('#thanks').waitFor();
+    await think();
+  } else if (mode === 'bfcache') {
+    const cdp = await context.newCDPSession(page);
+    const notUsed = [];
+    cdp.on('Page.backForwardCacheNotUsed', (e) => notUsed.push(...e.notRestoredExplanations.map((x) => x.reason)));
+    await cdp.send('Page.enable');
+    say('goto /bf/index.html, follow the link to the hut');
+    await page.goto(`${base}/bf/index.html`);
+    await think();
+    await page.click('#hut');
+    await page.waitForURL(/\/bf\/hut\.html$/);
+    await think();
+    say('back (waitUntil commit: a restore from the back/forward cache fires no load event)');
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForURL(/\/bf\/index\.html$/, { waitUntil: 'commit' });
+    for (let i = 0; !/restored/.test(await page.title()); i++) {
+      if (notUsed.length) throw new Error(`not restored from the back/forward cache: ${notUsed.join(', ')}`);
+      if (i > 600) throw new Error('the page did not say it was restored after 30 s');
+      await think(50);
+    }
+    say('restored from the back/forward cache: true');
+    await think();
+    await page.click('#book');
+    await page.locator('#out').filter({ hasText: 'booked' }).waitFor();
     await think();
   } else {
     throw new Error(`unknown mode ${mode}`);
