@@ -16,6 +16,7 @@
 #include "monitor.h"
 #include "frames.h"
 #include "dialog.h"
+#include "download.h"
 #include "history.h"
 #include "page_check.h"
 #include "progress.h"
@@ -513,6 +514,14 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		kn_event ev;
 		if (kn_dialog_feed(&t->dialog, method, params, &ev)) {
 			ev.tab = t->id;
+			emit(m, &ev);
+		}
+	} else if (strcmp(method, "Page.downloadWillBegin") == 0) {
+		kn_event ev; /* download.h: not a navigation; the link's pending cause is spent */
+		set_str(&t->req_reason, NULL);
+		if (kn_download_event(params, &ev)) {
+			ev.tab = t->id;
+			ev.url = t->url;
 			emit(m, &ev);
 		}
 	} else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {

@@ -29,6 +29,8 @@
 #            answered with 302, a POST form answered with 303 (then a GET): one navigate each, with its cause
 #            (goto, link, form) and the final URL; no redirect hop is an event or a step; URL key nodes see
 #            the final pages; `keynode replay` of the same steps passes (not blocked, not broken)
+#   download two links whose targets Chromium downloads (an octet-stream file, an <a download>): click steps
+#            and a `download` event each (file URL, name), no navigate; the agent's goto after them stays a goto
 #   bfcache  a page Chromium really keeps in its back/forward cache (tests/sites/web/bf, served no-cache):
 #            link, back — restored from the cache (the agent fails otherwise, with Chromium's reasons) — a
 #            `back` step, and a click on the restored page recorded and matched
@@ -298,6 +300,21 @@ s_bfcache() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache"
+s_download() {
+  scenario download web-downloads download finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "each click is a step followed by its download event (file URL, suggested name)" '
+    [E[] | select(.type | IN("click", "download")) | [.type, .selector // (.value | sub("^http://[^/]+"; "")), .text // ""]]
+      == [["click", "#gpx", "Download the GPS track"], ["download", "/dl/route.gpx", "route.gpx"],
+          ["click", "#notes", "Save the route notes"], ["download", "/dl/notes.txt", "haute-route-notes.txt"]]'
+  check "the downloads are not navigations: goto, then the goto of the agent" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]]
+      == [["/dl/index.html", "goto"], ["/dl/after.html", "goto"]]'
+  check "download events carry the page URL of the tab and are not steps: goto, click, click, goto" '
+    ([E[] | select(.type == "download") | .url | test("/dl/index.html$")] | all) and R.steps == 4'
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

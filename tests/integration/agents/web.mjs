@@ -15,6 +15,8 @@
 //   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
 //   redirects  goto an address that answers 301 → 302 → 307 → 308; click a link that answers 302; type an
 //           email and submit a POST form that answers 303 (then a GET of the thanks page)
+//   download goto /dl/index.html · click a link to a file Chromium downloads (octet-stream), click an
+//           <a download> link · then goto /dl/after.html (a goto step, not the links' consequence)
 //   bfcache goto /bf/index.html (a page Chromium may keep in its back/forward cache), follow a link, go back:
 //           the page must come back from the cache (else the agent fails and prints Chromium's reasons,
 //           Page.backForwardCacheNotUsed); then click #book on the restored page
@@ -177,6 +179,22 @@ run(async () => {
     await page.click('#send');
     await page.waitForURL(/\/go\/thanks\.html$/);
     await page.locator('#thanks').waitFor();
+    await think();
+  } else if (mode === 'download') {
+    say('goto /dl/index.html');
+    await page.goto(`${base}/dl/index.html`);
+    await think();
+    for (const [sel, name] of [['#gpx', 'route.gpx'], ['#notes', 'haute-route-notes.txt']]) {
+      say(`click ${sel}: a download`);
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+      if (dl.suggestedFilename() !== name) throw new Error(`download named ${dl.suggestedFilename()}`);
+      await dl.path(); // finished
+      await think();
+    }
+    if (!/\/dl\/index\.html$/.test(page.url())) throw new Error(`the tab moved to ${page.url()}`);
+    say('goto /dl/after.html');
+    await page.goto(`${base}/dl/after.html`);
+    await page.locator('#packing').waitFor();
     await think();
   } else if (mode === 'bfcache') {
     const cdp = await context.newCDPSession(page);
