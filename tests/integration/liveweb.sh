@@ -31,6 +31,9 @@
 #            the final pages; `keynode replay` of the same steps passes (not blocked, not broken)
 #   download two links whose targets Chromium downloads (an octet-stream file, an <a download>): click steps
 #            and a `download` event each (file URL, name), no navigate; the agent's goto after them stays a goto
+#   drag     an HTML5 drag and drop and a pointer-driven drag (a board without HTML5 DnD): one `drag` step each
+#            (dragged element, where it was dropped, key nodes of both), no click for the pointer drag; a text
+#            selection with the mouse is no drag; the click after them still records
 #   bfcache  a page Chromium really keeps in its back/forward cache (tests/sites/web/bf, served no-cache):
 #            link, back — restored from the cache (the agent fails otherwise, with Chromium's reasons) — a
 #            `back` step, and a click on the restored page recorded and matched
@@ -315,6 +318,19 @@ s_download() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download"
+s_drag() {
+  scenario drag web-drag drag finished || { ends; return; }
+  check "status finished: the dragged elements and the drop zone reached their key nodes" 'R.status == "finished" and R.reached == R.total'
+  check "two drag steps: what was dragged, where it was dropped, trusted, key nodes of both" '
+    [E[] | select(.type == "drag") | [.selector, .text, .value, (.matched | sort), .trusted]]
+      == [["#task-tent", "Pack the tent", "#done-zone", ["done", "tent"], true], ["#card-1", "Book the huts", "#col-b", ["card"], true]]'
+  check "the pointer drag made no click; the text selection is no drag; the click on Save is recorded after them" '
+    ([E[] | select(.type == "click") | .selector] | map(select(. != "#note"))) == ["#save"]
+      and ([E[] | select(.type | IN("drag", "click")) | .selector] | map(select(. != "#note"))) == ["#task-tent", "#card-1", "#save"]'
+  check "drags are steps" 'R.steps == ([E[] | select(.type | IN("click", "drag"))] | length) + 1'
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

@@ -17,6 +17,8 @@
 //           email and submit a POST form that answers 303 (then a GET of the thanks page)
 //   download goto /dl/index.html · click a link to a file Chromium downloads (octet-stream), click an
 //           <a download> link · then goto /dl/after.html (a goto step, not the links' consequence)
+//   drag    goto /drag/index.html · HTML5 drag of #task-tent onto #done-zone (dragAndDrop) · a pointer drag of
+//           #card-1 into #col-b (mouse down, moves, up) · a text selection with the mouse · click #save
 //   bfcache goto /bf/index.html (a page Chromium may keep in its back/forward cache), follow a link, go back:
 //           the page must come back from the cache (else the agent fails and prints Chromium's reasons,
 //           Page.backForwardCacheNotUsed); then click #book on the restored page
@@ -195,6 +197,36 @@ run(async () => {
     say('goto /dl/after.html');
     await page.goto(`${base}/dl/after.html`);
     await page.locator('#packing').waitFor();
+    await think();
+  } else if (mode === 'drag') {
+    say('goto /drag/index.html');
+    await page.goto(`${base}/drag/index.html`);
+    await think();
+    say('HTML5 drag: #task-tent onto #done-zone');
+    await page.dragAndDrop('#task-tent', '#done-zone');
+    await page.locator('#done-zone #task-tent').waitFor();
+    await think();
+    say('pointer drag: #card-1 into #col-b');
+    const from = await page.locator('#card-1').boundingBox();
+    const to = await page.locator('#col-b').boundingBox();
+    const inner = await page.evaluate(() => innerHeight);
+    if (to.y + to.height > inner) throw new Error(`the board is below the window (${to.y + to.height} > ${inner})`);
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
+    await page.mouse.up();
+    await page.locator('#col-b #card-1').waitFor();
+    await think();
+    say('select text with the mouse (not a drag)');
+    const note = await page.locator('#note').boundingBox();
+    await page.mouse.move(note.x + 2, note.y + note.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(note.x + 200, note.y + note.height / 2, { steps: 8 });
+    await page.mouse.up();
+    await think();
+    say('click #save');
+    await page.click('#save');
+    await page.locator('#out').filter({ hasText: 'saved' }).waitFor();
     await think();
   } else if (mode === 'bfcache') {
     const cdp = await context.newCDPSession(page);
