@@ -34,6 +34,9 @@
 #   drag     an HTML5 drag and drop and a pointer-driven drag (a board without HTML5 DnD): one `drag` step each
 #            (dragged element, where it was dropped, key nodes of both), no click for the pointer drag; a text
 #            selection with the mouse is no drag; the click after them still records
+#   replay_dialog  `keynode replay` of a workflow whose `dialog` steps answer a confirm (accept), a prompt
+#            (accept with "trip") and an alert (dismiss): recorded as answered, the page saw the answers; a
+#            `dialog` step after a click that opens none fails that step ("no dialog opened")
 #   bfcache  a page Chromium really keeps in its back/forward cache (tests/sites/web/bf, served no-cache):
 #            link, back — restored from the cache (the agent fails otherwise, with Chromium's reasons) — a
 #            `back` step, and a click on the restored page recorded and matched
@@ -331,6 +334,27 @@ s_drag() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag"
+s_replay_dialog() {
+  scenario replay-dialog web-dialogs replay idle:60 || { ends; return; }
+  check "the dialogs the replay met, answered as the workflow says" '
+    [E[] | select(.type == "dialog") | [.key, .text, .value]]
+      == [["confirm", "Delete the draft?", "accepted"], ["prompt", "New name?", "accepted"], ["alert", "Saved.", "dismissed"]]'
+  check "the page saw the answers: the draft deleted, renamed to trip" '
+    [E[] | select(.type == "navigate" and .how == "history") | .url | sub("^[^#]*"; "")] == ["#draft=deleted", "#name=trip"]'
+  check "key nodes reached" 'R.reached == R.total'
+  ends
+  sc=replay-dialog-none
+  d=$tmp/$sc
+  mkdir -p "$d/replay"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return
+  "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-dialogs-none --out "$d/replay" >"$d/replay.out" 2>&1
+  local rrc=$?
+  if [ $rrc = 1 ] && grep -q 'step 3.*no dialog opened' "$d/replay.out"; then kn_ok "$sc: a dialog step with no dialog fails that step"
+  else kn_fail "$sc: replay exit $rrc"; tail -5 "$d/replay.out" | sed 's/^/    /'; fi
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag replay_dialog"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

@@ -13,7 +13,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { recorderSource } from './recorder-source.mjs';
+import { recorderSource as recorderParts } from './recorder-source.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
@@ -22,7 +22,7 @@ const require = createRequire(path.join(HERE, 'node', 'package.json'));
 const { chromium } = require('playwright-core');
 
 const TOKEN = '__KN_CONFIG__';
-const RECORDER_TEXT = recorderSource(REPO); // the parts of services/recorder/recorder.parts, in order
+const RECORDER_TEXT = recorderParts(REPO); // the parts of services/recorder/recorder.parts, in order
 
 let failures = 0;
 let checks = 0;
