@@ -5,15 +5,17 @@
 
 #include "download.h"
 
-int kn_download_event(json_t *params, kn_event *ev)
+int kn_download_event(kn_event *ev, json_t *params, const char *tab, const char *url)
 {
-	const char *url = json_string_value(json_object_get(params, "url"));
-	if (!url || !*url)
+	const char *file = json_string_value(json_object_get(params, "url"));
+	if (!file || !*file)
 		return 0;
 	const char *name = json_string_value(json_object_get(params, "suggestedFilename"));
 	memset(ev, 0, sizeof *ev);
 	ev->type = KN_EV_DOWNLOAD;
-	ev->value = url;
+	ev->tab = tab;
+	ev->url = url;
+	ev->value = file;
 	ev->text = name ? name : "";
 	ev->trusted = -1;
 	return 1;

@@ -10,8 +10,9 @@
 
 #include "keynode/event.h"
 
-/* From the params of Page.downloadWillBegin, fill *ev: type download, value the file URL, text the
- * suggested file name (strings borrowed from params). 1 when filled, 0 when params lack a URL. */
-int kn_download_event(json_t *params, kn_event *ev);
+/* From the params of Page.downloadWillBegin in tab (its id) showing url, fill *ev: type download,
+ * value the file URL, text the suggested file name (strings borrowed from params, tab and url). 1
+ * when filled, 0 when params lack a URL. */
+int kn_download_event(kn_event *ev, json_t *params, const char *tab, const char *url);
 
 #endif

@@ -235,6 +235,8 @@ struct pending_history {
 	char *session;
 };
 
+static void on_blocked(void *ud, const kn_blocked_hit *hit);
+
 /* The tab's committed URL right after we enabled its events: emit the navigation we missed. */
 static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
@@ -244,8 +246,12 @@ static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error
 	json_t *cur = json_array_get(json_object_get(result, "entries"),
 	                             (size_t)json_integer_value(json_object_get(result, "currentIndex")));
 	const char *url = kn_json_str(cur, "url");
-	if (t && url && *url && strcmp(url, "about:blank") != 0 && (!t->url || strcmp(url, t->url) != 0))
-		navigated(ph->m, t, url, 0, NULL);
+	if (t && url && *url && strcmp(url, "about:blank") != 0) {
+		if (!t->url || strcmp(url, t->url) != 0)
+			navigated(ph->m, t, url, 0, NULL);
+		if (!ph->m->o.blocked_off) /* a page blocked before we attached fires no load event for us */
+			kn_blocked_probe_send(ph->m->cdp, t->session, t->ctx_id, ph->m->o.blocked, on_blocked, ph->m);
+	}
 	free(ph->session);
 	free(ph);
 }
@@ -517,13 +523,10 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			emit(m, &ev);
 		}
 	} else if (strcmp(method, "Page.downloadWillBegin") == 0) {
-		kn_event ev; /* download.h: not a navigation; the link's pending cause is spent */
+		kn_event dl; /* download.h: not a navigation; the link's pending cause is spent */
 		set_str(&t->req_reason, NULL);
-		if (kn_download_event(params, &ev)) {
-			ev.tab = t->id;
-			ev.url = t->url;
-			emit(m, &ev);
-		}
+		if (kn_download_event(&dl, params, t->id, t->url))
+			emit(m, &dl);
 	} else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
 		const char *fid = kn_json_str(params, "frameId"), *disp = kn_json_str(params, "disposition");
 		if (fid && strcmp(fid, t->target_id) == 0 && (!disp || strcmp(disp, "currentTab") == 0))
