@@ -71,6 +71,13 @@ for part in $parts; do
     while read -r line; do case $line in ok*) kn_ok "${line#ok   }" ;; FAIL*) kn_fail "${line#FAIL }" ;; esac; done <"$tmp/check.out"
     grep -q 'f-403 *blocked at step 1: http 403' "$tmp/replay.out" && kn_ok "replay prints 'blocked at step 1: http 403'" ||
       kn_fail "replay output: $(grep f-403 "$tmp/replay.out")"
+    # keynode.yaml's blocked: rules are read by replay --config too (not only by the worker)
+    printf 'blocked: { http_status: ["429"] }\n' >"$tmp/only429.yaml"
+    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --validate --config "$tmp/only429.yaml" \
+      >"$tmp/cfg-replay.out" 2>&1
+    check "replay --config (blocked: http_status 429 only): exit 1" "$?" 1
+    grep -q 'f-403 *broken' "$tmp/cfg-replay.out" && kn_ok "replay --config: the 403 page is broken, not blocked" ||
+      kn_fail "replay --config: $(grep f-403 "$tmp/cfg-replay.out")"
     ;;
   watch)
     echo "== watch: an agent meeting a blocked page"
@@ -128,6 +135,28 @@ for part in $parts; do
     kn_forget "$wpid"
     node "$here/blocked-check.mjs" result "$repo" "$d/result.json" blocked http >"$d/check.out"
     while read -r line; do case $line in ok*) kn_ok "watch late-403: ${line#ok   }" ;; FAIL*) kn_fail "watch late-403: ${line#FAIL }" ;; esac; done <"$d/check.out"
+    # watch --config reads keynode.yaml's blocked: rules: with only 429 listed, a 403 start page is not blocked
+    printf 'blocked: { http_status: ["429"] }\n' >"$tmp/only429.yaml"
+    d=$tmp/watch-config-403
+    mkdir -p "$d"
+    : >"$d/marks"
+    KN_AGENT_GO=$d/go node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" /f/403/ >"$d/agent.out" 2>&1 &
+    apid=$!
+    kn_pids+=("$apid")
+    for _ in $(seq 1 300); do grep -q '^connected' "$d/marks" && break; sleep 0.05; done
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --config "$tmp/only429.yaml" --out "$d/result.json" \
+      --trajectory "$d/run.jsonl" --until idle:3 >"$d/watch.out" 2>"$d/watch.err" &
+    wpid=$!
+    kn_pids+=("$wpid")
+    for _ in $(seq 1 200); do grep -q '"tab_open"' "$d/run.jsonl" 2>/dev/null && break; sleep 0.05; done
+    touch "$d/go"
+    wait "$apid"
+    kn_forget "$apid"
+    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+    wait "$wpid" 2>/dev/null
+    kn_forget "$wpid"
+    check "watch --config (blocked: http_status 429 only): a 403 start page is incomplete, not blocked" \
+      "$(jq -r '.status + " " + (.blocked // {} | .kind // "-")' "$d/result.json")" "incomplete -"
     ;;
   health)
     echo "== health: scheduled replays of one task while fixtures come and go"
