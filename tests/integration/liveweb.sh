@@ -37,6 +37,8 @@
 #   replay_dialog  `keynode replay` of a workflow whose `dialog` steps answer a confirm (accept), a prompt
 #            (accept with "trip") and an alert (dismiss): recorded as answered, the page saw the answers; a
 #            `dialog` step after a click that opens none fails that step ("no dialog opened")
+#   beforeunload  a page asking before it is left (unsaved changes): the agent accepts, a `dialog` event of kind
+#            beforeunload then the link navigation; `keynode replay` with a `dialog: accept` step leaves too
 #   bfcache  a page Chromium really keeps in its back/forward cache (tests/sites/web/bf, served no-cache):
 #            link, back — restored from the cache (the agent fails otherwise, with Chromium's reasons) — a
 #            `back` step, and a click on the restored page recorded and matched
@@ -291,6 +293,21 @@ s_redirects() {
   ends
 }
 
+s_beforeunload() {
+  scenario beforeunload web-beforeunload beforeunload idle:60 || { ends; return; }
+  check "type, click, the beforeunload dialog accepted, then the link navigation" '
+    [E[] | select(.type | IN("type", "click", "dialog", "navigate")) | [.type, (.key // .how // .selector)]][1:]
+      == [["type", "#notes"], ["click", "#leave"], ["dialog", "beforeunload"], ["navigate", "link"]]
+    and ([E[] | select(.type == "dialog")][0].value == "accepted")'
+  check "key nodes reached" 'R.reached == R.total'
+  ends
+  scenario replay-beforeunload web-beforeunload replay idle:60 || { ends; return; }
+  check "replay: the beforeunload dialog answered by the dialog step, the page left" '
+    ([E[] | select(.type == "dialog") | [.key, .value]] == [["beforeunload", "accepted"]])
+      and ([E[] | select(.type == "navigate")][-1].url | test("/dialog/index.html$"))'
+  ends
+}
+
 s_bfcache() {
   scenario bfcache web-bfcache bfcache finished || { ends; return; }
   check "status finished" 'R.status == "finished" and R.reached == R.total'
@@ -355,6 +372,6 @@ s_replay_dialog() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag replay_dialog"
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag replay_dialog beforeunload"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

@@ -13,6 +13,7 @@
 //   hover   a CSS hover menu: hover a paragraph (nothing opens), hover "Gear" (its menu opens), click "Tents"
 //   dialog  confirm (accepted), prompt (answered), alert (dismissed), each opened by a click
 //   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
+//   beforeunload  type into a page with unsaved-changes protection, leave it by a link, accept the dialog
 //   redirects  goto an address that answers 301 → 302 → 307 → 308; click a link that answers 302; type an
 //           email and submit a POST form that answers 303 (then a GET of the thanks page)
 //   download goto /dl/index.html · click a link to a file Chromium downloads (octet-stream), click an
@@ -165,6 +166,16 @@ run(async () => {
     await think();
     await page.click('#save');
     await page.locator('#out').filter({ hasText: 'saved' }).waitFor();
+    await think();
+  } else if (mode === 'beforeunload') {
+    say('goto /dialog/leave.html; type notes; leave by the link; accept the beforeunload dialog');
+    page.on('dialog', (d) => (d.type() === 'beforeunload' ? d.accept() : d.dismiss()));
+    await page.goto(`${base}/dialog/leave.html`);
+    await think();
+    await page.locator('#notes').pressSequentially('rope');
+    await think();
+    await page.click('#leave');
+    await page.waitForURL(/\/dialog\/index\.html$/);
     await think();
   } else if (mode === 'redirects') {
     say('goto /go/old-trail (301, 302, 307, 308)');
