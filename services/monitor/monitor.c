@@ -173,17 +173,6 @@ static void emit(kn_monitor *m, kn_event *ev)
 		kn_monitor_stop(m, "step limit"); /* past the budget nothing more can count */
 }
 
-static const char *reason_how(const char *reason)
-{
-	if (strcmp(reason, "anchorClick") == 0)
-		return "link";
-	if (strncmp(reason, "formSubmission", 14) == 0)
-		return "form";
-	if (strcmp(reason, "reload") == 0)
-		return "reload";
-	return "script";
-}
-
 /* Classify and emit a main-frame navigation of tab t to url. */
 static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_document,
                       const char *same_doc_type)
@@ -212,7 +201,7 @@ static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_do
 		history = 1; /* same entry */
 	} else if (t->req_reason) {
 		how = same_document ? (strcmp(same_doc_type, "fragment") == 0 ? "hash" : "history")
-		                    : reason_how(t->req_reason);
+		                    : kn_history_reason_how(t->req_reason);
 	} else if (same_document) {
 		/* pushState / hash changes from page script, or a goto to the same document */
 		how = t->started_type && strcmp(t->started_type, "sameDocument") == 0 ? "goto"
