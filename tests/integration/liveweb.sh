@@ -39,6 +39,8 @@
 #            `dialog` step after a click that opens none fails that step ("no dialog opened")
 #   beforeunload  a page asking before it is left (unsaved changes): the agent accepts, a `dialog` event of kind
 #            beforeunload then the link navigation; `keynode replay` with a `dialog: accept` step leaves too
+#   record_dialog  `keynode record` of the beforeunload task: the workflow holds a `dialog` step (accept) after
+#            the click that opened it; replaying that workflow answers the dialog and reaches every key node
 #   bfcache  a page Chromium really keeps in its back/forward cache (tests/sites/web/bf, served no-cache):
 #            link, back — restored from the cache (the agent fails otherwise, with Chromium's reasons) — a
 #            `back` step, and a click on the restored page recorded and matched
@@ -308,6 +310,39 @@ s_beforeunload() {
   ends
 }
 
+s_record_dialog() {
+  sc=record-dialog
+  d=$tmp/$sc
+  mkdir -p "$d"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return
+  "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-beforeunload --out "$d/wf" --until idle:4 \
+    >"$d/record.out" 2>"$d/record.err" &
+  local rpid=$!
+  kn_pids+=("$rpid")
+  for _ in $(seq 1 300); do grep -q '^recording task' "$d/record.out" && break; sleep 0.05; done
+  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" beforeunload >"$d/agent.out" 2>&1 || kn_fail "$sc: agent failed"
+  for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$rpid" 2>/dev/null && { kn_fail "$sc: record did not end"; kn_stop "$rpid"; }
+  wait "$rpid"
+  local rrc=$?
+  kn_forget "$rpid"
+  local verbs
+  verbs=$(sed -n 's/^  - \([a-z]*\):.*/\1/p' "$d/wf/web-beforeunload.yaml" 2>/dev/null | tr '\n' ' ')
+  if [ $rrc = 0 ] && [ "$verbs" = "goto type click dialog " ] && grep -q '^  - dialog: {answer: "accept"}' "$d/wf/web-beforeunload.yaml"
+  then kn_ok "$sc: the workflow: goto, type, click, dialog accept"
+  else kn_fail "$sc: record exit $rrc, steps '$verbs'"; tail -5 "$d/record.out" "$d/record.err" | sed 's/^/    /'; fi
+  ends
+  mkdir -p "$d/again"
+  kn_chromium_start "$d/again" || return
+  "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-beforeunload --workflows "$d/wf" --validate \
+    >"$d/replay.out" 2>&1
+  local vrc=$?
+  if [ $vrc = 0 ] && grep -qE '^web-beforeunload +passed' "$d/replay.out"; then kn_ok "$sc: the recorded workflow replays (validate: passed)"
+  else kn_fail "$sc: replay --validate exit $vrc"; tail -5 "$d/replay.out" | sed 's/^/    /'; fi
+  ends
+}
+
 s_bfcache() {
   scenario bfcache web-bfcache bfcache finished || { ends; return; }
   check "status finished" 'R.status == "finished" and R.reached == R.total'
@@ -372,6 +407,6 @@ s_replay_dialog() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag replay_dialog beforeunload"
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag replay_dialog beforeunload record_dialog"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish
