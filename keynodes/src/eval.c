@@ -325,7 +325,7 @@ static int site_gate(kn_eval *ev, const kn_keynode *kn)
 
 static int is_action(const kn_event *e)
 {
-	return e->type == KN_EV_CLICK || e->type == KN_EV_TYPE || e->type == KN_EV_SELECT;
+	return e->type == KN_EV_CLICK || e->type == KN_EV_TYPE || e->type == KN_EV_SELECT || e->type == KN_EV_DRAG;
 }
 
 /* Evaluate one node against event e with the page URL in `page`. */
@@ -366,7 +366,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		if (!is_action(e) || !site_gate(ev, kn) || (kn->path && !selector_matches(ev, kn, e, 0)))
 			return 0;
 		/* typed value, clicked element's visible text, selected option's value or text */
-		const char *first = e->type == KN_EV_CLICK ? e->text : e->value;
+		const char *first = e->type == KN_EV_CLICK || e->type == KN_EV_DRAG ? e->text : e->value;
 		int rc = score_text(ev, st, kn, first, 0, score, err);
 		if (!rc && *score < 1 && e->type == KN_EV_SELECT && e->text) {
 			double s2;

@@ -13,7 +13,7 @@
 
 static const char *const type_names[KN_EV__COUNT] = {
 	"navigate", "click", "type", "select", "submit", "press", "scroll", "tab_open", "tab_close",
-	"answer", "hover", "dialog"};
+	"answer", "hover", "dialog", "download", "drag"};
 
 static const char *const how_names[] = {"goto", "back", "forward", "reload", "link", "form",
                                         "script", "hash", "history", "redirect", "popup", NULL};
@@ -48,6 +48,7 @@ int kn_event_is_step(const kn_event *ev)
 	case KN_EV_NAVIGATE: return how_is_agent(ev->how);
 	case KN_EV_SUBMIT:
 	case KN_EV_DIALOG:
+	case KN_EV_DOWNLOAD:
 	case KN_EV_TAB_OPEN:
 	case KN_EV_TAB_CLOSE: return 0;
 	default: return (unsigned)ev->type < KN_EV__COUNT;

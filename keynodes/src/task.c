@@ -16,7 +16,7 @@ static const char *const matcher_names[] = {"exact", "include", "semantic", "reg
 #define N_TARGET_NAMES 6
 #define N_MATCHER_NAMES 7
 static const char *const verb_names[] = {"goto", "click", "type", "select", "press",
-                                         "scroll", "wait", "back", "forward", "answer"};
+                                         "scroll", "wait", "back", "forward", "answer", "dialog"};
 
 const char *kn_target_name(kn_target t)
 {
@@ -30,7 +30,7 @@ const char *kn_matcher_name(kn_matcher m)
 
 const char *kn_step_verb_name(kn_step_verb v)
 {
-	return (unsigned)v <= KN_STEP_ANSWER ? verb_names[v] : "?";
+	return (unsigned)v <= KN_STEP_LAST ? verb_names[v] : "?";
 }
 
 /* Mind2Web-Live function names, indexed [target][matcher]; NULL where upstream has none

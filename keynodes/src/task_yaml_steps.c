@@ -16,10 +16,10 @@ static const char *const step_verbs[] = {
 	[KN_STEP_GOTO] = "goto",     [KN_STEP_CLICK] = "click",   [KN_STEP_TYPE] = "type",
 	[KN_STEP_SELECT] = "select", [KN_STEP_PRESS] = "press",   [KN_STEP_SCROLL] = "scroll",
 	[KN_STEP_WAIT] = "wait",     [KN_STEP_BACK] = "back",     [KN_STEP_FORWARD] = "forward",
-	[KN_STEP_ANSWER] = "answer",
+	[KN_STEP_ANSWER] = "answer", [KN_STEP_DIALOG] = "dialog",
 };
 #define N_VERBS ((int)(sizeof step_verbs / sizeof step_verbs[0]))
-#define VERB_LIST "goto, click, type, select, press, scroll, wait, back, forward or answer"
+#define VERB_LIST "goto, click, type, select, press, scroll, wait, back, forward, answer or dialog"
 
 enum { LOC_SELECTOR, LOC_TEXT, LOC_VALUE, LOC_ENTER, LOC_ID, LOC_NAME, LOC_ARIA, LOC_ROLE, LOC_HREF,
        LOC_TEST_ID, LOC_TAG, LOC_CLASSES, LOC_PATH, LOC_FRAME, N_LOC };
@@ -99,6 +99,48 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 	return 0;
 }
 
+/* `dialog: accept|dismiss` or `dialog: {answer: accept|dismiss, text: PROMPT ANSWER}`: the answer to
+ * the JavaScript dialog the previous step opens (issue 12). */
+static int parse_dialog(loader *l, kn_step *st)
+{
+	yev v, k;
+	int rc, end;
+	char c[72];
+	pos at;
+	if ((rc = kn_ty_next_event(l, &v)) != 0)
+		return rc;
+	at = v.at;
+	if (v.type == YAML_SCALAR_EVENT) {
+		if (!(st->value = malloc(v.len + 1)))
+			return kn_ty_oom(l);
+		memcpy(st->value, v.val, v.len);
+		st->value[v.len] = '\0';
+	} else if (v.type == YAML_MAPPING_START_EVENT) {
+		for (;;) {
+			if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+				return rc;
+			if (end)
+				break;
+			int text = k.len == 4 && !memcmp(k.val, "text", 4);
+			if (!text && !(k.len == 6 && !memcmp(k.val, "answer", 6)))
+				return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'dialog' (expected answer or text)",
+				                  kn_ty_clip(c, sizeof c, k.val));
+			if (text ? st->text != NULL : st->value != NULL)
+				return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", text ? "text" : "answer");
+			if ((rc = kn_ty_read_text(l, text ? "dialog.text" : "dialog.answer", text, text ? &st->text : &st->value,
+			                          NULL)) != 0)
+				return rc;
+		}
+	} else {
+		return kn_ty_fail(l, KN_EINVAL, at, "'dialog' must be accept, dismiss or { answer: accept, text: \"…\" }, "
+		                  "found %s", kn_ty_found(l, &v));
+	}
+	if (!st->value || (strcmp(st->value, "accept") != 0 && strcmp(st->value, "dismiss") != 0))
+		return kn_ty_fail(l, KN_EINVAL, at, "'dialog' answer must be accept or dismiss, found '%s'",
+		                  kn_ty_clip(c, sizeof c, st->value ? st->value : ""));
+	return 0;
+}
+
 /* The value of a step's verb. */
 static int parse_verb_value(loader *l, kn_step *st, const char *verb)
 {
@@ -113,6 +155,8 @@ static int parse_verb_value(loader *l, kn_step *st, const char *verb)
 		return kn_ty_read_text(l, verb, 0, &st->value, NULL);
 	case KN_STEP_ANSWER:
 		return kn_ty_read_text(l, verb, 1, &st->value, NULL);
+	case KN_STEP_DIALOG:
+		return parse_dialog(l, st);
 	case KN_STEP_SCROLL:
 		if ((rc = kn_ty_read_text(l, verb, 0, &st->value, &at)) != 0)
 			return rc;

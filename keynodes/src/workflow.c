@@ -573,6 +573,15 @@ static void write_step(FILE *f, const kn_step *st)
 	case KN_STEP_FORWARD:
 		fprintf(f, "  - %s:\n", verb);
 		break;
+	case KN_STEP_DIALOG:
+		fprintf(f, "  - dialog: {answer: ");
+		put_str(f, st->value ? st->value : "dismiss");
+		if (st->text) {
+			fputs(", text: ", f);
+			put_str(f, st->text);
+		}
+		fputs("}\n", f);
+		break;
 	case KN_STEP_GOTO:
 	case KN_STEP_PRESS:
 	case KN_STEP_SCROLL:

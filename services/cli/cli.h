@@ -112,4 +112,10 @@ void kn_cli_semantic_report(kn_cli_semantic *s, FILE *f, double reached);
  * {"backend": "offline"}. */
 void kn_cli_semantic_json(kn_cli_semantic *s, FILE *f, double reached);
 
+/* keynode.yaml's `blocked:` section as the rules of blocked detection (services/replay/blocked.h):
+ * lists not given keep their defaults; cfg NULL: every default. The lists are borrowed from cfg,
+ * which must outlive *out. Used by worker, watch and replay (blocked_opts.c). */
+struct kn_blocked_rules;
+void kn_cli_blocked_rules(struct kn_blocked_rules *out, const kn_config *cfg);
+
 #endif

@@ -246,6 +246,7 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	case KN_EV_PRESS: st = add_step(r, KN_STEP_PRESS); break;
 	case KN_EV_SCROLL: st = add_step(r, KN_STEP_SCROLL); break;
 	case KN_EV_ANSWER: st = add_step(r, KN_STEP_ANSWER); break;
+	case KN_EV_DIALOG: st = add_step(r, KN_STEP_DIALOG); break; /* answers the dialog the step before opened */
 	default: return;
 	}
 	if (!st)
@@ -254,6 +255,7 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	case KN_STEP_PRESS: st->value = strdup(ev->key ? ev->key : "Enter"); break;
 	case KN_STEP_SCROLL: st->value = strdup(ev->value && !strcmp(ev->value, "up") ? "up" : "down"); break;
 	case KN_STEP_ANSWER: st->value = strdup(ev->text ? ev->text : ev->value ? ev->value : ""); break;
+	case KN_STEP_DIALOG: st->value = strdup(ev->value && !strcmp(ev->value, "accepted") ? "accept" : "dismiss"); break;
 	default:
 		st->selector = dup_or_null(ev->selector);
 		if (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT) {

@@ -18,7 +18,7 @@
 static const char help[] =
 	"usage: keynode replay --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
 	"                      [--task ID] [--out DIR] [--step-delay MS] [--answer-file FILE] [--quiet]\n"
-	"                      [--validate] [--workflows DIR] [--viewport WxH]\n"
+	"                      [--validate] [--workflows DIR] [--viewport WxH] [--config FILE]\n"
 	"\n"
 	"Drive the browser through each task's reference `steps` (goto, click, type, select, press,\n"
 	"scroll, wait, back, forward, answer) in a new tab, with trusted Input.* events, waiting for\n"
@@ -46,6 +46,8 @@ static const char help[] =
 	"                    tasks' inline steps (default: workflows/ beside the task file, when\n"
 	"                    present); a Mind2Web-Live file stays as published\n"
 	"  --viewport WxH    browser viewport (default: the workflow's recorded one, else 1280x800)\n"
+	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
+	"                    (default: the built-in signatures)\n"
 	"\n"
 	"exit: 0 every task replayed (passed), 1 a step failed (a task broken), 2 usage error, browser\n"
 	"unreachable, a result that could not be written, or (--validate) a task's verdict was error\n";
@@ -160,8 +162,11 @@ int kn_cmd_replay(int argc, char **argv)
 		{"step-delay", required_argument, NULL, 'd'}, {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'}, {"validate", no_argument, NULL, 'v'},
 		{"workflows", required_argument, NULL, 'w'}, {"viewport", required_argument, NULL, 'V'},
+		{"config", required_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
-	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL;
+	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *config_path = NULL;
+	kn_config *cfg = NULL;
+	kn_blocked_rules blocked;
 	kn_replay_opts ro = {.progress = stderr};
 	const char *answers = NULL, *workflows = NULL;
 	int c, validate = 0;
@@ -183,6 +188,7 @@ int kn_cmd_replay(int argc, char **argv)
 			if (kn_cli_parse_int(&ro.step_delay_ms, optarg) || ro.step_delay_ms < 0)
 				return kn_cli_usage_error("replay", "--step-delay must be milliseconds");
 			break;
+		case 'c': config_path = optarg; break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: return kn_cli_usage_error("replay", "bad option");
 		}
@@ -193,15 +199,23 @@ int kn_cmd_replay(int argc, char **argv)
 		return kn_cli_usage_error("replay", "unexpected argument '%s'", argv[optind]);
 
 	kn_err err = {0};
+	if (config_path && kn_config_load(&cfg, config_path, &err) != 0) {
+		fprintf(stderr, "keynode replay: %s\n", err.msg);
+		return KN_EXIT_USAGE;
+	}
+	kn_cli_blocked_rules(&blocked, cfg); /* keynode.yaml blocked: (blocked_opts.c) */
+	ro.blocked = &blocked;
 	kn_taskset *set = NULL;
 	int r = kn_taskset_load_file(&set, tasks, NULL, &err);
 	if (r) {
 		fprintf(stderr, "keynode replay: %s\n", err.msg);
+		kn_config_free(cfg);
 		return r == KN_ENOTFOUND || r == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
 	}
 	int rc = KN_EXIT_USAGE;
 	if (kn_cli_attach_workflows(set, tasks, workflows, "replay") != KN_EXIT_OK) {
 		kn_taskset_free(set);
+		kn_config_free(cfg);
 		return KN_EXIT_USAGE;
 	}
 	char *ws = NULL;
@@ -271,5 +285,6 @@ done:
 		fclose(ro.answers);
 	free(ws);
 	kn_taskset_free(set);
+	kn_config_free(cfg);
 	return rc;
 }

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "blocked.h"
 #include "cli.h"
 #include "runner.h"
 #include "summary.h"
@@ -26,6 +27,7 @@ static const char help[] =
 	"usage: keynode run --tasks FILE --agent 'CMD …' [--task ID]… [--parallel N] [--repeat K]\n"
 	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN]\n"
+	"                   [--config FILE]\n"
 	"\n"
 	"Run any agent (any language, any browser library) over a task set and score every attempt\n"
 	"live. For each attempt keynode starts a fresh private headless Chromium, opens the task's\n"
@@ -67,6 +69,8 @@ static const char help[] =
 	"  --mode M          default or webcanvas, as for `keynode score`\n"
 	"  --chromium BIN    the browser to launch (default /usr/lib/chromium/chromium)\n"
 	"  --quiet           no progress\n"
+	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
+	"                    (default: the built-in signatures)\n"
 	"\n"
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found) are not the agent's fault: such attempts are retried, then reported apart and left out\n"
@@ -94,6 +98,7 @@ struct run {
 	int vw, vh, retries, plain, quiet;
 	double timeout_s;
 	kn_eval_opts eval;
+	kn_blocked_rules blocked; /* --config: keynode.yaml blocked: (blocked_opts.c) */
 	time_t t0;
 	double t0_mono;
 };
@@ -166,7 +171,8 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 		kn_attempt_opts o = {.task = it->task, .agent_cmd = r->agent, .dir = dir, .run_id = run_id,
 		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
 		                     .chromium = r->chromium, .viewport_w = r->vw, .viewport_h = r->vh,
-		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop};
+		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
+		                     .blocked = &r->blocked};
 		kn_err err = {0};
 		if (kn_attempt_run(&rep, &o, &err) != 0) {
 			pthread_mutex_lock(&r->lock);
@@ -324,7 +330,7 @@ static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n
 int kn_cmd_run(int argc, char **argv)
 {
 	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
-	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET };
+	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG };
 	static const struct option opts[] = {
 		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
 		{"task", required_argument, NULL, O_TASK},         {"parallel", required_argument, NULL, O_PARALLEL},
@@ -334,8 +340,10 @@ int kn_cmd_run(int argc, char **argv)
 		{"viewport", required_argument, NULL, O_VIEWPORT}, {"step-limit", required_argument, NULL, O_STEPS},
 		{"mode", required_argument, NULL, O_MODE},         {"chromium", required_argument, NULL, O_CHROMIUM},
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
+		{"config", required_argument, NULL, O_CONFIG},
 		{NULL, 0, NULL, 0}};
-	const char *tasks = NULL, *out = NULL;
+	const char *tasks = NULL, *out = NULL, *config_path = NULL;
+	kn_config *cfg = NULL;
 	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600;
 	struct run r = {.retries = 1};
 	const char **ids = calloc((size_t)argc + 1, sizeof *ids);
@@ -359,6 +367,7 @@ int kn_cmd_run(int argc, char **argv)
 		case O_BROWSER: r.browsers[r.n_browsers++] = optarg; break;
 		case O_CHROMIUM: r.chromium = optarg; break;
 		case O_QUIET: r.quiet = 1; break;
+		case O_CONFIG: config_path = optarg; break;
 		case O_PARALLEL:
 			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
 				kn_cli_usage_error("run", "--parallel must be 1..64");
@@ -425,6 +434,11 @@ int kn_cmd_run(int argc, char **argv)
 	}
 	r.timeout_s = timeout;
 	kn_err err = {0};
+	if (config_path && kn_config_load(&cfg, config_path, &err) != 0) {
+		fprintf(stderr, "keynode run: %s\n", err.msg);
+		goto done;
+	}
+	kn_cli_blocked_rules(&r.blocked, cfg);
 	int lr = kn_cli_load_tasks(&set, tasks, NULL, "run", &err);
 	if (lr) {
 		fprintf(stderr, "keynode run: %s\n", err.msg);
@@ -532,5 +546,6 @@ done:
 	free(ids);
 	free(r.browsers);
 	free(dir_own);
+	kn_config_free(cfg);
 	return rc;
 }

@@ -17,6 +17,8 @@ static const char help[] =
 	"Serve a directory of static test sites (tests/sites/) over HTTP: GET and HEAD, MIME types by\n"
 	"extension, index.html for directories, DIR/404.html (or a built-in page) with status 404 for\n"
 	"missing files, 403 for paths that try to leave DIR. Responses are never cached.\n"
+	"DIR/_redirects: one rule a line, FROM TO [301|302|303|307|308] (GET, HEAD and POST on FROM);\n"
+	"a folder holding a _cacheable file is sent no-cache instead (back/forward cache allowed).\n"
 	"On start it logs one line to stderr:\n"
 	"  level=info component=sites msg=\"serving\" dir=DIR url=http://HOST:PORT/\n"
 	"SIGINT or SIGTERM stops it cleanly.\n"

@@ -206,6 +206,9 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_taskset *set = NULL;
 	if (kn_cli_semantic_open(&so, "watch", &mo.eval, stderr) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
+	kn_blocked_rules blocked; /* --config: its blocked: section (blocked_opts.c) */
+	kn_cli_blocked_rules(&blocked, so.config);
+	mo.blocked = &blocked;
 	/* after --config: its sites: resolve WebArena placeholders */
 	int r = kn_cli_load_tasks(&set, tasks, so.config, "watch", &err);
 	if (r) {

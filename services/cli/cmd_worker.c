@@ -172,13 +172,7 @@ int kn_cmd_worker(int argc, char **argv)
 	wo.broken_after = cfg->health_broken_after;
 	wo.validate.fresh_context = 1;
 	/* keynode.yaml `blocked:` (services/replay/blocked.h): lists not given keep their defaults */
-	const struct kn_config_list *bl = cfg->blocked.lists;
-	kn_blocked_list *rl[] = {&blocked.http_status, &blocked.challenge, &blocked.captcha_frames,
-	                         &blocked.consent_walls, &blocked.consent_dismiss};
-	for (int k = 0; k < KN_CONFIG_BLOCKED_LISTS; k++)
-		*rl[k] = (kn_blocked_list){(const char *const *)bl[k].v, bl[k].n, bl[k].set};
-	blocked.off = !cfg->blocked.enabled;
-	blocked.geo_off = !cfg->blocked.geo;
+	kn_cli_blocked_rules(&blocked, cfg);
 	wo.validate.replay.blocked = &blocked;
 
 	/* Block the stop signals in every thread (the ones created below inherit the mask) and take

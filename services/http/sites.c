@@ -29,6 +29,7 @@
 #include <libwebsockets.h>
 
 #include "sites.h"
+#include "sites_rules.h"
 
 #define SITES_TICK_US (100 * LWS_US_PER_MS)
 #define SITES_MAX_PAGE (256u * 1024u) /* cap on the 404 page read from DIR/404.html */
@@ -40,6 +41,7 @@ struct kn_sites {
 	int port;
 	int csp, log_requests;
 	char *page404; /* DIR/404.html, or NULL for the built-in page */
+	kn_sites_rules *rules; /* DIR/_redirects (sites_rules.h) */
 	size_t page404_len;
 	lws_sorted_usec_list_t sul;
 	volatile sig_atomic_t *stop;
@@ -50,6 +52,7 @@ struct kn_sites {
 struct pss {
 	const char *body;
 	size_t len, off;
+	const kn_sites_redirect *pending; /* a POST's redirect, answered when its body is read */
 };
 
 static const char builtin_404[] =
@@ -168,12 +171,15 @@ static const char *mime_type(const char *path)
 	return "application/octet-stream";
 }
 
-/* Append the headers every response carries. Nonzero when the buffer is too small. */
-static int add_common(const kn_sites *s, struct lws *wsi, unsigned char **p, unsigned char *end)
+/* Append the headers every response carries (no-cache instead of no-store for a file of a
+ * `_cacheable` folder). Nonzero when the buffer is too small. */
+static int add_common(const kn_sites *s, struct lws *wsi, unsigned char **p, unsigned char *end,
+                      int cacheable)
 {
-	static const char nostore[] = "no-store", nosniff[] = "nosniff";
+	static const char nostore[] = "no-store", nocache[] = "no-cache", nosniff[] = "nosniff";
+	const char *cc = cacheable ? nocache : nostore;
 	if (lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
-	                                 (const unsigned char *)nostore, (int)strlen(nostore), p, end))
+	                                 (const unsigned char *)cc, (int)strlen(cc), p, end))
 		return 1;
 	if (lws_add_http_header_by_name(wsi, (const unsigned char *)"x-content-type-options:",
 	                                (const unsigned char *)nosniff, (int)strlen(nosniff), p, end))
@@ -193,7 +199,7 @@ static int respond(const kn_sites *s, struct lws *wsi, struct pss *pss, int head
 {
 	unsigned char buf[LWS_PRE + 2048], *start = buf + LWS_PRE, *p = start, *end = buf + sizeof buf;
 	if (lws_add_http_common_headers(wsi, status, "text/html; charset=utf-8", len, &p, end) ||
-	    add_common(s, wsi, &p, end) ||
+	    add_common(s, wsi, &p, end, 0) ||
 	    (location && lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_LOCATION,
 	                                              (const unsigned char *)location,
 	                                              (int)strlen(location), &p, end)) ||
@@ -350,11 +356,34 @@ missing:
 
 /* --- the lws protocol ---------------------------------------------------------------------- */
 
+/* Answer a `_redirects` rule. */
+static int redirect(kn_sites *s, struct lws *wsi, struct pss *pss, int head, const kn_sites_redirect *d)
+{
+	return respond(s, wsi, pss, head, (unsigned)d->status, body_301, sizeof body_301 - 1, d->to);
+}
+
 static int handle_request(kn_sites *s, struct lws *wsi, struct pss *pss, const char *path)
 {
 	int head = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
 	int get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
-	const char *method = head ? "HEAD" : get ? "GET" : "other";
+	int post = lws_hdr_total_length(wsi, WSI_TOKEN_POST_URI) > 0;
+	const char *method = head ? "HEAD" : get ? "GET" : post ? "POST" : "other";
+	const kn_sites_redirect *rule = kn_sites_rules_find(s->rules, path);
+	if (rule && (get || head || post)) {
+		log_request(s, method, path, rule->status);
+		char cl[24] = "";
+		if (post && lws_hdr_copy(wsi, cl, sizeof cl, WSI_TOKEN_HTTP_CONTENT_LENGTH) > 0 && atol(cl) > 0) {
+			pss->pending = rule; /* read the form's body first: LWS_CALLBACK_HTTP_BODY_COMPLETION */
+			return 0;
+		}
+		return redirect(s, wsi, pss, head, rule);
+	}
+	if (kn_sites_rules_is_rule_file(path)) {
+		log_request(s, method, path, 404);
+		const char *page = s->page404 ? s->page404 : builtin_404;
+		size_t len = s->page404 ? s->page404_len : sizeof builtin_404 - 1;
+		return respond(s, wsi, pss, head, HTTP_STATUS_NOT_FOUND, page, len, NULL);
+	}
 	if (!get && !head) {
 		log_request(s, method, path, 405);
 		return respond(s, wsi, pss, 0, HTTP_STATUS_METHOD_NOT_ALLOWED, body_405,
@@ -381,7 +410,7 @@ static int handle_request(kn_sites *s, struct lws *wsi, struct pss *pss, const c
 	}
 
 	unsigned char hdr[1024], *p = hdr;
-	if (add_common(s, wsi, &p, hdr + sizeof hdr)) {
+	if (add_common(s, wsi, &p, hdr + sizeof hdr, kn_sites_rules_cacheable(file))) {
 		free(file);
 		return -1;
 	}
@@ -399,6 +428,15 @@ static int sites_callback(struct lws *wsi, enum lws_callback_reasons reason, voi
 	switch (reason) {
 	case LWS_CALLBACK_HTTP:
 		return handle_request(lws_context_user(lws_get_context(wsi)), wsi, pss, in);
+	case LWS_CALLBACK_HTTP_BODY:
+		return 0; /* a POST's form body: read and dropped */
+	case LWS_CALLBACK_HTTP_BODY_COMPLETION:
+		if (pss && pss->pending) {
+			const kn_sites_redirect *d = pss->pending;
+			pss->pending = NULL;
+			return redirect(lws_context_user(lws_get_context(wsi)), wsi, pss, 0, d);
+		}
+		break;
 	case LWS_CALLBACK_HTTP_WRITEABLE:
 		if (pss && pss->body)
 			return write_body(wsi, pss);
@@ -493,9 +531,14 @@ int kn_sites_new(kn_sites **out, const kn_sites_opts *opts, kn_err *err)
 	s->csp = opts->csp;
 	s->log_requests = opts->log_requests;
 	load_404(s);
+	int rc = kn_sites_rules_load(&s->rules, s->root, err);
+	if (rc) {
+		kn_sites_free(s);
+		return rc;
+	}
 
 	/* With port 0 this still checks that host is a local numeric address. */
-	int rc = probe_bind(host, opts->port, err);
+	rc = probe_bind(host, opts->port, err);
 	if (rc) {
 		kn_sites_free(s);
 		return rc;
@@ -579,6 +622,7 @@ void kn_sites_free(kn_sites *s)
 	if (s->ctx)
 		lws_context_destroy(s->ctx);
 	free(s->page404);
+	kn_sites_rules_free(s->rules);
 	free(s->root);
 	free(s);
 }

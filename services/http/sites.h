@@ -4,7 +4,9 @@
  * extension, index.html for directories (a directory asked for without its trailing slash is
  * redirected to it, so relative links resolve), a 404 page (DIR/404.html when present) for what
  * is missing, 403 for anything that tries to leave the directory ("..", symlinks pointing out).
- * Responses carry `Cache-Control: no-store` so a changed site is seen at once; optionally a strict
+ * Responses carry `Cache-Control: no-store` so a changed site is seen at once (`no-cache` in a folder
+ * marked `_cacheable`); `DIR/_redirects` answers paths with HTTP redirects, also to POST
+ * (sites_rules.h); optionally a strict
  * Content-Security-Policy, to prove the sites keep every script in a file. One server runs on the
  * thread that calls kn_sites_run; nothing here is shared between threads. */
 #ifndef KEYNODE_SITES_H

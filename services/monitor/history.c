@@ -54,3 +54,14 @@ void kn_history_clear(kn_history *h)
 		free(h->url[i]);
 	h->n = h->at = 0;
 }
+
+const char *kn_history_reason_how(const char *reason)
+{
+	if (strcmp(reason, "anchorClick") == 0)
+		return "link";
+	if (strncmp(reason, "formSubmission", 14) == 0)
+		return "form";
+	if (strcmp(reason, "reload") == 0)
+		return "reload";
+	return "script";
+}

@@ -18,5 +18,8 @@ const char *kn_history_move(kn_history *h, const char *url);
 /* 1 when url is an entry of h. */
 int kn_history_has(const kn_history *h, const char *url);
 void kn_history_clear(kn_history *h);
+/* The `how` of a navigation the page itself asked for, from Page.frameRequestedNavigation's reason:
+ * "link" (anchorClick), "form" (formSubmission…), "reload", else "script". Static storage. */
+const char *kn_history_reason_how(const char *reason);
 
 #endif

@@ -16,6 +16,7 @@
 #include "monitor.h"
 #include "frames.h"
 #include "dialog.h"
+#include "download.h"
 #include "history.h"
 #include "page_check.h"
 #include "progress.h"
@@ -172,17 +173,6 @@ static void emit(kn_monitor *m, kn_event *ev)
 		kn_monitor_stop(m, "step limit"); /* past the budget nothing more can count */
 }
 
-static const char *reason_how(const char *reason)
-{
-	if (strcmp(reason, "anchorClick") == 0)
-		return "link";
-	if (strncmp(reason, "formSubmission", 14) == 0)
-		return "form";
-	if (strcmp(reason, "reload") == 0)
-		return "reload";
-	return "script";
-}
-
 /* Classify and emit a main-frame navigation of tab t to url. */
 static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_document,
                       const char *same_doc_type)
@@ -211,7 +201,7 @@ static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_do
 		history = 1; /* same entry */
 	} else if (t->req_reason) {
 		how = same_document ? (strcmp(same_doc_type, "fragment") == 0 ? "hash" : "history")
-		                    : reason_how(t->req_reason);
+		                    : kn_history_reason_how(t->req_reason);
 	} else if (same_document) {
 		/* pushState / hash changes from page script, or a goto to the same document */
 		how = t->started_type && strcmp(t->started_type, "sameDocument") == 0 ? "goto"
@@ -234,6 +224,8 @@ struct pending_history {
 	char *session;
 };
 
+static void on_blocked(void *ud, const kn_blocked_hit *hit);
+
 /* The tab's committed URL right after we enabled its events: emit the navigation we missed. */
 static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
@@ -243,8 +235,12 @@ static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error
 	json_t *cur = json_array_get(json_object_get(result, "entries"),
 	                             (size_t)json_integer_value(json_object_get(result, "currentIndex")));
 	const char *url = kn_json_str(cur, "url");
-	if (t && url && *url && strcmp(url, "about:blank") != 0 && (!t->url || strcmp(url, t->url) != 0))
-		navigated(ph->m, t, url, 0, NULL);
+	if (t && url && *url && strcmp(url, "about:blank") != 0) {
+		if (!t->url || strcmp(url, t->url) != 0)
+			navigated(ph->m, t, url, 0, NULL);
+		if (!ph->m->o.blocked_off) /* a page blocked before we attached fires no load event for us */
+			kn_blocked_probe_send(ph->m->cdp, t->session, t->ctx_id, ph->m->o.blocked, on_blocked, ph->m);
+	}
 	free(ph->session);
 	free(ph);
 }
@@ -515,6 +511,11 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			ev.tab = t->id;
 			emit(m, &ev);
 		}
+	} else if (strcmp(method, "Page.downloadWillBegin") == 0) {
+		kn_event dl; /* download.h: not a navigation; the link's pending cause is spent */
+		set_str(&t->req_reason, NULL);
+		if (kn_download_event(&dl, params, t->id, t->url))
+			emit(m, &dl);
 	} else if (strcmp(method, "Page.frameRequestedNavigation") == 0) {
 		const char *fid = kn_json_str(params, "frameId"), *disp = kn_json_str(params, "disposition");
 		if (fid && strcmp(fid, t->target_id) == 0 && (!disp || strcmp(disp, "currentTab") == 0))

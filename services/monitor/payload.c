@@ -30,6 +30,7 @@ int kn_monitor_decode_payload(kn_event *ev, const char *payload, size_t len, kn_
 	case KN_EV_PRESS:
 	case KN_EV_SCROLL:
 	case KN_EV_HOVER:
+	case KN_EV_DRAG:
 		break;
 	default:
 		rc = kn_err_set(err, KN_EINVAL, "recorder payload: type '%s' is not a recorder action",

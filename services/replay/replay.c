@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dialog_answer.h"
 #include "frames.h"
 #include "heal.h"
 #include "keynode/event.h"
@@ -19,6 +20,8 @@ struct rp {
 	char *target_id;
 	kn_replay_opts o;
 	kn_replay_frame fr; /* the step's frame when its selector crosses into an iframe (frames.c) */
+	const kn_step *dialog; /* the next step answers the dialog this one opens (dialog_answer.h) */
+	int dialog_answered;
 };
 
 /* Where a step's element was found. */
@@ -284,6 +287,11 @@ static int click_at(struct rp *r, double x, double y, kn_err *err)
 	int rc = mouse(r, "mouseMoved", x, y, err);
 	if (!rc)
 		rc = mouse(r, "mousePressed", x, y, err);
+	if (!rc && r->dialog) /* the release opens a dialog: answer it while the command waits */
+		return kn_replay_dialog_answer(r->loop, r->c, r->session, "Input.dispatchMouseEvent",
+		                               json_pack("{s:s, s:f, s:f, s:s, s:i, s:i}", "type", "mouseReleased", "x", x,
+		                                         "y", y, "button", "left", "clickCount", 1, "buttons", 0),
+		                               r->dialog, &r->dialog_answered, err);
 	if (!rc)
 		rc = mouse(r, "mouseReleased", x, y, err);
 	return rc;
@@ -543,6 +551,11 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	case KN_STEP_FORWARD:
 		rc = history_go(r, st->verb == KN_STEP_BACK ? -1 : 1, err);
 		break;
+	case KN_STEP_DIALOG: /* answered during the step before (click_at) */
+		if (!r->dialog_answered)
+			rc = kn_err_set(err, KN_ENOTFOUND, "no dialog opened to %s", st->value);
+		r->dialog_answered = 0;
+		break;
 	case KN_STEP_ANSWER:
 		res->answer = st->value;
 		if (r->o.answers && st->value) {
@@ -650,6 +663,7 @@ int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_r
 		const kn_step *st = &task->steps[i];
 		kn_step_report *rep = &res->steps[i];
 		kn_err e = {0};
+		r.dialog = i + 1 < task->n_steps && task->steps[i + 1].verb == KN_STEP_DIALOG ? &task->steps[i + 1] : NULL;
 		kn_step_outcome o = run_step(&r, st, res, rep, &e);
 		rep->outcome = o;
 		res->n_steps = i + 1;

@@ -369,7 +369,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		goto result;
 	}
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
-	                      .on_ready = on_ready, .on_end = on_end, .ud = &a};
+	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .blocked = o->blocked};
 	if (kn_monitor_start(&a.mon, a.loop, ws, &mo, &e) != 0) {
 		errorf(rep, "monitor: ", e.msg);
 		goto result;

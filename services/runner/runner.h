@@ -33,6 +33,7 @@ typedef struct kn_attempt_opts {
 	int viewport_w, viewport_h; /* 0: the browser's default */
 	double timeout_s;        /* agent wall-clock budget; <= 0: none */
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
+	const struct kn_blocked_rules *blocked; /* when the site refused service (blocked.h); NULL: defaults */
 	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
 	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */
 } kn_attempt_opts;

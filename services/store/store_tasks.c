@@ -263,7 +263,7 @@ static int step_from_json(kn_step *s, const json_t *e, kn_err *err)
 		return kn_err_set(err, KN_EINVAL, "stored task: a step is not an object");
 	const char *verb = json_string_value(json_object_get(e, "verb"));
 	int found = 0;
-	for (int v = 0; verb && v <= KN_STEP_ANSWER; v++)
+	for (int v = 0; verb && v <= KN_STEP_LAST; v++)
 		if (strcmp(kn_step_verb_name((kn_step_verb)v), verb) == 0) {
 			s->verb = (kn_step_verb)v;
 			found = 1;

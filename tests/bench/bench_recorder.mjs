@@ -14,12 +14,13 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { randomBytes } from 'node:crypto';
+import { recorderSource } from '../integration/recorder-source.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
 const require = createRequire(path.join(REPO, 'tests', 'integration', 'node', 'package.json'));
 const { chromium } = require('playwright-core');
-const RECORDER_TEXT = fs.readFileSync(path.join(REPO, 'services', 'recorder', 'recorder.js'), 'utf8');
+const RECORDER_TEXT = recorderSource(REPO); // services/recorder/recorder.parts, in order
 const out = process.argv[2];
 
 const NODES = process.env.NONODES ? [] : [

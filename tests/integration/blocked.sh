@@ -8,13 +8,15 @@
 #
 # Parts:
 #   replay  one task per fixture of fixtures.json, `keynode replay --validate --out`: every blocked fixture
-#           (401/403/429/503, seven challenge pages, five CAPTCHA frames, seven consent walls, a geo redirect)
+#           (401/403/429/503, seven challenge pages, six CAPTCHA frames — one from another site, an out-of-process
+#           iframe —, seven consent walls, a geo redirect)
 #           says `blocked` at step 1 with kind, signature, HTTP status, URL, Retry-After (429) and a PNG; a 404
 #           stays `broken`; consent walls with their accept button, a bottom banner and an invisible reCAPTCHA
 #           badge pass.
 #   watch   `keynode watch` and a Playwright agent meeting a 403, a challenge, a CAPTCHA and a consent wall: the
 #           run result says `blocked` (with kind), valid against run-result.schema.json; the same agent on the
-#           open site: finished, no "blocked".
+#           open site: finished, no "blocked"; a CAPTCHA from another site; a start page that was already
+#           blocked (403) when keynode watch attached.
 #   health  a private PostgreSQL, `keynode migrate`, one task replayed by `keynode worker --once`; for each of
 #           a 403, a 429, a challenge, a CAPTCHA, a consent wall and a geo redirect in front of the site: the
 #           replay result is `blocked`, health becomes `blocked`, failures are not counted; the fixture removed,
@@ -69,10 +71,18 @@ for part in $parts; do
     while read -r line; do case $line in ok*) kn_ok "${line#ok   }" ;; FAIL*) kn_fail "${line#FAIL }" ;; esac; done <"$tmp/check.out"
     grep -q 'f-403 *blocked at step 1: http 403' "$tmp/replay.out" && kn_ok "replay prints 'blocked at step 1: http 403'" ||
       kn_fail "replay output: $(grep f-403 "$tmp/replay.out")"
+    # keynode.yaml's blocked: rules are read by replay --config too (not only by the worker)
+    printf 'blocked: { http_status: ["429"] }\n' >"$tmp/only429.yaml"
+    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --validate --config "$tmp/only429.yaml" \
+      >"$tmp/cfg-replay.out" 2>&1
+    check "replay --config (blocked: http_status 429 only): exit 1" "$?" 1
+    grep -q 'f-403 *broken' "$tmp/cfg-replay.out" && kn_ok "replay --config: the 403 page is broken, not blocked" ||
+      kn_fail "replay --config: $(grep f-403 "$tmp/cfg-replay.out")"
     ;;
   watch)
     echo "== watch: an agent meeting a blocked page"
     for case in "403 blocked http" "challenge-cf-just-a-moment blocked challenge" "captcha-recaptcha blocked captcha" \
+                "captcha-recaptcha-xsite blocked captcha" \
                 "consent-onetrust blocked consent" "none finished"; do
       set -- $case
       d=$tmp/watch-$1
@@ -100,6 +110,53 @@ for part in $parts; do
       node "$here/blocked-check.mjs" result "$repo" "$d/result.json" "$2" ${3:-} >"$d/check.out"
       while read -r line; do case $line in ok*) kn_ok "watch $1: ${line#ok   }" ;; FAIL*) kn_fail "watch $1: ${line#FAIL }" ;; esac; done <"$d/check.out"
     done
+    # the start page was blocked before keynode watch attached: no load event comes after the attach, the
+    # monitor probes the page it found (issue 12)
+    d=$tmp/watch-late-403
+    mkdir -p "$d"
+    : >"$d/marks"
+    KN_AGENT_LATE=$d/go node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" /f/403/ >"$d/agent.out" 2>&1 &
+    apid=$!
+    kn_pids+=("$apid")
+    for _ in $(seq 1 400); do grep -q '^loaded' "$d/marks" && break; sleep 0.05; done
+    check "watch late-403: the agent loaded the blocked page first" "$(grep -c '^loaded' "$d/marks")" 1
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --out "$d/result.json" \
+      --trajectory "$d/run.jsonl" --until idle:3 >"$d/watch.out" 2>"$d/watch.err" &
+    wpid=$!
+    kn_pids+=("$wpid")
+    for _ in $(seq 1 200); do grep -q '"tab_open"' "$d/run.jsonl" 2>/dev/null && break; sleep 0.05; done
+    touch "$d/go"
+    wait "$apid"
+    check "watch late-403: the agent ran" "$?" 0
+    kn_forget "$apid"
+    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+    wait "$wpid" 2>/dev/null
+    check "watch late-403: exit status 1 (not finished)" "$?" 1
+    kn_forget "$wpid"
+    node "$here/blocked-check.mjs" result "$repo" "$d/result.json" blocked http >"$d/check.out"
+    while read -r line; do case $line in ok*) kn_ok "watch late-403: ${line#ok   }" ;; FAIL*) kn_fail "watch late-403: ${line#FAIL }" ;; esac; done <"$d/check.out"
+    # watch --config reads keynode.yaml's blocked: rules: with only 429 listed, a 403 start page is not blocked
+    printf 'blocked: { http_status: ["429"] }\n' >"$tmp/only429.yaml"
+    d=$tmp/watch-config-403
+    mkdir -p "$d"
+    : >"$d/marks"
+    KN_AGENT_GO=$d/go node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" /f/403/ >"$d/agent.out" 2>&1 &
+    apid=$!
+    kn_pids+=("$apid")
+    for _ in $(seq 1 300); do grep -q '^connected' "$d/marks" && break; sleep 0.05; done
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --config "$tmp/only429.yaml" --out "$d/result.json" \
+      --trajectory "$d/run.jsonl" --until idle:3 >"$d/watch.out" 2>"$d/watch.err" &
+    wpid=$!
+    kn_pids+=("$wpid")
+    for _ in $(seq 1 200); do grep -q '"tab_open"' "$d/run.jsonl" 2>/dev/null && break; sleep 0.05; done
+    touch "$d/go"
+    wait "$apid"
+    kn_forget "$apid"
+    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+    wait "$wpid" 2>/dev/null
+    kn_forget "$wpid"
+    check "watch --config (blocked: http_status 429 only): a 403 start page is incomplete, not blocked" \
+      "$(jq -r '.status + " " + (.blocked // {} | .kind // "-")' "$d/result.json")" "incomplete -"
     ;;
   health)
     echo "== health: scheduled replays of one task while fixtures come and go"

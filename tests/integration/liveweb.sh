@@ -25,6 +25,25 @@
 #   dialog   confirm / prompt / alert: a `dialog` event each (kind, message, accepted or dismissed)
 #   nav      a meta refresh + location.replace chain (one goto, the rest consequences), link, back from the
 #            back/forward cache, forward, back, and the recorder still working on the restored page
+#   redirects  HTTP redirect chains (tests/sites/web/_redirects): a goto through 301 → 302 → 307 → 308, a link
+#            answered with 302, a POST form answered with 303 (then a GET): one navigate each, with its cause
+#            (goto, link, form) and the final URL; no redirect hop is an event or a step; URL key nodes see
+#            the final pages; `keynode replay` of the same steps passes (not blocked, not broken)
+#   download two links whose targets Chromium downloads (an octet-stream file, an <a download>): click steps
+#            and a `download` event each (file URL, name), no navigate; the agent's goto after them stays a goto
+#   drag     an HTML5 drag and drop and a pointer-driven drag (a board without HTML5 DnD): one `drag` step each
+#            (dragged element, where it was dropped, key nodes of both), no click for the pointer drag; a text
+#            selection with the mouse is no drag; the click after them still records
+#   replay_dialog  `keynode replay` of a workflow whose `dialog` steps answer a confirm (accept), a prompt
+#            (accept with "trip") and an alert (dismiss): recorded as answered, the page saw the answers; a
+#            `dialog` step after a click that opens none fails that step ("no dialog opened")
+#   beforeunload  a page asking before it is left (unsaved changes): the agent accepts, a `dialog` event of kind
+#            beforeunload then the link navigation; `keynode replay` with a `dialog: accept` step leaves too
+#   record_dialog  `keynode record` of the beforeunload task: the workflow holds a `dialog` step (accept) after
+#            the click that opened it; replaying that workflow answers the dialog and reaches every key node
+#   bfcache  a page Chromium really keeps in its back/forward cache (tests/sites/web/bf, served no-cache):
+#            link, back — restored from the cache (the agent fails otherwise, with Chromium's reasons) — a
+#            `back` step, and a click on the restored page recorded and matched
 #
 # Env: KN_LIVEWEB_ONLY="name …" runs only those. Exit 0 all checks passed, 1 any failed.
 set -u -o pipefail
@@ -258,6 +277,136 @@ s_dialog() {
   ends
 }
 
-all="pay late nested shadow newtab hostile nav hover dialog replay_frames"
+s_redirects() {
+  scenario redirects web-http-redirects redirects finished || { ends; return; }
+  check "status finished: the final pages reached the URL key nodes" 'R.status == "finished" and R.reached == R.total'
+  check "one navigate per action, its cause and the final URL: goto, link, form" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]]
+      == [["/go/trail.html?from=old", "goto"], ["/go/form.html", "link"], ["/go/thanks.html", "form"]]'
+  check "no redirect hop is an event" '[E[] | select((.url // "") | test("/go/(old-trail|hop-|signup|subscribe)"))] | length == 0'
+  check "steps: goto, click, type, click" 'R.steps == 4 and ([E[] | select(.type | IN("click","type")) | .selector] == ["#signup-link", "#email", "#send"])'
+  check "the URL key nodes were reached at the final pages' steps" '
+    [node("trail"), node("form"), node("thanks")] | map(.reached_at_step) == [1, 2, 4]'
+  ends
+  scenario replay-redirects web-http-redirects replay finished || { ends; return; }
+  check "replay through the redirect chains: every key node reached" 'R.status == "finished" and R.reached == R.total'
+  if grep -qE '^web-http-redirects +passed' "$d/agent.out"; then kn_ok "$sc: replay passed (not blocked, not broken)"
+  else kn_fail "$sc: replay did not pass"; sed 's/^/    replay: /' "$d/agent.out" | tail -8; fi
+  ends
+}
+
+s_beforeunload() {
+  scenario beforeunload web-beforeunload beforeunload idle:60 || { ends; return; }
+  check "type, click, the beforeunload dialog accepted, then the link navigation" '
+    [E[] | select(.type | IN("type", "click", "dialog", "navigate")) | [.type, (.key // .how // .selector)]][1:]
+      == [["type", "#notes"], ["click", "#leave"], ["dialog", "beforeunload"], ["navigate", "link"]]
+    and ([E[] | select(.type == "dialog")][0].value == "accepted")'
+  check "key nodes reached" 'R.reached == R.total'
+  ends
+  scenario replay-beforeunload web-beforeunload replay idle:60 || { ends; return; }
+  check "replay: the beforeunload dialog answered by the dialog step, the page left" '
+    ([E[] | select(.type == "dialog") | [.key, .value]] == [["beforeunload", "accepted"]])
+      and ([E[] | select(.type == "navigate")][-1].url | test("/dialog/index.html$"))'
+  ends
+}
+
+s_record_dialog() {
+  sc=record-dialog
+  d=$tmp/$sc
+  mkdir -p "$d"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return
+  "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-beforeunload --out "$d/wf" --until idle:4 \
+    >"$d/record.out" 2>"$d/record.err" &
+  local rpid=$!
+  kn_pids+=("$rpid")
+  for _ in $(seq 1 300); do grep -q '^recording task' "$d/record.out" && break; sleep 0.05; done
+  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" beforeunload >"$d/agent.out" 2>&1 || kn_fail "$sc: agent failed"
+  for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.05; done
+  kill -0 "$rpid" 2>/dev/null && { kn_fail "$sc: record did not end"; kn_stop "$rpid"; }
+  wait "$rpid"
+  local rrc=$?
+  kn_forget "$rpid"
+  local verbs
+  verbs=$(sed -n 's/^  - \([a-z]*\):.*/\1/p' "$d/wf/web-beforeunload.yaml" 2>/dev/null | tr '\n' ' ')
+  if [ $rrc = 0 ] && [ "$verbs" = "goto type click dialog " ] && grep -q '^  - dialog: {answer: "accept"}' "$d/wf/web-beforeunload.yaml"
+  then kn_ok "$sc: the workflow: goto, type, click, dialog accept"
+  else kn_fail "$sc: record exit $rrc, steps '$verbs'"; tail -5 "$d/record.out" "$d/record.err" | sed 's/^/    /'; fi
+  ends
+  mkdir -p "$d/again"
+  kn_chromium_start "$d/again" || return
+  "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-beforeunload --workflows "$d/wf" --validate \
+    >"$d/replay.out" 2>&1
+  local vrc=$?
+  if [ $vrc = 0 ] && grep -qE '^web-beforeunload +passed' "$d/replay.out"; then kn_ok "$sc: the recorded workflow replays (validate: passed)"
+  else kn_fail "$sc: replay --validate exit $vrc"; tail -5 "$d/replay.out" | sed 's/^/    /'; fi
+  ends
+}
+
+s_bfcache() {
+  scenario bfcache web-bfcache bfcache finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  if grep -q 'restored from the back/forward cache: true' "$d/agent.out"; then kn_ok "$sc: the page came back from the back/forward cache"
+  else kn_fail "$sc: the page was not restored from the back/forward cache"; fi
+  check "goto, link, back: the restore is a back step to the hut list" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]]
+      == [["/bf/index.html", "goto"], ["/bf/hut.html", "link"], ["/bf/index.html", "back"]]'
+  check "the click on the restored page: recorded, trusted, matched, after the back" '
+    [E[] | select(.type | IN("click", "navigate")) | .type] == ["navigate", "click", "navigate", "navigate", "click"]
+      and ([E[] | select(.type == "click")][1] | .selector == "#book" and .trusted == true and .matched == ["book"])'
+  check "steps: goto, click, back, click" 'R.steps == 4'
+  ends
+}
+
+s_download() {
+  scenario download web-downloads download finished || { ends; return; }
+  check "status finished" 'R.status == "finished" and R.reached == R.total'
+  check "each click is a step followed by its download event (file URL, suggested name)" '
+    [E[] | select(.type | IN("click", "download")) | [.type, .selector // (.value | sub("^http://[^/]+"; "")), .text // ""]]
+      == [["click", "#gpx", "Download the GPS track"], ["download", "/dl/route.gpx", "route.gpx"],
+          ["click", "#notes", "Save the route notes"], ["download", "/dl/notes.txt", "haute-route-notes.txt"]]'
+  check "the downloads are not navigations: goto, then the goto of the agent" '
+    [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]]
+      == [["/dl/index.html", "goto"], ["/dl/after.html", "goto"]]'
+  check "download events carry the page URL of the tab and are not steps: goto, click, click, goto" '
+    ([E[] | select(.type == "download") | .url | test("/dl/index.html$")] | all) and R.steps == 4'
+  ends
+}
+
+s_drag() {
+  scenario drag web-drag drag finished || { ends; return; }
+  check "status finished: the dragged elements and the drop zone reached their key nodes" 'R.status == "finished" and R.reached == R.total'
+  check "two drag steps: what was dragged, where it was dropped, trusted, key nodes of both" '
+    [E[] | select(.type == "drag") | [.selector, .text, .value, (.matched | sort), .trusted]]
+      == [["#task-tent", "Pack the tent", "#done-zone", ["done", "tent"], true], ["#card-1", "Book the huts", "#col-b", ["card"], true]]'
+  check "the pointer drag made no click; the text selection is no drag; the click on Save is recorded after them" '
+    ([E[] | select(.type == "click") | .selector] | map(select(. != "#note"))) == ["#save"]
+      and ([E[] | select(.type | IN("drag", "click")) | .selector] | map(select(. != "#note"))) == ["#task-tent", "#card-1", "#save"]'
+  check "drags are steps" 'R.steps == ([E[] | select(.type | IN("click", "drag"))] | length) + 1'
+  ends
+}
+
+s_replay_dialog() {
+  scenario replay-dialog web-dialogs replay idle:60 || { ends; return; }
+  check "the dialogs the replay met, answered as the workflow says" '
+    [E[] | select(.type == "dialog") | [.key, .text, .value]]
+      == [["confirm", "Delete the draft?", "accepted"], ["prompt", "New name?", "accepted"], ["alert", "Saved.", "dismissed"]]'
+  check "the page saw the answers: the draft deleted, renamed to trip" '
+    [E[] | select(.type == "navigate" and .how == "history") | .url | sub("^[^#]*"; "")] == ["#draft=deleted", "#name=trip"]'
+  check "key nodes reached" 'R.reached == R.total'
+  ends
+  sc=replay-dialog-none
+  d=$tmp/$sc
+  mkdir -p "$d/replay"
+  echo "--- $sc"
+  kn_chromium_start "$d" || return
+  "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-dialogs-none --out "$d/replay" >"$d/replay.out" 2>&1
+  local rrc=$?
+  if [ $rrc = 1 ] && grep -q 'step 3.*no dialog opened' "$d/replay.out"; then kn_ok "$sc: a dialog step with no dialog fails that step"
+  else kn_fail "$sc: replay exit $rrc"; tail -5 "$d/replay.out" | sed 's/^/    /'; fi
+  ends
+}
+
+all="pay late nested shadow newtab hostile nav hover dialog replay_frames redirects bfcache download drag replay_dialog beforeunload record_dialog"
 for s in ${KN_LIVEWEB_ONLY:-$all}; do "s_$s"; done
 kn_finish

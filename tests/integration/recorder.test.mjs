@@ -13,16 +13,16 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { recorderSource as recorderParts } from './recorder-source.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(HERE, '..', '..');
 const FIXTURES = path.join(HERE, 'recorder-fixtures');
-const RECORDER = path.join(REPO, 'services', 'recorder', 'recorder.js');
 const require = createRequire(path.join(HERE, 'node', 'package.json'));
 const { chromium } = require('playwright-core');
 
 const TOKEN = '__KN_CONFIG__';
-const RECORDER_TEXT = fs.readFileSync(RECORDER, 'utf8');
+const RECORDER_TEXT = recorderParts(REPO); // the parts of services/recorder/recorder.parts, in order
 
 let failures = 0;
 let checks = 0;
@@ -63,7 +63,7 @@ function serve() {
 // ---------- installing the recorder the monitor's way ----------
 function recorderSource(cfg) {
   const at = RECORDER_TEXT.indexOf(TOKEN);
-  if (at < 0 || RECORDER_TEXT.indexOf(TOKEN, at + 1) >= 0) throw new Error(`${RECORDER}: the config token must occur exactly once`);
+  if (at < 0 || RECORDER_TEXT.indexOf(TOKEN, at + 1) >= 0) throw new Error("the recorder parts: the config token must occur exactly once");
   return RECORDER_TEXT.slice(0, at) + JSON.stringify(cfg) + RECORDER_TEXT.slice(at + TOKEN.length);
 }
 

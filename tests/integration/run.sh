@@ -17,7 +17,8 @@
 #              status error with the reason, retried (a .error-1 folder), excluded from the metrics, exit 1
 #   signals    SIGINT and SIGTERM of keynode run mid-attempt: exit 130 / 143, a summary, nothing left
 #   blocked    a start page behind a 403 (tests/sites/blocked, blocked-server.mjs): status blocked, kept
-#              apart from errors (not retried, excluded, counted as blocked in summary.json/.csv), exit 1
+#              apart from errors (not retried, excluded, counted as blocked in summary.json/.csv), exit 1;
+#              with --config keynode.yaml listing only 429 as blocked, the same attempt is done (incomplete)
 #   reward     a purchase task (tests/data/purchase/market.yaml on tests/sites/market), --repeat 2: the
 #              agent (agents/market.mjs) buys the right shoe (reward 1), then a wrong colour (4/5):
 #              summary task_score 90, reward_success_rate 0.5 over 2 reward_tasks, a reward column
@@ -329,6 +330,13 @@ if want blocked; then
   expect "blocked: summary.csv row" "$(grep -c '^"f-403",1,blocked,' "$tmp/blocked/summary.csv")" 1
   grep -q "excluded: 0 error, 1 blocked" "$tmp/blocked.log" && kn_ok "blocked: the printed summary counts it apart" ||
     kn_fail "blocked: printed summary: $(grep excluded "$tmp/blocked.log")"
+  # --config: keynode.yaml's blocked: rules (issue 12): with only 429 listed, the 403 start page is no block
+  printf 'blocked: { http_status: ["429"] }\n' >"$tmp/only429.yaml"
+  "$kn" run --tasks "$tmp/blocked.yaml" --task f-403 --out "$tmp/blocked-cfg" --config "$tmp/only429.yaml" \
+    --agent 'curl -s -X PUT "$KEYNODE_CDP_URL/json/new?$KEYNODE_START_URL" >/dev/null; sleep 1' \
+    >"$tmp/blocked-cfg.log" 2>&1
+  expect "blocked --config (http_status 429 only): the 403 attempt is done, not blocked" \
+    "$(res blocked-cfg/f-403/1 '.attempt.status + " " + .status')" "done incomplete"
   kn_stop "$bspid"
   check_clean blocked
 fi

@@ -169,10 +169,24 @@ static void test_errors_steps(void **state)
 #define STEPS(s) TASK_HEAD ONE_NODE "    steps:\n" s
 	expect_error(STEPS("      - hover: { selector: a }\n"), KN_EINVAL,
 	             NAME ":7:9: task 'shop-1' step 1: unknown step verb 'hover' (expected goto, "
-	             "click, type, select, press, scroll, wait, back, forward or answer)");
+	             "click, type, select, press, scroll, wait, back, forward, answer or dialog)");
 	expect_error(STEPS("      - back\n      - reload\n"), KN_EINVAL,
 	             NAME ":8:9: task 'shop-1' step 2: unknown step verb 'reload' (expected goto, "
-	             "click, type, select, press, scroll, wait, back, forward or answer)");
+	             "click, type, select, press, scroll, wait, back, forward, answer or dialog)");
+	/* dialog (issue 12): the answer to the dialog the step before opens */
+	expect_error(STEPS("      - dialog: maybe\n"), KN_EINVAL,
+	             NAME ":7:17: task 'shop-1' step 1: 'dialog' answer must be accept or dismiss, found 'maybe'");
+	expect_error(STEPS("      - dialog: { text: x }\n"), KN_EINVAL,
+	             NAME ":7:17: task 'shop-1' step 1: 'dialog' answer must be accept or dismiss, found ''");
+	expect_error(STEPS("      - dialog: { answer: accept, prompt: x }\n"), KN_EINVAL,
+	             NAME ":7:35: task 'shop-1' step 1: unknown key 'prompt' in 'dialog' (expected answer or text)");
+	expect_error(STEPS("      - dialog: { answer: accept, answer: dismiss }\n"), KN_EINVAL,
+	             NAME ":7:35: task 'shop-1' step 1: duplicate key 'answer'");
+	expect_error(STEPS("      - dialog: [accept]\n"), KN_EINVAL,
+	             NAME ":7:17: task 'shop-1' step 1: 'dialog' must be accept, dismiss or { answer: accept, "
+	             "text: \"…\" }, found a list");
+	expect_error(STEPS("      - dialog\n"), KN_EINVAL,
+	             NAME ":7:9: task 'shop-1' step 1: 'dialog' needs a value (write '- dialog: ...')");
 	expect_error(STEPS("      - goto\n"), KN_EINVAL,
 	             NAME ":7:9: task 'shop-1' step 1: 'goto' needs a value (write '- goto: ...')");
 	expect_error(STEPS("      - goto: shop/index.html\n"), KN_EINVAL,
@@ -224,7 +238,7 @@ static void test_errors_steps(void **state)
 	             "one verb; its options go in the verb's mapping)");
 	expect_error(STEPS("      - {}\n"), KN_EINVAL,
 	             NAME ":7:9: task 'shop-1' step 1: empty step (expected one of goto, click, type, "
-	             "select, press, scroll, wait, back, forward or answer)");
+	             "select, press, scroll, wait, back, forward, answer or dialog)");
 	expect_error(STEPS("      - [back]\n"), KN_EINVAL,
 	             NAME ":7:9: task 'shop-1' step 1: a step is a verb such as '- goto: URL' or '- "
 	             "back', found a list");

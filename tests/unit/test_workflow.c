@@ -258,6 +258,23 @@ static void test_write_roundtrip(void **state)
 	assert_int_equal(again->tasks[0].viewport_w, KN_VIEWPORT_DEFAULT_W);
 	kn_taskset_free(again);
 	free(buf);
+	/* dialog steps (issue 12): the answer and a prompt's text survive; without text, none */
+	char accept[] = "accept", dismiss[] = "dismiss", trip[] = "trip \"x\"";
+	kn_step ds[2] = {{.verb = KN_STEP_DIALOG, .value = accept, .text = trip}, {.verb = KN_STEP_DIALOG, .value = dismiss}};
+	t.steps = ds;
+	t.n_steps = 2;
+	f = open_memstream(&buf, &len);
+	assert_int_equal(kn_workflow_write(f, &t, NULL), 0);
+	fclose(f);
+	again = load(buf, 0, NULL);
+	assert_int_equal(again->tasks[0].n_steps, 2);
+	assert_int_equal(again->tasks[0].steps[0].verb, KN_STEP_DIALOG);
+	assert_string_equal(again->tasks[0].steps[0].value, "accept");
+	assert_string_equal(again->tasks[0].steps[0].text, "trip \"x\"");
+	assert_string_equal(again->tasks[0].steps[1].value, "dismiss");
+	assert_null(again->tasks[0].steps[1].text);
+	kn_taskset_free(again);
+	free(buf);
 	kn_taskset_free(set);
 }
 

@@ -17,6 +17,8 @@ typedef enum kn_event_type {
 	KN_EV_SCROLL, KN_EV_TAB_OPEN, KN_EV_TAB_CLOSE, KN_EV_ANSWER,
 	KN_EV_HOVER, /* issue 12: the pointer rested on an element and that revealed content (a step) */
 	KN_EV_DIALOG, /* issue 12: a JavaScript dialog closed (information, not a step) */
+	KN_EV_DOWNLOAD, /* issue 12: a download began (information, not a step: its click is the step) */
+	KN_EV_DRAG,   /* issue 12: an element dragged and dropped (a step; value = where it was dropped) */
 	KN_EV__COUNT
 } kn_event_type;
 

@@ -62,8 +62,11 @@ typedef struct kn_keynode {
 
 typedef enum kn_step_verb {
 	KN_STEP_GOTO, KN_STEP_CLICK, KN_STEP_TYPE, KN_STEP_SELECT, KN_STEP_PRESS,
-	KN_STEP_SCROLL, KN_STEP_WAIT, KN_STEP_BACK, KN_STEP_FORWARD, KN_STEP_ANSWER
+	KN_STEP_SCROLL, KN_STEP_WAIT, KN_STEP_BACK, KN_STEP_FORWARD, KN_STEP_ANSWER,
+	KN_STEP_DIALOG /* issue 12: the answer to the JavaScript dialog the previous step opens:
+	                * value "accept" or "dismiss", text a prompt's answer (NULL: its default) */
 } kn_step_verb;
+#define KN_STEP_LAST KN_STEP_DIALOG
 
 /* One reference workflow step (docs/formats.md §1). Unused fields are NULL / 0. */
 typedef struct kn_step {

@@ -13,6 +13,16 @@
 //   hover   a CSS hover menu: hover a paragraph (nothing opens), hover "Gear" (its menu opens), click "Tents"
 //   dialog  confirm (accepted), prompt (answered), alert (dismissed), each opened by a click
 //   nav     a meta refresh then a location.replace chain; link, back (from the bfcache), forward, back, click
+//   beforeunload  type into a page with unsaved-changes protection, leave it by a link, accept the dialog
+//   redirects  goto an address that answers 301 → 302 → 307 → 308; click a link that answers 302; type an
+//           email and submit a POST form that answers 303 (then a GET of the thanks page)
+//   download goto /dl/index.html · click a link to a file Chromium downloads (octet-stream), click an
+//           <a download> link · then goto /dl/after.html (a goto step, not the links' consequence)
+//   drag    goto /drag/index.html · HTML5 drag of #task-tent onto #done-zone (dragAndDrop) · a pointer drag of
+//           #card-1 into #col-b (mouse down, moves, up) · a text selection with the mouse · click #save
+//   bfcache goto /bf/index.html (a page Chromium may keep in its back/forward cache), follow a link, go back:
+//           the page must come back from the cache (else the agent fails and prints Chromium's reasons,
+//           Page.backForwardCacheNotUsed); then click #book on the restored page
 import fs from 'node:fs';
 import { connect, mark, run, say, think, base, markFile, mode } from './lib.mjs';
 
@@ -156,6 +166,102 @@ run(async () => {
     await think();
     await page.click('#save');
     await page.locator('#out').filter({ hasText: 'saved' }).waitFor();
+    await think();
+  } else if (mode === 'beforeunload') {
+    say('goto /dialog/leave.html; type notes; leave by the link; accept the beforeunload dialog');
+    page.on('dialog', (d) => (d.type() === 'beforeunload' ? d.accept() : d.dismiss()));
+    await page.goto(`${base}/dialog/leave.html`);
+    await think();
+    await page.locator('#notes').pressSequentially('rope');
+    await think();
+    await page.click('#leave');
+    await page.waitForURL(/\/dialog\/index\.html$/);
+    await think();
+  } else if (mode === 'redirects') {
+    say('goto /go/old-trail (301, 302, 307, 308)');
+    await page.goto(`${base}/go/old-trail`);
+    if (!/\/go\/trail\.html\?from=old$/.test(page.url())) throw new Error(`landed on ${page.url()}`);
+    await think();
+    say('click the sign-up link (302)');
+    await page.click('#signup-link');
+    await page.waitForURL(/\/go\/form\.html$/);
+    await think();
+    say('type the email, submit the POST form (303)');
+    await page.locator('#email').pressSequentially('ada@example.com');
+    await think();
+    await page.click('#send');
+    await page.waitForURL(/\/go\/thanks\.html$/);
+    await page.locator('#thanks').waitFor();
+    await think();
+  } else if (mode === 'download') {
+    say('goto /dl/index.html');
+    await page.goto(`${base}/dl/index.html`);
+    await think();
+    for (const [sel, name] of [['#gpx', 'route.gpx'], ['#notes', 'haute-route-notes.txt']]) {
+      say(`click ${sel}: a download`);
+      const [dl] = await Promise.all([page.waitForEvent('download'), page.click(sel)]);
+      if (dl.suggestedFilename() !== name) throw new Error(`download named ${dl.suggestedFilename()}`);
+      await dl.path(); // finished
+      await think();
+    }
+    if (!/\/dl\/index\.html$/.test(page.url())) throw new Error(`the tab moved to ${page.url()}`);
+    say('goto /dl/after.html');
+    await page.goto(`${base}/dl/after.html`);
+    await page.locator('#packing').waitFor();
+    await think();
+  } else if (mode === 'drag') {
+    say('goto /drag/index.html');
+    await page.goto(`${base}/drag/index.html`);
+    await think();
+    say('HTML5 drag: #task-tent onto #done-zone');
+    await page.dragAndDrop('#task-tent', '#done-zone');
+    await page.locator('#done-zone #task-tent').waitFor();
+    await think();
+    say('pointer drag: #card-1 into #col-b');
+    const from = await page.locator('#card-1').boundingBox();
+    const to = await page.locator('#col-b').boundingBox();
+    const inner = await page.evaluate(() => innerHeight);
+    if (to.y + to.height > inner) throw new Error(`the board is below the window (${to.y + to.height} > ${inner})`);
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(to.x + to.width / 2, to.y + to.height / 2, { steps: 12 });
+    await page.mouse.up();
+    await page.locator('#col-b #card-1').waitFor();
+    await think();
+    say('select text with the mouse (not a drag)');
+    const note = await page.locator('#note').boundingBox();
+    await page.mouse.move(note.x + 2, note.y + note.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(note.x + 200, note.y + note.height / 2, { steps: 8 });
+    await page.mouse.up();
+    await think();
+    say('click #save');
+    await page.click('#save');
+    await page.locator('#out').filter({ hasText: 'saved' }).waitFor();
+    await think();
+  } else if (mode === 'bfcache') {
+    const cdp = await context.newCDPSession(page);
+    const notUsed = [];
+    cdp.on('Page.backForwardCacheNotUsed', (e) => notUsed.push(...e.notRestoredExplanations.map((x) => x.reason)));
+    await cdp.send('Page.enable');
+    say('goto /bf/index.html, follow the link to the hut');
+    await page.goto(`${base}/bf/index.html`);
+    await think();
+    await page.click('#hut');
+    await page.waitForURL(/\/bf\/hut\.html$/);
+    await think();
+    say('back (waitUntil commit: a restore from the back/forward cache fires no load event)');
+    await page.goBack({ waitUntil: 'commit' });
+    await page.waitForURL(/\/bf\/index\.html$/, { waitUntil: 'commit' });
+    for (let i = 0; !/restored/.test(await page.title()); i++) {
+      if (notUsed.length) throw new Error(`not restored from the back/forward cache: ${notUsed.join(', ')}`);
+      if (i > 600) throw new Error('the page did not say it was restored after 30 s');
+      await think(50);
+    }
+    say('restored from the back/forward cache: true');
+    await think();
+    await page.click('#book');
+    await page.locator('#out').filter({ hasText: 'booked' }).waitFor();
     await think();
   } else {
     throw new Error(`unknown mode ${mode}`);
