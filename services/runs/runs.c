@@ -637,8 +637,8 @@ void kn_runs_free(kn_runs *r)
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		struct run *run;
-		for (run = r->live; run && run->finishing; run = run->next)
-			;
+		for (run = r->live; run && (run->finishing || run->awaiting); run = run->next)
+			; /* an end waiting for verdicts is stopped already */
 		char id[KN_RUN_ID_MAX];
 		if (run)
 			snprintf(id, sizeof id, "%s", run->id);

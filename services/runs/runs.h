@@ -92,7 +92,10 @@ int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, cha
 int kn_runs_parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err);
 /* Add an answer event. KN_ENOTFOUND when the run is not live. */
 int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err);
-/* End the run (reason "stopped") and give its result (§3, caller's). KN_ENOTFOUND when not live. */
+/* End the run (reason "stopped") and give its result (§3, caller's). With the LLM judge and
+ * verdicts still awaited the end waits for them (at most verdict_wait_ms) without this call:
+ * *result is then {"id","status":"finishing","verdicts_pending":N} and the result is written,
+ * streamed ("end") and readable once they came. KN_ENOTFOUND when not live. */
 int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err);
 
 /* Housekeeping for external runs (idle limits); call every ~100 ms from any thread. */
