@@ -13,6 +13,9 @@
 #     are in PostgreSQL after the restart, and the run is ended by crash recovery.
 #  4. a judge that never answers: stop answers once the verdict wait passed, the verdict recorded as
 #     missing in the result; SIGTERM with that request in flight exits 0.
+#  5. `keynode watch` with the LLM judge: while the query's judgement is held, the monitor records the
+#     agent's later steps (its CDP loop does not wait); --until finished ends once the verdict came,
+#     with the node reached at the step that asked.
 #
 #   judge_async.sh KEYNODE_BINARY REPO_DIR
 set -u -o pipefail
@@ -169,6 +172,34 @@ kill -TERM "$serve_pid"; wait "$serve_pid"; rc=$?; kn_forget "$serve_pid"
 [ $rc = 0 ] && kn_ok "SIGTERM with a judgement hanging in flight: exit 0" || kn_fail "serve exit $rc: $(tail -3 "$SLOG")"
 st=$(kn_psql "SELECT status || ',' || coalesce(result->'verdicts'->>'missing', '-') FROM runs WHERE id = '$H2'")
 [ "$st" = "incomplete,1" ] && kn_ok "the run live at SIGTERM ended with its verdict missing ($st)" || kn_fail "H2 after SIGTERM: $st"
+
+# --- 5. keynode watch: the CDP loop goes on while a judgement is held ----------------------------------
+release # what crash recovery asked and abandoned in part 3 is still held at the fake server
+kn_sites_start "$KN" "$REPO/tests/sites" "$tmp/sites.log" || kn_fail "keynode sites did not start"
+sport=$port
+mkdir -p "$tmp/chr"
+kn_chromium_start "$tmp/chr" || kn_fail "Chromium did not start"
+sed -e "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" \
+    -e 's/semantic: "searching for red running shoes"/semantic: "searching for red running shoes kn-test:gate"/' \
+    "$REPO/tests/sites/tasks.yaml" >"$tmp/wtasks.yaml"
+"$KN" watch --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/w.json" \
+  --trajectory "$tmp/w.jsonl" --until finished --semantic llm --llm-url "$L" --llm-model fake-judge \
+  --llm-timeout 600000 --verdict-cache off >"$tmp/w.out" 2>"$tmp/w.err" &
+wpid=$!; kn_pids+=("$wpid")
+wait_for grep -qs '"tab_open"' "$tmp/w.jsonl" || kn_fail "watch did not attach: $(tail -3 "$tmp/w.err")"
+"$KN" replay --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/replay" >"$tmp/replay.out" 2>&1 &
+rpid=$!; kn_pids+=("$rpid")
+wait_for held_is 1 && kn_ok "watch: the query's judgement is held at the judge" || kn_fail "watch: held $(held)"
+wait_for grep -qs '"#add-to-cart"' "$tmp/w.jsonl" && [ "$(held)" = 1 ] &&
+  kn_ok "watch recorded the agent's later steps (to the add-to-cart click) while the judgement is held" || kn_fail "watch: no add-to-cart event while held"
+wait "$rpid"; kn_forget "$rpid"
+kill -0 "$wpid" 2>/dev/null && kn_ok "watch still running: --until finished waits for the held verdict" || kn_fail "watch ended before the verdict"
+release
+wait "$wpid"; rc=$?; kn_forget "$wpid"
+[ $rc = 0 ] && jq -e '.status == "finished" and .verdicts.answered == 1 and (.key_nodes[] | select(.id == "query") | .reached_at_step) == 3' "$tmp/w.json" >/dev/null &&
+  kn_ok "watch: finished once the verdict came, query reached at step 3 as a synchronous judge says: $(jq -c '{status, verdicts}' "$tmp/w.json")" || kn_fail "watch: exit $rc $(head -c 500 "$tmp/w.json") $(tail -3 "$tmp/w.err")"
+grep -q 'verdict for "red running shoes": score' "$tmp/w.err" && kn_ok "watch: a progress line for the verdict" || kn_fail "watch progress: $(grep -i verdict "$tmp/w.err" | head -3)"
+
 cat "$tmp"/serve.*.log | grep -v '^level=\(info\|warn\|error\|debug\) component=' | grep -v '^$' >"$tmp/odd-log"
 [ ! -s "$tmp/odd-log" ] && kn_ok "every log line is level=… component=…" || kn_fail "log lines: $(head -3 "$tmp/odd-log")"
 kn_finish
