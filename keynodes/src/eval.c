@@ -15,49 +15,7 @@
 #include "keynode/purchase.h"
 #include "keynode/url.h"
 
-/* Private per-node state beside the public kn_node_state. */
-struct node {
-	kn_node_state pub;
-	unsigned url_ver;   /* URL version this node was last checked against (0 = never) */
-	char *last_input;   /* semantic nodes: the input last judged, to avoid asking twice */
-	double last_score;
-	char *read;         /* page: the text the check read (NULL: not read) */
-	char *read_error;   /* page: why it could not be read */
-	int page_done;      /* page: a result was recorded */
-	double final;       /* webarena semantics: the functional score on the final state */
-};
-
-/* Forms of one URL, computed on first use. */
-struct url_cache {
-	char *url;
-	unsigned ver;
-	char *exact, *include, *site;
-	int have_exact, have_include, have_site;
-};
-
-struct kn_eval {
-	const kn_task *task;
-	kn_eval_opts opts;
-	struct node *nodes;
-	size_t n;
-	double reached;
-	int steps, ignored, limit, limit_hit, error;
-	double *step_scores;
-	size_t n_scores, cap_scores;
-	struct url_cache cur; /* the page the agent is on */
-	unsigned next_ver;
-	char *typing;         /* "tab\x1fselector" of the last event when it was a `type`, else NULL */
-	char *sel_norm;       /* the current event's selector, normalised on first need */
-	int sel_done;         /* sel_norm is computed for the current event */
-	json_t *blocked;      /* kn_eval_set_blocked: what refused service, NULL none */
-	kn_func_sem sem;      /* the functional semantics in force */
-	/* purchase: (purchase.h) */
-	char *buy_norm;       /* the buy selector, normalised; NULL when none */
-	int bought;           /* the buy element was clicked */
-	int purchase_read;    /* a purchase read was recorded */
-	kn_reward reward;
-	char *purchase_error; /* why the purchase read failed */
-};
+#include "eval_internal.h"
 
 const char *kn_status_name(kn_status s)
 {
@@ -148,7 +106,9 @@ void kn_eval_free(kn_eval *ev)
 		free(ev->nodes[i].last_input);
 		free(ev->nodes[i].read);
 		free(ev->nodes[i].read_error);
+		free(ev->nodes[i].hist);
 	}
+	kn_eval_defer_free(ev);
 	free(ev->nodes);
 	free(ev->step_scores);
 	free(ev->typing);
@@ -191,9 +151,10 @@ static int judge(kn_eval *ev, const char *rule, const char *phrase, const char *
                  double *score, kn_err *err)
 {
 	const kn_semantic *sem = ev->opts.semantic;
-	int rc = sem->judge(sem->ud, rule, phrase, input, score, err);
+	int rc = ev->opts.defer ? kn_eval_defer_lookup(ev, rule, phrase, input, score, err)
+	                        : sem->judge(sem->ud, rule, phrase, input, score, err);
 	if (rc)
-		return rc;
+		return rc; /* an error, or KN_EVAL_PENDING: deferred, the verdict comes later */
 	*score = *score < 0 ? 0 : *score > 1 ? 1 : *score;
 	return 0;
 }
@@ -285,20 +246,31 @@ static int score_functional(kn_eval *ev, const kn_keynode *kn, const char *input
 	return 0;
 }
 
-/* Score a matcher on input; semantic scores go through the judge, remembered per node. */
-static int score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
-                      int fold, double *score, kn_err *err)
+/* Score a matcher on input; semantic scores go through the judge, remembered per node (deferred:
+ * through the verdicts, eval_defer.c; a check that must wait is remembered there). */
+int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
+                       int fold, double *score, kn_err *err)
 {
 	*score = 0;
 	if (!input)
 		return 0;
-	if (kn->functional && kn->matcher != KN_MATCH_SEMANTIC)
-		return score_functional(ev, kn, input, score, err);
+	if (kn->functional && kn->matcher != KN_MATCH_SEMANTIC) {
+		int rc = score_functional(ev, kn, input, score, err);
+		if (rc == KN_EVAL_PENDING)
+			kn_eval_defer_wait(ev, (size_t)(st - ev->nodes), input, fold);
+		return rc;
+	}
 	if (kn->matcher != KN_MATCH_SEMANTIC) {
 		*score = kn_match_text(kn->matcher, kn->expect, input, fold, kn->regex);
 		return 0;
 	}
-	if (st->last_input && strcmp(st->last_input, input) == 0) {
+	if (ev->opts.defer) {
+		int rc = judge(ev, kn->expect, kn->semantic_phrase, input, score, err);
+		if (rc == KN_EVAL_PENDING)
+			kn_eval_defer_wait(ev, (size_t)(st - ev->nodes), input, fold);
+		if (rc)
+			return rc;
+	} else if (st->last_input && strcmp(st->last_input, input) == 0) {
 		*score = st->last_score;
 	} else {
 		const kn_semantic *sem = ev->opts.semantic;
@@ -341,24 +313,24 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 			return 0;
 		st->url_ver = page->ver;
 		if (kn->matcher == KN_MATCH_GOLD_IN_PRED)
-			return score_text(ev, st, kn, page->url, 0, score, err);
+			return kn_eval_score_text(ev, st, kn, page->url, 0, score, err);
 		if (kn->key) {
 			char *v = NULL;
 			if (kn_url_query_param(&v, page->url, kn->key) != 0)
 				return 0; /* a missing parameter scores 0 */
-			int rc = score_text(ev, st, kn, v, 0, score, err);
+			int rc = kn_eval_score_text(ev, st, kn, v, 0, score, err);
 			free(v);
 			return rc;
 		}
 		const char *in = url_form(page, kn->matcher == KN_MATCH_EXACT ? 0 : 1);
 		if (kn->matcher == KN_MATCH_REGEX)
 			in = page->url; /* a regex sees the URL as it is */
-		return score_text(ev, st, kn, in, 0, score, err);
+		return kn_eval_score_text(ev, st, kn, in, 0, score, err);
 	}
 	case KN_TARGET_ELEMENT_PATH:
 		if (is_action(e) && site_gate(ev, kn)) {
 			if (kn->matcher == KN_MATCH_REGEX)
-				return score_text(ev, st, kn, e->selector, 0, score, err);
+				return kn_eval_score_text(ev, st, kn, e->selector, 0, score, err);
 			*score = selector_matches(ev, kn, e, kn->matcher == KN_MATCH_INCLUDE);
 		}
 		return 0;
@@ -367,18 +339,21 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 			return 0;
 		/* typed value, clicked element's visible text, selected option's value or text */
 		const char *first = e->type == KN_EV_CLICK || e->type == KN_EV_DRAG ? e->text : e->value;
-		int rc = score_text(ev, st, kn, first, 0, score, err);
-		if (!rc && *score < 1 && e->type == KN_EV_SELECT && e->text) {
-			double s2;
-			rc = score_text(ev, st, kn, e->text, 0, &s2, err);
+		int rc = kn_eval_score_text(ev, st, kn, first, 0, score, err);
+		if ((rc == KN_EVAL_PENDING || (!rc && *score < 1)) && e->type == KN_EV_SELECT && e->text) {
+			double s2 = 0;
+			int rc2 = kn_eval_score_text(ev, st, kn, e->text, 0, &s2, err);
+			if (rc == KN_EVAL_PENDING) /* the value's verdict comes later; the text counts now */
+				return *score = s2, rc2;
 			*score = s2 > *score ? s2 : *score;
+			rc = rc2;
 		}
 		return rc;
 	}
 	case KN_TARGET_ANSWER:
 	case KN_TARGET_CACHE_DATA:
 		if (e->type == KN_EV_ANSWER)
-			return score_text(ev, st, kn, e->text, 1, score, err);
+			return kn_eval_score_text(ev, st, kn, e->text, 1, score, err);
 		return 0;
 	case KN_TARGET_PAGE: /* read from the browser when the run ends: kn_eval_page_result */
 		return 0;
@@ -414,9 +389,12 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 		if (st->pub.score >= 1.0 && !last)
 			continue;
 		double s;
+		st->final_gen += (unsigned)last;
 		int r = eval_node(ev, i, e, page, &s, err);
 		if (last)
 			st->final = r ? 0 : s;
+		if (r == KN_EVAL_PENDING)
+			continue; /* kn_eval_verdict scores it */
 		if (r) {
 			rc = r;
 			continue;
@@ -426,6 +404,7 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			st->pub.score = s;
 			if (s >= 1.0)
 				st->pub.reached_at_step = ev->steps;
+			kn_eval_defer_rise(ev, i, ev->steps, s);
 			rises++;
 		}
 	}
@@ -514,15 +493,16 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 	if ((text && !st->read) || (!text && error && !st->read_error))
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	double s = 0;
-	int rc = text ? score_text(ev, st, &ev->task->keynodes[i], text, 1, &s, err) : 0;
+	int rc = text ? kn_eval_score_text(ev, st, &ev->task->keynodes[i], text, 1, &s, err) : 0;
 	st->final = rc ? 0 : s; /* the page as read at the end */
 	if (rc)
-		return rc;
+		return rc == KN_EVAL_PENDING ? 0 : rc; /* pending: kn_eval_verdict scores it */
 	if (s > st->pub.score) {
 		ev->reached += s - st->pub.score;
 		st->pub.score = s;
 		if (s >= 1.0)
 			st->pub.reached_at_step = ev->steps;
+		kn_eval_defer_rise(ev, i, ev->steps, s);
 		if (ev->n_scores)
 			ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
 	}
@@ -712,6 +692,7 @@ int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f)
 		return KN_ENOMEM;
 	if (kn_eval_status(ev) == KN_STATUS_BLOCKED)
 		json_object_set(j, "blocked", ev->blocked);
+	kn_eval_defer_result(ev, j, nodes);
 	int fn = kn_eval_functional(ev);
 	if (fn >= 0)
 		json_object_set_new(j, "functional", json_boolean(fn));

@@ -25,7 +25,7 @@
 
 static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
-	"                     [--log-requests] [--workflows DIR]\n"
+	"                     [--log-requests] [--workflows DIR] [--verdict-wait MS]\n"
 	"\n"
 	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
 	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
@@ -44,6 +44,8 @@ static const char help[] =
 	"  --workflows DIR   a task file uploaded through POST /api/tasksets gets DIR/<task-id>.yaml\n"
 	"                    (`keynode record`) as its tasks' reference steps; stored with the task\n"
 	"                    version (a new workflow makes a new version)\n"
+	"  --verdict-wait MS with the LLM judge: how long an ended run waits for the verdicts still\n"
+	"                    awaited before recording them as missing (default semantic.llm.timeout_ms)\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
 	"Events are acknowledged once durable (committed, or spooled and fdatasync'ed). Runs a\n"
@@ -147,10 +149,10 @@ int kn_cmd_serve(int argc, char **argv)
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
 		{"spool-dir", required_argument, NULL, 's'}, {"log-requests", no_argument, NULL, 'L'},
-		{"workflows", required_argument, NULL, 'w'},
+		{"workflows", required_argument, NULL, 'w'}, {"verdict-wait", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
 	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
-	int log_requests = 0, c;
+	int log_requests = 0, c, verdict_wait = 0;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': config_path = optarg; break;
@@ -158,6 +160,10 @@ int kn_cmd_serve(int argc, char **argv)
 		case 's': spool_arg = optarg; break;
 		case 'L': log_requests = 1; break;
 		case 'w': workflows = optarg; break;
+		case 'V':
+			if (kn_cli_parse_int(&verdict_wait, optarg) || verdict_wait < 1 || verdict_wait > 3600000)
+				return kn_cli_usage_error("serve", "--verdict-wait wants milliseconds in [1, 3600000]");
+			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: return kn_cli_usage_error("serve", "bad option");
 		}
@@ -307,6 +313,7 @@ int kn_cmd_serve(int argc, char **argv)
 		}
 		ro.eval.semantic = kn_llm_semantic(llm);
 		ro.llm = llm;
+		ro.verdict_wait_ms = verdict_wait ? verdict_wait : (int)lo.timeout_ms;
 		fprintf(stderr, "level=info component=serve msg=\"semantic judge: llm\" model=\"%s\"\n",
 		        model);
 	}

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "judge_async.h"
 #include "keynode/fs.h"
 #include "keynode/until.h"
 #include "monitor.h"
@@ -161,6 +162,7 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_monitor_opts mo = {0};
 	kn_until until = {0};
 	kn_cli_semantic so = {0};
+	kn_cli_judges judges = {0};
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': browser = optarg; break;
@@ -257,11 +259,14 @@ int kn_cmd_watch(int argc, char **argv)
 	mo.on_ready = on_ready;
 	w.quiet = quiet;
 	mo.ud = &w;
+	mo.verdict_wait_ms = (int)(so.timeout_ms > 0 ? so.timeout_ms : 30000);
 	if (kn_cdp_loop_new(&w.loop, &err) != 0 ||
+	    kn_cli_judges_start(&judges, &so, &mo.eval, w.loop, &err) != 0 ||
 	    kn_monitor_start(&w.mon, w.loop, ws, &mo, &err) != 0) {
 		fprintf(stderr, "keynode watch: %s\n", err.msg);
 		goto done;
 	}
+	judges.mon = w.mon;
 	if (!quiet)
 		fprintf(stderr, "keynode watch: task %s \"%s\": %zu key nodes; watching %s (Ctrl-C ends)\n",
 		        task->id, task->intent, task->n_keynodes, ws);
@@ -289,6 +294,7 @@ int kn_cmd_watch(int argc, char **argv)
 	}
 done:
 	kn_cdp_timer_cancel(w.tick);
+	kn_cli_judges_stop(&judges);
 	kn_monitor_free(w.mon);
 	kn_cdp_loop_free(w.loop);
 	if (tf)

@@ -64,6 +64,11 @@ const kn_semantic *kn_llm_semantic(kn_llm *llm);
 int kn_llm_judge(kn_llm *llm, const char *rule, const char *phrase, const char *input,
                  double *score, kn_err *err);
 
+/* Make every judgement in flight now return soon (KN_EIO "cancelled": transfers are aborted,
+ * backoffs cut short); later ones are not affected. For shutdown (kn_judge_queue_close); any
+ * thread. */
+void kn_llm_cancel(kn_llm *llm);
+
 /* A consistent snapshot of the counters. */
 void kn_llm_stats_get(kn_llm *llm, kn_llm_stats *out);
 

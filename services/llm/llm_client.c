@@ -10,6 +10,7 @@
  * does not hold up others. Curl handles are pooled, one per slot, to reuse connections. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,7 @@ struct kn_llm {
 	uint64_t rng;
 	kn_llm_stats stats;
 	int cache_warned;
+	atomic_uint cancel_gen; /* kn_llm_cancel: judgements begun before the bump abort */
 };
 
 /* The result of one attempt. */
@@ -54,6 +56,8 @@ struct attempt {
 	long status;
 	CURLcode cc;
 	char errbuf[CURL_ERROR_SIZE];
+	kn_llm *l;
+	unsigned gen; /* cancel_gen when the judgement began */
 };
 
 static int judge_cb(void *ud, const char *rule, const char *phrase, const char *input,
@@ -240,11 +244,27 @@ static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
+/* libcurl's progress callback: non-zero aborts the transfer (kn_llm_cancel). */
+static int on_progress(void *ud, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+	(void)dt, (void)dn, (void)ut, (void)un;
+	const struct attempt *a = ud;
+	return atomic_load(&a->l->cancel_gen) != a->gen;
+}
+
+void kn_llm_cancel(kn_llm *l)
+{
+	if (l)
+		atomic_fetch_add(&l->cancel_gen, 1);
+}
+
 static void perform(kn_llm *l, CURL *h, const char *body, struct curl_slist *hdrs,
-                    struct attempt *a)
+                    struct attempt *a, unsigned gen)
 {
 	memset(a, 0, sizeof *a);
 	a->retry_after_s = -1;
+	a->l = l;
+	a->gen = gen;
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, l->endpoint);
 #if LIBCURL_VERSION_NUM >= 0x075500
@@ -266,6 +286,9 @@ static void perform(kn_llm *l, CURL *h, const char *body, struct curl_slist *hdr
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, a);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, a->errbuf);
+	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, a);
 	a->cc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &a->status);
 	if (!a->errbuf[0])
@@ -298,16 +321,22 @@ static long backoff_delay(kn_llm *l, int retry)
 	return d / 2 + (long)(r % (uint64_t)(d / 2 + 1));
 }
 
-static void sleep_ms(long ms)
+/* Sleep ms, in slices so that kn_llm_cancel cuts a backoff short. */
+static void sleep_ms(kn_llm *l, unsigned gen, long ms)
 {
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-		;
+	while (ms > 0 && atomic_load(&l->cancel_gen) == gen) {
+		long slice = ms < 50 ? ms : 50;
+		struct timespec ts = {0, slice * 1000000L};
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
+		ms -= slice;
+	}
 }
 
 /* Ask the model; on success *score (and *reason, the caller's) are set. */
 static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err *err)
 {
+	unsigned gen = atomic_load(&l->cancel_gen);
 	struct curl_slist *hdrs = NULL, *t;
 	const char *lines[] = {"Content-Type: application/json", "Accept: application/json", "Expect:",
 	                       l->auth};
@@ -323,12 +352,16 @@ static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err
 	int rc = KN_EIO;
 	struct attempt a = {0};
 	for (int attempt = 0;; attempt++) {
+		if (atomic_load(&l->cancel_gen) != gen) {
+			rc = kn_err_set(err, KN_EIO, "llm %s: cancelled (the service is stopping)", l->model);
+			break;
+		}
 		CURL *h = slot_acquire(l);
 		if (!h) {
 			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 			break;
 		}
-		perform(l, h, body, hdrs, &a);
+		perform(l, h, body, hdrs, &a, gen);
 		slot_release(l, h);
 		pthread_mutex_lock(&l->mu);
 		l->stats.requests++;
@@ -388,7 +421,7 @@ static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err
 		            attempt + 1, l->max_retries, delay);
 		free(a.body);
 		a.body = NULL;
-		sleep_ms(delay);
+		sleep_ms(l, gen, delay);
 	}
 	free(a.body);
 	curl_slist_free_all(hdrs);

@@ -19,54 +19,8 @@
 #include "download.h"
 #include "history.h"
 #include "page_check.h"
+#include "monitor_internal.h"
 #include "progress.h"
-
-struct tab {
-	struct tab *next;
-	char *session;
-	char *target_id;
-	char id[16];        /* "T1", "T2", … */
-	char world[40];
-	char binding[40];
-	int ctx_id;         /* our isolated world's context in the main frame, 0 unknown */
-	char *url;
-	int popup_first;    /* opened by another tab: its first navigation is a popup */
-	char *req_reason;   /* pending Page.frameRequestedNavigation reason */
-	char *started_type; /* pending Page.frameStartedNavigating navigationType */
-	kn_history history;
-	kn_dialog dialog;        /* a JavaScript dialog open in the tab (dialog.c) */
-	char *info_url;          /* URL from Target.targetInfoChanged not yet seen as a navigation */
-	int synthetic;           /* t->url came from a missed navigation: its late event is a duplicate */
-	kn_cdp_timer *info_timer;
-	kn_monitor *m;
-};
-
-struct kn_monitor {
-	kn_cdp_loop *loop;
-	kn_cdp *cdp;
-	kn_monitor_opts o;
-	kn_eval *eval;
-	struct tab *tabs;
-	int next_tab;
-	double start;
-	double last_event;
-	unsigned long long events;
-	const char *end_reason;
-	int stopping;       /* flush requests in flight */
-	int flush_pending;
-	kn_cdp_timer *tick;
-	kn_cdp_timer *flush_deadline;
-	const char *pending_stop_reason; /* static text */
-	kn_page_checks *checks; /* page checks run when the run ends (page_check.c) */
-	kn_page_checks *buy_read; int finish_after_buy; /* purchase read at the buy click; end waits */
-	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
-	/* ready: auto-attach answered and every tab attached until then has its recorder installed */
-	int autoattach_done, setup_pending, ready;
-	kn_frames *frames;      /* iframe targets, world contexts and frame paths (frames.c) */
-	double wall_start, last_t; /* epoch seconds at start; the last event's t (t never goes back) */
-	char *newtab_href;         /* a trusted modifier/middle click on this link at newtab_at */
-	double newtab_at;
-};
 
 /* One log line in the house format. */
 static void mlog(const char *level, const char *fmt, ...) KN_PRINTF(2, 3);
@@ -109,7 +63,6 @@ static struct tab *tab_by_session(kn_monitor *m, const char *session)
 	return NULL;
 }
 
-static void end_run(kn_monitor *m, const char *reason);
 
 static struct tab *tab_by_target(kn_monitor *m, const char *target_id)
 {
@@ -142,7 +95,7 @@ static void buy_read_start(kn_monitor *m, const char *tab)
 /* The pipeline: every event gets its time, goes to the trajectory, the evaluator, the person. */
 static void emit(kn_monitor *m, kn_event *ev)
 {
-	if (m->end_reason)
+	if (m->end_reason || m->verdict_reason)
 		return;
 	/* an event's time is when the action happened (the recorder's clock: the same machine's), never
 	 * before the previous event's nor in the future */
@@ -586,7 +539,7 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 		return;
 	mlog("error", "msg=\"%s\"", reason);
 	kn_eval_set_error(m->eval);
-	end_run(m, "browser disconnected");
+	kn_monitor_end(m, "browser disconnected");
 }
 
 static void on_warning(void *ud, kn_cdp *c, const char *what)
@@ -608,10 +561,10 @@ static void tick(void *ud)
 		m->tick = kn_cdp_timer_start(m->loop, 100, tick, m);
 }
 
-static void end_run(kn_monitor *m, const char *reason)
+void kn_monitor_end(kn_monitor *m, const char *reason)
 {
-	if (m->end_reason)
-		return;
+	if (m->end_reason || kn_monitor_verdicts_wait(m, reason))
+		return; /* ended, or waiting for the judge's verdicts (monitor_verdict.c) */
 	m->end_reason = reason;
 	kn_cdp_timer_cancel(m->tick);
 	kn_cdp_timer_cancel(m->flush_deadline);
@@ -625,7 +578,7 @@ static void end_run(kn_monitor *m, const char *reason)
 static void checks_done(void *ud)
 {
 	kn_monitor *m = ud;
-	end_run(m, m->pending_stop_reason);
+	kn_monitor_end(m, m->pending_stop_reason);
 }
 
 /* Before the run ends, the task's page checks read the live browser (page_check.c). */
@@ -648,7 +601,7 @@ static void finish_run(kn_monitor *m, const char *reason)
 			return;
 		mlog("error", "msg=\"cannot run the page checks\"");
 	}
-	end_run(m, reason);
+	kn_monitor_end(m, reason);
 }
 
 static void flush_done(void *ud, kn_cdp *c, json_t *result, const char *error)
@@ -767,6 +720,7 @@ void kn_monitor_free(kn_monitor *m)
 		return;
 	kn_cdp_timer_cancel(m->tick);
 	kn_cdp_timer_cancel(m->flush_deadline);
+	kn_cdp_timer_cancel(m->verdict_timer);
 	if (m->cdp) {
 		kn_cdp *c = m->cdp;
 		m->end_reason = m->end_reason ? m->end_reason : "stopped";

@@ -39,6 +39,11 @@ typedef struct kn_monitor_opts {
 	/* called once when the run ended (reason: "finished", "idle", "steps", "stopped",
 	 * "browser disconnected"); the monitor may be freed after it returns */
 	void (*on_end)(void *ud, kn_monitor *m, const char *reason);
+	/* with eval.defer set (an asynchronous judge): at its end the run waits at most this long
+	 * for the verdicts awaited (kn_monitor_verdict), then records them as missing; 0 → 30000 */
+	int verdict_wait_ms;
+	/* called when the run's end starts waiting for pending verdicts (optional) */
+	void (*on_verdict_wait)(void *ud, kn_monitor *m, size_t pending);
 	/* called with each recorder payload (JSON text, borrowed) just before the event made of it
 	 * (optional; `keynode record` takes the element's locator hints from it) */
 	void (*on_payload)(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len);
@@ -61,6 +66,12 @@ int kn_monitor_answer(kn_monitor *m, const char *text);
  * Loop thread only. */
 int kn_monitor_eval_in_tab(kn_monitor *m, const char *tab, const char *expression,
                            kn_cdp_reply_fn cb, void *ud);
+
+/* A verdict of the asynchronous judge for a judgement the evaluator deferred (eval.opts.defer):
+ * it is placed at the step that asked (kn_eval_verdict), the progress is told, `until_finished`
+ * may end the run, and an end waiting for verdicts completes once none is awaited. Returns the
+ * number of key nodes that rose. Loop thread only. */
+int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score);
 
 int kn_monitor_ended(const kn_monitor *m);
 const char *kn_monitor_end_reason(const kn_monitor *m); /* NULL while running */

@@ -7,13 +7,19 @@
  * events the store holds (read page by page, so a run of a million events costs no more memory
  * than a page), ended with status error and "reason": "service restarted", written with
  * kn_store_run_finish, announced on the stream as an "end" message and alerted. Runs of a process
- * still alive are never touched: its lock cannot be taken. */
+ * still alive are never touched: its lock cannot be taken. With the LLM judge the orphans'
+ * judgements are asked on worker threads (judge_queue.h), all at once, and waited for at most the
+ * verdict wait in all; what has not come then is recorded as missing, so a judge that does not
+ * answer delays the start by that bound, not more. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
+#include "judge_queue.h"
 #include "runs.h"
 
 #define RECOVER_REASON "service restarted"
@@ -23,6 +29,55 @@ static void rlog(const kn_runs_opts *o, const char *level, const char *run, cons
 {
 	if (o->log)
 		o->log(level, run, msg);
+}
+
+/* The LLM judge during recovery: a queue, and a condition variable its workers signal. */
+struct rjudge {
+	kn_judge_queue *q;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct timespec deadline; /* CLOCK_REALTIME: one verdict wait for the whole recovery */
+};
+
+static void rj_notify(void *ud)
+{
+	struct rjudge *j = ud;
+	pthread_mutex_lock(&j->mu);
+	pthread_cond_broadcast(&j->cv);
+	pthread_mutex_unlock(&j->mu);
+}
+
+static void rj_cancel(void *ud)
+{
+	kn_llm_cancel(ud);
+}
+
+static int rj_defer(void *ud, const char *rule, const char *phrase, const char *input)
+{
+	struct rjudge *j = ud;
+	return kn_judge_queue_submit(j->q, rule, phrase, input, NULL);
+}
+
+/* Give ev the verdicts as they come until none is awaited or the deadline passed (then the rest
+ * are recorded as missing). */
+static void rj_wait(struct rjudge *j, kn_eval *ev)
+{
+	for (;;) {
+		kn_judge_done *list = kn_judge_queue_take(j->q);
+		for (kn_judge_done *d = list; d; d = d->next)
+			kn_eval_verdict(ev, d->rule, d->input, d->rc, d->score);
+		kn_judge_done_free(list);
+		if (kn_eval_pending(ev) == 0)
+			return;
+		pthread_mutex_lock(&j->mu);
+		int late = kn_judge_queue_outstanding(j->q) > 0 &&
+		           pthread_cond_timedwait(&j->cv, &j->mu, &j->deadline) != 0;
+		pthread_mutex_unlock(&j->mu);
+		if (late) {
+			kn_eval_verdicts_abandon(ev);
+			return;
+		}
+	}
 }
 
 /* Feed every stored event of run_id to ev, a page at a time. */
@@ -57,17 +112,24 @@ static int feed_stored(kn_store *st, const char *run_id, kn_eval *ev, kn_err *er
 }
 
 /* End one orphan: score, write, announce, alert. */
-static int end_orphan(kn_store *st, const kn_runs_opts *o, const char *id, int64_t version,
-                      const char *task, kn_err *err)
+static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, const char *id,
+                      int64_t version, const char *task, kn_err *err)
 {
 	kn_taskset *set = NULL;
 	int rc = kn_store_task_load(st, version, &set, err);
 	const kn_task *t = rc == 0 && set && set->n_tasks ? &set->tasks[0] : NULL;
 	kn_eval *ev = NULL;
-	if (!rc && (!t || kn_eval_new(&ev, t, &o->eval) != 0))
+	kn_eval_opts eo = o->eval;
+	if (rj->q) {
+		eo.defer = rj_defer;
+		eo.defer_ud = rj;
+	}
+	if (!rc && (!t || kn_eval_new(&ev, t, &eo) != 0))
 		rc = kn_err_set(err, KN_ENOMEM, "cannot evaluate task '%s'", task);
 	if (!rc)
 		rc = feed_stored(st, id, ev, err);
+	if (!rc && rj->q)
+		rj_wait(rj, ev);
 	char *result = NULL;
 	if (!rc) {
 		kn_eval_set_error(ev);
@@ -122,6 +184,23 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 	free(list);
 	json_t *runs = json_object_get(j, "runs"), *r;
 	size_t i;
+	struct rjudge rj = {0};
+	pthread_mutex_init(&rj.mu, NULL);
+	pthread_cond_init(&rj.cv, NULL);
+	if (o->llm && json_array_size(runs)) {
+		kn_judge_queue_opts qo = {.judge = kn_llm_semantic(o->llm), .threads = o->judge_threads,
+		                          .notify = rj_notify, .notify_ud = &rj, .cancel = rj_cancel,
+		                          .cancel_ud = o->llm};
+		kn_err qe = {0};
+		if (kn_judge_queue_new(&rj.q, &qo, &qe) != 0)
+			rlog(o, "warn", "", qe.msg); /* then judged synchronously */
+		int wait = o->verdict_wait_ms > 0 ? o->verdict_wait_ms : KN_RUNS_VERDICT_WAIT_MS;
+		clock_gettime(CLOCK_REALTIME, &rj.deadline);
+		rj.deadline.tv_sec += wait / 1000;
+		rj.deadline.tv_nsec += (long)(wait % 1000) * 1000000L;
+		if (rj.deadline.tv_nsec >= 1000000000L)
+			rj.deadline.tv_sec++, rj.deadline.tv_nsec -= 1000000000L;
+	}
 	json_array_foreach(runs, i, r) {
 		const char *id = json_string_value(json_object_get(r, "id"));
 		const char *task = json_string_value(json_object_get(r, "task"));
@@ -129,7 +208,7 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 		kn_err e = {0};
 		if (!id || !task)
 			continue;
-		if ((rc = end_orphan(st, o, id, v, task, &e)) != 0) {
+		if ((rc = end_orphan(st, o, &rj, id, v, task, &e)) != 0) {
 			rlog(o, "error", id, e.msg);
 			if (rc == KN_EIO)
 				break;
@@ -140,6 +219,9 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 			++*n;
 	}
 	json_decref(j);
+	kn_judge_queue_free(rj.q); /* judgements still in flight are cancelled */
+	pthread_cond_destroy(&rj.cv);
+	pthread_mutex_destroy(&rj.mu);
 	kn_err ue = {0};
 	if (kn_store_orphans_release(st, o->owner, &ue) != 0 && !rc)
 		rc = kn_err_set(err, ue.code, "%s", ue.msg);

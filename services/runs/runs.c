@@ -22,42 +22,7 @@
 #include "runs.h"
 #include "runs_internal.h"
 
-struct run {
-	struct run *next;
-	kn_runs *owner;
-	int refs;
-	char id[KN_RUN_ID_MAX];
-	char *task_ref, *ws;
-	kn_taskset *set;
-	const kn_task *task;
-	int64_t version;
-	/* until */
-	kn_until until;
-	int step_limit;    /* kn_eval_opts.step_limit of this run (0 upstream, <0 none) */
-	/* watched */
-	kn_monitor *mon;
-	/* external */
-	kn_eval *ev;
-	struct timespec started_mono, last_event;
-	int64_t seq;
-	int finishing, ended;
-	int attached;      /* the monitor is ready (monitor.h on_ready) */
-	char *result;
-	kn_llm_stats llm0; /* the judge's counters when the run started */
-};
-
-struct kn_runs {
-	kn_runs_opts o;
-	pthread_mutex_t mu;
-	pthread_cond_t cv;
-	struct run *live, *grave; /* grave: ended runs whose monitor is still to be freed */
-	long n_live;
-	kn_cdp_loop *loop;
-	pthread_t thread;
-	int thread_started;
-};
-
-static void logf_(kn_runs *r, const char *level, const char *run, const char *msg)
+void kn_runs_log(kn_runs *r, const char *level, const char *run, const char *msg)
 {
 	if (r->o.log)
 		r->o.log(level, run, msg);
@@ -75,7 +40,7 @@ static double since(const struct timespec *t0)
 	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
-static void run_unref(struct run *run)
+void kn_run_unref(struct run *run)
 {
 	kn_runs *r = run->owner;
 	pthread_mutex_lock(&r->mu);
@@ -107,7 +72,7 @@ static struct run *find(kn_runs *r, const char *id)
 
 /* --- JSON pieces ------------------------------------------------------------------------------ */
 
-static json_t *reached_list(const kn_eval *ev, const kn_task *task)
+json_t *kn_run_reached(const kn_eval *ev, const kn_task *task)
 {
 	json_t *a = json_array();
 	for (size_t i = 0; i < task->n_keynodes; i++) {
@@ -118,7 +83,7 @@ static json_t *reached_list(const kn_eval *ev, const kn_task *task)
 	return a;
 }
 
-static void publish(kn_runs *r, const char *run_id, json_t *msg)
+void kn_runs_publish(kn_runs *r, const char *run_id, json_t *msg)
 {
 	char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
 	if (text)
@@ -139,15 +104,15 @@ static int record_event(struct run *run, const kn_eval *ev, const kn_event *e, i
 	int64_t seq = ++run->seq, lost = 0;
 	clock_gettime(CLOCK_MONOTONIC, &run->last_event);
 	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0) {
-		logf_(r, "error", run->id, err.msg[0] ? err.msg : "event not stored");
+		kn_runs_log(r, "error", run->id, err.msg[0] ? err.msg : "event not stored");
 		lost = 1;
 	}
 	json_t *evj = line ? json_loads(line, 0, NULL) : NULL;
-	publish(r, run->id,
+	kn_runs_publish(r, run->id,
 	        json_pack("{s:s, s:s, s:I, s:o, s:i, s:f, s:o}", "type", "event", "run", run->id, "seq",
 	                  (json_int_t)seq, "event", evj ? evj : json_null(), "steps",
 	                  kn_eval_steps(ev), "score", kn_eval_score(ev), "reached",
-	                  reached_list(ev, run->task)));
+	                  kn_run_reached(ev, run->task)));
 	free(line);
 	kn_metrics_event(r->o.metrics, rises > 0 ? rises : 0);
 	return lost ? -1 : 0;
@@ -155,7 +120,7 @@ static int record_event(struct run *run, const kn_eval *ev, const kn_event *e, i
 
 /* The run ended: result to the store, the stream, the alerts and the metrics; leave the list.
  * Call once (run->finishing was set by the caller under the lock). */
-static void finish(struct run *run, const kn_eval *ev, const char *reason)
+void kn_run_finish(struct run *run, const kn_eval *ev, const char *reason)
 {
 	kn_runs *r = run->owner;
 	kn_err err = {0};
@@ -166,23 +131,23 @@ static void finish(struct run *run, const kn_eval *ev, const char *reason)
 		kn_runs_add_llm_usage(&result, r->o.llm, &run->llm0);
 	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
 	if (!result || kn_ingest_run_finish(r->o.ingest, run->id, ended, result, &err) != 0)
-		logf_(r, "error", run->id, err.msg[0] ? err.msg : "run result not stored");
+		kn_runs_log(r, "error", run->id, err.msg[0] ? err.msg : "run result not stored");
 	/* the run counts as ended (stop answers, GET shows it) once its result is durable */
 	else if (kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
 	                        &err) != 0)
-		logf_(r, "warn", run->id, err.msg);
+		kn_runs_log(r, "warn", run->id, err.msg);
 	json_t *resj = result ? json_loads(result, 0, NULL) : NULL;
-	publish(r, run->id,
+	kn_runs_publish(r, run->id,
 	        json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", run->id, "reason", reason,
 	                  "result", resj ? resj : json_null()));
 	if (r->o.alerts && result &&
 	    kn_alerts_run_finished(r->o.alerts, run->task_ref, run->id, result, &err) != 0)
-		logf_(r, "warn", run->id, err.msg);
+		kn_runs_log(r, "warn", run->id, err.msg);
 	kn_metrics_run_ended(r->o.metrics, kn_status_name(kn_eval_status(ev)));
 	char msg[160];
 	snprintf(msg, sizeof msg, "run ended reason=\"%s\" score=%.3f steps=%d", reason,
 	         kn_eval_score(ev), kn_eval_steps(ev));
-	logf_(r, "info", run->id, msg);
+	kn_runs_log(r, "info", run->id, msg);
 
 	pthread_mutex_lock(&r->mu);
 	run->result = result;
@@ -206,7 +171,7 @@ static void finish(struct run *run, const kn_eval *ev, const char *reason)
 }
 
 /* Claim the right to finish (once). */
-static int claim_finish(struct run *run)
+int kn_run_claim_finish(struct run *run)
 {
 	kn_runs *r = run->owner;
 	pthread_mutex_lock(&r->mu);
@@ -225,7 +190,7 @@ static void mon_on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	long cap = r->o.max_events > 0 ? r->o.max_events : KN_RUNS_MAX_EVENTS;
 	if (run->seq >= cap) { /* the run is full: say so once, keep scoring, store no more */
 		if (run->seq++ == cap)
-			logf_(r, "warn", run->id, "event cap reached (http.max_run_events): later events "
+			kn_runs_log(r, "warn", run->id, "event cap reached (http.max_run_events): later events "
 			                          "are scored but not stored");
 		return;
 	}
@@ -243,7 +208,7 @@ static void free_graves(void *ud)
 		struct run *next = g->next;
 		kn_monitor_free(g->mon);
 		g->mon = NULL;
-		run_unref(g); /* the list's reference, kept while the monitor lived */
+		kn_run_unref(g); /* the list's reference, kept while the monitor lived */
 		g = next;
 	}
 }
@@ -262,9 +227,9 @@ static void mon_on_ready(void *ud, kn_monitor *m)
 static void mon_on_end(void *ud, kn_monitor *m, const char *reason)
 {
 	struct run *run = ud;
-	if (!claim_finish(run))
+	if (!kn_run_claim_finish(run))
 		return;
-	finish(run, kn_monitor_eval(m), reason);
+	kn_run_finish(run, kn_monitor_eval(m), reason);
 	kn_cdp_loop_post(run->owner->loop, free_graves, run->owner);
 }
 
@@ -284,22 +249,28 @@ static void post_start(void *ud)
 	mo.on_event = mon_on_event;
 	mo.on_ready = mon_on_ready;
 	mo.on_end = mon_on_end;
+	mo.on_verdict_wait = kn_run_on_verdict_wait;
 	mo.ud = run;
+	if (r->judges) {
+		mo.eval.defer = kn_run_defer;
+		mo.eval.defer_ud = run;
+		mo.verdict_wait_ms = kn_runs_verdict_wait_ms(r);
+	}
 	kn_err err = {0};
 	if (kn_monitor_start(&run->mon, r->loop, run->ws, &mo, &err) != 0) {
-		logf_(r, "error", run->id, err.msg);
+		kn_runs_log(r, "error", run->id, err.msg);
 		run->mon = NULL;
-		if (claim_finish(run)) {
+		if (kn_run_claim_finish(run)) {
 			/* nothing was watched: an evaluator with no events gives the empty result */
 			kn_eval *ev = NULL;
 			if (kn_eval_new(&ev, run->task, &r->o.eval) == 0) {
 				kn_eval_set_error(ev);
-				finish(run, ev, "browser disconnected");
+				kn_run_finish(run, ev, "browser disconnected");
 			}
 			kn_eval_free(ev);
 		}
 	}
-	run_unref(run);
+	kn_run_unref(run);
 }
 
 struct post_text {
@@ -312,7 +283,7 @@ static void post_answer(void *ud)
 	struct post_text *p = ud;
 	if (p->run->mon && !kn_monitor_ended(p->run->mon))
 		kn_monitor_answer(p->run->mon, p->text);
-	run_unref(p->run);
+	kn_run_unref(p->run);
 	free(p->text);
 	free(p);
 }
@@ -322,7 +293,7 @@ static void post_stop(void *ud)
 	struct run *run = ud;
 	if (run->mon && !kn_monitor_ended(run->mon))
 		kn_monitor_stop(run->mon, "stopped");
-	run_unref(run);
+	kn_run_unref(run);
 }
 
 static void *loop_main(void *ud)
@@ -346,6 +317,10 @@ int kn_runs_new(kn_runs **out, const kn_runs_opts *opts, kn_err *err)
 	pthread_cond_init(&r->cv, NULL);
 	int rc = kn_cdp_loop_new(&r->loop, err);
 	if (rc) {
+		kn_runs_free(r);
+		return rc;
+	}
+	if ((rc = kn_runs_judge_new(r, err)) != 0) {
 		kn_runs_free(r);
 		return rc;
 	}
@@ -373,6 +348,10 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	}
 	run->owner = r;
 	run->refs = 1;
+	if (r->judges) { /* judgements on the judge's threads; verdicts come back (runs_judge.c) */
+		eo.defer = kn_run_defer;
+		eo.defer_ud = run;
+	}
 	run->set = set;
 	run->version = version;
 	run->step_limit = step_limit;
@@ -389,7 +368,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	else if (!browser && kn_eval_new(&run->ev, run->task, &eo) != 0)
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (rc) {
-		run_unref(run);
+		kn_run_unref(run);
 		return rc;
 	}
 	kn_random_id(run->id, KN_RUN_ID_MAX, "r-", 8);
@@ -403,7 +382,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	pthread_mutex_lock(&r->mu);
 	if (r->n_live >= KN_RUNS_MAX_ACTIVE) {
 		pthread_mutex_unlock(&r->mu);
-		run_unref(run);
+		kn_run_unref(run);
 		return kn_err_set(err, KN_ELIMIT, "more than %d live runs", KN_RUNS_MAX_ACTIVE);
 	}
 	run->next = r->live;
@@ -415,25 +394,25 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	if ((rc = kn_ingest_run_start(r->o.ingest, &sr, err)) != 0 ||
 	    (rc = kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
 	                         err)) != 0)
-		logf_(r, "error", run->id, err->msg);
+		kn_runs_log(r, "error", run->id, err->msg);
 	json_t *kns = json_array();
 	for (size_t i = 0; i < run->task->n_keynodes; i++) {
 		const kn_keynode *k = &run->task->keynodes[i];
 		json_array_append_new(kns, json_pack("{s:s, s:s?, s:s?}", "id", k->id, "function",
 		                                     k->function, "expect", k->expect));
 	}
-	publish(r, run->id,
+	kn_runs_publish(r, run->id,
 	        json_pack("{s:s, s:s, s:s, s:s, s:i, s:o}", "type", "run", "run", run->id, "task",
 	                  task_ref, "status", "running", "total", (int)run->task->n_keynodes,
 	                  "key_nodes", kns));
 	snprintf(id, KN_RUN_ID_MAX, "%s", run->id);
-	logf_(r, "info", run->id, browser ? "run started (watched)" : "run started (external)");
+	kn_runs_log(r, "info", run->id, browser ? "run started (watched)" : "run started (external)");
 	if (browser) {
 		pthread_mutex_lock(&r->mu);
 		run->refs += 2; /* one for post_start, one for the wait below */
 		pthread_mutex_unlock(&r->mu);
 		if (kn_cdp_loop_post(r->loop, post_start, run) != 0)
-			run_unref(run);
+			kn_run_unref(run);
 		/* answer once keynode is watching, so an agent acting right after is seen */
 		struct timespec dl;
 		clock_gettime(CLOCK_REALTIME, &dl);
@@ -445,7 +424,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 		if (attached)
 			*attached = run->attached;
 		pthread_mutex_unlock(&r->mu);
-		run_unref(run);
+		kn_run_unref(run);
 	}
 	return 0;
 }
@@ -475,7 +454,7 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, u
 		kn_err fe = {0};
 		int rises = kn_eval_feed(run->ev, &evs[i], &fe);
 		if (rises < 0)
-			logf_(r, "warn", run->id, fe.msg);
+			kn_runs_log(r, "warn", run->id, fe.msg);
 		if (record_event(run, run->ev, &evs[i], rises) != 0)
 			lost = 1;
 	}
@@ -486,7 +465,7 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, u
 	if (out) {
 		json_t *j = json_pack("{s:s, s:I, s:i, s:f, s:o, s:s}", "id", run->id, "accepted",
 		                      (json_int_t)n, "steps", kn_eval_steps(run->ev), "score",
-		                      kn_eval_score(run->ev), "reached", reached_list(run->ev, run->task),
+		                      kn_eval_score(run->ev), "reached", kn_run_reached(run->ev, run->task),
 		                      "status", end_reason ? "ended" : "running");
 		*out = j ? json_dumps(j, JSON_COMPACT) : NULL;
 		json_decref(j);
@@ -506,55 +485,12 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, u
 	if (!rc && lost)
 		rc = kn_err_set(err, KN_EIO, "events could not be stored or spooled (see the log)");
 	if (end_reason)
-		finish(run, run->ev, end_reason);
+		kn_run_end(run, end_reason);
 	if (rc && out) {
 		free(*out);
 		*out = NULL;
 	}
 	return rc ? (rc == KN_ETIMEOUT ? rc : KN_EIO) : 0;
-}
-
-struct post_feed {
-	struct run *run;
-	kn_event *evs;
-	size_t n;
-};
-
-static void post_feed(void *ud)
-{
-	struct post_feed *p = ud;
-	kn_err err = {0};
-	if (feed_external(p->run, p->evs, p->n, NULL, NULL, &err) != 0)
-		logf_(p->run->owner, "warn", p->run->id, err.msg);
-	kn_traj_events_free(p->evs, p->n);
-	run_unref(p->run);
-	free(p);
-}
-
-/* Hand parsed events to the registry's thread (the LLM judge may take seconds per event). */
-static int queue_feed(struct run *run, kn_event *evs, size_t n, char **out, kn_err *err)
-{
-	kn_runs *r = run->owner;
-	struct post_feed *p = malloc(sizeof *p);
-	if (!p) {
-		kn_traj_events_free(evs, n);
-		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	}
-	pthread_mutex_lock(&r->mu);
-	run->refs++;
-	pthread_mutex_unlock(&r->mu);
-	*p = (struct post_feed){run, evs, n};
-	if (kn_cdp_loop_post(r->loop, post_feed, p) != 0) {
-		kn_traj_events_free(evs, n);
-		run_unref(run);
-		free(p);
-		return kn_err_set(err, KN_EIO, "the runs thread is gone");
-	}
-	json_t *j = json_pack("{s:s, s:I, s:s}", "id", run->id, "accepted", (json_int_t)n, "status",
-	                      "queued");
-	*out = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	return 0;
 }
 
 int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
@@ -575,15 +511,12 @@ int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, cha
 		kn_event *evs;
 		size_t n;
 		rc = kn_runs_parse_events(&evs, &n, body, len, err);
-		if (!rc && r->o.llm) {
-			rc = queue_feed(run, evs, n, out, err);
-			*queued = rc == 0;
-		} else if (!rc) {
+		if (!rc) {
 			rc = feed_external(run, evs, n, out, hold, err);
 			kn_traj_events_free(evs, n);
 		}
 	}
-	run_unref(run);
+	kn_run_unref(run);
 	return rc;
 }
 
@@ -593,24 +526,6 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 	if (!run)
 		return kn_err_set(err, KN_ENOTFOUND, "no live run '%s'", id);
 	int rc = 0;
-	if (run->ev && r->o.llm) {
-		/* the same path as posted events: parse a line we write ourselves */
-		json_t *j = json_pack("{s:f, s:s, s:s}", "t", since(&run->started_mono), "type", "answer",
-		                      "text", text);
-		char *line = j ? json_dumps(j, JSON_COMPACT) : NULL;
-		json_decref(j);
-		kn_event *evs = NULL;
-		size_t n = 0;
-		char *out = NULL;
-		rc = line ? kn_runs_parse_events(&evs, &n, line, strlen(line), err)
-		          : kn_err_set(err, KN_ENOMEM, "out of memory");
-		free(line);
-		if (!rc)
-			rc = queue_feed(run, evs, n, &out, err);
-		free(out);
-		run_unref(run);
-		return rc;
-	}
 	if (run->ev) {
 		kn_event e = {0};
 		e.type = KN_EV_ANSWER;
@@ -618,20 +533,20 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 		e.trusted = -1;
 		e.t = since(&run->started_mono);
 		rc = feed_external(run, &e, 1, NULL, NULL, err);
-		run_unref(run);
+		kn_run_unref(run);
 		return rc;
 	}
 	struct post_text *p = malloc(sizeof *p);
 	if (!p || !(p->text = strdup(text))) {
 		free(p);
-		run_unref(run);
+		kn_run_unref(run);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
 	p->run = run; /* the reference goes with the post */
 	if (kn_cdp_loop_post(r->loop, post_answer, p) != 0) {
 		free(p->text);
 		free(p);
-		run_unref(run);
+		kn_run_unref(run);
 		return kn_err_set(err, KN_EIO, "the runs thread is gone");
 	}
 	return 0;
@@ -644,13 +559,15 @@ static int wait_end(kn_runs *r, struct run *run, char **result, kn_err *err)
 	clock_gettime(CLOCK_REALTIME, &dl);
 	dl.tv_sec += 15;
 	pthread_mutex_lock(&r->mu);
-	while (!run->ended)
+	while (!run->ended && !run->awaiting) /* an end waiting for verdicts is not waited for */
 		if (pthread_cond_timedwait(&r->cv, &r->mu, &dl) != 0)
 			break;
 	int ended = run->ended;
 	char *res = ended && run->result ? strdup(run->result) : NULL;
+	if (!ended && run->awaiting)
+		res = kn_run_finishing_json(run);
 	pthread_mutex_unlock(&r->mu);
-	if (!ended)
+	if (!ended && !res)
 		return kn_err_set(err, KN_ETIMEOUT, "the run did not end in time");
 	if (result)
 		*result = res;
@@ -667,17 +584,17 @@ int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err)
 	if (!run)
 		return kn_err_set(err, KN_ENOTFOUND, "no live run '%s'", id);
 	if (run->ev) {
-		if (claim_finish(run))
-			finish(run, run->ev, "stopped");
+		if (kn_run_claim_finish(run))
+			kn_run_end(run, "stopped");
 	} else {
 		pthread_mutex_lock(&r->mu);
 		run->refs++;
 		pthread_mutex_unlock(&r->mu);
 		if (kn_cdp_loop_post(r->loop, post_stop, run) != 0)
-			run_unref(run);
+			kn_run_unref(run);
 	}
 	int rc = wait_end(r, run, result, err);
-	run_unref(run);
+	kn_run_unref(run);
 	return rc;
 }
 
@@ -697,10 +614,11 @@ void kn_runs_tick(kn_runs *r)
 			}
 		pthread_mutex_unlock(&r->mu);
 		if (!due)
-			return;
-		finish(due, due->ev, "idle");
-		run_unref(due);
+			break;
+		kn_run_end(due, "idle");
+		kn_run_unref(due);
 	}
+	kn_runs_judge_tick(r);
 }
 
 long kn_runs_active(kn_runs *r)
@@ -719,8 +637,8 @@ void kn_runs_free(kn_runs *r)
 	for (;;) {
 		pthread_mutex_lock(&r->mu);
 		struct run *run;
-		for (run = r->live; run && run->finishing; run = run->next)
-			;
+		for (run = r->live; run && (run->finishing || run->awaiting); run = run->next)
+			; /* an end waiting for verdicts is stopped already */
 		char id[KN_RUN_ID_MAX];
 		if (run)
 			snprintf(id, sizeof id, "%s", run->id);
@@ -729,14 +647,16 @@ void kn_runs_free(kn_runs *r)
 			break;
 		kn_err err;
 		if (kn_runs_stop(r, id, NULL, &err) == KN_ETIMEOUT) {
-			logf_(r, "warn", id, "run did not stop in time");
+			kn_runs_log(r, "warn", id, "run did not stop in time");
 			break;
 		}
 	}
+	kn_runs_judge_wait_ends(r);
 	if (r->loop) {
 		kn_cdp_loop_stop(r->loop);
 		if (r->thread_started)
 			pthread_join(r->thread, NULL);
+		kn_runs_judge_free(r); /* the verdicts still to come hold runs */
 		free_graves(r);
 		kn_cdp_loop_free(r->loop);
 	}
@@ -747,7 +667,7 @@ void kn_runs_free(kn_runs *r)
 	while (run) { /* runs that did not stop in time: drop them */
 		struct run *next = run->next;
 		run->refs = 1;
-		run_unref(run);
+		kn_run_unref(run);
 		run = next;
 	}
 	pthread_cond_destroy(&r->cv);

@@ -25,6 +25,7 @@
 #define KN_RUN_ID_MAX 40
 #define KN_RUNS_MAX_EVENTS 1000000   /* events one run may hold (default of http.max_run_events) */
 #define KN_RUNS_DURABLE_WAIT_MS 10000 /* longest an answer waits for its records to be durable */
+#define KN_RUNS_VERDICT_WAIT_MS 30000 /* longest an ended run waits for the LLM judge's verdicts */
 
 typedef struct kn_runs kn_runs;
 
@@ -34,10 +35,14 @@ typedef struct kn_runs_opts {
 	kn_metrics *metrics;         /* borrowed, required */
 	kn_alerts *alerts;           /* borrowed, may be NULL */
 	kn_eval_opts eval;           /* semantic judge and threshold for every run */
-	/* the LLM judge behind eval.semantic, or NULL (offline). When set, external runs' events are
-	 * evaluated on the registry's thread, never the caller's (a judgement may take seconds), and
-	 * each result gets an "llm" usage object. */
+	/* the LLM judge behind eval.semantic, or NULL (offline). When set, judgements run on worker
+	 * threads of their own (judge_queue.h), never on the caller's or the runs thread; verdicts
+	 * come back into the runs' evaluations as they arrive ("score" stream messages), a run's end
+	 * waits for the awaited ones (at most verdict_wait_ms; then they are recorded as missing),
+	 * and each result gets an "llm" usage object and a "verdicts" count. */
 	kn_llm *llm;
+	int verdict_wait_ms;         /* 0 → KN_RUNS_VERDICT_WAIT_MS */
+	int judge_threads;           /* judgements in flight at once; 0 → 4 */
 	int cdp_timeout_ms;
 	const char *owner;           /* this process's id, recorded with each run (crash recovery) */
 	long max_events;             /* per run; 0 → KN_RUNS_MAX_EVENTS */
@@ -73,10 +78,10 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
  * call returns once the events are durable (kn_ingest_wait): KN_ETIMEOUT or KN_EIO when they
  * could not be made so in KN_RUNS_DURABLE_WAIT_MS (they were evaluated; they may still be
  * stored). KN_ELIMIT when the run would pass its cap (max_events), nothing evaluated.
- * *out (caller's) is {"id","accepted","steps","score","reached":[…],"status"}; with the LLM judge
- * the events are queued to the registry's thread instead and *out is
- * {"id","accepted","status":"queued"} with *queued = 1. KN_ENOTFOUND when no live run has that
- * id, KN_EUNSUPPORTED for a watched run. */
+ * *out (caller's) is {"id","accepted","steps","score","reached":[…],"status"}: with the LLM
+ * judge, the score so far — checks waiting for a verdict count when it comes. *queued is always
+ * 0 (kept for the API's callers). KN_ENOTFOUND when no live run has that id, KN_EUNSUPPORTED for
+ * a watched run. */
 int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, char **out,
                    int *queued, uint64_t *hold, kn_err *err);
 /* hold (may be NULL: the call waits): hold[0], hold[1] get the kn_ingest ticket range the answer
@@ -87,7 +92,10 @@ int kn_runs_events(kn_runs *r, const char *id, const char *body, size_t len, cha
 int kn_runs_parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err);
 /* Add an answer event. KN_ENOTFOUND when the run is not live. */
 int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err);
-/* End the run (reason "stopped") and give its result (§3, caller's). KN_ENOTFOUND when not live. */
+/* End the run (reason "stopped") and give its result (§3, caller's). With the LLM judge and
+ * verdicts still awaited the end waits for them (at most verdict_wait_ms) without this call:
+ * *result is then {"id","status":"finishing","verdicts_pending":N} and the result is written,
+ * streamed ("end") and readable once they came. KN_ENOTFOUND when not live. */
 int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err);
 
 /* Housekeeping for external runs (idle limits); call every ~100 ms from any thread. */

@@ -18,7 +18,11 @@
 //   score-string     {"score": "0.9"}
 //   401              401 with an OpenAI-style error body
 //   400              400 (not retried)
+//   delay            answers after kn-delay:MS milliseconds (default 2000)
+//   gate             held until POST /release (which answers every request held then)
+//   hang             never answered (the connection stays open)
 // GET /count → the number of chat completion requests so far, as text.
+// GET /held → the number of gate requests held now; POST /release answers them.
 // GET /stats → {"requests": N, "log": [{"t": ms since start, "behaviour", "attempt", "auth", "model"}]}
 // (auth: whether an Authorization header came, and whether it was "Bearer $KN_FAKE_LLM_KEY").
 import http from 'node:http';
@@ -26,6 +30,7 @@ import http from 'node:http';
 const started = Date.now();
 const attempts = new Map(); // user prompt → requests seen
 const log = [];
+const held = []; // gate: answers waiting for POST /release
 const expectedAuth = process.env.KN_FAKE_LLM_KEY ? `Bearer ${process.env.KN_FAKE_LLM_KEY}` : null;
 
 function send(res, status, body, headers = {}) {
@@ -52,6 +57,16 @@ function apiError(message, type, code) {
 function handle(req, res, raw) {
   if (req.method === 'GET' && req.url === '/stats')
     return send(res, 200, { requests: log.length, log });
+  if (req.method === 'GET' && req.url === '/held') {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    return res.end(held.length + '\n');
+  }
+  if (req.method === 'POST' && req.url === '/release') {
+    const n = held.length;
+    held.splice(0).forEach((answer) => answer());
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    return res.end(n + '\n');
+  }
   if (req.method === 'GET' && req.url === '/count') {
     res.writeHead(200, { 'content-type': 'text/plain' });
     return res.end(log.length + '\n');
@@ -90,6 +105,9 @@ function handle(req, res, raw) {
       ? send(res, 429, apiError('Rate limit reached', 'requests', 'rate_limit_exceeded'), { 'retry-after': '1' })
       : ok();
   case 'slow': return setTimeout(ok, 3000);
+  case 'delay': return setTimeout(ok, Number((prompt.match(/kn-delay:([0-9]+)/) || [, '2000'])[1]));
+  case 'gate': return held.push(ok);
+  case 'hang': return undefined;
   case 'fenced': return send(res, 200, completion(body.model, '```json\n' + verdict + '\n```'));
   case 'not-json': return send(res, 200, '<html><body>502 Bad Gateway</body></html>');
   case 'no-choices': {

@@ -333,7 +333,7 @@ llm_run() { # → the run result in $tmp/body
   local id c
   c=$(api "${W[@]}" -d '{"task":"shop-red-runner-cart"}' "$B2/api/runs"); id=$(jq -r .id "$tmp/body")
   c=$(api "${W[@]}" -d "{\"t\":1,\"type\":\"navigate\",\"url\":\"http://127.0.0.1:$sport/shop/search.html?q=red+running+shoes\"}" "$B2/api/runs/$id/events")
-  [ "$c" = 202 ] && jq -e '.status == "queued" and .accepted == 1' "$tmp/body" >/dev/null || { kn_fail "llm: events answer $c $(cat "$tmp/body")"; }
+  [ "$c" = 200 ] && jq -e '.status == "running" and .accepted == 1' "$tmp/body" >/dev/null || { kn_fail "llm: events answer $c $(cat "$tmp/body")"; }
   sleep 0.5
   c=$(api "${W[@]}" -X POST "$B2/api/runs/$id/stop")
 }

@@ -32,6 +32,13 @@ typedef struct kn_eval_opts {
 	double threshold;            /* default mode semantic threshold; 0 → 0.7 */
 	int step_limit;              /* 0 → upstream max(10, 1.5×ref length) capped at 25; <0 → none */
 	int func_sem;                /* 0: the task's (kn_task.func_sem); 1 + a kn_func_sem forces one */
+	/* Deferred judgements, for an asynchronous judge (the service's, the monitor's): when set,
+	 * semantic checks never call `semantic`. A judgement without a verdict yet is handed to
+	 * defer(defer_ud, …) once — it returns 0, or a negative KN_E* when it cannot be asked (the
+	 * judgement then counts as failed) — and the check waits until kn_eval_verdict brings it.
+	 * NULL: the judge is called synchronously, inside kn_eval_feed. */
+	int (*defer)(void *ud, const char *rule, const char *phrase, const char *input);
+	void *defer_ud;
 } kn_eval_opts;
 
 typedef struct kn_eval kn_eval;
@@ -81,6 +88,25 @@ int kn_eval_purchase_bought(const kn_eval *ev);
 int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err);
 /* The reward so far (0 with nothing bought); -1 when the task has no purchase. */
 double kn_eval_reward(const kn_eval *ev);
+
+/* --- deferred judgements (kn_eval_opts.defer; eval_defer.c) ---
+ * A verdict is placed where the check that asked for it happened: the node's score, the step it
+ * was reached at and the step scores come out as if the judge had answered at once. */
+
+/* The verdict for (rule, input) as asked through defer: rc 0 with score in [0, 1], or the
+ * judge's failure (the checks waiting for it score 0). Returns the number of key nodes whose
+ * score rose (≥ 0); a verdict nobody asked for, or given twice, changes nothing. */
+int kn_eval_verdict(kn_eval *ev, const char *rule, const char *input, int rc, double score);
+/* Checks waiting for a verdict. */
+size_t kn_eval_pending(const kn_eval *ev);
+/* The run ends without the verdicts still awaited: they are recorded as missing (the result's
+ * "verdicts" counts them, each key node left waiting says "verdict": "missing"). */
+void kn_eval_verdicts_abandon(kn_eval *ev);
+
+typedef struct kn_eval_verdicts {
+	size_t asked, answered, failed, missing, pending; /* pending: checks waiting */
+} kn_eval_verdicts;
+void kn_eval_verdicts_get(const kn_eval *ev, kn_eval_verdicts *out);
 
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);

@@ -273,6 +273,10 @@ export async function render(view, params, ctx) {
         st.stepScores[msg.steps - 1] = msg.score;
       }
       for (const k of msg.reached || []) st.reached.add(String(k));
+    } else if (msg.type === 'score') { // a verdict of the LLM judge came: the score with it
+      if (typeof msg.score === 'number') st.score = msg.score;
+      if (Array.isArray(msg.step_scores)) st.stepScores = msg.step_scores.slice();
+      for (const k of msg.reached || []) st.reached.add(String(k));
     } else if (msg.type === 'end') {
       applyResult(msg.result);
       if (st.status === 'running') st.status = 'ended';

@@ -1,0 +1,88 @@
+/* eval_internal.h — what eval.c and eval_defer.c share: the evaluator's private state. */
+#ifndef KEYNODE_EVAL_INTERNAL_H
+#define KEYNODE_EVAL_INTERNAL_H
+
+#include <jansson.h>
+
+#include "keynode/eval.h"
+#include "keynode/functional.h"
+#include "keynode/purchase.h"
+
+/* A score a node reached at a step, for placing late verdicts in the step scores (eval_defer.c). */
+struct rise {
+	int step;
+	double score;
+};
+
+/* Private per-node state beside the public kn_node_state. */
+struct node {
+	kn_node_state pub;
+	unsigned url_ver;   /* URL version this node was last checked against (0 = never) */
+	char *last_input;   /* semantic nodes: the input last judged, to avoid asking twice */
+	double last_score;
+	char *read;         /* page: the text the check read (NULL: not read) */
+	char *read_error;   /* page: why it could not be read */
+	int page_done;      /* page: a result was recorded */
+	double final;       /* webarena semantics: the functional score on the final state */
+	unsigned final_gen; /* webarena: answers evaluated, so a late verdict updates final only for the last */
+	struct rise *hist;  /* deferred judgements: the node's rises (step, score) */
+	size_t n_hist;
+	const char *verdict;/* deferred: "missing" or "failed" when a check of it never got a verdict */
+};
+
+/* Forms of one URL, computed on first use. */
+struct url_cache {
+	char *url;
+	unsigned ver;
+	char *exact, *include, *site;
+	int have_exact, have_include, have_site;
+};
+
+struct kn_eval {
+	const kn_task *task;
+	kn_eval_opts opts;
+	struct node *nodes;
+	size_t n;
+	double reached;
+	int steps, ignored, limit, limit_hit, error;
+	double *step_scores;
+	size_t n_scores, cap_scores;
+	struct url_cache cur; /* the page the agent is on */
+	unsigned next_ver;
+	char *typing;         /* "tab\x1fselector" of the last event when it was a `type`, else NULL */
+	char *sel_norm;       /* the current event's selector, normalised on first need */
+	int sel_done;         /* sel_norm is computed for the current event */
+	json_t *blocked;      /* kn_eval_set_blocked: what refused service, NULL none */
+	kn_func_sem sem;      /* the functional semantics in force */
+	/* purchase: (purchase.h) */
+	char *buy_norm;       /* the buy selector, normalised; NULL when none */
+	int bought;           /* the buy element was clicked */
+	int purchase_read;    /* a purchase read was recorded */
+	kn_reward reward;
+	char *purchase_error; /* why the purchase read failed */
+	struct kn_defer *defer; /* deferred semantic judgements (eval_defer.c); NULL until the first */
+};
+
+/* A semantic check of node i said "pending": the judge was not asked yet or has not answered. */
+#define KN_EVAL_PENDING 1
+
+/* eval.c: score input on node st/kn as a check does (semantic through the judge or the deferred
+ * verdicts). 0, KN_EVAL_PENDING or a negative KN_E*. */
+int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
+                       int fold, double *score, kn_err *err);
+
+/* eval_defer.c */
+/* The verdict for (rule, input): 0 and *score when known, KN_EVAL_PENDING when awaited (asked
+ * now when it was not yet), the failure's code when it failed or never came. */
+int kn_eval_defer_lookup(kn_eval *ev, const char *rule, const char *phrase, const char *input,
+                         double *score, kn_err *err);
+/* Remember that node i's check of input waits for a verdict (at the current step). Not while
+ * kn_eval_verdict re-runs the waiting checks. */
+int kn_eval_defer_wait(kn_eval *ev, size_t i, const char *input, int fold);
+/* Node i rose to score at step (a history entry, kept only when judgements are deferred). */
+void kn_eval_defer_rise(kn_eval *ev, size_t i, int step, double score);
+void kn_eval_defer_free(kn_eval *ev);
+/* The result's "verdicts" object and each node's "verdict" (nodes: the result's key_nodes). */
+void kn_eval_defer_result(const kn_eval *ev, json_t *result, json_t *nodes);
+
+#endif

@@ -1,0 +1,70 @@
+/* monitor_internal.h — what monitor.c and monitor_verdict.c share: the monitor's state. */
+#ifndef KEYNODE_MONITOR_INTERNAL_H
+#define KEYNODE_MONITOR_INTERNAL_H
+
+#include "dialog.h"
+#include "frames.h"
+#include "history.h"
+#include "monitor.h"
+#include "page_check.h"
+
+struct tab {
+	struct tab *next;
+	char *session;
+	char *target_id;
+	char id[16];        /* "T1", "T2", … */
+	char world[40];
+	char binding[40];
+	int ctx_id;         /* our isolated world's context in the main frame, 0 unknown */
+	char *url;
+	int popup_first;    /* opened by another tab: its first navigation is a popup */
+	char *req_reason;   /* pending Page.frameRequestedNavigation reason */
+	char *started_type; /* pending Page.frameStartedNavigating navigationType */
+	kn_history history;
+	kn_dialog dialog;        /* a JavaScript dialog open in the tab (dialog.c) */
+	char *info_url;          /* URL from Target.targetInfoChanged not yet seen as a navigation */
+	int synthetic;           /* t->url came from a missed navigation: its late event is a duplicate */
+	kn_cdp_timer *info_timer;
+	kn_monitor *m;
+};
+
+struct kn_monitor {
+	kn_cdp_loop *loop;
+	kn_cdp *cdp;
+	kn_monitor_opts o;
+	kn_eval *eval;
+	struct tab *tabs;
+	int next_tab;
+	double start;
+	double last_event;
+	unsigned long long events;
+	const char *end_reason;
+	int stopping;       /* flush requests in flight */
+	int flush_pending;
+	kn_cdp_timer *tick;
+	kn_cdp_timer *flush_deadline;
+	const char *pending_stop_reason; /* static text */
+	kn_page_checks *checks; /* page checks run when the run ends (page_check.c) */
+	kn_page_checks *buy_read; int finish_after_buy; /* purchase read at the buy click; end waits */
+	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
+	/* ready: auto-attach answered and every tab attached until then has its recorder installed */
+	int autoattach_done, setup_pending, ready;
+	kn_frames *frames;      /* iframe targets, world contexts and frame paths (frames.c) */
+	double wall_start, last_t; /* epoch seconds at start; the last event's t (t never goes back) */
+	char *newtab_href;         /* a trusted modifier/middle click on this link at newtab_at */
+	double newtab_at;
+	/* the run ended while the judge's verdicts were awaited (monitor_verdict.c) */
+	const char *verdict_reason; /* the end's reason, static text; NULL: not waiting */
+	kn_cdp_timer *verdict_timer;
+	int verdict_waited;        /* the wait is over (all came, or the bound passed) */
+};
+
+/* monitor.c: the run ends with reason (progress, on_end) — unless verdicts are awaited. */
+void kn_monitor_end(kn_monitor *m, const char *reason);
+
+/* monitor_verdict.c: 1 when the end must wait for the judge's verdicts (a timer of
+ * opts.verdict_wait_ms started; kn_monitor_end is called again when they came or it fired),
+ * 0 when the run may end now. */
+int kn_monitor_verdicts_wait(kn_monitor *m, const char *reason);
+
+#endif

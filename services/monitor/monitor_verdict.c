@@ -1,0 +1,74 @@
+/* monitor_verdict.c — the monitor's side of an asynchronous judge (kn_eval_opts.defer).
+ *
+ * The CDP loop never waits for the judge: the evaluator hands its semantic judgements to whoever
+ * set eval.defer (the service's runs, `keynode watch`/`run`), which judges them on threads of its
+ * own and brings each verdict back to the loop thread with kn_monitor_verdict. A verdict is placed
+ * at the step that asked for it; the person's progress gets a line; `until finished` may end the
+ * run. When the run ends while verdicts are awaited, the end waits for them — at most
+ * verdict_wait_ms, then they are recorded as missing (kn_eval_verdicts_abandon) — and new events
+ * are not taken meanwhile, as after any end. */
+#include <stdio.h>
+
+#include "monitor_internal.h"
+
+#define KN_MONITOR_VERDICT_WAIT_MS 30000
+
+static void verdict_timeout(void *ud)
+{
+	kn_monitor *m = ud;
+	m->verdict_timer = NULL;
+	m->verdict_waited = 1;
+	fprintf(stderr, "level=warn component=monitor msg=\"verdicts did not come within the verdict "
+	                "wait: recorded as missing\" pending=%zu\n", kn_eval_pending(m->eval));
+	kn_eval_verdicts_abandon(m->eval);
+	kn_monitor_end(m, m->verdict_reason);
+}
+
+int kn_monitor_verdicts_wait(kn_monitor *m, const char *reason)
+{
+	if (m->verdict_waited || kn_eval_pending(m->eval) == 0)
+		return 0;
+	if (m->verdict_reason)
+		return 1; /* already waiting; the first reason stands */
+	m->verdict_reason = reason;
+	int ms = m->o.verdict_wait_ms > 0 ? m->o.verdict_wait_ms : KN_MONITOR_VERDICT_WAIT_MS;
+	m->verdict_timer = kn_cdp_timer_start(m->loop, ms, verdict_timeout, m);
+	if (!m->verdict_timer) { /* cannot wait: end now, the verdicts missing */
+		m->verdict_waited = 1;
+		kn_eval_verdicts_abandon(m->eval);
+		return 0;
+	}
+	if (m->o.progress)
+		fprintf(m->o.progress, "             waiting for %zu verdict(s) of the judge\n",
+		        kn_eval_pending(m->eval));
+	if (m->o.on_verdict_wait)
+		m->o.on_verdict_wait(m->o.ud, m, kn_eval_pending(m->eval));
+	return 1;
+}
+
+int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score)
+{
+	if (m->end_reason)
+		return 0;
+	int rises = kn_eval_verdict(m->eval, rule, input, rc, score);
+	if (m->o.progress) {
+		if (rc)
+			fprintf(m->o.progress, "             verdict failed for \"%.40s\"\n", input);
+		if (rises > 0)
+			fprintf(m->o.progress, "             verdict for \"%.40s\": score %.2f (%.2f of %zu "
+			                       "key nodes)\n", input, kn_eval_score(m->eval),
+			        kn_eval_reached(m->eval), kn_eval_total(m->eval));
+		fflush(m->o.progress);
+	}
+	if (m->verdict_reason) {
+		if (kn_eval_pending(m->eval) == 0) { /* the end was waiting for this one */
+			kn_cdp_timer_cancel(m->verdict_timer);
+			m->verdict_timer = NULL;
+			m->verdict_waited = 1;
+			kn_monitor_end(m, m->verdict_reason);
+		}
+	} else if (rises > 0 && m->o.until_finished && kn_eval_completed(m->eval)) {
+		kn_monitor_stop(m, "finished");
+	}
+	return rises;
+}
