@@ -22,6 +22,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 REPO=$(cd "$HERE/../.." && pwd)
 . "$REPO/tests/integration/lib.sh"
 kn_lib_init bench-api
+# wrk is a Debian package: installed here when missing and allowed (root), else a clear error
+if ! command -v wrk >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -q wrk >/dev/null 2>&1
+fi
 command -v wrk >/dev/null || { kn_fail "wrk not found (apt-get install wrk)"; kn_finish; }
 kn_pg_start || kn_finish
 "$KN" migrate --database "$KN_PG_URL" >/dev/null || { kn_fail "migrate"; kn_finish; }
@@ -84,6 +88,19 @@ load() {
   CONNS=$CONNS_SAVED
   wait "$sat"
   local e1; e1=$(curl -s "$B/metrics" | sed -n 's/^keynode_events_total //p')
+  # inside the server (request read → answer headers written), from its own histogram: how much of
+  # the latency wrk sees is the server's work
+  curl -s "$B/metrics" >"$tmp/metrics.txt"
+  local route line
+  for route in "GET /api/tasks" "GET /api/runs/{id}" "GET /healthz"; do
+    line=$(awk -v r="$route" '
+      index($0, "keynode_api_request_duration_seconds_bucket{route=\"" r "\",le=\"0.005\"}") == 1 { b = $2 }
+      index($0, "keynode_api_request_duration_seconds_bucket{route=\"" r "\",le=\"0.001\"}") == 1 { a = $2 }
+      index($0, "keynode_api_request_duration_seconds_count{route=\"" r "\"}") == 1 { n = $2 }
+      END { if (n > 0) printf "%d requests, %.2f%% answered within 1 ms, %.3f%% within 5 ms", n, 100 * a / n, 100 * b / n }' "$tmp/metrics.txt")
+    line="$(date -u +%F) bench_api ${LABEL:+$LABEL }inside the server, $route: $line"
+    echo "$line"; echo "$line" >>"$OUT"
+  done
   touch "$tmp/stop"
   for i in "${posters[@]}"; do wait "$i"; kn_forget "$i"; done
   local line="$(date -u +%F) bench_api ${LABEL:+$LABEL }events evaluated meanwhile: $((e1 - e0)) by 8 streams"
