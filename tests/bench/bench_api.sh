@@ -94,9 +94,9 @@ load() {
   local route line
   for route in "GET /api/tasks" "GET /api/runs/{id}" "GET /healthz"; do
     line=$(awk -v r="$route" '
-      index($0, "keynode_api_request_duration_seconds_bucket{route=\"" r "\",le=\"0.005\"}") == 1 { b = $2 }
-      index($0, "keynode_api_request_duration_seconds_bucket{route=\"" r "\",le=\"0.001\"}") == 1 { a = $2 }
-      index($0, "keynode_api_request_duration_seconds_count{route=\"" r "\"}") == 1 { n = $2 }
+      index($0, "keynode_api_request_duration_seconds_bucket{route=\"" r "\",le=\"0.005\"}") == 1 { b = $NF }
+      index($0, "keynode_api_request_duration_seconds_bucket{route=\"" r "\",le=\"0.001\"}") == 1 { a = $NF }
+      index($0, "keynode_api_request_duration_seconds_count{route=\"" r "\"}") == 1 { n = $NF }
       END { if (n > 0) printf "%d requests, %.2f%% answered within 1 ms, %.3f%% within 5 ms", n, 100 * a / n, 100 * b / n }' "$tmp/metrics.txt")
     line="$(date -u +%F) bench_api ${LABEL:+$LABEL }inside the server, $route: $line"
     echo "$line"; echo "$line" >>"$OUT"
