@@ -7,7 +7,7 @@
 #   bounded), by GET /api/tasks and by /metrics' task-health gauge;
 # - slow dependencies (slow-deps.mjs): a "browser" that accepts and never answers holds
 #   POST /api/runs in discovery while /healthz, /api/tasks, /api/runs and /metrics answer; a large
-#   task-set upload (KN_BIG_TASKS generated tasks, default 8000, ~1.5 MB) is parsed and stored while
+#   task-set upload (KN_BIG_TASKS generated tasks, default 3000, ~0.8 MB) is parsed and stored while
 #   /healthz and /api/tasks keep answering. Order is asserted, never time.
 #
 #   nonblocking.sh KEYNODE_BINARY REPO_DIR
@@ -57,7 +57,7 @@ curl -s "$B/metrics" | grep -q '^keynode_task_health{state="broken"} 1$' && kn_o
 grep -q 'level=error' "$tmp/serve.log" && kn_fail "serve logged an error: $(grep level=error "$tmp/serve.log" | head -2)"
 
 # --- slow dependencies ----------------------------------------------------------------------------
-node "$HERE/slow-deps.mjs" "$B" "$TOKEN" sites:shop-red-runner-cart "${KN_BIG_TASKS:-8000}" >"$tmp/slow.out" 2>&1
+node "$HERE/slow-deps.mjs" "$B" "$TOKEN" sites:shop-red-runner-cart "${KN_BIG_TASKS:-3000}" >"$tmp/slow.out" 2>&1
 cat "$tmp/slow.out"
 kn_fails=$((kn_fails + $(grep -c '^FAIL' "$tmp/slow.out")))
 grep -q '^ok   upload' "$tmp/slow.out" || kn_fail "slow-deps.mjs did not finish: $(tail -3 "$tmp/slow.out")"
