@@ -37,20 +37,22 @@ function request(method, path, body, headers = {}) {
   });
   const written = new Promise((resolve) => req.on('finish', resolve));
   req.end(data);
-  return { done, written };
+  return { done, written, req };
 }
 const get = (path) => request('GET', path).done;
 
 // --- 1. a browser that never answers ------------------------------------------------------------
 const held = [];
 let browserClosed = false;
-let sawConnection;
+let sawConnection, onConnection = null;
 const connected = new Promise((r) => { sawConnection = r; });
 const hang = net.createServer((sock) => {
   held.push(sock);
+  sock.resume(); // read (and drop) what comes, so that the peer's close is seen
   sock.on('close', () => { browserClosed = true; });
   sock.on('error', () => {});
   sawConnection();
+  if (onConnection) onConnection(sock);
 });
 await new Promise((r) => hang.listen(0, '127.0.0.1', r));
 const browser = `http://127.0.0.1:${hang.address().port}`;
@@ -68,6 +70,18 @@ for (const path of ['/healthz', '/api/tasks', '/api/runs', '/metrics']) {
 const r1 = await run;
 if (r1.status === 502) ok(`hanging browser: POST /api/runs ends 502 (${JSON.parse(r1.body).detail})`);
 else fail(`hanging browser: POST /api/runs ${r1.status} ${r1.body}`);
+// a client that gives up while its answer is being made: the answer is dropped when it comes, the
+// server goes on (under ASan this is the use-after-free check of a forgotten job)
+const next = new Promise((r) => { onConnection = r; });
+const gaveUp = request('POST', '/api/runs', JSON.stringify({ task, browser }),
+  { 'Content-Type': 'application/json' });
+gaveUp.done.then(() => {});
+const sock = await next;
+gaveUp.req.destroy();
+await new Promise((r) => (sock.destroyed ? r() : sock.on('close', r))); // discovery gave up: job done
+const after = await Promise.all([get('/healthz'), get('/api/tasks')]);
+if (after.every((r) => r.status === 200)) ok('a client that gave up on POST /api/runs: its answer dropped, the server answers on');
+else fail(`after a client gave up: ${after.map((r) => r.status).join(' ')}`);
 for (const s of held) s.destroy();
 hang.close();
 
