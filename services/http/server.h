@@ -4,7 +4,8 @@
  * caps (413), JSON error answers, /metrics, the embedded dashboard (/ and /static/…), and the
  * /api/stream websocket fed from a kn_stream. Everything the API answers from data (tasks, runs,
  * replays, alerts, /healthz) is delegated to one handler callback, called on the server thread,
- * so this folder stays free of the database and the runs registry. */
+ * so this folder stays free of the database and the runs registry; the handler may defer a request
+ * to a worker thread (kn_http_resp.defer, async.c) rather than wait there. */
 #ifndef KEYNODE_HTTP_SERVER_H
 #define KEYNODE_HTTP_SERVER_H
 
