@@ -37,8 +37,13 @@ static void quiet(void *arg, const char *msg)
 
 static PGconn *listen_connect(kn_store_listener *l)
 {
-	static const char *const keys[] = {"connect_timeout", "dbname", NULL};
-	const char *const vals[] = {"5", l->conninfo, NULL};
+	/* TCP keepalives: an idle connection to a host that vanished without a word (no RST) is
+	 * noticed within ~5 s, so /healthz does not say "up" for long after the database is gone
+	 * (ignored on Unix sockets, where the server's exit closes the socket at once); the
+	 * conninfo's own settings, expanded later, win */
+	static const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle",
+	                                   "keepalives_interval", "keepalives_count", "dbname", NULL};
+	const char *const vals[] = {"5", "1", "2", "1", "3", l->conninfo, NULL};
 	PGconn *c = PQconnectdbParams(keys, vals, 1);
 	if (!c || PQstatus(c) != CONNECTION_OK) {
 		PQfinish(c);
