@@ -93,6 +93,17 @@ static void handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	kn_api_handle(((struct serve *)ud)->api, req, resp);
 }
 
+/* deferred requests, on the server's worker threads (which end before kn_server_run returns) */
+static void handle_worker(void *ud, void **wctx, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_api_handle_worker(((struct serve *)ud)->api, wctx, req, resp);
+}
+
+static void worker_exit(void *ud, void *wctx)
+{
+	kn_api_worker_exit(((struct serve *)ud)->api, wctx);
+}
+
 static void before_metrics(void *ud)
 {
 	kn_api_before_metrics(((struct serve *)ud)->api);
@@ -248,6 +259,8 @@ int kn_cmd_serve(int argc, char **argv)
 	so.origins = (const char *const *)cfg->http_origins;
 	so.n_origins = cfg->n_http_origins;
 	so.stream_idle_s = cfg->http_stream_idle_s;
+	so.handle_worker = handle_worker;
+	so.worker_exit = worker_exit;
 	if (kn_server_new(&sv.srv, &so, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;

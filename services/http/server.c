@@ -265,6 +265,7 @@ static void check_held(kn_server *s)
 
 static void reset_request(struct pss *pss)
 {
+	kn_srv_job_forget(pss);
 	kn_http_query_clear(&pss->query);
 	free(pss->body);
 	free(pss->out);
@@ -371,12 +372,30 @@ static int serve_static(kn_server *s, struct lws *wsi, struct pss *pss, const ch
 	return send_error(s, wsi, pss, 404, "not found", "no such dashboard file");
 }
 
+/* An answer, or (resp->defer) the request moved to a worker lane (async.c). */
+static int answer_or_defer(kn_server *s, struct lws *wsi, struct pss *pss, kn_http_resp *r)
+{
+	if (!r->defer)
+		return send_answer(s, wsi, pss, r, NULL, 0, 0);
+	free(r->body);
+	r->body = NULL;
+	if (!s->pool_init || kn_srv_defer(s, wsi, pss, r->defer) != 0)
+		return send_error(s, wsi, pss, 500, "cannot answer", "no worker thread");
+	return 0;
+}
+
 static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 {
 	if (pss->route == KN_ROUTE_METRICS) {
 		if (s->o.before_metrics)
 			s->o.before_metrics(s->o.ud);
 		kn_http_resp r = {0};
+		if (s->o.handle_worker && s->o.handle) { /* gauges may need the database: a worker's */
+			kn_http_req mreq = {pss->method, pss->route, pss->id, &pss->query, "", 0};
+			s->o.handle(s->o.ud, &mreq, &r);
+			if (r.defer || r.body || r.status)
+				return answer_or_defer(s, wsi, pss, &r);
+		}
 		if (kn_metrics_render(s->o.metrics, &r.body, &r.len) != 0)
 			return send_error(s, wsi, pss, 500, "out of memory", NULL);
 		r.content_type = "text/plain; version=0.0.4; charset=utf-8";
@@ -389,6 +408,8 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 		s->o.handle(s->o.ud, &req, &r);
 	else
 		kn_http_resp_error(&r, 404, "not found", NULL);
+	if (r.defer)
+		return answer_or_defer(s, wsi, pss, &r);
 	if (r.hold_upto > 0 && s->o.durable) {
 		pss->held = r;
 		pss->holding = 1;
@@ -549,6 +570,8 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		}
 		return 0;
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
+		if (s)
+			kn_srv_pool_deliver(s);
 		if (s && s->held)
 			check_held(s);
 		if (s && s->vh && s->proto) {
@@ -701,6 +724,12 @@ int kn_server_run(kn_server *s, volatile sig_atomic_t *stop)
 		return KN_EINVAL;
 	s->stop = stop;
 	s->done = 0;
+	kn_err err = {0};
+	if (kn_srv_pool_start(s, &err) != 0) {
+		fprintf(stderr, "level=error component=http msg=\"%s\"\n", err.msg);
+		kn_srv_pool_stop(s);
+		return err.code;
+	}
 	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);
 	int rc = 0;
 	while (!s->done && !*stop)
@@ -709,6 +738,7 @@ int kn_server_run(kn_server *s, volatile sig_atomic_t *stop)
 			break;
 		}
 	lws_sul_cancel(&s->sul);
+	kn_srv_pool_stop(s); /* no worker calls a handler once run returns */
 	return rc;
 }
 

@@ -4,7 +4,8 @@
  * caps (413), JSON error answers, /metrics, the embedded dashboard (/ and /static/…), and the
  * /api/stream websocket fed from a kn_stream. Everything the API answers from data (tasks, runs,
  * replays, alerts, /healthz) is delegated to one handler callback, called on the server thread,
- * so this folder stays free of the database and the runs registry. */
+ * so this folder stays free of the database and the runs registry; the handler may defer a request
+ * to a worker thread (kn_http_resp.defer, async.c) rather than wait there. */
 #ifndef KEYNODE_HTTP_SERVER_H
 #define KEYNODE_HTTP_SERVER_H
 
@@ -36,7 +37,13 @@ typedef struct kn_http_resp {
 	 * the records it acknowledges are durable (a failure or KN_SERVER_HOLD_MS replaces it with
 	 * 503); the server thread serves others meanwhile */
 	uint64_t hold_from, hold_upto;
+	/* set by opts.handle instead of answering: KN_HTTP_LANE_READ or KN_HTTP_LANE_SLOW — the
+	 * server moves the request to a worker thread of that lane, where opts.handle_worker answers
+	 * it (async.c); the server thread serves others meanwhile */
+	int defer;
 } kn_http_resp;
+#define KN_HTTP_LANE_READ 1 /* short database reads */
+#define KN_HTTP_LANE_SLOW 2 /* writes, uploads, browser discovery: may take seconds */
 #define KN_SERVER_HOLD_MS 10000
 
 /* Fill resp with an error answer {"error", "detail"}; returns 0. */
@@ -68,6 +75,16 @@ typedef struct kn_server_opts {
 	const char *const *origins;
 	size_t n_origins;
 	int stream_idle_s;          /* a websocket answering no ping this long is closed; 0 → 60 */
+	/* Deferred answers (kn_http_resp.defer), on a worker thread of the lane: *wctx is the
+	 * thread's own state (NULL at first; the handler may set it, e.g. to a database connection
+	 * of its own), handed to worker_exit when the thread ends. A GET /metrics deferred and left
+	 * without a body is rendered by the server after the call. With handle_worker set, handle
+	 * is also called for GET /metrics (after before_metrics): an empty answer renders the
+	 * metrics, defer moves them to a worker. Optional; threads are started by kn_server_run and
+	 * joined before it returns. */
+	void (*handle_worker)(void *ud, void **wctx, const kn_http_req *req, kn_http_resp *resp);
+	void (*worker_exit)(void *ud, void *wctx);
+	int workers_read, workers_slow; /* threads per lane; 0 → 2 and 4 */
 } kn_server_opts;
 
 typedef struct kn_server kn_server;

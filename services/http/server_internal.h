@@ -4,6 +4,7 @@
 #ifndef KEYNODE_HTTP_SERVER_INTERNAL_H
 #define KEYNODE_HTTP_SERVER_INTERNAL_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <time.h>
 
@@ -23,6 +24,13 @@ struct kn_server {
 	volatile sig_atomic_t *stop;
 	int done;
 	struct pss *held;           /* answers waiting for durability */
+	/* the worker lanes of deferred answers (async.c) */
+	pthread_mutex_t pool_mu;
+	pthread_cond_t pool_cv[2];
+	struct kn_srv_job *queue[2], *queue_tail[2], *finished;
+	pthread_t *threads;
+	size_t n_threads;
+	int pool_stop, pool_init;
 };
 
 /* Per connection: one HTTP transaction at a time (keep-alive reuses it), or one subscriber. */
@@ -46,6 +54,8 @@ struct pss {
 	int holding, release;
 	struct pss *held_next;
 	struct lws *wsi;
+	/* a deferred answer being made on a worker thread (async.c) */
+	struct kn_srv_job *job;
 	/* websocket */
 	kn_stream_sub *sub;
 };
@@ -65,5 +75,16 @@ int kn_srv_ws_filter(kn_server *s, struct lws *wsi);
 int kn_srv_ws_established(kn_server *s, struct lws *wsi, struct pss *pss);
 int kn_srv_ws_writeable(kn_server *s, struct lws *wsi, struct pss *pss);
 void kn_srv_close_dropped(kn_server *s);
+
+/* Deferred answers (async.c). kn_srv_pool_start/stop around the loop (stop joins the threads and
+ * drops what is left). kn_srv_defer moves pss's request (id, query, body) into a job for lane's
+ * threads; KN_ENOMEM. kn_srv_pool_deliver (on a wake) hands each finished answer to its
+ * connection: held and released, written from its WRITEABLE callback. kn_srv_job_forget: the
+ * connection is closing, its answer will be dropped. Loop thread. */
+int kn_srv_pool_start(kn_server *s, kn_err *err);
+void kn_srv_pool_stop(kn_server *s);
+int kn_srv_defer(kn_server *s, struct lws *wsi, struct pss *pss, int lane);
+void kn_srv_pool_deliver(kn_server *s);
+void kn_srv_job_forget(struct pss *pss);
 
 #endif

@@ -1,7 +1,13 @@
 /* api.c — the data routes of services/http/API.md on top of the store and the runs registry.
  *
- * Called on the server thread with a routed, size-checked request (services/http/request.h did
- * the parsing of the path and query); this file checks the JSON bodies and parameters of each
+ * kn_api_handle is called on the server thread with a routed, size-checked request
+ * (services/http/request.h did the parsing of the path and query). It answers there only what
+ * needs no waiting — /healthz from the change listener's view of the database, cached listings
+ * (api_cache.c), POST …/events (its answer is held until durable) — and defers everything else to
+ * a worker lane of the server (services/http/async.c): reads to the read lane, writes, uploads and
+ * run starts (browser discovery, waiting for the monitor) to the slow lane, where
+ * kn_api_handle_worker answers with the worker thread's own store connection. Each route function
+ * takes the store of the thread it runs on. This file checks the JSON bodies and parameters of each
  * route, maps store/registry codes to HTTP statuses (KN_ENOTFOUND 404, KN_EINVAL 400, KN_EIO 503
  * after one reconnect attempt, KN_EDB 500) and never passes a raw database message to a client
  * without the "database error" primary message. */
@@ -12,6 +18,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "api_cache.h"
 #include "api_workflows.h"
 #include "keynode/workflow.h"
 #include "cdp.h"
@@ -30,17 +37,15 @@
 	} while (0)
 #define MAX_URL 2048
 
-struct cached {
-	char id[KN_RUN_ID_MAX];
-	char *json;
-	size_t len;
-};
-
 struct kn_api {
 	kn_api_opts o;
+	kn_store *st;               /* the server thread's (POST …/events' not-live check) */
+	kn_api_cache *cache;
+};
+
+/* A worker thread's own state: its store connection, opened at its first request. */
+struct worker {
 	kn_store *st;
-	struct cached cache[KN_API_RUN_CACHE];
-	size_t cache_next;
 };
 
 int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err)
@@ -50,7 +55,10 @@ int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	a->o = *opts;
 	int rc = kn_store_open(&a->st, opts->conninfo, err);
+	if (!rc)
+		rc = kn_api_cache_new(&a->cache, opts->conninfo, err);
 	if (rc) {
+		kn_store_free(a->st);
 		free(a);
 		return rc;
 	}
@@ -62,8 +70,7 @@ void kn_api_free(kn_api *a)
 {
 	if (!a)
 		return;
-	for (size_t i = 0; i < KN_API_RUN_CACHE; i++)
-		free(a->cache[i].json);
+	kn_api_cache_free(a->cache);
 	kn_store_free(a->st);
 	free(a);
 }
@@ -89,10 +96,10 @@ static void fail_store(kn_http_resp *resp, int rc, const kn_err *err, const char
 }
 
 /* Run a store read, reconnecting once when the connection was lost. */
-#define STORE_READ(a, rc, err, call)                                                              \
+#define STORE_READ(st, rc, err, call)                                                             \
 	do {                                                                                          \
 		rc = (call);                                                                              \
-		if (rc == KN_EIO && kn_store_reset((a)->st, &(err)) == 0)                                \
+		if (rc == KN_EIO && kn_store_reset((st), &(err)) == 0)                                   \
 			rc = (call);                                                                          \
 	} while (0)
 
@@ -142,7 +149,7 @@ static int parse_i64(int64_t *out, const char *s)
 
 /* --- routes ---------------------------------------------------------------------------------- */
 
-static void post_taskset(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	const char *name = kn_http_query_get(req->query, "name");
 	if (!name || !*name)
@@ -166,9 +173,10 @@ static void post_taskset(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	}
 	int64_t id = 0;
 	size_t newv = 0;
-	STORE_READ(a, rc, err, kn_store_taskset_put(a->st, name, name, set, &id, &newv, &err));
+	STORE_READ(st, rc, err, kn_store_taskset_put(st, name, name, set, &id, &newv, &err));
 	size_t n = set->n_tasks;
 	kn_taskset_free(set);
+	kn_api_cache_bump(a->cache); /* even on failure: part of it may have been stored */
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, NULL));
 	answer_json(resp, 201, json_pack("{s:I, s:s, s:I, s:I}", "taskset", (json_int_t)id, "name",
@@ -176,7 +184,7 @@ static void post_taskset(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	                                 (json_int_t)newv));
 }
 
-static void get_tasks(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void get_tasks(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
 	                                     "unknown", "blocked"};
@@ -194,28 +202,30 @@ static void get_tasks(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_tasks_json(a->st, site && *site ? site : NULL, status, &out,
-	                                           &err));
+	site = site && *site ? site : NULL;
+	uint64_t gen = kn_api_cache_gen(a->cache); /* before the query: see api_cache.c */
+	STORE_READ(st, rc, err, kn_store_tasks_json(st, site, status, &out, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, NULL));
+	kn_api_cache_tasks_put(a->cache, site, status, out, gen);
 	answer_text(resp, 200, out);
 }
 
-static void get_task(kn_api *a, const kn_http_req *req, kn_http_resp *resp, int health)
+static void get_task(kn_store *st, const kn_http_req *req, kn_http_resp *resp, int health)
 {
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
 	if (health)
-		STORE_READ(a, rc, err, kn_store_health_json(a->st, req->id, &out, &err));
+		STORE_READ(st, rc, err, kn_store_health_json(st, req->id, &out, &err));
 	else
-		STORE_READ(a, rc, err, kn_store_task_get_json(a->st, req->id, &out, &err));
+		STORE_READ(st, rc, err, kn_store_task_get_json(st, req->id, &out, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
 }
 
-static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	json_t *body;
 	if (body_object(&body, req, resp))
@@ -239,13 +249,13 @@ static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	int step_limit = sl ? (int)json_integer_value(sl) : 0;
 	int64_t version = 0;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_task_resolve(a->st, task, &version, &err));
+	STORE_READ(st, rc, err, kn_store_task_resolve(st, task, &version, &err));
 	if (rc) {
 		fail_store(resp, rc, &err, "no such task");
 		goto done;
 	}
 	kn_taskset *set = NULL;
-	STORE_READ(a, rc, err, kn_store_task_load(a->st, version, &set, &err));
+	STORE_READ(st, rc, err, kn_store_task_load(st, version, &set, &err));
 	if (rc) {
 		fail_store(resp, rc, &err, "no such task");
 		goto done;
@@ -262,6 +272,7 @@ static void post_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	rc = kn_runs_start(a->o.runs, task, ref_task_id(task), version, set, ws, until, step_limit, id,
 	                   &attached, &err);
 	free(ws);
+	kn_api_cache_bump(a->cache); /* the task's last_run (the start is durable by now) */
 	if (rc) {
 		kn_http_resp_error(resp, rc == KN_EINVAL ? 400 : rc == KN_ELIMIT ? 429 : 500,
 		                   rc == KN_ELIMIT ? "too many runs" : "cannot start the run", err.msg);
@@ -276,7 +287,7 @@ done:
 	json_decref(body);
 }
 
-static void get_runs(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void get_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	int limit;
@@ -285,7 +296,7 @@ static void get_runs(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	const char *task = kn_http_query_get(req->query, "task");
 	char *out = NULL;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_runs_json(a->st, task && *task ? task : NULL, limit, &out,
+	STORE_READ(st, rc, err, kn_store_runs_json(st, task && *task ? task : NULL, limit, &out,
 	                                          &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
@@ -302,37 +313,21 @@ static int run_ended(const char *json)
 	return ended;
 }
 
-static void get_run(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void get_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
-	for (size_t i = 0; i < KN_API_RUN_CACHE; i++)
-		if (a->cache[i].json && strcmp(a->cache[i].id, req->id) == 0) {
-			char *copy = malloc(a->cache[i].len + 1);
-			if (copy)
-				memcpy(copy, a->cache[i].json, a->cache[i].len + 1);
-			DO_RETURN(answer_text(resp, 200, copy));
-		}
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_run_get_json(a->st, req->id, &out, &err));
+	STORE_READ(st, rc, err, kn_store_run_get_json(st, req->id, &out, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
-	if (strlen(req->id) < KN_RUN_ID_MAX && run_ended(out)) {
-		struct cached *c = &a->cache[a->cache_next];
-		a->cache_next = (a->cache_next + 1) % KN_API_RUN_CACHE;
-		free(c->json);
-		c->len = strlen(out);
-		c->json = malloc(c->len + 1);
-		if (c->json) {
-			memcpy(c->json, out, c->len + 1);
-			snprintf(c->id, sizeof c->id, "%s", req->id);
-		}
-	}
+	if (run_ended(out))
+		kn_api_cache_run_put(a->cache, req->id, out);
 	answer_text(resp, 200, out);
 }
 
 /* GET /api/runs/{id}/events?after=SEQ&limit=N: one page, by the primary key. */
-static void get_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void get_events(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	int limit;
@@ -344,19 +339,19 @@ static void get_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_events_json(a->st, req->id, after, limit, &out, &err));
+	STORE_READ(st, rc, err, kn_store_events_json(st, req->id, after, limit, &out, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
 	answer_text(resp, 200, out);
 }
 
 /* A run that is not live: 409 when the store knows it (it ended), else 404. */
-static void not_live(kn_api *a, const char *id, kn_http_resp *resp)
+static void not_live(kn_store *st, const char *id, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_run_get_json(a->st, id, &out, &err));
+	STORE_READ(st, rc, err, kn_store_run_get_json(st, id, &out, &err));
 	free(out);
 	if (rc == 0)
 		kn_http_resp_error(resp, 409, "the run already ended", NULL);
@@ -366,7 +361,7 @@ static void not_live(kn_api *a, const char *id, kn_http_resp *resp)
 		fail_store(resp, rc, &err, "no such run");
 }
 
-static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void post_events(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	char *out = NULL;
@@ -377,7 +372,7 @@ static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, hold,
 	                        &err);
 	if (rc == KN_ENOTFOUND)
-		DO_RETURN(not_live(a, req->id, resp));
+		DO_RETURN(not_live(st, req->id, resp));
 	if (rc == KN_EUNSUPPORTED)
 		FAIL(resp, 409, "watched run", err.msg);
 	if (rc == KN_ELIMIT)
@@ -391,7 +386,7 @@ static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	resp->hold_upto = hold[1];
 }
 
-static void post_answer(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void post_answer(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	json_t *body;
 	if (body_object(&body, req, resp))
@@ -402,8 +397,9 @@ static void post_answer(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		kn_http_resp_error(resp, 400, "bad request", err.msg);
 	} else {
 		int rc = kn_runs_answer(a->o.runs, req->id, text, &err);
+		kn_api_cache_bump(a->cache); /* "until": "finished" may have ended the run */
 		if (rc == KN_ENOTFOUND)
-			not_live(a, req->id, resp);
+			not_live(st, req->id, resp);
 		else if (rc)
 			kn_http_resp_error(resp, 500, "cannot answer", err.msg);
 		else
@@ -412,19 +408,20 @@ static void post_answer(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	json_decref(body);
 }
 
-static void post_stop(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void post_stop(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	char *result = NULL;
 	int rc = kn_runs_stop(a->o.runs, req->id, &result, &err);
+	kn_api_cache_bump(a->cache); /* the run's end is durable by now */
 	if (rc == KN_ENOTFOUND)
-		DO_RETURN(not_live(a, req->id, resp));
+		DO_RETURN(not_live(st, req->id, resp));
 	if (rc)
 		FAIL(resp, 500, "cannot stop the run", err.msg);
 	answer_text(resp, 200, result);
 }
 
-static void post_replay(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void post_replay(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	json_t *body;
 	if (body_object(&body, req, resp))
@@ -437,9 +434,10 @@ static void post_replay(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		kn_http_resp_error(resp, 400, "bad request", err.msg);
 		goto done;
 	}
-	STORE_READ(a, rc, err, kn_store_task_resolve(a->st, task, &version, &err));
+	STORE_READ(st, rc, err, kn_store_task_resolve(st, task, &version, &err));
 	if (!rc)
-		STORE_READ(a, rc, err, kn_store_job_enqueue(a->st, version, "", &job, &err));
+		STORE_READ(st, rc, err, kn_store_job_enqueue(st, version, "", &job, &err));
+	kn_api_cache_bump(a->cache);
 	if (rc) {
 		fail_store(resp, rc, &err, "no such task");
 		goto done;
@@ -451,7 +449,7 @@ done:
 }
 
 /* The replay results of one task: the "replays" of its JSON (the store keeps the recent ones). */
-static void get_replays(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void get_replays(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	const char *task = kn_http_query_get(req->query, "task");
 	if (!task || !*task)
@@ -459,7 +457,7 @@ static void get_replays(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_task_get_json(a->st, task, &out, &err));
+	STORE_READ(st, rc, err, kn_store_task_get_json(st, task, &out, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
 	json_t *j = json_loads(out, 0, NULL);
@@ -469,7 +467,7 @@ static void get_replays(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 	json_decref(j);
 }
 
-static void get_screenshot(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void get_screenshot(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	int64_t id;
 	if (parse_i64(&id, req->id))
@@ -478,7 +476,7 @@ static void get_screenshot(kn_api *a, const kn_http_req *req, kn_http_resp *resp
 	unsigned char *png = NULL;
 	size_t len = 0;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_replay_screenshot(a->st, id, &png, &len, &err));
+	STORE_READ(st, rc, err, kn_store_replay_screenshot(st, id, &png, &len, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no screenshot for this replay"));
 	resp->status = 200;
@@ -487,7 +485,7 @@ static void get_screenshot(kn_api *a, const kn_http_req *req, kn_http_resp *resp
 	resp->len = len;
 }
 
-static void get_alerts(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void get_alerts(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	int all;
@@ -495,61 +493,134 @@ static void get_alerts(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 400, "bad all", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(a, rc, err, kn_store_alerts_json(a->st, all, 200, &out, &err));
+	STORE_READ(st, rc, err, kn_store_alerts_json(st, all, 200, &out, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, NULL));
 	answer_text(resp, 200, out);
 }
 
-static void post_ack(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
+static void post_ack(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	int64_t id;
 	if (parse_i64(&id, req->id))
 		FAIL(resp, 404, "not found", "no such alert");
 	kn_err err = {0};
 	int rc;
-	STORE_READ(a, rc, err, kn_store_alert_ack(a->st, id, &err));
+	STORE_READ(st, rc, err, kn_store_alert_ack(st, id, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such alert"));
 	answer_json(resp, 200, json_pack("{s:I, s:b}", "id", (json_int_t)id, "acked", 1));
 }
 
-static void get_healthz(kn_api *a, kn_http_resp *resp)
+static void get_healthz(kn_store *st, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	int v = 0, rc;
-	STORE_READ(a, rc, err, kn_store_schema_version(a->st, &v, &err));
+	STORE_READ(st, rc, err, kn_store_schema_version(st, &v, &err));
 	int up = rc == 0;
 	answer_json(resp, up ? 200 : 503, json_pack("{s:b, s:b}", "ok", up, "database", up));
+}
+
+/* Every route, on the thread of st. */
+static void route(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+{
+	switch (req->route) {
+	case KN_ROUTE_TASKSETS_POST: post_taskset(a, st, req, resp); break;
+	case KN_ROUTE_TASKS: get_tasks(a, st, req, resp); break;
+	case KN_ROUTE_TASK: get_task(st, req, resp, 0); break;
+	case KN_ROUTE_TASK_HEALTH: get_task(st, req, resp, 1); break;
+	case KN_ROUTE_RUNS_POST: post_run(a, st, req, resp); break;
+	case KN_ROUTE_RUNS: get_runs(st, req, resp); break;
+	case KN_ROUTE_RUN: get_run(a, st, req, resp); break;
+	case KN_ROUTE_RUN_EVENTS: post_events(a, st, req, resp); break;
+	case KN_ROUTE_RUN_EVENTS_GET: get_events(st, req, resp); break;
+	case KN_ROUTE_RUN_ANSWER: post_answer(a, st, req, resp); break;
+	case KN_ROUTE_RUN_STOP: post_stop(a, st, req, resp); break;
+	case KN_ROUTE_REPLAYS_POST: post_replay(a, st, req, resp); break;
+	case KN_ROUTE_REPLAYS: get_replays(st, req, resp); break;
+	case KN_ROUTE_REPLAY_SHOT: get_screenshot(st, req, resp); break;
+	case KN_ROUTE_ALERTS: get_alerts(st, req, resp); break;
+	case KN_ROUTE_ALERT_ACK: post_ack(st, req, resp); break;
+	case KN_ROUTE_HEALTHZ: get_healthz(st, resp); break;
+	case KN_ROUTE_METRICS: kn_api_gauges_refresh(a->cache, st, a->o.metrics); break;
+	case KN_ROUTE_WORKFLOWS_POST: kn_api_workflow_post(st, req, resp); break;
+	case KN_ROUTE_TASK_WORKFLOW: kn_api_workflow_get(st, req, resp); break;
+	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
+	}
 }
 
 void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_api *a = ud;
+	char *out = NULL;
 	switch (req->route) {
-	case KN_ROUTE_TASKSETS_POST: post_taskset(a, req, resp); break;
-	case KN_ROUTE_TASKS: get_tasks(a, req, resp); break;
-	case KN_ROUTE_TASK: get_task(a, req, resp, 0); break;
-	case KN_ROUTE_TASK_HEALTH: get_task(a, req, resp, 1); break;
-	case KN_ROUTE_RUNS_POST: post_run(a, req, resp); break;
-	case KN_ROUTE_RUNS: get_runs(a, req, resp); break;
-	case KN_ROUTE_RUN: get_run(a, req, resp); break;
-	case KN_ROUTE_RUN_EVENTS: post_events(a, req, resp); break;
-	case KN_ROUTE_RUN_EVENTS_GET: get_events(a, req, resp); break;
-	case KN_ROUTE_RUN_ANSWER: post_answer(a, req, resp); break;
-	case KN_ROUTE_RUN_STOP: post_stop(a, req, resp); break;
-	case KN_ROUTE_REPLAYS_POST: post_replay(a, req, resp); break;
-	case KN_ROUTE_REPLAYS: get_replays(a, req, resp); break;
-	case KN_ROUTE_REPLAY_SHOT: get_screenshot(a, req, resp); break;
-	case KN_ROUTE_ALERTS: get_alerts(a, req, resp); break;
-	case KN_ROUTE_ALERT_ACK: post_ack(a, req, resp); break;
-	case KN_ROUTE_HEALTHZ: get_healthz(a, resp); break;
-	case KN_ROUTE_WORKFLOWS_POST: kn_api_workflow_post(a->st, req, resp); break;
-	case KN_ROUTE_TASK_WORKFLOW: kn_api_workflow_get(a->st, req, resp); break;
-	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
+	case KN_ROUTE_RUN_EVENTS: /* its answer is held by the server until durable */
+		DO_RETURN(post_events(a, a->st, req, resp));
+	case KN_ROUTE_HEALTHZ: {
+		int db = kn_api_cache_db(a->cache);
+		if (db >= 0)
+			DO_RETURN(answer_json(resp, db ? 200 : 503,
+			                      json_pack("{s:b, s:b}", "ok", db, "database", db)));
+		break; /* not known yet: ask the database */
 	}
+	case KN_ROUTE_TASKS: {
+		const char *site = kn_http_query_get(req->query, "site");
+		if (kn_api_cache_tasks_get(a->cache, site && *site ? site : NULL,
+		                           kn_http_query_get(req->query, "status"), &out))
+			DO_RETURN(answer_text(resp, 200, out));
+		break;
+	}
+	case KN_ROUTE_RUN:
+		if (kn_api_cache_run_get(a->cache, req->id, &out))
+			DO_RETURN(answer_text(resp, 200, out));
+		break;
+	case KN_ROUTE_METRICS:
+		if (kn_api_gauges_apply(a->cache, a->o.metrics) == 0)
+			return; /* an empty answer: the server renders the metrics */
+		break;
+	case KN_ROUTE_TASKSETS_POST:
+	case KN_ROUTE_RUNS_POST:
+	case KN_ROUTE_RUN_ANSWER:
+	case KN_ROUTE_RUN_STOP:
+	case KN_ROUTE_REPLAYS_POST:
+	case KN_ROUTE_ALERT_ACK:
+	case KN_ROUTE_WORKFLOWS_POST:
+		resp->defer = KN_HTTP_LANE_SLOW;
+		return;
+	default:
+		break;
+	}
+	resp->defer = KN_HTTP_LANE_READ;
 }
 
+void kn_api_handle_worker(void *ud, void **wctx, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_api *a = ud;
+	struct worker *w = *wctx;
+	kn_err err = {0};
+	if (!w && (w = calloc(1, sizeof *w)) == NULL)
+		DO_RETURN(kn_http_resp_error(resp, 500, "out of memory", NULL));
+	*wctx = w;
+	if (!w->st && kn_store_open(&w->st, a->o.conninfo, &err) != 0) {
+		if (req->route == KN_ROUTE_METRICS)
+			return; /* the gauges stay as they were */
+		if (req->route == KN_ROUTE_HEALTHZ)
+			DO_RETURN(answer_json(resp, 503, json_pack("{s:b, s:b}", "ok", 0, "database", 0)));
+		DO_RETURN(kn_http_resp_error(resp, 503, "database unreachable", err.msg));
+	}
+	route(a, w->st, req, resp);
+}
+
+void kn_api_worker_exit(void *ud, void *wctx)
+{
+	(void)ud;
+	struct worker *w = wctx;
+	if (w)
+		kn_store_free(w->st);
+	free(w);
+}
+
+/* The gauges that need no query: live runs and the ingest (the database ones: kn_api_handle). */
 void kn_api_before_metrics(void *ud)
 {
 	kn_api *a = ud;
@@ -558,38 +629,6 @@ void kn_api_before_metrics(void *ud)
 	if (a->o.ingest)
 		kn_ingest_get_stats(a->o.ingest, &st);
 	kn_metrics_set_ingest(a->o.metrics, (long)st.spooled, st.db_up);
-	/* tasks per health state, from the task list */
-	kn_err err = {0};
-	char *out = NULL;
-	if (kn_store_tasks_json(a->st, NULL, NULL, &out, &err) != 0)
-		return;
-	json_t *j = json_loads(out, 0, NULL);
-	free(out);
-	static const char *const states[] = {"healthy", "flaky", "broken", "recovered", "error",
-	                                     "unknown", "blocked"};
-	long counts[7] = {0};
-	json_t *tasks = j ? json_object_get(j, "tasks") : NULL;
-	size_t i;
-	json_t *t;
-	json_array_foreach(tasks, i, t) {
-		const char *h = json_string_value(json_object_get(t, "health"));
-		for (size_t k = 0; h && k < 7; k++)
-			if (strcmp(h, states[k]) == 0)
-				counts[k]++;
-	}
-	json_decref(j);
-	for (size_t k = 0; k < 7; k++)
-		kn_metrics_set_health(a->o.metrics, states[k], counts[k]);
-	/* replay outcomes: workers are other processes, so they are counted in the database */
-	if (kn_store_replay_counts_json(a->st, &out, &err) != 0)
-		return;
-	j = json_loads(out, 0, NULL);
-	free(out);
-	const char *status;
-	json_t *n;
-	json_object_foreach(j, status, n)
-		kn_metrics_set_replays(a->o.metrics, status, (long)json_integer_value(n));
-	json_decref(j);
 }
 
 int kn_api_durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)

@@ -1,6 +1,6 @@
 /* api.h — the JSON API of `keynode serve` (services/http/API.md): the handler the HTTP server
- * calls for every data route. Reads answer from the store over the server thread's own
- * connection (finished runs are cached in memory: they never change); writes go to the runs
+ * calls for every data route. Reads answer from the store over worker threads' own connections
+ * (hot listings and finished runs are cached in memory, api_cache.h); writes go to the runs
  * registry, the store (task sets, replay jobs, alert acks) or kn_ingest. */
 #ifndef KEYNODE_API_H
 #define KEYNODE_API_H
@@ -26,9 +26,15 @@ typedef struct kn_api_opts {
 int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err);
 void kn_api_free(kn_api *a);
 
-/* The kn_server_opts.handle callback (ud is the kn_api). Server thread only. */
+/* The kn_server_opts.handle callback (ud is the kn_api). Server thread only: answers from memory
+ * (caches, /healthz) or defers the request to a worker lane (kn_http_resp.defer). */
 void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp);
-/* The kn_server_opts.before_metrics callback: sets the gauges (runs, ingest, task health). */
+/* The kn_server_opts.handle_worker and worker_exit callbacks: a deferred request answered over
+ * the worker thread's own store connection (*wctx, opened at its first request). */
+void kn_api_handle_worker(void *ud, void **wctx, const kn_http_req *req, kn_http_resp *resp);
+void kn_api_worker_exit(void *ud, void *wctx);
+/* The kn_server_opts.before_metrics callback: sets the gauges that need no query (runs, ingest);
+ * the task-health and replay gauges are set through kn_api_handle. */
 void kn_api_before_metrics(void *ud);
 /* The kn_server_opts.durable callback: kn_ingest_poll on the API's ingest. */
 int kn_api_durable(void *ud, uint64_t from, uint64_t upto, kn_err *err);

@@ -288,4 +288,17 @@ int kn_store_schedule_fire(kn_store *st, const char *schedule, int64_t fire_time
 /* The latest enqueued fire time of schedule; KN_ENOTFOUND when it never fired. */
 int kn_store_schedule_last(kn_store *st, const char *schedule, int64_t *fire_time, kn_err *err);
 
+/* ---- change notifications (store_listen.c, schemas/sql/080_notify.sql) ---------------------- */
+
+typedef struct kn_store_listener kn_store_listener;
+/* Start a thread that LISTENs on channel (a lowercase identifier) over a connection of its own and
+ * calls on_change(ud, up) on that thread: with up = 1 for every batch of notifications and every
+ * (re)connection (notifications may have been missed: drop what they would have invalidated), with
+ * up = 0 when the connection is lost or cannot be made (retried every 250 ms). The first call
+ * comes once the first connection attempt is over. *out the caller's (kn_store_listener_free,
+ * which stops and joins the thread). */
+int kn_store_listener_new(kn_store_listener **out, const char *conninfo, const char *channel,
+                          void (*on_change)(void *ud, int up), void *ud, kn_err *err);
+void kn_store_listener_free(kn_store_listener *l);
+
 #endif
