@@ -105,25 +105,10 @@ struct slot {
 	int joined;
 };
 
-/* A task id as a folder name: [A-Za-z0-9._-], nothing else, never starting with a dot. */
-static void folder_name(char *out, size_t cap, const char *id)
-{
-	size_t i = 0;
-	for (; id[i] && i + 1 < cap; i++) {
-		char c = id[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		         c == '-' || c == '_' || (c == '.' && i > 0);
-		out[i] = ok ? c : '_';
-	}
-	out[i] = '\0';
-	if (!i)
-		snprintf(out, cap, "_");
-}
-
 static char *attempt_dir(const struct run *r, const struct item *it)
 {
 	char name[256], *p = NULL;
-	folder_name(name, sizeof name, it->task->id);
+	kn_runner_folder_name(name, sizeof name, it->task->id);
 	return asprintf(&p, "%s/%s/%d", r->dir, name, it->k) < 0 ? NULL : p;
 }
 
@@ -290,10 +275,10 @@ static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n
 		/* one folder per task: a task given twice runs once, two ids that make the same folder
 		 * name are refused */
 		char name[256], other[256];
-		folder_name(name, sizeof name, t->id);
+		kn_runner_folder_name(name, sizeof name, t->id);
 		int dup = 0;
 		for (size_t j = 0; j < r->n_items && !dup; j += (size_t)repeat) {
-			folder_name(other, sizeof other, r->items[j].task->id);
+			kn_runner_folder_name(other, sizeof other, r->items[j].task->id);
 			if (strcmp(name, other) != 0)
 				continue;
 			if (r->items[j].task != t)

@@ -44,6 +44,8 @@ typedef enum kn_route {
 	KN_ROUTE_HEALTHZ,       /* GET /healthz */
 	KN_ROUTE_STATIC,        /* GET / and /static/… (the dashboard) */
 	KN_ROUTE_RUN_EVENTS_GET, /* GET /api/runs/{id}/events?after=SEQ&limit=N */
+	KN_ROUTE_AGENT_RUNS_POST, /* POST /api/agent-runs (a batch of agent jobs) */
+	KN_ROUTE_AGENT_RUN,     /* GET /api/agent-runs/{id} */
 	KN_ROUTE__COUNT
 } kn_route;
 

@@ -73,6 +73,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *opts, kn_err *
 
 const char *kn_attempt_status_name(kn_attempt_status s); /* "done", "error", "interrupted" */
 
+/* A task id as a folder name (folder.c): [A-Za-z0-9._-], anything else '_', never starting with
+ * a dot, "_" when empty; cut to cap-1 bytes. */
+void kn_runner_folder_name(char *out, size_t cap, const char *id);
+
 /* mkdir -p path (0755). 0, or -1 with errno. */
 int kn_runner_mkdirs(const char *path);
 

@@ -543,6 +543,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_ALERTS: get_alerts(a, req, resp); break;
 	case KN_ROUTE_ALERT_ACK: post_ack(a, req, resp); break;
 	case KN_ROUTE_HEALTHZ: get_healthz(a, resp); break;
+	case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_AGENT_RUN: kn_api_agent_runs(a->st, req, resp); break;
 	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
 	}
 }

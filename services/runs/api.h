@@ -28,6 +28,8 @@ void kn_api_free(kn_api *a);
 
 /* The kn_server_opts.handle callback (ud is the kn_api). Server thread only. */
 void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp);
+/* POST /api/agent-runs and GET /api/agent-runs/{id} (api_agent_runs.c) over the store st. */
+void kn_api_agent_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp);
 /* The kn_server_opts.before_metrics callback: sets the gauges (runs, ingest, task health). */
 void kn_api_before_metrics(void *ud);
 /* The kn_server_opts.durable callback: kn_ingest_poll on the API's ingest. */
