@@ -12,15 +12,54 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <sys/types.h>
 
 #include "cdp.h"
+#include <jansson.h>
+
 #include "keynode/eval.h"
 
 #define KN_AGENT_LOG_CAP_DEFAULT (8u * 1024u * 1024u) /* agent.log: stdout+stderr kept, bytes */
 #define KN_ANSWER_LINE_MAX 4096                      /* one answer line, bytes (longer: cut) */
 #define KN_ANSWERS_MAX 100                           /* answer lines taken per attempt */
+
+/* --- keynode serve's API as a client (remote.c), for `keynode run --server URL` --- */
+
+typedef struct kn_remote kn_remote;
+
+
+/* The server at url (http:// or https://) with token (NULL/empty: none; KEYNODE_API_TOKEN). *out
+ * is the caller's (kn_remote_free); once made it is read-only and may be shared by threads. */
+int kn_remote_new(kn_remote **out, const char *url, const char *token, kn_err *err);
+void kn_remote_free(kn_remote *r);
+/* One request: method "GET" or "POST", path "/api/…", body of len bytes (NULL: none) of
+ * content_type (NULL: application/json). *status the HTTP status, *out (may be NULL) the answer
+ * body, NUL-terminated, the caller's. KN_EIO when the server cannot be reached. */
+int kn_remote_call(const kn_remote *r, const char *method, const char *path, const char *body,
+                   size_t len, const char *content_type, int *status, char **out, kn_err *err);
+/* The same with JSON in (body may be NULL) and out (*out the caller's); a non-2xx status is an
+ * error naming the server's message; *status (may be NULL) the HTTP status. */
+int kn_remote_json(const kn_remote *r, const char *method, const char *path, json_t *body,
+                   json_t **out, int *status, kn_err *err);
+/* POST /api/tasksets?name=NAME with the task file. */
+int kn_remote_upload(const kn_remote *r, const char *file, const char *name, kn_err *err);
+
+/* A run of one attempt on the server (attempt_remote.c). start: POST /api/runs {task, browser,
+ * step_limit} (0: the default budget); KN_ETIMEOUT when serve's monitor did not attach (*out is
+ * still set: free it). ended: 1 once the run ended on the server (polled at most every 0.5 s);
+ * end_reason then "step limit" or "browser disconnected". finish: stop it (if live), write its
+ * trajectory to traj (may be NULL), *result the run result (§3; the caller's). */
+typedef struct kn_remote_run kn_remote_run;
+int kn_remote_run_start(kn_remote_run **out, const kn_remote *srv, const char *task_ref,
+                        const char *browser_http, int step_limit, kn_err *err);
+const char *kn_remote_run_id(const kn_remote_run *r);
+int kn_remote_run_answer(kn_remote_run *r, const char *text);
+int kn_remote_run_ended(kn_remote_run *r);
+const char *kn_remote_run_end_reason(const kn_remote_run *r);
+int kn_remote_run_finish(kn_remote_run *r, FILE *traj, json_t **result, kn_err *err);
+void kn_remote_run_free(kn_remote_run *r);
 
 typedef struct kn_attempt_opts {
 	const kn_task *task;     /* borrowed */
@@ -35,6 +74,10 @@ typedef struct kn_attempt_opts {
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
 	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
 	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */
+	const kn_remote *server; /* --server: the run is made by serve's monitor (POST /api/runs on
+	                          * this attempt's browser) instead of one in this process; the
+	                          * server's run id is the attempt's; NULL: local (attempt_remote.c) */
+	const char *task_ref;    /* with server: the task as the server knows it (TASKSET:TASK) */
 } kn_attempt_opts;
 
 typedef enum kn_attempt_status {
