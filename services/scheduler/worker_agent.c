@@ -19,7 +19,7 @@
 /* result.json of an attempt that could not even start (its task cannot be loaded). */
 static char *error_result(const char *why)
 {
-	json_t *j = json_pack("{s:s, s:b, s:f, s:{s:s, s:s}}", "status", "error", "completed", 0, "score",
+	json_t *j = json_pack("{s:s, s:b, s:f, s:{s:s, s:s}}", "status", "error", "completion", 0, "score",
 	                      0.0, "attempt", "status", "error", "reason", why);
 	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	json_decref(j);

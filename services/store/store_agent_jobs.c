@@ -155,7 +155,7 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 		" INSERT INTO agent_results (job_id, batch, task_version, attempt_no, worker, status, completed,"
 		"  score, result)"
 		" SELECT jobs.id, jobs.batch, jobs.task_version, jobs.attempt_no, $2,"
-		"  COALESCE(r.j #>> '{attempt,status}', 'error'), COALESCE((r.j ->> 'completed')::boolean, false),"
+		"  COALESCE(r.j #>> '{attempt,status}', 'error'), COALESCE((r.j ->> 'completion')::boolean, false),"
 		"  COALESCE((r.j ->> 'score')::double precision, 0), r.j FROM jobs, r WHERE jobs.id = $1",
 		3, p, err)) ||
 	    (rc = kn_store_q(st, NULL, "UPDATE jobs SET state = 'done', finished = clock_timestamp(),"

@@ -55,6 +55,7 @@ leftovers() {
     case " $sites_pid $serve_pid $$ $BASHPID $keep " in *" $pid "*) continue ;; esac
     state=$({ awk '{print $3}' <"$d/stat"; } 2>/dev/null) || continue
     [ -n "$state" ] && [ "$state" != Z ] || continue
+    grep -qaF "$tmp/pg/" "$d/cmdline" 2>/dev/null && continue # the test's PostgreSQL
     if grep -qaF "$tmp/" "$d/cmdline" 2>/dev/null || grep -qaF "KEYNODE_ATTEMPT_DIR=$tmp/" "$d/environ" 2>/dev/null; then
       echo "$pid $({ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | cut -c1-120)"
     fi
