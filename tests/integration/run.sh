@@ -21,6 +21,8 @@
 #   reward     a purchase task (tests/data/purchase/market.yaml on tests/sites/market), --repeat 2: the
 #              agent (agents/market.mjs) buys the right shoe (reward 1), then a wrong colour (4/5):
 #              summary task_score 90, reward_success_rate 0.5 over 2 reward_tasks, a reward column
+#   readme     the README's Selenium agent skeleton as written (extracted from README.md) with a scripted
+#              my_policy.py (tests/agents/readme_policy.py): shop-red-runner-cart solved, its answer read
 # After every scenario no process started by keynode (agent or browser: anything whose command line
 # or environment names this test's scratch folder) may be left running.
 #
@@ -352,6 +354,21 @@ if want reward; then
   expect "reward: no reward metrics without a purchase" "$(sum pw '.metrics | has("task_score")' || echo none)" \
     "$(want playwright && echo false || echo none)"
   check_clean reward
+fi
+
+if want readme; then
+  # the README's Selenium agent skeleton, as written there, with a scripted my_policy.py
+  mkdir -p "$tmp/readme-agent"
+  awk '/^# my_selenium_agent.py/{on=1} on&&/^```/{exit} on' "$repo/README.md" >"$tmp/readme-agent/my_selenium_agent.py"
+  cp "$agents/readme_policy.py" "$tmp/readme-agent/my_policy.py"
+  if [ "$(wc -l <"$tmp/readme-agent/my_selenium_agent.py")" -gt 10 ]; then kn_ok "readme: the Selenium skeleton extracted"; else
+    kn_fail "readme: no Selenium skeleton in README.md"; fi
+  run_kn readme --agent "cd $tmp/readme-agent && /usr/bin/python3 my_selenium_agent.py" --task shop-red-runner-cart --timeout 120
+  expect "readme: the skeleton's run exit 0" "$rc" 0
+  expect "readme: shop-red-runner-cart completed" "$(res readme/shop-red-runner-cart/1 .completion)" true
+  expect "readme: its answer was read" "$(res readme/shop-red-runner-cart/1 .attempt.answers)" 1
+  expect "readme: it exited by itself" "$(res readme/shop-red-runner-cart/1 '"\(.attempt.end) \(.attempt.exit_code)"')" "agent exited 0"
+  check_clean readme
 fi
 
 kn_finish
