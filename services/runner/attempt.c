@@ -364,7 +364,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 			errorf(rep, "browser: ", e.msg);
 			goto result;
 		}
-	} else if (kn_local_browser_start(&lb, o->chromium, &e) != 0) {
+	} else if (kn_local_browser_start_at(&lb, o->chromium, o->task->start_url, &e) != 0) {
 		errorf(rep, "browser: ", e.msg);
 		goto result;
 	} else {
@@ -376,7 +376,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		goto result;
 	}
 	/* 2. the start page, before keynode attaches: the agent starts on it */
-	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, o->viewport_w, o->viewport_h,
+	/* a launched browser loads the start page while it starts (kn_local_browser_start_at) */
+	int preloaded = !o->browser && o->task->start_url && (strncmp(o->task->start_url, "http://", 7) == 0 ||
+	                                                      strncmp(o->task->start_url, "https://", 8) == 0);
+	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, preloaded, o->viewport_w, o->viewport_h,
 	                       KN_START_PAGE_TIMEOUT_MS, o->stop, &target, &e) != 0) {
 		if (stopping(&a))
 			goto interrupted;

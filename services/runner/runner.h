@@ -150,13 +150,15 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep);
 
 /* On the browser at ws (a loop of the calling thread), open url in the first tab of the browser
  * context (NULL: the default) and wait until it loaded; size the window to vw×vh when given.
+ * preloaded: the browser was launched with url as its first page (kn_local_browser_start_at), so
+ * only the load is waited for (a failed one is navigated again to name the reason).
  * KN_EIO with the reason when the site is unreachable or answers 5xx, KN_ETIMEOUT when it did
  * not load in timeout_ms, KN_EINVAL when *stop became non-zero (may be NULL) while it waited.
  * url NULL: only the window. *target_out (may be NULL) gets the tab's id
  * (the caller's). */
 int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id,
-                       const char *url, int vw, int vh, int timeout_ms, const atomic_int *stop,
-                       char **target_out, kn_err *err);
+                       const char *url, int preloaded, int vw, int vh, int timeout_ms,
+                       const atomic_int *stop, char **target_out, kn_err *err);
 
 /* A fresh browser context on the browser at ws (*out: its id, the caller's), and its disposal
  * (best effort). For --browser: attempts sharing a browser each get their own context. */
