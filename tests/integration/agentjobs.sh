@@ -8,7 +8,8 @@
 #            `agents:` in their keynode.yaml; one SIGKILLed while its agent runs: its job's lease expires,
 #            the other worker runs the attempt again; every attempt completed exactly once (one
 #            agent_results row per job, none lost, the killed one re-claimed); GET /api/agent-runs/{id}
-#            shows progress, metrics and per-task results; the dashboard serves its batch view
+#            shows progress, metrics and per-task results, and so does the dashboard's batch view in
+#            headless Chromium (batch-page.mjs)
 #   security an agent named by a command line, an unknown task set, no token: refused; a job of an agent
 #            no worker has is never claimed; a bad `agents:` entry stops the worker with file:line:col
 # After every scenario no agent or browser started by keynode (anything whose command line or
@@ -178,9 +179,15 @@ EOF
     "shop-checkout:1:true,true shop-red-runner-cart:1:true,true"
   expect "jobs: the answer of shop-checkout came through" \
     "$(kn_psql "SELECT count(*) FROM agent_results r WHERE batch = $batch AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.result -> 'key_nodes') k WHERE k ->> 'id' = 'total' AND (k ->> 'score')::float = 1)")" 2
-  ctype=$(curl -s -o /dev/null -w '%{content_type}' "$base/static/batch.js")
-  case "$ctype" in *javascript*) kn_ok "jobs: the dashboard serves its batch view" ;;
-    *) kn_fail "jobs: /static/batch.js content type '$ctype'" ;; esac
+  # the dashboard's batch view, in a real browser (batch-page.mjs)
+  mkdir -p "$tmp/dash"
+  if kn_chromium_start "$tmp/dash"; then
+    node "$repo/tests/integration/batch-page.mjs" "$cdp" "$base" "$token" "$batch" 4 2 >"$tmp/dash/page.out" 2>&1
+    prc=$?
+    sed 's/^/  /' "$tmp/dash/page.out"
+    [ $prc = 0 ] && kn_ok "jobs: the dashboard shows the batch" || kn_fail "jobs: batch-page.mjs exit $prc"
+    kn_stop "$cpid"
+  fi
 fi
 
 if want security; then
