@@ -28,6 +28,7 @@ static const char help[] =
 	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN]\n"
 	"                   [--config FILE]\n"
+	"                   [--server URL [--taskset NAME]]\n"
 	"\n"
 	"Run any agent (any language, any browser library) over a task set and score every attempt\n"
 	"live. For each attempt keynode starts a fresh private headless Chromium, opens the task's\n"
@@ -71,6 +72,17 @@ static const char help[] =
 	"  --quiet           no progress\n"
 	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
 	"                    (default: the built-in signatures)\n"
+
+;
+
+static const char help_server[] = /* the rest of --help (one string would pass ISO C's 4095) */
+	"  --server URL      make each attempt's run on keynode serve at URL (token: KEYNODE_API_TOKEN):\n"
+	"                    the task file is loaded there (POST /api/tasksets), then every attempt is\n"
+	"                    POST /api/runs with its browser and step budget, so runs land in\n"
+	"                    PostgreSQL and show live on the dashboard; serve must reach the attempts'\n"
+	"                    browsers (same machine or network). Folders and summary are the same\n"
+	"  --taskset NAME    with --server: the task set's name there (default: the file's name\n"
+	"                    without its extension)\n"
 	"\n"
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found) are not the agent's fault: such attempts are retried, then reported apart and left out\n"
@@ -93,6 +105,8 @@ struct run {
 	atomic_int running, done, successes, errors;
 	pthread_mutex_t lock;   /* plain progress lines */
 	const char *dir, *agent, *chromium, *run_base;
+	const kn_remote *server; /* --server */
+	const char *taskset;     /* with server: the set's name there */
 	const char **browsers;
 	size_t n_browsers;
 	int vw, vh, retries, plain, quiet;
@@ -110,25 +124,10 @@ struct slot {
 	int joined;
 };
 
-/* A task id as a folder name: [A-Za-z0-9._-], nothing else, never starting with a dot. */
-static void folder_name(char *out, size_t cap, const char *id)
-{
-	size_t i = 0;
-	for (; id[i] && i + 1 < cap; i++) {
-		char c = id[i];
-		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		         c == '-' || c == '_' || (c == '.' && i > 0);
-		out[i] = ok ? c : '_';
-	}
-	out[i] = '\0';
-	if (!i)
-		snprintf(out, cap, "_");
-}
-
 static char *attempt_dir(const struct run *r, const struct item *it)
 {
 	char name[256], *p = NULL;
-	folder_name(name, sizeof name, it->task->id);
+	kn_runner_folder_name(name, sizeof name, it->task->id);
 	return asprintf(&p, "%s/%s/%d", r->dir, name, it->k) < 0 ? NULL : p;
 }
 
@@ -157,9 +156,11 @@ static void progress_line(struct run *r, const struct item *it, const kn_attempt
 
 static void run_item(struct run *r, struct slot *s, struct item *it)
 {
-	char *dir = attempt_dir(r, it), *run_id = NULL;
-	if (!dir)
+	char *dir = attempt_dir(r, it), *run_id = NULL, *ref = NULL;
+	if (!dir || (r->server && asprintf(&ref, "%s:%s", r->taskset, it->task->id) < 0)) {
+		free(dir);
 		return;
+	}
 	kn_attempt_report rep = {0};
 	for (int try = 0; try <= r->retries; try++) {
 		if (try > 0)
@@ -172,7 +173,7 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
 		                     .chromium = r->chromium, .viewport_w = r->vw, .viewport_h = r->vh,
 		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
-		                     .blocked = &r->blocked};
+		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref};
 		kn_err err = {0};
 		if (kn_attempt_run(&rep, &o, &err) != 0) {
 			pthread_mutex_lock(&r->lock);
@@ -194,6 +195,7 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 	atomic_fetch_add(&r->successes, rep.status == KN_ATTEMPT_DONE && rep.completed);
 	atomic_fetch_add(&r->errors, rep.status == KN_ATTEMPT_ERROR);
 	progress_line(r, it, &rep);
+	free(ref);
 	free(run_id);
 	free(dir);
 }
@@ -296,10 +298,10 @@ static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n
 		/* one folder per task: a task given twice runs once, two ids that make the same folder
 		 * name are refused */
 		char name[256], other[256];
-		folder_name(name, sizeof name, t->id);
+		kn_runner_folder_name(name, sizeof name, t->id);
 		int dup = 0;
 		for (size_t j = 0; j < r->n_items && !dup; j += (size_t)repeat) {
-			folder_name(other, sizeof other, r->items[j].task->id);
+			kn_runner_folder_name(other, sizeof other, r->items[j].task->id);
 			if (strcmp(name, other) != 0)
 				continue;
 			if (r->items[j].task != t)
@@ -330,7 +332,8 @@ static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n
 int kn_cmd_run(int argc, char **argv)
 {
 	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
-	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG };
+	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG,
+	       O_SERVER, O_TASKSET };
 	static const struct option opts[] = {
 		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
 		{"task", required_argument, NULL, O_TASK},         {"parallel", required_argument, NULL, O_PARALLEL},
@@ -341,9 +344,12 @@ int kn_cmd_run(int argc, char **argv)
 		{"mode", required_argument, NULL, O_MODE},         {"chromium", required_argument, NULL, O_CHROMIUM},
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
 		{"config", required_argument, NULL, O_CONFIG},
+		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
 		{NULL, 0, NULL, 0}};
-	const char *tasks = NULL, *out = NULL, *config_path = NULL;
+	const char *tasks = NULL, *out = NULL, *config_path = NULL, *server = NULL;
 	kn_config *cfg = NULL;
+	kn_remote *remote = NULL;
+	char *set_name = NULL;
 	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600;
 	struct run r = {.retries = 1};
 	const char **ids = calloc((size_t)argc + 1, sizeof *ids);
@@ -368,6 +374,8 @@ int kn_cmd_run(int argc, char **argv)
 		case O_CHROMIUM: r.chromium = optarg; break;
 		case O_QUIET: r.quiet = 1; break;
 		case O_CONFIG: config_path = optarg; break;
+		case O_SERVER: server = optarg; break;
+		case O_TASKSET: r.taskset = optarg; break;
 		case O_PARALLEL:
 			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
 				kn_cli_usage_error("run", "--parallel must be 1..64");
@@ -412,6 +420,7 @@ int kn_cmd_run(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(help, stdout);
+			fputs(help_server, stdout);
 			rc = KN_EXIT_OK;
 			goto done;
 		default:
@@ -439,6 +448,29 @@ int kn_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	kn_cli_blocked_rules(&r.blocked, cfg);
+	if (r.taskset && !server) {
+		kn_cli_usage_error("run", "--taskset goes with --server");
+		goto done;
+	}
+	if (server) {
+		if (kn_remote_new(&remote, server, getenv("KEYNODE_API_TOKEN"), &err) != 0) {
+			kn_cli_usage_error("run", "%s", err.msg);
+			goto done;
+		}
+		if (!r.taskset) { /* the file's name without folder and extension */
+			const char *b = strrchr(tasks, '/');
+			set_name = strdup(b ? b + 1 : tasks);
+			char *dot = set_name ? strrchr(set_name, '.') : NULL;
+			if (dot && dot != set_name)
+				*dot = '\0';
+			r.taskset = set_name;
+		}
+		if (!r.taskset || kn_remote_upload(remote, tasks, r.taskset, &err) != 0) {
+			fprintf(stderr, "keynode run: --server %s: %s\n", server, r.taskset ? err.msg : "out of memory");
+			goto done;
+		}
+		r.server = remote;
+	}
 	int lr = kn_cli_load_tasks(&set, tasks, NULL, "run", &err);
 	if (lr) {
 		fprintf(stderr, "keynode run: %s\n", err.msg);
@@ -547,5 +579,7 @@ done:
 	free(r.browsers);
 	free(dir_own);
 	kn_config_free(cfg);
+	kn_remote_free(remote);
+	free(set_name);
 	return rc;
 }

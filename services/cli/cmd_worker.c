@@ -12,13 +12,15 @@
 
 #include "alerts.h"
 #include "cli.h"
+#include "runner.h"
 #include "worker.h"
+#include "worker_agent.h"
 
 static const char help[] =
 	"usage: keynode worker --config keynode.yaml [--browser ENDPOINT] [--id NAME] [--once]\n"
 	"                      [--max-jobs N] [--lease S] [--poll MS] [--chromium PATH]\n"
 	"                      [--element-timeout MS] [--settle-timeout MS] [--step-delay MS]\n"
-	"                      [--workflows DIR] [--viewport WxH]\n"
+	"                      [--workflows DIR] [--viewport WxH] [--agent-out DIR] [--agent-timeout S]\n"
 	"\n"
 	"Claim replay jobs from the database (database.url or KEYNODE_DATABASE_URL), replay each job's\n"
 	"task in a fresh browser context, retry a failed replay once in a new context, store the result\n"
@@ -44,6 +46,12 @@ static const char help[] =
 	"  --workflows DIR      replay DIR/<task-id>.yaml (`keynode record`) when it exists instead of\n"
 	"                       the task's stored steps\n"
 	"  --viewport WxH       browser viewport (default: the workflow's recorded one, else 1280x800)\n"
+	"  --agent-out DIR      agent jobs (config `agents:`, POST /api/agent-runs): attempt folders go\n"
+	"                       to DIR/<batch>/<task>/<k> (default runs/agent-jobs)\n"
+	"  --agent-timeout S    seconds an agent may work (default 600; 0: none)\n"
+	"With `agents: {NAME: \"command …\"}` in the config the worker also claims the agent jobs of\n"
+	"those agents (only those: a job names an agent, never a command) when no replay job waits, and\n"
+	"runs each as one `keynode run` attempt in its own fresh Chromium.\n"
 	"\n"
 	"exit: 0 stopped (SIGTERM/SIGINT, --once, --max-jobs), 2 usage error or database/browser\n"
 	"unreachable\n";
@@ -87,7 +95,7 @@ static int parse_ms(int *out, const char *text, const char *what)
 int kn_cmd_worker(int argc, char **argv)
 {
 	enum { O_CHROMIUM = 0x100, O_LEASE, O_POLL, O_ELEMENT, O_SETTLE, O_DELAY, O_MAX, O_WORKFLOWS,
-	       O_VIEWPORT };
+	       O_VIEWPORT, O_AGENT_OUT, O_AGENT_TIMEOUT };
 	static const struct option opts[] = {
 		{"config", required_argument, NULL, 'c'},   {"browser", required_argument, NULL, 'b'},
 		{"id", required_argument, NULL, 'i'},       {"once", no_argument, NULL, '1'},
@@ -97,7 +105,9 @@ int kn_cmd_worker(int argc, char **argv)
 		{"settle-timeout", required_argument, NULL, O_SETTLE},
 		{"step-delay", required_argument, NULL, O_DELAY}, {"help", no_argument, NULL, 'h'},
 		{"workflows", required_argument, NULL, O_WORKFLOWS}, {"viewport", required_argument, NULL, O_VIEWPORT},
-		{NULL, 0, NULL, 0}};
+		{"agent-out", required_argument, NULL, O_AGENT_OUT},
+		{"agent-timeout", required_argument, NULL, O_AGENT_TIMEOUT}, {NULL, 0, NULL, 0}};
+	kn_worker_agents agents = {.dir = "runs/agent-jobs", .timeout_s = 600};
 	const char *config_path = NULL;
 	kn_worker_opts wo = {0};
 	kn_blocked_rules blocked = {0};
@@ -136,6 +146,12 @@ int kn_cmd_worker(int argc, char **argv)
 				return kn_cli_usage_error("worker", "--step-delay must be milliseconds");
 			break;
 		case O_WORKFLOWS: wo.workflows_dir = optarg; break;
+		case O_AGENT_OUT: agents.dir = optarg; break;
+		case O_AGENT_TIMEOUT:
+			if (kn_cli_parse_int(&n, optarg) || n < 0)
+				return kn_cli_usage_error("worker", "--agent-timeout must be seconds >= 0");
+			agents.timeout_s = n;
+			break;
 		case O_VIEWPORT:
 			if (kn_cli_parse_viewport(&wo.validate.replay.viewport_w, &wo.validate.replay.viewport_h, optarg))
 				return kn_cli_usage_error("worker", "--viewport must be WIDTHxHEIGHT, e.g. 1280x800");
@@ -174,6 +190,18 @@ int kn_cmd_worker(int argc, char **argv)
 	/* keynode.yaml `blocked:` (services/replay/blocked.h): lists not given keep their defaults */
 	kn_cli_blocked_rules(&blocked, cfg);
 	wo.validate.replay.blocked = &blocked;
+	/* agent jobs: the config's agents only (worker_agent.h) */
+	const char **agent_names = calloc(cfg->n_agents + 1, sizeof *agent_names);
+	const char **agent_cmds = calloc(cfg->n_agents + 1, sizeof *agent_cmds);
+	for (size_t i = 0; agent_names && agent_cmds && i < cfg->n_agents; i++)
+		agent_names[i] = cfg->agents[i].name, agent_cmds[i] = cfg->agents[i].command;
+	if (cfg->n_agents && agent_names && agent_cmds) {
+		agents.names = agent_names, agents.commands = agent_cmds, agents.n = cfg->n_agents;
+		agents.chromium = wo.chromium;
+		wo.other_job = kn_worker_agent_job;
+		wo.other_ud = &agents;
+		kn_runner_adopt_orphans(); /* what an agent leaves behind comes back to be stopped */
+	}
 
 	/* Block the stop signals in every thread (the ones created below inherit the mask) and take
 	 * them on the signal thread; a broken pipe is an error return, never a death. */
@@ -225,6 +253,8 @@ done:
 		kn_alerts_free(alerts);
 	}
 	pthread_mutex_destroy(&sc.mu);
+	free(agent_names);
+	free(agent_cmds);
 	kn_config_free(cfg);
 	return rc;
 }

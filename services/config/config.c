@@ -14,34 +14,13 @@
 #include <yaml.h>
 
 #include "config.h"
+#include "config_internal.h"
 #include "cron.h"
 
-enum { N_SCALAR, N_MAP, N_SEQ };
-
-/* One node; a mapping's kids alternate key, value. val is NUL-terminated (scalars only). */
-typedef struct node {
-	int type;
-	int line, col; /* 1-based */
-	int plain;     /* a plain (unquoted) scalar */
-	char *val;
-	size_t len;
-	struct node **kids;
-	size_t n, cap;
-} node;
-
-typedef struct loader {
-	const char *name;
-	const char *buf;
-	size_t len;
-	kn_err *err;
-	size_t nodes;
-	int line, col; /* where the last error-free event ended, for out-of-memory messages */
-} loader;
-
-static int fail(loader *l, int code, int line, int col, const char *fmt, ...) KN_PRINTF(5, 6);
+#define fail kn_config_fail
 
 /* "name:line:col: message" into l->err, control characters made '?'; returns code. */
-static int fail(loader *l, int code, int line, int col, const char *fmt, ...)
+int kn_config_fail(loader *l, int code, int line, int col, const char *fmt, ...)
 {
 	char msg[KN_ERR_MAX];
 	va_list ap;
@@ -629,10 +608,12 @@ static int load_root(loader *l, kn_config *c, const node *root)
 {
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
 		                             "verdict_cache", "alerts", "schedules", "health", "sites",
-		                             "blocked" };
-	const node *v[10], *w[2];
+		                             "blocked", "agents" };
+	const node *v[11], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 10, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 11, v)) != 0)
+		return rc;
+	if (v[10] && (rc = kn_config_load_agents(l, c, v[10])) != 0)
 		return rc;
 	if (v[9] && (rc = load_blocked(l, c, v[9])) != 0)
 		return rc;

@@ -91,6 +91,12 @@ typedef struct kn_config {
 			int set;
 		} lists[KN_CONFIG_BLOCKED_LISTS]; /* indexed by kn_config_blocked_list */
 	} blocked;
+	/* `agents:` {NAME: COMMAND} — what `keynode worker` may run for agent jobs (config_agents.c) */
+	struct kn_config_agent {
+		char *name;            /* 1..64 of [A-Za-z0-9._-] */
+		char *command;         /* run by /bin/sh -c */
+	} *agents;                 /* in file order; n_agents may be 0 */
+	size_t n_agents;
 } kn_config;
 
 /* Read and parse the file at path (errors named by path), then apply the environment overrides.
@@ -106,5 +112,8 @@ int kn_config_load_buffer(kn_config **out, const char *buf, size_t len, const ch
 int kn_config_new(kn_config **out, kn_err *err);
 
 void kn_config_free(kn_config *cfg);
+
+/* The command of the agent named name in `agents:`, or NULL (borrowed from c). */
+const char *kn_config_agent_command(const kn_config *c, const char *name);
 
 #endif

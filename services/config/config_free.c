@@ -46,5 +46,10 @@ void kn_config_free(kn_config *c)
 		free(c->schedules[i].refs);
 	}
 	free(c->schedules);
+	for (size_t i = 0; i < c->n_agents; i++) {
+		free(c->agents[i].name);
+		free(c->agents[i].command);
+	}
+	free(c->agents);
 	free(c);
 }

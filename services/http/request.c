@@ -35,6 +35,8 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_RUN_EVENTS_GET] = "GET /api/runs/{id}/events",
 	[KN_ROUTE_WORKFLOWS_POST] = "POST /api/workflows",
 	[KN_ROUTE_TASK_WORKFLOW] = "GET /api/tasks/{id}/workflow",
+	[KN_ROUTE_AGENT_RUNS_POST] = "POST /api/agent-runs",
+	[KN_ROUTE_AGENT_RUN] = "GET /api/agent-runs/{id}",
 };
 
 const char *kn_route_name(kn_route r)
@@ -47,7 +49,7 @@ int kn_route_is_write(kn_route r)
 	switch (r) {
 	case KN_ROUTE_TASKSETS_POST: case KN_ROUTE_RUNS_POST: case KN_ROUTE_RUN_EVENTS:
 	case KN_ROUTE_RUN_ANSWER: case KN_ROUTE_RUN_STOP: case KN_ROUTE_REPLAYS_POST:
-	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST:
+	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST: case KN_ROUTE_AGENT_RUNS_POST:
 		return 1;
 	default:
 		return 0;
@@ -172,6 +174,9 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 			                        KN_ROUTE_NONE, alert_verbs, 1);
 		if (strcmp(rest, "/workflows") == 0 || strcmp(rest, "/workflows/") == 0)
 			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_WORKFLOWS_POST);
+		if (strncmp(rest, "/agent-runs", 11) == 0 && (rest[11] == '\0' || rest[11] == '/'))
+			return match_collection(out, id, idcap, m, rest + 11, KN_ROUTE_NONE,
+			                        KN_ROUTE_AGENT_RUNS_POST, KN_ROUTE_AGENT_RUN, NULL, 0);
 		if (strcmp(rest, "/stream") == 0)
 			return pick(out, m, KN_ROUTE_STREAM, KN_ROUTE_NONE);
 		return KN_ENOTFOUND;

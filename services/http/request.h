@@ -46,6 +46,8 @@ typedef enum kn_route {
 	KN_ROUTE_RUN_EVENTS_GET, /* GET /api/runs/{id}/events?after=SEQ&limit=N */
 	KN_ROUTE_WORKFLOWS_POST, /* POST /api/workflows (api_workflows.h) */
 	KN_ROUTE_TASK_WORKFLOW,  /* GET /api/tasks/{id}/workflow */
+	KN_ROUTE_AGENT_RUNS_POST, /* POST /api/agent-runs (a batch of agent jobs) */
+	KN_ROUTE_AGENT_RUN,     /* GET /api/agent-runs/{id} */
 	KN_ROUTE__COUNT
 } kn_route;
 

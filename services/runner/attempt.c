@@ -46,6 +46,8 @@ struct attempt {
 	kn_attempt_report *rep;
 	kn_cdp_loop *loop;
 	kn_monitor *mon;
+	kn_remote_run *rr;       /* --server: the run is serve's (attempt_remote.c); mon is NULL */
+	const char *run_id;      /* o->run_id, or the server's */
 	int ready, ended;
 	FILE *answers;
 	char line[KN_ANSWER_LINE_MAX + 1];
@@ -78,7 +80,7 @@ static void take_answer(struct attempt *a)
 	if (n == 0 && !a->line_over)
 		return;
 	a->line_over = 0;
-	if (a->rep->answers >= KN_ANSWERS_MAX || kn_monitor_ended(a->mon)) {
+	if (a->rep->answers >= KN_ANSWERS_MAX || (a->mon ? kn_monitor_ended(a->mon) : a->ended)) {
 		a->rep->answers_dropped++;
 		return;
 	}
@@ -90,7 +92,8 @@ static void take_answer(struct attempt *a)
 	text[n] = '\0';
 	if (n && text[n - 1] == '\r')
 		text[--n] = '\0';
-	if (kn_utf8_repair(&text, n) == 0 && kn_monitor_answer(a->mon, text) == 0)
+	if (kn_utf8_repair(&text, n) == 0 &&
+	    (a->rr ? kn_remote_run_answer(a->rr, text) : kn_monitor_answer(a->mon, text)) == 0)
 		a->rep->answers++;
 	free(text);
 }
@@ -160,7 +163,7 @@ static char **agent_env(const struct attempt *a, const char *ws, const char *htt
 		{"KEYNODE_CDP_URL", http},          {"KEYNODE_CDP_WS", ws},
 		{"KEYNODE_TASK_ID", t->id},         {"KEYNODE_TASK_INTENT", t->intent ? t->intent : ""},
 		{"KEYNODE_START_URL", t->start_url ? t->start_url : ""},
-		{"KEYNODE_ANSWER_FILE", answer},    {"KEYNODE_RUN_ID", a->o->run_id},
+		{"KEYNODE_ANSWER_FILE", answer},    {"KEYNODE_RUN_ID", a->run_id},
 		{"KEYNODE_ATTEMPT_DIR", a->o->dir}, {"KEYNODE_BROWSER_CONTEXT_ID", context_id},
 		{"KEYNODE_TARGET_ID", target_id}};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
@@ -222,11 +225,20 @@ static json_t *report_json(const kn_attempt_report *r)
 
 /* result.json: the run result of the evaluator (docs/formats.md §3) plus "attempt"; an attempt
  * without a monitor gets the result of an empty run with status error. */
-static int write_result(const struct attempt *a, const kn_eval *ev, double t_end, kn_err *err)
+static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remote, double t_end,
+                        kn_err *err)
 {
 	char *buf = NULL, *path = path_in(a->o->dir, "result.json");
 	size_t len = 0;
 	kn_eval *empty = NULL;
+	int rc = 0;
+	if (remote) { /* serve's run result (--server) */
+		a->rep->completed = json_is_true(json_object_get(remote, "completion"));
+		a->rep->score = json_number_value(json_object_get(remote, "score"));
+		buf = json_dumps(remote, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		len = buf ? strlen(buf) : 0;
+		goto loaded;
+	}
 	if (!ev) {
 		if (kn_eval_new(&empty, a->o->task, &a->o->eval) != 0) {
 			free(path);
@@ -238,11 +250,12 @@ static int write_result(const struct attempt *a, const kn_eval *ev, double t_end
 	a->rep->completed = kn_eval_completed(ev);
 	a->rep->score = kn_eval_score(ev);
 	FILE *m = open_memstream(&buf, &len);
-	int rc = m ? kn_eval_write_result(ev, a->o->run_id, m) : KN_ENOMEM;
+	rc = m ? kn_eval_write_result(ev, a->run_id, m) : KN_ENOMEM;
 	if (m)
 		fclose(m);
 	kn_eval_free(empty);
-	json_t *j = rc == 0 ? json_loadb(buf, len, 0, NULL) : NULL;
+loaded:;
+	json_t *j = rc == 0 && buf ? json_loadb(buf, len, 0, NULL) : NULL;
 	free(buf);
 	a->rep->overhead_end_s = t_end > 0 ? kn_time_mono_s() - t_end : 0;
 	if (j)
@@ -261,6 +274,13 @@ static int write_result(const struct attempt *a, const kn_eval *ev, double t_end
 	json_decref(j);
 	free(path);
 	return rc;
+}
+
+/* 1 when serve's run result says the site refused service (status blocked). */
+static int remote_blocked(json_t *result)
+{
+	const char *st = json_string_value(json_object_get(result, "status"));
+	return st && strcmp(st, "blocked") == 0;
 }
 
 /* Serve the loop in short slices until the monitor is ready, ended, or the time is up. */
@@ -282,8 +302,10 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 			snprintf(rep->end, sizeof rep->end, "agent exited");
 			break;
 		}
+		if (a->rr && kn_remote_run_ended(a->rr))
+			a->ended = 1;
 		if (a->ended) {
-			const char *why = kn_monitor_end_reason(a->mon);
+			const char *why = a->rr ? kn_remote_run_end_reason(a->rr) : kn_monitor_end_reason(a->mon);
 			int gone = why && strcmp(why, "browser disconnected") == 0;
 			/* Ctrl-C on a terminal reaches the browser too (it shares our process group):
 			 * give the interrupt a moment to be seen before calling the browser's end a crash */
@@ -312,7 +334,8 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	memset(rep, 0, sizeof *rep);
 	rep->exit_code = -1;
 	double t0 = kn_time_mono_s(), t_end = 0;
-	struct attempt a = {.o = o, .rep = rep};
+	struct attempt a = {.o = o, .rep = rep, .run_id = o->run_id};
+	json_t *remote = NULL;
 	kn_local_browser lb = {0};
 	char *ws = NULL, *http = NULL, *context = NULL, *target = NULL, *answer = NULL, *traj = NULL;
 	char *log = NULL, **env = NULL;
@@ -341,7 +364,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 			errorf(rep, "browser: ", e.msg);
 			goto result;
 		}
-	} else if (kn_local_browser_start(&lb, o->chromium, &e) != 0) {
+	} else if (kn_local_browser_start_at(&lb, o->chromium, o->task->start_url, &e) != 0) {
 		errorf(rep, "browser: ", e.msg);
 		goto result;
 	} else {
@@ -353,7 +376,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		goto result;
 	}
 	/* 2. the start page, before keynode attaches: the agent starts on it */
-	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, o->viewport_w, o->viewport_h,
+	/* a launched browser loads the start page while it starts (kn_local_browser_start_at) */
+	int preloaded = !o->browser && o->task->start_url && (strncmp(o->task->start_url, "http://", 7) == 0 ||
+	                                                      strncmp(o->task->start_url, "https://", 8) == 0);
+	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, preloaded, o->viewport_w, o->viewport_h,
 	                       KN_START_PAGE_TIMEOUT_MS, o->stop, &target, &e) != 0) {
 		if (stopping(&a))
 			goto interrupted;
@@ -370,7 +396,14 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	}
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
 	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .blocked = o->blocked};
-	if (kn_monitor_start(&a.mon, a.loop, ws, &mo, &e) != 0) {
+	if (o->server) { /* serve's monitor: it answers once every tab records */
+		if (kn_remote_run_start(&a.rr, o->server, o->task_ref, http, o->eval.step_limit, &e) != 0) {
+			errorf(rep, "server: ", e.msg);
+			goto result;
+		}
+		a.run_id = kn_remote_run_id(a.rr);
+		a.ready = 1;
+	} else if (kn_monitor_start(&a.mon, a.loop, ws, &mo, &e) != 0) {
 		errorf(rep, "monitor: ", e.msg);
 		goto result;
 	}
@@ -378,7 +411,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	if (stopping(&a))
 		goto interrupted;
 	if (!a.ready) {
-		errorf(rep, "monitor: ", a.ended ? kn_monitor_end_reason(a.mon) : "not ready in 15 s");
+		errorf(rep, "monitor: ", a.ended && a.mon ? kn_monitor_end_reason(a.mon) : "not ready in 15 s");
 		goto result;
 	}
 	rep->t_ready_s = kn_time_mono_s() - t0;
@@ -398,7 +431,14 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	agent = NULL;
 	/* 5. the end: last answers, recorders flushed, page checks read */
 	read_answers(&a, 1);
-	if (!a.ended) {
+	if (a.rr) {
+		fflush(tf);
+		rewind(tf); /* the server's trajectory is the attempt's */
+		if (kn_remote_run_finish(a.rr, tf, &remote, &e) != 0) {
+			errorf(rep, "server: ", e.msg);
+			goto result;
+		}
+	} else if (!a.ended) {
 		kn_monitor_stop(a.mon, "stopped");
 		for (double until = kn_time_mono_s() + 10; !a.ended && kn_time_mono_s() < until;)
 			kn_cdp_loop_run_for(a.loop, 10);
@@ -412,7 +452,8 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		         "agent could not start: exit %d from /bin/sh (command not found or not executable)",
 		         rep->exit_code),
 			rep->status = KN_ATTEMPT_ERROR;
-	else if (kn_eval_status(kn_monitor_eval(a.mon)) == KN_STATUS_BLOCKED)
+	else if (a.mon ? kn_eval_status(kn_monitor_eval(a.mon)) == KN_STATUS_BLOCKED
+	               : remote_blocked(remote))
 		rep->status = KN_ATTEMPT_BLOCKED,
 		snprintf(rep->reason, sizeof rep->reason, "blocked: the site refused service (result.json "
 		         "\"blocked\" has the evidence)");
@@ -427,9 +468,16 @@ result:
 	}
 	if (tf)
 		fflush(tf);
-	rc = write_result(&a, a.mon ? kn_monitor_eval(a.mon) : NULL, t_end, err);
+	if (a.rr && !remote) { /* an error before the end: the server's run is stopped all the same */
+		kn_remote_run_finish(a.rr, NULL, &remote, NULL);
+		json_decref(remote);
+		remote = NULL;
+	}
+	rc = write_result(&a, a.mon ? kn_monitor_eval(a.mon) : NULL, remote, t_end, err);
 out:
 	kn_monitor_free(a.mon);
+	kn_remote_run_free(a.rr);
+	json_decref(remote);
 	if (context && ws)
 		kn_browser_context_dispose(a.loop, ws, context);
 	kn_cdp_loop_free(a.loop);

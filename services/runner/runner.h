@@ -12,15 +12,54 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <sys/types.h>
 
 #include "cdp.h"
+#include <jansson.h>
+
 #include "keynode/eval.h"
 
 #define KN_AGENT_LOG_CAP_DEFAULT (8u * 1024u * 1024u) /* agent.log: stdout+stderr kept, bytes */
 #define KN_ANSWER_LINE_MAX 4096                      /* one answer line, bytes (longer: cut) */
 #define KN_ANSWERS_MAX 100                           /* answer lines taken per attempt */
+
+/* --- keynode serve's API as a client (remote.c), for `keynode run --server URL` --- */
+
+typedef struct kn_remote kn_remote;
+
+
+/* The server at url (http:// or https://) with token (NULL/empty: none; KEYNODE_API_TOKEN). *out
+ * is the caller's (kn_remote_free); once made it is read-only and may be shared by threads. */
+int kn_remote_new(kn_remote **out, const char *url, const char *token, kn_err *err);
+void kn_remote_free(kn_remote *r);
+/* One request: method "GET" or "POST", path "/api/…", body of len bytes (NULL: none) of
+ * content_type (NULL: application/json). *status the HTTP status, *out (may be NULL) the answer
+ * body, NUL-terminated, the caller's. KN_EIO when the server cannot be reached. */
+int kn_remote_call(const kn_remote *r, const char *method, const char *path, const char *body,
+                   size_t len, const char *content_type, int *status, char **out, kn_err *err);
+/* The same with JSON in (body may be NULL) and out (*out the caller's); a non-2xx status is an
+ * error naming the server's message; *status (may be NULL) the HTTP status. */
+int kn_remote_json(const kn_remote *r, const char *method, const char *path, json_t *body,
+                   json_t **out, int *status, kn_err *err);
+/* POST /api/tasksets?name=NAME with the task file. */
+int kn_remote_upload(const kn_remote *r, const char *file, const char *name, kn_err *err);
+
+/* A run of one attempt on the server (attempt_remote.c). start: POST /api/runs {task, browser,
+ * step_limit} (0: the default budget); KN_ETIMEOUT when serve's monitor did not attach (*out is
+ * still set: free it). ended: 1 once the run ended on the server (polled at most every 0.5 s);
+ * end_reason then "step limit" or "browser disconnected". finish: stop it (if live), write its
+ * trajectory to traj (may be NULL), *result the run result (§3; the caller's). */
+typedef struct kn_remote_run kn_remote_run;
+int kn_remote_run_start(kn_remote_run **out, const kn_remote *srv, const char *task_ref,
+                        const char *browser_http, int step_limit, kn_err *err);
+const char *kn_remote_run_id(const kn_remote_run *r);
+int kn_remote_run_answer(kn_remote_run *r, const char *text);
+int kn_remote_run_ended(kn_remote_run *r);
+const char *kn_remote_run_end_reason(const kn_remote_run *r);
+int kn_remote_run_finish(kn_remote_run *r, FILE *traj, json_t **result, kn_err *err);
+void kn_remote_run_free(kn_remote_run *r);
 
 typedef struct kn_attempt_opts {
 	const kn_task *task;     /* borrowed */
@@ -36,6 +75,10 @@ typedef struct kn_attempt_opts {
 	const struct kn_blocked_rules *blocked; /* when the site refused service (blocked.h); NULL: defaults */
 	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
 	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */
+	const kn_remote *server; /* --server: the run is made by serve's monitor (POST /api/runs on
+	                          * this attempt's browser) instead of one in this process; the
+	                          * server's run id is the attempt's; NULL: local (attempt_remote.c) */
+	const char *task_ref;    /* with server: the task as the server knows it (TASKSET:TASK) */
 } kn_attempt_opts;
 
 typedef enum kn_attempt_status {
@@ -74,6 +117,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *opts, kn_err *
 
 const char *kn_attempt_status_name(kn_attempt_status s); /* "done", "error", "interrupted" */
 
+/* A task id as a folder name (folder.c): [A-Za-z0-9._-], anything else '_', never starting with
+ * a dot, "_" when empty; cut to cap-1 bytes. */
+void kn_runner_folder_name(char *out, size_t cap, const char *id);
+
 /* mkdir -p path (0755). 0, or -1 with errno. */
 int kn_runner_mkdirs(const char *path);
 
@@ -104,13 +151,15 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep);
 
 /* On the browser at ws (a loop of the calling thread), open url in the first tab of the browser
  * context (NULL: the default) and wait until it loaded; size the window to vw×vh when given.
+ * preloaded: the browser was launched with url as its first page (kn_local_browser_start_at), so
+ * only the load is waited for (a failed one is navigated again to name the reason).
  * KN_EIO with the reason when the site is unreachable or answers 5xx, KN_ETIMEOUT when it did
  * not load in timeout_ms, KN_EINVAL when *stop became non-zero (may be NULL) while it waited.
  * url NULL: only the window. *target_out (may be NULL) gets the tab's id
  * (the caller's). */
 int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id,
-                       const char *url, int vw, int vh, int timeout_ms, const atomic_int *stop,
-                       char **target_out, kn_err *err);
+                       const char *url, int preloaded, int vw, int vh, int timeout_ms,
+                       const atomic_int *stop, char **target_out, kn_err *err);
 
 /* A fresh browser context on the browser at ws (*out: its id, the caller's), and its disposal
  * (best effort). For --browser: attempts sharing a browser each get their own context. */

@@ -545,6 +545,7 @@ static void route(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp 
 	case KN_ROUTE_METRICS: kn_api_gauges_refresh(a->cache, st, a->o.metrics); break;
 	case KN_ROUTE_WORKFLOWS_POST: kn_api_workflow_post(st, req, resp); break;
 	case KN_ROUTE_TASK_WORKFLOW: kn_api_workflow_get(st, req, resp); break;
+	case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_AGENT_RUN: kn_api_agent_runs(st, req, resp); break;
 	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
 	}
 }
@@ -585,6 +586,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_REPLAYS_POST:
 	case KN_ROUTE_ALERT_ACK:
 	case KN_ROUTE_WORKFLOWS_POST:
+	case KN_ROUTE_AGENT_RUNS_POST:
 		resp->defer = KN_HTTP_LANE_SLOW;
 		return;
 	default:

@@ -65,6 +65,7 @@ struct kn_worker {
 	int lease_lost;       /* the heartbeat found the job no longer ours */
 	int owner_held;       /* this session took (or tried) the owner lock of w->id (sql 020) */
 	kn_worker_stats stats;
+	atomic_int stop_flag; /* = stopping, for agent attempts (kn_worker_stop_flag) */
 };
 
 /* ---- logging (docs/development.md: one line, key=value) -------------------------------------------------- */
@@ -243,6 +244,7 @@ void kn_worker_stop(kn_worker *w)
 {
 	pthread_mutex_lock(&w->mu);
 	w->stopping = 1;
+	atomic_store(&w->stop_flag, 1);
 	pthread_cond_broadcast(&w->cv);
 	pthread_mutex_unlock(&w->mu);
 	if (w->loop)
@@ -639,6 +641,11 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 		kn_store_job job;
 		kn_err e = {0};
 		int r = kn_store_job_claim(w->st, w->id, w->o.lease_s, &job, &e);
+		if (r == 0 && w->o.other_job && (r = w->o.other_job(w, w->o.other_ud, &e)) == 1) {
+			db_failures = 0; /* an agent job (worker_agent.c) ran */
+			handled++;
+			continue;
+		}
 		if (r == 1) {
 			db_failures = 0;
 			count(w, &w->stats.claimed);
@@ -671,4 +678,43 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 	wlog(w, "info", "worker stopped", "claimed=%ld completed=%ld lost=%ld abandoned=%ld retried=%ld",
 	     s.claimed, s.completed, s.lost, s.abandoned, s.retried);
 	return 0;
+}
+
+/* ---- shared with worker_agent.c (worker.h) ----------------------------------------------------- */
+
+struct kn_store *kn_worker_store(kn_worker *w) { return w->st; }
+const char *kn_worker_id(const kn_worker *w) { return w->id; }
+int kn_worker_lease_s(const kn_worker *w) { return w->o.lease_s; }
+void kn_worker_hold(kn_worker *w, int64_t job) { set_job(w, job); }
+const atomic_int *kn_worker_stop_flag(kn_worker *w) { return &w->stop_flag; }
+
+int kn_worker_lease_lost(kn_worker *w)
+{
+	pthread_mutex_lock(&w->mu);
+	int lost = w->lease_lost;
+	pthread_mutex_unlock(&w->mu);
+	return lost;
+}
+
+void kn_worker_count(kn_worker *w, const char *what)
+{
+	long *f = strcmp(what, "claimed") == 0 ? &w->stats.claimed
+	        : strcmp(what, "completed") == 0 ? &w->stats.completed
+	        : strcmp(what, "lost") == 0 ? &w->stats.lost : &w->stats.abandoned;
+	count(w, f);
+}
+
+void kn_worker_log(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
+{
+	char extra[768] = "";
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(extra, sizeof extra, fmt, ap);
+		va_end(ap);
+	}
+	if (extra[0])
+		wlog(w, level, msg, "%s", extra);
+	else
+		wlog(w, level, msg, NULL);
 }

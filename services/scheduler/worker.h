@@ -13,6 +13,9 @@
 #ifndef KEYNODE_WORKER_H
 #define KEYNODE_WORKER_H
 
+#include <stdatomic.h>
+#include <stdint.h>
+
 #include "alerts.h"
 #include "keynode/error.h"
 #include "replay.h"
@@ -37,6 +40,11 @@ typedef struct kn_worker_opts {
 	kn_alerts *alerts;         /* health transitions are raised here; NULL: recorded only */
 	const char *workflows_dir; /* replay DIR/<task-id>.yaml (keynode/workflow.h) when it exists
 	                              instead of the stored steps; NULL: none (borrowed) */
+	/* Agent jobs (worker_agent.h): when set, called when no replay job is waiting, to claim and
+	 * run one job of another kind: 1 one was run, 0 none was waiting, a negative code (KN_EIO,
+	 * KN_EDB: the database) otherwise. ud is borrowed. */
+	int (*other_job)(kn_worker *w, void *ud, kn_err *err);
+	void *other_ud;
 } kn_worker_opts;
 
 typedef struct kn_worker_stats {
@@ -63,6 +71,25 @@ int kn_worker_run(kn_worker *w, kn_err *err);
 void kn_worker_stop(kn_worker *w);
 
 void kn_worker_get_stats(kn_worker *w, kn_worker_stats *out);
+
+/* ---- for job kinds run outside worker.c (worker_agent.c): the worker's pieces they share ---- */
+
+struct kn_store;
+/* The worker's job connection (run thread only), its id, its lease length. Borrowed. */
+struct kn_store *kn_worker_store(kn_worker *w);
+const char *kn_worker_id(const kn_worker *w);
+int kn_worker_lease_s(const kn_worker *w);
+/* The heartbeat holds the lease of job (0: none) from now on. */
+void kn_worker_hold(kn_worker *w, int64_t job);
+/* 1 when the heartbeat found the held job no longer ours. */
+int kn_worker_lease_lost(kn_worker *w);
+/* Becomes non-zero when the worker is asked to stop (kn_worker_stop). */
+const atomic_int *kn_worker_stop_flag(kn_worker *w);
+/* Count a job in the stats: what is "claimed", "completed", "lost" or "abandoned". */
+void kn_worker_count(kn_worker *w, const char *what);
+/* One log line of the worker's format, component=worker (fmt: extra key=value pairs, may be NULL). */
+void kn_worker_log(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
+	KN_PRINTF(4, 5);
 
 /* Stop the heartbeat, close the connections, stop a local browser and remove its profile.
  * NULL is a no-op. */

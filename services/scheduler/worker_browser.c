@@ -45,7 +45,15 @@ static void sleep_ms(long ms)
 
 int kn_local_browser_start(kn_local_browser *b, const char *binary, kn_err *err)
 {
+	return kn_local_browser_start_at(b, binary, NULL, err);
+}
+
+int kn_local_browser_start_at(kn_local_browser *b, const char *binary, const char *first_url, kn_err *err)
+{
 	memset(b, 0, sizeof *b);
+	/* only a web URL, never anything Chromium could read as a switch */
+	if (!first_url || (strncmp(first_url, "http://", 7) != 0 && strncmp(first_url, "https://", 8) != 0))
+		first_url = "about:blank";
 	if (!binary)
 		binary = KN_CHROMIUM_DEFAULT;
 	if (access(binary, X_OK) != 0)
@@ -83,7 +91,7 @@ int kn_local_browser_start(kn_local_browser *b, const char *binary, kn_err *err)
 		}
 		execl(binary, binary, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
 		      "--no-first-run", "--disable-background-networking", "--disable-component-update",
-		      "--disable-sync", udd, "--remote-debugging-port=0", "about:blank", (char *)NULL);
+		      "--disable-sync", udd, "--remote-debugging-port=0", "--", first_url, (char *)NULL);
 		_exit(127);
 	}
 	b->pid = pid;

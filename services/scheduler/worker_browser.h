@@ -21,6 +21,10 @@ typedef struct kn_local_browser {
  * KN_EIO (cannot start), KN_ETIMEOUT (no endpoint). */
 int kn_local_browser_start(kn_local_browser *b, const char *binary, kn_err *err);
 
+/* The same with first_url (http:// or https:// only; anything else: about:blank) as the first tab's
+ * page, so its load overlaps the browser's start-up (`keynode run`'s start page). */
+int kn_local_browser_start_at(kn_local_browser *b, const char *binary, const char *first_url, kn_err *err);
+
 /* 1 while the browser process is alive (reaps it when it exited). */
 int kn_local_browser_alive(kn_local_browser *b);
 

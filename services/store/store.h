@@ -180,6 +180,40 @@ int kn_store_job_complete(kn_store *st, int64_t job_id, const char *worker, cons
                           const char *run_id, const char *report_json, const unsigned char *png, size_t png_len,
                           int64_t *replay_id, kn_err *err);
 
+/* ---- agent jobs (store_agent_jobs.c, schemas/sql/060_agent_jobs.sql) ------------------------- */
+
+#define KN_STORE_AGENT_NAME_MAX 64
+
+typedef struct kn_store_agent_job {
+	int64_t id, batch, task_version;
+	int attempt;             /* claims of this job so far, 1 for the first */
+	int attempt_no;          /* which of the batch's K attempts of the task: 1..K */
+	char agent[KN_STORE_AGENT_NAME_MAX + 1];
+} kn_store_agent_job;
+
+/* 1 when name is an agent name: 1..64 of [A-Za-z0-9._-], not starting with '.'. */
+int kn_store_agent_name_ok(const char *name);
+/* In one transaction: a batch of agent jobs, repeat (1..1000) per task, for the tasks refs (n_refs,
+ * each resolved as kn_store_task_resolve; a task given twice gets one set of jobs) or every active
+ * task of the task set named taskset (exactly one of the two). *batch its id, *n_jobs (may be
+ * NULL) the jobs made. KN_EINVAL bad arguments, KN_ENOTFOUND an unknown task or an empty set. */
+int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const *refs, size_t n_refs,
+                             const char *taskset, int repeat, int64_t *batch, size_t *n_jobs,
+                             kn_err *err);
+/* Claim the oldest claimable agent job (queued, or running with an expired lease) of one of the
+ * n_agents agents, as kn_store_job_claim; kn_store_job_heartbeat extends its lease. 1 and *job
+ * when one was claimed, 0 when there is none. */
+int kn_store_agent_job_claim(kn_store *st, const char *worker, int lease_s, const char *const *agents,
+                             size_t n_agents, kn_store_agent_job *job, kn_err *err);
+/* In one transaction: check the job is still leased to worker and not done, store result_json
+ * (the attempt's result.json: its "attempt".status, "completed" and "score" are the columns) and
+ * mark the job done. KN_ENOTFOUND (nothing written) when the lease was lost. */
+int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker, const char *result_json,
+                                kn_err *err);
+/* The batch as JSON (services/http/API.md AGENT_BATCH: progress, metrics, per-task results);
+ * *out the caller's. KN_ENOTFOUND when there is no such batch. */
+int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *err);
+
 /* ---- alerts ---------------------------------------------------------------------------------- */
 
 /* Record an alert unless one with the same dedupe_key is open (not acknowledged): 1 and *id when

@@ -197,8 +197,8 @@ int kn_store_job_claim(kn_store *st, const char *worker, int lease_s, kn_store_j
 	int rc = kn_store_q(st, &res,
 		"UPDATE jobs SET state = 'running', worker = $1, attempts = attempts + 1,"
 		" lease_until = clock_timestamp() + make_interval(secs => $2::int)"
-		" WHERE id = (SELECT id FROM jobs WHERE state = 'queued'"
-		"  OR (state = 'running' AND lease_until < clock_timestamp())"
+		" WHERE id = (SELECT id FROM jobs WHERE kind = 'replay' AND (state = 'queued'"
+		"  OR (state = 'running' AND lease_until < clock_timestamp()))"
 		"  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)"
 		" RETURNING id, task_version, attempts, schedule", 2, p, err);
 	if (rc != 0)

@@ -17,6 +17,9 @@ fork)
   echo "$!" >>"$pids"
   (trap '' TERM; while :; do sleep 1; done) &
   echo "$!" >>"$pids"
+  # every pid written before the exit (the grandchild's is written by its subshell): under load the
+  # exit could otherwise come first and the test would miss one
+  while [ "$(wc -l <"$pids")" -lt 4 ]; do sleep 0.05; done
   exit 0 ;;
 flood) head -c 100000000 /dev/zero | tr '\0' 'x'; exit 0 ;;
 garbage)

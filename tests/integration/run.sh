@@ -22,6 +22,8 @@
 #   reward     a purchase task (tests/data/purchase/market.yaml on tests/sites/market), --repeat 2: the
 #              agent (agents/market.mjs) buys the right shoe (reward 1), then a wrong colour (4/5):
 #              summary task_score 90, reward_success_rate 0.5 over 2 reward_tasks, a reward column
+#   readme     the README's Selenium agent skeleton as written (extracted from README.md) with a scripted
+#              my_policy.py (tests/agents/readme_policy.py): shop-red-runner-cart solved, its answer read
 # After every scenario no process started by keynode (agent or browser: anything whose command line
 # or environment names this test's scratch folder) may be left running.
 #
@@ -83,8 +85,9 @@ expect() { # expect NAME ACTUAL WANTED
 if want cli; then
   "$kn" run --agent true >/dev/null 2>"$tmp/cli.err"
   expect "cli: --tasks missing: exit 2" $? 2
-  "$kn" run --help | grep -q KEYNODE_ANSWER_FILE
-  expect "cli: --help documents the environment" $? 0
+  "$kn" run --help >"$tmp/help.txt" # to a file: grep -q stops reading early, pipefail would see SIGPIPE
+  grep -q KEYNODE_ANSWER_FILE "$tmp/help.txt" && grep -q -- "--server URL" "$tmp/help.txt"
+  expect "cli: --help documents the environment and --server" $? 0
   "$kn" run --tasks "$tmp/tasks.yaml" --agent true --parallel 0 >/dev/null 2>&1
   expect "cli: --parallel 0: exit 2" $? 2
   "$kn" run --tasks "$tmp/tasks.yaml" --agent true --task no-such-task --out "$tmp/cli-x" >/dev/null 2>&1
@@ -210,7 +213,9 @@ if want bad; then
   for m in hang exit3 fork flood garbage term; do
     : >"$tmp/pids.$m"
     # exec: the agent itself leads the group (for term: its own exit signal is the one reported)
-    run_kn "bad-$m" --agent "exec $agents/bad.sh $m $tmp/pids.$m" --task shop-red-runner-cart --timeout 3
+    # 3 s stops hang and term; the others end by themselves (a loaded machine may need long for 100 MB)
+    t=3; case $m in hang | term) ;; *) t=120 ;; esac
+    run_kn "bad-$m" --agent "exec $agents/bad.sh $m $tmp/pids.$m" --task shop-red-runner-cart --timeout $t
     d=bad-$m/shop-red-runner-cart/1
     expect "bad $m: exit 0 (the agent's failure is no error)" "$rc" 0
     expect "bad $m: attempt done" "$(res "$d" .attempt.status)" done
@@ -360,6 +365,21 @@ if want reward; then
   expect "reward: no reward metrics without a purchase" "$(sum pw '.metrics | has("task_score")' || echo none)" \
     "$(want playwright && echo false || echo none)"
   check_clean reward
+fi
+
+if want readme; then
+  # the README's Selenium agent skeleton, as written there, with a scripted my_policy.py
+  mkdir -p "$tmp/readme-agent"
+  awk '/^# my_selenium_agent.py/{on=1} on&&/^```/{exit} on' "$repo/README.md" >"$tmp/readme-agent/my_selenium_agent.py"
+  cp "$agents/readme_policy.py" "$tmp/readme-agent/my_policy.py"
+  if [ "$(wc -l <"$tmp/readme-agent/my_selenium_agent.py")" -gt 10 ]; then kn_ok "readme: the Selenium skeleton extracted"; else
+    kn_fail "readme: no Selenium skeleton in README.md"; fi
+  run_kn readme --agent "cd $tmp/readme-agent && /usr/bin/python3 my_selenium_agent.py" --task shop-red-runner-cart --timeout 120
+  expect "readme: the skeleton's run exit 0" "$rc" 0
+  expect "readme: shop-red-runner-cart completed" "$(res readme/shop-red-runner-cart/1 .completion)" true
+  expect "readme: its answer was read" "$(res readme/shop-red-runner-cart/1 .attempt.answers)" 1
+  expect "readme: it exited by itself" "$(res readme/shop-red-runner-cart/1 '"\(.attempt.end) \(.attempt.exit_code)"')" "agent exited 0"
+  check_clean readme
 fi
 
 kn_finish

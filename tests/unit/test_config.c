@@ -343,6 +343,33 @@ static void test_limits(void **state)
 	assert_null(c);
 }
 
+/* agents: {NAME: COMMAND} (config_agents.c): loaded in file order; every malformed entry named */
+static void test_agents(void **state)
+{
+	(void)state;
+	kn_config *c = load("agents:\n  pw: \"node agent.mjs --fast\"\n  my.agent_2: python3 a.py\n");
+	assert_int_equal(c->n_agents, 2);
+	assert_string_equal(c->agents[0].name, "pw");
+	assert_string_equal(c->agents[0].command, "node agent.mjs --fast");
+	assert_string_equal(kn_config_agent_command(c, "my.agent_2"), "python3 a.py");
+	assert_null(kn_config_agent_command(c, "nobody"));
+	kn_config_free(c);
+	c = load("agents:\n");
+	assert_int_equal(c->n_agents, 0);
+	kn_config_free(c);
+	fails("agents: [a]\n", KN_EINVAL, "k.yaml:1:9: agents: expected a mapping such as {pw: \"node agent.mjs\"}");
+	fails("agents:\n  \"node x.mjs\": \"true\"\n", KN_EINVAL,
+	      "k.yaml:2:3: agents: a name is 1 to 64 letters, digits, '-', '_' or '.' (not first)");
+	fails("agents: {.hidden: x}\n", KN_EINVAL,
+	      "k.yaml:1:10: agents: a name is 1 to 64 letters, digits, '-', '_' or '.' (not first)");
+	fails("agents: {a: x, a: y}\n", KN_EINVAL, "k.yaml:1:16: agents.a: repeated key");
+	fails("agents: {a: [x]}\n", KN_EINVAL, "k.yaml:1:13: agents.a: expected the agent's command line (a string)");
+	fails("agents: {a: }\n", KN_EINVAL, "k.yaml:1:13: agents.a: expected the agent's command line (a string)");
+	fails("agents: {a: ''}\n", KN_EINVAL, "k.yaml:1:13: agents.a: a command of 1 to 4096 bytes without NUL");
+	fails("agents: {a: \"x\\ny\"}\n", KN_EINVAL, "k.yaml:1:13: agents.a: control character in the command");
+	fails("agents: {a: \"x\\0y\"}\n", KN_EINVAL, "k.yaml:1:13: agents.a: a command of 1 to 4096 bytes without NUL");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,6 +380,7 @@ int main(void)
 		cmocka_unit_test(test_errors_types),
 		cmocka_unit_test(test_errors_document),
 		cmocka_unit_test(test_limits),
+		cmocka_unit_test(test_agents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

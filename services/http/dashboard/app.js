@@ -10,6 +10,7 @@ import * as task from './task.js';
 import * as runs from './runs.js';
 import * as run from './run.js';
 import * as alerts from './alerts.js';
+import * as batch from './batch.js';
 
 const view = document.getElementById('view');
 let current = { gen: 0, cleanups: [], abort: null };
@@ -23,6 +24,7 @@ function route(hash) {
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', mod: run, params: { id: parts[1] } };
   if (parts[0] === 'runs') return { page: 'runs', mod: runs, params: {} };
   if (parts[0] === 'alerts') return { page: 'alerts', mod: alerts, params: {} };
+  if (parts[0] === 'agent-runs' && parts[1]) return { page: 'batch', mod: batch, params: { id: parts[1] } };
   return { page: 'overview', mod: overview, params: {} };
 }
 

@@ -1,0 +1,130 @@
+/* api_agent_runs.c — POST /api/agent-runs and GET /api/agent-runs/{id} (services/http/API.md):
+ * a batch of agent attempts as jobs of the worker queue (services/store/store_agent_jobs.c), and
+ * its progress, metrics and per-task results. The body names an agent by the name workers know it
+ * under (their keynode.yaml `agents:`), never a command line: nothing a client sends is ever
+ * executed as given. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "api.h"
+#include "request.h"
+
+#define KN_AGENT_RUN_MAX_TASKS 1000
+#define KN_AGENT_RUN_MAX_REF 512
+
+static void answer(kn_http_resp *resp, int status, json_t *j)
+{
+	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (t)
+		kn_http_resp_json(resp, status, t);
+	else
+		kn_http_resp_error(resp, 500, "out of memory", NULL);
+}
+
+static void store_failed(kn_http_resp *resp, int rc, const kn_err *err)
+{
+	if (rc == KN_ENOTFOUND)
+		kn_http_resp_error(resp, 404, "not found", err->msg);
+	else if (rc == KN_EINVAL)
+		kn_http_resp_error(resp, 400, "bad request", err->msg);
+	else if (rc == KN_EIO)
+		kn_http_resp_error(resp, 503, "database unreachable", err->msg);
+	else
+		kn_http_resp_error(resp, 500, "database error", err->msg);
+}
+
+static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+{
+	json_t *body = NULL;
+	kn_err err = {0};
+	const char *agent = NULL, *taskset = NULL, **refs = NULL;
+	size_t n_refs = 0;
+	if (kn_http_json_object(&body, req->body, req->body_len, &err) != 0) {
+		kn_http_resp_error(resp, 400, "malformed JSON", err.msg);
+		return;
+	}
+	json_t *tasks = json_object_get(body, "tasks"), *rep = json_object_get(body, "repeat");
+	if (kn_http_json_string(&agent, body, "agent", 1, KN_STORE_AGENT_NAME_MAX, &err) ||
+	    kn_http_json_string(&taskset, body, "taskset", 0, KN_AGENT_RUN_MAX_REF, &err)) {
+		kn_http_resp_error(resp, 400, "bad request", err.msg);
+		goto done;
+	}
+	if (!kn_store_agent_name_ok(agent)) {
+		kn_http_resp_error(resp, 400, "bad request", "agent: a name of 1 to 64 letters, digits, '-', "
+		                   "'_' or '.' (an agent of the workers' keynode.yaml, never a command)");
+		goto done;
+	}
+	if (!tasks == !taskset) {
+		kn_http_resp_error(resp, 400, "bad request", "give either \"tasks\" (a list of task "
+		                   "references) or \"taskset\" (a task set name)");
+		goto done;
+	}
+	if (rep && (!json_is_integer(rep) || json_integer_value(rep) < 1 || json_integer_value(rep) > 1000)) {
+		kn_http_resp_error(resp, 400, "bad request", "repeat: an integer from 1 to 1000");
+		goto done;
+	}
+	if (tasks) {
+		size_t n = json_is_array(tasks) ? json_array_size(tasks) : 0;
+		if (n == 0 || n > KN_AGENT_RUN_MAX_TASKS || !(refs = calloc(n, sizeof *refs))) {
+			kn_http_resp_error(resp, 400, "bad request", "tasks: a list of 1 to 1000 task references");
+			goto done;
+		}
+		for (size_t i = 0; i < n; i++) {
+			const char *s = json_string_value(json_array_get(tasks, i));
+			size_t len = s ? strlen(s) : 0;
+			if (!s || len == 0 || len > KN_AGENT_RUN_MAX_REF || !kn_http_text_ok(s, len)) {
+				kn_http_resp_error(resp, 400, "bad request", "tasks: every item a task reference "
+				                   "(TASK or TASKSET:TASK, 1 to 512 bytes of text)");
+				goto done;
+			}
+			refs[n_refs++] = s;
+		}
+	}
+	int repeat = rep ? (int)json_integer_value(rep) : 1;
+	int64_t batch = 0;
+	size_t n_jobs = 0;
+	int rc = kn_store_agent_batch_new(st, agent, refs, n_refs, taskset, repeat, &batch, &n_jobs, &err);
+	if (rc == KN_EIO)
+		kn_store_reset(st, NULL); /* not retried: the client may, a batch is no idempotent write */
+	if (rc) {
+		store_failed(resp, rc, &err);
+		goto done;
+	}
+	char loc[64];
+	snprintf(loc, sizeof loc, "/api/agent-runs/%lld", (long long)batch);
+	answer(resp, 201, json_pack("{s:I, s:s, s:i, s:I, s:s, s:s}", "id", (json_int_t)batch, "agent", agent,
+	                            "repeat", repeat, "jobs", (json_int_t)n_jobs, "status", "queued", "url", loc));
+done:
+	free(refs);
+	json_decref(body);
+}
+
+static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+{
+	char *end = NULL;
+	long long id = strtoll(req->id, &end, 10);
+	if (!req->id[0] || *end || id <= 0) {
+		kn_http_resp_error(resp, 404, "not found", "no such agent batch");
+		return;
+	}
+	kn_err err = {0};
+	char *out = NULL;
+	int rc = kn_store_agent_batch_json(st, id, &out, &err);
+	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
+		rc = kn_store_agent_batch_json(st, id, &out, &err);
+	if (rc)
+		store_failed(resp, rc, &err);
+	else
+		kn_http_resp_json(resp, 200, out);
+}
+
+void kn_api_agent_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+{
+	if (req->route == KN_ROUTE_AGENT_RUNS_POST)
+		post_batch(st, req, resp);
+	else
+		get_batch(st, req, resp);
+}

@@ -1,0 +1,135 @@
+/* worker_agent.c — one agent job in `keynode worker` (worker_agent.h): claim → hold the lease
+ * with the worker's heartbeat → load the task version → kn_attempt_run in DIR/<batch>/<task>/<k>
+ * → store result.json and the done mark in one transaction. A worker killed mid-attempt takes its
+ * browser and agent with it (both die with the worker's thread, PR_SET_PDEATHSIG) and stores
+ * nothing; the lease expires and another worker runs the attempt again from the start. */
+#define _GNU_SOURCE /* asprintf */
+#include "worker_agent.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "runner.h"
+#include "store.h"
+
+/* result.json of an attempt that could not even start (its task cannot be loaded). */
+static char *error_result(const char *why)
+{
+	json_t *j = json_pack("{s:s, s:b, s:f, s:{s:s, s:s}}", "status", "error", "completion", 0, "score",
+	                      0.0, "attempt", "status", "error", "reason", why);
+	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	return t;
+}
+
+static char *slurp(const char *path)
+{
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	char *t = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	json_decref(j);
+	return t;
+}
+
+/* The folder of this claim: DIR/<batch>/<task>/<k>; a folder left by an earlier claim (a worker
+ * on this machine that died) is set aside as <k>.lost-<claim>. */
+static char *claim_dir(const kn_worker_agents *a, const kn_store_agent_job *job, const char *task_id)
+{
+	char name[256], *dir = NULL, *old = NULL;
+	kn_runner_folder_name(name, sizeof name, task_id);
+	if (asprintf(&dir, "%s/%" PRId64 "/%s/%d", a->dir, job->batch, name, job->attempt_no) < 0)
+		return NULL;
+	if (job->attempt > 1 && asprintf(&old, "%s.lost-%d", dir, job->attempt - 1) >= 0) {
+		rename(dir, old);
+		free(old);
+	}
+	return dir;
+}
+
+int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
+{
+	const kn_worker_agents *a = ud;
+	kn_store *st = kn_worker_store(w);
+	kn_store_agent_job job;
+	int r = kn_store_agent_job_claim(st, kn_worker_id(w), kn_worker_lease_s(w), a->names, a->n, &job, err);
+	if (r != 1)
+		return r;
+	kn_worker_count(w, "claimed");
+	kn_worker_hold(w, job.id);
+	const char *cmd = NULL;
+	for (size_t i = 0; i < a->n && !cmd; i++)
+		if (strcmp(a->names[i], job.agent) == 0)
+			cmd = a->commands[i];
+	kn_taskset *set = NULL;
+	kn_err e = {0};
+	char *dir = NULL, *run_id = NULL, *result = NULL, why[600] = "";
+	r = kn_store_task_load(st, job.task_version, &set, &e);
+	if (r == KN_EIO || r == KN_EDB) {
+		kn_err_set(err, r, "%s", e.msg);
+		goto out; /* the database: the caller reconnects, the job goes to lease expiry */
+	}
+	if (r == 0 && set->n_tasks != 1)
+		r = kn_err_set(&e, KN_EINVAL, "task version %" PRId64 " holds %zu tasks", job.task_version,
+		               set->n_tasks);
+	if (r) {
+		snprintf(why, sizeof why, "task version %" PRId64 " cannot be loaded: %s", job.task_version, e.msg);
+		result = error_result(why);
+		goto complete;
+	}
+	const kn_task *task = &set->tasks[0];
+	kn_worker_log(w, "info", "agent job claimed", "job=%" PRId64 " batch=%" PRId64 " agent=%s task=%s "
+	              "attempt=%d claim=%d", job.id, job.batch, job.agent, task->id, job.attempt_no, job.attempt);
+	if (!(dir = claim_dir(a, &job, task->id)) ||
+	    asprintf(&run_id, "b%" PRId64 "-j%" PRId64 "-c%d", job.batch, job.id, job.attempt) < 0) {
+		run_id = NULL;
+		r = kn_err_set(err, KN_ENOMEM, "out of memory");
+		goto out;
+	}
+	kn_attempt_opts o = {.task = task, .agent_cmd = cmd, .dir = dir, .run_id = run_id,
+	                     .chromium = a->chromium, .timeout_s = a->timeout_s,
+	                     .stop = kn_worker_stop_flag(w)};
+	kn_attempt_report rep;
+	if (kn_attempt_run(&rep, &o, &e) != 0) {
+		snprintf(why, sizeof why, "%s", e.msg);
+		result = error_result(why);
+	} else if (rep.status == KN_ATTEMPT_INTERRUPTED) {
+		kn_worker_log(w, "info", "agent job abandoned", "job=%" PRId64 " reason=stopping", job.id);
+		kn_worker_count(w, "abandoned");
+		r = 0;
+		goto out;
+	} else {
+		char path[4200];
+		snprintf(path, sizeof path, "%s/result.json", dir);
+		result = slurp(path);
+	}
+complete:
+	if (!result) {
+		r = kn_err_set(err, KN_ENOMEM, "out of memory");
+		goto out;
+	}
+	r = kn_worker_lease_lost(w) ? KN_ENOTFOUND
+	                            : kn_store_agent_job_complete(st, job.id, kn_worker_id(w), result, &e);
+	if (r == KN_ENOTFOUND) {
+		kn_worker_log(w, "warn", "lease lost, result dropped", "job=%" PRId64, job.id);
+		kn_worker_count(w, "lost");
+		r = 0;
+	} else if (r) {
+		kn_err_set(err, r, "%s", e.msg);
+		kn_worker_log(w, "error", "agent result not stored", "job=%" PRId64, job.id);
+	} else {
+		kn_worker_count(w, "completed");
+		kn_worker_log(w, "info", "agent job done", "job=%" PRId64 " batch=%" PRId64 " dir=%s", job.id,
+		              job.batch, dir ? dir : "-");
+	}
+out:
+	kn_worker_hold(w, 0);
+	kn_taskset_free(set);
+	free(dir), free(run_id), free(result);
+	if (r == 0)
+		return 1;
+	return r == KN_EIO || r == KN_EDB ? r : 1; /* other failures were this job's, not the queue's */
+}

@@ -1,0 +1,210 @@
+/* store_agent_jobs.c — agent attempts as jobs of the replay queue (schemas/sql/060_agent_jobs.sql):
+ * a batch (POST /api/agent-runs) is K jobs per task of kind 'agent', naming the agent by name;
+ * a worker claims only jobs of the agents it knows, under the same lease and heartbeat
+ * (kn_store_job_heartbeat) as a replay job, and completes a job by storing the attempt's
+ * result.json and the done mark in one transaction, or nothing when the lease was lost: so an
+ * attempt is stored exactly once however many workers ran it. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "store_internal.h"
+
+int kn_store_agent_name_ok(const char *name)
+{
+	size_t n = name ? strlen(name) : 0;
+	if (n == 0 || n > KN_STORE_AGENT_NAME_MAX || name[0] == '.')
+		return 0;
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_' || *p == '.'))
+			return 0;
+	return 1;
+}
+
+static const char sql_jobs_of_set[] =
+	"INSERT INTO jobs (task_version, kind, batch, agent, attempt_no)"
+	" SELECT t.current_version, 'agent', $1, $2, k FROM tasks t JOIN tasksets s ON s.id = t.taskset_id,"
+	" generate_series(1, $3::int) k WHERE s.name = $4 AND t.active AND t.current_version IS NOT NULL"
+	" ORDER BY t.id, k";
+
+static const char sql_jobs_of_version[] =
+	"INSERT INTO jobs (task_version, kind, batch, agent, attempt_no)"
+	" SELECT $4, 'agent', $1, $2, k FROM generate_series(1, $3::int) k"
+	" WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE batch = $1 AND task_version = $4) ORDER BY k";
+
+int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const *refs, size_t n_refs,
+                             const char *taskset, int repeat, int64_t *batch, size_t *n_jobs,
+                             kn_err *err)
+{
+	*batch = 0;
+	if (n_jobs)
+		*n_jobs = 0;
+	if (!kn_store_agent_name_ok(agent))
+		return kn_err_set(err, KN_EINVAL, "agent: a name of 1 to %d letters, digits, '-', '_' or '.'",
+		                  KN_STORE_AGENT_NAME_MAX);
+	if (repeat < 1 || repeat > 1000)
+		return kn_err_set(err, KN_EINVAL, "repeat: an integer from 1 to 1000");
+	if (!taskset == !n_refs)
+		return kn_err_set(err, KN_EINVAL, "give either tasks or a taskset");
+	char rb[24], bb[24];
+	const char *p[2] = {agent, kn_store_i64(rb, repeat)};
+	int64_t id = 0;
+	size_t total = 0;
+	int rc = kn_store_begin(st, err);
+	if (rc)
+		return rc;
+	if ((rc = kn_store_q_int64(st, &id, "INSERT INTO agent_batches (agent, repeat) VALUES ($1, $2::int)"
+	                           " RETURNING id", 2, p, err)))
+		goto fail;
+	kn_store_i64(bb, id);
+	for (size_t i = 0; i < (taskset ? 1 : n_refs); i++) {
+		char vb[24];
+		int64_t version = 0;
+		const char *q[4] = {bb, agent, rb, taskset};
+		if (!taskset) {
+			if ((rc = kn_store_task_resolve(st, refs[i], &version, err)))
+				goto fail;
+			q[3] = kn_store_i64(vb, version);
+		}
+		PGresult *res;
+		if ((rc = kn_store_q(st, &res, taskset ? sql_jobs_of_set : sql_jobs_of_version, 4, q, err)))
+			goto fail;
+		total += (size_t)atol(PQcmdTuples(res));
+		PQclear(res);
+	}
+	if (total == 0) {
+		rc = kn_err_set(err, KN_ENOTFOUND, "task set '%s' has no active task", taskset ? taskset : "");
+		goto fail;
+	}
+	if ((rc = kn_store_commit(st, err)))
+		goto fail;
+	*batch = id;
+	if (n_jobs)
+		*n_jobs = total;
+	return 0;
+fail:
+	kn_store_rollback(st);
+	return rc;
+}
+
+int kn_store_agent_job_claim(kn_store *st, const char *worker, int lease_s, const char *const *agents,
+                             size_t n_agents, kn_store_agent_job *job, kn_err *err)
+{
+	memset(job, 0, sizeof *job);
+	if (!worker || !*worker || lease_s < 1)
+		return kn_err_set(err, KN_EINVAL, "a claim needs a worker name and a lease of 1 s or more");
+	if (n_agents == 0)
+		return 0;
+	json_t *names = json_array();
+	for (size_t i = 0; names && i < n_agents; i++)
+		json_array_append_new(names, json_string(agents[i]));
+	char *text = names ? json_dumps(names, JSON_COMPACT) : NULL, lb[24];
+	json_decref(names);
+	if (!text)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	const char *p[3] = {worker, kn_store_i64(lb, lease_s), text};
+	PGresult *res;
+	int rc = kn_store_q(st, &res,
+		"UPDATE jobs SET state = 'running', worker = $1, attempts = attempts + 1,"
+		" lease_until = clock_timestamp() + make_interval(secs => $2::int)"
+		" WHERE id = (SELECT id FROM jobs WHERE kind = 'agent'"
+		"  AND agent IN (SELECT json_array_elements_text($3::json))"
+		"  AND (state = 'queued' OR (state = 'running' AND lease_until < clock_timestamp()))"
+		"  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)"
+		" RETURNING id, batch, task_version, attempts, attempt_no, agent", 3, p, err);
+	free(text);
+	if (rc != 0)
+		return rc;
+	int got = PQntuples(res) == 1;
+	if (got) {
+		job->id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		job->batch = strtoll(PQgetvalue(res, 0, 1), NULL, 10);
+		job->task_version = strtoll(PQgetvalue(res, 0, 2), NULL, 10);
+		job->attempt = atoi(PQgetvalue(res, 0, 3));
+		job->attempt_no = atoi(PQgetvalue(res, 0, 4));
+		snprintf(job->agent, sizeof job->agent, "%s", PQgetvalue(res, 0, 5));
+	}
+	PQclear(res);
+	return got;
+}
+
+int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker, const char *result_json,
+                                kn_err *err)
+{
+	char jb[24];
+	const char *p[3] = {kn_store_i64(jb, job_id), worker, result_json};
+	if (!worker || !result_json)
+		return kn_err_set(err, KN_EINVAL, "a completion needs the worker and the result");
+	int rc = kn_store_begin(st, err);
+	if (rc)
+		return rc;
+	int64_t version;
+	rc = kn_store_q_int64(st, &version,
+		"SELECT task_version FROM jobs WHERE id = $1 AND worker = $2 AND state = 'running'"
+		" AND kind = 'agent' FOR UPDATE", 2, p, err);
+	if (rc == KN_ENOTFOUND) {
+		kn_store_rollback(st);
+		return kn_err_set(err, KN_ENOTFOUND, "job %s is no longer leased to %s", jb, worker);
+	}
+	/* status, completed and score are read from result.json itself: one source of truth */
+	if (rc || (rc = kn_store_q(st, NULL,
+		"WITH r AS (SELECT $3::jsonb AS j)"
+		" INSERT INTO agent_results (job_id, batch, task_version, attempt_no, worker, status, completed,"
+		"  score, result)"
+		" SELECT jobs.id, jobs.batch, jobs.task_version, jobs.attempt_no, $2,"
+		"  COALESCE(r.j #>> '{attempt,status}', 'error'), COALESCE((r.j ->> 'completion')::boolean, false),"
+		"  COALESCE((r.j ->> 'score')::double precision, 0), r.j FROM jobs, r WHERE jobs.id = $1",
+		3, p, err)) ||
+	    (rc = kn_store_q(st, NULL, "UPDATE jobs SET state = 'done', finished = clock_timestamp(),"
+	                     " lease_until = NULL WHERE id = $1", 1, p, err)) ||
+	    (rc = kn_store_commit(st, err))) {
+		kn_store_rollback(st);
+		return rc;
+	}
+	return 0;
+}
+
+/* The AGENT_BATCH shape of services/http/API.md. */
+static const char sql_batch_json[] =
+	"WITH b AS (SELECT * FROM agent_batches WHERE id = $1),"
+	" a AS (SELECT j.id, j.task_version, j.attempt_no, j.state, j.worker, j.attempts, t.task_key,"
+	"  s.name AS taskset, r.status, r.completed, r.score, r.result #>> '{attempt,reason}' AS reason,"
+	"  r.result #>> '{attempt,end}' AS end_reason, r.worker AS done_by"
+	"  FROM jobs j JOIN task_versions v ON v.id = j.task_version JOIN tasks t ON t.id = v.task_id"
+	"  JOIN tasksets s ON s.id = t.taskset_id LEFT JOIN agent_results r ON r.job_id = j.id"
+	"  WHERE j.batch = $1),"
+	" per AS (SELECT task_version, min(task_key) AS task_key, min(taskset) AS taskset,"
+	"  count(*) FILTER (WHERE status = 'done') AS executable,"
+	"  count(*) FILTER (WHERE status = 'done' AND completed) AS successes,"
+	"  json_agg(json_build_object('attempt', attempt_no, 'job', id, 'state', state, 'status', status,"
+	"   'completed', completed, 'score', score, 'end', end_reason, 'reason', reason,"
+	"   'worker', COALESCE(done_by, worker), 'claims', attempts) ORDER BY attempt_no) AS attempts"
+	"  FROM a GROUP BY task_version)"
+	" SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'created', kn_ts(b.created),"
+	"  'jobs', (SELECT count(*) FROM a), 'queued', (SELECT count(*) FROM a WHERE state = 'queued'),"
+	"  'running', (SELECT count(*) FROM a WHERE state = 'running'),"
+	"  'done', (SELECT count(*) FROM a WHERE state = 'done'),"
+	"  'metrics', (SELECT json_build_object('executable', count(*) FILTER (WHERE status = 'done'),"
+	"   'errors', count(*) FILTER (WHERE status = 'error'), 'blocked', count(*) FILTER (WHERE status = 'blocked'),"
+	"   'successes', count(*) FILTER (WHERE status = 'done' AND completed),"
+	"   'success_rate', CASE WHEN count(*) FILTER (WHERE status = 'done') > 0 THEN"
+	"    (count(*) FILTER (WHERE status = 'done' AND completed))::float8 / count(*) FILTER (WHERE status = 'done') END,"
+	"   'mean_score', avg(score) FILTER (WHERE status = 'done'),"
+	"   'tasks_solved_all', (SELECT count(*) FROM per WHERE executable > 0 AND successes = executable),"
+	"   'tasks_solved_any', (SELECT count(*) FROM per WHERE successes > 0)) FROM a),"
+	"  'tasks', COALESCE((SELECT json_agg(json_build_object('task', task_key, 'taskset', taskset,"
+	"   'executable', executable, 'successes', successes, 'success_rate', CASE WHEN executable > 0"
+	"   THEN successes::float8 / executable END, 'attempts', attempts) ORDER BY task_key) FROM per), '[]'))"
+	" FROM b";
+
+int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *err)
+{
+	*out = NULL;
+	char bb[24];
+	const char *p[1] = {kn_store_i64(bb, batch)};
+	int rc = kn_store_q_text(st, out, sql_batch_json, 1, p, err);
+	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
+}

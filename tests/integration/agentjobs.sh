@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# agentjobs.sh — agent attempts through `keynode serve` and PostgreSQL (issue 14, acceptance 1 and 2):
+#   server   `keynode run --server URL … --parallel 2 --repeat 2` with the Playwright agent: every attempt
+#            a run made by serve's monitor on the attempt's own browser — in PostgreSQL (runs table, each
+#            ended and completed), on the dashboard API (GET /api/runs, /api/runs/{id}), the answer posted
+#            through the API, the local folders and summary as without --server
+#   jobs     POST /api/agent-runs (2 tasks × repeat 2) → 4 agent jobs; 2 `keynode worker`s with
+#            `agents:` in their keynode.yaml; one SIGKILLed while its agent runs: its job's lease expires,
+#            the other worker runs the attempt again; every attempt completed exactly once (one
+#            agent_results row per job, none lost, the killed one re-claimed); GET /api/agent-runs/{id}
+#            shows progress, metrics and per-task results, and so does the dashboard's batch view in
+#            headless Chromium (batch-page.mjs)
+#   security an agent named by a command line, an unknown task set, no token: refused; a job of an agent
+#            no worker has is never claimed; a bad `agents:` entry stops the worker with file:line:col
+# After every scenario no agent or browser started by keynode (anything whose command line or
+# environment names this test's scratch folder) is left running.
+#
+#   tests/integration/agentjobs.sh KEYNODE_BIN REPO_DIR
+#
+# Env: KN_AGENTJOBS_ONLY="name …" runs only those scenarios (security needs jobs); KN_KEEP=1 keeps the
+# scratch folder. Needs node + the pinned npm packages (node/ensure.sh), Chromium, PostgreSQL, jq, curl.
+set -u -o pipefail
+kn=${1:?usage: agentjobs.sh KEYNODE_BIN REPO_DIR}
+repo=$(cd "${2:?usage: agentjobs.sh KEYNODE_BIN REPO_DIR}" && pwd)
+. "$repo/tests/integration/lib.sh"
+agents=$repo/tests/agents
+
+command -v jq >/dev/null 2>&1 || { echo "FAIL jq not found (apt-get install jq)"; exit 1; }
+[ -x "$kn" ] || { echo "FAIL no keynode binary at $kn"; exit 1; }
+"$repo/tests/integration/node/ensure.sh" || exit 1
+kn_lib_init agentjobs
+export TMPDIR=$tmp # every browser profile goes here: their command lines name $tmp
+export KEYNODE_CHROMIUM=$kn_chromium
+want() { [ -z "${KN_AGENTJOBS_ONLY:-}" ] || [[ " $KN_AGENTJOBS_ONLY " == *" $1 "* ]]; }
+expect() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want '$3'"; fi; }
+
+kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
+sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_pg_start || kn_finish
+export KEYNODE_DATABASE_URL=$KN_PG_URL
+"$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 ||
+  { kn_fail "keynode migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
+token="aj-$RANDOM$RANDOM$RANDOM"
+KEYNODE_API_TOKEN=$token kn_serve_start "$kn" "$tmp/serve.log" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" ||
+  kn_finish
+base=$api_base
+api() { curl -s --max-time 30 -H "Authorization: Bearer $token" "$@"; }
+
+# leftovers — live processes whose command line or environment names $tmp (not sites, serve, this shell,
+# nor the workers still meant to run: $keep)
+keep=""
+leftovers() {
+  local d pid state
+  for d in /proc/[0-9]*; do
+    pid=${d#/proc/}
+    case " $sites_pid $serve_pid $$ $BASHPID $keep " in *" $pid "*) continue ;; esac
+    state=$({ awk '{print $3}' <"$d/stat"; } 2>/dev/null) || continue
+    [ -n "$state" ] && [ "$state" != Z ] || continue
+    grep -qaF "$tmp/pg/" "$d/cmdline" 2>/dev/null && continue # the test's PostgreSQL
+    if grep -qaF "$tmp/" "$d/cmdline" 2>/dev/null || grep -qaF "KEYNODE_ATTEMPT_DIR=$tmp/" "$d/environ" 2>/dev/null; then
+      echo "$pid $({ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | cut -c1-120)"
+    fi
+  done
+}
+# check_clean NAME — nothing of ours left; processes of a killed worker die a moment after it, so wait
+# (bounded) for them to go before calling it a failure
+check_clean() {
+  local left
+  for _ in $(seq 1 100); do left=$(leftovers); [ -z "$left" ] && break; sleep 0.2; done
+  if [ -z "$left" ]; then kn_ok "$1: no agent or browser left"; else kn_fail "$1: left running: $left"; fi
+}
+# wait_sql SECONDS SQL EXPECTED — poll until the query answers EXPECTED (bounded: not a timing assertion)
+wait_sql() {
+  local got=
+  for _ in $(seq 1 $(($1 * 5))); do
+    got=$(kn_psql "$2" 2>/dev/null)
+    [ "$got" = "$3" ] && return 0
+    sleep 0.2
+  done
+  echo "  (waited $1 s for '$3', last answer '$got')"
+  return 1
+}
+
+if want server; then
+  KEYNODE_API_TOKEN=$token "$kn" run --server "$base" --tasks "$tmp/tasks.yaml" --out "$tmp/srv" \
+    --agent "node $agents/playwright.mjs" --task shop-red-runner-cart --task shop-checkout \
+    --parallel 2 --repeat 2 --timeout 90 >"$tmp/srv.log" 2>&1
+  expect "server: keynode run --server exit 0" $? 0
+  ids=()
+  for t in shop-red-runner-cart shop-checkout; do
+    for k in 1 2; do
+      f=$tmp/srv/$t/$k
+      expect "server: $t #$k completed" "$(jq -r .completion "$f/result.json" 2>/dev/null)" true
+      [ -s "$f/trajectory.jsonl" ] && [ -s "$f/agent.log" ] || kn_fail "server: $t #$k lacks trajectory.jsonl or agent.log"
+      id=$(jq -r .run "$f/result.json" 2>/dev/null)
+      ids+=("$id")
+      # the run is serve's: in PostgreSQL, ended, completed, with every event of the local trajectory
+      expect "server: $t #$k in PostgreSQL, ended and completed" \
+        "$(kn_psql "SELECT kind || ' ' || (ended IS NOT NULL) || ' ' || completion FROM runs WHERE id = '$id'")" \
+        "agent true true"
+      expect "server: $t #$k trajectory = the stored events" "$(wc -l <"$f/trajectory.jsonl")" \
+        "$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$id'")"
+      expect "server: $t #$k on the dashboard API" \
+        "$(api "$base/api/runs/$id" | jq -r '"\(.task) \(.completion)"')" "$t true"
+    done
+  done
+  expect "server: 4 distinct runs" "$(printf '%s\n' "${ids[@]}" | sort -u | grep -c .)" 4
+  expect "server: the task set loaded on serve" \
+    "$(kn_psql "SELECT count(*) FROM tasksets WHERE name = 'tasks'")" 1
+  expect "server: the answer went through the API" \
+    "$(jq -r '.key_nodes[] | select(.id == "total") | .score' "$tmp/srv/shop-checkout/1/result.json")" 1
+  expect "server: GET /api/runs lists both attempts of shop-checkout" \
+    "$(api "$base/api/runs?task=tasks:shop-checkout&limit=10" | jq '[.runs[] | select(.completion == true)] | length')" 2
+  expect "server: summary success rate" "$(jq -r .metrics.task_success_rate "$tmp/srv/summary.json")" 1
+  expect "server: summary executable attempts" "$(jq -r .attempts.executable "$tmp/srv/summary.json")" 4
+  KEYNODE_API_TOKEN=wrong "$kn" run --server "$base" --tasks "$tmp/tasks.yaml" --out "$tmp/srv-401" \
+    --agent true >/dev/null 2>"$tmp/srv-401.err"
+  rc=$?
+  [ $rc != 0 ] && grep -q "401" "$tmp/srv-401.err" && kn_ok "server: a wrong token is refused, named 401" ||
+    kn_fail "server: wrong token: exit $rc, $(cat "$tmp/srv-401.err")"
+  check_clean server
+fi
+
+if want jobs; then
+  # the gate lets the test kill a worker while its agent certainly runs: agents wait for $tmp/gate
+  cat >"$tmp/keynode.yaml" <<EOF
+agents:
+  pw: "while [ ! -e $tmp/gate ]; do sleep 0.05; done; exec node $agents/playwright.mjs"
+  other: "true"
+EOF
+  [ "$(kn_psql "SELECT count(*) FROM tasksets WHERE name = 'tasks'")" = 1 ] ||
+    api -X POST --data-binary @"$tmp/tasks.yaml" "$base/api/tasksets?name=tasks" >/dev/null
+  ans=$(api -X POST -d '{"agent": "pw", "tasks": ["tasks:shop-red-runner-cart", "tasks:shop-checkout"], "repeat": 2}' \
+    "$base/api/agent-runs")
+  batch=$(jq -r .id <<<"$ans")
+  expect "jobs: POST /api/agent-runs makes 4 jobs" "$(jq -r '"\(.jobs) \(.status)"' <<<"$ans")" "4 queued"
+  for w in w1 w2; do
+    "$kn" worker --config "$tmp/keynode.yaml" --id $w --poll 200 --lease 4 --agent-out "$tmp/$w-out" \
+      --agent-timeout 120 >"$tmp/$w.out" 2>"$tmp/$w.log" &
+    eval "${w}_pid=$!"
+    kn_pids+=("$!")
+  done
+  keep="$w1_pid $w2_pid"
+  # w1's agent is running (waiting at the gate): kill w1 there
+  got=
+  for _ in $(seq 1 300); do
+    got=$(ls "$tmp"/w1-out/"$batch"/*/*/agent.log 2>/dev/null | head -1)
+    [ -n "$got" ] && break
+    sleep 0.1
+  done
+  killed_job=$(kn_psql "SELECT id FROM jobs WHERE batch = $batch AND worker = 'w1' AND state = 'running'")
+  if [ -n "$got" ] && [ -n "$killed_job" ]; then kn_ok "jobs: w1 runs job $killed_job's agent"; else
+    kn_fail "jobs: w1 never started an agent: $(tail -3 "$tmp/w1.log")"
+  fi
+  kill -KILL "$w1_pid"
+  wait "$w1_pid" 2>/dev/null
+  kn_forget "$w1_pid"
+  keep="$w2_pid"
+  touch "$tmp/gate"
+  wait_sql 240 "SELECT count(*) FROM jobs WHERE batch = $batch AND state = 'done'" 4 ||
+    kn_fail "jobs: the batch did not finish: $(tail -5 "$tmp/w2.log")"
+  expect "jobs: every job done" "$(kn_psql "SELECT count(*) FILTER (WHERE state = 'done') || '/' || count(*) FROM jobs WHERE batch = $batch")" 4/4
+  expect "jobs: one result per job, none twice" \
+    "$(kn_psql "SELECT count(*) || ' ' || count(DISTINCT job_id) FROM agent_results WHERE batch = $batch")" "4 4"
+  expect "jobs: every attempt of every task once" \
+    "$(kn_psql "SELECT string_agg(t.task_key || '#' || r.attempt_no, ' ' ORDER BY t.task_key, r.attempt_no) FROM agent_results r JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id WHERE r.batch = $batch")" \
+    "shop-checkout#1 shop-checkout#2 shop-red-runner-cart#1 shop-red-runner-cart#2"
+  expect "jobs: the killed worker's job re-claimed and completed by w2" \
+    "$(kn_psql "SELECT j.attempts >= 2, r.worker FROM jobs j JOIN agent_results r ON r.job_id = j.id WHERE j.id = ${killed_job:-0}" | tr '|' ' ')" "t w2"
+  expect "jobs: nothing stored by the killed worker" "$(kn_psql "SELECT count(*) FROM agent_results WHERE worker = 'w1'")" 0
+  expect "jobs: every attempt a success" \
+    "$(kn_psql "SELECT count(*) FROM agent_results WHERE batch = $batch AND status = 'done' AND completed")" 4
+  b=$(api "$base/api/agent-runs/$batch")
+  expect "jobs: GET /api/agent-runs/{id} progress" "$(jq -r '"\(.jobs) \(.done) \(.queued) \(.running)"' <<<"$b")" "4 4 0 0"
+  expect "jobs: GET /api/agent-runs/{id} metrics" \
+    "$(jq -r '.metrics | "\(.executable) \(.successes) \(.success_rate) \(.tasks_solved_all)"' <<<"$b")" "4 4 1 2"
+  expect "jobs: GET /api/agent-runs/{id} per-task results" \
+    "$(jq -r '[.tasks[] | "\(.task):\(.success_rate):\([.attempts[].completed] | join(","))"] | join(" ")' <<<"$b")" \
+    "shop-checkout:1:true,true shop-red-runner-cart:1:true,true"
+  expect "jobs: the answer of shop-checkout came through" \
+    "$(kn_psql "SELECT count(*) FROM agent_results r WHERE batch = $batch AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.result -> 'key_nodes') k WHERE k ->> 'id' = 'total' AND (k ->> 'score')::float = 1)")" 2
+  # the dashboard's batch view, in a real browser (batch-page.mjs)
+  mkdir -p "$tmp/dash"
+  if kn_chromium_start "$tmp/dash"; then
+    node "$repo/tests/integration/batch-page.mjs" "$cdp" "$base" "$token" "$batch" 4 2 >"$tmp/dash/page.out" 2>&1
+    prc=$?
+    sed 's/^/  /' "$tmp/dash/page.out"
+    [ $prc = 0 ] && kn_ok "jobs: the dashboard shows the batch" || kn_fail "jobs: batch-page.mjs exit $prc"
+    kn_stop "$cpid"
+  fi
+fi
+
+if want security; then
+  expect "security: an agent named by a command line: 400" \
+    "$(api -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "node /tmp/x.mjs", "taskset": "tasks"}' "$base/api/agent-runs")" 400
+  expect "security: tasks and taskset together: 400" \
+    "$(api -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "pw", "taskset": "tasks", "tasks": ["x"]}' "$base/api/agent-runs")" 400
+  expect "security: repeat 0: 400" \
+    "$(api -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "pw", "taskset": "tasks", "repeat": 0}' "$base/api/agent-runs")" 400
+  expect "security: an unknown task set: 404" \
+    "$(api -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "pw", "taskset": "nope"}' "$base/api/agent-runs")" 404
+  expect "security: an unknown task: 404, no batch left" \
+    "$(api -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "pw", "tasks": ["tasks:shop-checkout", "tasks:nope"]}' "$base/api/agent-runs") $(kn_psql "SELECT count(*) FROM jobs WHERE kind = 'agent' AND batch NOT IN (SELECT id FROM agent_batches)")" "404 0"
+  expect "security: no token: 401" \
+    "$(curl -s -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "pw", "taskset": "tasks"}' "$base/api/agent-runs")" 401
+  expect "security: an unknown batch: 404" "$(api -o /dev/null -w '%{http_code}' "$base/api/agent-runs/999999")" 404
+  # a job of an agent no worker has: w2 (agents pw, other) leaves it queued, finds the rest of the
+  # batch ("other", taskset: every task once) and runs it
+  nob=$(api -X POST -d '{"agent": "nobody", "tasks": ["tasks:shop-checkout"]}' "$base/api/agent-runs" | jq -r .id)
+  oth=$(api -X POST -d '{"agent": "other", "tasks": ["tasks:shop-checkout"]}' "$base/api/agent-runs" | jq -r .id)
+  wait_sql 120 "SELECT state FROM jobs WHERE batch = ${oth:-0}" done ||
+    kn_fail "security: the job of agent 'other' was not run"
+  expect "security: the job of an agent no worker has stays queued, never claimed" \
+    "$(kn_psql "SELECT state || ' ' || attempts FROM jobs WHERE batch = ${nob:-0}")" "queued 0"
+  printf 'agents:\n  "node x.mjs": "true"\n' >"$tmp/bad.yaml"
+  "$kn" worker --config "$tmp/bad.yaml" --once >/dev/null 2>"$tmp/bad.err"
+  rc=$?
+  [ $rc = 2 ] && grep -q "bad.yaml:2:3: agents: a name" "$tmp/bad.err" && kn_ok "security: a bad agent name stops the worker with file:line:col" ||
+    kn_fail "security: bad agents: exit $rc, $(cat "$tmp/bad.err")"
+fi
+
+if want jobs; then
+  kill -TERM "$w2_pid" 2>/dev/null
+  for _ in $(seq 1 150); do kill -0 "$w2_pid" 2>/dev/null || break; sleep 0.1; done
+  wait "$w2_pid"
+  expect "jobs: w2 exits 0 on SIGTERM" $? 0
+  kn_forget "$w2_pid"
+  keep=""
+  check_clean jobs
+fi
+grep -q 'level=error' "$tmp/serve.log" && kn_fail "serve logged errors: $(grep 'level=error' "$tmp/serve.log" | head -3)"
+[ "$kn_fails" = 0 ] || for f in serve w1 w2 srv; do [ -f "$tmp/$f.log" ] && { echo "$f log:"; tail -8 "$tmp/$f.log" | sed 's/^/    /'; }; done
+kn_finish

@@ -1,0 +1,43 @@
+// batch-page.mjs — the dashboard's agent batch view (agentjobs.sh): opens BASE/#/agent-runs/BATCH in the
+// Chromium at CDP (playwright-core), with the API token in localStorage as the dashboard keeps it, waits
+// for the page to be ready and expects the progress "DONE of JOBS", one row per task with its success
+// rate and one cell per attempt showing "success". Prints ok/FAIL lines; exit 0 when all passed.
+//   node batch-page.mjs CDP_HTTP_URL BASE TOKEN BATCH JOBS TASKS
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const require = createRequire(path.join(HERE, 'node', 'package.json'));
+const { chromium } = require('playwright-core');
+
+const [cdp, base, token, batch, jobsS, tasksS] = process.argv.slice(2);
+let fails = 0;
+const check = (name, ok, got) => {
+  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
+  if (!ok) fails++;
+};
+const browser = await chromium.connectOverCDP(cdp);
+try {
+  const ctx = browser.contexts()[0] || await browser.newContext();
+  const page = await ctx.newPage();
+  await page.goto(`${base}/`);
+  await page.evaluate((t) => localStorage.setItem('keynode.token', t), token);
+  await page.goto(`${base}/#/agent-runs/${batch}`);
+  await page.waitForSelector('#view[data-page="batch"][data-state="ready"]', { timeout: 30000 });
+  const progress = await page.textContent('#batch-progress');
+  check('batch page: the progress', progress.includes(`${jobsS} of ${jobsS} attempts done`), progress);
+  const rows = await page.locator('#batch-tasks tbody tr').count();
+  check('batch page: one row per task', rows === Number(tasksS), rows);
+  const rates = await page.locator('#batch-tasks tbody tr td:nth-child(2)').allTextContents();
+  check('batch page: every task at 100 %', rates.length > 0 && rates.every((r) => r === '100 %'), rates.join(','));
+  const cells = await page.locator('#batch-tasks .attempt[data-state="success"]').count();
+  check('batch page: every attempt a success', cells === Number(jobsS), cells);
+  const rate = await page.textContent('#batch-metrics');
+  check('batch page: the metrics', rate.includes('100 %'), rate);
+} catch (e) {
+  check('batch page', false, e.message.split('\n')[0]);
+} finally {
+  await browser.close().catch(() => {});
+}
+process.exit(fails ? 1 : 0);
