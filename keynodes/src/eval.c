@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "keynode/evidence.h"
 #include "keynode/functional.h"
 #include "keynode/purchase.h"
 #include "keynode/url.h"
@@ -57,6 +58,8 @@ struct kn_eval {
 	int purchase_read;    /* a purchase read was recorded */
 	kn_reward reward;
 	char *purchase_error; /* why the purchase read failed */
+	kn_evidence_fn evid; void *evid_ud; /* evidence.h: each check reported, with its input */
+	const char *seen; int checked; char *seen_own; /* evidence: what the node being checked read */
 };
 
 const char *kn_status_name(kn_status s)
@@ -290,6 +293,7 @@ static int score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const 
                       int fold, double *score, kn_err *err)
 {
 	*score = 0;
+	ev->seen = input, ev->checked = 1;
 	if (!input)
 		return 0;
 	if (kn->functional && kn->matcher != KN_MATCH_SEMANTIC)
@@ -340,6 +344,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		if (!page->url || st->url_ver == page->ver)
 			return 0;
 		st->url_ver = page->ver;
+		ev->checked = 1;
 		if (kn->matcher == KN_MATCH_GOLD_IN_PRED)
 			return score_text(ev, st, kn, page->url, 0, score, err);
 		if (kn->key) {
@@ -347,7 +352,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 			if (kn_url_query_param(&v, page->url, kn->key) != 0)
 				return 0; /* a missing parameter scores 0 */
 			int rc = score_text(ev, st, kn, v, 0, score, err);
-			free(v);
+			ev->seen_own = v; /* evidence reads it after this returns; freed there */
 			return rc;
 		}
 		const char *in = url_form(page, kn->matcher == KN_MATCH_EXACT ? 0 : 1);
@@ -360,6 +365,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 			if (kn->matcher == KN_MATCH_REGEX)
 				return score_text(ev, st, kn, e->selector, 0, score, err);
 			*score = selector_matches(ev, kn, e, kn->matcher == KN_MATCH_INCLUDE);
+			ev->checked = 1, ev->seen = e->selector;
 		}
 		return 0;
 	case KN_TARGET_ELEMENT_VALUE: {
@@ -414,7 +420,11 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 		if (st->pub.score >= 1.0 && !last)
 			continue;
 		double s;
+		ev->seen = NULL, ev->checked = 0;
 		int r = eval_node(ev, i, e, page, &s, err);
+		if (ev->evid)
+			kn_evidence_report(ev, ev->evid, ev->evid_ud, i, e, ev->checked, ev->seen, r ? -1 : s);
+		free(ev->seen_own), ev->seen_own = NULL;
 		if (last)
 			st->final = r ? 0 : s;
 		if (r) {
@@ -605,6 +615,8 @@ const char *kn_eval_url(const kn_eval *ev)
 {
 	return ev->cur.url;
 }
+
+void kn_eval_set_evidence(kn_eval *ev, kn_evidence_fn fn, void *ud) { ev->evid = fn, ev->evid_ud = ud; }
 
 void kn_eval_set_error(kn_eval *ev)
 {
