@@ -26,6 +26,7 @@ static const char help[] =
 	"usage: keynode run --tasks FILE --agent 'CMD …' [--task ID]… [--parallel N] [--repeat K]\n"
 	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN]\n"
+	"                   [--trace on|off|failures]\n"
 	"\n"
 	"Run any agent (any language, any browser library) over a task set and score every attempt\n"
 	"live. For each attempt keynode starts a fresh private headless Chromium, opens the task's\n"
@@ -67,6 +68,9 @@ static const char help[] =
 	"  --mode M          default or webcanvas, as for `keynode score`\n"
 	"  --chromium BIN    the browser to launch (default /usr/lib/chromium/chromium)\n"
 	"  --quiet           no progress\n"
+	"  --trace M         the run trace of each attempt in <attempt>/trace/ (screenshots, element,\n"
+	"                    console/network, key-node evidence per step; `keynode trace show`): off\n"
+	"                    (default), on, or failures (kept only for attempts that did not finish)\n"
 	"\n"
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found) are not the agent's fault: such attempts are retried, then reported apart and left out\n"
@@ -82,6 +86,7 @@ struct item {
 };
 
 struct run {
+	int trace;              /* --trace (kn_trace_mode) */
 	struct item *items;
 	size_t n_items;
 	atomic_size_t next;
@@ -166,7 +171,8 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 		kn_attempt_opts o = {.task = it->task, .agent_cmd = r->agent, .dir = dir, .run_id = run_id,
 		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
 		                     .chromium = r->chromium, .viewport_w = r->vw, .viewport_h = r->vh,
-		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop};
+		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
+		                     .trace = r->trace};
 		kn_err err = {0};
 		if (kn_attempt_run(&rep, &o, &err) != 0) {
 			pthread_mutex_lock(&r->lock);
@@ -334,7 +340,7 @@ int kn_cmd_run(int argc, char **argv)
 		{"viewport", required_argument, NULL, O_VIEWPORT}, {"step-limit", required_argument, NULL, O_STEPS},
 		{"mode", required_argument, NULL, O_MODE},         {"chromium", required_argument, NULL, O_CHROMIUM},
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0}};
+		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE}, {NULL, 0, NULL, 0}};
 	const char *tasks = NULL, *out = NULL;
 	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600;
 	struct run r = {.retries = 1};
@@ -405,9 +411,17 @@ int kn_cmd_run(int argc, char **argv)
 			fputs(help, stdout);
 			rc = KN_EXIT_OK;
 			goto done;
-		default:
-			kn_cli_usage_error("run", "bad option");
+		default: {
+			kn_cli_trace tro = {0};
+			int tr = kn_cli_trace_option(&tro, "run", c, optarg);
+			if (tr > 0) {
+				r.trace = (int)tro.mode;
+				break;
+			}
+			if (tr == 0)
+				kn_cli_usage_error("run", "bad option");
 			goto done;
+		}
 		}
 	}
 	if (!tasks || !r.agent) {

@@ -320,6 +320,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	kn_agent_proc *agent = NULL;
 	kn_err e = {0};
 	int rc = 0;
+	kn_trace *tr = NULL; /* --trace: <dir>/trace/ */
 
 	if (kn_runner_mkdirs(o->dir) != 0)
 		return kn_err_set(err, KN_EIO, "cannot create %s: %s", o->dir, strerror(errno));
@@ -368,8 +369,13 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		errorf(rep, "cannot write in ", o->dir);
 		goto result;
 	}
+	char *tdir = o->trace ? path_in(o->dir, "trace") : NULL;
+	if (tdir && kn_trace_new(&tr, tdir, &(kn_trace_opts){.mode = (kn_trace_mode)o->trace, .kind = "run",
+	                         .run_id = o->run_id, .task = o->task}, &e) != 0)
+		errorf(rep, "trace: ", e.msg);
+	free(tdir);
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
-	                      .on_ready = on_ready, .on_end = on_end, .ud = &a};
+	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .trace = tr};
 	if (kn_monitor_start(&a.mon, a.loop, ws, &mo, &e) != 0) {
 		errorf(rep, "monitor: ", e.msg);
 		goto result;
@@ -428,8 +434,13 @@ result:
 	if (tf)
 		fflush(tf);
 	rc = write_result(&a, a.mon ? kn_monitor_eval(a.mon) : NULL, t_end, err);
+	for (int w = 0; a.mon && kn_trace_busy(tr) && w < 3000; w += 20) /* the last screenshot */
+		kn_cdp_loop_run_for(a.loop, 20);
+	if (tr && a.mon)
+		kn_trace_finish(tr, kn_monitor_eval(a.mon), rep->end, NULL, !rep->completed, NULL, NULL);
 out:
 	kn_monitor_free(a.mon);
+	kn_trace_free(tr); /* after the monitor: its pending captures have failed */
 	if (context && ws)
 		kn_browser_context_dispose(a.loop, ws, context);
 	kn_cdp_loop_free(a.loop);

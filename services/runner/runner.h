@@ -35,6 +35,7 @@ typedef struct kn_attempt_opts {
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
 	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
 	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */
+	int trace;               /* kn_trace_mode: the run trace in <dir>/trace/ (services/trace) */
 } kn_attempt_opts;
 
 typedef enum kn_attempt_status {

@@ -208,6 +208,19 @@ void kn_trace_counts(const kn_trace *t, int *shots, int *skipped)
 	*skipped = t ? t->skipped : 0;
 }
 
+void kn_trace_set_verdict(kn_trace *t, const char *status)
+{
+	if (!t)
+		return;
+	free(t->verdict);
+	t->verdict = status ? strdup(status) : NULL;
+}
+
+int kn_trace_busy(const kn_trace *t)
+{
+	return t && t->pending != NULL;
+}
+
 const char *kn_trace_dir(const kn_trace *t)
 {
 	return t ? t->dir : NULL;
@@ -281,7 +294,7 @@ int kn_trace_finish(kn_trace *t, const kn_eval *ev, const char *end_reason, cons
 		"trace", 1, "kind", t->o.kind, "mode", kn_trace_mode_name(t->o.mode), "run", t->run_id, "task",
 		task->id, "intent", kn_trace_text(task->intent, 4000), "started", t->started, "ended", ended,
 		"end_reason", end_reason ? end_reason : "stopped", "status",
-		kn_status_name(kn_eval_status(ev)), "layout", "index.json + shots/NNNN.jpg", "failed", failed,
+		t->verdict ? t->verdict : kn_status_name(kn_eval_status(ev)), "layout", "index.json + shots/NNNN.jpg", "failed", failed,
 		"score", kn_eval_score(ev), "answer", kn_trace_text(ans, 8000), "capture", "format", "jpeg",
 		"quality", t->o.jpeg_quality, "scale", t->o.scale, "shots", t->shots, "skipped", t->skipped,
 		"key_nodes", key_nodes_json(ev), "steps", t->steps);
@@ -326,6 +339,7 @@ void kn_trace_free(kn_trace *t)
 	json_decref(t->requests);
 	json_decref(t->selectors);
 	free(t->answer);
+	free(t->verdict);
 	free(t->run_id);
 	free(t->dir);
 	free(t);

@@ -74,6 +74,12 @@ int kn_trace_finish(kn_trace *t, const kn_eval *ev, const char *end_reason, cons
  * last screenshot arrive before the index is written). NULL trace: done at once. */
 void kn_trace_settle(kn_trace *t, kn_cdp_loop *loop, int max_ms, void (*done)(void *ud), void *ud);
 
+/* A replay's verdict (passed, broken, error, blocked) as the index's status instead of the
+ * evaluator's (copied). */
+void kn_trace_set_verdict(kn_trace *t, const char *status);
+/* 1 while a capture is in flight (a caller that drives its own loop serves it until 0). */
+int kn_trace_busy(const kn_trace *t);
+
 /* The trace's folder (borrowed). */
 const char *kn_trace_dir(const kn_trace *t);
 

@@ -32,7 +32,7 @@ struct kn_trace_pending {
 
 struct kn_trace {
 	kn_trace_opts o;
-	char *dir, *run_id, *answer;
+	char *dir, *run_id, *answer, *verdict;
 	char started[KN_TIME_MAX];
 	double t0;
 	json_t *steps;       /* the index's steps */

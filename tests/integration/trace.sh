@@ -11,7 +11,8 @@
 #   - `keynode trace show` prints the same evidence; `keynode trace pack` writes a tar that tar reads;
 #   - malformed trace input (no index, truncated, garbage, wrong types, a screenshot path outside shots/) gives
 #     a clear error naming the file, exit 1 or 2, never a crash;
-#   - --trace failures keeps the trace of a run that did not finish and removes the one of a run that did.
+#   - --trace failures keeps the trace of a run that did not finish and removes the one of a run that did;
+#   - `replay --validate --trace` writes a replay trace per task, `run --trace` one per attempt folder.
 #
 #   tests/integration/trace.sh KEYNODE_BIN REPO_DIR
 #
@@ -154,6 +155,26 @@ mal escape "escape/index.json: steps\[1\].screenshot: not a file under shots/"
 watch_run t2 shop.mjs full --until finished --trace failures
 [ "$wrc" = 0 ] && [ ! -e "$tmp/t2.trace" ] && kn_ok "--trace failures: a finished run leaves no trace" ||
   kn_fail "--trace failures, finished run: exit $wrc, trace dir $(ls -d "$tmp/t2.trace" 2>&1)"
+# replay --validate: one trace per task, its verdict as status; run: one per attempt in its folder
+"$kn" replay --validate --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart --out "$tmp/rv" \
+  --trace on --quiet >"$tmp/rv.out" 2>&1
+rc=$?
+ri=$tmp/rv/shop-red-runner-cart.trace/index.json
+[ "$rc" = 0 ] && jq -e '.kind == "replay" and .status == "passed" and .failed == false and ([.steps[] | select(.step > 0)] | length) >= 5 and .capture.shots >= 1' "$ri" >/dev/null &&
+  node "$here/trace-validate.mjs" "$repo" "$ri" >/dev/null &&
+  kn_ok "replay --validate --trace on: the replay's trace, status passed, validates" ||
+  kn_fail "replay --validate --trace (exit $rc): $(tail -3 "$tmp/rv.out"); $(jq -c '{kind, status, capture}' "$ri" 2>&1)"
+"$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --trace on >/dev/null 2>"$tmp/rv.err"
+[ $? = 2 ] && grep -q -- '--trace needs --validate' "$tmp/rv.err" && kn_ok "replay --trace without --validate: usage error" ||
+  kn_fail "replay --trace without --validate: $(cat "$tmp/rv.err")"
+"$kn" run --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart --out "$tmp/runs" --trace on --quiet \
+  --agent "node $here/agents/shop.mjs \"\$KEYNODE_CDP_URL\" $base $tmp/run.marks full" >"$tmp/run.out" 2>&1
+rc=$?
+ai=$tmp/runs/shop-red-runner-cart/1/trace/index.json
+[ "$rc" = 0 ] && jq -e '.kind == "run" and .status == "finished" and ([.steps[] | select(.step > 0)] | length) == 6' "$ai" >/dev/null &&
+  node "$here/trace-validate.mjs" "$repo" "$ai" >/dev/null &&
+  kn_ok "run --trace on: the attempt's trace in its folder, validates" ||
+  kn_fail "run --trace (exit $rc): $(tail -3 "$tmp/run.out"); $(jq -c '{kind, status, steps: (.steps | length)}' "$ai" 2>&1)"
 "$kn" watch --trace sometimes --browser x --tasks x --task x >/dev/null 2>"$tmp/bad.err"
 [ $? = 2 ] && grep -q -- '--trace must be on, off or failures' "$tmp/bad.err" && kn_ok "--trace sometimes: usage error" ||
   kn_fail "--trace sometimes: $(cat "$tmp/bad.err")"
