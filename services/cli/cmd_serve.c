@@ -21,11 +21,14 @@
 #include "scheduler.h"
 #include "server.h"
 #include "store.h"
+#include "trace_routes.h"
+#include "keynode/fs.h"
 #include "verdict.h"
 
 static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
-	"                     [--log-requests] [--workflows DIR]\n"
+	"                     [--log-requests] [--workflows DIR] [--trace on|off|failures]\n"
+	"                     [--trace-dir DIR] [--trace-keep-days N] [--trace-max-mb N]\n"
 	"\n"
 	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
 	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
@@ -44,6 +47,13 @@ static const char help[] =
 	"  --workflows DIR   a task file uploaded through POST /api/tasksets gets DIR/<task-id>.yaml\n"
 	"                    (`keynode record`) as its tasks' reference steps; stored with the task\n"
 	"                    version (a new workflow makes a new version)\n"
+	"  --trace M         the run trace of every watched run (screenshots, element, console and\n"
+	"                    network, key-node evidence per step; the dashboard's trace page): off\n"
+	"                    (default), on, or failures (kept only for runs that did not finish)\n"
+	"  --trace-dir DIR   where traces are kept, one folder per run (default: traces/ beside the\n"
+	"                    spool folder); GET /api/runs/{id}/trace serves them\n"
+	"  --trace-keep-days N  traces older than N days are removed (default 14; swept hourly)\n"
+	"  --trace-max-mb N  screenshots of one run stop at N MB (the steps say so; default 50)\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
 	"Events are acknowledged once durable (committed, or spooled and fdatasync'ed). Runs a\n"
@@ -84,11 +94,18 @@ struct serve {
 	kn_stream *stream;
 	kn_runs *runs;
 	kn_api *api; /* set once everything runs; the server is created (bound) before it */
+	char *traces;      /* --trace-dir: run traces (services/trace) */
+	int keep_days;     /* --trace-keep-days */
+	double last_sweep; /* monotonic seconds of the last retention sweep */
 };
 
 static void handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 {
-	kn_api_handle(((struct serve *)ud)->api, req, resp);
+	struct serve *sv = ud;
+	if (kn_http_trace_route(req->route)) /* files, not the database (trace_routes.c) */
+		kn_http_trace_handle(sv->traces, req, resp);
+	else
+		kn_api_handle(sv->api, req, resp);
 }
 
 static void before_metrics(void *ud)
@@ -103,7 +120,12 @@ static int durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
 
 static void server_tick(void *ud)
 {
-	kn_api_tick(((struct serve *)ud)->api);
+	struct serve *sv = ud;
+	kn_api_tick(sv->api);
+	if (sv->traces && kn_time_mono_s() - sv->last_sweep >= 3600) { /* trace retention, hourly */
+		sv->last_sweep = kn_time_mono_s();
+		kn_trace_sweep(sv->traces, sv->keep_days);
+	}
 }
 
 static void wake(void *ud)
@@ -148,9 +170,12 @@ int kn_cmd_serve(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
 		{"spool-dir", required_argument, NULL, 's'}, {"log-requests", no_argument, NULL, 'L'},
 		{"workflows", required_argument, NULL, 'w'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'},          KN_CLI_TRACE_LONGOPTS,
+		{"trace-keep-days", required_argument, NULL, 'K'}, {"trace-max-mb", required_argument, NULL, 'M'},
+		{NULL, 0, NULL, 0}};
 	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
-	int log_requests = 0, c;
+	int log_requests = 0, c, keep_days = 14, max_mb = 50;
+	kn_cli_trace tro = {0};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': config_path = optarg; break;
@@ -159,7 +184,20 @@ int kn_cmd_serve(int argc, char **argv)
 		case 'L': log_requests = 1; break;
 		case 'w': workflows = optarg; break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
-		default: return kn_cli_usage_error("serve", "bad option");
+		case 'K':
+			if (kn_cli_parse_int(&keep_days, optarg) || keep_days < 1 || keep_days > 36500)
+				return kn_cli_usage_error("serve", "--trace-keep-days must be 1..36500");
+			break;
+		case 'M':
+			if (kn_cli_parse_int(&max_mb, optarg) || max_mb < 1 || max_mb > 100000)
+				return kn_cli_usage_error("serve", "--trace-max-mb must be 1..100000");
+			break;
+		default: {
+			int tr = kn_cli_trace_option(&tro, "serve", c, optarg);
+			if (tr > 0)
+				break;
+			return tr < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("serve", "bad option");
+		}
 		}
 	}
 	if (optind < argc)
@@ -199,6 +237,19 @@ int kn_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 	sprintf(spool, "%s/%s", spool_base, key);
+	if (tro.dir) { /* traces: --trace-dir, else traces/ beside the spool folder */
+		sv.traces = strdup(tro.dir);
+	} else if ((sv.traces = malloc(strlen(spool_base) + 8)) != NULL) {
+		strcpy(sv.traces, spool_base);
+		char *slash = strrchr(sv.traces, '/');
+		strcpy(slash ? slash + 1 : sv.traces, "traces");
+	}
+	sv.keep_days = keep_days;
+	sv.last_sweep = -1e9;
+	if (tro.mode != KN_TRACE_OFF && (!sv.traces || kn_mkdirs(sv.traces, 0700, &err) != 0)) {
+		fprintf(stderr, "keynode serve: %s\n", sv.traces ? err.msg : "out of memory");
+		goto done;
+	}
 	{
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -278,6 +329,9 @@ int kn_cmd_serve(int argc, char **argv)
 	ro.log = log_line;
 	ro.owner = owner;
 	ro.max_events = cfg->http_max_run_events;
+	ro.trace_mode = (int)tro.mode;
+	ro.trace_root = sv.traces;
+	ro.trace_max_bytes = (long long)max_mb * 1024 * 1024;
 	if (cfg->semantic.backend == KN_CONFIG_LLM) {
 		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
 		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;
@@ -361,6 +415,7 @@ done:
 	kn_store_free(st);
 	free(spool);
 	free(spool_base);
+	free(sv.traces);
 	kn_config_free(cfg);
 	if (exit_code == KN_EXIT_OK)
 		fprintf(stderr, "level=info component=serve msg=\"stopped\"\n");

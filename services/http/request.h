@@ -44,6 +44,9 @@ typedef enum kn_route {
 	KN_ROUTE_HEALTHZ,       /* GET /healthz */
 	KN_ROUTE_STATIC,        /* GET / and /static/… (the dashboard) */
 	KN_ROUTE_RUN_EVENTS_GET, /* GET /api/runs/{id}/events?after=SEQ&limit=N */
+	KN_ROUTE_RUN_TRACE,      /* GET /api/runs/{id}/trace (issue 16: the trace index, trace_routes.c) */
+	KN_ROUTE_RUN_TRACE_SHOT, /* GET /api/runs/{id}/trace-shot?step=N (a screenshot, image/jpeg) */
+	KN_ROUTE_RUN_TRACE_TAR,  /* GET /api/runs/{id}/trace.tar (the whole trace, one ustar archive) */
 	KN_ROUTE__COUNT
 } kn_route;
 

@@ -36,6 +36,7 @@ struct run {
 	int step_limit;    /* kn_eval_opts.step_limit of this run (0 upstream, <0 none) */
 	/* watched */
 	kn_monitor *mon;
+	kn_trace *trace;   /* its run trace (services/trace), NULL: none */
 	/* external */
 	kn_eval *ev;
 	struct timespec started_mono, last_event;
@@ -243,6 +244,7 @@ static void free_graves(void *ud)
 		struct run *next = g->next;
 		kn_monitor_free(g->mon);
 		g->mon = NULL;
+		kn_trace_free(g->trace), g->trace = NULL; /* after the monitor: its captures have failed */
 		run_unref(g); /* the list's reference, kept while the monitor lived */
 		g = next;
 	}
@@ -264,6 +266,8 @@ static void mon_on_end(void *ud, kn_monitor *m, const char *reason)
 	struct run *run = ud;
 	if (!claim_finish(run))
 		return;
+	kn_trace_finish(run->trace, kn_monitor_eval(m), reason, NULL, !kn_eval_completed(kn_monitor_eval(m)),
+	                NULL, NULL);
 	finish(run, kn_monitor_eval(m), reason);
 	kn_cdp_loop_post(run->owner->loop, free_graves, run->owner);
 }
@@ -286,9 +290,12 @@ static void post_start(void *ud)
 	mo.on_end = mon_on_end;
 	mo.ud = run;
 	kn_err err = {0};
+	mo.trace = run->trace = kn_trace_open_in(r->o.trace_root, run->id, (kn_trace_mode)r->o.trace_mode,
+	                                         run->task, r->o.trace_max_bytes, &err);
 	if (kn_monitor_start(&run->mon, r->loop, run->ws, &mo, &err) != 0) {
 		logf_(r, "error", run->id, err.msg);
 		run->mon = NULL;
+		kn_trace_free(run->trace), run->trace = NULL;
 		if (claim_finish(run)) {
 			/* nothing was watched: an evaluator with no events gives the empty result */
 			kn_eval *ev = NULL;

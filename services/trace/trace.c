@@ -227,7 +227,7 @@ const char *kn_trace_dir(const kn_trace *t)
 }
 
 /* Remove the shots (dir/shots/NNNN.jpg), dir/shots, dir/index.json and dir (only what a trace writes). */
-static void remove_trace(const char *dir)
+void kn_trace_remove(const char *dir)
 {
 	char p[4096];
 	snprintf(p, sizeof p, "%s/shots", dir);
@@ -281,7 +281,7 @@ int kn_trace_finish(kn_trace *t, const kn_eval *ev, const char *end_reason, cons
 		return 0;
 	t->finished = 1;
 	if (t->o.mode == KN_TRACE_FAILURES && !failed) {
-		remove_trace(t->dir);
+		kn_trace_remove(t->dir);
 		return 0;
 	}
 	char ended[KN_TIME_MAX];

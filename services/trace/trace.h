@@ -36,6 +36,8 @@ typedef struct kn_trace_opts {
 	const kn_task *task;    /* borrowed; must outlive the trace */
 	int jpeg_quality;       /* 1..100; 0 → 50 */
 	double scale;           /* screenshot scale in (0, 1]; 0 → 0.5 */
+	long long max_bytes;    /* screenshots stop once they hold this many bytes (the steps say so);
+	                         * 0: no limit */
 } kn_trace_opts;
 
 /* A trace writing into dir (created when missing; shots/ inside). *out is the caller's
@@ -84,6 +86,17 @@ int kn_trace_busy(const kn_trace *t);
 const char *kn_trace_dir(const kn_trace *t);
 
 void kn_trace_free(kn_trace *t);
+
+/* ---- under the service (trace_service.c) ---- */
+
+/* A trace for run_id in root/<run_id>/ (NULL when mode is OFF, root is NULL, the id is not a plain
+ * file name, or the folder cannot be made: err says why). */
+kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode mode,
+                           const kn_task *task, long long max_bytes, kn_err *err);
+/* Retention: remove the traces under root whose index.json (or, for one never finished, the
+ * folder) is older than keep_days. Returns how many were removed (≥ 0). Only folders holding a
+ * trace's files are touched. */
+int kn_trace_sweep(const char *root, int keep_days);
 
 /* ---- reading a trace (trace_read.c) ---- */
 

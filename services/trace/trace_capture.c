@@ -153,6 +153,7 @@ static void shot_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 			json_object_set_new(s, "screenshot_bytes", json_integer((json_int_t)len));
 			json_object_del(s, "screenshot_error"); /* an earlier attempt's: this one came */
 			t->shots++;
+			t->bytes += (long long)len;
 		} else {
 			json_object_set_new(s, "screenshot_error", json_string("cannot write the screenshot"));
 		}
@@ -289,7 +290,10 @@ void kn_trace_capture_step(kn_trace *t, kn_cdp *c, const kn_event *ev, json_t *s
 	if (tab->status)
 		json_object_set_new(step, "status", json_integer(tab->status));
 	int shot = !shot_busy(t);
-	if (!shot) {
+	if (shot && t->o.max_bytes > 0 && t->bytes >= t->o.max_bytes) {
+		shot = 0;
+		json_object_set_new(step, "screenshot_skipped", json_string("the trace reached its size limit"));
+	} else if (!shot) {
 		t->skipped++;
 		json_object_set_new(step, "screenshot_skipped", json_string("a capture was still in flight"));
 	}
@@ -311,6 +315,8 @@ static void on_load(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab)
 	json_t *s = ns ? json_array_get(t->steps, ns - 1) : NULL;
 	const char *stab = json_string_value(json_object_get(s, "tab"));
 	int n = (int)json_integer_value(json_object_get(s, "step"));
+	if (t->o.max_bytes > 0 && t->bytes >= t->o.max_bytes)
+		return;
 	if (!c || !s || n < 1 || !stab || strcmp(stab, tab->id) != 0 ||
 	    !json_is_null(json_object_get(s, "screenshot")) || shot_busy(t))
 		return;

@@ -40,6 +40,7 @@ struct kn_trace {
 	json_t *requests;    /* requestId → URL, for loadingFailed */
 	json_t *selectors;   /* [[node id, selector]…]: element key nodes the probe resolves */
 	int n_steps, shots, skipped, finished;
+	long long bytes;     /* screenshot bytes written */
 	int shot_in_flight;  /* the step whose screenshot is being taken, 0 none */
 	double shot_started; /* when (monotonic seconds) */
 	unsigned shot_gen;   /* bumped per screenshot started or given up */
@@ -49,6 +50,9 @@ struct kn_trace {
 
 /* Start the step's captures (probe: title, element box, DOM excerpt, selectors; screenshot). */
 void kn_trace_capture_step(kn_trace *t, kn_cdp *c, const kn_event *ev, json_t *step, int n);
+
+/* Remove a trace folder: its shots, index.json and the folders (nothing else is touched). */
+void kn_trace_remove(const char *dir);
 
 /* s cut to max bytes at a character boundary with "…"; JSON null for NULL. New reference. */
 json_t *kn_trace_text(const char *s, size_t max);
