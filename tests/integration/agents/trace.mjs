@@ -1,5 +1,5 @@
 // trace.mjs — the agent of trace.sh: part of the shop task, then a page with a hostile title, then an
-// answer with markup in it. Takes CDP_URL BASE_URL MARK_FILE ANSWER_FILE.
+// answer with markup in it. Takes CDP_URL BASE_URL MARK_FILE ANSWER_FILE ("-": the caller posts the answer).
 //   goto /shop/ · fill #q · press Enter · click "Red Runner" · goto /xss.html · click #go · answer
 import fs from 'node:fs';
 import { connect, mark, run, say, think, base } from './lib.mjs';
@@ -31,7 +31,9 @@ run(async () => {
   say('click #go');
   await page.click('#go');
   await think();
-  say('answer');
-  fs.appendFileSync(answerFile, XSS_ANSWER + '\n');
+  if (answerFile && answerFile !== '-') {
+    say('answer');
+    fs.appendFileSync(answerFile, XSS_ANSWER + '\n');
+  }
   mark('last');
 });
