@@ -9,7 +9,7 @@
 
 #include "trace_internal.h"
 
-#define KN_TRACE_SUMMARY_MAX 6 /* "at step N …" clauses per node (the last ones) */
+#define KN_TRACE_SUMMARY_MAX 8 /* facts per node paragraph (the latest ones) */
 
 static const char *str(json_t *o, const char *k)
 {
@@ -37,45 +37,81 @@ static void cat(char **buf, size_t *len, const char *fmt, ...)
 	*len += (size_t)n;
 }
 
-/* One clause about node id at step s, or NULL when the step says nothing about it. */
-static char *clause(json_t *s, const char *id)
+/* Add one fact about a node at step: facts is [[text, [steps…]]…] in order of first appearance. */
+static void fact(json_t *facts, const char *text, long long step)
 {
-	char *b = NULL;
-	size_t n = 0;
+	size_t i;
+	json_t *f;
+	json_array_foreach(facts, i, f) {
+		if (strcmp(json_string_value(json_array_get(f, 0)), text) == 0) {
+			json_t *st = json_array_get(f, 1);
+			if (json_integer_value(json_array_get(st, json_array_size(st) - 1)) != step)
+				json_array_append_new(st, json_integer(step));
+			return;
+		}
+	}
+	json_array_append_new(facts, json_pack("[s, [I]]", text, (json_int_t)step));
+}
+
+/* What step s says about node id, as facts. */
+static void step_facts(json_t *facts, json_t *s, const char *id)
+{
 	long long step = json_integer_value(json_object_get(s, "step"));
 	size_t i;
 	json_t *x;
+	char *b = NULL;
+	size_t n = 0;
 	json_array_foreach(json_object_get(s, "selectors"), i, x) {
 		if (strcmp(str(x, "node"), id) != 0)
 			continue;
 		long long c = json_integer_value(json_object_get(x, "count"));
+		n = 0;
 		if (c == 0)
-			cat(&b, &n, "at step %lld the selector `%s` resolved to nothing", step, str(x, "selector"));
+			cat(&b, &n, "the selector `%s` resolved to nothing", str(x, "selector"));
 		else if (c < 0)
-			cat(&b, &n, "at step %lld the selector `%s` is not valid CSS", step, str(x, "selector"));
+			cat(&b, &n, "the selector `%s` is not valid CSS", str(x, "selector"));
+		if (n)
+			fact(facts, b, step);
 	}
 	json_array_foreach(json_object_get(s, "evidence"), i, x) {
 		if (strcmp(str(x, "node"), id) != 0)
 			continue;
 		const char *in = json_string_value(json_object_get(x, "input"));
-		double sc = json_number_value(json_object_get(x, "score"));
-		if (b)
-			cat(&b, &n, ", and ");
-		else
-			cat(&b, &n, "at step %lld ", step);
 		const char *ev = str(x, "event");
+		n = 0;
 		if (*ev && strcmp(ev, str(s, "type")) != 0)
 			cat(&b, &n, "(after a %s) ", ev);
 		cat(&b, &n, "%s", str(x, "why"));
 		if (in)
 			cat(&b, &n, ": %s saw `%.160s`%s", str(x, "matcher"), in, strlen(in) > 160 ? "…" : "");
 		if (json_is_true(json_object_get(x, "checked")))
-			cat(&b, &n, " (score %g)", sc);
+			cat(&b, &n, " (score %g)", json_number_value(json_object_get(x, "score")));
+		if (n)
+			fact(facts, b, step);
 	}
-	return b;
+	free(b);
 }
 
-/* The paragraph of key node kn over the steps. */
+/* "at step 4", "at steps 1, 2 and 5", "at 9 steps from 1 to 40". */
+static void steps_words(char **b, size_t *n, json_t *st)
+{
+	size_t k = json_array_size(st);
+	if (k == 1) {
+		cat(b, n, "at step %lld", (long long)json_integer_value(json_array_get(st, 0)));
+		return;
+	}
+	if (k > 6) {
+		cat(b, n, "at %zu steps from %lld to %lld", k, (long long)json_integer_value(json_array_get(st, 0)),
+		    (long long)json_integer_value(json_array_get(st, k - 1)));
+		return;
+	}
+	cat(b, n, "at steps");
+	for (size_t i = 0; i < k; i++)
+		cat(b, n, "%s %lld", i == 0 ? "" : i + 1 == k ? " and" : ",",
+		    (long long)json_integer_value(json_array_get(st, i)));
+}
+
+/* The paragraph of key node kn over the steps: each fact once, with the steps it held at. */
 static char *node_summary(json_t *kn, json_t *steps)
 {
 	const char *id = str(kn, "id");
@@ -87,31 +123,26 @@ static char *node_summary(json_t *kn, json_t *steps)
 	else
 		cat(&b, &n, "%s not reached", id);
 	const char *sel = json_string_value(json_object_get(kn, "selector"));
-	char *parts[KN_TRACE_SUMMARY_MAX] = {0};
-	size_t np = 0, dropped = 0, i;
+	json_t *facts = json_array();
+	size_t i;
 	json_t *s;
 	json_array_foreach(steps, i, s) {
-		char *c = clause(s, id);
-		if (!c)
-			continue;
-		if (json_is_integer(at) && json_integer_value(json_object_get(s, "step")) != json_integer_value(at)) {
-			free(c); /* a reached node: the step that reached it is the evidence */
-			continue;
-		}
-		if (np == KN_TRACE_SUMMARY_MAX) {
-			free(parts[0]);
-			memmove(parts, parts + 1, (KN_TRACE_SUMMARY_MAX - 1) * sizeof *parts);
-			np--, dropped++;
-		}
-		parts[np++] = c;
+		/* a reached node: the step that reached it is the evidence */
+		if (!json_is_integer(at) || json_integer_value(json_object_get(s, "step")) == json_integer_value(at))
+			step_facts(facts, s, id);
 	}
-	if (!np && !json_is_integer(at))
+	size_t nf = json_array_size(facts);
+	size_t from = nf > KN_TRACE_SUMMARY_MAX ? nf - KN_TRACE_SUMMARY_MAX : 0;
+	if (!nf && !json_is_integer(at))
 		cat(&b, &n, ": no step gave it anything to check%s%s%s", sel ? " (its selector `" : "",
 		    sel ? sel : "", sel ? "`)" : "");
-	for (size_t k = 0; k < np; k++) {
-		cat(&b, &n, "%s%s%s", k ? "; " : ": ", k == 0 && dropped ? "… " : "", parts[k]);
-		free(parts[k]);
+	for (size_t k = from; k < nf; k++) {
+		json_t *f = json_array_get(facts, k);
+		cat(&b, &n, "%s%s", k > from ? "; " : ": ", k == from && from ? "… " : "");
+		steps_words(&b, &n, json_array_get(f, 1));
+		cat(&b, &n, " %s", json_string_value(json_array_get(f, 0)));
 	}
+	json_decref(facts);
 	return b;
 }
 
