@@ -97,6 +97,9 @@ struct serve {
 	char *traces;      /* --trace-dir: run traces (services/trace) */
 	int keep_days;     /* --trace-keep-days */
 	double last_sweep; /* monotonic seconds of the last retention sweep */
+	double last_scan;  /* … of the last look for new traces to index */
+	long long scanned; /* epoch seconds: traces indexed up to here */
+	kn_store *tst;     /* the traces' index rows (schemas/sql/050_traces.sql); server thread only */
 };
 
 static void handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
@@ -118,13 +121,45 @@ static int durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
 	return kn_api_durable(((struct serve *)ud)->api, from, upto, err);
 }
 
+/* A trace folder appeared or changed: its index row (kn_trace_scan callback). */
+static void trace_indexed(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes)
+{
+	struct serve *sv = ud;
+	json_t *cap = json_object_get(idx, "capture");
+	size_t steps = json_array_size(json_object_get(idx, "steps"));
+	kn_store_trace t = {.run_id = run_id, .path = dir, .kind = json_string_value(json_object_get(idx, "kind")),
+	                    .status = json_string_value(json_object_get(idx, "status")),
+	                    .steps = steps ? (int)steps - 1 : 0,
+	                    .shots = (int)json_integer_value(json_object_get(cap, "shots")),
+	                    .skipped = (int)json_integer_value(json_object_get(cap, "skipped")), .bytes = bytes};
+	kn_err err = {0};
+	if (kn_store_trace_put(sv->tst, &t, &err) != 0)
+		fprintf(stderr, "level=warn component=serve msg=\"cannot index a trace\" run=%s detail=\"%s\"\n",
+		        run_id, err.msg);
+}
+
+static void trace_removed(void *ud, const char *run_id)
+{
+	struct serve *sv = ud;
+	kn_err err = {0};
+	if (kn_store_trace_drop(sv->tst, run_id, &err) != 0)
+		fprintf(stderr, "level=warn component=serve msg=\"cannot drop a trace row\" run=%s detail=\"%s\"\n",
+		        run_id, err.msg);
+}
+
 static void server_tick(void *ud)
 {
 	struct serve *sv = ud;
 	kn_api_tick(sv->api);
+	if (sv->traces && sv->tst && kn_time_mono_s() - sv->last_scan >= 2) { /* new traces: index rows */
+		sv->last_scan = kn_time_mono_s();
+		long long now = (long long)time(NULL);
+		kn_trace_scan(sv->traces, sv->scanned, trace_indexed, sv);
+		sv->scanned = now - 1; /* an index written in the second of the scan is seen again */
+	}
 	if (sv->traces && kn_time_mono_s() - sv->last_sweep >= 3600) { /* trace retention, hourly */
 		sv->last_sweep = kn_time_mono_s();
-		kn_trace_sweep(sv->traces, sv->keep_days);
+		kn_trace_sweep(sv->traces, sv->keep_days, sv->tst ? trace_removed : NULL, sv);
 	}
 }
 
@@ -245,7 +280,11 @@ int kn_cmd_serve(int argc, char **argv)
 		strcpy(slash ? slash + 1 : sv.traces, "traces");
 	}
 	sv.keep_days = keep_days;
-	sv.last_sweep = -1e9;
+	sv.last_sweep = sv.last_scan = -1e9;
+	if (sv.traces && kn_store_open(&sv.tst, db, &err) != 0) { /* the traces' rows: own connection */
+		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
+		goto done;
+	}
 	if (tro.mode != KN_TRACE_OFF && (!sv.traces || kn_mkdirs(sv.traces, 0700, &err) != 0)) {
 		fprintf(stderr, "keynode serve: %s\n", sv.traces ? err.msg : "out of memory");
 		goto done;
@@ -416,6 +455,7 @@ done:
 	free(spool);
 	free(spool_base);
 	free(sv.traces);
+	kn_store_free(sv.tst);
 	kn_config_free(cfg);
 	if (exit_code == KN_EXIT_OK)
 		fprintf(stderr, "level=info component=serve msg=\"stopped\"\n");

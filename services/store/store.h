@@ -288,4 +288,17 @@ int kn_store_schedule_fire(kn_store *st, const char *schedule, int64_t fire_time
 /* The latest enqueued fire time of schedule; KN_ENOTFOUND when it never fired. */
 int kn_store_schedule_last(kn_store *st, const char *schedule, int64_t *fire_time, kn_err *err);
 
+/* ---- run traces (schemas/sql/050_traces.sql, issue 16) --------------------------------------- */
+
+/* One trace folder kept by `serve --trace` (strings borrowed). */
+typedef struct kn_store_trace {
+	const char *run_id, *path, *kind, *status;
+	int steps, shots, skipped;
+	long long bytes;
+} kn_store_trace;
+/* Upsert the index row of a trace. */
+int kn_store_trace_put(kn_store *st, const kn_store_trace *t, kn_err *err);
+/* Delete the row of a trace retention removed (no row: nothing to do). */
+int kn_store_trace_drop(kn_store *st, const char *run_id, kn_err *err);
+
 #endif

@@ -94,9 +94,16 @@ void kn_trace_free(kn_trace *t);
 kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode mode,
                            const kn_task *task, long long max_bytes, kn_err *err);
 /* Retention: remove the traces under root whose index.json (or, for one never finished, the
- * folder) is older than keep_days. Returns how many were removed (≥ 0). Only folders holding a
- * trace's files are touched. */
-int kn_trace_sweep(const char *root, int keep_days);
+ * folder) is older than keep_days, calling removed(ud, run id) for each (may be NULL). Returns how
+ * many were removed (≥ 0). Only folders holding a trace's files are touched. */
+int kn_trace_sweep(const char *root, int keep_days, void (*removed)(void *ud, const char *run_id),
+                   void *ud);
+/* The traces under root whose index.json changed at or after since (epoch seconds): fn gets each
+ * one's run id, folder, checked index (borrowed) and size in bytes (index + screenshots). A trace
+ * whose index does not load is skipped. Returns how many were reported. */
+int kn_trace_scan(const char *root, long long since,
+                  void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                  void *ud);
 
 /* ---- reading a trace (trace_read.c) ---- */
 

@@ -36,7 +36,8 @@ kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode m
 	return kn_trace_new(&t, dir, &o, err) == 0 ? t : NULL;
 }
 
-int kn_trace_sweep(const char *root, int keep_days)
+int kn_trace_sweep(const char *root, int keep_days, void (*removed)(void *ud, const char *run_id),
+                   void *ud)
 {
 	if (!root || keep_days <= 0)
 		return 0;
@@ -44,7 +45,7 @@ int kn_trace_sweep(const char *root, int keep_days)
 	if (!d)
 		return 0;
 	time_t cut = time(NULL) - (time_t)keep_days * 86400;
-	int removed = 0;
+	int n = 0;
 	struct dirent *de;
 	char p[4096], q[4200];
 	while ((de = readdir(d)) != NULL) {
@@ -60,9 +61,63 @@ int kn_trace_sweep(const char *root, int keep_days)
 			continue;
 		if (st.st_mtime < cut) {
 			kn_trace_remove(p);
-			removed++;
+			n++;
+			if (removed)
+				removed(ud, de->d_name);
 		}
 	}
 	closedir(d);
-	return removed;
+	return n;
+}
+
+/* Bytes of dir/index.json and dir/shots/ *.jpg. */
+static long long trace_bytes(const char *dir)
+{
+	char p[4600];
+	struct stat st;
+	long long n = 0;
+	snprintf(p, sizeof p, "%s/index.json", dir);
+	if (stat(p, &st) == 0)
+		n += (long long)st.st_size;
+	snprintf(p, sizeof p, "%s/shots", dir);
+	DIR *d = opendir(p);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		snprintf(p, sizeof p, "%s/shots/%s", dir, de->d_name);
+		if (de->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			n += (long long)st.st_size;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int kn_trace_scan(const char *root, long long since,
+                  void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                  void *ud)
+{
+	DIR *d = root ? opendir(root) : NULL;
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	char p[4096], q[4200];
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", root, de->d_name);
+		snprintf(q, sizeof q, "%s/index.json", p);
+		struct stat st;
+		if (stat(q, &st) != 0 || (long long)st.st_mtime < since)
+			continue;
+		json_t *idx = NULL;
+		kn_err err;
+		if (kn_trace_load(&idx, p, &err) != 0)
+			continue;
+		fn(ud, de->d_name, p, idx, trace_bytes(p));
+		json_decref(idx);
+		n++;
+	}
+	closedir(d);
+	return n;
 }

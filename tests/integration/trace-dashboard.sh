@@ -8,7 +8,8 @@
 #   - the dashboard's trace page in a second headless Chromium (trace-dashboard.mjs): film strip, evidence
 #     panel, step details, hostile title and answer as text, no console error; screenshots of the film strip
 #     and the evidence panel (ARTIFACT_DIR; KN_UPDATE_DOCS=1 writes them to docs/img/ for the README);
-#   - retention: serve with --trace-keep-days 1 removes a trace folder older than a day at start.
+#   - the trace's index row in PostgreSQL (schemas/sql/050_traces.sql: kind, status, steps, shots, bytes);
+#   - retention: serve with --trace-keep-days 1 removes a trace folder older than a day at start, and its row.
 #
 #   tests/integration/trace-dashboard.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
 set -u -o pipefail
@@ -41,8 +42,9 @@ xss_answer='<img src=x onerror="window.__pwned=2">answer & "quotes"'
 TOKEN=trace-token-$$
 
 # an old trace folder, for retention
-mkdir -p "$tmp/traces/old-run/shots" && echo '{}' >"$tmp/traces/old-run/index.json" &&
+mkdir -p "$tmp/traces/old-run/shots" && cp "$repo/tests/data/schema-valid/trace--watch-shop.json" "$tmp/traces/old-run/index.json" &&
   touch -d '3 days ago' "$tmp/traces/old-run/index.json"
+kn_psql "INSERT INTO traces (run_id, path, kind, status, steps, shots, skipped, bytes) VALUES ('old-run', '$tmp/traces/old-run', 'run', 'finished', 6, 6, 0, 1)"
 mkdir -p "$tmp/traces/not-a-trace" && touch -d '3 days ago' "$tmp/traces/not-a-trace"
 sport=$(kn_free_port)
 KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN "$kn" serve --listen "127.0.0.1:$sport" \
@@ -53,9 +55,11 @@ B=http://127.0.0.1:$sport
 for _ in $(seq 1 200); do curl -s -o /dev/null "$B/healthz" && break; sleep 0.05; done
 curl -s -o /dev/null "$B/healthz" || { kn_fail "serve did not start: $(tail -3 "$tmp/serve.err")"; kn_finish; }
 for _ in $(seq 1 100); do [ -e "$tmp/traces/old-run" ] || break; sleep 0.05; done
+for _ in $(seq 1 100); do [ "$(kn_psql "SELECT count(*) FROM traces WHERE run_id = 'old-run'")" = 0 ] && break; sleep 0.1; done
 [ ! -e "$tmp/traces/old-run" ] && [ -d "$tmp/traces/not-a-trace" ] &&
-  kn_ok "retention: a trace older than --trace-keep-days removed at start, other folders left alone" ||
-  kn_fail "retention: $(ls "$tmp/traces")"
+  [ "$(kn_psql "SELECT count(*) FROM traces WHERE run_id = 'old-run'")" = 0 ] &&
+  kn_ok "retention: a trace older than --trace-keep-days removed at start with its index row, other folders left alone" ||
+  kn_fail "retention: $(ls "$tmp/traces"); rows: $(kn_psql "SELECT run_id FROM traces")"
 W=(-H "Authorization: Bearer $TOKEN" -H 'Content-Type: application/json')
 c=$(curl -s -o "$tmp/ts.json" -w '%{http_code}' "${W[@]}" --data-binary @"$tmp/tasks.yaml" "$B/api/tasksets?name=sites")
 [ "$c" = 201 ] || { kn_fail "POST /api/tasksets: $c $(cat "$tmp/ts.json")"; kn_finish; }
@@ -88,6 +92,14 @@ done
 node "$here/trace-validate.mjs" "$repo" "$tmp/index.json" >"$tmp/validate.log" 2>&1 &&
   kn_ok "the service's trace validates against schemas/trace.schema.json" || kn_fail "schema: $(cat "$tmp/validate.log")"
 steps=$(curl -s "$B/api/runs/$run" | jq .steps)
+# the index row in PostgreSQL (schemas/sql/050_traces.sql), written once index.json is there
+want="run|$(jq -r .status "$tmp/index.json")|$steps|$(jq .capture.shots "$tmp/index.json")|t"
+for _ in $(seq 1 100); do
+  row=$(kn_psql "SELECT kind, status, steps, shots, bytes > 10000 FROM traces WHERE run_id = '$run'" | tr -d ' ')
+  [ "$row" = "$want" ] && break
+  sleep 0.1
+done
+[ "$row" = "$want" ] && kn_ok "the trace's index row in PostgreSQL: $row" || kn_fail "traces row: '$row', want '$want'"
 jq -e --argjson n "$steps" '[.steps[] | select(.step > 0)] | length == $n' "$tmp/index.json" >/dev/null &&
   kn_ok "one trace step per run step ($steps)" || kn_fail "steps: run $steps, trace $(jq '.steps | length' "$tmp/index.json")"
 [ "$(jq -r .answer "$tmp/index.json")" = "$xss_answer" ] && kn_ok "the posted answer is in the trace" ||
