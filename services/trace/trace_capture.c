@@ -196,6 +196,7 @@ static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 	json_t *s = t ? step_by_number(t, p->step) : NULL;
 	json_t *v = json_object_get(json_object_get(result, "result"), "value");
 	if (s && json_is_object(v)) {
+		json_object_del(s, "probe_error"); /* an earlier try's: this one answered */
 		json_object_set_new(s, "page_url", kn_trace_text(kn_json_str(v, "url"), 2000));
 		json_object_set_new(s, "title", kn_trace_text(kn_json_str(v, "title"), 500));
 		json_t *box = json_object_get(v, "box"), *found = json_object_get(v, "found");
@@ -315,13 +316,16 @@ static void on_load(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab)
 	json_t *s = ns ? json_array_get(t->steps, ns - 1) : NULL;
 	const char *stab = json_string_value(json_object_get(s, "tab"));
 	int n = (int)json_integer_value(json_object_get(s, "step"));
-	if (t->o.max_bytes > 0 && t->bytes >= t->o.max_bytes)
+	if (!c || !s || n < 1 || !stab || strcmp(stab, tab->id) != 0)
 		return;
-	if (!c || !s || n < 1 || !stab || strcmp(stab, tab->id) != 0 ||
-	    !json_is_null(json_object_get(s, "screenshot")) || shot_busy(t))
+	/* a probe lost to the navigation (no title) is asked again, of the page the step led to */
+	int shot = json_is_null(json_object_get(s, "screenshot")) &&
+	           !(t->o.max_bytes > 0 && t->bytes >= t->o.max_bytes) && !shot_busy(t);
+	if (!shot && json_is_string(json_object_get(s, "title")))
 		return;
-	json_object_set_new(s, "screenshot_when", json_string("after load"));
-	start_probe(t, c, tab, NULL, n, 1);
+	if (shot)
+		json_object_set_new(s, "screenshot_when", json_string("after load"));
+	start_probe(t, c, tab, NULL, n, shot);
 }
 
 void kn_trace_cdp_event(kn_trace *t, kn_cdp *c, const char *tab, const char *method, json_t *params)
