@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "keynode/evidence.h"
 #include "keynode/functional.h"
 #include "keynode/purchase.h"
 #include "keynode/url.h"
@@ -252,6 +253,7 @@ int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const
                        int fold, double *score, kn_err *err)
 {
 	*score = 0;
+	ev->seen = input, ev->checked = 1;
 	if (!input)
 		return 0;
 	if (kn->functional && kn->matcher != KN_MATCH_SEMANTIC) {
@@ -312,6 +314,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		if (!page->url || st->url_ver == page->ver)
 			return 0;
 		st->url_ver = page->ver;
+		ev->checked = 1;
 		if (kn->matcher == KN_MATCH_GOLD_IN_PRED)
 			return kn_eval_score_text(ev, st, kn, page->url, 0, score, err);
 		if (kn->key) {
@@ -319,7 +322,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 			if (kn_url_query_param(&v, page->url, kn->key) != 0)
 				return 0; /* a missing parameter scores 0 */
 			int rc = kn_eval_score_text(ev, st, kn, v, 0, score, err);
-			free(v);
+			ev->seen_own = v; /* evidence reads it after this returns; freed there */
 			return rc;
 		}
 		const char *in = url_form(page, kn->matcher == KN_MATCH_EXACT ? 0 : 1);
@@ -332,6 +335,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 			if (kn->matcher == KN_MATCH_REGEX)
 				return kn_eval_score_text(ev, st, kn, e->selector, 0, score, err);
 			*score = selector_matches(ev, kn, e, kn->matcher == KN_MATCH_INCLUDE);
+			ev->checked = 1, ev->seen = e->selector;
 		}
 		return 0;
 	case KN_TARGET_ELEMENT_VALUE: {
@@ -390,7 +394,11 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			continue;
 		double s;
 		st->final_gen += (unsigned)last;
+		ev->seen = NULL, ev->checked = 0;
 		int r = eval_node(ev, i, e, page, &s, err);
+		if (ev->evid)
+			kn_evidence_report(ev, ev->evid, ev->evid_ud, i, e, ev->checked, ev->seen, r ? -1 : s);
+		free(ev->seen_own), ev->seen_own = NULL;
 		if (last)
 			st->final = r ? 0 : s;
 		if (r == KN_EVAL_PENDING)
@@ -585,6 +593,8 @@ const char *kn_eval_url(const kn_eval *ev)
 {
 	return ev->cur.url;
 }
+
+void kn_eval_set_evidence(kn_eval *ev, kn_evidence_fn fn, void *ud) { ev->evid = fn, ev->evid_ud = ud; }
 
 void kn_eval_set_error(kn_eval *ev)
 {

@@ -5,6 +5,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "keynode/evidence.h"
 #include "keynode/functional.h"
 #include "keynode/purchase.h"
 
@@ -61,6 +62,8 @@ struct kn_eval {
 	kn_reward reward;
 	char *purchase_error; /* why the purchase read failed */
 	struct kn_defer *defer; /* deferred semantic judgements (eval_defer.c); NULL until the first */
+	kn_evidence_fn evid; void *evid_ud; /* evidence.h: each check reported, with its input */
+	const char *seen; int checked; char *seen_own; /* evidence: what the node being checked read */
 };
 
 /* A semantic check of node i said "pending": the judge was not asked yet or has not answered. */

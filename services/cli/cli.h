@@ -8,6 +8,7 @@
 #include "keynode/eval.h"
 #include "config.h"
 #include "llm.h"
+#include "trace.h"
 
 enum { KN_EXIT_OK = 0, KN_EXIT_FAIL = 1, KN_EXIT_USAGE = 2 };
 
@@ -117,5 +118,36 @@ void kn_cli_semantic_json(kn_cli_semantic *s, FILE *f, double reached);
  * which must outlive *out. Used by worker, watch and replay (blocked_opts.c). */
 struct kn_blocked_rules;
 void kn_cli_blocked_rules(struct kn_blocked_rules *out, const kn_config *cfg);
+/* The run trace options of watch, run and replay (trace_opts.c): append KN_CLI_TRACE_LONGOPTS
+ * and KN_CLI_TRACE_HELP, hand unknown option codes to kn_cli_trace_option (1 taken, 0 not ours,
+ * -1 bad value: usage already printed). */
+enum { KN_CLI_OPT_TRACE = 0x1100, KN_CLI_OPT_TRACE_DIR };
+#define KN_CLI_TRACE_LONGOPTS                                                                     \
+	{"trace", required_argument, NULL, KN_CLI_OPT_TRACE},                                        \
+	{"trace-dir", required_argument, NULL, KN_CLI_OPT_TRACE_DIR}
+#define KN_CLI_TRACE_HELP                                                                         \
+	"trace (screenshots, element, console/network and key-node evidence per step;\n"           \
+	"services/trace/README.md):\n"                                                              \
+	"  --trace on|off|failures  off (default); on; failures: kept only when the run did not\n"  \
+	"                     finish / the replay did not pass\n"                                   \
+	"  --trace-dir DIR    where (implies --trace on); default: beside the trajectory or\n"      \
+	"                     result (RUN.jsonl -> RUN.trace/); `keynode trace show DIR` reads it\n"
+typedef struct kn_cli_trace {
+	kn_trace_mode mode;
+	int mode_given;
+	const char *dir;
+} kn_cli_trace;
+int kn_cli_trace_option(kn_cli_trace *o, const char *cmd, int c, const char *arg);
+/* The folder: --trace-dir, else `beside` (a file) with its extension replaced by ".trace", else
+ * "trace-RUN_ID". */
+void kn_cli_trace_default_dir(char *buf, size_t size, const kn_cli_trace *o, const char *beside,
+                              const char *run_id);
+/* A trace in dir when the mode is not off (*out NULL when off). KN_EXIT_OK or KN_EXIT_USAGE. */
+int kn_cli_trace_open(kn_trace **out, const kn_cli_trace *o, const char *cmd, const char *dir,
+                      const kn_task *task, const char *run_id, const char *kind);
+/* Write the index (or drop the trace in failures mode when !failed) and say where it is. */
+int kn_cli_trace_finish(kn_trace *t, const kn_eval *ev, const char *cmd, const char *reason,
+                        int failed, int quiet);
+int kn_cmd_trace(int argc, char **argv);
 
 #endif

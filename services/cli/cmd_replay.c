@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -19,6 +21,7 @@ static const char help[] =
 	"usage: keynode replay --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
 	"                      [--task ID] [--out DIR] [--step-delay MS] [--answer-file FILE] [--quiet]\n"
 	"                      [--validate] [--workflows DIR] [--viewport WxH] [--config FILE]\n"
+	"                      [--trace on|off|failures] [--trace-dir DIR]   (with --validate)\n"
 	"\n"
 	"Drive the browser through each task's reference `steps` (goto, click, type, select, press,\n"
 	"scroll, wait, back, forward, answer) in a new tab, with trusted Input.* events, waiting for\n"
@@ -49,6 +52,11 @@ static const char help[] =
 	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
 	"                    (default: the built-in signatures)\n"
 	"\n"
+	"\n"
+	KN_CLI_TRACE_HELP
+	"                     replay: with --validate only, one trace per task: DIR/<task>/ (default\n"
+	"                     <--out>/<task>.trace/, else trace-<run id>/); failures: kept unless passed\n"
+	"\n"
 	"exit: 0 every task replayed (passed), 1 a step failed (a task broken), 2 usage error, browser\n"
 	"unreachable, a result that could not be written, or (--validate) a task's verdict was error\n";
 
@@ -76,12 +84,30 @@ static int write_result(const char *dir, const kn_task *task, const kn_replay_re
 /* --validate for one task: the verdict line, drift warnings, DIR/<task>.json and .png.
  * Returns the task's exit code: OK passed, FAIL broken, USAGE error. */
 static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, const kn_replay_opts *ro,
-                        const char *dir)
+                        const char *dir, const kn_cli_trace *tro)
 {
 	kn_validate_opts vo = {.replay = *ro, .fresh_context = 1};
 	kn_replay_report *rep = NULL;
 	kn_err err = {0};
-	if (kn_replay_validate(loop, ws, t, &vo, &rep, &err) != 0) {
+	char tdir[4096], run_id[64];
+	snprintf(run_id, sizeof run_id, "v-%ld-%.30s", (long)time(NULL), t->id);
+	if (tro->dir)
+		snprintf(tdir, sizeof tdir, "%s/%s", tro->dir, t->id);
+	else if (dir)
+		snprintf(tdir, sizeof tdir, "%s/%s.trace", dir, t->id);
+	else
+		snprintf(tdir, sizeof tdir, "trace-%s", run_id);
+	vo.run_id = run_id;
+	if (strchr(t->id, '/') && tro->mode != KN_TRACE_OFF)
+		fprintf(stderr, "keynode replay: task id '%s' cannot be a folder name: no trace\n", t->id);
+	else if (kn_cli_trace_open(&vo.trace, tro, "replay", tdir, t, run_id, "replay") != KN_EXIT_OK)
+		return KN_EXIT_USAGE;
+	int vr = kn_replay_validate(loop, ws, t, &vo, &rep, &err);
+	int kept = vo.trace && access(tdir, F_OK) == 0;
+	if (kept && ro->progress)
+		fprintf(stderr, "keynode replay: trace in %s (keynode trace show %s)\n", tdir, tdir);
+	kn_trace_free(vo.trace);
+	if (vr != 0) {
 		printf("%-24s error: %s\n", t->id, err.msg);
 		return KN_EXIT_USAGE;
 	}
@@ -163,11 +189,12 @@ int kn_cmd_replay(int argc, char **argv)
 		{"answer-file", required_argument, NULL, 'a'}, {"validate", no_argument, NULL, 'v'},
 		{"workflows", required_argument, NULL, 'w'}, {"viewport", required_argument, NULL, 'V'},
 		{"config", required_argument, NULL, 'c'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'},          KN_CLI_TRACE_LONGOPTS, {NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *config_path = NULL;
 	kn_config *cfg = NULL;
 	kn_blocked_rules blocked;
 	kn_replay_opts ro = {.progress = stderr};
+	kn_cli_trace tro = {0};
 	const char *answers = NULL, *workflows = NULL;
 	int c, validate = 0;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
@@ -190,11 +217,19 @@ int kn_cmd_replay(int argc, char **argv)
 			break;
 		case 'c': config_path = optarg; break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
-		default: return kn_cli_usage_error("replay", "bad option");
+		default: {
+			int tr = kn_cli_trace_option(&tro, "replay", c, optarg);
+			if (tr > 0)
+				break;
+			return tr < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("replay", "bad option");
+		}
 		}
 	}
 	if (!browser || !tasks)
 		return kn_cli_usage_error("replay", "--browser and --tasks are required");
+	if (tro.mode != KN_TRACE_OFF && !validate)
+		return kn_cli_usage_error("replay", "--trace needs --validate (a plain replay is an agent: the "
+		                                    "`keynode watch --trace` scoring it traces it)");
 	if (optind < argc)
 		return kn_cli_usage_error("replay", "unexpected argument '%s'", argv[optind]);
 
@@ -256,7 +291,7 @@ int kn_cmd_replay(int argc, char **argv)
 			continue;
 		ran++;
 		if (validate) {
-			int v = validate_one(loop, ws, t, &ro, out);
+			int v = validate_one(loop, ws, t, &ro, out, &tro);
 			failed |= v == KN_EXIT_FAIL;
 			errored |= v == KN_EXIT_USAGE;
 			continue;

@@ -29,6 +29,7 @@ static const char help[] =
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN]\n"
 	"                   [--config FILE]\n"
 	"                   [--server URL [--taskset NAME]]\n"
+	"                   [--trace on|off|failures]\n"
 	"\n"
 	"Run any agent (any language, any browser library) over a task set and score every attempt\n"
 	"live. For each attempt keynode starts a fresh private headless Chromium, opens the task's\n"
@@ -83,6 +84,9 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"                    browsers (same machine or network). Folders and summary are the same\n"
 	"  --taskset NAME    with --server: the task set's name there (default: the file's name\n"
 	"                    without its extension)\n"
+	"  --trace M         the run trace of each attempt in <attempt>/trace/ (screenshots, element,\n"
+	"                    console/network, key-node evidence per step; `keynode trace show`): off\n"
+	"                    (default), on, or failures (kept only for attempts that did not finish)\n"
 	"\n"
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found) are not the agent's fault: such attempts are retried, then reported apart and left out\n"
@@ -98,6 +102,7 @@ struct item {
 };
 
 struct run {
+	int trace;              /* --trace (kn_trace_mode) */
 	struct item *items;
 	size_t n_items;
 	atomic_size_t next;
@@ -173,7 +178,8 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
 		                     .chromium = r->chromium, .viewport_w = r->vw, .viewport_h = r->vh,
 		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
-		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref};
+		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref,
+		                     .trace = r->trace};
 		kn_err err = {0};
 		if (kn_attempt_run(&rep, &o, &err) != 0) {
 			pthread_mutex_lock(&r->lock);
@@ -345,7 +351,7 @@ int kn_cmd_run(int argc, char **argv)
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
 		{"config", required_argument, NULL, O_CONFIG},
 		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
-		{NULL, 0, NULL, 0}};
+		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE}, {NULL, 0, NULL, 0}};
 	const char *tasks = NULL, *out = NULL, *config_path = NULL, *server = NULL;
 	kn_config *cfg = NULL;
 	kn_remote *remote = NULL;
@@ -423,9 +429,17 @@ int kn_cmd_run(int argc, char **argv)
 			fputs(help_server, stdout);
 			rc = KN_EXIT_OK;
 			goto done;
-		default:
-			kn_cli_usage_error("run", "bad option");
+		default: {
+			kn_cli_trace tro = {0};
+			int tr = kn_cli_trace_option(&tro, "run", c, optarg);
+			if (tr > 0) {
+				r.trace = (int)tro.mode;
+				break;
+			}
+			if (tr == 0)
+				kn_cli_usage_error("run", "bad option");
 			goto done;
+		}
 		}
 	}
 	if (!tasks || !r.agent) {

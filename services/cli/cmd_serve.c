@@ -21,11 +21,15 @@
 #include "scheduler.h"
 #include "server.h"
 #include "store.h"
+#include "trace_routes.h"
+#include "keynode/fs.h"
 #include "verdict.h"
 
 static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
 	"                     [--log-requests] [--workflows DIR] [--verdict-wait MS]\n"
+	"                     [--trace on|off|failures] [--trace-dir DIR] [--trace-keep-days N]\n"
+	"                     [--trace-max-mb N]\n"
 	"\n"
 	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
 	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
@@ -46,6 +50,13 @@ static const char help[] =
 	"                    version (a new workflow makes a new version)\n"
 	"  --verdict-wait MS with the LLM judge: how long an ended run waits for the verdicts still\n"
 	"                    awaited before recording them as missing (default semantic.llm.timeout_ms)\n"
+	"  --trace M         the run trace of every watched run (screenshots, element, console and\n"
+	"                    network, key-node evidence per step; the dashboard's trace page): off\n"
+	"                    (default), on, or failures (kept only for runs that did not finish)\n"
+	"  --trace-dir DIR   where traces are kept, one folder per run (default: traces/ beside the\n"
+	"                    spool folder); GET /api/runs/{id}/trace serves them\n"
+	"  --trace-keep-days N  traces older than N days are removed (default 14; swept hourly)\n"
+	"  --trace-max-mb N  screenshots of one run stop at N MB (the steps say so; default 50)\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
 	"Events are acknowledged once durable (committed, or spooled and fdatasync'ed). Runs a\n"
@@ -86,11 +97,21 @@ struct serve {
 	kn_stream *stream;
 	kn_runs *runs;
 	kn_api *api; /* set once everything runs; the server is created (bound) before it */
+	char *traces;      /* --trace-dir: run traces (services/trace) */
+	int keep_days;     /* --trace-keep-days */
+	double last_sweep; /* monotonic seconds of the last retention sweep */
+	double last_scan;  /* … of the last look for new traces to index */
+	long long scanned; /* epoch seconds: traces indexed up to here */
+	kn_store *tst;     /* the traces' index rows (schemas/sql/050_traces.sql); server thread only */
 };
 
 static void handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 {
-	kn_api_handle(((struct serve *)ud)->api, req, resp);
+	struct serve *sv = ud;
+	if (kn_http_trace_route(req->route)) /* files, not the database (trace_routes.c) */
+		kn_http_trace_handle(sv->traces, req, resp);
+	else
+		kn_api_handle(sv->api, req, resp);
 }
 
 /* deferred requests, on the server's worker threads (which end before kn_server_run returns) */
@@ -114,9 +135,46 @@ static int durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
 	return kn_api_durable(((struct serve *)ud)->api, from, upto, err);
 }
 
+/* A trace folder appeared or changed: its index row (kn_trace_scan callback). */
+static void trace_indexed(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes)
+{
+	struct serve *sv = ud;
+	json_t *cap = json_object_get(idx, "capture");
+	size_t steps = json_array_size(json_object_get(idx, "steps"));
+	kn_store_trace t = {.run_id = run_id, .path = dir, .kind = json_string_value(json_object_get(idx, "kind")),
+	                    .status = json_string_value(json_object_get(idx, "status")),
+	                    .steps = steps ? (int)steps - 1 : 0,
+	                    .shots = (int)json_integer_value(json_object_get(cap, "shots")),
+	                    .skipped = (int)json_integer_value(json_object_get(cap, "skipped")), .bytes = bytes};
+	kn_err err = {0};
+	if (kn_store_trace_put(sv->tst, &t, &err) != 0)
+		fprintf(stderr, "level=warn component=serve msg=\"cannot index a trace\" run=%s detail=\"%s\"\n",
+		        run_id, err.msg);
+}
+
+static void trace_removed(void *ud, const char *run_id)
+{
+	struct serve *sv = ud;
+	kn_err err = {0};
+	if (kn_store_trace_drop(sv->tst, run_id, &err) != 0)
+		fprintf(stderr, "level=warn component=serve msg=\"cannot drop a trace row\" run=%s detail=\"%s\"\n",
+		        run_id, err.msg);
+}
+
 static void server_tick(void *ud)
 {
-	kn_api_tick(((struct serve *)ud)->api);
+	struct serve *sv = ud;
+	kn_api_tick(sv->api);
+	if (sv->traces && sv->tst && kn_time_mono_s() - sv->last_scan >= 2) { /* new traces: index rows */
+		sv->last_scan = kn_time_mono_s();
+		long long now = (long long)time(NULL);
+		kn_trace_scan(sv->traces, sv->scanned, trace_indexed, sv);
+		sv->scanned = now - 1; /* an index written in the second of the scan is seen again */
+	}
+	if (sv->traces && kn_time_mono_s() - sv->last_sweep >= 3600) { /* trace retention, hourly */
+		sv->last_sweep = kn_time_mono_s();
+		kn_trace_sweep(sv->traces, sv->keep_days, sv->tst ? trace_removed : NULL, sv);
+	}
 }
 
 static void wake(void *ud)
@@ -161,9 +219,12 @@ int kn_cmd_serve(int argc, char **argv)
 		{"config", required_argument, NULL, 'c'}, {"listen", required_argument, NULL, 'l'},
 		{"spool-dir", required_argument, NULL, 's'}, {"log-requests", no_argument, NULL, 'L'},
 		{"workflows", required_argument, NULL, 'w'}, {"verdict-wait", required_argument, NULL, 'V'},
-		{"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0}};
+		{"help", no_argument, NULL, 'h'},          KN_CLI_TRACE_LONGOPTS,
+		{"trace-keep-days", required_argument, NULL, 'K'}, {"trace-max-mb", required_argument, NULL, 'M'},
+		{NULL, 0, NULL, 0}};
 	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
-	int log_requests = 0, c, verdict_wait = 0;
+	int log_requests = 0, c, verdict_wait = 0, keep_days = 14, max_mb = 50;
+	kn_cli_trace tro = {0};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': config_path = optarg; break;
@@ -176,7 +237,20 @@ int kn_cmd_serve(int argc, char **argv)
 				return kn_cli_usage_error("serve", "--verdict-wait wants milliseconds in [1, 3600000]");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
-		default: return kn_cli_usage_error("serve", "bad option");
+		case 'K':
+			if (kn_cli_parse_int(&keep_days, optarg) || keep_days < 1 || keep_days > 36500)
+				return kn_cli_usage_error("serve", "--trace-keep-days must be 1..36500");
+			break;
+		case 'M':
+			if (kn_cli_parse_int(&max_mb, optarg) || max_mb < 1 || max_mb > 100000)
+				return kn_cli_usage_error("serve", "--trace-max-mb must be 1..100000");
+			break;
+		default: {
+			int tr = kn_cli_trace_option(&tro, "serve", c, optarg);
+			if (tr > 0)
+				break;
+			return tr < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("serve", "bad option");
+		}
 		}
 	}
 	if (optind < argc)
@@ -216,6 +290,23 @@ int kn_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 	sprintf(spool, "%s/%s", spool_base, key);
+	if (tro.dir) { /* traces: --trace-dir, else traces/ beside the spool folder */
+		sv.traces = strdup(tro.dir);
+	} else if ((sv.traces = malloc(strlen(spool_base) + 8)) != NULL) {
+		strcpy(sv.traces, spool_base);
+		char *slash = strrchr(sv.traces, '/');
+		strcpy(slash ? slash + 1 : sv.traces, "traces");
+	}
+	sv.keep_days = keep_days;
+	sv.last_sweep = sv.last_scan = -1e9;
+	if (sv.traces && kn_store_open(&sv.tst, db, &err) != 0) { /* the traces' rows: own connection */
+		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
+		goto done;
+	}
+	if (tro.mode != KN_TRACE_OFF && (!sv.traces || kn_mkdirs(sv.traces, 0700, &err) != 0)) {
+		fprintf(stderr, "keynode serve: %s\n", sv.traces ? err.msg : "out of memory");
+		goto done;
+	}
 	{
 		struct timespec now;
 		clock_gettime(CLOCK_REALTIME, &now);
@@ -297,6 +388,9 @@ int kn_cmd_serve(int argc, char **argv)
 	ro.log = log_line;
 	ro.owner = owner;
 	ro.max_events = cfg->http_max_run_events;
+	ro.trace_mode = (int)tro.mode;
+	ro.trace_root = sv.traces;
+	ro.trace_max_bytes = (long long)max_mb * 1024 * 1024;
 	if (cfg->semantic.backend == KN_CONFIG_LLM) {
 		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
 		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;
@@ -381,6 +475,8 @@ done:
 	kn_store_free(st);
 	free(spool);
 	free(spool_base);
+	free(sv.traces);
+	kn_store_free(sv.tst);
 	kn_config_free(cfg);
 	if (exit_code == KN_EXIT_OK)
 		fprintf(stderr, "level=info component=serve msg=\"stopped\"\n");

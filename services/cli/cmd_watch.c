@@ -20,7 +20,7 @@ static const char help[] =
 	"                     --task ID [--out RESULT.json] [--trajectory RUN.jsonl]\n"
 	"                     [--until finished|idle:SECONDS|steps:N] [--mode default|webcanvas]\n"
 	"                     [--threshold X] [--step-limit N] [--run-id ID] [--answer-file FILE]\n"
-	"                     [--quiet]\n"
+	"                     [--quiet] [--trace on|off|failures] [--trace-dir DIR]\n"
 	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Watch an agent working in a running browser and score the task live. keynode attaches to every\n"
@@ -46,6 +46,8 @@ static const char help[] =
 	"\n"
 	KN_CLI_SEMANTIC_HELP
 	"\n"
+	KN_CLI_TRACE_HELP
+	"\n"
 	"Ctrl-C ends the run cleanly with a result.\n"
 	"exit: 0 the task was finished, 1 it was not, 2 usage error or browser unreachable/disconnected\n";
 
@@ -65,6 +67,7 @@ struct watch {
 	char line[4096];
 	size_t line_len;
 	int quiet;
+	kn_trace *trace;    /* --trace */
 };
 
 /* Turn every complete new line of the answer file into an answer event. */
@@ -107,12 +110,18 @@ static void on_ready(void *ud, kn_monitor *m)
 		fprintf(stderr, "keynode watch: ready: every open tab is attached and recorded\n");
 }
 
+static void stop_loop(void *ud)
+{
+	struct watch *w = ud;
+	kn_cdp_loop_stop(w->loop);
+}
+
 static void on_end(void *ud, kn_monitor *m, const char *reason)
 {
 	(void)m;
 	(void)reason;
 	struct watch *w = ud;
-	kn_cdp_loop_stop(w->loop);
+	kn_trace_settle(w->trace, w->loop, 3000, stop_loop, w); /* the last screenshot first */
 }
 
 /* The run result (docs/formats.md §3) on f; with the LLM judge, plus "llm": its usage during the
@@ -154,7 +163,7 @@ int kn_cmd_watch(int argc, char **argv)
 		{"run-id", required_argument, NULL, 'r'},  {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'},
 		{"step-limit", required_argument, NULL, 'L'},
-		{"help", no_argument, NULL, 'h'},          KN_CLI_SEMANTIC_LONGOPTS,
+		{"help", no_argument, NULL, 'h'},          KN_CLI_SEMANTIC_LONGOPTS, KN_CLI_TRACE_LONGOPTS,
 		{NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *traj = NULL;
 	const char *run_id = NULL, *answers = NULL;
@@ -163,6 +172,7 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_until until = {0};
 	kn_cli_semantic so = {0};
 	kn_cli_judges judges = {0};
+	kn_cli_trace tro = {0};
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': browser = optarg; break;
@@ -191,7 +201,9 @@ int kn_cmd_watch(int argc, char **argv)
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default:
-			if ((sr = kn_cli_semantic_option(&so, "watch", c, optarg)) > 0)
+			if ((sr = kn_cli_semantic_option(&so, "watch", c, optarg)) == 0)
+				sr = kn_cli_trace_option(&tro, "watch", c, optarg);
+			if (sr > 0)
 				break;
 			return sr < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("watch", "bad option");
 		}
@@ -251,6 +263,11 @@ int kn_cmd_watch(int argc, char **argv)
 		snprintf(idbuf, sizeof idbuf, "w-%ld", (long)time(NULL));
 		run_id = idbuf;
 	}
+	char tdir[4096];
+	kn_cli_trace_default_dir(tdir, sizeof tdir, &tro, traj ? traj : out, run_id);
+	if (kn_cli_trace_open(&w.trace, &tro, "watch", tdir, task, run_id, "run") != KN_EXIT_OK)
+		goto done;
+	mo.trace = w.trace;
 	mo.task = task;
 	mo.run_id = run_id;
 	mo.trajectory = tf;
@@ -286,6 +303,7 @@ int kn_cmd_watch(int argc, char **argv)
 	if (!quiet)
 		kn_cli_semantic_report(&so, stderr, kn_eval_reached(ev));
 	const char *why = kn_monitor_end_reason(w.mon);
+	kn_cli_trace_finish(w.trace, ev, "watch", why, !kn_eval_completed(ev), quiet);
 	if (why && strcmp(why, "browser disconnected") == 0) {
 		fprintf(stderr, "keynode watch: browser disconnected\n");
 		rc = KN_EXIT_USAGE;
@@ -296,6 +314,7 @@ done:
 	kn_cdp_timer_cancel(w.tick);
 	kn_cli_judges_stop(&judges);
 	kn_monitor_free(w.mon);
+	kn_trace_free(w.trace); /* after the monitor: its pending captures have failed */
 	kn_cdp_loop_free(w.loop);
 	if (tf)
 		fclose(tf);

@@ -27,6 +27,7 @@ static const char usage[] =
 	"  migrate                apply the service database schema migrations (PostgreSQL)\n"
 	"  worker                 claim and run replay jobs from the database (a worker process)\n"
 	"  run                    run any agent over a task set: fresh browser per attempt, summary\n"
+	"  trace                  show a run trace (--trace): steps, screenshots, key-node evidence\n"
 	"\n"
 	"Run `keynode COMMAND --help` for a command's options.\n"
 	"Exit codes: 0 success, 1 the checked thing failed, 2 usage or environment error.\n";
@@ -111,6 +112,8 @@ int main(int argc, char **argv)
 		rc = kn_cmd_worker(argc - 1, argv + 1);
 	else if (strcmp(cmd, "run") == 0)
 		rc = kn_cmd_run(argc - 1, argv + 1);
+	else if (strcmp(cmd, "trace") == 0)
+		rc = kn_cmd_trace(argc - 1, argv + 1);
 	else {
 		fprintf(stderr, "keynode: unknown command '%s'\n\n%s", cmd, usage);
 		rc = KN_EXIT_USAGE;

@@ -37,6 +37,9 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_TASK_WORKFLOW] = "GET /api/tasks/{id}/workflow",
 	[KN_ROUTE_AGENT_RUNS_POST] = "POST /api/agent-runs",
 	[KN_ROUTE_AGENT_RUN] = "GET /api/agent-runs/{id}",
+	[KN_ROUTE_RUN_TRACE] = "GET /api/runs/{id}/trace",
+	[KN_ROUTE_RUN_TRACE_SHOT] = "GET /api/runs/{id}/trace-shot",
+	[KN_ROUTE_RUN_TRACE_TAR] = "GET /api/runs/{id}/trace.tar",
 };
 
 const char *kn_route_name(kn_route r)
@@ -153,7 +156,10 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 	static const struct verb run_verbs[] = {
 		{"events", KN_ROUTE_RUN_EVENTS_GET, KN_ROUTE_RUN_EVENTS},
 		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},
-		{"stop", KN_ROUTE_NONE, KN_ROUTE_RUN_STOP}};
+		{"stop", KN_ROUTE_NONE, KN_ROUTE_RUN_STOP},
+		{"trace", KN_ROUTE_RUN_TRACE, KN_ROUTE_NONE},
+		{"trace-shot", KN_ROUTE_RUN_TRACE_SHOT, KN_ROUTE_NONE},
+		{"trace.tar", KN_ROUTE_RUN_TRACE_TAR, KN_ROUTE_NONE}};
 	static const struct verb replay_verbs[] = {{"screenshot", KN_ROUTE_REPLAY_SHOT, KN_ROUTE_NONE}};
 	static const struct verb alert_verbs[] = {{"ack", KN_ROUTE_NONE, KN_ROUTE_ALERT_ACK}};
 	if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0) {
@@ -165,7 +171,7 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 			                        KN_ROUTE_TASK, task_verbs, 2);
 		if (strncmp(rest, "/runs", 5) == 0 && (rest[5] == '\0' || rest[5] == '/'))
 			return match_collection(out, id, idcap, m, rest + 5, KN_ROUTE_RUNS, KN_ROUTE_RUNS_POST,
-			                        KN_ROUTE_RUN, run_verbs, 3);
+			                        KN_ROUTE_RUN, run_verbs, sizeof run_verbs / sizeof *run_verbs);
 		if (strncmp(rest, "/replays", 8) == 0 && (rest[8] == '\0' || rest[8] == '/'))
 			return match_collection(out, id, idcap, m, rest + 8, KN_ROUTE_REPLAYS,
 			                        KN_ROUTE_REPLAYS_POST, KN_ROUTE_NONE, replay_verbs, 1);

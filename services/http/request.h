@@ -48,6 +48,9 @@ typedef enum kn_route {
 	KN_ROUTE_TASK_WORKFLOW,  /* GET /api/tasks/{id}/workflow */
 	KN_ROUTE_AGENT_RUNS_POST, /* POST /api/agent-runs (a batch of agent jobs) */
 	KN_ROUTE_AGENT_RUN,     /* GET /api/agent-runs/{id} */
+	KN_ROUTE_RUN_TRACE,      /* GET /api/runs/{id}/trace (issue 16: the trace index, trace_routes.c) */
+	KN_ROUTE_RUN_TRACE_SHOT, /* GET /api/runs/{id}/trace-shot?step=N (a screenshot, image/jpeg) */
+	KN_ROUTE_RUN_TRACE_TAR,  /* GET /api/runs/{id}/trace.tar (the whole trace, one ustar archive) */
 	KN_ROUTE__COUNT
 } kn_route;
 

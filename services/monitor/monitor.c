@@ -110,6 +110,7 @@ static void emit(kn_monitor *m, kn_event *ev)
 	int before = kn_eval_steps(m->eval);
 	kn_err err = {0};
 	int rises = kn_eval_feed(m->eval, ev, &err);
+	kn_trace_event(m->o.trace, m->cdp, ev); /* after the evaluator: the checks' evidence is in */
 	if (rises < 0)
 		mlog("warn", "msg=\"evaluation failed\" detail=\"%s\"", err.msg);
 	if (ev->type == KN_EV_CLICK && !m->buy_read && kn_eval_purchase_bought(m->eval))
@@ -263,6 +264,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	            NULL);
 	kn_cdp_send(m->cdp, session, "Page.enable", NULL, NULL, NULL);
 	kn_cdp_send(m->cdp, session, "Runtime.enable", NULL, NULL, NULL);
+	kn_trace_attach(m->o.trace, m->cdp, session, t->id, t->target_id, t->world);
 	if (src) {
 		int counted = !m->ready;
 		if (kn_cdp_send(m->cdp, session, "Page.addScriptToEvaluateOnNewDocument",
@@ -454,6 +456,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 	if (!t)
 		return;
 	kn_frames_event(m->frames, m->cdp, session, method, params, t->world, t->binding);
+	kn_trace_cdp_event(m->o.trace, m->cdp, tab_session ? NULL : t->id, method, params);
 	if (strcmp(method, "Runtime.bindingCalled") == 0) {
 		on_binding(m, t, session, params);
 	} else if (tab_session) {
@@ -694,6 +697,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 		return kn_err_set(err, rc, "out of memory");
 	}
 	write_header(m);
+	kn_trace_bind_eval(opts->trace, m->eval);
 	kn_cdp_handlers h = {.on_open = on_open, .on_event = on_event, .on_close = on_close,
 	                     .on_warning = on_warning, .ud = m};
 	kn_cdp_opts co = {.timeout_ms = opts->cdp_timeout_ms};

@@ -14,6 +14,7 @@
 #include "blocked.h"
 #include "cdp.h"
 #include "keynode/eval.h"
+#include "trace.h"
 
 typedef struct kn_monitor kn_monitor;
 
@@ -48,6 +49,9 @@ typedef struct kn_monitor_opts {
 	 * (optional; `keynode record` takes the element's locator hints from it) */
 	void (*on_payload)(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len);
 	void *ud;
+	/* the run trace (services/trace): fed with every tab, its CDP events and every event; the
+	 * caller finishes it after kn_monitor_free. NULL: no trace */
+	kn_trace *trace;
 } kn_monitor_opts;
 
 /* Connect to the browser at ws_url and start watching. *out is the caller's (kn_monitor_free). */

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/base64.h"
 #include "replay.h"
 #include "replay_internal.h"
 
@@ -33,48 +34,6 @@ int kn_replay_page_call(kn_cdp *c, const char *session, const char *fn, json_t *
 	json_t *v = json_object_get(json_object_get(res, "result"), "value");
 	*value = v ? json_incref(v) : json_null();
 	json_decref(res);
-	return 0;
-}
-
-int kn_replay_base64_decode(unsigned char **out, size_t *len, const char *in, size_t n)
-{
-	*out = NULL;
-	*len = 0;
-	unsigned char *o = malloc(n / 4 * 3 + 3);
-	if (!o)
-		return KN_ENOMEM;
-	unsigned acc = 0;
-	int bits = 0;
-	size_t w = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)in[i];
-		int v;
-		if (ch >= 'A' && ch <= 'Z')
-			v = ch - 'A';
-		else if (ch >= 'a' && ch <= 'z')
-			v = ch - 'a' + 26;
-		else if (ch >= '0' && ch <= '9')
-			v = ch - '0' + 52;
-		else if (ch == '+')
-			v = 62;
-		else if (ch == '/')
-			v = 63;
-		else if (ch == '=' || ch == '\n' || ch == '\r' || ch == ' ')
-			continue;
-		else {
-			free(o);
-			return KN_EINVAL;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			o[w++] = (unsigned char)(acc >> bits);
-			acc &= (1u << bits) - 1;
-		}
-	}
-	*out = o;
-	*len = w;
 	return 0;
 }
 
@@ -109,7 +68,7 @@ void kn_replay_capture(kn_cdp *c, const char *session, const char *selector, kn_
 	                            json_pack("{s:s}", "format", "png"), &shot, &e) == 0) {
 		json_t *d = json_object_get(shot, "data");
 		if (json_is_string(d) && json_string_length(d) < KN_EVIDENCE_MAX_PNG / 3 * 4)
-			kn_replay_base64_decode(&ev->png, &ev->png_len, json_string_value(d), json_string_length(d));
+			kn_base64_decode(&ev->png, &ev->png_len, json_string_value(d), json_string_length(d));
 	}
 	json_decref(shot);
 }

@@ -12,6 +12,7 @@
 #include "blocked.h"
 #include "cdp.h"
 #include "keynode/task.h"
+#include "trace.h"
 
 /* A step's verdict. OK_FALLBACK: done, but the recorded selector no longer finds the element
  * (a fallback locator or healing did): a drift warning. HTTP_ERROR: the page the step led to
@@ -108,6 +109,7 @@ typedef struct kn_validate_opts {
 	int fresh_context;      /* new browser context per replay (default behaviour: 1) */
 	const char *run_id;     /* run id of the watched run; NULL: generated */
 	FILE *trajectory;       /* the watched run's events (JSONL); NULL: none */
+	kn_trace *trace;        /* the run trace (services/trace), finished here with the verdict; NULL: none */
 } kn_validate_opts;
 
 /* Run the validation; *out is the caller's (kn_replay_report_free) whenever 0 is returned,

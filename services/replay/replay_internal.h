@@ -15,8 +15,5 @@ char *kn_replay_page_expr(const char *fn, json_t *params);
 int kn_replay_page_call(kn_cdp *c, const char *session, const char *fn, json_t *params,
                         json_t **value, kn_err *err);
 
-/* Decode standard base64 (padding optional, whitespace skipped). *out is the caller's.
- * KN_EINVAL for a character outside the alphabet. */
-int kn_replay_base64_decode(unsigned char **out, size_t *len, const char *in, size_t n);
 
 #endif

@@ -343,7 +343,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		json_decref(v);
 	}
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
-	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1};
+	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
 	for (int waited = 0; kn_monitor_events(m) < pages && !kn_monitor_ended(m) && waited < 5000; waited += 20)
@@ -394,6 +394,11 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		}
 		json_decref(a);
 	}
+	for (int waited = 0; kn_trace_busy(o.trace) && waited < 3000; waited += 20) /* the last shot */
+		kn_cdp_loop_run_for(loop, 20);
+	kn_trace_set_verdict(o.trace, kn_replay_status_name(status));
+	kn_trace_finish(o.trace, kn_monitor_eval(m), reason[0] ? reason : "replayed", NULL,
+	                status != KN_REPLAY_PASSED, NULL, NULL);
 judge:
 	*out = build(task, m, run_id, &res, status, reason[0] ? reason : NULL, broken_node);
 	if (*out) { /* the viewport the replay ran at (replay.c set_viewport) */

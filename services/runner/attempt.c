@@ -343,6 +343,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	kn_agent_proc *agent = NULL;
 	kn_err e = {0};
 	int rc = 0;
+	kn_trace *tr = NULL; /* --trace: <dir>/trace/ */
 
 	if (kn_runner_mkdirs(o->dir) != 0)
 		return kn_err_set(err, KN_EIO, "cannot create %s: %s", o->dir, strerror(errno));
@@ -394,8 +395,14 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		errorf(rep, "cannot write in ", o->dir);
 		goto result;
 	}
+	char *tdir = o->trace ? path_in(o->dir, "trace") : NULL;
+	if (tdir && kn_trace_new(&tr, tdir, &(kn_trace_opts){.mode = (kn_trace_mode)o->trace, .kind = "run",
+	                         .run_id = o->run_id, .task = o->task}, &e) != 0)
+		errorf(rep, "trace: ", e.msg);
+	free(tdir);
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
-	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .blocked = o->blocked};
+	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .blocked = o->blocked,
+	                      .trace = tr};
 	if (o->server) { /* serve's monitor: it answers once every tab records */
 		if (kn_remote_run_start(&a.rr, o->server, o->task_ref, http, o->eval.step_limit, &e) != 0) {
 			errorf(rep, "server: ", e.msg);
@@ -474,8 +481,13 @@ result:
 		remote = NULL;
 	}
 	rc = write_result(&a, a.mon ? kn_monitor_eval(a.mon) : NULL, remote, t_end, err);
+	for (int w = 0; a.mon && kn_trace_busy(tr) && w < 3000; w += 20) /* the last screenshot */
+		kn_cdp_loop_run_for(a.loop, 20);
+	if (tr && a.mon)
+		kn_trace_finish(tr, kn_monitor_eval(a.mon), rep->end, NULL, !rep->completed, NULL, NULL);
 out:
 	kn_monitor_free(a.mon);
+	kn_trace_free(tr); /* after the monitor: its pending captures have failed */
 	kn_remote_run_free(a.rr);
 	json_decref(remote);
 	if (context && ws)

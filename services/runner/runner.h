@@ -79,6 +79,7 @@ typedef struct kn_attempt_opts {
 	                          * this attempt's browser) instead of one in this process; the
 	                          * server's run id is the attempt's; NULL: local (attempt_remote.c) */
 	const char *task_ref;    /* with server: the task as the server knows it (TASKSET:TASK) */
+	int trace;               /* kn_trace_mode: the run trace in <dir>/trace/ (services/trace) */
 } kn_attempt_opts;
 
 typedef enum kn_attempt_status {

@@ -208,6 +208,7 @@ static void free_graves(void *ud)
 		struct run *next = g->next;
 		kn_monitor_free(g->mon);
 		g->mon = NULL;
+		kn_trace_free(g->trace), g->trace = NULL; /* after the monitor: its captures have failed */
 		kn_run_unref(g); /* the list's reference, kept while the monitor lived */
 		g = next;
 	}
@@ -229,6 +230,8 @@ static void mon_on_end(void *ud, kn_monitor *m, const char *reason)
 	struct run *run = ud;
 	if (!kn_run_claim_finish(run))
 		return;
+	kn_trace_finish(run->trace, kn_monitor_eval(m), reason, NULL, !kn_eval_completed(kn_monitor_eval(m)),
+	                NULL, NULL);
 	kn_run_finish(run, kn_monitor_eval(m), reason);
 	kn_cdp_loop_post(run->owner->loop, free_graves, run->owner);
 }
@@ -257,9 +260,12 @@ static void post_start(void *ud)
 		mo.verdict_wait_ms = kn_runs_verdict_wait_ms(r);
 	}
 	kn_err err = {0};
+	mo.trace = run->trace = kn_trace_open_in(r->o.trace_root, run->id, (kn_trace_mode)r->o.trace_mode,
+	                                         run->task, r->o.trace_max_bytes, &err);
 	if (kn_monitor_start(&run->mon, r->loop, run->ws, &mo, &err) != 0) {
 		kn_runs_log(r, "error", run->id, err.msg);
 		run->mon = NULL;
+		kn_trace_free(run->trace), run->trace = NULL;
 		if (kn_run_claim_finish(run)) {
 			/* nothing was watched: an evaluator with no events gives the empty result */
 			kn_eval *ev = NULL;

@@ -48,6 +48,10 @@ typedef struct kn_runs_opts {
 	long max_events;             /* per run; 0 → KN_RUNS_MAX_EVENTS */
 	int durable_timeout_ms;      /* 0 → KN_RUNS_DURABLE_WAIT_MS */
 	void (*log)(const char *level, const char *run, const char *msg); /* may be NULL */
+	/* the run trace of watched runs (services/trace): <trace_root>/<run id>/ */
+	int trace_mode;              /* kn_trace_mode; 0 off */
+	const char *trace_root;
+	long long trace_max_bytes;   /* screenshots per run; 0 no cap */
 } kn_runs_opts;
 
 /* Start the loop thread. *out the caller's (kn_runs_free). */

@@ -25,6 +25,7 @@ struct run {
 	int step_limit;    /* kn_eval_opts.step_limit of this run (0 upstream, <0 none) */
 	/* watched */
 	kn_monitor *mon;
+	kn_trace *trace;   /* its run trace (services/trace), NULL: none */
 	/* external */
 	kn_eval *ev;
 	struct timespec started_mono, last_event;

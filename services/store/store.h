@@ -334,5 +334,17 @@ typedef struct kn_store_listener kn_store_listener;
 int kn_store_listener_new(kn_store_listener **out, const char *conninfo, const char *channel,
                           void (*on_change)(void *ud, int up), void *ud, kn_err *err);
 void kn_store_listener_free(kn_store_listener *l);
+/* ---- run traces (schemas/sql/050_traces.sql, issue 16) --------------------------------------- */
+
+/* One trace folder kept by `serve --trace` (strings borrowed). */
+typedef struct kn_store_trace {
+	const char *run_id, *path, *kind, *status;
+	int steps, shots, skipped;
+	long long bytes;
+} kn_store_trace;
+/* Upsert the index row of a trace. */
+int kn_store_trace_put(kn_store *st, const kn_store_trace *t, kn_err *err);
+/* Delete the row of a trace retention removed (no row: nothing to do). */
+int kn_store_trace_drop(kn_store *st, const char *run_id, kn_err *err);
 
 #endif

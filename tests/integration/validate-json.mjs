@@ -50,7 +50,7 @@ const rel = (p) => {
 };
 
 // --- load and lint the schemas --------------------------------------------------------------------------------
-const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow'];
+const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow', 'trace'];
 const schemas = {};
 for (const name of schemaFiles) {
   const file = path.join(schemaDir, `${name}.schema.json`);
@@ -161,7 +161,8 @@ function expectValid(kind, file, note) {
   if (r) fail(`${rel(file)} [${kind}]`, r); else ok(`${rel(file)} [${kind}]`, note);
 }
 const prefixKind = { task: 'task', m2w: 'mind2web-live', trajectory: 'trajectory',
-                     'run-result': 'run-result', 'score-output': 'score-output', workflow: 'workflow' };
+                     'run-result': 'run-result', 'score-output': 'score-output', workflow: 'workflow',
+                     trace: 'trace' };
 function kindOf(file) {
   const base = path.basename(file);
   const k = base.includes('--') ? prefixKind[base.split('--')[0]] : undefined;

@@ -11,6 +11,7 @@ import * as runs from './runs.js';
 import * as run from './run.js';
 import * as alerts from './alerts.js';
 import * as batch from './batch.js';
+import * as trace from './trace.js';
 
 const view = document.getElementById('view');
 let current = { gen: 0, cleanups: [], abort: null };
@@ -21,6 +22,7 @@ function route(hash) {
     try { return decodeURIComponent(p); } catch { return p; }
   });
   if (parts[0] === 'tasks' && parts[1]) return { page: 'task', mod: task, params: { id: parts.slice(1).join('/') } };
+  if (parts[0] === 'runs' && parts[1] && parts[2] === 'trace') return { page: 'trace', mod: trace, params: { id: parts[1] } };
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', mod: run, params: { id: parts[1] } };
   if (parts[0] === 'runs') return { page: 'runs', mod: runs, params: {} };
   if (parts[0] === 'alerts') return { page: 'alerts', mod: alerts, params: {} };
@@ -57,7 +59,7 @@ async function show() {
   current = { gen, cleanups: [], abort };
   const r = route(location.hash);
   for (const a of document.querySelectorAll('#nav a')) {
-    a.classList.toggle('active', a.dataset.route === r.page || (r.page === 'run' && a.dataset.route === 'runs'));
+    a.classList.toggle('active', a.dataset.route === r.page || ((r.page === 'run' || r.page === 'trace') && a.dataset.route === 'runs'));
   }
   view.dataset.page = r.page;
   view.dataset.state = 'loading';

@@ -195,7 +195,8 @@ export async function render(view, params, ctx) {
   view.replaceChildren(
     el('div', { class: 'page-head' },
       el('div', {},
-        el('p', { class: 'crumbs' }, el('a', { href: '#/runs' }, 'Runs'), ' / run'),
+        el('p', { class: 'crumbs' }, el('a', { href: '#/runs' }, 'Runs'), ' / run',
+          ' · ', el('a', { id: 'run-trace-link', href: `#/runs/${encodeURIComponent(id)}/trace` }, 'trace')),
         el('h1', { class: 'mono', id: 'run-id' }, r.id ?? id, ' ', statusBox)),
       el('div', { class: 'actions' }, liveBox)),
     el('section', { class: 'card' },

@@ -1,0 +1,133 @@
+/* trace.h — the run trace (issue 16): per step a screenshot, the acted-on element, console and
+ * network trouble, and every key-node check's evidence, as files beside the trajectory.
+ *
+ * A kn_trace is fed from the monitor's loop thread: the monitor announces each tab it attaches
+ * (kn_trace_attach), hands over the CDP events of its tabs (kn_trace_cdp_event) and every event
+ * after the evaluator saw it (kn_trace_event); the evaluator reports each key-node check
+ * (kn_trace_bind_eval). Captures are asynchronous CDP commands: nothing here waits, so the agent is
+ * never slowed; while a screenshot is still in flight the next one is skipped and the skip
+ * recorded. kn_trace_finish writes DIR/index.json (schemas/trace.schema.json) — or, in `failures`
+ * mode for a run that went well, removes DIR. Every function accepts a NULL trace and does
+ * nothing, so callers hook it in unconditionally. Layout: services/trace/README.md. */
+#ifndef KEYNODE_TRACE_H
+#define KEYNODE_TRACE_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "cdp.h"
+#include "keynode/eval.h"
+#include "keynode/event.h"
+
+typedef enum kn_trace_mode { KN_TRACE_OFF, KN_TRACE_ON, KN_TRACE_FAILURES } kn_trace_mode;
+
+/* "on", "off", "failures" → mode; KN_EINVAL otherwise. */
+int kn_trace_mode_parse(kn_trace_mode *out, const char *s);
+const char *kn_trace_mode_name(kn_trace_mode m);
+
+typedef struct kn_trace kn_trace;
+
+typedef struct kn_trace_opts {
+	kn_trace_mode mode;     /* ON or FAILURES (OFF: do not create a trace) */
+	const char *kind;       /* "run" or "replay" */
+	const char *run_id;
+	const kn_task *task;    /* borrowed; must outlive the trace */
+	int jpeg_quality;       /* 1..100; 0 → 50 */
+	double scale;           /* screenshot scale in (0, 1]; 0 → 0.5 */
+	long long max_bytes;    /* screenshots stop once they hold this many bytes (the steps say so);
+	                         * 0: no limit */
+} kn_trace_opts;
+
+/* A trace writing into dir (created when missing; shots/ inside). *out is the caller's
+ * (kn_trace_free). */
+int kn_trace_new(kn_trace **out, const char *dir, const kn_trace_opts *opts, kn_err *err);
+
+/* Report the key-node checks of ev into the trace (kn_eval_set_evidence). */
+void kn_trace_bind_eval(kn_trace *t, kn_eval *ev);
+
+/* A tab the monitor attached: its flattened session on c, its id ("T1"), its main frame id and
+ * the name of the monitor's isolated world (the DOM probe runs there). Enables Log and Network. */
+void kn_trace_attach(kn_trace *t, kn_cdp *c, const char *session, const char *tab,
+                     const char *frame_id, const char *world);
+
+/* A CDP event of the tab (or one of its frames): console errors, exceptions, failed requests,
+ * the main document's HTTP status, the isolated world's context, the end of a load (a step whose
+ * screenshot the navigation lost gets one of the page it led to). params borrowed. */
+void kn_trace_cdp_event(kn_trace *t, kn_cdp *c, const char *tab, const char *method,
+                        json_t *params);
+
+/* An event the evaluator has just seen: a step opens a new trace step and starts its captures
+ * (screenshot, element box, DOM excerpt, title, selector resolution); other events are added to
+ * the current step. */
+void kn_trace_event(kn_trace *t, kn_cdp *c, const kn_event *ev);
+
+/* Shots taken / skipped so far (for benchmarks and tests). */
+void kn_trace_counts(const kn_trace *t, int *shots, int *skipped);
+
+/* The run ended: write index.json with the result of ev and the end reason. failed: the run did
+ * not finish / the replay did not pass — in FAILURES mode a trace that did not fail is removed
+ * (*kept says which). Call after the monitor is freed (pending captures then failed). */
+int kn_trace_finish(kn_trace *t, const kn_eval *ev, const char *end_reason, const char *answer,
+                    int failed, int *kept, kn_err *err);
+
+/* Call done(ud) on loop once no capture is in flight, or after max_ms (a run that ended lets its
+ * last screenshot arrive before the index is written). NULL trace: done at once. */
+void kn_trace_settle(kn_trace *t, kn_cdp_loop *loop, int max_ms, void (*done)(void *ud), void *ud);
+
+/* A replay's verdict (passed, broken, error, blocked) as the index's status instead of the
+ * evaluator's (copied). */
+void kn_trace_set_verdict(kn_trace *t, const char *status);
+/* 1 while a capture is in flight (a caller that drives its own loop serves it until 0). */
+int kn_trace_busy(const kn_trace *t);
+
+/* The trace's folder (borrowed). */
+const char *kn_trace_dir(const kn_trace *t);
+
+void kn_trace_free(kn_trace *t);
+
+/* ---- under the service (trace_service.c) ---- */
+
+/* A trace for run_id in root/<run_id>/ (NULL when mode is OFF, root is NULL, the id is not a plain
+ * file name, or the folder cannot be made: err says why). */
+kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode mode,
+                           const kn_task *task, long long max_bytes, kn_err *err);
+/* Retention: remove the traces under root whose index.json (or, for one never finished, the
+ * folder) is older than keep_days, calling removed(ud, run id) for each (may be NULL). Returns how
+ * many were removed (≥ 0). Only folders holding a trace's files are touched. */
+int kn_trace_sweep(const char *root, int keep_days, void (*removed)(void *ud, const char *run_id),
+                   void *ud);
+/* The traces under root whose index.json changed at or after since (epoch seconds): fn gets each
+ * one's run id, folder, checked index (borrowed) and size in bytes (index + screenshots). A trace
+ * whose index does not load is skipped. Returns how many were reported. */
+int kn_trace_scan(const char *root, long long since,
+                  void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                  void *ud);
+
+/* ---- reading a trace (trace_read.c) ---- */
+
+#define KN_TRACE_MAX_INDEX (64u * 1024u * 1024u)
+
+/* Load and check DIR/index.json (or a file path): the shape keynode writes (every required
+ * member with its type). *out is the caller's (json_decref). err: "<file>: <what>" — a clear
+ * error for any malformed input, never a crash. */
+int kn_trace_load(json_t **out, const char *path, kn_err *err);
+/* The same over a buffer (name for messages). */
+int kn_trace_parse(json_t **out, const char *buf, size_t len, const char *name, kn_err *err);
+
+/* ---- words (trace_show.c) ---- */
+
+/* One paragraph per key node ("k3 not reached: at step 4 the selector `#size` resolved to
+ * nothing; …") from a loaded index, into idx's key_nodes[i].summary. */
+int kn_trace_summarise(json_t *idx);
+/* The terminal view of a loaded index: header, steps, evidence, the node summaries. */
+int kn_trace_print(FILE *f, json_t *idx);
+
+/* ---- one archive (trace_tar.c) ---- */
+
+/* Write the trace folder dir as a POSIX ustar archive to f, members under prefix/ (index.json
+ * first, then shots/). Only regular files; names over 99 bytes are refused. */
+int kn_trace_tar(FILE *f, const char *dir, const char *prefix, kn_err *err);
+
+#endif

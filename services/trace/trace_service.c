@@ -1,0 +1,123 @@
+/* trace_service.c — traces kept by `keynode serve` (trace.h): one folder per run under the
+ * service's traces root, a size cap per run (screenshots stop, the steps say why), and retention
+ * by age, swept from the server's housekeeping tick. */
+#define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "trace_internal.h"
+
+/* A run id that is a plain file name (no '/', no leading '.'). */
+static int plain_name(const char *s)
+{
+	if (!s || !*s || s[0] == '.' || strlen(s) > 200)
+		return 0;
+	for (; *s; s++)
+		if (*s == '/' || *s == '\\' || (unsigned char)*s < 0x20)
+			return 0;
+	return 1;
+}
+
+kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode mode,
+                           const kn_task *task, long long max_bytes, kn_err *err)
+{
+	if (mode == KN_TRACE_OFF || !root || !*root)
+		return NULL;
+	if (!plain_name(run_id)) {
+		kn_err_set(err, KN_EINVAL, "trace: run id '%s' is not a file name", run_id ? run_id : "");
+		return NULL;
+	}
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/%s", root, run_id);
+	kn_trace_opts o = {.mode = mode, .kind = "run", .run_id = run_id, .task = task, .max_bytes = max_bytes};
+	kn_trace *t = NULL;
+	return kn_trace_new(&t, dir, &o, err) == 0 ? t : NULL;
+}
+
+int kn_trace_sweep(const char *root, int keep_days, void (*removed)(void *ud, const char *run_id),
+                   void *ud)
+{
+	if (!root || keep_days <= 0)
+		return 0;
+	DIR *d = opendir(root);
+	if (!d)
+		return 0;
+	time_t cut = time(NULL) - (time_t)keep_days * 86400;
+	int n = 0;
+	struct dirent *de;
+	char p[4096], q[4200];
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", root, de->d_name);
+		snprintf(q, sizeof q, "%s/shots", p);
+		struct stat st, sh;
+		if (stat(q, &sh) != 0 || !S_ISDIR(sh.st_mode)) /* not a trace folder: left alone */
+			continue;
+		snprintf(q, sizeof q, "%s/index.json", p);
+		if (stat(q, &st) != 0 && stat(p, &st) != 0)
+			continue;
+		if (st.st_mtime < cut) {
+			kn_trace_remove(p);
+			n++;
+			if (removed)
+				removed(ud, de->d_name);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* Bytes of dir/index.json and dir/shots/ *.jpg. */
+static long long trace_bytes(const char *dir)
+{
+	char p[4600];
+	struct stat st;
+	long long n = 0;
+	snprintf(p, sizeof p, "%s/index.json", dir);
+	if (stat(p, &st) == 0)
+		n += (long long)st.st_size;
+	snprintf(p, sizeof p, "%s/shots", dir);
+	DIR *d = opendir(p);
+	struct dirent *de;
+	while (d && (de = readdir(d)) != NULL) {
+		snprintf(p, sizeof p, "%s/shots/%s", dir, de->d_name);
+		if (de->d_name[0] != '.' && stat(p, &st) == 0 && S_ISREG(st.st_mode))
+			n += (long long)st.st_size;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+int kn_trace_scan(const char *root, long long since,
+                  void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                  void *ud)
+{
+	DIR *d = root ? opendir(root) : NULL;
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	char p[4096], q[4200];
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", root, de->d_name);
+		snprintf(q, sizeof q, "%s/index.json", p);
+		struct stat st;
+		if (stat(q, &st) != 0 || (long long)st.st_mtime < since)
+			continue;
+		json_t *idx = NULL;
+		kn_err err;
+		if (kn_trace_load(&idx, p, &err) != 0)
+			continue;
+		fn(ud, de->d_name, p, idx, trace_bytes(p));
+		json_decref(idx);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
