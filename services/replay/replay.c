@@ -251,7 +251,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 			break;
 		}
 		spent = kn_time_mono_ms() - start;
-		if (spent > timeout)
+		if (spent > timeout || r->w.detached)
 			break;
 		/* something was found and refused, or no candidate healed: look again once the DOM changed */
 		changed = answered && (json_array_size(skip) > 0 || collect);

@@ -318,7 +318,7 @@ int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, in
 	double net_end = 0;
 	for (;;) {
 		double now = kn_time_mono_ms();
-		if (now >= end)
+		if (now >= end || w->detached) /* a tab that went away never loads */
 			return KN_ETIMEOUT;
 		int left = (int)(end - now) + 1;
 		/* a navigation the step asked for (goto, back, forward) or the page requested */
@@ -357,8 +357,6 @@ int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, in
 			r = 0; /* a new tab's initial empty document: its page is on the way */
 		if (r == 1 && (w->gen == gen || !(w->loading || w->nav_pending)))
 			return 0;
-		if (w->detached)
-			return KN_ETIMEOUT;
 		kn_replay_wait_any(w, left < RECHECK_MS ? left : RECHECK_MS);
 	}
 }

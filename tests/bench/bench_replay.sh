@@ -9,6 +9,7 @@
 #            strict comparison); pw_proc is the same node process's whole wall time.
 # The two alternate, N runs each (default 10); a run that does not pass counts as a failure, not a
 # time. Prints the medians, min/max and the ratio keynode / pw; appends one line to RESULT_FILE.
+# KN_BENCH_BEFORE=OTHER_KEYNODE adds a third runner in the same rotation (an older build: before/after).
 # Tests never assert times; neither does this.
 # usage: tests/bench/bench_replay.sh KEYNODE SOURCE_DIR [N] [RESULT_FILE]
 kn=$1 src=$(cd "$2" && pwd) n=${3:-10} out=${4:-/dev/stdout}
@@ -19,8 +20,18 @@ kn_chromium_start "$tmp" || kn_finish
 kn_sites_start "$kn" "$src/tests/sites" "$tmp/sites.log" || kn_finish
 sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$src/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
-kn_t=() pw_t=() pwp_t=()
+kn_t=() pw_t=() pwp_t=() before_t=()
+before=${KN_BENCH_BEFORE:-}
 for i in $(seq 1 "$n"); do
+  if [ -n "$before" ]; then
+    t0=$(ms_now)
+    if "$before" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart \
+      >"$tmp/before.out" 2>&1; then
+      before_t+=($(($(ms_now) - t0)))
+    else
+      kn_fail "before run $i did not pass: $(tail -2 "$tmp/before.out")"
+    fi
+  fi
   t0=$(ms_now)
   if "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart \
     >"$tmp/kn.out" 2>&1; then
@@ -54,6 +65,7 @@ b=$(stats pw_ms "${pw_t[@]}") pmed=$(median "${pw_t[@]}")
 c=$(stats pw_proc_ms "${pwp_t[@]}") ppmed=$(median "${pwp_t[@]}")
 ratio=$(awk -v k="$kmed" -v p="$pmed" 'BEGIN { printf "%.2f", p ? k / p : 0 }')
 ratio_proc=$(awk -v k="$kmed" -v p="$ppmed" 'BEGIN { printf "%.2f", p ? k / p : 0 }')
+[ -n "$before" ] && c="$c | $(stats before_ms "${before_t[@]}") before_ratio=$(awk -v k="$(median "${before_t[@]}")" -v p="$pmed" 'BEGIN { printf "%.2f", p ? k / p : 0 }')"
 line="replay_5step $a | $b | $c | ratio=$ratio ratio_vs_proc=$ratio_proc load=\"$(cut -d' ' -f1-3 /proc/loadavg)\" cores=$(nproc)"
 echo "$line"
 [ "$out" = /dev/stdout ] || echo "$line" >>"$out"
