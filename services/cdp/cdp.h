@@ -61,6 +61,12 @@ int kn_cdp_loop_run(kn_cdp_loop *loop);
 /* Serve for at most ms milliseconds (for callers that drive the loop themselves); ms <= 0: one
  * turn without waiting. */
 int kn_cdp_loop_run_for(kn_cdp_loop *loop, int ms);
+/* Serve until done(ud) is true or ms milliseconds have passed, whichever comes first: done is
+ * checked before the first turn and after each one, so whatever a callback changes (an event, a
+ * reply, a timer) ends the wait as soon as that turn returns (for callers that wait for browser
+ * events instead of sleeping). Returns 1 when done, 0 at the deadline or when the loop was stopped,
+ * KN_EINVAL from inside a loop callback, KN_EIO if lws failed. */
+int kn_cdp_loop_run_until(kn_cdp_loop *loop, int ms, int (*done)(void *ud), void *ud);
 /* Make kn_cdp_loop_run return; safe from any thread and from signal-free contexts
  * (sets a flag and wakes the loop with lws_cancel_service). Sticky: afterwards run, run_for and
  * kn_cdp_call return at once. */

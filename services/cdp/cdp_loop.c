@@ -144,6 +144,34 @@ int kn_cdp_loop_run_for(kn_cdp_loop *loop, int ms)
 	return rc;
 }
 
+int kn_cdp_loop_run_until(kn_cdp_loop *loop, int ms, int (*done)(void *ud), void *ud)
+{
+	if (loop->depth)
+		return KN_EINVAL;
+	if (done(ud))
+		return 1;
+	if (ms <= 0)
+		return 0;
+	lws_usec_t deadline = lws_now_usecs() + (lws_usec_t)ms * LWS_US_PER_MS;
+	wake w;
+	memset(&w, 0, sizeof w);
+	w.loop = loop;
+	lws_sul_schedule(loop->ctx, 0, &w.sul, on_wake, (lws_usec_t)ms * LWS_US_PER_MS);
+	int rc = 0;
+	while (!kn_cdp_loop_stopped(loop) && lws_now_usecs() < deadline) {
+		if (serve_once(loop) != 0) {
+			rc = KN_EIO;
+			break;
+		}
+		if (done(ud)) {
+			rc = 1;
+			break;
+		}
+	}
+	lws_sul_cancel(&w.sul);
+	return rc;
+}
+
 void kn_cdp_loop_stop(kn_cdp_loop *loop)
 {
 	atomic_store(&loop->stop, 1);

@@ -256,7 +256,8 @@ int kn_cmd_replay(int argc, char **argv)
 	char *ws = NULL;
 	kn_cdp_loop *loop = NULL;
 	kn_cdp *cdp = NULL;
-	kn_cdp_link k = {0};
+	kn_replay_link link = {0};
+	kn_cdp_link *k = &link.link;
 	if (task_id && !kn_taskset_find(set, task_id)) {
 		fprintf(stderr, "keynode replay: task '%s' is not in %s\n", task_id, tasks);
 		goto done;
@@ -273,19 +274,17 @@ int kn_cmd_replay(int argc, char **argv)
 		fprintf(stderr, "keynode replay: browser unreachable: %s\n", err.msg);
 		goto done;
 	}
-	kn_cdp_handlers h = kn_cdp_link_handlers(&k);
+	kn_cdp_handlers h = kn_replay_link_handlers(&link);
 	if (kn_cdp_loop_new(&loop, &err) || kn_cdp_connect(&cdp, loop, ws, NULL, &h, &err)) {
 		fprintf(stderr, "keynode replay: %s\n", err.msg);
 		goto done;
 	}
-	for (int waited = 0; !k.open && !k.closed && waited < 10000; waited += 50)
-		kn_cdp_loop_run_for(loop, 50);
-	if (!k.open) {
-		fprintf(stderr, "keynode replay: browser unreachable: %s\n", k.closed ? k.reason : "timed out");
+	if (!kn_replay_link_wait_open(&link, loop, 10000)) {
+		fprintf(stderr, "keynode replay: browser unreachable: %s\n", k->closed ? k->reason : "timed out");
 		goto done;
 	}
 	int failed = 0, ran = 0, errored = 0;
-	for (size_t i = 0; i < set->n_tasks && !k.closed; i++) {
+	for (size_t i = 0; i < set->n_tasks && !k->closed; i++) {
 		const kn_task *t = &set->tasks[i];
 		if ((task_id && strcmp(t->id, task_id) != 0) || (!task_id && t->n_steps == 0))
 			continue;
@@ -297,7 +296,7 @@ int kn_cmd_replay(int argc, char **argv)
 			continue;
 		}
 		kn_replay_result res;
-		int rr = kn_replay_task(loop, cdp, t, &ro, &res, &err);
+		int rr = kn_replay_task(loop, cdp, &link, t, &ro, &res, &err);
 		printf("%-24s %s%s%s\n", t->id, rr == 0 ? "passed" : "FAILED", rr ? ": " : "",
 		       rr ? err.msg : "");
 		failed |= rr != 0;
@@ -305,15 +304,15 @@ int kn_cmd_replay(int argc, char **argv)
 			errored = 1;
 		kn_replay_result_clear(&res);
 	}
-	if (k.closed) {
-		fprintf(stderr, "keynode replay: %s\n", k.reason);
+	if (k->closed) {
+		fprintf(stderr, "keynode replay: %s\n", k->reason);
 		goto done;
 	}
 	if (!ran)
 		fprintf(stderr, "keynode replay: no task with steps to replay\n");
 	rc = errored ? KN_EXIT_USAGE : failed || !ran ? KN_EXIT_FAIL : KN_EXIT_OK;
 done:
-	if (cdp && !k.closed)
+	if (cdp && !k->closed)
 		kn_cdp_close(cdp);
 	kn_cdp_loop_free(loop);
 	if (ro.answers)

@@ -19,7 +19,7 @@ int kn_replay_page_call(kn_cdp *c, const char *session, const char *fn, json_t *
 	json_t *res = NULL;
 	int rc = kn_cdp_call(c, session, "Runtime.evaluate",
 	                     json_pack("{s:s, s:b, s:b}", "expression", expr, "returnByValue", 1,
-	                               "awaitPromise", 0),
+	                               "awaitPromise", 1), /* "wait" returns a promise */
 	                     &res, err);
 	free(expr);
 	if (rc)

@@ -249,7 +249,7 @@ int kn_replay_frame_page_call(const kn_replay_frame *f, kn_cdp *c, const char *f
 	if (!expr)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	json_t *res = NULL;
-	json_t *ep = json_pack("{s:s, s:b}", "expression", expr, "returnByValue", 1);
+	json_t *ep = json_pack("{s:s, s:b, s:b}", "expression", expr, "returnByValue", 1, "awaitPromise", 1);
 	if (ep && f->ctx)
 		json_object_set_new(ep, "contextId", json_integer(f->ctx));
 	int rc = kn_cdp_call(c, f->session, "Runtime.evaluate", ep, &res, err);

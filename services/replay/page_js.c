@@ -1,7 +1,7 @@
 /* page_js.c — the in-page half of the replayer: one JavaScript library evaluated with one
- * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: find (the
- * recorded selector, then the fallback locators, then the candidate list for healing), pick
- * (candidate i), focus, value, select, describe (an element's fingerprint, for record), state (URL, readyState, HTTP status) and excerpt (outerHTML of
+ * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: wait (the
+ * recorded selector, then the fallback locators, then the candidate list for healing, waited for in
+ * the page until actionable), pick (candidate i), focus, value, select, describe (an element's fingerprint, for record), state (URL, readyState, HTTP status) and excerpt (outerHTML of
  * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,14 +66,39 @@ static const char *const lib[] = {
 	" text: txt(e), classes: (e.getAttribute('class') || '').trim(), path: p.join(' ')}; }\n",
 	"const cands = P => Array.from(document.querySelectorAll(INTER + ',[id],[name]'))",
 	".filter(e => vis(e) && fits(e, P)).slice(0, 500);\n",
-	"function out(e, how) { e.scrollIntoView({block: 'center', inline: 'center'}); const b = e.getBoundingClientRect();",
+	/* waiting in the page (issue 17): the next animation frame (or 50 ms where none is drawn), a DOM
+	 * change (or ms), and actionability as Playwright checks it: attached, visible, the same box on
+	 * two frames in a row (scrolling, animating: at most P.stable ms) and, for an action, enabled
+	 * (at most P.act ms) — past those bounds the step acts as it did before it waited */
+	"const tick = () => new Promise(r => { let d = 0; const f = () => { if (!d) { d = 1; r(); } };",
+	" requestAnimationFrame(f); setTimeout(f, 50); });\n",
+	"const changed = ms => new Promise(r => { let d = 0; const o = new MutationObserver(() => f());",
+	" const f = () => { if (!d) { d = 1; o.disconnect(); r(); } };",
+	" o.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});",
+	" setTimeout(f, Math.max(0, ms)); });\n",
+	"const off = (e, P) => P.verb !== 'wait' && !!(e.disabled || (/^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(e.tagName)",
+	" && e.closest('fieldset[disabled]')));\n",
+	"const same = (a, b) => !!a && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;\n",
+	"async function ready(e, how, P) { e.scrollIntoView({block: 'center', inline: 'center'});",
+	" const t = performance.now(); let prev = null, b = null;\n",
+	" for (;;) { await tick(); if (!e.isConnected) return undefined; b = e.getBoundingClientRect();",
+	" const steady = same(prev, b), dt = performance.now() - t;",
+	" if ((steady && !off(e, P) && vis(e)) || dt > ((steady ? P.act : P.stable) || 0)) break; prev = b; }\n",
 	" if (!b.width && !b.height) return null;",
 	" return {how, x: b.x + b.width / 2, y: b.y + b.height / 2, sel: uniq(e), sig: sig(e)}; }\n",
+	"const located = P => { const e = (P.skip || []).includes('selector') ? null : first(P.sel); if (e) return [e, 'selector'];",
+	" return P.fb ? fallback(P) : null; };\n",
 	"const K = {\n",
-	" find(P) { const e = (P.skip || []).includes('selector') ? null : first(P.sel); if (e) return out(e, 'selector');",
-	" if (P.fb) { const f = fallback(P); if (f) return out(f[0], f[1]); }",
-	" if (P.collect) return {candidates: cands(P).map(sig)}; return null; },\n",
-	" pick(P) { const e = cands(P)[P.index]; return e ? out(e, 'healed') : null; },\n",
+	/* the step's element, waited for up to P.until ms (after a DOM change first when P.changed): the
+	 * selector, then with P.fb the fallbacks; with P.collect the healing candidates when neither finds it */
+	" async wait(P) { const t0 = performance.now(), left = () => P.until - (performance.now() - t0);",
+	" if (P.changed) await changed(left());\n",
+	"  for (;;) { const f = located(P);",
+	" if (f) { const r = await ready(f[0], f[1], P); if (r !== undefined) return r;",
+	" if (left() < -(P.act || 0)) return null; continue; }",
+	" if (P.collect) return {candidates: cands(P).map(sig)}; if (left() <= 0) return null;",
+	" await (P.fb ? changed(Math.min(100, left())) : tick()); } },\n",
+	" async pick(P) { const e = cands(P)[P.index]; return e ? (await ready(e, 'healed', P)) || null : null; },\n",
 	" focus(P) { const e = first(P.sel); if (!e) return null; e.focus(); const had = (e.value || e.textContent || '').length;",
 	" if (e.select) e.select(); else if (e.isContentEditable) document.execCommand('selectAll');",
 	" return {had: had, focused: document.activeElement === e, before: e.isContentEditable ? e.textContent : e.value,",

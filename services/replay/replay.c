@@ -1,6 +1,7 @@
 /* replay.c — the replayer (replay.h): one tab, each reference step's element located with a
- * bounded wait — the recorded selector, then fallback locators, then healing (heal.h) — and acted
- * on with trusted Input.* events, the page left to settle after it, each step given a verdict. */
+ * bounded wait in the page until it is actionable — the recorded selector, then fallback locators,
+ * then healing (heal.h) — and acted on with trusted Input.* events, then waited for until what the
+ * action started is over (wait.c: browser events, not pauses), each step given a verdict. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ struct rp {
 	kn_replay_frame fr; /* the step's frame when its selector crosses into an iframe (frames.c) */
 	const kn_step *dialog; /* the next step answers the dialog this one opens (dialog_answer.h) */
 	int dialog_answered;
+	kn_replay_waiter w; /* what the tab's session reported (wait.c) */
 };
 
 /* Where a step's element was found. */
@@ -78,33 +80,11 @@ static void pause_ms(struct rp *r, int ms)
 	kn_cdp_loop_run_for(r->loop, ms);
 }
 
-/* Wait until the document has loaded and its URL held still for one poll (bounded). */
-static int settle(struct rp *r)
+/* Wait until what the action taken at mark m started is over (wait.c), bounded by the settle
+ * timeout. */
+static int settle(struct rp *r, const kn_replay_mark *m, int flags)
 {
-	int timeout = r->o.settle_timeout_ms ? r->o.settle_timeout_ms : 10000;
-	pause_ms(r, 150); /* let a navigation the action caused begin */
-	char last[2048] = "";
-	double end = kn_time_mono_ms() + timeout;
-	while (kn_time_mono_ms() < end) {
-		json_t *v = NULL;
-		kn_err e;
-		if (page(r, "state", NULL, &v, &e) == 0) {
-			const char *ready = json_string_value(json_object_get(v, "ready"));
-			const char *url = json_string_value(json_object_get(v, "url"));
-			if (ready && url && strcmp(ready, "complete") == 0) {
-				if (strcmp(last, url) == 0) {
-					json_decref(v);
-					return 0;
-				}
-				snprintf(last, sizeof last, "%s", url);
-			} else {
-				last[0] = '\0';
-			}
-		}
-		json_decref(v);
-		pause_ms(r, 50);
-	}
-	return KN_ETIMEOUT;
+	return kn_replay_settle(&r->w, m, flags, r->o.settle_timeout_ms ? r->o.settle_timeout_ms : 10000);
 }
 
 /* The HTTP status of the current document (0 unknown) and its URL (into url). */
@@ -171,7 +151,9 @@ static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v
 			}
 		}
 		if (best >= 0 && score >= KN_HEAL_THRESHOLD) {
-			json_t *p = json_pack("{s:i, s:s}", "index", c[best].index, "verb", kn_step_verb_name(st->verb));
+			json_t *p = json_pack("{s:i, s:s, s:i, s:i}", "index", c[best].index, "verb",
+			                      kn_step_verb_name(st->verb), "stable", KN_REPLAY_STABLE_MS, "act",
+			                      KN_REPLAY_STABLE_MS);
 			json_t *pv = NULL;
 			if (page(r, "pick", p, &pv, &err) == 0)
 				ok = take_found(f, pv, "healed", score);
@@ -206,11 +188,12 @@ static int agrees(const kn_step *st, json_t *v, struct found *f)
 	return ok;
 }
 
-/* Find the step's element and give its centre (scrolled into view). The selector is tried from
- * the start, the fallbacks after fallback_after_ms, healing after heal_after_ms; all within the
- * element timeout. An element whose name contradicts the recorded one is refused and the next
- * locator tried at once (in the same poll: a later poll starts afresh, the page may have moved
- * on). */
+/* Find the step's element and give its centre (scrolled into view, actionable). The page waits
+ * for it (page_js.c "wait": each animation frame, or each DOM change once fallbacks are on): the
+ * selector from the start, the fallbacks after fallback_after_ms, healing after heal_after_ms; all
+ * within the element timeout. An element whose name contradicts the recorded one is refused and the
+ * next locator tried at once (in the same round; the next round starts afresh once the DOM changed:
+ * the page may have moved on). */
 static int locate(struct rp *r, const kn_step *st, struct found *f)
 {
 	kn_heal_sig e;
@@ -228,18 +211,25 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		heal_after = timeout;
 	if (fb_after > heal_after)
 		fb_after = heal_after;
-	int rc = KN_ENOTFOUND;
+	int rc = KN_ENOTFOUND, changed = 0;
 	char refused[300] = "";
 	double start = kn_time_mono_ms();
 	for (;;) {
 		double spent = kn_time_mono_ms() - start;
-		json_object_set_new(p, "fb", json_boolean(spent >= fb_after));
-		json_object_set_new(p, "collect", json_boolean(spent >= heal_after));
+		int fb = spent >= fb_after, collect = spent >= heal_after;
+		double until = (!fb ? fb_after : !collect ? heal_after : timeout) - spent;
+		json_object_set_new(p, "fb", json_boolean(fb));
+		json_object_set_new(p, "collect", json_boolean(collect));
+		json_object_set_new(p, "until", json_integer(until > 0 ? (json_int_t)until : 0));
+		json_object_set_new(p, "changed", json_boolean(changed));
+		json_object_set_new(p, "stable", json_integer(KN_REPLAY_STABLE_MS));
+		json_object_set_new(p, "act", json_integer(timeout - spent > 0 ? (json_int_t)(timeout - spent) : 0));
 		json_t *v = NULL, *skip = json_array();
 		kn_err err;
 		json_object_set_new(p, "skip", skip);
-		int done = 0;
-		for (int tries = 0; !done && tries < 10 && page(r, "find", p, &v, &err) == 0; tries++) {
+		int done = 0, answered = 0;
+		for (int tries = 0; !done && tries < 10 && page(r, "wait", p, &v, &err) == 0; tries++) {
+			answered = 1;
 			if (take_found(f, v, NULL, 1.0)) {
 				if (agrees(st, v, f)) {
 					done = 1;
@@ -247,6 +237,8 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 					snprintf(refused, sizeof refused, "the %s locator found another element: %.200s",
 					         f->how, f->why);
 					json_array_append_new(skip, json_string(f->how));
+					json_object_set_new(p, "until", json_integer(0)); /* the rest of this round: at once */
+					json_object_set_new(p, "changed", json_false());
 					json_decref(v);
 					v = NULL;
 					continue;
@@ -261,9 +253,13 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 			rc = 0;
 			break;
 		}
-		if (spent > timeout)
+		spent = kn_time_mono_ms() - start;
+		if (spent > timeout || r->w.detached)
 			break;
-		pause_ms(r, 100);
+		/* something was found and refused, or no candidate healed: look again once the DOM changed */
+		changed = answered && (json_array_size(skip) > 0 || collect);
+		if (!answered) /* the document went away under the call: wait for the next one to come */
+			kn_replay_wait_any(&r->w, timeout - spent < 100 ? (int)(timeout - spent) + 1 : 100);
 	}
 	json_decref(p);
 	kn_heal_sig_clear(&e);
@@ -364,33 +360,21 @@ static int switch_to(struct rp *r, const char *target_id, kn_err *err)
 	free(r->target_id);
 	r->session = s;
 	r->target_id = t;
-	return 0;
+	return kn_replay_wait_attach(&r->w, r->loop, r->c, s, t, err);
 }
 
-/* Follow a popup or new tab the last step opened from our tab, as an agent would. */
-static int follow_popup(struct rp *r, kn_err *err)
+/* Follow a popup or new tab the step taken at mark m opened from our tab, as an agent would, and
+ * wait for its document. 0 also when there is none (not fatal: stay in the tab we have). */
+static int follow_popup(struct rp *r, const kn_replay_mark *m, kn_err *err)
 {
-	json_t *res = NULL, *ti;
-	size_t i;
-	if (kn_cdp_call(r->c, NULL, "Target.getTargets", NULL, &res, err) != 0)
-		return 0; /* not fatal: stay in the tab we have */
-	const char *popup = NULL;
-	json_array_foreach(json_object_get(res, "targetInfos"), i, ti) {
-		const char *type = json_string_value(json_object_get(ti, "type"));
-		const char *opener = json_string_value(json_object_get(ti, "openerId"));
-		if (type && strcmp(type, "page") == 0 && opener && strcmp(opener, r->target_id) == 0)
-			popup = json_string_value(json_object_get(ti, "targetId")); /* the newest is last */
-	}
-	int rc = 0;
-	if (popup) {
-		rc = switch_to(r, popup, err);
-		if (!rc && r->o.progress)
-			fprintf(r->o.progress, "  replay follows the new tab %s\n", popup);
-	}
-	json_decref(res);
+	char popup[128];
+	if (!kn_replay_wait_popup(&r->w, m, popup, sizeof popup))
+		return 0;
+	int rc = switch_to(r, popup, err);
+	if (!rc && r->o.progress)
+		fprintf(r->o.progress, "  replay follows the new tab %s\n", popup);
 	return rc;
 }
-
 
 /* A net::ERR_… of a navigation: the site is unreachable (as opposed to a page that failed). */
 static int unreachable(const char *error_text)
@@ -473,7 +457,8 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
                                    kn_step_report *rep, kn_err *err)
 {
 	struct found f = {0};
-	int rc = 0, located = 0;
+	int rc = 0, located = 0, flags = 0;
+	kn_replay_mark mark;
 	switch (st->verb) {
 	case KN_STEP_CLICK:
 	case KN_STEP_TYPE:
@@ -502,9 +487,11 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		if (f.drift)
 			snprintf(rep->detail, sizeof rep->detail, "drift: %.240s", f.why);
 	}
+	kn_replay_wait_mark(&r->w, &mark); /* what the action starts is what comes after this */
 	switch (st->verb) {
 	case KN_STEP_GOTO: {
 		json_t *nav = NULL;
+		flags = KN_SETTLE_NAV;
 		rc = call(r, "Page.navigate", json_pack("{s:s}", "url", st->value), &nav, err);
 		const char *fail = json_string_value(json_object_get(nav, "errorText"));
 		if (!rc && fail && *fail) {
@@ -549,6 +536,7 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		break;
 	case KN_STEP_BACK:
 	case KN_STEP_FORWARD:
+		flags = KN_SETTLE_NAV;
 		rc = history_go(r, st->verb == KN_STEP_BACK ? -1 : 1, err);
 		break;
 	case KN_STEP_DIALOG: /* answered during the step before (click_at) */
@@ -569,15 +557,22 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	free(f.sel);
 	f.sel = NULL;
 	kn_replay_frame_clear(&r->fr, r->c); /* settling and status are the tab's */
-	if (!rc && (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS)) {
-		pause_ms(r, 150); /* a popup opens asynchronously */
-		rc = follow_popup(r, err);
-	}
 	if (rc)
 		return KN_STEP_ACTION_FAILED;
 	if (st->verb == KN_STEP_ANSWER)
 		return KN_STEP_OK;
-	if (settle(r)) {
+	int settled = settle(r, &mark, flags);
+	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS) { /* a popup or new tab it opened */
+		char was[128];
+		snprintf(was, sizeof was, "%s", r->target_id);
+		if (follow_popup(r, &mark, err))
+			return KN_STEP_ACTION_FAILED;
+		if (strcmp(was, r->target_id) != 0) {
+			kn_replay_wait_mark(&r->w, &mark);
+			settled = settle(r, &mark, KN_SETTLE_NEW_TAB);
+		}
+	}
+	if (settled) {
 		kn_err_set(err, KN_ETIMEOUT, "page did not finish loading");
 		return KN_STEP_NAV_TIMEOUT;
 	}
@@ -633,8 +628,61 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	return o;
 }
 
-int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_replay_opts *opts,
-                   kn_replay_result *res, kn_err *err)
+/* kn_replay_task once the waiter listens: the tab, the viewport, each step. */
+static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res, kn_err *err)
+{
+	int rc = 0;
+	if (r->o.target_id) {
+		rc = switch_to(r, r->o.target_id, err);
+	} else {
+		json_t *t = NULL;
+		rc = kn_cdp_call(r->c, NULL, "Target.createTarget", json_pack("{s:s}", "url", "about:blank"), &t, err);
+		const char *tid = json_string_value(json_object_get(t, "targetId"));
+		if (!rc)
+			rc = tid ? switch_to(r, tid, err) : kn_err_set(err, KN_EPROTO, "no target for the replay tab");
+		json_decref(t);
+	}
+	if (rc)
+		return rc;
+	if ((rc = set_viewport(r, task, err)) != 0)
+		return rc;
+	for (size_t i = 0; i < task->n_steps; i++) {
+		const kn_step *st = &task->steps[i];
+		kn_step_report *rep = &res->steps[i];
+		kn_err e = {0};
+		r->dialog = i + 1 < task->n_steps && task->steps[i + 1].verb == KN_STEP_DIALOG ? &task->steps[i + 1] : NULL;
+		kn_step_outcome o = run_step(r, st, res, rep, &e);
+		rep->outcome = o;
+		res->n_steps = i + 1;
+		if (!kn_step_outcome_ok(o))
+			snprintf(rep->detail, sizeof rep->detail, "%.255s", e.msg);
+		if (r->o.progress) {
+			fprintf(r->o.progress, "  replay %s step %zu/%zu %-7s %s: %s", task->id, i + 1, task->n_steps,
+			        kn_step_verb_name(st->verb), st->selector ? st->selector : st->value ? st->value : "",
+			        kn_step_outcome_name(o));
+			if (o == KN_STEP_OK_FALLBACK)
+				fprintf(r->o.progress, " (by %s, score %.2f) — drift: propose %s", rep->locator, rep->score,
+				        rep->proposed ? rep->proposed : "?");
+			else if (!kn_step_outcome_ok(o))
+				fprintf(r->o.progress, " — %s", e.msg);
+			fputc('\n', r->o.progress);
+		}
+		if (!kn_step_outcome_ok(o)) {
+			res->failed_step = (int)i + 1;
+			snprintf(res->detail, sizeof res->detail, "%.255s", e.msg);
+			rc = kn_err_set(err, KN_EINVAL, "step %zu (%s): %s", i + 1, kn_step_verb_name(st->verb), e.msg);
+			if (r->o.evidence && o != KN_STEP_UNREACHABLE)
+				kn_replay_capture(r->c, r->session, st->selector, &res->evidence);
+			break;
+		}
+		if (r->o.step_delay_ms)
+			pause_ms(r, r->o.step_delay_ms);
+	}
+	return rc;
+}
+
+int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, kn_replay_link *link, const kn_task *task,
+                   const kn_replay_opts *opts, kn_replay_result *res, kn_err *err)
 {
 	memset(res, 0, sizeof *res);
 	struct rp r = {.loop = loop, .c = c};
@@ -644,53 +692,19 @@ int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_r
 		return kn_err_set(err, KN_EINVAL, "task '%s' has no steps to replay", task->id);
 	if (!(res->steps = calloc(task->n_steps, sizeof *res->steps)))
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	int rc = 0;
-	if (r.o.target_id) {
-		rc = switch_to(&r, r.o.target_id, err);
-	} else {
-		json_t *t = NULL;
-		rc = kn_cdp_call(c, NULL, "Target.createTarget", json_pack("{s:s}", "url", "about:blank"), &t, err);
-		const char *tid = json_string_value(json_object_get(t, "targetId"));
-		if (!rc)
-			rc = tid ? switch_to(&r, tid, err) : kn_err_set(err, KN_EPROTO, "no target for the replay tab");
-		json_decref(t);
-	}
+	r.w.loop = loop;
+	r.w.c = c;
+	link->waiter = &r.w;
+	kn_err e;
+	json_t *v = NULL; /* new tabs (popups) are reported to the waiter */
+	int rc = kn_cdp_call(c, NULL, "Target.setDiscoverTargets", json_pack("{s:b}", "discover", 1), &v, &e);
+	json_decref(v);
 	if (rc)
-		return rc;
-	if ((rc = set_viewport(&r, task, err)) != 0)
-		return rc;
-	for (size_t i = 0; i < task->n_steps; i++) {
-		const kn_step *st = &task->steps[i];
-		kn_step_report *rep = &res->steps[i];
-		kn_err e = {0};
-		r.dialog = i + 1 < task->n_steps && task->steps[i + 1].verb == KN_STEP_DIALOG ? &task->steps[i + 1] : NULL;
-		kn_step_outcome o = run_step(&r, st, res, rep, &e);
-		rep->outcome = o;
-		res->n_steps = i + 1;
-		if (!kn_step_outcome_ok(o))
-			snprintf(rep->detail, sizeof rep->detail, "%.255s", e.msg);
-		if (r.o.progress) {
-			fprintf(r.o.progress, "  replay %s step %zu/%zu %-7s %s: %s", task->id, i + 1, task->n_steps,
-			        kn_step_verb_name(st->verb), st->selector ? st->selector : st->value ? st->value : "",
-			        kn_step_outcome_name(o));
-			if (o == KN_STEP_OK_FALLBACK)
-				fprintf(r.o.progress, " (by %s, score %.2f) — drift: propose %s", rep->locator, rep->score,
-				        rep->proposed ? rep->proposed : "?");
-			else if (!kn_step_outcome_ok(o))
-				fprintf(r.o.progress, " — %s", e.msg);
-			fputc('\n', r.o.progress);
-		}
-		if (!kn_step_outcome_ok(o)) {
-			res->failed_step = (int)i + 1;
-			snprintf(res->detail, sizeof res->detail, "%.255s", e.msg);
-			rc = kn_err_set(err, KN_EINVAL, "step %zu (%s): %s", i + 1, kn_step_verb_name(st->verb), e.msg);
-			if (r.o.evidence && o != KN_STEP_UNREACHABLE)
-				kn_replay_capture(c, r.session, st->selector, &res->evidence);
-			break;
-		}
-		if (r.o.step_delay_ms)
-			pause_ms(&r, r.o.step_delay_ms);
-	}
+		rc = kn_err_set(err, rc, "%s", e.msg);
+	else
+		rc = replay_steps(&r, task, res, err);
+	link->waiter = NULL;
+	kn_replay_wait_clear(&r.w);
 	res->target_id = r.target_id;
 	free(r.session);
 	return rc;

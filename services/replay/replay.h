@@ -70,11 +70,23 @@ typedef struct kn_replay_result {
 	kn_blocked_hit blocked;     /* the failed step's outcome is BLOCKED: what blocked it */
 } kn_replay_result;
 
-/* Replay task's steps in a new tab of the browser on connection c (or opts->target_id). Returns
- * 0 when every step succeeded (OK or OK_FALLBACK), KN_EINVAL when a step failed (see res), other
- * codes when the browser failed. res is the caller's (kn_replay_result_clear) in every case. */
-int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, const kn_task *task, const kn_replay_opts *opts,
-                   kn_replay_result *res, kn_err *err);
+/* The handlers of a connection the replayer acts on: kn_cdp_link's open / closed, and the browser
+ * events a replay running on it waits for (page lifecycle, network, new tabs) instead of sleeping.
+ * Connect with h = kn_replay_link_handlers(&l); l must outlive the connection. */
+typedef struct kn_replay_link {
+	kn_cdp_link link;
+	struct kn_replay_waiter *waiter; /* the running replay's (set by kn_replay_task); else NULL */
+} kn_replay_link;
+kn_cdp_handlers kn_replay_link_handlers(kn_replay_link *l);
+/* Serve loop until the connection opened or closed (at most timeout_ms): 1 when open. */
+int kn_replay_link_wait_open(kn_replay_link *l, kn_cdp_loop *loop, int timeout_ms);
+
+/* Replay task's steps in a new tab of the browser on connection c (or opts->target_id); link is
+ * the one c was connected with (kn_replay_link_handlers). Returns 0 when every step succeeded (OK
+ * or OK_FALLBACK), KN_EINVAL when a step failed (see res), other codes when the browser failed.
+ * res is the caller's (kn_replay_result_clear) in every case. */
+int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, kn_replay_link *link, const kn_task *task,
+                   const kn_replay_opts *opts, kn_replay_result *res, kn_err *err);
 void kn_replay_result_clear(kn_replay_result *res);
 void kn_replay_evidence_clear(kn_replay_evidence *ev);
 

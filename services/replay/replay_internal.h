@@ -10,10 +10,62 @@
  * "excerpt") of the in-page library with params (borrowed; NULL: {}). Caller frees. */
 char *kn_replay_page_expr(const char *fn, json_t *params);
 
-/* Evaluate page function fn in session of c; *value is the caller's (JSON null when the
- * function returned nothing). KN_EPROTO for a script exception or a navigating page. */
+/* Evaluate page function fn in session of c (a promise it returns is awaited: "wait"); *value is
+ * the caller's (JSON null when the function returned nothing). KN_EPROTO for a script exception or
+ * a navigating page. */
 int kn_replay_page_call(kn_cdp *c, const char *session, const char *fn, json_t *params,
                         json_t **value, kn_err *err);
 
+
+/* ---- waiting for the browser (wait.c) */
+
+/* What one tab's session reported so far (counters only grow; kn_replay_mark takes a copy). */
+typedef struct kn_replay_waiter {
+	kn_cdp_loop *loop;
+	kn_cdp *c;
+	char session[128], target[128], frame[128]; /* the tab, its session and main frame */
+	unsigned long gen;          /* +1 for every event that counts: what kn_replay_wait_any waits for */
+	unsigned nav_requested, nav_started, nav_committed, nav_stopped, loads, window_opens, net_started;
+	int loading;                /* the main frame started loading and has not stopped */
+	int nav_pending;            /* a navigation was requested and has not started yet */
+	double nav_requested_at;    /* kn_time_mono_ms */
+	double net_at;              /* the last request started or ended */
+	char **req;                 /* requests in flight (ids, owned) */
+	size_t n_req, cap_req;
+	char popup[128];            /* the newest page target our tab opened */
+	int detached;               /* the tab or the connection is gone */
+} kn_replay_waiter;
+
+typedef struct kn_replay_mark {
+	unsigned nav_requested, nav_started, nav_committed, nav_stopped, net_started, window_opens;
+	char popup[128];
+} kn_replay_mark;
+
+/* Start following the tab target (attached as session on c): Page and Network events enabled,
+ * counters reset. w keeps its request table between tabs; kn_replay_wait_clear frees it. */
+int kn_replay_wait_attach(kn_replay_waiter *w, kn_cdp_loop *loop, kn_cdp *c, const char *session,
+                          const char *target, kn_err *err);
+void kn_replay_wait_clear(kn_replay_waiter *w);
+/* An event of the connection (kn_replay_link_handlers hands them over). */
+void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *session, json_t *params);
+/* Where the counters stand now, to compare with after an action. */
+void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m);
+/* Serve the loop until an event counts or ms pass; 1 when an event came. */
+int kn_replay_wait_any(kn_replay_waiter *w, int ms);
+/* kn_replay_settle flags: the step navigates (goto, back, forward: a navigation is expected, not
+ * only possible); the tab was just opened (its first document, about:blank, is not the page). */
+#define KN_SETTLE_NAV 1
+#define KN_SETTLE_NEW_TAB 2
+/* After an action taken at mark m: wait until what it started is over — the navigation it asked
+ * for or the page requested, loaded; the requests it triggered ended and the network quiet for a
+ * short window (bounded) — and the page says its document is complete. 0, or KN_ETIMEOUT after
+ * timeout_ms. */
+int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, int timeout_ms);
+
+/* How long a found element may keep moving (scrolling, animating) before the step acts anyway. */
+#define KN_REPLAY_STABLE_MS 500
+/* The page target the action taken at mark m opened (a popup, a new tab), waited for a short while
+ * when the page said it opens one: 1 and its id in out, or 0. */
+int kn_replay_wait_popup(kn_replay_waiter *w, const kn_replay_mark *m, char *out, size_t n);
 
 #endif

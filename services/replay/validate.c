@@ -89,6 +89,27 @@ void kn_replay_report_free(kn_replay_report *r)
 	free(r);
 }
 
+static void monitor_ready(void *ud, kn_monitor *m)
+{
+	(void)m;
+	*(int *)ud = 1;
+}
+
+static int monitor_ended(void *ud) { return kn_monitor_ended(ud); }
+
+struct attached {
+	kn_monitor *m;
+	int ready;
+	size_t pages;
+};
+
+/* The monitor watches every page that was open when it connected, its recorder installed. */
+static int monitor_attached(void *ud)
+{
+	const struct attached *a = ud;
+	return kn_monitor_ended(a->m) || (a->ready && kn_monitor_events(a->m) >= a->pages);
+}
+
 static void monitor_answer(void *ud, const char *text)
 {
 	if (ud)
@@ -289,7 +310,8 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	if (task->n_steps == 0)
 		return kn_err_set(err, KN_EINVAL, "task '%s' has no steps to replay", task->id);
 
-	kn_cdp_link k = {0};
+	kn_replay_link link = {0};
+	kn_cdp_link *k = &link.link;
 	kn_cdp *c = NULL;
 	kn_monitor *m = NULL;
 	kn_replay_result res = {0};
@@ -298,13 +320,11 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	kn_replay_status status = KN_REPLAY_PASSED;
 	int broken_node = -1, rc = 0;
 
-	kn_cdp_handlers h = kn_cdp_link_handlers(&k);
+	kn_cdp_handlers h = kn_replay_link_handlers(&link);
 	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0)
 		return rc;
-	for (int waited = 0; !k.open && !k.closed && waited < 10000; waited += 50)
-		kn_cdp_loop_run_for(loop, 50);
-	if (!k.open) {
-		snprintf(reason, sizeof reason, "browser unreachable: %.200s", k.closed ? k.reason : "timed out");
+	if (!kn_replay_link_wait_open(&link, loop, 10000)) {
+		snprintf(reason, sizeof reason, "browser unreachable: %.200s", k->closed ? k->reason : "timed out");
 		status = KN_REPLAY_ERROR;
 		goto judge;
 	}
@@ -342,13 +362,16 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		}
 		json_decref(v);
 	}
+	struct attached att = {.pages = pages};
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
-	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace};
+	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace,
+	                      .on_ready = monitor_ready, .ud = &att.ready};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
-	for (int waited = 0; kn_monitor_events(m) < pages && !kn_monitor_ended(m) && waited < 5000; waited += 20)
-		kn_cdp_loop_run_for(loop, 20);
-	kn_cdp_loop_run_for(loop, 100); /* its Page.enable reaches the browser before our first goto */
+	/* ready: every tab attached and its recorder installed (Page.enable went before it on the same
+	 * session), so the monitor sees our first goto */
+	att.m = m;
+	kn_cdp_loop_run_until(loop, 5000, monitor_attached, &att);
 
 	kn_replay_opts ro = o.replay;
 	ro.target_id = target;
@@ -356,11 +379,11 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	ro.on_answer = monitor_answer;
 	ro.ud = m;
 	kn_err rerr = {0};
-	int rr = kn_replay_task(loop, c, task, &ro, &res, &rerr);
-	kn_cdp_loop_run_for(loop, 300); /* the last events reach the monitor */
+	int rr = kn_replay_task(loop, c, &link, task, &ro, &res, &rerr);
+	/* the monitor asks every recorder to flush over its own connection: the events the page sent
+	 * before precede those replies on that socket, so nothing is left behind */
 	kn_monitor_stop(m, "stopped");
-	for (int waited = 0; !kn_monitor_ended(m) && waited < 3000; waited += 20)
-		kn_cdp_loop_run_for(loop, 20);
+	kn_cdp_loop_run_until(loop, 3000, monitor_ended, m);
 
 	if (rr && !res.failed_step) {
 		snprintf(reason, sizeof reason, "browser failed: %.250s", rerr.msg);
@@ -383,7 +406,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 			if (status == KN_REPLAY_PASSED)
 				status = KN_REPLAY_BROKEN;
 		}
-	if (status == KN_REPLAY_BROKEN && !res.failed_step && res.target_id && !k.closed) {
+	if (status == KN_REPLAY_BROKEN && !res.failed_step && res.target_id && !k->closed) {
 		/* every step worked but a key node was not reached: the page where the replay ended */
 		json_t *a = NULL;
 		if (kn_cdp_call(c, NULL, "Target.attachToTarget",
@@ -428,7 +451,7 @@ fail:
 	vlog("error", task->id, "replay validation failed", err ? err->msg : NULL);
 done:
 	kn_monitor_free(m);
-	if (c && !k.closed) {
+	if (c && !k->closed) {
 		if (ctx) {
 			json_t *d = NULL;
 			kn_err e;
