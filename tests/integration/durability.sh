@@ -34,7 +34,7 @@ serve_up() { # [extra serve args]
   KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_serve_start "$KN" "$tmp/serve.$P.log" \
     --listen "127.0.0.1:$P" --spool-dir "$SPOOL" "$@" || kn_finish
   B=$api_base
-  echo "$B" >"$tmp/base"
+  echo "$B" >"$tmp/base.new" && mv "$tmp/base.new" "$tmp/base" # atomic: the poster never reads it half written
 }
 serve_up
 c=$(api "${W[@]}" --data-binary @"$REPO/tests/sites/tasks.yaml" "$B/api/tasksets?name=sites")
@@ -148,6 +148,8 @@ fi
 
 # --- a big run read back page by page ---------------------------------------------------------------
 c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); big=$(jq -r .id "$tmp/body")
+# the run's row reaches PostgreSQL through the ingest writer, after the 201: wait for it (bounded)
+for _ in $(seq 1 200); do [ "$(kn_psql "SELECT count(*) FROM runs WHERE id = '$big'")" = 1 ] && break; sleep 0.05; done
 kn_psql "INSERT INTO events (run_id, seq, line) SELECT '$big', g, json_build_object('t', g, 'type', 'navigate', 'url', 'http://127.0.0.1:1/big?n=' || g) FROM generate_series(1, $BIG) g" >/dev/null
 after=0; pages=0; total=0; bad=0
 while :; do
