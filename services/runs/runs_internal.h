@@ -36,7 +36,7 @@ struct run {
 	kn_llm_stats llm0; /* the judge's counters when the run started */
 	/* external: the run ended while verdicts were awaited (runs_judge.c) */
 	const char *end_reason;
-	struct timespec end_deadline;
+	double end_deadline_ms; /* kn_time_mono_ms: when the awaited verdicts are given up */
 	int finish_started; /* the result is being written: verdicts come too late */
 	size_t awaiting;    /* the end waits for this many verdicts (stop answers "finishing") */
 };

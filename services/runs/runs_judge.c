@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "keynode/event.h"
 #include "runs_internal.h"
 
 static void llm_cancel(void *ud)
@@ -26,24 +27,6 @@ static void llm_cancel(void *ud)
 int kn_runs_verdict_wait_ms(const kn_runs *r)
 {
 	return r->o.verdict_wait_ms > 0 ? r->o.verdict_wait_ms : KN_RUNS_VERDICT_WAIT_MS;
-}
-
-static void deadline_in(struct timespec *ts, int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
-static int passed(const struct timespec *ts)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return now.tv_sec > ts->tv_sec || (now.tv_sec == ts->tv_sec && now.tv_nsec >= ts->tv_nsec);
 }
 
 int kn_run_defer(void *ud, const char *rule, const char *phrase, const char *input)
@@ -164,7 +147,7 @@ void kn_run_end(struct run *run, const char *reason)
 	if (wait) {
 		run->end_reason = reason;
 		run->awaiting = kn_eval_pending(run->ev);
-		deadline_in(&run->end_deadline, kn_runs_verdict_wait_ms(r));
+		run->end_deadline_ms = kn_time_mono_ms() + kn_runs_verdict_wait_ms(r);
 		pthread_cond_broadcast(&r->cv); /* a waiting stop answers "finishing" */
 	}
 	run->finish_started = !wait;
@@ -180,7 +163,7 @@ void kn_runs_judge_tick(kn_runs *r)
 		const char *reason = NULL;
 		pthread_mutex_lock(&r->mu);
 		for (struct run *run = r->live; run; run = run->next)
-			if (run->ev && run->end_reason && !run->ended && passed(&run->end_deadline)) {
+			if (run->ev && run->end_reason && !run->ended && kn_time_mono_ms() >= run->end_deadline_ms) {
 				reason = run->end_reason;
 				run->end_reason = NULL;
 				run->finish_started = 1;
