@@ -70,23 +70,6 @@ struct kn_worker {
 
 /* ---- logging (docs/development.md: one line, key=value) -------------------------------------------------- */
 
-static void wlog(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
-	KN_PRINTF(4, 5)
-	;
-
-static void wlog(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
-{
-	char extra[768] = "";
-	if (fmt) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(extra, sizeof extra, fmt, ap);
-		va_end(ap);
-	}
-	fprintf(stderr, "level=%s component=worker worker=%s msg=\"%s\"%s%s\n", level, w->id, msg,
-	        extra[0] ? " " : "", extra);
-}
-
 /* a value for a log line: quotes and newlines would break the one-line format */
 static void log_quote(char *out, size_t cap, const char *s)
 {
@@ -136,9 +119,9 @@ static void *heartbeat_main(void *arg)
 		if (hr == KN_EIO && kn_store_reset(w->hb_st, &err) == 0)
 			hr = kn_store_job_heartbeat(w->hb_st, job, w->id, w->o.lease_s, &err);
 		if (hr == KN_ENOTFOUND)
-			wlog(w, "warn", "lease lost", "job=%" PRId64, job);
+			kn_worker_log(w, "warn", "lease lost", "job=%" PRId64, job);
 		else if (hr)
-			wlog(w, "warn", "heartbeat failed", "job=%" PRId64 " error=\"%s\"", job, err.msg);
+			kn_worker_log(w, "warn", "heartbeat failed", "job=%" PRId64 " error=\"%s\"", job, err.msg);
 		pthread_mutex_lock(&w->mu);
 		if (hr == KN_ENOTFOUND && w->job == job)
 			w->lease_lost = 1;
@@ -226,7 +209,7 @@ int kn_worker_new(kn_worker **out, const kn_worker_opts *opts, kn_err *err)
 	if (!w->browser) {
 		if ((r = kn_local_browser_start(&w->local, w->chromium, err)))
 			goto fail;
-		wlog(w, "info", "browser started", "pid=%ld endpoint=%s", (long)w->local.pid, w->local.ws_url);
+		kn_worker_log(w, "info", "browser started", "pid=%ld endpoint=%s", (long)w->local.pid, w->local.ws_url);
 	}
 	if (pthread_create(&w->hb, NULL, heartbeat_main, w) != 0) {
 		r = kn_err_set(err, KN_EIO, "cannot start the heartbeat thread");
@@ -292,12 +275,12 @@ static int browser_ws(kn_worker *w, char **out, kn_err *err)
 	if (w->browser)
 		return kn_cdp_discover(out, w->browser, 10000, err);
 	if (!kn_local_browser_alive(&w->local)) {
-		wlog(w, "warn", "browser gone, restarting", NULL);
+		kn_worker_log(w, "warn", "browser gone, restarting", NULL);
 		kn_local_browser_stop(&w->local);
 		int r = kn_local_browser_start(&w->local, w->chromium, err);
 		if (r)
 			return r;
-		wlog(w, "info", "browser started", "pid=%ld endpoint=%s", (long)w->local.pid, w->local.ws_url);
+		kn_worker_log(w, "info", "browser started", "pid=%ld endpoint=%s", (long)w->local.pid, w->local.ws_url);
 	}
 	*out = strdup(w->local.ws_url);
 	return *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
@@ -400,7 +383,7 @@ static void update_health(kn_worker *w, const kn_store_job *job, const char *tas
 	if (r == KN_ENOTFOUND)
 		from = KN_HEALTH_UNKNOWN, failures = 0, r = 0;
 	if (r) {
-		wlog(w, "error", "health not updated", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
+		kn_worker_log(w, "error", "health not updated", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
 		return;
 	}
 	kn_health_step h;
@@ -421,20 +404,20 @@ static void update_health(kn_worker *w, const kn_store_job *job, const char *tas
 	char *evidence = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
 	json_decref(ev);
 	if (!evidence) {
-		wlog(w, "error", "health not updated", "job=%" PRId64 " error=\"out of memory\"", job->id);
+		kn_worker_log(w, "error", "health not updated", "job=%" PRId64 " error=\"out of memory\"", job->id);
 		return;
 	}
 	r = kn_store_health_set(w->st, job->task_version, to, to_failures, evidence, &err);
 	if (r) {
-		wlog(w, "error", "health not updated", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
+		kn_worker_log(w, "error", "health not updated", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
 	} else if (to != from) {
-		wlog(w, "info", "health changed", "task=%s from=%s to=%s failures=%d", task_id,
+		kn_worker_log(w, "info", "health changed", "task=%s from=%s to=%s failures=%d", task_id,
 		     kn_health_name(from), kn_health_name(to), to_failures);
 		pthread_mutex_lock(&w->mu);
 		w->stats.transitions++;
 		pthread_mutex_unlock(&w->mu);
 		if (h.alert && w->o.alerts && kn_alerts_health(w->o.alerts, task_id, from, to, evidence, &err) != 0)
-			wlog(w, "warn", "alert not raised", "task=%s error=\"%s\"", task_id, err.msg);
+			kn_worker_log(w, "warn", "alert not raised", "task=%s error=\"%s\"", task_id, err.msg);
 	}
 	free(evidence);
 }
@@ -455,7 +438,7 @@ static int hold_owner(kn_worker *w, kn_err *err)
 		return 0;
 	int rc = kn_store_owner_try_hold(w->st, w->id, &held, err);
 	if (rc == 0 && !held)
-		wlog(w, "warn", "another live worker has the same id", "id=%s", w->id);
+		kn_worker_log(w, "warn", "another live worker has the same id", "id=%s", w->id);
 	if (rc == 0)
 		w->owner_held = 1;
 	return rc;
@@ -468,9 +451,9 @@ static void end_orphans(kn_worker *w)
 	kn_err err = {0};
 	size_t n = 0;
 	if (hold_owner(w, &err) != 0 || kn_store_replay_orphans_end(w->st, w->id, "worker lost", &n, &err) != 0)
-		wlog(w, "warn", "orphaned replay runs not ended", "error=\"%s\"", err.msg);
+		kn_worker_log(w, "warn", "orphaned replay runs not ended", "error=\"%s\"", err.msg);
 	else if (n)
-		wlog(w, "info", "orphaned replay runs ended", "runs=%zu reason=\"worker lost\"", n);
+		kn_worker_log(w, "info", "orphaned replay runs ended", "runs=%zu reason=\"worker lost\"", n);
 }
 
 /* Run one claimed job to its end. Returns 0, or KN_EIO when the database connection was lost
@@ -505,7 +488,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		goto store_error;
 	}
 	const kn_task *task = &set->tasks[0];
-	wlog(w, "info", "job claimed", "job=%" PRId64 " task=%s version=%" PRId64 " attempt=%d", job->id,
+	kn_worker_log(w, "info", "job claimed", "job=%" PRId64 " task=%s version=%" PRId64 " attempt=%d", job->id,
 	     task->id, job->task_version, job->attempt);
 
 	kn_health health_now = KN_HEALTH_UNKNOWN;
@@ -527,7 +510,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		}
 		if (r) {
 			if (stopping(w)) {
-				wlog(w, "info", "job abandoned", "job=%" PRId64 " reason=stopping", job->id);
+				kn_worker_log(w, "info", "job abandoned", "job=%" PRId64 " reason=stopping", job->id);
 				count(w, &w->stats.abandoned);
 				r = 0;
 				goto out;
@@ -536,7 +519,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 			log_quote(q, sizeof q, err.msg);
 			if (job->attempt < KN_WORKER_MAX_ATTEMPTS) {
 				/* nothing could be judged: leave the job to lease expiry and another try */
-				wlog(w, "warn", "job abandoned", "job=%" PRId64 " reason=\"browser: %s\"", job->id, q);
+				kn_worker_log(w, "warn", "job abandoned", "job=%" PRId64 " reason=\"browser: %s\"", job->id, q);
 				count(w, &w->stats.abandoned);
 				r = 0;
 				goto out;
@@ -556,7 +539,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 			char q[300];
 			report_reason(rep, why, sizeof why);
 			log_quote(q, sizeof q, why);
-			wlog(w, "info", "replay failed, retrying in a fresh context", "job=%" PRId64 " task=%s status=%s reason=\"%s\"",
+			kn_worker_log(w, "info", "replay failed, retrying in a fresh context", "job=%" PRId64 " task=%s status=%s reason=\"%s\"",
 			     job->id, task->id, kn_replay_status_name(st), q);
 			kn_replay_report_free(rep), rep = NULL;
 			count(w, &w->stats.retried);
@@ -574,27 +557,27 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		if ((r = hold_owner(w, &err)) == 0 && (r = store_run(w, job, rep, traj, ws, &err)) == 0)
 			run_id = kn_replay_report_run_id(rep);
 		else
-			wlog(w, "warn", "replay run not stored", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
+			kn_worker_log(w, "warn", "replay run not stored", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
 		size_t png_len = 0;
 		const unsigned char *png = kn_replay_report_screenshot(rep, &png_len);
 		r = kn_store_job_complete(w->st, job->id, w->id, kn_replay_status_name(status), run_id,
 		                          kn_replay_report_json(rep), png, png_len, &replay_id, &err);
 	}
 	if (lost || r == KN_ENOTFOUND) {
-		wlog(w, "warn", "lease lost, result dropped", "job=%" PRId64 " task=%s", job->id, task->id);
+		kn_worker_log(w, "warn", "lease lost, result dropped", "job=%" PRId64 " task=%s", job->id, task->id);
 		count(w, &w->stats.lost);
 		r = 0;
 		goto out;
 	}
 	if (r) {
-		wlog(w, "error", "result not stored", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
+		kn_worker_log(w, "error", "result not stored", "job=%" PRId64 " error=\"%s\"", job->id, err.msg);
 		goto out;
 	}
 	count(w, &w->stats.completed);
 	report_reason(rep, why, sizeof why);
 	char q[300];
 	log_quote(q, sizeof q, why);
-	wlog(w, "info", "job done", "job=%" PRId64 " task=%s status=%s replay=%" PRId64 " retried=%d%s%s%s",
+	kn_worker_log(w, "info", "job done", "job=%" PRId64 " task=%s status=%s replay=%" PRId64 " retried=%d%s%s%s",
 	     job->id, task->id, kn_replay_status_name(status), replay_id, retry >= 0,
 	     status == KN_REPLAY_PASSED ? "" : " reason=\"", status == KN_REPLAY_PASSED ? "" : q,
 	     status == KN_REPLAY_PASSED ? "" : "\"");
@@ -612,7 +595,7 @@ store_error:
 	} else if (r == 0) {
 		char qe[300];
 		log_quote(qe, sizeof qe, why);
-		wlog(w, "warn", "job done", "job=%" PRId64 " status=error replay=%" PRId64 " reason=\"%s\"", job->id,
+		kn_worker_log(w, "warn", "job done", "job=%" PRId64 " status=error replay=%" PRId64 " reason=\"%s\"", job->id,
 		     replay_id, qe);
 		count(w, &w->stats.completed);
 	}
@@ -634,7 +617,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 {
 	long handled = 0;
 	int db_failures = 0;
-	wlog(w, "info", "worker started", "lease=%d browser=%s", w->o.lease_s,
+	kn_worker_log(w, "info", "worker started", "lease=%d browser=%s", w->o.lease_s,
 	     w->browser ? w->browser : "local");
 	end_orphans(w);
 	while (!stopping(w) && (w->o.max_jobs <= 0 || handled < w->o.max_jobs)) {
@@ -665,7 +648,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 			/* the database went away: reconnect with backoff, give up after a minute */
 			char q[300];
 			log_quote(q, sizeof q, e.msg[0] ? e.msg : kn_strerror(r));
-			wlog(w, "warn", "database unavailable", "error=\"%s\"", q);
+			kn_worker_log(w, "warn", "database unavailable", "error=\"%s\"", q);
 			if (++db_failures > 60)
 				return kn_err_set(err, KN_EIO, "database unreachable: %s", e.msg);
 			idle(w, 1000);
@@ -675,7 +658,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 	}
 	kn_worker_stats s;
 	kn_worker_get_stats(w, &s);
-	wlog(w, "info", "worker stopped", "claimed=%ld completed=%ld lost=%ld abandoned=%ld retried=%ld",
+	kn_worker_log(w, "info", "worker stopped", "claimed=%ld completed=%ld lost=%ld abandoned=%ld retried=%ld",
 	     s.claimed, s.completed, s.lost, s.abandoned, s.retried);
 	return 0;
 }
@@ -713,8 +696,6 @@ void kn_worker_log(const kn_worker *w, const char *level, const char *msg, const
 		vsnprintf(extra, sizeof extra, fmt, ap);
 		va_end(ap);
 	}
-	if (extra[0])
-		wlog(w, level, msg, "%s", extra);
-	else
-		wlog(w, level, msg, NULL);
+	fprintf(stderr, "level=%s component=worker worker=%s msg=\"%s\"%s%s\n", level, w->id, msg,
+	        extra[0] ? " " : "", extra);
 }
