@@ -28,6 +28,7 @@
 
 #define TICK_US (100 * LWS_US_PER_MS)
 #define HDR_MAX 4096
+#define ONE_WRITE_MAX 16384 /* a body up to this size goes out with its headers */
 
 static const char csp_policy[] =
 	"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -144,7 +145,11 @@ static int send_answer(kn_server *s, struct lws *wsi, struct pss *pss, kn_http_r
 	if (s->o.log_requests)
 		fprintf(stderr, "level=info component=http msg=\"request\" method=%s route=\"%s\" "
 		                "status=%d\n", method_name(pss->method), kn_route_name(pss->route), status);
-	unsigned char hb[LWS_PRE + HDR_MAX], *start = hb + LWS_PRE, *p = start, *end = hb + sizeof hb;
+	/* headers, and a small body right after them: one write, now, instead of the headers now
+	 * and the body on the next WRITEABLE (a whole loop turn later, which under load is what a
+	 * cheap answer such as /healthz waits for) */
+	unsigned char hb[LWS_PRE + HDR_MAX + ONE_WRITE_MAX], *start = hb + LWS_PRE, *p = start;
+	unsigned char *end = hb + LWS_PRE + HDR_MAX;
 	static const char nostore[] = "no-store", nosniff[] = "nosniff", bearer[] = "Bearer";
 	int bad = lws_add_http_common_headers(wsi, (unsigned)status, ctype, len, &p, end) ||
 	          lws_add_http_header_by_token(wsi, WSI_TOKEN_HTTP_CACHE_CONTROL,
@@ -167,15 +172,22 @@ static int send_answer(kn_server *s, struct lws *wsi, struct pss *pss, kn_http_r
 	if (!bad && pss->close_after)
 		bad = lws_add_http_header_by_token(wsi, WSI_TOKEN_CONNECTION,
 		                                   (const unsigned char *)"close", 5, &p, end);
-	if (bad || lws_finalize_write_http_header(wsi, start, &p, end)) {
+	if (bad || lws_finalize_http_header(wsi, &p, end)) {
 		free(resp->body);
 		resp->body = NULL;
 		return -1;
 	}
-	if (pss->method == KN_HTTP_HEAD || len == 0) {
+	int whole = pss->method == KN_HTTP_HEAD || len <= ONE_WRITE_MAX;
+	if (whole && pss->method != KN_HTTP_HEAD && len) {
+		memcpy(p, borrowed ? borrowed : (const unsigned char *)resp->body, len);
+		p += len;
+	}
+	int wrote = lws_write(wsi, start, (size_t)(p - start),
+	                      whole ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP_HEADERS);
+	if (whole || wrote < (int)(p - start)) {
 		free(resp->body);
 		resp->body = NULL;
-		if (pss->close_after)
+		if (wrote < (int)(p - start) || pss->close_after)
 			return -1;
 		return lws_http_transaction_completed(wsi) ? -1 : 0;
 	}
