@@ -33,6 +33,56 @@ const char *kn_step_verb_name(kn_step_verb v)
 	return (unsigned)v <= KN_STEP_LAST ? verb_names[v] : "?";
 }
 
+static int name_index(const char *const *names, int n, const char *s, size_t len)
+{
+	for (int i = 0; i < n; i++)
+		if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+			return i;
+	return -1;
+}
+
+int kn_target_from_name(const char *name, size_t len)
+{
+	return name_index(target_names, N_TARGET_NAMES, name, len);
+}
+
+int kn_matcher_from_name(const char *name, size_t len)
+{
+	return name_index(matcher_names, N_MATCHER_NAMES, name, len);
+}
+
+int kn_step_verb_from_name(const char *name, size_t len)
+{
+	return name_index(verb_names, KN_STEP_LAST + 1, name, len);
+}
+
+int kn_matcher_allowed(kn_target t, kn_matcher m)
+{
+	return (unsigned)m < KN_MATCH_MUST_INCLUDE ||
+	       ((unsigned)m < N_MATCHER_NAMES && kn_keynode_function_name(t, m) != NULL);
+}
+
+const char *kn_matcher_list(kn_target t, char *buf, size_t cap)
+{
+	int n = 0, total = 0;
+	for (int m = 0; m < N_MATCHER_NAMES; m++)
+		total += kn_matcher_allowed(t, (kn_matcher)m);
+	size_t used = 0;
+	if (cap)
+		buf[0] = '\0';
+	for (int m = 0; m < N_MATCHER_NAMES && cap; m++) {
+		if (!kn_matcher_allowed(t, (kn_matcher)m))
+			continue;
+		const char *sep = n == 0 ? "" : n == total - 1 ? " or " : ", ";
+		int w = snprintf(buf + used, cap - used, "%s%s", sep, matcher_names[m]);
+		if (w < 0 || (size_t)w >= cap - used)
+			break;
+		used += (size_t)w;
+		n++;
+	}
+	return buf;
+}
+
 /* Mind2Web-Live function names, indexed [target][matcher]; NULL where upstream has none
  * (regex is keynode's extension and gets a name in the same pattern). */
 static const char *const function_names[N_TARGET_NAMES][N_MATCHER_NAMES] = {

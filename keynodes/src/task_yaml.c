@@ -22,27 +22,6 @@
 
 /* ---- pass 2: the schema ---- */
 
-static const char *const target_keys[] = {
-	[KN_TARGET_URL] = "url",
-	[KN_TARGET_ELEMENT_PATH] = "element_path",
-	[KN_TARGET_ELEMENT_VALUE] = "element_value",
-	[KN_TARGET_ANSWER] = "answer",
-	[KN_TARGET_CACHE_DATA] = "cache_data",
-	[KN_TARGET_PAGE] = "page",
-};
-#define N_TARGETS ((int)(sizeof target_keys / sizeof target_keys[0]))
-
-static const char *const matcher_keys[] = {
-	[KN_MATCH_EXACT] = "exact",
-	[KN_MATCH_INCLUDE] = "include",
-	[KN_MATCH_SEMANTIC] = "semantic",
-	[KN_MATCH_REGEX] = "regex",
-	[KN_MATCH_MUST_INCLUDE] = "must_include",
-	[KN_MATCH_FUZZY] = "fuzzy",
-	[KN_MATCH_GOLD_IN_PRED] = "gold_in_pred",
-};
-#define N_MATCHERS ((int)(sizeof matcher_keys / sizeof matcher_keys[0]))
-
 enum { OPT_KEY, OPT_NETLOC, OPT_PATH, OPT_CLEAN, OPT_URL, OPT_LOCATOR, N_OPTS };
 static const char *const option_keys[N_OPTS] = { "key", "netloc", "path", "clean", "url",
                                                  "locator" };
@@ -89,7 +68,7 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 	yev e, k;
 	int rc, end, have_matcher = 0;
 	unsigned seen = 0;
-	char c[72];
+	char c[72], ml[96];
 	if ((rc = kn_ty_next_event(l, &e)) != 0)
 		return rc;
 	if (e.type != YAML_MAPPING_START_EVENT)
@@ -102,27 +81,27 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 			return rc;
 		if (end)
 			break;
-		int m = kn_ty_lookup(matcher_keys, N_MATCHERS, k.val, k.len);
-		if (m >= KN_MATCH_MUST_INCLUDE && !kn_keynode_function_name(kn->target, (kn_matcher)m))
+		int m = kn_matcher_from_name(k.val, k.len);
+		if (m >= 0 && !kn_matcher_allowed(kn->target, (kn_matcher)m))
 			m = -1; /* a functional matcher this target does not have: unknown here */
 		if (m >= 0) {
 			if (have_matcher && (int)kn->matcher == m)
-				return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", matcher_keys[m]);
+				return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", kn_matcher_name((kn_matcher)m));
 			if (have_matcher)
 				return kn_ty_fail(l, KN_EINVAL, k.at,
 				                  "two matchers '%s' and '%s' (a key node has exactly one of "
-				                  "exact, include, semantic or regex)", matcher_keys[kn->matcher],
-				                  matcher_keys[m]);
+				                  "%s)", kn_matcher_name(kn->matcher), kn_matcher_name((kn_matcher)m),
+				                  kn_matcher_list(kn->target, ml, sizeof ml));
 			have_matcher = 1;
 			kn->matcher = (kn_matcher)m;
 			if (kn->target == KN_TARGET_PAGE && m == KN_MATCH_INCLUDE)
 				kn->matcher = KN_MATCH_MUST_INCLUDE; /* page include is WebArena's must_include */
 			if (kn->matcher == KN_MATCH_MUST_INCLUDE || kn->matcher == KN_MATCH_FUZZY) {
-				if ((rc = read_items(l, kn, matcher_keys[m], mat)) != 0)
+				if ((rc = read_items(l, kn, kn_matcher_name((kn_matcher)m), mat)) != 0)
 					return rc;
 				continue;
 			}
-			if ((rc = kn_ty_read_text(l, matcher_keys[m],
+			if ((rc = kn_ty_read_text(l, kn_matcher_name((kn_matcher)m),
 			                          m != KN_MATCH_SEMANTIC && m != KN_MATCH_REGEX,
 			                          &kn->expect, mat)) != 0)
 				return rc;
@@ -131,8 +110,9 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 		int o = kn_ty_lookup(option_keys, N_OPTS, k.val, k.len);
 		if (o < 0)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
-			                  "unknown matcher '%s' (expected exact, include, semantic or regex); "
-			                  "options for %s: %s", kn_ty_clip(c, sizeof c, k.val), tname,
+			                  "unknown matcher '%s' (expected %s); options for %s: %s",
+			                  kn_ty_clip(c, sizeof c, k.val),
+			                  kn_matcher_list(kn->target, ml, sizeof ml), tname,
 			                  kn->target == KN_TARGET_URL           ? "key, netloc"
 			                  : kn->target == KN_TARGET_ELEMENT_VALUE ? "netloc, path"
 			                  : kn->target == KN_TARGET_PAGE          ? "url, locator"
@@ -186,8 +166,8 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 	}
 	if (!have_matcher)
 		return kn_ty_fail(l, KN_EINVAL, at,
-		                  "'%s' has no matcher (expected exact, include, semantic or regex)",
-		                  tname);
+		                  "'%s' has no matcher (expected %s)", tname,
+		                  kn_matcher_list(kn->target, ml, sizeof ml));
 	return 0;
 }
 
@@ -227,22 +207,22 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 				return rc;
 			continue;
 		}
-		int tg = kn_ty_lookup(target_keys, N_TARGETS, k.val, k.len);
+		int tg = kn_target_from_name(k.val, k.len);
 		if (tg < 0)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "unknown target '%s' (expected url, element_path, element_value, "
 			                  "answer, cache_data or page, and optionally id)",
 			                  kn_ty_clip(c, sizeof c, k.val));
 		if (have_target && (int)kn->target == tg)
-			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", target_keys[tg]);
+			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", kn_target_name((kn_target)tg));
 		if (have_target)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "two targets '%s' and '%s' (a key node has exactly one of url, "
 			                  "element_path, element_value, answer, cache_data or page)",
-			                  target_keys[kn->target], target_keys[tg]);
+			                  kn_target_name(kn->target), kn_target_name((kn_target)tg));
 		have_target = 1;
 		kn->target = (kn_target)tg;
-		if ((rc = parse_target(l, kn, target_keys[tg], &mat)) != 0)
+		if ((rc = parse_target(l, kn, kn_target_name((kn_target)tg), &mat)) != 0)
 			return rc;
 	}
 	if (!have_target)

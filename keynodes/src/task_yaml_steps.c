@@ -12,13 +12,6 @@
 
 #include "task_yaml_internal.h"
 
-static const char *const step_verbs[] = {
-	[KN_STEP_GOTO] = "goto",     [KN_STEP_CLICK] = "click",   [KN_STEP_TYPE] = "type",
-	[KN_STEP_SELECT] = "select", [KN_STEP_PRESS] = "press",   [KN_STEP_SCROLL] = "scroll",
-	[KN_STEP_WAIT] = "wait",     [KN_STEP_BACK] = "back",     [KN_STEP_FORWARD] = "forward",
-	[KN_STEP_ANSWER] = "answer", [KN_STEP_DIALOG] = "dialog",
-};
-#define N_VERBS ((int)(sizeof step_verbs / sizeof step_verbs[0]))
 #define VERB_LIST "goto, click, type, select, press, scroll, wait, back, forward, answer or dialog"
 
 enum { LOC_SELECTOR, LOC_TEXT, LOC_VALUE, LOC_ENTER, LOC_ID, LOC_NAME, LOC_ARIA, LOC_ROLE, LOC_HREF,
@@ -267,14 +260,14 @@ static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 	int rc, end, v;
 	char c[72];
 	if (start->type == YAML_SCALAR_EVENT) {
-		v = kn_ty_lookup(step_verbs, N_VERBS, start->val, start->len);
+		v = kn_step_verb_from_name(start->val, start->len);
 		if (v < 0)
 			return kn_ty_fail(l, KN_EINVAL, start->at,
 			                  "unknown step verb '%s' (expected " VERB_LIST ")",
 			                  kn_ty_clip(c, sizeof c, start->val));
 		if (v != KN_STEP_BACK && v != KN_STEP_FORWARD)
 			return kn_ty_fail(l, KN_EINVAL, start->at, "'%s' needs a value (write '- %s: ...')",
-			                  step_verbs[v], step_verbs[v]);
+			                  kn_step_verb_name((kn_step_verb)v), kn_step_verb_name((kn_step_verb)v));
 		st->verb = (kn_step_verb)v;
 		l->ctx_sub[0] = '\0';
 		return 0;
@@ -287,12 +280,12 @@ static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 		return rc;
 	if (end)
 		return kn_ty_fail(l, KN_EINVAL, start->at, "empty step (expected one of " VERB_LIST ")");
-	v = kn_ty_lookup(step_verbs, N_VERBS, k.val, k.len);
+	v = kn_step_verb_from_name(k.val, k.len);
 	if (v < 0)
 		return kn_ty_fail(l, KN_EINVAL, k.at, "unknown step verb '%s' (expected " VERB_LIST ")",
 		                  kn_ty_clip(c, sizeof c, k.val));
 	st->verb = (kn_step_verb)v;
-	if ((rc = parse_verb_value(l, st, step_verbs[v])) != 0)
+	if ((rc = parse_verb_value(l, st, kn_step_verb_name((kn_step_verb)v))) != 0)
 		return rc;
 	if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
 		return rc;
@@ -305,7 +298,8 @@ static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 	if (!end)
 		return kn_ty_fail(l, KN_EINVAL, k.at,
 		                  "unexpected key '%s' after '%s' (a step has one verb; its options go "
-		                  "in the verb's mapping)", kn_ty_clip(c, sizeof c, k.val), step_verbs[v]);
+		                  "in the verb's mapping)", kn_ty_clip(c, sizeof c, k.val),
+		                  kn_step_verb_name((kn_step_verb)v));
 	l->ctx_sub[0] = '\0';
 	return 0;
 }

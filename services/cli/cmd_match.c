@@ -85,11 +85,8 @@ int kn_cmd_match(int argc, char **argv)
 	}
 	if (key && kn.target != KN_TARGET_URL)
 		return kn_cli_usage_error("match", "--key applies to --target url only");
-	static const char *const mnames[] = {"exact", "include", "semantic", "regex"};
-	int m = 0;
-	while (m < 4 && strcmp(mnames[m], matcher) != 0)
-		m++;
-	if (m == 4)
+	int m = kn_matcher_from_name(matcher, strlen(matcher));
+	if (m < 0 || m >= KN_MATCH_MUST_INCLUDE) /* the functional matchers take lists: not here */
 		return kn_cli_usage_error("match", "--matcher must be exact, include, semantic or regex");
 	kn.matcher = (kn_matcher)m;
 	if (kn_cli_semantic_open(&so, "match", &eo, stderr) != KN_EXIT_OK)

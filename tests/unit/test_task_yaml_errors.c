@@ -21,13 +21,13 @@ static void test_errors_keynodes(void **state)
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n      - url: { fuzzy: a }\n",
 	             KN_EINVAL,
 	             NAME ":6:16: task 'shop-1' key node 2: unknown matcher 'fuzzy' (expected exact, "
-	             "include, semantic or regex); options for url: key, netloc");
+	             "include, semantic, regex or gold_in_pred); options for url: key, netloc");
 	expect_error(TASK_HEAD KN "      - element_value: { exct: a }\n", KN_EINVAL,
 	             NAME ":5:26: task 'shop-1' key node 1: unknown matcher 'exct' (expected exact, "
 	             "include, semantic or regex); options for element_value: netloc, path");
 	expect_error(TASK_HEAD KN "      - url: { include: a, exact: b }\n", KN_EINVAL,
 	             NAME ":5:28: task 'shop-1' key node 1: two matchers 'include' and 'exact' (a key "
-	             "node has exactly one of exact, include, semantic or regex)");
+	             "node has exactly one of exact, include, semantic, regex or gold_in_pred)");
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n        answer: { exact: b }\n",
 	             KN_EINVAL,
 	             NAME ":6:9: task 'shop-1' key node 1: two targets 'url' and 'answer' (a key node "
@@ -43,7 +43,10 @@ static void test_errors_keynodes(void **state)
 	             "element_path, element_value, answer, cache_data or page)");
 	expect_error(TASK_HEAD KN "      - url: { key: q }\n", KN_EINVAL,
 	             NAME ":5:14: task 'shop-1' key node 1: 'url' has no matcher (expected exact, "
-	             "include, semantic or regex)");
+	             "include, semantic, regex or gold_in_pred)");
+	expect_error(TASK_HEAD KN "      - answer: { clean: true }\n", KN_EINVAL,
+	             NAME ":5:17: task 'shop-1' key node 1: 'answer' has no matcher (expected exact, "
+	             "include, semantic, regex, must_include or fuzzy)");
 	expect_error(TASK_HEAD KN "      - url: /cart\n", KN_EINVAL,
 	             NAME ":5:14: task 'shop-1' key node 1: 'url' must be a mapping with one matcher, "
 	             "such as { include: \"...\" }; found the text '/cart'");

@@ -202,4 +202,17 @@ const char *kn_target_name(kn_target t);
 const char *kn_matcher_name(kn_matcher m);
 const char *kn_step_verb_name(kn_step_verb v);
 
+/* The target / matcher / step verb a task file names with the len bytes at name; -1 if none. */
+int kn_target_from_name(const char *name, size_t len);
+int kn_matcher_from_name(const char *name, size_t len);
+int kn_step_verb_from_name(const char *name, size_t len);
+
+/* 1 when a task file may give a key node of target t the matcher m: the four base matchers
+ * always, a functional one only where the target has it (kn_keynode_function_name). */
+int kn_matcher_allowed(kn_target t, kn_matcher m);
+
+/* The matchers allowed for target t, for messages: "exact, include, semantic, regex or
+ * must_include". Written into buf (cut at cap); returns buf. */
+const char *kn_matcher_list(kn_target t, char *buf, size_t cap);
+
 #endif
