@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/yaml_error.h"
 #include "task_yaml_internal.h"
 
 /* s shortened for a message: whole UTF-8 characters, "..." when cut. Returns dst. */
@@ -51,71 +52,16 @@ int kn_ty_oom(loader *l)
 {
 	return kn_ty_fail(l, KN_ENOMEM, l->last, "out of memory");
 }
-/* Whether buf[i] ends a line as libyaml counts them: LF, CR LF (at the LF), or a lone CR. */
-static int line_end(const loader *l, size_t i)
-{
-	return l->buf[i] == '\n' || (l->buf[i] == '\r' && (i + 1 == l->len || l->buf[i + 1] != '\n'));
-}
-
-/* Position of a byte offset (libyaml reader errors carry only that): lines, UTF-8 characters. */
-static pos pos_of_offset(const loader *l, size_t off)
-{
-	pos p = { 1, 1 };
-	for (size_t i = 0; i < off && i < l->len; i++) {
-		if (line_end(l, i))
-			p.line++, p.col = 1;
-		else if ((l->buf[i] & 0xC0) != 0x80 && l->buf[i] != '\r')
-			p.col++;
-	}
-	return p;
-}
-
-/* Whether the line of m (0-based) has a tab in its indentation or at m's column. */
-static int tab_near(const loader *l, yaml_mark_t m)
-{
-	size_t i = 0, line = 0;
-	for (; i < l->len && line < m.line; i++)
-		if (line_end(l, i))
-			line++;
-	size_t start = i;
-	while (i < l->len && (l->buf[i] == ' ' || l->buf[i] == '\t'))
-		if (l->buf[i++] == '\t')
-			return 1;
-	for (size_t col = 0; start < l->len && !strchr("\r\n", l->buf[start]); start++) {
-		if ((l->buf[start] & 0xC0) == 0x80)
-			continue;
-		if (col++ == m.column)
-			return l->buf[start] == '\t';
-	}
-	return 0;
-}
-
-/* Translate libyaml's error state into a kn_err. */
+/* Translate libyaml's error state into a kn_err (keynode/yaml_error.h words it). */
 int kn_ty_yaml_fail(loader *l, const yaml_parser_t *p)
 {
-	const char *problem = p->problem ? p->problem : "syntax error";
-	switch (p->error) {
-	case YAML_MEMORY_ERROR:
+	char msg[KN_ERR_MAX];
+	pos at;
+	int code = kn_yaml_parse_error(p, l->buf, l->len, "a task file", &at.line, &at.col, msg,
+	                               sizeof msg);
+	if (code == KN_ENOMEM)
 		return kn_ty_oom(l);
-	case YAML_READER_ERROR:
-		if (p->problem_value != -1)
-			return kn_ty_fail(l, KN_EINVAL, pos_of_offset(l, p->problem_offset),
-			                  "invalid text: %s (0x%X); a task file is UTF-8", problem,
-			                  (unsigned)p->problem_value);
-		return kn_ty_fail(l, KN_EINVAL, pos_of_offset(l, p->problem_offset),
-		                  "invalid text: %s; a task file is UTF-8", problem);
-	default: {
-		const char *hint = tab_near(l, p->problem_mark) ? " (tabs cannot indent YAML; use spaces)"
-		                                                : "";
-		pos at = kn_ty_pos_of(p->problem_mark), ctx = kn_ty_pos_of(p->context_mark);
-		if (p->context && (ctx.line != at.line || ctx.col != at.col))
-			return kn_ty_fail(l, KN_EINVAL, at, "invalid YAML: %s %s started at %d:%d%s", problem,
-			                  p->context, ctx.line, ctx.col, hint);
-		if (p->context)
-			return kn_ty_fail(l, KN_EINVAL, at, "invalid YAML: %s %s%s", problem, p->context, hint);
-		return kn_ty_fail(l, KN_EINVAL, at, "invalid YAML: %s%s", problem, hint);
-	}
-	}
+	return kn_ty_fail(l, code, at, "%s", msg);
 }
 
 /* Words for what a value event is, for "found ..." in messages. */

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "config_internal.h"
 #include "cron.h"
+#include "keynode/yaml_error.h"
 
 #define fail kn_config_fail
 
@@ -71,22 +72,11 @@ static int next(builder *b)
 		yaml_event_delete(&b->ev);
 	b->live = 0;
 	if (!yaml_parser_parse(&b->p, &b->ev)) {
-		if (b->p.error == YAML_MEMORY_ERROR)
-			return fail(b->l, KN_ENOMEM, b->l->line, b->l->col, "out of memory");
-		yaml_mark_t m = b->p.problem ? b->p.problem_mark : b->p.mark;
-		if (b->p.error == YAML_READER_ERROR) {
-			/* the reader reports a byte offset, not a mark: count lines up to it */
-			size_t off = b->p.problem_offset < b->l->len ? b->p.problem_offset : b->l->len;
-			m.line = m.column = 0;
-			for (size_t i = 0; i < off; i++, m.column++)
-				if (b->l->buf[i] == '\n') {
-					m.line++;
-					m.column = (size_t)-1;
-				}
-		}
-		return fail(b->l, KN_EINVAL, at_line(m), at_col(m), "YAML syntax error: %s%s%s",
-		            b->p.problem ? b->p.problem : "malformed document",
-		            b->p.context ? " " : "", b->p.context ? b->p.context : "");
+		char msg[KN_ERR_MAX];
+		int line, col;
+		int code = kn_yaml_parse_error(&b->p, (const unsigned char *)b->l->buf, b->l->len,
+		                               "a config file", &line, &col, msg, sizeof msg);
+		return fail(b->l, code, line, col, "%s", msg);
 	}
 	b->live = 1;
 	b->l->line = at_line(b->ev.start_mark);

@@ -286,9 +286,14 @@ static void test_errors_document(void **state)
 {
 	(void)state;
 	fails("http: {listen: a\n", KN_EINVAL,
-	      "k.yaml:2:1: YAML syntax error: did not find expected ',' or '}' while parsing a flow mapping");
+	      "k.yaml:2:1: invalid YAML: did not find expected ',' or '}' while parsing a flow mapping "
+	      "started at 1:7");
 	fails("a: b\nc\nd: e\n", KN_EINVAL,
-	      "k.yaml:3:1: YAML syntax error: could not find expected ':' while scanning a simple key");
+	      "k.yaml:3:1: invalid YAML: could not find expected ':' while scanning a simple key "
+	      "started at 2:1");
+	fails("http:\n\tlisten: a\n", KN_EINVAL,
+	      "k.yaml:2:1: invalid YAML: found character that cannot start any token while "
+	      "scanning for the next token (tabs cannot indent YAML; use spaces)");
 	fails("{}\n---\n{}\n", KN_EINVAL, "k.yaml:2:1: a config file holds one YAML document");
 	fails("http: &h {listen: a}\n", KN_EUNSUPPORTED,
 	      "k.yaml:1:7: anchors are not supported in a config file");
@@ -301,7 +306,7 @@ static void test_errors_document(void **state)
 	fails("semantic: {threshold: !!float 0.5}\n", KN_EUNSUPPORTED,
 	      "k.yaml:1:23: tags are not supported in a config file");
 	fails("http: {listen: \"\xff\"}\n", KN_EINVAL,
-	      "k.yaml:1:17: YAML syntax error: invalid leading UTF-8 octet");
+	      "k.yaml:1:17: invalid text: invalid leading UTF-8 octet (0xFF); a config file is UTF-8");
 }
 
 static void test_limits(void **state)
