@@ -93,6 +93,18 @@ void kn_trace_free(kn_trace *t);
  * file name, or the folder cannot be made: err says why). */
 kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode mode,
                            const kn_task *task, long long max_bytes, kn_err *err);
+/* The same for another kind of trace ("run" or "replay": `keynode worker`'s replays). */
+kn_trace *kn_trace_open_kind(const char *root, const char *run_id, const char *kind, kn_trace_mode mode,
+                             const kn_task *task, long long max_bytes, kn_err *err);
+/* Remove root/<run_id>/ when it is a trace folder (its shots, index.json; nothing else). */
+void kn_trace_discard(const char *root, const char *run_id);
+/* kn_trace_scan for the one trace root/<run_id>/ (any age): 1 reported, 0 no such trace. */
+int kn_trace_scan_one(const char *root, const char *run_id,
+                      void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                      void *ud);
+/* The fields of a trace's index row (schemas/sql/050_traces.sql) from a checked index (borrowed). */
+void kn_trace_row_of(const json_t *idx, const char **kind, const char **status, int *steps, int *shots,
+                     int *skipped);
 /* Retention: remove the traces under root whose index.json (or, for one never finished, the
  * folder) is older than keep_days, calling removed(ud, run id) for each (may be NULL). Returns how
  * many were removed (≥ 0). Only folders holding a trace's files are touched. */
