@@ -161,3 +161,15 @@ void kn_trace_row_of(const json_t *idx, const char **kind, const char **status, 
 	*shots = (int)json_integer_value(json_object_get(cap, "shots"));
 	*skipped = (int)json_integer_value(json_object_get(cap, "skipped"));
 }
+
+int kn_trace_load_run(json_t **out, const char *root, const char *run_id, kn_err *err)
+{
+	*out = NULL;
+	if (!root || !*root)
+		return kn_err_set(err, KN_ENOTFOUND, "no traces are kept");
+	if (!plain_name(run_id))
+		return kn_err_set(err, KN_ENOTFOUND, "trace: run id is not a file name");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/%s", root, run_id);
+	return kn_trace_load(out, dir, err);
+}
