@@ -94,7 +94,7 @@ export async function render(view, params, ctx) {
       el('p', { id: 'drift-changed-nodes' }, changed.length ? `key nodes whose outcome changed: ${changed.join(', ')}` : 'no key node changed its outcome'),
       d.broken && d.broken.reason ? el('p', { class: 'muted' }, `failing replay: ${str(d.broken.reason)}${d.broken.detail ? ` — ${str(d.broken.detail)}` : ''}`) : null,
       el('p', { class: 'muted small' }, 'The first step that differs is the lowest step at which the two replay reports disagree on the step\'s outcome, on the URL it ended at (path, parameter names and fragment), on how its element was found, or on whether it drifted.')),
-    repairs(d.repairs),
+    el('div', { id: 'drift-repairs' }, repairs(d.repairs)),
     el('div', { class: 'grid2 drift-pair' },
       side('passing', 'Last passing replay', d.passing_replay, d.passing),
       side('failing', 'Failing replay', d.failing_replay, d.failing)),
