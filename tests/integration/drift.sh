@@ -34,15 +34,20 @@ check() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want 
 xss_title='<img src=x onerror="window.__pwned=1">"'"'"' & post'
 xss_yaml='- click: { selector: "<script>window.__pwned=3</script>" }'
 
-# site LAYOUT — lay tests/sites (v1) or its v2 change over $tmp/site in place, then make the forum post
-# page's title hostile (the same line on both: only the site's change differs between the replays)
+# site LAYOUT — lay tests/sites (v1) or its v2 change over $tmp/site in place, then make the forum's
+# page titles hostile (the same line on both: only the site's change differs between the replays)
 site() {
   if [ "$1" = v1 ]; then
     mkdir -p "$tmp/site" && cp -r "$repo/tests/sites/." "$tmp/site/" && rm -rf "$tmp/site/v2" "$tmp/site/v3"
   else
     kn_sites_v2_root "$repo/tests/sites" "$tmp/site" && rm -rf "$tmp/site/v2" "$tmp/site/v3"
   fi
-  printf '\ndocument.title = %s;\n' "$(jq -Rn --arg t "$xss_title" '$t')" >>"$tmp/site/forum/js/post.js"
+  local f
+  # the list and the post page both: a step's title is read whenever its probe runs, before or after
+  # the click's navigation
+  for f in list post; do
+    printf '\ndocument.title = %s;\n' "$(jq -Rn --arg t "$xss_title" '$t')" >>"$tmp/site/forum/js/$f.js"
+  done
 }
 
 kn_pg_start || kn_finish
@@ -92,7 +97,9 @@ eref=drift%3Aforum-open-post
 replay_now() {
   c=$(curl -s -o "$tmp/q.json" -w '%{http_code}' "${W[@]}" --data "{\"task\": \"$ref\"}" "$B/api/replays")
   [ "$c" = 202 ] || kn_fail "POST /api/replays: $c $(cat "$tmp/q.json")"
-  "$kn" worker --config "$tmp/keynode.yaml" --id wd --once --element-timeout 3000 --settle-timeout 20000 \
+  # --step-delay: a step's screenshot is skipped while the previous one is in flight; under load a pause
+  # between steps lets each capture finish, so both sides of the diff have theirs
+  "$kn" worker --config "$tmp/keynode.yaml" --id wd --once --element-timeout 3000 --settle-timeout 20000 --step-delay 1500 \
     >/dev/null 2>>"$tmp/worker.log"
   check "worker --once: exit 0" "$?" 0
 }
