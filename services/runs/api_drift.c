@@ -107,11 +107,10 @@ void kn_api_drift_get(kn_store *st, const char *trace_root, const kn_http_req *r
 	free(text);
 	json_t *f = json_object_get(pair, "failing"), *p = json_object_get(pair, "passing");
 	if (!json_is_object(f) || !json_is_object(p)) {
-		json_decref(pair);
-		kn_http_resp_error(resp, 404, "no drift",
-		                   !json_is_object(f) ? (replay ? "no such replay of this task"
-		                                                : "this task has no broken replay")
-		                                      : "no replay of this task passed before the failing one");
+		const char *why = !json_is_object(f) ? (replay ? "no such replay of this task" : "this task has no broken replay")
+		                                     : "no replay of this task passed before the failing one";
+		json_decref(pair); /* f and p are its members: decided above */
+		kn_http_resp_error(resp, 404, "no drift", why);
 		return;
 	}
 	json_t *pt = NULL, *ft = NULL, *diff = NULL;
