@@ -573,6 +573,24 @@ static const char *state_name(kn_health h)
 	}
 }
 
+/* The drift diff of task_ref (issue 16): "/api/tasks/REF/drift" and the dashboard's
+ * "/#/tasks/REF/drift", REF percent-encoded, into detail. */
+static void drift_links(json_t *detail, const char *task_ref)
+{
+	char enc[3 * KN_ALERTS_REF_MAX + 1], buf[3 * KN_ALERTS_REF_MAX + 40];
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)task_ref; *p && n + 4 < sizeof enc; p++)
+		n += (size_t)(((*p | 0x20) >= 'a' && (*p | 0x20) <= 'z') || (*p >= '0' && *p <= '9') || *p == '-' ||
+		                      *p == '_' || *p == '.'
+		                  ? snprintf(enc + n, sizeof enc - n, "%c", *p)
+		                  : snprintf(enc + n, sizeof enc - n, "%%%02X", *p));
+	enc[n] = '\0';
+	snprintf(buf, sizeof buf, "/api/tasks/%s/drift", enc);
+	json_object_set_new(detail, "drift", json_string(buf));
+	snprintf(buf, sizeof buf, "/#/tasks/%s/drift", enc);
+	json_object_set_new(detail, "drift_page", json_string(buf));
+}
+
 int kn_alerts_health(kn_alerts *a, const char *task_ref, kn_health from, kn_health to,
                      const char *evidence_json, kn_err *err)
 {
@@ -608,5 +626,7 @@ int kn_alerts_health(kn_alerts *a, const char *task_ref, kn_health from, kn_heal
 	                           "task", task_ref, "from", f, "to", t, "evidence", ev);
 	if (!detail)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	if (to == KN_HEALTH_BROKEN || to == KN_HEALTH_FLAKY) /* what changed: the drift diff */
+		drift_links(detail, task_ref);
 	return enqueue(a, key, severity_of(to), title, detail, err);
 }

@@ -145,6 +145,15 @@ void kn_cli_trace_default_dir(char *buf, size_t size, const kn_cli_trace *o, con
 /* A trace in dir when the mode is not off (*out NULL when off). KN_EXIT_OK or KN_EXIT_USAGE. */
 int kn_cli_trace_open(kn_trace **out, const kn_cli_trace *o, const char *cmd, const char *dir,
                       const kn_task *task, const char *run_id, const char *kind);
+/* keynode.yaml's `trace:` under the flags (serve, worker): the config's mode when --trace and
+ * --trace-dir were not given, its dir when --trace-dir was not, its keep_days / max_mb when
+ * *keep_days / *max_mb are 0 (then 14 days and 50 MB when the config says nothing either). */
+void kn_cli_trace_config(kn_cli_trace *o, int *keep_days, int *max_mb, const kn_config *cfg);
+/* The service's state folder for what (STATE_DIRECTORY/what, XDG_STATE_HOME/keynode/what,
+ * ~/.local/state/keynode/what, else /var/lib/keynode/what); "spool" honours KEYNODE_SPOOL_DIR.
+ * serve's spool and, beside it, the default traces folder serve and worker share. malloc'd. */
+char *kn_cli_state_dir(const char *what);
+#define kn_cli_default_spool() kn_cli_state_dir("spool")
 /* Write the index (or drop the trace in failures mode when !failed) and say where it is. */
 int kn_cli_trace_finish(kn_trace *t, const kn_eval *ev, const char *cmd, const char *reason,
                         int failed, int quiet);

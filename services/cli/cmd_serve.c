@@ -139,13 +139,8 @@ static int durable(void *ud, uint64_t from, uint64_t upto, kn_err *err)
 static void trace_indexed(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes)
 {
 	struct serve *sv = ud;
-	json_t *cap = json_object_get(idx, "capture");
-	size_t steps = json_array_size(json_object_get(idx, "steps"));
-	kn_store_trace t = {.run_id = run_id, .path = dir, .kind = json_string_value(json_object_get(idx, "kind")),
-	                    .status = json_string_value(json_object_get(idx, "status")),
-	                    .steps = steps ? (int)steps - 1 : 0,
-	                    .shots = (int)json_integer_value(json_object_get(cap, "shots")),
-	                    .skipped = (int)json_integer_value(json_object_get(cap, "skipped")), .bytes = bytes};
+	kn_store_trace t = {.run_id = run_id, .path = dir, .bytes = bytes};
+	kn_trace_row_of(idx, &t.kind, &t.status, &t.steps, &t.shots, &t.skipped);
 	kn_err err = {0};
 	if (kn_store_trace_put(sv->tst, &t, &err) != 0)
 		fprintf(stderr, "level=warn component=serve msg=\"cannot index a trace\" run=%s detail=\"%s\"\n",
@@ -196,23 +191,6 @@ static void on_alert(void *ud, const char *alert_json)
 	json_decref(m);
 }
 
-static char *default_spool(void)
-{
-	const char *e;
-	char buf[4096];
-	if ((e = getenv("KEYNODE_SPOOL_DIR")) && *e)
-		return strdup(e);
-	if ((e = getenv("STATE_DIRECTORY")) && *e)
-		snprintf(buf, sizeof buf, "%s/spool", e);
-	else if ((e = getenv("XDG_STATE_HOME")) && *e)
-		snprintf(buf, sizeof buf, "%s/keynode/spool", e);
-	else if ((e = getenv("HOME")) && *e)
-		snprintf(buf, sizeof buf, "%s/.local/state/keynode/spool", e);
-	else
-		snprintf(buf, sizeof buf, "/var/lib/keynode/spool");
-	return strdup(buf);
-}
-
 int kn_cmd_serve(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -223,7 +201,7 @@ int kn_cmd_serve(int argc, char **argv)
 		{"trace-keep-days", required_argument, NULL, 'K'}, {"trace-max-mb", required_argument, NULL, 'M'},
 		{NULL, 0, NULL, 0}};
 	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
-	int log_requests = 0, c, verdict_wait = 0, keep_days = 14, max_mb = 50;
+	int log_requests = 0, c, verdict_wait = 0, keep_days = 0, max_mb = 0; /* 0: keynode.yaml's */
 	kn_cli_trace tro = {0};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
@@ -266,6 +244,7 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		return KN_EXIT_USAGE;
 	}
+	kn_cli_trace_config(&tro, &keep_days, &max_mb, cfg); /* trace: in keynode.yaml, under the flags */
 	int exit_code = KN_EXIT_USAGE;
 	struct serve sv = {0};
 	kn_metrics *metrics = NULL;
@@ -275,7 +254,7 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_store_verdicts *verdicts = NULL;
 	kn_llm *llm = NULL;
 	kn_store *st = NULL;
-	char *spool_base = spool_arg ? strdup(spool_arg) : default_spool(), *spool = NULL;
+	char *spool_base = spool_arg ? strdup(spool_arg) : kn_cli_default_spool(), *spool = NULL;
 	char owner[160], host[64] = "", key[64];
 	const char *db = cfg->database_url;
 	if (!db || !*db) {
@@ -435,7 +414,7 @@ int kn_cmd_serve(int argc, char **argv)
 	else if (recovered)
 		fprintf(stderr, "level=info component=serve msg=\"ended runs left live by a dead "
 		                "process\" runs=%zu\n", recovered);
-	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows};
+	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows, sv.traces};
 	if (kn_api_new(&sv.api, &apo, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
 		goto done;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "alerts.h"
+#include "keynode/fs.h"
 #include "cli.h"
 #include "runner.h"
 #include "worker.h"
@@ -29,7 +30,8 @@ static const char help[] =
 	"nothing: its lease expires and another worker takes the job.\n"
 	"\n"
 	"options:\n"
-	"  --config FILE        keynode.yaml (database, browsers, alerts, health.broken_after)\n"
+	"  --config FILE        keynode.yaml (database, browsers, alerts, health.broken_after, trace:\n"
+	"                       a trace per stored replay in trace.dir/<run id>/, as serve keeps them)\n"
 	"  --browser ENDPOINT   CDP endpoint (ws://…, http://HOST:PORT or a DevToolsActivePort file);\n"
 	"                       default the first of config `browsers`, else a local headless Chromium\n"
 	"                       the worker starts and stops itself\n"
@@ -187,6 +189,20 @@ int kn_cmd_worker(int argc, char **argv)
 	wo.conninfo = cfg->database_url;
 	wo.broken_after = cfg->health_broken_after;
 	wo.validate.fresh_context = 1;
+	/* keynode.yaml `trace:` (services/scheduler/worker_trace.h): where serve keeps its traces */
+	kn_cli_trace tro = {0};
+	int keep_days = 0, max_mb = 0;
+	kn_cli_trace_config(&tro, &keep_days, &max_mb, cfg);
+	char *trace_root = tro.mode == KN_TRACE_OFF ? NULL : tro.dir ? strdup(tro.dir) : kn_cli_state_dir("traces");
+	kn_err terr = {0};
+	if (tro.mode != KN_TRACE_OFF && (!trace_root || kn_mkdirs(trace_root, 0700, &terr) != 0)) {
+		fprintf(stderr, "keynode worker: trace.dir: %s\n", trace_root ? terr.msg : "out of memory");
+		free(trace_root);
+		kn_config_free(cfg);
+		return KN_EXIT_USAGE;
+	}
+	wo.trace_mode = (int)tro.mode, wo.trace_root = trace_root, wo.trace_keep_days = keep_days;
+	wo.trace_max_bytes = (long long)max_mb * 1024 * 1024;
 	/* keynode.yaml `blocked:` (services/replay/blocked.h): lists not given keep their defaults */
 	kn_cli_blocked_rules(&blocked, cfg);
 	wo.validate.replay.blocked = &blocked;
@@ -255,6 +271,7 @@ done:
 	pthread_mutex_destroy(&sc.mu);
 	free(agent_names);
 	free(agent_cmds);
+	free(trace_root);
 	kn_config_free(cfg);
 	return rc;
 }

@@ -1,6 +1,7 @@
 /* trace_opts.c — the --trace/--trace-dir options `watch`, `run` and `replay` share (cli.h), and
  * opening the trace they ask for (services/trace). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -70,4 +71,33 @@ int kn_cli_trace_finish(kn_trace *t, const kn_eval *ev, const char *cmd, const c
 		fprintf(stderr, "keynode %s: trace in %s (keynode trace show %s)\n", cmd, kn_trace_dir(t),
 		        kn_trace_dir(t));
 	return 0;
+}
+
+void kn_cli_trace_config(kn_cli_trace *o, int *keep_days, int *max_mb, const kn_config *cfg)
+{
+	if (cfg && !o->mode_given && !o->dir && cfg->trace.mode_set)
+		o->mode = (kn_trace_mode)cfg->trace.mode;
+	if (cfg && !o->dir && cfg->trace.dir)
+		o->dir = cfg->trace.dir;
+	if (!*keep_days)
+		*keep_days = cfg && cfg->trace.keep_days ? cfg->trace.keep_days : 14;
+	if (!*max_mb)
+		*max_mb = cfg && cfg->trace.max_mb ? cfg->trace.max_mb : 50;
+}
+
+char *kn_cli_state_dir(const char *what)
+{
+	const char *e;
+	char buf[4096];
+	if (strcmp(what, "spool") == 0 && (e = getenv("KEYNODE_SPOOL_DIR")) && *e)
+		return strdup(e);
+	if ((e = getenv("STATE_DIRECTORY")) && *e)
+		snprintf(buf, sizeof buf, "%s/%s", e, what);
+	else if ((e = getenv("XDG_STATE_HOME")) && *e)
+		snprintf(buf, sizeof buf, "%s/keynode/%s", e, what);
+	else if ((e = getenv("HOME")) && *e)
+		snprintf(buf, sizeof buf, "%s/.local/state/keynode/%s", e, what);
+	else
+		snprintf(buf, sizeof buf, "/var/lib/keynode/%s", what);
+	return strdup(buf);
 }

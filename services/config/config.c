@@ -598,10 +598,12 @@ static int load_root(loader *l, kn_config *c, const node *root)
 {
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
 		                             "verdict_cache", "alerts", "schedules", "health", "sites",
-		                             "blocked", "agents" };
-	const node *v[11], *w[2];
+		                             "blocked", "agents", "trace" };
+	const node *v[12], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 11, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 12, v)) != 0)
+		return rc;
+	if (v[11] && (rc = kn_config_load_trace(l, c, v[11])) != 0)
 		return rc;
 	if (v[10] && (rc = kn_config_load_agents(l, c, v[10])) != 0)
 		return rc;
@@ -667,6 +669,15 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	}
 	return 0;
 }
+
+/* config_internal.h: the helpers above for the section loaders in other files */
+int kn_config_is_null(const node *n) { return is_null(n); }
+int kn_config_fields(loader *l, const node *m, const char *path, const char *const *names, int n,
+                     const node **vals) { return fields_of(l, m, path, names, n, vals); }
+int kn_config_get_str(loader *l, const node *n, const char *path, char **dst, int nonempty)
+{ return get_str(l, n, path, dst, nonempty); }
+int kn_config_get_long(loader *l, const node *n, const char *path, long lo, long hi, long *dst)
+{ return get_long(l, n, path, lo, hi, dst); }
 
 /* The defaults (config.h), then the environment overrides. */
 static int defaults(kn_config **out, kn_err *err)

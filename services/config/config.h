@@ -97,6 +97,14 @@ typedef struct kn_config {
 		char *command;         /* run by /bin/sh -c */
 	} *agents;                 /* in file order; n_agents may be 0 */
 	size_t n_agents;
+	/* `trace:` — run and replay traces kept by serve and worker (config_trace.c) */
+	struct kn_config_trace {
+		int mode;              /* 0 off (default), 1 on, 2 failures (kn_trace_mode's values) */
+		int mode_set;
+		char *dir;             /* NULL: not set (serve: traces/ beside the spool folder) */
+		int keep_days;         /* [1, 36500]; 0: not set (14) */
+		int max_mb;            /* [1, 100000]; 0: not set (50) */
+	} trace;
 } kn_config;
 
 /* Read and parse the file at path (errors named by path), then apply the environment overrides.

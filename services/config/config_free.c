@@ -51,5 +51,6 @@ void kn_config_free(kn_config *c)
 		free(c->agents[i].command);
 	}
 	free(c->agents);
+	free(c->trace.dir);
 	free(c);
 }

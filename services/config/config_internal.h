@@ -35,5 +35,15 @@ int kn_config_fail(loader *l, int code, int line, int col, const char *fmt, ...)
 
 /* agents: {NAME: "command …"} (config_agents.c) into c->agents. */
 int kn_config_load_agents(loader *l, kn_config *c, const node *m);
+/* trace: {mode, dir, keep_days, max_mb} (config_trace.c) into c->trace. */
+int kn_config_load_trace(loader *l, kn_config *c, const node *m);
+
+/* config.c's schema helpers, for the section loaders above: a YAML null; mapping m's values by
+ * key (unknown and repeated keys fail, named by path); a string copy; an integer in [lo, hi]. */
+int kn_config_is_null(const node *n);
+int kn_config_fields(loader *l, const node *m, const char *path, const char *const *names, int n,
+                     const node **vals);
+int kn_config_get_str(loader *l, const node *n, const char *path, char **dst, int nonempty);
+int kn_config_get_long(loader *l, const node *n, const char *path, long lo, long hi, long *dst);
 
 #endif

@@ -40,6 +40,7 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_RUN_TRACE] = "GET /api/runs/{id}/trace",
 	[KN_ROUTE_RUN_TRACE_SHOT] = "GET /api/runs/{id}/trace-shot",
 	[KN_ROUTE_RUN_TRACE_TAR] = "GET /api/runs/{id}/trace.tar",
+	[KN_ROUTE_TASK_DRIFT] = "GET /api/tasks/{id}/drift",
 };
 
 const char *kn_route_name(kn_route r)
@@ -152,7 +153,8 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 	if (pl > KN_HTTP_MAX_PATH || path[0] != '/')
 		return KN_ENOTFOUND;
 	static const struct verb task_verbs[] = {{"health", KN_ROUTE_TASK_HEALTH, KN_ROUTE_NONE},
-	                                         {"workflow", KN_ROUTE_TASK_WORKFLOW, KN_ROUTE_NONE}};
+	                                         {"workflow", KN_ROUTE_TASK_WORKFLOW, KN_ROUTE_NONE},
+	                                         {"drift", KN_ROUTE_TASK_DRIFT, KN_ROUTE_NONE}};
 	static const struct verb run_verbs[] = {
 		{"events", KN_ROUTE_RUN_EVENTS_GET, KN_ROUTE_RUN_EVENTS},
 		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},
@@ -168,7 +170,7 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST);
 		if (strncmp(rest, "/tasks", 6) == 0 && (rest[6] == '\0' || rest[6] == '/'))
 			return match_collection(out, id, idcap, m, rest + 6, KN_ROUTE_TASKS, KN_ROUTE_NONE,
-			                        KN_ROUTE_TASK, task_verbs, 2);
+			                        KN_ROUTE_TASK, task_verbs, sizeof task_verbs / sizeof *task_verbs);
 		if (strncmp(rest, "/runs", 5) == 0 && (rest[5] == '\0' || rest[5] == '/'))
 			return match_collection(out, id, idcap, m, rest + 5, KN_ROUTE_RUNS, KN_ROUTE_RUNS_POST,
 			                        KN_ROUTE_RUN, run_verbs, sizeof run_verbs / sizeof *run_verbs);

@@ -124,6 +124,10 @@ typedef struct kn_validate_opts {
 	kn_trace *trace;        /* the run trace (services/trace), finished here with the verdict; NULL: none */
 } kn_validate_opts;
 
+/* The step's recorded element (selector hints, record-time fingerprint, postcondition URL) as a
+ * report step's "recorded" object (recorded.c); NULL when the step carries none. New reference. */
+json_t *kn_replay_step_recorded(const kn_step *st);
+
 /* Run the validation; *out is the caller's (kn_replay_report_free) whenever 0 is returned,
  * including for a broken or error verdict. A negative code only when nothing could be judged. */
 int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *task,

@@ -240,6 +240,9 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 			json_object_set_new(o, "url", json_string(s->url_after));
 		if (o && st->expect_url && s->url_after)
 			json_object_set_new(o, "postcondition", json_boolean(postcondition_holds(st, s)));
+		json_t *rec = o ? kn_replay_step_recorded(st) : NULL; /* for drift diffs (issue 16) */
+		if (rec)
+			json_object_set_new(o, "recorded", rec);
 		json_array_append_new(steps, o);
 		if (s->outcome == KN_STEP_OK_FALLBACK)
 			json_array_append_new(drift, json_pack("{s:I, s:s?, s:s?, s:f, s:s?, s:s?}", "step", (json_int_t)(i + 1),

@@ -20,6 +20,8 @@ typedef struct kn_api_opts {
 	int browser_timeout_ms;/* kn_cdp_discover; 0 → 5000 */
 	const char *workflows_dir; /* POST /tasksets attaches DIR/<task-id>.yaml (keynode/workflow.h)
 	                            * to the tasks it uploads; NULL: none (borrowed) */
+	const char *trace_root;    /* run and replay traces (services/trace), for the drift diff
+	                            * (api_drift.c); NULL: none (borrowed) */
 } kn_api_opts;
 
 /* Connect to the database. KN_EIO when it is unreachable. *out the caller's (kn_api_free). */

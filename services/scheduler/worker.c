@@ -24,6 +24,7 @@
 #include "keynode/event.h"
 #include "store.h"
 #include "worker_browser.h"
+#include "worker_trace.h"
 #include "health.h"
 
 /* The health state machine's outcome for a replay status; -1 (no retry ran) → none. */
@@ -467,6 +468,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	char *ws = NULL, why[800];
 	int64_t replay_id = 0;
 	int first = -1, retry = -1, r;
+	kn_worker_trace wt = {0}; /* the replay's trace (worker_trace.h) */
 
 	set_job(w, job->id);
 	if (job->attempt > 1) /* re-claimed after its lease expired: its worker may be gone */
@@ -505,8 +507,12 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 			if (!(traj = tmpfile()))
 				r = kn_err_set(&err, KN_EIO, "no temporary file for the trajectory");
 			vo.trajectory = traj;
-			if (r == 0)
+			kn_worker_trace_discard(&wt, &w->o); /* a retried attempt's trace */
+			if (r == 0) {
+				kn_worker_trace_begin(&wt, w, &w->o, task, &vo);
 				r = kn_replay_validate(w->loop, ws, task, &vo, &rep, &err);
+				kn_worker_trace_end(&wt);
+			}
 		}
 		if (r) {
 			if (stopping(w)) {
@@ -574,6 +580,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		goto out;
 	}
 	count(w, &w->stats.completed);
+	kn_worker_trace_index(&wt, w, &w->o);
 	report_reason(rep, why, sizeof why);
 	char q[300];
 	log_quote(q, sizeof q, why);
@@ -603,6 +610,7 @@ out:
 	if (r && r != KN_EIO)
 		r = 0;
 	set_job(w, 0);
+	kn_worker_trace_discard(&wt, &w->o); /* not stored (indexed ones are closed) */
 	kn_replay_report_free(rep);
 	kn_taskset_free(set);
 	if (traj)

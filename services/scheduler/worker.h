@@ -45,6 +45,13 @@ typedef struct kn_worker_opts {
 	 * KN_EDB: the database) otherwise. ud is borrowed. */
 	int (*other_job)(kn_worker *w, void *ud, kn_err *err);
 	void *other_ud;
+	/* Replay traces (worker_trace.h, keynode.yaml `trace:`): one per stored replay in
+	 * trace_root/<run id>/ with its index row (schemas/sql/050_traces.sql), the layout of
+	 * `replay --validate --trace`; traces older than trace_keep_days removed hourly. */
+	int trace_mode;            /* kn_trace_mode; 0 off */
+	const char *trace_root;    /* borrowed; NULL: no traces */
+	long long trace_max_bytes; /* screenshots per trace; 0 no cap */
+	int trace_keep_days;       /* 0: no sweep here */
 } kn_worker_opts;
 
 typedef struct kn_worker_stats {

@@ -336,6 +336,12 @@ int kn_store_listener_new(kn_store_listener **out, const char *conninfo, const c
 void kn_store_listener_free(kn_store_listener *l);
 /* ---- run traces (schemas/sql/050_traces.sql, issue 16) --------------------------------------- */
 
+/* The replays a drift diff compares (store_drift.c): {"health", "failing", "passing"}, each side
+ * {id, run, status, created, version, screenshot (bool), report} or null. failing is replay
+ * replay_id when > 0 (it must be the task's), else the task's latest broken replay; passing the
+ * last passed replay before it. KN_ENOTFOUND: no such task. */
+int kn_store_drift_pair_json(kn_store *st, const char *ref, int64_t replay_id, char **out, kn_err *err);
+
 /* One trace folder kept by `serve --trace` (strings borrowed). */
 typedef struct kn_store_trace {
 	const char *run_id, *path, *kind, *status;

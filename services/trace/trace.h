@@ -93,6 +93,21 @@ void kn_trace_free(kn_trace *t);
  * file name, or the folder cannot be made: err says why). */
 kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode mode,
                            const kn_task *task, long long max_bytes, kn_err *err);
+/* The same for another kind of trace ("run" or "replay": `keynode worker`'s replays). */
+kn_trace *kn_trace_open_kind(const char *root, const char *run_id, const char *kind, kn_trace_mode mode,
+                             const kn_task *task, long long max_bytes, kn_err *err);
+/* Remove root/<run_id>/ when it is a trace folder (its shots, index.json; nothing else). */
+void kn_trace_discard(const char *root, const char *run_id);
+/* kn_trace_scan for the one trace root/<run_id>/ (any age): 1 reported, 0 no such trace. */
+int kn_trace_scan_one(const char *root, const char *run_id,
+                      void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                      void *ud);
+/* kn_trace_load of root/<run_id>/ (KN_ENOTFOUND when root is NULL or the id is not a plain file
+ * name). */
+int kn_trace_load_run(json_t **out, const char *root, const char *run_id, kn_err *err);
+/* The fields of a trace's index row (schemas/sql/050_traces.sql) from a checked index (borrowed). */
+void kn_trace_row_of(const json_t *idx, const char **kind, const char **status, int *steps, int *shots,
+                     int *skipped);
 /* Retention: remove the traces under root whose index.json (or, for one never finished, the
  * folder) is older than keep_days, calling removed(ud, run id) for each (may be NULL). Returns how
  * many were removed (≥ 0). Only folders holding a trace's files are touched. */
@@ -123,6 +138,20 @@ int kn_trace_parse(json_t **out, const char *buf, size_t len, const char *name, 
 int kn_trace_summarise(json_t *idx);
 /* The terminal view of a loaded index: header, steps, evidence, the node summaries. */
 int kn_trace_print(FILE *f, json_t *idx);
+
+/* ---- drift diff (trace_drift.c) ---- */
+
+/* The drift diff of a task (services/trace/README.md "Drift diff"): the last passing replay's
+ * report pass and the failing one's fail (docs/formats.md §3), with their trace indexes when kept
+ * (NULL: none; steps are then without screenshots). *out (the caller's) holds "step" (the first
+ * step that differs, null when none), "verb", "differs" (of "status", "url", "selector",
+ * "drift"), "recorded" (the workflow's element fingerprint), "passing" / "failing" (outcome, url,
+ * resolved, drift, selector, locator, locator_score, proposed_selector, detail, trace_step,
+ * screenshot, title, element), "key_nodes" ({id, passing, failing, changed}), "changed_key_nodes",
+ * "repairs" (fail's, verbatim) and "broken" (fail's). Any JSON is accepted: members of the wrong
+ * type count as missing. KN_EINVAL when a report is not an object. */
+int kn_trace_drift(json_t **out, const json_t *pass, const json_t *pass_trace, const json_t *fail,
+                   const json_t *fail_trace, kn_err *err);
 
 /* ---- one archive (trace_tar.c) ---- */
 

@@ -23,6 +23,12 @@ static int plain_name(const char *s)
 kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode mode,
                            const kn_task *task, long long max_bytes, kn_err *err)
 {
+	return kn_trace_open_kind(root, run_id, "run", mode, task, max_bytes, err);
+}
+
+kn_trace *kn_trace_open_kind(const char *root, const char *run_id, const char *kind, kn_trace_mode mode,
+                             const kn_task *task, long long max_bytes, kn_err *err)
+{
 	if (mode == KN_TRACE_OFF || !root || !*root)
 		return NULL;
 	if (!plain_name(run_id)) {
@@ -31,7 +37,7 @@ kn_trace *kn_trace_open_in(const char *root, const char *run_id, kn_trace_mode m
 	}
 	char dir[4096];
 	snprintf(dir, sizeof dir, "%s/%s", root, run_id);
-	kn_trace_opts o = {.mode = mode, .kind = "run", .run_id = run_id, .task = task, .max_bytes = max_bytes};
+	kn_trace_opts o = {.mode = mode, .kind = kind, .run_id = run_id, .task = task, .max_bytes = max_bytes};
 	kn_trace *t = NULL;
 	return kn_trace_new(&t, dir, &o, err) == 0 ? t : NULL;
 }
@@ -92,6 +98,42 @@ static long long trace_bytes(const char *dir)
 	return n;
 }
 
+/* root/name's index, when it loads and is at least as new as since: fn gets it. 1 reported, 0 not. */
+static int scan_one(const char *root, const char *name, long long since,
+                    void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                    void *ud)
+{
+	char p[4096], q[4200];
+	snprintf(p, sizeof p, "%s/%s", root, name);
+	snprintf(q, sizeof q, "%s/index.json", p);
+	struct stat st;
+	if (stat(q, &st) != 0 || (long long)st.st_mtime < since)
+		return 0;
+	json_t *idx = NULL;
+	kn_err err;
+	if (kn_trace_load(&idx, p, &err) != 0)
+		return 0;
+	fn(ud, name, p, idx, trace_bytes(p));
+	json_decref(idx);
+	return 1;
+}
+
+int kn_trace_scan_one(const char *root, const char *run_id,
+                      void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
+                      void *ud)
+{
+	return root && plain_name(run_id) ? scan_one(root, run_id, 0, fn, ud) : 0;
+}
+
+void kn_trace_discard(const char *root, const char *run_id)
+{
+	char dir[4096];
+	if (!root || !plain_name(run_id))
+		return;
+	snprintf(dir, sizeof dir, "%s/%s", root, run_id);
+	kn_trace_remove(dir);
+}
+
 int kn_trace_scan(const char *root, long long since,
                   void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
                   void *ud)
@@ -101,23 +143,33 @@ int kn_trace_scan(const char *root, long long since,
 		return 0;
 	int n = 0;
 	struct dirent *de;
-	char p[4096], q[4200];
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof p, "%s/%s", root, de->d_name);
-		snprintf(q, sizeof q, "%s/index.json", p);
-		struct stat st;
-		if (stat(q, &st) != 0 || (long long)st.st_mtime < since)
-			continue;
-		json_t *idx = NULL;
-		kn_err err;
-		if (kn_trace_load(&idx, p, &err) != 0)
-			continue;
-		fn(ud, de->d_name, p, idx, trace_bytes(p));
-		json_decref(idx);
-		n++;
-	}
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			n += scan_one(root, de->d_name, since, fn, ud);
 	closedir(d);
 	return n;
+}
+
+void kn_trace_row_of(const json_t *idx, const char **kind, const char **status, int *steps, int *shots,
+                     int *skipped)
+{
+	json_t *cap = json_object_get(idx, "capture");
+	size_t n = json_array_size(json_object_get(idx, "steps"));
+	*kind = json_string_value(json_object_get(idx, "kind"));
+	*status = json_string_value(json_object_get(idx, "status"));
+	*steps = n ? (int)n - 1 : 0; /* step 0 is what came before the first step */
+	*shots = (int)json_integer_value(json_object_get(cap, "shots"));
+	*skipped = (int)json_integer_value(json_object_get(cap, "skipped"));
+}
+
+int kn_trace_load_run(json_t **out, const char *root, const char *run_id, kn_err *err)
+{
+	*out = NULL;
+	if (!root || !*root)
+		return kn_err_set(err, KN_ENOTFOUND, "no traces are kept");
+	if (!plain_name(run_id))
+		return kn_err_set(err, KN_ENOTFOUND, "trace: run id is not a file name");
+	char dir[4096];
+	snprintf(dir, sizeof dir, "%s/%s", root, run_id);
+	return kn_trace_load(out, dir, err);
 }

@@ -375,6 +375,34 @@ static void test_agents(void **state)
 	fails("agents: {a: \"x\\0y\"}\n", KN_EINVAL, "k.yaml:1:13: agents.a: a command of 1 to 4096 bytes without NUL");
 }
 
+/* trace: {mode, dir, keep_days, max_mb} (config_trace.c): values, defaults left unset, errors named */
+static void test_trace(void **state)
+{
+	(void)state;
+	kn_config *c = load("trace:\n  mode: failures\n  dir: /srv/traces\n  keep_days: 7\n  max_mb: 20\n");
+	assert_int_equal(c->trace.mode, 2);
+	assert_int_equal(c->trace.mode_set, 1);
+	assert_string_equal(c->trace.dir, "/srv/traces");
+	assert_int_equal(c->trace.keep_days, 7);
+	assert_int_equal(c->trace.max_mb, 20);
+	kn_config_free(c);
+	c = load("trace: {mode: on}\n");
+	assert_int_equal(c->trace.mode, 1);
+	assert_null(c->trace.dir);
+	assert_int_equal(c->trace.keep_days, 0); /* not set: the users' default (14) */
+	kn_config_free(c);
+	c = load("trace:\n");
+	assert_int_equal(c->trace.mode_set, 0);
+	kn_config_free(c);
+	fails("trace: {mode: yes}\n", KN_EINVAL, "k.yaml:1:15: trace.mode: expected on, off or failures");
+	fails("trace: {mode: [on]}\n", KN_EINVAL, "k.yaml:1:15: trace.mode: expected on, off or failures");
+	fails("trace: {keep_days: 0}\n", KN_EINVAL, "k.yaml:1:20: trace.keep_days: expected an integer in [1, 36500]");
+	fails("trace: {max_mb: 1e3}\n", KN_EINVAL, "k.yaml:1:17: trace.max_mb: expected an integer in [1, 100000]");
+	fails("trace: {dir: ''}\n", KN_EINVAL, "k.yaml:1:14: trace.dir: must not be empty");
+	fails("trace: {size: 1}\n", KN_EINVAL, "k.yaml:1:9: trace.size: unknown key");
+	fails("trace: [on]\n", KN_EINVAL, "k.yaml:1:8: trace: expected a mapping");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -386,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_errors_document),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_agents),
+		cmocka_unit_test(test_trace),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,9 @@ function details(d) {
   if (!d || typeof d !== 'object') return el('span', { class: 'muted' }, asText(d));
   return el('dl', { class: 'kv' }, Object.entries(d).slice(0, 12).map(([k, v]) => [
     el('dt', {}, k),
-    el('dd', { class: 'mono' }, k === 'task' && typeof v === 'string' ? el('a', { href: taskHref(v) }, v) : asText(v)),
+    el('dd', { class: 'mono' }, k === 'task' && typeof v === 'string' ? el('a', { href: taskHref(v) }, v)
+      : k === 'drift_page' && typeof v === 'string' && v.startsWith('/#/') ? el('a', { class: 'drift-link', href: v.slice(1) }, 'drift diff')
+        : asText(v)),
   ]));
 }
 

@@ -12,6 +12,7 @@ import * as run from './run.js';
 import * as alerts from './alerts.js';
 import * as batch from './batch.js';
 import * as trace from './trace.js';
+import * as drift from './drift.js';
 
 const view = document.getElementById('view');
 let current = { gen: 0, cleanups: [], abort: null };
@@ -21,6 +22,7 @@ function route(hash) {
   const parts = h.split('/').filter(Boolean).map((p) => {
     try { return decodeURIComponent(p); } catch { return p; }
   });
+  if (parts[0] === 'tasks' && parts.length === 3 && parts[2] === 'drift') return { page: 'drift', mod: drift, params: { id: parts[1] } };
   if (parts[0] === 'tasks' && parts[1]) return { page: 'task', mod: task, params: { id: parts.slice(1).join('/') } };
   if (parts[0] === 'runs' && parts[1] && parts[2] === 'trace') return { page: 'trace', mod: trace, params: { id: parts[1] } };
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', mod: run, params: { id: parts[1] } };

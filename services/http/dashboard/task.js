@@ -218,7 +218,10 @@ export async function render(view, params, ctx) {
       el('div', {},
         el('p', { class: 'crumbs' }, el('a', { href: '#/' }, 'Overview'), ' / task'),
         el('h1', { id: 'task-id', class: 'mono' }, t.id ?? id, ' ', badge(t.health || 'unknown', 'health'))),
-      el('div', { class: 'actions' }, btn, msg)),
+      el('div', { class: 'actions' },
+        replays.some((r) => r && r.status === 'broken')
+          ? el('a', { id: 'task-drift-link', class: 'btn', href: `#/tasks/${encodeURIComponent(id)}/drift` }, 'Drift diff') : null,
+        btn, msg)),
     el('section', { class: 'card' },
       el('p', { id: 'task-intent', class: 'intent' }, t.intent ?? ''),
       el('dl', { class: 'facts' },
