@@ -49,6 +49,8 @@ typedef struct kn_step_report {
 	char *proposed;          /* OK_FALLBACK: a selector that finds the element now (owned) */
 	char detail[256];        /* why it failed (or, for a drift, what disagreed); else empty */
 	char *url_after;         /* the page's URL once the step settled (owned; NULL: not known) */
+	char *found_now;         /* OK_FALLBACK: the element found, as JSON {alts: [{how, sel}], sig}
+	                          * (page_js.c alts; owned; NULL: not taken), for repair.c */
 } kn_step_report;
 
 /* What the page looked like when a step failed (all owned, any may be NULL). */
@@ -122,6 +124,9 @@ typedef struct kn_validate_opts {
 	const char *run_id;     /* run id of the watched run; NULL: generated */
 	FILE *trajectory;       /* the watched run's events (JSONL); NULL: none */
 	kn_trace *trace;        /* the run trace (services/trace), finished here with the verdict; NULL: none */
+	int repairs;            /* propose repairs and verify them by a second replay (repair.c): the
+	                         * report's "repairs"; 0: none (the report has no "repairs") */
+	kn_format task_format;  /* the task file's format: key-node proposals in its syntax */
 } kn_validate_opts;
 
 /* Run the validation; *out is the caller's (kn_replay_report_free) whenever 0 is returned,
@@ -141,6 +146,8 @@ int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name);
  * (borrowed). */
 size_t kn_replay_report_drift(const kn_replay_report *r, size_t i, int *step, const char **selector,
                               const char **proposed);
+/* Print the report's repair proposals ("repairs", repair.c) for a person to f; nothing when none. */
+void kn_replay_report_print_repairs(const kn_replay_report *r, FILE *f);
 /* The failure screenshot (PNG, borrowed), NULL/0 when none. */
 const unsigned char *kn_replay_report_screenshot(const kn_replay_report *r, size_t *len);
 const char *kn_replay_report_run_id(const kn_replay_report *r);

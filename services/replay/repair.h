@@ -1,0 +1,18 @@
+/* repair.h — key-node and selector repair proposals, verified by replay (issue 16 item 4; not a
+ * public contract: validate.c calls it, repair.c holds it). */
+#ifndef KEYNODE_REPLAY_REPAIR_H
+#define KEYNODE_REPLAY_REPAIR_H
+
+#include <jansson.h>
+
+#include "replay.h"
+
+/* The repair proposals of a finished validation of task (res: how its steps went; doc: its report,
+ * read for the key nodes reached and the steps' postconditions), each verified by replaying task
+ * again on the browser at ws with every proposal applied in memory (never written anywhere):
+ * the report's "repairs" array (schemas/replay-report.schema.json; empty when a step drifted
+ * nowhere and every key node was reached). NULL only when out of memory. */
+json_t *kn_replay_repairs(kn_cdp_loop *loop, const char *ws, const kn_task *task,
+                          const kn_validate_opts *o, const kn_replay_result *res, json_t *doc);
+
+#endif
