@@ -317,6 +317,7 @@ static int url_prop(struct own *o, const kn_task *task, const kn_replay_result *
 		p->kn = *kn;
 		p->kn.key = key ? key : kn->key;
 		p->kn.expect = expect ? expect : kn->expect;
+		p->kn.ref_url = kn->ref_url ? keepdup(o, url) : NULL; /* where it is seen now */
 		size_t n = strlen(kn->key ? kn->key : "") + strlen(key ? key : "") + 16;
 		char *w = key ? malloc(n) : NULL, *q = key ? malloc(n) : NULL;
 		if (w)

@@ -481,10 +481,8 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	if (located) {
 		rep->locator = f.how;
 		rep->score = f.score;
-		if (strcmp(f.how, "selector") != 0 && f.sel) { /* a selector drift keeps its selector */
-			rep->proposed = f.sel;
-			f.sel = NULL;
-		}
+		if (strcmp(f.how, "selector") != 0 && f.sel) /* a selector drift keeps its selector; the */
+			rep->proposed = strdup(f.sel);          /* action (type, select) still needs f.sel */
 		if (f.drift)
 			snprintf(rep->detail, sizeof rep->detail, "drift: %.240s", f.why);
 		json_t *v = NULL, *p = rep->proposed || f.drift ? json_pack("{s:s}", "sel", rep->proposed ? rep->proposed : st->selector) : NULL;

@@ -50,7 +50,7 @@ const rel = (p) => {
 };
 
 // --- load and lint the schemas --------------------------------------------------------------------------------
-const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow', 'trace'];
+const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow', 'trace', 'replay-report'];
 const schemas = {};
 for (const name of schemaFiles) {
   const file = path.join(schemaDir, `${name}.schema.json`);
