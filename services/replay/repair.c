@@ -101,33 +101,31 @@ static char *hint(struct own *o, char *was, const char *now, const char *name, c
 static int step_prop(struct own *o, const kn_step *st, const kn_step_report *s, json_t *rstep,
                      struct prop *p)
 {
-	json_t *fn = json_loads(s->found_now, 0, NULL);
+	json_t *fn = s->found_now ? json_loads(s->found_now, 0, NULL) : NULL;
 	json_t *sig = json_object_get(fn, "sig"), *alts = json_object_get(fn, "alts");
-	if (!json_is_object(sig)) {
-		json_decref(fn);
-		return 0;
-	}
 	const char *sel = st->selector;
-	if (s->locator && strcmp(s->locator, "selector") != 0) /* the best stable selector now */
+	if (sig && s->locator && strcmp(s->locator, "selector") != 0) /* the best stable selector now */
 		sel = json_array_size(alts) ? jstr(json_array_get(alts, 0), "sel") : s->proposed;
 	p->st = *st;
-	p->st.selector = keepdup(o, sel && *sel ? sel : st->selector);
+	p->st.selector = sel && *sel ? keepdup(o, sel) : st->selector;
 	char *hw = NULL, *hn = NULL;
-	p->st.hint_id = hint(o, st->hint_id, jstr(sig, "id"), "id", &hw, &hn);
-	p->st.hint_name = hint(o, st->hint_name, jstr(sig, "name"), "name", &hw, &hn);
-	p->st.hint_test_id = hint(o, st->hint_test_id, jstr(sig, "testid"), "test_id", &hw, &hn);
-	p->st.hint_aria_label = hint(o, st->hint_aria_label, jstr(sig, "aria"), "aria_label", &hw, &hn);
-	if (st->hint_href && !kn_heal_hrefs_agree(st->hint_href, jstr(sig, "href")))
-		p->st.hint_href = hint(o, st->hint_href, jstr(sig, "href"), "href", &hw, &hn);
-	if (st->verb == KN_STEP_CLICK)
-		p->st.text = hint(o, st->text, jstr(sig, "text"), "text", &hw, &hn);
-	p->st.tag = hint(o, st->tag, jstr(sig, "tag"), "tag", &hw, &hn);
+	if (json_is_object(sig)) { /* the hints as the element has them now */
+		p->st.hint_id = hint(o, st->hint_id, jstr(sig, "id"), "id", &hw, &hn);
+		p->st.hint_name = hint(o, st->hint_name, jstr(sig, "name"), "name", &hw, &hn);
+		p->st.hint_test_id = hint(o, st->hint_test_id, jstr(sig, "testid"), "test_id", &hw, &hn);
+		p->st.hint_aria_label = hint(o, st->hint_aria_label, jstr(sig, "aria"), "aria_label", &hw, &hn);
+		if (st->hint_href && !kn_heal_hrefs_agree(st->hint_href, jstr(sig, "href")))
+			p->st.hint_href = hint(o, st->hint_href, jstr(sig, "href"), "href", &hw, &hn);
+		if (st->verb == KN_STEP_CLICK)
+			p->st.text = hint(o, st->text, jstr(sig, "text"), "text", &hw, &hn);
+		p->st.tag = hint(o, st->tag, jstr(sig, "tag"), "tag", &hw, &hn);
+	}
 	/* the postcondition as it reads now, when it no longer held */
 	const char *url = json_string_value(json_object_get(rstep, "url"));
 	if (json_is_false(json_object_get(rstep, "postcondition")) && url)
 		p->st.expect_url = hint(o, st->expect_url, url, "after.url", &hw, &hn);
 	json_decref(fn);
-	int moved = strcmp(p->st.selector, st->selector ? st->selector : "") != 0;
+	int moved = p->st.selector && st->selector && strcmp(p->st.selector, st->selector) != 0;
 	if (!moved && !hw)
 		return 0;
 	p->was = moved ? keepdup(o, st->selector) : hw;
@@ -488,10 +486,13 @@ json_t *kn_replay_repairs(kn_cdp_loop *loop, const char *ws, const kn_task *task
 	for (size_t i = 0; props && res && i < res->n_steps && i < task->n_steps; i++) {
 		const kn_step_report *s = &res->steps[i];
 		const kn_step *st = &task->steps[i];
-		if (s->outcome != KN_STEP_OK_FALLBACK || !s->found_now || (st->selector && strstr(st->selector, ">>")))
+		json_t *rs = json_array_get(rsteps, i);
+		if (!(s->outcome == KN_STEP_OK_FALLBACK && s->found_now) && !json_is_false(json_object_get(rs, "postcondition")))
+			continue; /* neither drifted nor ended elsewhere than recorded */
+		if (st->selector && strstr(st->selector, ">>"))
 			continue; /* a selector into frames: not proposed (the page saw the part in the frame) */
 		props[np].step = (int)i + 1;
-		np += step_prop(&own, st, s, json_array_get(rsteps, i), &props[np]);
+		np += step_prop(&own, st, s, rs, &props[np]);
 	}
 	size_t nsteps = np;
 	for (size_t j = 0; props && res && j < task->n_keynodes; j++) {
