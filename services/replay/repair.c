@@ -16,11 +16,8 @@
 #include "heal.h"
 #include "keynode/event.h"
 #include "keynode/match.h"
-#include "keynode/url.h"
 #include "keynode/workflow.h"
 #include "repair.h"
-
-#define MAX_PARAMS 32
 
 /* Strings and regexes the patched task owns (the rest is borrowed from the task). */
 struct own {
@@ -135,183 +132,22 @@ static int step_prop(struct own *o, const kn_step *st, const kn_step_report *s, 
 	return p->was && p->proposed;
 }
 
-/* The query parameters of url: names[i] (owned by o). */
-static size_t url_params(struct own *o, const char *url, char **names)
-{
-	const char *q = strchr(url, '?');
-	size_t n = 0;
-	if (!q)
-		return 0;
-	for (const char *p = q + 1; *p && *p != '#' && n < MAX_PARAMS;) {
-		size_t len = strcspn(p, "=&#");
-		if (len) {
-			char *name = keep(o, strndup(p, len));
-			if (name)
-				names[n++] = name;
-		}
-		p += len;
-		p += strcspn(p, "&#");
-		if (*p == '&')
-			p++;
-	}
-	return n;
-}
-
-/* 1 when key node kn with expected value expect (and key) is reached by url. */
-static int url_hits(struct own *o, const kn_keynode *kn, const char *expect, const char *key, const char *url)
-{
-	char *in = NULL;
-	int rc = key ? kn_url_query_param(&in, url, key)
-	         : kn->matcher == KN_MATCH_REGEX ? ((in = strdup(url)) ? 0 : KN_ENOMEM)
-	         : kn->matcher == KN_MATCH_EXACT ? kn_url_exact_form(&in, url)
-	                                         : kn_url_include_form(&in, url);
-	if (rc) {
-		free(in);
-		return 0;
-	}
-	void *re = NULL;
-	kn_err err;
-	if (kn->matcher == KN_MATCH_REGEX && kn_regex_compile(&re, expect, &err) != 0) {
-		free(in);
-		return 0;
-	}
-	int hit = kn_match_text(kn->matcher, expect, in, 0, re) >= 1.0;
-	if (re && o->nre < sizeof o->re / sizeof o->re[0])
-		o->re[o->nre++] = re;
-	else
-		kn_regex_free(re);
-	free(in);
-	return hit;
-}
-
-/* expect with the n bytes at `at` replaced by with (owned by o). */
-static char *splice(struct own *o, const char *expect, size_t at, size_t n, const char *with)
-{
-	size_t len = strlen(expect) + strlen(with) + 1;
-	char *s = malloc(len);
-	if (s)
-		snprintf(s, len, "%.*s%s%s", (int)at, expect, with, expect + at + n);
-	return keep(o, s);
-}
-
-static int ident(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-'; }
-
-/* A no-key URL key node's expected text with a query parameter renamed so that it takes the
- * value url has under another name: "…?id=5" → "…?post=5". NULL when none fits. */
-static char *param_rename(struct own *o, const kn_keynode *kn, const char *url)
-{
-	char *names[MAX_PARAMS];
-	size_t np = url_params(o, url, names);
-	const char *e = kn->expect;
-	for (size_t i = 0; i < np; i++) {
-		char *v = NULL;
-		if (kn_url_query_param(&v, url, names[i]) != 0 || !*v) {
-			free(v);
-			continue;
-		}
-		size_t vl = strlen(v);
-		for (const char *eq = strchr(e, '='); eq; eq = strchr(eq + 1, '=')) {
-			const char *a = eq;
-			while (a > e && ident(a[-1]))
-				a--;
-			if (a == eq || a == e || !strchr("?&", a[-1]) || strncmp(eq + 1, v, vl) != 0 || ident(eq[1 + vl]))
-				continue;
-			if ((size_t)(eq - a) == strlen(names[i]) && strncmp(a, names[i], (size_t)(eq - a)) == 0)
-				continue;
-			char *cand = splice(o, e, (size_t)(a - e), (size_t)(eq - a), names[i]);
-			if (cand && url_hits(o, kn, cand, NULL, url)) {
-				free(v);
-				return cand;
-			}
-		}
-		free(v);
-	}
-	return NULL;
-}
-
-/* The path of url (after scheme and host; query and fragment dropped), into out. */
-static void path_of(char *out, size_t n, const char *url)
-{
-	const char *p = kn_heal_href_tail(url);
-	snprintf(out, n, "%.*s", (int)strcspn(p, "?#"), p);
-}
-
-/* "." as "\." (a regex's literal dot), into out. */
-static void esc_dots(char *out, size_t n, const char *s)
-{
-	size_t w = 0;
-	for (; *s && w + 3 < n; s++) {
-		if (*s == '.')
-			out[w++] = '\\';
-		out[w++] = *s;
-	}
-	out[w] = '\0';
-}
-
-/* A no-key URL key node's expected text with the path segments that changed between the URL the
- * step recorded (was) and the one it reached (now) replaced: "/notes/new.html" → "/notes/compose.html". */
-static char *path_rename(struct own *o, const kn_keynode *kn, const char *was, const char *now)
-{
-	char a[1024], b[1024];
-	path_of(a, sizeof a, was);
-	path_of(b, sizeof b, now);
-	if (!*a || strcmp(a, b) == 0)
-		return NULL;
-	/* the segments both share at the start and at the end stay */
-	size_t la = strlen(a), lb = strlen(b), pre = 0, suf = 0;
-	for (size_t i = 0; i < la && i < lb && a[i] == b[i]; i++)
-		if (a[i] == '/')
-			pre = i + 1;
-	while (suf < la - pre && suf < lb - pre && a[la - 1 - suf] == b[lb - 1 - suf])
-		suf++;
-	while (suf && a[la - suf] != '/') /* back to a segment boundary */
-		suf--;
-	char olds[3][1024], news[3][1024];
-	snprintf(olds[0], sizeof olds[0], "%s", a);
-	snprintf(news[0], sizeof news[0], "%s", b);
-	snprintf(olds[1], sizeof olds[1], "%.*s", (int)(la - pre - suf), a + pre);
-	snprintf(news[1], sizeof news[1], "%.*s", (int)(lb - pre - suf), b + pre);
-	esc_dots(olds[2], sizeof olds[2], olds[1]);
-	esc_dots(news[2], sizeof news[2], news[1]);
-	for (int k = 0; k < 3; k++) {
-		const char *at = *olds[k] ? strstr(kn->expect, olds[k]) : NULL;
-		char *cand = at ? splice(o, kn->expect, (size_t)(at - kn->expect), strlen(olds[k]), news[k]) : NULL;
-		if (cand && url_hits(o, kn, cand, kn->key, now))
-			return cand;
-	}
-	return NULL;
-}
-
 /* A URL key node not reached: a proposal from the URLs the steps reached. */
 static int url_prop(struct own *o, const kn_task *task, const kn_replay_result *res, size_t j, struct prop *p)
 {
 	const kn_keynode *kn = &task->keynodes[j];
-	if (kn->matcher != KN_MATCH_EXACT && kn->matcher != KN_MATCH_INCLUDE && kn->matcher != KN_MATCH_REGEX)
-		return 0;
 	for (size_t i = 0; i < res->n_steps; i++) {
 		const char *url = res->steps[i].url_after;
 		const kn_step *st = &task->steps[i];
-		if (!url)
-			continue;
+		const char *was = st->expect_url ? st->expect_url : st->verb == KN_STEP_CLICK ? st->hint_href : NULL;
 		char *key = NULL, *expect = NULL;
-		if (kn->key) { /* the same value under another parameter name */
-			char *v = NULL, *names[MAX_PARAMS];
-			if (kn_url_query_param(&v, url, kn->key) == 0) {
-				free(v);
-				continue;
-			}
-			size_t np = url_params(o, url, names);
-			for (size_t k = 0; k < np && !key; k++)
-				if (url_hits(o, kn, kn->expect, names[k], url))
-					key = names[k];
-		} else {
-			expect = param_rename(o, kn, url);
-			const char *was = st->expect_url ? st->expect_url : st->verb == KN_STEP_CLICK ? st->hint_href : NULL;
-			if (!expect && was)
-				expect = path_rename(o, kn, was, url);
-		}
-		if (!key && !expect)
+		if (!url || kn_repair_url(kn, url, was, &key, &expect) != 1)
 			continue;
+		int had = key || expect;
+		key = keep(o, key);
+		expect = keep(o, expect);
+		if (had && !key && !expect)
+			return 0; /* out of memory */
 		p->kn = *kn;
 		p->kn.key = key ? key : kn->key;
 		p->kn.expect = expect ? expect : kn->expect;

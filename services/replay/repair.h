@@ -15,4 +15,13 @@
 json_t *kn_replay_repairs(kn_cdp_loop *loop, const char *ws, const kn_task *task,
                           const kn_validate_opts *o, const kn_replay_result *res, json_t *doc);
 
+/* A URL key node kn (not reached) as url — a page a step visited — would reach it: when that page
+ * holds kn's value under another query parameter than kn's key, *key is that name; for a key node
+ * without a key, *expect is its expected text with a query parameter renamed to the one holding the
+ * same value on url ("…?id=5" → "…?post=5"), or with the path segments renamed that differ between
+ * recorded (the URL the step recorded or its link's href; NULL: none) and url ("/notes/new.html" →
+ * "/notes/compose.html"). Only exact, include and regex matchers; every candidate is checked with
+ * kn's matcher on url. 1 with one of *key / *expect set (the caller's), 0 when nothing fits. */
+int kn_repair_url(const kn_keynode *kn, const char *url, const char *recorded, char **key, char **expect);
+
 #endif
