@@ -162,7 +162,7 @@ function expectValid(kind, file, note) {
 }
 const prefixKind = { task: 'task', m2w: 'mind2web-live', trajectory: 'trajectory',
                      'run-result': 'run-result', 'score-output': 'score-output', workflow: 'workflow',
-                     trace: 'trace' };
+                     trace: 'trace', 'replay-report': 'replay-report' };
 function kindOf(file) {
   const base = path.basename(file);
   const k = base.includes('--') ? prefixKind[base.split('--')[0]] : undefined;
