@@ -138,7 +138,8 @@ const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", 
 /* The report as JSON text (borrowed): the run result (docs/formats.md §3, status "finished" etc.
  * replaced by passed/broken/error and "broken": {step, reason, selector, url, dom_excerpt}) plus
  * "replay": {"steps": [{step, verb, outcome, locator, locator_score, selector, proposed_selector}],
- * "drift": [...], "key_nodes": [...]} */
+ * "drift": [...], "key_nodes": [...]}, and with opts->repairs "repairs": [...] (repair.h;
+ * schemas/replay-report.schema.json) */
 const char *kn_replay_report_json(const kn_replay_report *r);
 /* Record the name under which the caller stored the screenshot ("broken": {"screenshot": name}). */
 int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name);
