@@ -27,6 +27,8 @@ validate() {
   "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tasks" --task "$task" --out "$tmp/$name" "$@" \
     >"$tmp/$name-$task.out" 2>"$tmp/$name-$task.err"
   vrc=$?
+  # 0 passed, 1 broken; anything else (2, a sanitizer's abort) is a failure of its own
+  [ "$vrc" -lt 2 ] || kn_fail "$name $task: exit $vrc: $(tail -5 "$tmp/$name-$task.err")"
 }
 
 # apply FILE KIND TASK ITEM SNIPPET â€” write a proposal into a copy of a file, as a person would:
@@ -190,7 +192,9 @@ grep -q "NOT verified: the replay with it applied was passed, drift at step 2 â€
   kn_ok "the terminal marks it NOT verified and shows no snippet" || kn_fail "terminal: $(cat "$tmp/fix-popup-newsletter.out")"
 kn_stop "$sites_pid"
 
-# --- every report against the schema; --no-repairs needs --validate
+# --- no sanitizer report (ASan build); every report against the schema; --no-repairs needs --validate
+grep -l "Sanitizer\|runtime error:" "$tmp"/*.err >/dev/null 2>&1 &&
+  kn_fail "sanitizer reports: $(grep -h -A3 "Sanitizer\|runtime error:" "$tmp"/*.err | head -20)" || kn_ok "no sanitizer report in any replay's stderr"
 node "$here/schema-validate.mjs" "$src" replay-report "$tmp"/{v2,applied,m2w,m2w-applied,fix,applied-fix}/*.json >"$tmp/schema.log" 2>&1 &&
   kn_ok "every report validates against schemas/replay-report.schema.json ($(grep -c '^ok' "$tmp/schema.log") files)" ||
   kn_fail "schema: $(grep -v '^ok' "$tmp/schema.log")"
