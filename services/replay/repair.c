@@ -291,12 +291,15 @@ static int patch(struct own *o, const kn_task *task, struct prop *props, size_t 
 		kn->regex = NULL;
 		kn_err err;
 		int rc = kn_keynode_prepare(kn, &err);
-		keep(o, kn->norm_selector);
-		keep(o, kn->semantic_phrase);
-		if (kn->regex && o->nre < sizeof o->re / sizeof o->re[0])
+		kn->norm_selector = keep(o, kn->norm_selector);
+		kn->semantic_phrase = keep(o, kn->semantic_phrase);
+		if (kn->regex && o->nre < sizeof o->re / sizeof o->re[0]) {
 			o->re[o->nre++] = kn->regex;
-		else if (kn->regex)
+		} else if (kn->regex) { /* more regex key nodes proposed than kept: not verified */
+			kn_regex_free(kn->regex);
+			kn->regex = NULL;
 			rc = KN_ELIMIT;
+		}
 		if (rc)
 			return rc;
 		t->keynodes[props[i].node] = *kn;
@@ -323,8 +326,9 @@ json_t *kn_replay_repairs(kn_cdp_loop *loop, const char *ws, const kn_task *task
 		const kn_step_report *s = &res->steps[i];
 		const kn_step *st = &task->steps[i];
 		json_t *rs = json_array_get(rsteps, i);
-		if (!(s->outcome == KN_STEP_OK_FALLBACK && s->found_now) && !json_is_false(json_object_get(rs, "postcondition")))
-			continue; /* neither drifted nor ended elsewhere than recorded */
+		if (!(s->outcome == KN_STEP_OK_FALLBACK && s->found_now) &&
+		    !(kn_step_outcome_ok(s->outcome) && json_is_false(json_object_get(rs, "postcondition"))))
+			continue; /* neither drifted nor, working, ended elsewhere than recorded */
 		if (st->selector && strstr(st->selector, ">>"))
 			continue; /* a selector into frames: not proposed (the page saw the part in the frame) */
 		props[np].step = (int)i + 1;
