@@ -538,7 +538,7 @@ int kn_workflows_default_dir(char *buf, size_t cap, const char *tasks_path)
 /* ---- writing ---- */
 
 /* s as a YAML double-quoted scalar. */
-static void put_str(FILE *f, const char *s)
+void kn_workflow_put_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -561,11 +561,11 @@ static void put_field(FILE *f, int *first, const char *key, const char *val)
 	if (!val)
 		return;
 	fprintf(f, "%s%s: ", *first ? " " : ", ", key);
-	put_str(f, val);
+	kn_workflow_put_str(f, val);
 	*first = 0;
 }
 
-static void write_step(FILE *f, const kn_step *st)
+void kn_workflow_write_step(FILE *f, const kn_step *st)
 {
 	const char *verb = kn_step_verb_name(st->verb);
 	switch (st->verb) {
@@ -575,10 +575,10 @@ static void write_step(FILE *f, const kn_step *st)
 		break;
 	case KN_STEP_DIALOG:
 		fprintf(f, "  - dialog: {answer: ");
-		put_str(f, st->value ? st->value : "dismiss");
+		kn_workflow_put_str(f, st->value ? st->value : "dismiss");
 		if (st->text) {
 			fputs(", text: ", f);
-			put_str(f, st->text);
+			kn_workflow_put_str(f, st->text);
 		}
 		fputs("}\n", f);
 		break;
@@ -587,7 +587,7 @@ static void write_step(FILE *f, const kn_step *st)
 	case KN_STEP_SCROLL:
 	case KN_STEP_ANSWER:
 		fprintf(f, "  - %s: ", verb);
-		put_str(f, st->value ? st->value : "");
+		kn_workflow_put_str(f, st->value ? st->value : "");
 		fputc('\n', f);
 		break;
 	case KN_STEP_WAIT:
@@ -637,22 +637,22 @@ int kn_workflow_write(FILE *f, const kn_task *task, const char *recorded_at)
 	fputs("# keynode reference workflow (schemas/workflow.schema.json), written by keynode record\n",
 	      f);
 	fputs("workflow: 1\ntask: ", f);
-	put_str(f, task->id);
+	kn_workflow_put_str(f, task->id);
 	fputc('\n', f);
 	if (recorded_at) {
 		fputs("recorded_at: ", f);
-		put_str(f, recorded_at);
+		kn_workflow_put_str(f, recorded_at);
 		fputc('\n', f);
 	}
 	fprintf(f, "viewport: \"%dx%d\"\n", task->viewport_w ? task->viewport_w : KN_VIEWPORT_DEFAULT_W,
 	        task->viewport_h ? task->viewport_h : KN_VIEWPORT_DEFAULT_H);
 	if (task->start_url) {
 		fputs("start_url: ", f);
-		put_str(f, task->start_url);
+		kn_workflow_put_str(f, task->start_url);
 		fputc('\n', f);
 	}
 	fputs("steps:\n", f);
 	for (size_t i = 0; i < task->n_steps; i++)
-		write_step(f, &task->steps[i]);
+		kn_workflow_write_step(f, &task->steps[i]);
 	return fflush(f) == 0 && !ferror(f) ? 0 : KN_EIO;
 }

@@ -21,7 +21,7 @@ static const char help[] =
 	"usage: keynode replay --browser WS_URL|http://HOST:PORT|DEVTOOLSACTIVEPORT_FILE --tasks TASKFILE\n"
 	"                      [--task ID] [--out DIR] [--step-delay MS] [--answer-file FILE] [--quiet]\n"
 	"                      [--validate] [--workflows DIR] [--viewport WxH] [--config FILE]\n"
-	"                      [--trace on|off|failures] [--trace-dir DIR]   (with --validate)\n"
+	"                      [--trace on|off|failures] [--trace-dir DIR] [--no-repairs]   (with --validate)\n"
 	"\n"
 	"Drive the browser through each task's reference `steps` (goto, click, type, select, press,\n"
 	"scroll, wait, back, forward, answer) in a new tab, with trusted Input.* events, waiting for\n"
@@ -51,6 +51,12 @@ static const char help[] =
 	"  --viewport WxH    browser viewport (default: the workflow's recorded one, else 1280x800)\n"
 	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
 	"                    (default: the built-in signatures)\n"
+	"  --no-repairs      (--validate) no repair proposals. By default a task whose step passed only\n"
+	"                    by a fallback or healing, or whose URL / element key node was not reached\n"
+	"                    but seen renamed or moved, gets proposals (the selector and hints, the key\n"
+	"                    node, in the file's syntax), each replayed once more with every proposal\n"
+	"                    applied in memory and printed \"verified by replay\" only when that step then\n"
+	"                    passes without drift; never written to your files (report: \"repairs\")\n"
 	"\n"
 	"\n"
 	KN_CLI_TRACE_HELP
@@ -84,9 +90,9 @@ static int write_result(const char *dir, const kn_task *task, const kn_replay_re
 /* --validate for one task: the verdict line, drift warnings, DIR/<task>.json and .png.
  * Returns the task's exit code: OK passed, FAIL broken, USAGE error. */
 static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, const kn_replay_opts *ro,
-                        const char *dir, const kn_cli_trace *tro)
+                        const char *dir, const kn_cli_trace *tro, int repairs, kn_format fmt)
 {
-	kn_validate_opts vo = {.replay = *ro, .fresh_context = 1};
+	kn_validate_opts vo = {.replay = *ro, .fresh_context = 1, .repairs = repairs, .task_format = fmt};
 	kn_replay_report *rep = NULL;
 	kn_err err = {0};
 	char tdir[4096], run_id[64];
@@ -143,6 +149,7 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 			printf("  drift: step %d selector %s still matches, but not what was recorded (see the report)\n",
 			       ds, dsel ? dsel : "?");
 	}
+	kn_replay_report_print_repairs(rep, stdout);
 	json_decref(doc);
 	if (dir && strchr(t->id, '/') == NULL) {
 		char path[4096];
@@ -188,7 +195,7 @@ int kn_cmd_replay(int argc, char **argv)
 		{"step-delay", required_argument, NULL, 'd'}, {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'}, {"validate", no_argument, NULL, 'v'},
 		{"workflows", required_argument, NULL, 'w'}, {"viewport", required_argument, NULL, 'V'},
-		{"config", required_argument, NULL, 'c'},
+		{"config", required_argument, NULL, 'c'}, {"no-repairs", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_TRACE_LONGOPTS, {NULL, 0, NULL, 0}};
 	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *config_path = NULL;
 	kn_config *cfg = NULL;
@@ -196,7 +203,7 @@ int kn_cmd_replay(int argc, char **argv)
 	kn_replay_opts ro = {.progress = stderr};
 	kn_cli_trace tro = {0};
 	const char *answers = NULL, *workflows = NULL;
-	int c, validate = 0;
+	int c, validate = 0, repairs = 1;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b': browser = optarg; break;
@@ -216,6 +223,7 @@ int kn_cmd_replay(int argc, char **argv)
 				return kn_cli_usage_error("replay", "--step-delay must be milliseconds");
 			break;
 		case 'c': config_path = optarg; break;
+		case 'R': repairs = 0; break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: {
 			int tr = kn_cli_trace_option(&tro, "replay", c, optarg);
@@ -230,6 +238,8 @@ int kn_cmd_replay(int argc, char **argv)
 	if (tro.mode != KN_TRACE_OFF && !validate)
 		return kn_cli_usage_error("replay", "--trace needs --validate (a plain replay is an agent: the "
 		                                    "`keynode watch --trace` scoring it traces it)");
+	if (!repairs && !validate)
+		return kn_cli_usage_error("replay", "--no-repairs needs --validate (only a validation proposes repairs)");
 	if (optind < argc)
 		return kn_cli_usage_error("replay", "unexpected argument '%s'", argv[optind]);
 
@@ -290,7 +300,7 @@ int kn_cmd_replay(int argc, char **argv)
 			continue;
 		ran++;
 		if (validate) {
-			int v = validate_one(loop, ws, t, &ro, out, &tro);
+			int v = validate_one(loop, ws, t, &ro, out, &tro, repairs, set->format);
 			failed |= v == KN_EXIT_FAIL;
 			errored |= v == KN_EXIT_USAGE;
 			continue;

@@ -1,7 +1,7 @@
 /* page_js.c — the in-page half of the replayer: one JavaScript library evaluated with one
  * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: wait (the
  * recorded selector, then the fallback locators, then the candidate list for healing, waited for in
- * the page until actionable), pick (candidate i), focus, value, select, describe (an element's fingerprint, for record), state (URL, readyState, HTTP status) and excerpt (outerHTML of
+ * the page until actionable), pick (candidate i), focus, value, select, describe (an element's fingerprint, for record), alts (the unique stable selectors of an element, repair.c), state (URL, readyState, HTTP status) and excerpt (outerHTML of
  * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=". */
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,6 +111,20 @@ static const char *const lib[] = {
 	" describe(P) { const e = first(P.sel) || all(P.sel)[0]; if (!e) return null;",
 	" return Object.assign(sig(e), {testid: e.getAttribute('data-testid') || e.getAttribute('data-test') ||",
 	" e.getAttribute('data-qa') || '', vw: innerWidth, vh: innerHeight}); },\n",
+	/* repair.c: the stable selectors that find element P.sel alone now, best first, and what it is */
+	" alts(P) { const e = first(P.sel); if (!e) return null; const t = e.tagName.toLowerCase(), out = [];",
+	" const lit = v => v.includes(\"'\") ? (v.includes('\"') ? null : '\"' + v + '\"') : \"'\" + v + \"'\";",
+	" const add = (how, s) => { if (s && all(s).length === 1 && all(s)[0] === e && !out.some(o => o.sel === s)) out.push({how, sel: s}); };",
+	" const q = v => '\"' + v.replace(/[\"\\\\]/g, '\\\\$&') + '\"', tid = e.getAttribute('data-testid') || e.getAttribute('data-test') || e.getAttribute('data-qa') || '',",
+	" tida = e.hasAttribute('data-testid') ? 'data-testid' : e.hasAttribute('data-test') ? 'data-test' : 'data-qa';",
+	" const nm = e.getAttribute('name'), ar = e.getAttribute('aria-label'), ro = e.getAttribute('role'), hr = e.getAttribute('href'), T = txt(e);",
+	" if (e.id) add('id', '#' + CSS.escape(e.id)); if (nm) add('name', t + '[name=' + q(nm) + ']');",
+	" if (tid) add('test-id', '[' + tida + '=' + q(tid) + ']'); if (ar) add('aria-label', t + '[aria-label=' + q(ar) + ']');",
+	" if (ro && T && lit(T)) add('role+name', '//' + t + \"[@role='\" + ro + \"'][normalize-space()=\" + lit(T) + ']');",
+	" if (hr) add('href', t + '[href=' + q(hr) + ']'); if (T && lit(T)) add('text', '//' + t + '[normalize-space()=' + lit(T) + ']');",
+	" add('path', uniq(e)); let hp = hr; try { if (hr && !/^[#/?]/.test(hr)) { const u = new URL(hr, location.href);",
+	" if (u.origin === location.origin) hp = u.pathname + u.search + u.hash; } } catch (x) {}",
+	" return {alts: out, sig: Object.assign(sig(e), {testid: tid, href: hp || ''})}; },\n",
 	" state(P) { const n = performance.getEntriesByType('navigation')[0] || {};",
 	" return {url: location.href, ready: document.readyState, status: n.responseStatus || 0}; },\n",
 	" excerpt(P) { let e = null; const s = P.sel || '';\n",

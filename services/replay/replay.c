@@ -50,6 +50,7 @@ void kn_replay_result_clear(kn_replay_result *res)
 	for (size_t i = 0; res->steps && i < res->n_steps; i++) {
 		free(res->steps[i].proposed);
 		free(res->steps[i].url_after);
+		free(res->steps[i].found_now);
 	}
 	free(res->steps);
 	free(res->target_id);
@@ -480,12 +481,16 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	if (located) {
 		rep->locator = f.how;
 		rep->score = f.score;
-		if (strcmp(f.how, "selector") != 0 && f.sel) { /* a selector drift keeps its selector */
-			rep->proposed = f.sel;
-			f.sel = NULL;
-		}
+		if (strcmp(f.how, "selector") != 0 && f.sel) /* a selector drift keeps its selector; the */
+			rep->proposed = strdup(f.sel);          /* action (type, select) still needs f.sel */
 		if (f.drift)
 			snprintf(rep->detail, sizeof rep->detail, "drift: %.240s", f.why);
+		json_t *v = NULL, *p = rep->proposed || f.drift ? json_pack("{s:s}", "sel", rep->proposed ? rep->proposed : st->selector) : NULL;
+		kn_err pe; /* what the element is now, before the action changes the page (repair.c) */
+		if (p && page(r, "alts", p, &v, &pe) == 0 && json_is_object(v))
+			rep->found_now = json_dumps(v, JSON_COMPACT);
+		json_decref(p);
+		json_decref(v);
 	}
 	kn_replay_wait_mark(&r->w, &mark); /* what the action starts is what comes after this */
 	switch (st->verb) {

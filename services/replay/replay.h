@@ -49,6 +49,8 @@ typedef struct kn_step_report {
 	char *proposed;          /* OK_FALLBACK: a selector that finds the element now (owned) */
 	char detail[256];        /* why it failed (or, for a drift, what disagreed); else empty */
 	char *url_after;         /* the page's URL once the step settled (owned; NULL: not known) */
+	char *found_now;         /* OK_FALLBACK: the element found, as JSON {alts: [{how, sel}], sig}
+	                          * (page_js.c alts; owned; NULL: not taken), for repair.c */
 } kn_step_report;
 
 /* What the page looked like when a step failed (all owned, any may be NULL). */
@@ -122,6 +124,9 @@ typedef struct kn_validate_opts {
 	const char *run_id;     /* run id of the watched run; NULL: generated */
 	FILE *trajectory;       /* the watched run's events (JSONL); NULL: none */
 	kn_trace *trace;        /* the run trace (services/trace), finished here with the verdict; NULL: none */
+	int repairs;            /* propose repairs and verify them by a second replay (repair.c): the
+	                         * report's "repairs"; 0: none (the report has no "repairs") */
+	kn_format task_format;  /* the task file's format: key-node proposals in its syntax */
 } kn_validate_opts;
 
 /* The step's recorded element (selector hints, record-time fingerprint, postcondition URL) as a
@@ -137,7 +142,8 @@ const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", 
 /* The report as JSON text (borrowed): the run result (docs/formats.md §3, status "finished" etc.
  * replaced by passed/broken/error and "broken": {step, reason, selector, url, dom_excerpt}) plus
  * "replay": {"steps": [{step, verb, outcome, locator, locator_score, selector, proposed_selector}],
- * "drift": [...], "key_nodes": [...]} */
+ * "drift": [...], "key_nodes": [...]}, and with opts->repairs "repairs": [...] (repair.h;
+ * schemas/replay-report.schema.json) */
 const char *kn_replay_report_json(const kn_replay_report *r);
 /* Record the name under which the caller stored the screenshot ("broken": {"screenshot": name}). */
 int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name);
@@ -145,6 +151,8 @@ int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name);
  * (borrowed). */
 size_t kn_replay_report_drift(const kn_replay_report *r, size_t i, int *step, const char **selector,
                               const char **proposed);
+/* Print the report's repair proposals ("repairs", repair.c) for a person to f; nothing when none. */
+void kn_replay_report_print_repairs(const kn_replay_report *r, FILE *f);
 /* The failure screenshot (PNG, borrowed), NULL/0 when none. */
 const unsigned char *kn_replay_report_screenshot(const kn_replay_report *r, size_t *len);
 const char *kn_replay_report_run_id(const kn_replay_report *r);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "heal.h"
+#include "repair.h"
 #include "keynode/workflow.h"
 #include "monitor.h"
 #include "replay.h"
@@ -468,6 +469,15 @@ done:
 			json_decref(d);
 		}
 		kn_cdp_close(c);
+	}
+	if (*out && o.repairs) { /* proposals, each proven by a second replay once this one's monitor is gone (repair.c) */
+		json_t *rp = status == KN_REPLAY_PASSED || status == KN_REPLAY_BROKEN
+		             ? kn_replay_repairs(loop, ws_url, task, &o, &res, (*out)->doc) : json_array();
+		if (!rp || json_object_set_new((*out)->doc, "repairs", rp) || redump(*out)) {
+			kn_replay_report_free(*out);
+			*out = NULL;
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+		}
 	}
 	kn_replay_result_clear(&res);
 	free(ctx);

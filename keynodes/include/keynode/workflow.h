@@ -57,5 +57,9 @@ int kn_selector_check(const char *sel, kn_err *err);
 /* Write task's steps as a workflow file (format 1) to f: recorded_at (RFC 3339, may be NULL),
  * the viewport (0: the default), every field of each step. 0 or KN_EIO. */
 int kn_workflow_write(FILE *f, const kn_task *task, const char *recorded_at);
+/* One step as kn_workflow_write writes it ("  - verb: {…}" and its "    after: {…}" line). */
+void kn_workflow_write_step(FILE *f, const kn_step *st);
+/* s as a YAML double-quoted scalar (escapes ", \, control characters). */
+void kn_workflow_put_str(FILE *f, const char *s);
 
 #endif
