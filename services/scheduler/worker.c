@@ -502,12 +502,13 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		if ((r = browser_ws(w, &ws, &err)) == 0) {
 			kn_validate_opts vo = w->o.validate;
 			vo.fresh_context = 1;
+			vo.repairs = 1; /* proposals for the drift diff, verified by a second replay */
 			if (traj)
 				fclose(traj);
 			if (!(traj = tmpfile()))
 				r = kn_err_set(&err, KN_EIO, "no temporary file for the trajectory");
 			vo.trajectory = traj;
-			kn_worker_trace_discard(&wt, &w->o); /* a retried attempt's trace */
+			kn_worker_trace_discard(&wt, w, &w->o); /* a retried attempt's trace */
 			if (r == 0) {
 				kn_worker_trace_begin(&wt, w, &w->o, task, &vo);
 				r = kn_replay_validate(w->loop, ws, task, &vo, &rep, &err);
@@ -610,7 +611,7 @@ out:
 	if (r && r != KN_EIO)
 		r = 0;
 	set_job(w, 0);
-	kn_worker_trace_discard(&wt, &w->o); /* not stored (indexed ones are closed) */
+	kn_worker_trace_discard(&wt, w, &w->o); /* not stored (indexed ones are closed) */
 	kn_replay_report_free(rep);
 	kn_taskset_free(set);
 	if (traj)

@@ -45,11 +45,21 @@ void kn_worker_trace_end(kn_worker_trace *wt)
 	wt->t = NULL;
 }
 
-void kn_worker_trace_discard(kn_worker_trace *wt, const kn_worker_opts *o)
+static void drop_row(void *ud, const char *run_id)
+{
+	kn_worker *w = ud;
+	kn_err err = {0};
+	if (kn_store_trace_drop(kn_worker_store(w), run_id, &err) != 0)
+		kn_worker_log(w, "warn", "trace row not dropped", "run=%s error=\"%s\"", run_id, err.msg);
+}
+
+void kn_worker_trace_discard(kn_worker_trace *wt, kn_worker *w, const kn_worker_opts *o)
 {
 	kn_worker_trace_end(wt);
-	if (wt->open)
+	if (wt->open) {
 		kn_trace_discard(o->trace_root, wt->run_id);
+		drop_row(w, wt->run_id); /* serve's scan may have indexed it while it was written */
+	}
 	wt->open = 0;
 }
 
@@ -65,14 +75,6 @@ static void put_row(void *ud, const char *run_id, const char *dir, json_t *idx, 
 	kn_store_trace t = {.run_id = run_id, .path = dir, .bytes = bytes};
 	kn_trace_row_of(idx, &t.kind, &t.status, &t.steps, &t.shots, &t.skipped);
 	x->rc = kn_store_trace_put(kn_worker_store(x->w), &t, &x->err);
-}
-
-static void drop_row(void *ud, const char *run_id)
-{
-	kn_worker *w = ud;
-	kn_err err = {0};
-	if (kn_store_trace_drop(kn_worker_store(w), run_id, &err) != 0)
-		kn_worker_log(w, "warn", "trace row not dropped", "run=%s error=\"%s\"", run_id, err.msg);
 }
 
 void kn_worker_trace_index(kn_worker_trace *wt, kn_worker *w, const kn_worker_opts *o)

@@ -21,8 +21,9 @@ void kn_worker_trace_begin(kn_worker_trace *wt, kn_worker *w, const kn_worker_op
                            kn_validate_opts *vo);
 /* After kn_replay_validate (which wrote the index, or dropped it in failures mode when passed). */
 void kn_worker_trace_end(kn_worker_trace *wt);
-/* The attempt's result will not be stored (retried, abandoned, lease lost): remove its folder. */
-void kn_worker_trace_discard(kn_worker_trace *wt, const kn_worker_opts *o);
+/* The attempt's result will not be stored (retried, abandoned, lease lost): remove its folder
+ * and the row serve's scan may have written for it meanwhile. */
+void kn_worker_trace_discard(kn_worker_trace *wt, kn_worker *w, const kn_worker_opts *o);
 /* The result was stored: the trace's index row on the worker's connection, and — at most hourly —
  * retention over trace_root. Failures are logged. */
 void kn_worker_trace_index(kn_worker_trace *wt, kn_worker *w, const kn_worker_opts *o);
