@@ -150,6 +150,10 @@ check "drift: the recorded fingerprint" "$(jq -r '"\(.recorded.href) \(.recorded
 check "drift: key node post changed (reached, then not)" \
   "$(jq -r '[.changed_key_nodes[]] | join(",")' "$tmp/d.json") $(jq -r '.key_nodes[0] | "\(.passing.reached) \(.failing.reached)"' "$tmp/d.json")" \
   "post true false"
+# the worker proposes repairs (services/replay/repair.c): the renamed parameter, verified by replay
+check "drift: the worker's verified proposals (selector hint, renamed key)" \
+  "$(jq -r '[.repairs[] | select(.verified) | "\(.step) \(.kind) \(.key_node) \(.proposed)"] | join("; ")' "$tmp/d.json")" \
+  '2 selector null href: "/forum/post.html?post=3"; 2 url_key_node post key: post'
 check "drift: the failing step's title, verbatim" "$(jq -r '.failing.title' "$tmp/d.json")" "$xss_title"
 for s in passing failing; do
   u=$(jq -r ".$s.screenshot_url // empty" "$tmp/d.json")
