@@ -206,6 +206,23 @@ void kn_log_msg(const char *level, const char *component, const char *msg, const
 	emit(&l);
 }
 
+void kn_log_msgf(const char *level, const char *component, const char *fmt, ...)
+{
+	if (!kn_log_enabled(level))
+		return;
+	struct line l;
+	head(&l, level, component);
+	put(&l, " msg=\"", 0);
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		putv(&l, fmt, ap, 1);
+		va_end(ap);
+	}
+	put(&l, "\"", 0);
+	emit(&l);
+}
+
 char *kn_log_quote(char *out, size_t cap, const char *s)
 {
 	if (!out || cap == 0)

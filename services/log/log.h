@@ -30,6 +30,10 @@ void kn_log(const char *level, const char *component, const char *fmt, ...) KN_P
 void kn_log_msg(const char *level, const char *component, const char *msg, const char *fields_fmt, ...)
 	KN_PRINTF(4, 5);
 
+/* level=LEVEL component=COMPONENT msg="…", the message formatted from FMT (quotes in it become
+ * apostrophes, control characters spaces): for a message that carries its own values. */
+void kn_log_msgf(const char *level, const char *component, const char *fmt, ...) KN_PRINTF(3, 4);
+
 /* Copy S into OUT (CAP bytes, always terminated) so it can stand between double quotes in a log line:
  * quotes become apostrophes, control characters spaces. S may be NULL (empty). Returns OUT. */
 char *kn_log_quote(char *out, size_t cap, const char *s);
