@@ -1121,18 +1121,12 @@ static void check_run(kn_store *s, const char *run, long n)
 	check(bad == 0, "run %s: every event in seq order with its own payload (%zu out of place)", run, bad);
 }
 
-static void ingest_log(void *ud, const char *level, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "level=%s component=ingest msg=\"%s\"\n", level, msg);
-}
-
 static int mode_outage(const char *dir, const char *ready, const char *go, long n)
 {
 	kn_store *s;
 	int64_t v = prepare(&s);
 	kn_err err;
-	kn_ingest_opts o = {.conninfo = pg_url, .spool_dir = dir, .retry_ms = 200, .log = ingest_log};
+	kn_ingest_opts o = {.conninfo = pg_url, .spool_dir = dir, .retry_ms = 200};
 	kn_ingest *in;
 	if (kn_ingest_new(&in, &o, &err) != 0) {
 		fprintf(stderr, "store_test: %s\n", err.msg);
@@ -1179,7 +1173,7 @@ static int mode_outage(const char *dir, const char *ready, const char *go, long 
 static int mode_spool_only(const char *dir, const char *ready, long n)
 {
 	kn_err err;
-	kn_ingest_opts o = {.conninfo = pg_url, .spool_dir = dir, .retry_ms = 200, .log = ingest_log};
+	kn_ingest_opts o = {.conninfo = pg_url, .spool_dir = dir, .retry_ms = 200};
 	kn_ingest *in;
 	if (kn_ingest_new(&in, &o, &err) != 0) {
 		fprintf(stderr, "store_test: %s\n", err.msg);
@@ -1211,7 +1205,7 @@ static int mode_recover(const char *dir, long n)
 	kn_store *s;
 	prepare(&s);
 	kn_err err;
-	kn_ingest_opts o = {.conninfo = pg_url, .spool_dir = dir, .retry_ms = 200, .log = ingest_log};
+	kn_ingest_opts o = {.conninfo = pg_url, .spool_dir = dir, .retry_ms = 200};
 	kn_ingest *in;
 	if (kn_ingest_new(&in, &o, &err) != 0) {
 		fprintf(stderr, "store_test: %s\n", err.msg);
