@@ -92,7 +92,7 @@ int kn_cmd_match(int argc, char **argv)
 	if (m == 4)
 		return kn_cli_usage_error("match", "--matcher must be exact, include, semantic or regex");
 	kn.matcher = (kn_matcher)m;
-	if (kn_cli_semantic_open(&so, "match", &eo, stderr) != KN_EXIT_OK)
+	if (kn_cli_semantic_open(&so, "match", &eo) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
 
 	int rc = KN_EXIT_USAGE;
