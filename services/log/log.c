@@ -123,6 +123,8 @@ static size_t for_terminal(const struct line *l, char *out, size_t cap)
 	while (mend < end && *mend != '"')
 		mend++;
 	const char *after = mend < end ? mend + 1 : end;
+	while (after < end && *after == ' ')
+		after++;
 	while (b < end && *b == ' ')
 		b++;
 	size_t before = m ? (size_t)(m - b) : (size_t)(end - b);
@@ -136,9 +138,11 @@ static size_t for_terminal(const struct line *l, char *out, size_t cap)
 	for (; l->level[i] && i < sizeof lv - 1; i++)
 		lv[i] = (char)(l->level[i] >= 'a' && l->level[i] <= 'z' ? l->level[i] - 32 : l->level[i]);
 	lv[i] = '\0';
+	/* the message, two spaces, the fields (those before msg= first) */
+	const char *sep1 = before && mend > mv ? "  " : "", *sep2 = after == end ? "" : before ? " " : "  ";
 	int n = snprintf(out, cap, "%02d:%02d:%02d %-5s %-8s %.*s%s%.*s%s%.*s\n", tm.tm_hour, tm.tm_min,
-	                 tm.tm_sec, lv, l->component, (int)(mend - mv), mv, before ? "  " : "", (int)before, b,
-	                 *after == ' ' ? " " : "", (int)(end - after), after);
+	                 tm.tm_sec, lv, l->component, (int)(mend - mv), mv, sep1, (int)before, b, sep2,
+	                 (int)(end - after), after);
 	if (n < 0)
 		return 0;
 	if ((size_t)n >= cap) { /* keep the newline */
