@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "dashboard_page.h"
+#include "keynode/base64.h"
 
 int fails, checks;
 
@@ -218,48 +219,6 @@ int go(const char *hash, const char *page)
 	return ok;
 }
 
-static int b64val(int ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if (ch == '+')
-		return 62;
-	if (ch == '/')
-		return 63;
-	return -1;
-}
-
-/* Decode base64 (no whitespace; '=' padding) into a new buffer; NULL on bad input. */
-static unsigned char *b64decode(const char *s, size_t *len)
-{
-	size_t n = strlen(s);
-	unsigned char *out = malloc(n / 4 * 3 + 3);
-	if (!out)
-		return NULL;
-	size_t o = 0;
-	unsigned acc = 0;
-	int bits = 0;
-	for (size_t i = 0; i < n && s[i] != '='; i++) {
-		int v = b64val((unsigned char)s[i]);
-		if (v < 0) {
-			free(out);
-			return NULL;
-		}
-		acc = (acc << 6) | (unsigned)v;
-		bits += 6;
-		if (bits >= 8) {
-			bits -= 8;
-			out[o++] = (unsigned char)((acc >> bits) & 0xffu);
-		}
-	}
-	*len = o;
-	return out;
-}
-
 static int write_file(const char *path, const unsigned char *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");
@@ -287,7 +246,9 @@ void screenshot(const char *name, const char *path, const char *also)
 	                     &r, &err);
 	const char *data = rc ? NULL : json_string_value(json_object_get(r, "data"));
 	size_t len = 0;
-	unsigned char *png = data ? b64decode(data, &len) : NULL;
+	unsigned char *png = NULL;
+	if (data && kn_base64_decode(&png, &len, data, strlen(data)) != 0)
+		png = NULL;
 	int ok = png && len > 8 && !memcmp(png, "\x89PNG\r\n\x1a\n", 8) && write_file(path, png, len) == 0;
 	if (ok && also)
 		ok = write_file(also, png, len) == 0;
