@@ -28,12 +28,6 @@ struct kn_cdp_timer {
 	int firing;
 };
 
-/* lws log lines → `level=warn component=cdp msg="..."` */
-static void log_emit(int level, const char *line)
-{
-	kn_log_lws("cdp", (level & LLL_ERR) != 0, line);
-}
-
 int kn_cdp_loop_new(kn_cdp_loop **out, kn_err *err)
 {
 	*out = NULL;
@@ -49,7 +43,7 @@ int kn_cdp_loop_new(kn_cdp_loop **out, kn_err *err)
 	loop->protocols[0].callback = kn_cdp_callback;
 	loop->protocols[0].rx_buffer_size = RX_CHUNK;
 
-	lws_set_log_level(LLL_ERR | LLL_WARN, log_emit);
+	kn_log_lws_hook(); /* lws lines → level=… component=lws (services/log) */
 	struct lws_context_creation_info info;
 	memset(&info, 0, sizeof info);
 	info.port = CONTEXT_PORT_NO_LISTEN;

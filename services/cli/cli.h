@@ -99,10 +99,10 @@ int kn_cli_semantic_option(kn_cli_semantic *s, const char *cmd, int c, const cha
 
 /* Load --config if given and take from its semantic section and verdict_cache what no flag set
  * (eo->threshold too, when still 0 — --threshold was not given), check the options and build
- * the judge into eo->semantic (offline: left NULL). log gets the client's warnings (retries,
- * cache). Returns KN_EXIT_OK, or KN_EXIT_USAGE having said why (a config error with its
+ * the judge into eo->semantic (offline: left NULL); the client's warnings (retries, cache) are
+ * log lines. Returns KN_EXIT_OK, or KN_EXIT_USAGE having said why (a config error with its
  * file:line:col) and released everything. */
-int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log);
+int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo);
 void kn_cli_semantic_close(kn_cli_semantic *s);
 
 /* The LLM usage as one line on f ("llm usage: …"), nothing for the offline judge; reached is the

@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "log.h"
 
 static const char help[] =
 	"usage: keynode import [--config keynode.yaml] [--site NAME=URL]... [--strict] FILE\n"
@@ -41,9 +42,10 @@ int kn_cli_load_tasks(kn_taskset **out, const char *path, const kn_config *cfg, 
 	int rc = kn_taskset_load_file(out, path, &o, err);
 	for (size_t i = 0; rc == 0 && i < (*out)->n_tasks; i++) {
 		const kn_task *t = &(*out)->tasks[i];
+		char q[512];
 		for (size_t j = 0; j < t->n_unmapped; j++)
-			fprintf(stderr, "level=warn component=%s msg=\"check not mapped\" task=%s detail=\"%s\"\n",
-			        cmd, t->id, t->unmapped[j]);
+			kn_log_msg("warn", cmd, "check not mapped", "task=%s detail=\"%s\"", t->id,
+			           kn_log_quote(q, sizeof q, t->unmapped[j]));
 	}
 	return rc;
 }

@@ -89,7 +89,7 @@ int kn_cmd_match(int argc, char **argv)
 	if (m < 0 || m >= KN_MATCH_MUST_INCLUDE) /* the functional matchers take lists: not here */
 		return kn_cli_usage_error("match", "--matcher must be exact, include, semantic or regex");
 	kn.matcher = (kn_matcher)m;
-	if (kn_cli_semantic_open(&so, "match", &eo, stderr) != KN_EXIT_OK)
+	if (kn_cli_semantic_open(&so, "match", &eo) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
 
 	int rc = KN_EXIT_USAGE;

@@ -237,7 +237,7 @@ int kn_cmd_score(int argc, char **argv)
 		fprintf(stderr, "keynode score: --out: %s\n", err.msg);
 		return KN_EXIT_USAGE;
 	}
-	if (kn_cli_semantic_open(&so, "score", &eo, stderr) != KN_EXIT_OK)
+	if (kn_cli_semantic_open(&so, "score", &eo) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
 	/* after --config: its sites: resolve WebArena placeholders */
 	r = kn_cli_load_tasks(&set, tasks, so.config, "score", &err);

@@ -17,6 +17,7 @@
 #include "alerts.h"
 #include "api.h"
 #include "cli.h"
+#include "log.h"
 #include "runs.h"
 #include "scheduler.h"
 #include "server.h"
@@ -72,26 +73,6 @@ static void on_signal(int sig)
 	stop_flag = 1;
 }
 
-static void log_line(const char *level, const char *run, const char *msg)
-{
-	fprintf(stderr, "level=%s component=runs", level);
-	if (run)
-		fprintf(stderr, " run=%s", run);
-	fputs(" msg=\"", stderr);
-	for (const char *c = msg; *c; c++)
-		fputc(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c, stderr);
-	fputs("\"\n", stderr);
-}
-
-static void ingest_log(void *ud, const char *level, const char *msg)
-{
-	(void)ud;
-	fprintf(stderr, "level=%s component=ingest msg=\"", level);
-	for (const char *c = msg; *c; c++)
-		fputc(*c == '"' ? '\'' : *c == '\n' ? ' ' : *c, stderr);
-	fputs("\"\n", stderr);
-}
-
 struct serve {
 	kn_server *srv;
 	kn_stream *stream;
@@ -142,18 +123,20 @@ static void trace_indexed(void *ud, const char *run_id, const char *dir, json_t 
 	kn_store_trace t = {.run_id = run_id, .path = dir, .bytes = bytes};
 	kn_trace_row_of(idx, &t.kind, &t.status, &t.steps, &t.shots, &t.skipped);
 	kn_err err = {0};
+	char q[512];
 	if (kn_store_trace_put(sv->tst, &t, &err) != 0)
-		fprintf(stderr, "level=warn component=serve msg=\"cannot index a trace\" run=%s detail=\"%s\"\n",
-		        run_id, err.msg);
+		kn_log_msg("warn", "serve", "cannot index a trace", "run=%s detail=\"%s\"", run_id,
+		           kn_log_quote(q, sizeof q, err.msg));
 }
 
 static void trace_removed(void *ud, const char *run_id)
 {
 	struct serve *sv = ud;
 	kn_err err = {0};
+	char q[512];
 	if (kn_store_trace_drop(sv->tst, run_id, &err) != 0)
-		fprintf(stderr, "level=warn component=serve msg=\"cannot drop a trace row\" run=%s detail=\"%s\"\n",
-		        run_id, err.msg);
+		kn_log_msg("warn", "serve", "cannot drop a trace row", "run=%s detail=\"%s\"", run_id,
+		           kn_log_quote(q, sizeof q, err.msg));
 }
 
 static void server_tick(void *ud)
@@ -238,6 +221,7 @@ int kn_cmd_serve(int argc, char **argv)
 		return kn_cli_usage_error("serve", "--workflows %s is not a folder", workflows);
 
 	kn_err err = {0};
+	char q[512]; /* a value quoted for a log line */
 	kn_config *cfg = NULL;
 	int rc = config_path ? kn_config_load(&cfg, config_path, &err) : kn_config_new(&cfg, &err);
 	if (rc) {
@@ -338,7 +322,6 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_ingest_opts io = {0};
 	io.conninfo = db;
 	io.spool_dir = spool;
-	io.log = ingest_log;
 	io.on_durable = wake; /* held answers (POST …/events) go out as soon as they are durable */
 	io.on_durable_ud = &sv;
 	if (kn_ingest_new(&ingest, &io, &err) != 0) {
@@ -347,8 +330,8 @@ int kn_cmd_serve(int argc, char **argv)
 	}
 	/* what a dead process left in the spool goes in before its runs are ended */
 	if (kn_ingest_sync(ingest, 30000, &err) != 0)
-		fprintf(stderr, "level=warn component=serve msg=\"spool not flushed at start\" "
-		                "detail=\"%s\"\n", err.msg);
+		kn_log_msg("warn", "serve", "spool not flushed at start", "detail=\"%s\"",
+		           kn_log_quote(q, sizeof q, err.msg));
 	kn_alerts_opts ao = {0};
 	ao.config = cfg;
 	ao.conninfo = db;
@@ -364,7 +347,6 @@ int kn_cmd_serve(int argc, char **argv)
 	ro.metrics = metrics;
 	ro.alerts = alerts;
 	ro.eval.threshold = cfg->semantic.threshold;
-	ro.log = log_line;
 	ro.owner = owner;
 	ro.max_events = cfg->http_max_run_events;
 	ro.trace_mode = (int)tro.mode;
@@ -392,7 +374,6 @@ int kn_cmd_serve(int argc, char **argv)
 		lo.usd_per_1k_prompt = cfg->semantic.llm.price_prompt;
 		lo.usd_per_1k_completion = cfg->semantic.llm.price_completion;
 		lo.cache = kn_store_verdicts_store(verdicts);
-		lo.log = stderr;
 		if (kn_llm_new(&llm, &lo, &err) != 0) {
 			fprintf(stderr, "keynode serve: %s\n", err.msg);
 			goto done;
@@ -400,8 +381,7 @@ int kn_cmd_serve(int argc, char **argv)
 		ro.eval.semantic = kn_llm_semantic(llm);
 		ro.llm = llm;
 		ro.verdict_wait_ms = verdict_wait ? verdict_wait : (int)lo.timeout_ms;
-		fprintf(stderr, "level=info component=serve msg=\"semantic judge: llm\" model=\"%s\"\n",
-		        model);
+		kn_log_msg("info", "serve", "semantic judge: llm", "model=\"%s\"", kn_log_quote(q, sizeof q, model));
 	}
 	if (kn_runs_new(&sv.runs, &ro, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
@@ -409,11 +389,9 @@ int kn_cmd_serve(int argc, char **argv)
 	}
 	size_t recovered = 0;
 	if (kn_runs_recover(st, &ro, &recovered, &err) != 0)
-		fprintf(stderr, "level=error component=serve msg=\"crash recovery failed\" "
-		                "detail=\"%s\"\n", err.msg);
+		kn_log_msg("error", "serve", "crash recovery failed", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));
 	else if (recovered)
-		fprintf(stderr, "level=info component=serve msg=\"ended runs left live by a dead "
-		                "process\" runs=%zu\n", recovered);
+		kn_log_msg("info", "serve", "ended runs left live by a dead process", "runs=%zu", recovered);
 	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows, sv.traces};
 	if (kn_api_new(&sv.api, &apo, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
@@ -427,12 +405,11 @@ int kn_cmd_serve(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	fprintf(stderr, "level=info component=serve msg=\"serving\" url=http://%s/ port=%d "
-	                "token=%s spool=\"%s\" owner=%s\n",
-	        so.listen, kn_server_port(sv.srv), so.token && *so.token ? "set" : "unset", spool,
-	        owner);
+	kn_log_msg("info", "serve", "serving", "url=http://%s/ port=%d token=%s spool=\"%s\" owner=%s", so.listen,
+	           kn_server_port(sv.srv), so.token && *so.token ? "set" : "unset", kn_log_quote(q, sizeof q, spool),
+	           owner);
 	rc = kn_server_run(sv.srv, &stop_flag);
-	fprintf(stderr, "level=info component=serve msg=\"stopping\"\n");
+	kn_log_msg("info", "serve", "stopping", NULL);
 	exit_code = rc ? KN_EXIT_USAGE : KN_EXIT_OK;
 done:
 	kn_scheduler_free(sched);
@@ -442,8 +419,8 @@ done:
 	kn_llm_free(llm);
 	kn_store_verdicts_free(verdicts);
 	if (ingest && kn_ingest_sync(ingest, 10000, &err) != 0)
-		fprintf(stderr, "level=warn component=serve msg=\"not everything reached the database: "
-		                "it stays in the spool\" spool=\"%s\"\n", spool);
+		kn_log_msg("warn", "serve", "not everything reached the database: it stays in the spool",
+		           "spool=\"%s\"", kn_log_quote(q, sizeof q, spool));
 	kn_ingest_free(ingest);
 	kn_api_free(sv.api);
 	kn_server *srv = sv.srv;
@@ -458,6 +435,6 @@ done:
 	kn_store_free(sv.tst);
 	kn_config_free(cfg);
 	if (exit_code == KN_EXIT_OK)
-		fprintf(stderr, "level=info component=serve msg=\"stopped\"\n");
+		kn_log_msg("info", "serve", "stopped", NULL);
 	return exit_code;
 }

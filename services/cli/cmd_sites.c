@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "log.h"
 #include "sites.h"
 
 static const char help[] =
@@ -19,7 +20,7 @@ static const char help[] =
 	"missing files, 403 for paths that try to leave DIR. Responses are never cached.\n"
 	"DIR/_redirects: one rule a line, FROM TO [301|302|303|307|308] (GET, HEAD and POST on FROM);\n"
 	"a folder holding a _cacheable file is sent no-cache instead (back/forward cache allowed).\n"
-	"On start it logs one line to stderr:\n"
+	"On start it logs one line to stderr (on a terminal, a readable form of it):\n"
 	"  level=info component=sites msg=\"serving\" dir=DIR url=http://HOST:PORT/\n"
 	"SIGINT or SIGTERM stops it cleanly.\n"
 	"\n"
@@ -99,19 +100,18 @@ int kn_cmd_sites(int argc, char **argv)
 	int v6 = strchr(host, ':') != NULL;
 	const char *dir = kn_sites_dir(s);
 	int quote = strpbrk(dir, " \t\"=") != NULL;
-	fprintf(stderr,
-	        "level=info component=sites msg=\"serving\" dir=%s%s%s url=http://%s%s%s:%d/%s\n",
-	        quote ? "\"" : "", dir, quote ? "\"" : "", v6 ? "[" : "", host, v6 ? "]" : "",
-	        kn_sites_port(s), so.csp ? " csp=on" : "");
+	char q[512];
+	kn_log("info", "sites", "msg=\"serving\" dir=%s%s%s url=http://%s%s%s:%d/%s", quote ? "\"" : "",
+	       quote ? kn_log_quote(q, sizeof q, dir) : dir, quote ? "\"" : "", v6 ? "[" : "", host, v6 ? "]" : "",
+	       kn_sites_port(s), so.csp ? " csp=on" : "");
 	fflush(stderr);
 
 	int rc = kn_sites_run(s, &stop_flag);
 	kn_sites_free(s);
 	if (rc != 0) {
-		fprintf(stderr, "level=error component=sites msg=\"event loop failed\" error=\"%s\"\n",
-		        kn_strerror(rc));
+		kn_log_msg("error", "sites", "event loop failed", "error=\"%s\"", kn_strerror(rc));
 		return KN_EXIT_USAGE;
 	}
-	fputs("level=info component=sites msg=\"stopped\"\n", stderr);
+	kn_log_msg("info", "sites", "stopped", NULL);
 	return KN_EXIT_OK;
 }

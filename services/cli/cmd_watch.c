@@ -218,7 +218,7 @@ int kn_cmd_watch(int argc, char **argv)
 
 	kn_err err = {0};
 	kn_taskset *set = NULL;
-	if (kn_cli_semantic_open(&so, "watch", &mo.eval, stderr) != KN_EXIT_OK)
+	if (kn_cli_semantic_open(&so, "watch", &mo.eval) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
 	kn_blocked_rules blocked; /* --config: its blocked: section (blocked_opts.c) */
 	kn_cli_blocked_rules(&blocked, so.config);

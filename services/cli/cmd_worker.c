@@ -13,6 +13,7 @@
 #include "alerts.h"
 #include "keynode/fs.h"
 #include "cli.h"
+#include "log.h"
 #include "runner.h"
 #include "worker.h"
 #include "worker_agent.h"
@@ -75,8 +76,7 @@ static void *signal_main(void *arg)
 		pthread_mutex_lock(&s->mu);
 		int done = s->done;
 		if (!done) {
-			fprintf(stderr, "level=info component=worker msg=\"stopping\" signal=%s\n",
-			        sig == SIGTERM ? "TERM" : "INT");
+			kn_log_msg("info", "worker", "stopping", "signal=%s", sig == SIGTERM ? "TERM" : "INT");
 			s->stop_requested = 1;
 			if (s->w) /* under the lock: the worker is not freed meanwhile */
 				kn_worker_stop(s->w);

@@ -3,6 +3,7 @@
  * the loop thread (kn_monitor_verdict). The monitor's evaluator defers its judgements here
  * (kn_eval_opts.defer); a worker's verdict posts a take to the loop. */
 #include "judge_async.h"
+#include "log.h"
 
 static int defer_cb(void *ud, const char *rule, const char *phrase, const char *input)
 {
@@ -16,7 +17,7 @@ static void take(void *ud)
 	kn_judge_done *list = kn_judge_queue_take(j->q);
 	for (kn_judge_done *d = list; d; d = d->next) {
 		if (d->rc)
-			fprintf(stderr, "level=warn component=llm msg=\"%s\"\n", d->detail);
+			kn_log_msg("warn", "llm", d->detail, NULL);
 		if (j->mon)
 			kn_monitor_verdict(j->mon, d->rule, d->input, d->rc, d->score);
 	}

@@ -8,6 +8,7 @@
 #include <curl/curl.h>
 
 #include "cli.h"
+#include "log.h"
 
 static const char usage[] =
 	"usage: keynode COMMAND [OPTIONS]\n"
@@ -30,6 +31,8 @@ static const char usage[] =
 	"  trace                  show a run trace (--trace): steps, screenshots, key-node evidence\n"
 	"\n"
 	"Run `keynode COMMAND --help` for a command's options.\n"
+	"--log-level debug|info|warn|error (before or after COMMAND; default: $KEYNODE_LOG, else info)\n"
+	"sets the least level of the log lines on stderr: logfmt on a pipe, a readable line on a terminal.\n"
 	"Exit codes: 0 success, 1 the checked thing failed, 2 usage or environment error.\n";
 
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)
@@ -74,8 +77,40 @@ int kn_cli_parse_int(int *out, const char *text)
 	return 0;
 }
 
+/* Take every --log-level LEVEL / --log-level=LEVEL out of argv (up to a "--", after which the
+ * arguments are someone else's) and set the level; KEYNODE_LOG is checked first. 0, or
+ * KN_EXIT_USAGE having said why. */
+static int take_log_level(int *argc, char **argv)
+{
+	const char *env = getenv("KEYNODE_LOG");
+	if (env && *env && kn_log_set_level(env) != 0) {
+		fprintf(stderr, "keynode: KEYNODE_LOG=%s is not a log level (debug, info, warn, error)\n", env);
+		return KN_EXIT_USAGE;
+	}
+	int out = 1, rest = 0;
+	for (int i = 1; i < *argc; i++) {
+		const char *a = argv[i], *v = NULL;
+		if (!rest && strcmp(a, "--") == 0)
+			rest = 1;
+		if (rest || strncmp(a, "--log-level", 11) != 0 || (a[11] && a[11] != '=')) {
+			argv[out++] = argv[i];
+			continue;
+		}
+		v = a[11] == '=' ? a + 12 : i + 1 < *argc ? argv[++i] : "";
+		if (kn_log_set_level(v) != 0) {
+			fprintf(stderr, "keynode: --log-level %s is not a log level (debug, info, warn, error)\n", v);
+			return KN_EXIT_USAGE;
+		}
+	}
+	argv[out] = NULL;
+	*argc = out;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (take_log_level(&argc, argv) != 0)
+		return KN_EXIT_USAGE;
 	if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
 	    strcmp(argv[1], "help") == 0) {
 		fputs(usage, argc < 2 ? stderr : stdout);

@@ -95,9 +95,9 @@ static void take_config(kn_cli_semantic *s, const kn_config *c, kn_eval_opts *eo
 		s->cache = c->verdict_cache;
 }
 
-static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log);
+static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo);
 
-int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log)
+int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo)
 {
 	if (s->config_path) {
 		kn_err err = {0};
@@ -108,13 +108,13 @@ int kn_cli_semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, 
 		/* an --llm-* flag without --semantic is fine when the file says backend: llm */
 		take_config(s, s->config, eo);
 	}
-	int rc = semantic_open(s, cmd, eo, log);
+	int rc = semantic_open(s, cmd, eo);
 	if (rc != KN_EXIT_OK)
 		kn_cli_semantic_close(s);
 	return rc;
 }
 
-static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, FILE *log)
+static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo)
 {
 	if (!s->llm) {
 		if (s->llm_flag)
@@ -138,7 +138,7 @@ static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, 
 	if (!explicit_cache && kn_verdict_default_path(&path) != 0)
 		fprintf(stderr, "keynode %s: no HOME or XDG_CACHE_HOME: verdicts are not cached\n", cmd);
 	const char *cpath = explicit_cache ? (strcmp(s->cache, "off") == 0 ? NULL : s->cache) : path;
-	if (cpath && kn_verdict_file_open(&s->verdicts, cpath, log, &err) != 0) {
+	if (cpath && kn_verdict_file_open(&s->verdicts, cpath, &err) != 0) {
 		free(path);
 		if (explicit_cache) {
 			fprintf(stderr, "keynode %s: %s\n", cmd, err.msg);
@@ -156,7 +156,6 @@ static int semantic_open(kn_cli_semantic *s, const char *cmd, kn_eval_opts *eo, 
 	o.usd_per_1k_prompt = s->price_prompt;
 	o.usd_per_1k_completion = s->price_completion;
 	o.cache = kn_verdict_file_store(s->verdicts);
-	o.log = log;
 	if (kn_llm_new(&s->client, &o, &err) != 0) {
 		kn_cli_semantic_close(s);
 		fprintf(stderr, "keynode %s: %s\n", cmd, err.msg);

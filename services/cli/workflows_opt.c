@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "log.h"
 #include "keynode/workflow.h"
 
 struct report {
@@ -36,7 +37,8 @@ int kn_cli_attach_workflows(kn_taskset *set, const char *tasks_path, const char 
 	}
 	if (rc)
 		return KN_EXIT_USAGE; /* each error already said */
-	fprintf(stderr, "level=info component=%s msg=\"workflows attached\" dir=%s n=%zu\n", cmd, dir, n);
+	char q[512];
+	kn_log_msg("info", cmd, "workflows attached", "dir=\"%s\" n=%zu", kn_log_quote(q, sizeof q, dir), n);
 	return KN_EXIT_OK;
 }
 

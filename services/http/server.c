@@ -23,6 +23,7 @@
 
 #include <libwebsockets.h>
 
+#include "log.h"
 #include "server.h"
 #include "server_internal.h"
 
@@ -39,35 +40,6 @@ static const char placeholder_index[] =
 	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>keynode</title>"
 	"</head><body><h1>keynode</h1><p>The dashboard was not built into this binary. The API is at "
 	"<code>/api/</code>, metrics at <code>/metrics</code>.</p></body></html>\n";
-
-/* --- logging -------------------------------------------------------------------------------- */
-
-static struct {
-	int capture;
-	char last[256];
-} lws_log_state;
-
-static void lws_log_emit(int level, const char *line)
-{
-	char msg[256];
-	size_t n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
-		n--;
-	if (n >= sizeof msg)
-		n = sizeof msg - 1;
-	memcpy(msg, line, n);
-	msg[n] = '\0';
-	for (char *c = msg; *c; c++)
-		if (*c == '"')
-			*c = '\'';
-	if (lws_log_state.capture) {
-		if (level & LLL_ERR)
-			memcpy(lws_log_state.last, msg, n + 1);
-		return;
-	}
-	fprintf(stderr, "level=%s component=lws msg=\"%s\"\n", level & LLL_ERR ? "error" : "warn",
-	        msg);
-}
 
 /* --- responses ------------------------------------------------------------------------------ */
 
@@ -143,8 +115,8 @@ static int send_answer(kn_server *s, struct lws *wsi, struct pss *pss, kn_http_r
 	size_t len = borrowed ? borrowed_len : resp->len;
 	kn_metrics_request(s->o.metrics, pss->route, status, elapsed(&pss->t0));
 	if (s->o.log_requests)
-		fprintf(stderr, "level=info component=http msg=\"request\" method=%s route=\"%s\" "
-		                "status=%d\n", method_name(pss->method), kn_route_name(pss->route), status);
+		kn_log("info", "http", "msg=\"request\" method=%s route=\"%s\" status=%d", method_name(pss->method),
+		       kn_route_name(pss->route), status);
 	/* headers, and a small body right after them: one write, now, instead of the headers now
 	 * and the body on the next WRITEABLE (a whole loop turn later, which under load is what a
 	 * cheap answer such as /healthz waits for) */
@@ -462,8 +434,8 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 	if (why) {
 		char ip[64];
 		kn_srv_peer(wsi, ip, sizeof ip);
-		fprintf(stderr, "level=warn component=http msg=\"request refused\" reason=\"%s\" "
-		                "client=%s route=\"%s\"\n", why, ip, kn_route_name(pss->route));
+		kn_log("warn", "http", "msg=\"request refused\" reason=\"%s\" client=%s route=\"%s\"", why, ip,
+		       kn_route_name(pss->route));
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 403, why,
 		                  "configure http.hosts / http.origins to allow it");
@@ -673,15 +645,15 @@ int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
 		return rc;
 	}
 	s->loopback = strncmp(s->host, "127.", 4) == 0 || strcmp(s->host, "::1") == 0;
-	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_emit);
+	kn_log_lws_hook();
 	struct lws_context_creation_info info;
 	memset(&info, 0, sizeof info);
 	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	if (!strchr(s->host, ':'))
 		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	info.user = s;
-	lws_log_state.capture = 1;
-	lws_log_state.last[0] = '\0';
+	char lws_err[256];
+	kn_log_lws_capture(lws_err, sizeof lws_err); /* a bind failure: one error, not lws's lines */
 	s->ctx = lws_create_context(&info);
 	if (s->ctx) {
 		struct lws_context_creation_info vi;
@@ -698,10 +670,10 @@ int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
 		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
 		s->vh = lws_create_vhost(s->ctx, &vi);
 	}
-	lws_log_state.capture = 0;
+	kn_log_lws_capture(NULL, 0);
 	if (!s->ctx || !s->vh) {
 		rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", s->host, s->port,
-		                lws_log_state.last[0] ? lws_log_state.last : "libwebsockets refused");
+		                lws_err[0] ? lws_err : "libwebsockets refused");
 		kn_server_free(s);
 		return rc;
 	}
@@ -738,7 +710,7 @@ int kn_server_run(kn_server *s, volatile sig_atomic_t *stop)
 	s->done = 0;
 	kn_err err = {0};
 	if (kn_srv_pool_start(s, &err) != 0) {
-		fprintf(stderr, "level=error component=http msg=\"%s\"\n", err.msg);
+		kn_log_msg("error", "http", err.msg, NULL);
 		kn_srv_pool_stop(s);
 		return err.code;
 	}

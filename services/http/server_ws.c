@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "server_internal.h"
 
 static int ws_refuse(struct lws *wsi, const char *why)
 {
 	char ip[64];
 	kn_srv_peer(wsi, ip, sizeof ip);
-	fprintf(stderr, "level=warn component=http msg=\"stream subscriber refused\" reason=\"%s\" "
-	                "client=%s\n", why, ip);
+	kn_log("warn", "http", "msg=\"stream subscriber refused\" reason=\"%s\" client=%s", why, ip);
 	return -1;
 }
 
@@ -102,8 +102,7 @@ void kn_srv_close_dropped(kn_server *s)
 	size_t n;
 	while ((n = kn_stream_take_dropped(s->o.stream, conns, 32)) > 0)
 		for (size_t i = 0; i < n; i++) {
-			fprintf(stderr, "level=warn component=http msg=\"stream subscriber dropped: too "
-			                "slow\"\n");
+			kn_log_msg("warn", "http", "stream subscriber dropped: too slow", NULL);
 			lws_set_timeout(conns[i], PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
 		}
 }

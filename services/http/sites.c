@@ -10,7 +10,7 @@
  * with lws_serve_http_file; our own answers (the 404 page, 403, 405, the slash redirect) are
  * written as headers plus a body sent from LWS_CALLBACK_HTTP_WRITEABLE. Stopping is driven by a
  * flag a signal handler sets and a 100 ms lws_sul timer polls, because no lws call is
- * async-signal-safe. lws's own log lines are routed into our `level=… component=lws` format;
+ * async-signal-safe. lws's own log lines go through services/log (kn_log_lws_hook, component=lws);
  * while the vhost is being created they are kept instead, so a bind failure becomes one error
  * message rather than a burst of lws lines. */
 #define _XOPEN_SOURCE 700 /* realpath */
@@ -28,6 +28,7 @@
 
 #include <libwebsockets.h>
 
+#include "log.h"
 #include "sites.h"
 #include "sites_rules.h"
 
@@ -75,62 +76,13 @@ static const char csp_policy[] =
 
 /* --- logging ------------------------------------------------------------------------------- */
 
-/* lws log lines are process-global, so is this: while capture is set, the last lws error is
- * kept here instead of printed (see kn_sites_new). */
-static struct {
-	int capture;
-	char last[256];
-} lws_log_state;
-
-/* Write `key=value` to stderr, quoting the value when it holds spaces, quotes or '='. */
-static void log_kv(const char *key, const char *val)
-{
-	int quote = !*val || strpbrk(val, " \t\"=") != NULL;
-	fprintf(stderr, " %s=", key);
-	if (!quote) {
-		fputs(val, stderr);
-		return;
-	}
-	fputc('"', stderr);
-	for (const char *c = val; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fputc('\\', stderr);
-		fputc(*c == '\n' ? ' ' : *c, stderr);
-	}
-	fputc('"', stderr);
-}
-
-static void lws_log_emit(int level, const char *line)
-{
-	char msg[sizeof lws_log_state.last];
-	size_t n = strlen(line);
-	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
-		n--;
-	if (n >= sizeof msg)
-		n = sizeof msg - 1;
-	memcpy(msg, line, n);
-	msg[n] = '\0';
-	if (lws_log_state.capture) {
-		if (level & LLL_ERR)
-			memcpy(lws_log_state.last, msg, n + 1);
-		return;
-	}
-	fprintf(stderr, "level=%s component=lws", level & LLL_ERR ? "error" : "warn");
-	log_kv("msg", msg);
-	fputc('\n', stderr);
-}
-
 static void log_request(const kn_sites *s, const char *method, const char *path, int status)
 {
 	if (!s->log_requests)
 		return;
-	char st[16];
-	snprintf(st, sizeof st, "%d", status);
-	fputs("level=info component=sites msg=\"request\"", stderr);
-	log_kv("method", method);
-	log_kv("path", path);
-	log_kv("status", st);
-	fputc('\n', stderr);
+	char q[512];
+	kn_log("info", "sites", "msg=\"request\" method=%s path=\"%s\" status=%d", method,
+	       kn_log_quote(q, sizeof q, path), status);
 }
 
 /* --- responses ----------------------------------------------------------------------------- */
@@ -544,15 +496,15 @@ int kn_sites_new(kn_sites **out, const kn_sites_opts *opts, kn_err *err)
 		return rc;
 	}
 
-	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_emit);
+	kn_log_lws_hook();
 	struct lws_context_creation_info info;
 	memset(&info, 0, sizeof info);
 	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
 	if (!strchr(host, ':'))
 		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
 	info.user = s;
-	lws_log_state.capture = 1;
-	lws_log_state.last[0] = '\0';
+	char lws_err[256];
+	kn_log_lws_capture(lws_err, sizeof lws_err); /* a bind failure: one error, not lws's lines */
 	s->ctx = lws_create_context(&info);
 	if (s->ctx) {
 		struct lws_context_creation_info vi;
@@ -565,10 +517,10 @@ int kn_sites_new(kn_sites **out, const kn_sites_opts *opts, kn_err *err)
 		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
 		s->vh = lws_create_vhost(s->ctx, &vi);
 	}
-	lws_log_state.capture = 0;
+	kn_log_lws_capture(NULL, 0);
 	if (!s->ctx || !s->vh) {
 		rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, opts->port,
-		                lws_log_state.last[0] ? lws_log_state.last : "libwebsockets refused");
+		                lws_err[0] ? lws_err : "libwebsockets refused");
 		kn_sites_free(s);
 		return rc;
 	}

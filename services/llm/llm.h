@@ -33,7 +33,6 @@ typedef struct kn_llm_opts {
 	int max_concurrency;   /* requests in flight at once; 0 → 4 */
 	double usd_per_1k_prompt, usd_per_1k_completion; /* prices; 0 = unknown (cost 0) */
 	const kn_verdict_store *cache; /* borrowed, may be NULL; must outlive the kn_llm */
-	FILE *log;             /* retries and cache write failures, one line each; NULL = silent */
 } kn_llm_opts;
 
 /* Usage accounting since kn_llm_new (Mind2Web-Live's usd_efficiency = usd / Σ reached). */

@@ -21,7 +21,7 @@
 #include <curl/curl.h>
 
 #include "llm.h"
-#include "llm_internal.h"
+#include "log.h"
 
 #define KN_LLM_MAX_BODY (1024 * 1024) /* response bytes */
 #define KN_LLM_MAX_TEXT (16 * 1024)   /* rule or input bytes sent to the model */
@@ -34,7 +34,6 @@ struct kn_llm {
 	int max_retries;
 	double price_prompt, price_completion;
 	const kn_verdict_store *cache;
-	FILE *log;
 
 	pthread_mutex_t mu; /* everything below */
 	pthread_cond_t slot_free;
@@ -129,7 +128,6 @@ int kn_llm_new(kn_llm **out, const kn_llm_opts *o, kn_err *err)
 	l->price_prompt = o->usd_per_1k_prompt > 0 ? o->usd_per_1k_prompt : 0;
 	l->price_completion = o->usd_per_1k_completion > 0 ? o->usd_per_1k_completion : 0;
 	l->cache = o->cache;
-	l->log = o->log;
 	l->rng = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32) ^ (uint64_t)(uintptr_t)l;
 	l->rng = l->rng ? l->rng : 1;
 	l->sem.judge = judge_cb;
@@ -417,7 +415,7 @@ static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err
 			                : a.status == 401 || a.status == 403 ? " (check the API key)" : "");
 			break;
 		}
-		kn_llm_logf(l->log, "warn", "llm %s: %s; retry %d of %d in %ld ms", l->model, what,
+		kn_log_msgf("warn", "llm", "llm %s: %s; retry %d of %d in %ld ms", l->model, what,
 		            attempt + 1, l->max_retries, delay);
 		free(a.body);
 		a.body = NULL;
@@ -465,7 +463,7 @@ int kn_llm_judge(kn_llm *l, const char *rule, const char *phrase, const char *in
 			l->cache_warned = 1;
 			pthread_mutex_unlock(&l->mu);
 			if (!warned) /* the verdict stands; only the rerun will ask again */
-				kn_llm_logf(l->log, "warn", "%s", cerr.msg);
+				kn_log_msg("warn", "llm", cerr.msg, NULL);
 		}
 	}
 	free(reason);

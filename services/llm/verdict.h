@@ -45,10 +45,10 @@ int kn_verdict_format_line(char **out, size_t *len, const char *model, int promp
 typedef struct kn_verdict_file kn_verdict_file;
 
 /* Open (creating it and its directory when missing) and load the cache file at path. Corrupt
- * lines are skipped, each with a warning on log (may be NULL); a later line for the same key wins.
+ * lines are skipped, each with a warning log line; a later line for the same key wins.
  * Appends go through one O_APPEND write per line, so several processes may share the file.
  * KN_EIO with the detail when the file cannot be opened or read. */
-int kn_verdict_file_open(kn_verdict_file **out, const char *path, FILE *log, kn_err *err);
+int kn_verdict_file_open(kn_verdict_file **out, const char *path, kn_err *err);
 void kn_verdict_file_free(kn_verdict_file *vf);
 
 /* The store view of vf (borrowed, lives as long as vf). */

@@ -20,7 +20,7 @@
 #include <jansson.h>
 
 #include "keynode/event.h"
-#include "llm_internal.h"
+#include "log.h"
 #include "verdict.h"
 
 /* Lines longer than this are skipped at load and never written. */
@@ -38,7 +38,6 @@ struct kn_verdict_file {
 	kn_verdict_store store;
 	char *path;
 	int fd;
-	FILE *log;
 	pthread_mutex_t mu;
 	struct entry *tab;
 	size_t cap, n; /* cap is a power of two, n ≤ cap / 2 */
@@ -313,8 +312,7 @@ static void load(kn_verdict_file *vf, FILE *f)
 		kn_err err = {0};
 		if (kn_verdict_parse_line(&v, buf, len, &err) != 0) {
 			vf->skipped++;
-			kn_llm_logf(vf->log, "warn", "verdict cache %s:%lu: %s; line skipped", vf->path, lineno,
-			            err.msg);
+			kn_log_msgf("warn", "llm", "verdict cache %s:%lu: %s; line skipped", vf->path, lineno, err.msg);
 			continue;
 		}
 		size_t klen;
@@ -327,7 +325,7 @@ static void load(kn_verdict_file *vf, FILE *f)
 	free(buf);
 }
 
-int kn_verdict_file_open(kn_verdict_file **out, const char *path, FILE *log, kn_err *err)
+int kn_verdict_file_open(kn_verdict_file **out, const char *path, kn_err *err)
 {
 	*out = NULL;
 	if (!path || !*path)
@@ -337,7 +335,6 @@ int kn_verdict_file_open(kn_verdict_file **out, const char *path, FILE *log, kn_
 		free(vf);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
-	vf->log = log;
 	vf->fd = -1;
 	pthread_mutex_init(&vf->mu, NULL);
 	make_parent_dirs(path);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "keynode/randid.h"
+#include "log.h"
 #include "monitor.h"
 #include "frames.h"
 #include "dialog.h"
@@ -21,19 +22,6 @@
 #include "page_check.h"
 #include "monitor_internal.h"
 #include "progress.h"
-
-/* One log line in the house format. */
-static void mlog(const char *level, const char *fmt, ...) KN_PRINTF(2, 3);
-
-static void mlog(const char *level, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "level=%s component=monitor ", level);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 static void set_str(char **slot, const char *v)
 {
@@ -89,7 +77,7 @@ static void buy_read_start(kn_monitor *m, const char *tab)
 		    kn_page_checks_start_purchase(&m->buy_read, m->cdp, m->eval,
 		                                  &(kn_page_last){t->session, t->target_id}, buy_read_done,
 		                                  m) != 0)
-			mlog("error", "msg=\"cannot read the purchase\"");
+			kn_log_msg("error", "monitor", "cannot read the purchase", NULL);
 }
 
 /* The pipeline: every event gets its time, goes to the trajectory, the evaluator, the person. */
@@ -106,13 +94,14 @@ static void emit(kn_monitor *m, kn_event *ev)
 		snprintf(m->last_tab, sizeof m->last_tab, "%s", ev->tab);
 	m->events++;
 	if (m->o.trajectory && kn_traj_write_event(m->o.trajectory, ev) != 0)
-		mlog("error", "msg=\"cannot write trajectory event\"");
+		kn_log_msg("error", "monitor", "cannot write trajectory event", NULL);
 	int before = kn_eval_steps(m->eval);
 	kn_err err = {0};
 	int rises = kn_eval_feed(m->eval, ev, &err);
 	kn_trace_event(m->o.trace, m->cdp, ev); /* after the evaluator: the checks' evidence is in */
+	char q[512];
 	if (rises < 0)
-		mlog("warn", "msg=\"evaluation failed\" detail=\"%s\"", err.msg);
+		kn_log_msg("warn", "monitor", "evaluation failed", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));
 	if (ev->type == KN_EV_CLICK && !m->buy_read && kn_eval_purchase_bought(m->eval))
 		buy_read_start(m, ev->tab);
 	if (m->o.progress)
@@ -222,8 +211,9 @@ static void autoattach_reply(void *ud, kn_cdp *c, json_t *result, const char *er
 {
 	(void)c, (void)result;
 	kn_monitor *m = ud;
+	char q[512];
 	if (error)
-		mlog("warn", "msg=\"auto-attach failed\" error=\"%s\"", error);
+		kn_log_msg("warn", "monitor", "auto-attach failed", "error=\"%s\"", kn_log_quote(q, sizeof q, error));
 	m->autoattach_done = 1;
 	check_ready(m);
 }
@@ -252,13 +242,13 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	t->next = m->tabs;
 	m->tabs = t;
 	if (!t->session || !t->target_id) {
-		mlog("error", "msg=\"out of memory\"");
+		kn_log_msg("error", "monitor", "out of memory", NULL);
 		return;
 	}
 
 	char *src = NULL;
 	if (kn_monitor_recorder_source(&src, m->o.task, t->binding) != 0)
-		mlog("error", "msg=\"cannot build the recorder\"");
+		kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
 	kn_cdp_send(m->cdp, session, "Runtime.addBinding",
 	            json_pack("{s:s, s:s}", "name", t->binding, "executionContextName", t->world), NULL,
 	            NULL);
@@ -337,14 +327,16 @@ static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t
 	const char *name = kn_json_str(params, "name");
 	json_t *payload = json_object_get(params, "payload");
 	if (!name || strcmp(name, t->binding) != 0 || !json_is_string(payload)) {
-		mlog("warn", "msg=\"binding call ignored\" tab=%s", t->id);
+		kn_log_msg("warn", "monitor", "binding call ignored", "tab=%s", t->id);
 		return;
 	}
 	kn_event ev;
 	kn_err err = {0};
 	if (kn_monitor_decode_payload(&ev, json_string_value(payload), json_string_length(payload),
 	                              &err) != 0) {
-		mlog("warn", "msg=\"bad recorder payload skipped\" tab=%s detail=\"%s\"", t->id, err.msg);
+		char q[512];
+		kn_log_msg("warn", "monitor", "bad recorder payload skipped", "tab=%s detail=\"%s\"", t->id,
+		           kn_log_quote(q, sizeof q, err.msg));
 		return;
 	}
 	char *href = NULL;
@@ -402,8 +394,10 @@ static void on_blocked(void *ud, const kn_blocked_hit *hit)
 	kn_monitor *m = ud;
 	json_t *j = hit && hit->kind && !m->end_reason ? kn_blocked_hit_json(hit, 0) : NULL;
 	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	char q[512];
 	if (hit && !m->end_reason && kn_eval_set_blocked(m->eval, text) == 0 && text)
-		mlog("info", "msg=\"blocked page\" signature=\"%s\"", hit->signature);
+		kn_log_msg("info", "monitor", "blocked page", "signature=\"%s\"",
+		           kn_log_quote(q, sizeof q, hit->signature));
 	json_decref(j);
 	free(text);
 }
@@ -428,11 +422,12 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		else if (type && strcmp(type, "iframe") == 0 && owner) {
 			char *src = NULL;
 			if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
-				mlog("error", "msg=\"cannot build the recorder\"");
+				kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
 			kn_frames_attach(m->frames, m->cdp, sid, session, owner->session, info, owner->world,
 			                 owner->binding, src);
-			mlog("info", "msg=\"frame target attached\" tab=%s type=iframe url=\"%s\"", owner->id,
-			     kn_json_str(info, "url") ? kn_json_str(info, "url") : "");
+			char q[512];
+			kn_log_msg("info", "monitor", "frame target attached", "tab=%s type=iframe url=\"%s\"", owner->id,
+			           kn_log_quote(q, sizeof q, kn_json_str(info, "url")));
 			free(src);
 		} else
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
@@ -516,7 +511,7 @@ static void write_header(kn_monitor *m)
 	kn_time_rfc3339(started, time(NULL));
 	if (kn_traj_write_header(m->o.trajectory, m->o.run_id ? m->o.run_id : "run", m->o.task->id,
 	                         started) != 0)
-		mlog("error", "msg=\"cannot write trajectory header\"");
+		kn_log_msg("error", "monitor", "cannot write trajectory header", NULL);
 }
 
 static void on_open(void *ud, kn_cdp *c)
@@ -540,7 +535,7 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 	kn_page_checks_disconnect(m->buy_read);
 	if (m->end_reason)
 		return;
-	mlog("error", "msg=\"%s\"", reason);
+	kn_log_msg("error", "monitor", reason, NULL);
 	kn_eval_set_error(m->eval);
 	kn_monitor_end(m, "browser disconnected");
 }
@@ -549,7 +544,8 @@ static void on_warning(void *ud, kn_cdp *c, const char *what)
 {
 	(void)ud;
 	(void)c;
-	mlog("warn", "msg=\"cdp message skipped\" detail=\"%s\"", what);
+	char q[512];
+	kn_log_msg("warn", "monitor", "cdp message skipped", "detail=\"%s\"", kn_log_quote(q, sizeof q, what));
 }
 
 static void tick(void *ud)
@@ -602,7 +598,7 @@ static void finish_run(kn_monitor *m, const char *reason)
 		m->pending_stop_reason = reason;
 		if (kn_page_checks_start(&m->checks, m->cdp, m->eval, &last, checks_done, m) == 0)
 			return;
-		mlog("error", "msg=\"cannot run the page checks\"");
+		kn_log_msg("error", "monitor", "cannot run the page checks", NULL);
 	}
 	kn_monitor_end(m, reason);
 }

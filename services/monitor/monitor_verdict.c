@@ -9,6 +9,7 @@
  * are not taken meanwhile, as after any end. */
 #include <stdio.h>
 
+#include "log.h"
 #include "monitor_internal.h"
 
 #define KN_MONITOR_VERDICT_WAIT_MS 30000
@@ -18,8 +19,8 @@ static void verdict_timeout(void *ud)
 	kn_monitor *m = ud;
 	m->verdict_timer = NULL;
 	m->verdict_waited = 1;
-	fprintf(stderr, "level=warn component=monitor msg=\"verdicts did not come within the verdict "
-	                "wait: recorded as missing\" pending=%zu\n", kn_eval_pending(m->eval));
+	kn_log_msg("warn", "monitor", "verdicts did not come within the verdict wait: recorded as missing",
+	           "pending=%zu", kn_eval_pending(m->eval));
 	kn_eval_verdicts_abandon(m->eval);
 	kn_monitor_end(m, m->verdict_reason);
 }

@@ -10,6 +10,7 @@
 #include "heal.h"
 #include "repair.h"
 #include "keynode/workflow.h"
+#include "log.h"
 #include "monitor.h"
 #include "replay.h"
 #include "replay_internal.h"
@@ -22,12 +23,6 @@ struct kn_replay_report {
 	char *run_id;
 	kn_replay_status status;
 };
-
-static void vlog(const char *level, const char *task, const char *msg, const char *detail)
-{
-	fprintf(stderr, "level=%s component=replay msg=\"%s\" task=%s detail=\"%s\"\n", level, msg, task,
-	        detail ? detail : "");
-}
 
 const char *kn_replay_status_name(kn_replay_status s)
 {
@@ -445,14 +440,20 @@ judge:
 		res.evidence.png = NULL;
 	}
 	rc = *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
-	if (*out && status != KN_REPLAY_PASSED)
-		vlog(status == KN_REPLAY_ERROR ? "warn" : "info", task->id,
-		     status == KN_REPLAY_ERROR ? "replay error" : status == KN_REPLAY_BLOCKED ? "replay blocked"
-		                                                                            : "replay broken",
-		     reason[0] ? reason : res.detail[0] ? res.detail : "key node not reached");
+	if (*out && status != KN_REPLAY_PASSED) {
+		char q[512];
+		kn_log_quote(q, sizeof q, reason[0] ? reason : res.detail[0] ? res.detail : "key node not reached");
+		kn_log_msg(status == KN_REPLAY_ERROR ? "warn" : "info", "replay",
+		           status == KN_REPLAY_ERROR ? "replay error" : status == KN_REPLAY_BLOCKED ? "replay blocked"
+		                                                                                  : "replay broken",
+		           "task=%s detail=\"%s\"", task->id, q);
+	}
 	goto done;
-fail:
-	vlog("error", task->id, "replay validation failed", err ? err->msg : NULL);
+fail: {
+	char q[512];
+	kn_log_msg("error", "replay", "replay validation failed", "task=%s detail=\"%s\"", task->id,
+	           kn_log_quote(q, sizeof q, err ? err->msg : NULL));
+}
 done:
 	kn_monitor_free(m);
 	if (c && !k->closed) {

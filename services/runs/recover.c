@@ -20,16 +20,11 @@
 #include <jansson.h>
 
 #include "judge_queue.h"
+#include "log.h"
 #include "runs.h"
 
 #define RECOVER_REASON "service restarted"
 #define RECOVER_PAGE 5000
-
-static void rlog(const kn_runs_opts *o, const char *level, const char *run, const char *msg)
-{
-	if (o->log)
-		o->log(level, run, msg);
-}
 
 /* The LLM judge during recovery: a queue, and a condition variable its workers signal. */
 struct rjudge {
@@ -157,12 +152,12 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 		json_decref(m);
 		kn_err ae = {0};
 		if (o->alerts && kn_alerts_run_interrupted(o->alerts, task, id, RECOVER_REASON, &ae) != 0)
-			rlog(o, "warn", id, ae.msg);
+			kn_log_msg("warn", "runs", ae.msg, "run=%s", id);
 		kn_metrics_run_ended(o->metrics, "error");
 		char msg[200];
 		snprintf(msg, sizeof msg, "run ended reason=\"" RECOVER_REASON "\" score=%.3f steps=%d "
 		         "(its process is gone)", kn_eval_score(ev), kn_eval_steps(ev));
-		rlog(o, "info", id, msg);
+		kn_log_msg("info", "runs", msg, "run=%s", id);
 	}
 	free(result);
 	kn_eval_free(ev);
@@ -193,7 +188,7 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 		                          .cancel_ud = o->llm};
 		kn_err qe = {0};
 		if (kn_judge_queue_new(&rj.q, &qo, &qe) != 0)
-			rlog(o, "warn", "", qe.msg); /* then judged synchronously */
+			kn_log_msg("warn", "runs", qe.msg, NULL); /* then judged synchronously */
 		int wait = o->verdict_wait_ms > 0 ? o->verdict_wait_ms : KN_RUNS_VERDICT_WAIT_MS;
 		clock_gettime(CLOCK_REALTIME, &rj.deadline);
 		rj.deadline.tv_sec += wait / 1000;
@@ -209,7 +204,7 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 		if (!id || !task)
 			continue;
 		if ((rc = end_orphan(st, o, &rj, id, v, task, &e)) != 0) {
-			rlog(o, "error", id, e.msg);
+			kn_log_msg("error", "runs", e.msg, "run=%s", id);
 			if (rc == KN_EIO)
 				break;
 			rc = 0;

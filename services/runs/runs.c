@@ -19,14 +19,9 @@
 #include "keynode/until.h"
 
 #include "monitor.h"
+#include "log.h"
 #include "runs.h"
 #include "runs_internal.h"
-
-void kn_runs_log(kn_runs *r, const char *level, const char *run, const char *msg)
-{
-	if (r->o.log)
-		r->o.log(level, run, msg);
-}
 
 static int durable_ms(const kn_runs *r)
 {
@@ -104,7 +99,7 @@ static int record_event(struct run *run, const kn_eval *ev, const kn_event *e, i
 	int64_t seq = ++run->seq, lost = 0;
 	clock_gettime(CLOCK_MONOTONIC, &run->last_event);
 	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0) {
-		kn_runs_log(r, "error", run->id, err.msg[0] ? err.msg : "event not stored");
+		kn_log_msg("error", "runs", err.msg[0] ? err.msg : "event not stored", "run=%s", run->id);
 		lost = 1;
 	}
 	json_t *evj = line ? json_loads(line, 0, NULL) : NULL;
@@ -131,23 +126,23 @@ void kn_run_finish(struct run *run, const kn_eval *ev, const char *reason)
 		kn_runs_add_llm_usage(&result, r->o.llm, &run->llm0);
 	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
 	if (!result || kn_ingest_run_finish(r->o.ingest, run->id, ended, result, &err) != 0)
-		kn_runs_log(r, "error", run->id, err.msg[0] ? err.msg : "run result not stored");
+		kn_log_msg("error", "runs", err.msg[0] ? err.msg : "run result not stored", "run=%s", run->id);
 	/* the run counts as ended (stop answers, GET shows it) once its result is durable */
 	else if (kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
 	                        &err) != 0)
-		kn_runs_log(r, "warn", run->id, err.msg);
+		kn_log_msg("warn", "runs", err.msg, "run=%s", run->id);
 	json_t *resj = result ? json_loads(result, 0, NULL) : NULL;
 	kn_runs_publish(r, run->id,
 	        json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", run->id, "reason", reason,
 	                  "result", resj ? resj : json_null()));
 	if (r->o.alerts && result &&
 	    kn_alerts_run_finished(r->o.alerts, run->task_ref, run->id, result, &err) != 0)
-		kn_runs_log(r, "warn", run->id, err.msg);
+		kn_log_msg("warn", "runs", err.msg, "run=%s", run->id);
 	kn_metrics_run_ended(r->o.metrics, kn_status_name(kn_eval_status(ev)));
 	char msg[160];
 	snprintf(msg, sizeof msg, "run ended reason=\"%s\" score=%.3f steps=%d", reason,
 	         kn_eval_score(ev), kn_eval_steps(ev));
-	kn_runs_log(r, "info", run->id, msg);
+	kn_log_msg("info", "runs", msg, "run=%s", run->id);
 
 	pthread_mutex_lock(&r->mu);
 	run->result = result;
@@ -190,8 +185,8 @@ static void mon_on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	long cap = r->o.max_events > 0 ? r->o.max_events : KN_RUNS_MAX_EVENTS;
 	if (run->seq >= cap) { /* the run is full: say so once, keep scoring, store no more */
 		if (run->seq++ == cap)
-			kn_runs_log(r, "warn", run->id, "event cap reached (http.max_run_events): later events "
-			                          "are scored but not stored");
+			kn_log_msg("warn", "runs", "event cap reached (http.max_run_events): later events are scored "
+			           "but not stored", "run=%s", run->id);
 		return;
 	}
 	record_event(run, kn_monitor_eval(m), ev, rises);
@@ -263,7 +258,7 @@ static void post_start(void *ud)
 	mo.trace = run->trace = kn_trace_open_in(r->o.trace_root, run->id, (kn_trace_mode)r->o.trace_mode,
 	                                         run->task, r->o.trace_max_bytes, &err);
 	if (kn_monitor_start(&run->mon, r->loop, run->ws, &mo, &err) != 0) {
-		kn_runs_log(r, "error", run->id, err.msg);
+		kn_log_msg("error", "runs", err.msg, "run=%s", run->id);
 		run->mon = NULL;
 		kn_trace_free(run->trace), run->trace = NULL;
 		if (kn_run_claim_finish(run)) {
@@ -400,7 +395,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	if ((rc = kn_ingest_run_start(r->o.ingest, &sr, err)) != 0 ||
 	    (rc = kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
 	                         err)) != 0)
-		kn_runs_log(r, "error", run->id, err->msg);
+		kn_log_msg("error", "runs", err->msg, "run=%s", run->id);
 	json_t *kns = json_array();
 	for (size_t i = 0; i < run->task->n_keynodes; i++) {
 		const kn_keynode *k = &run->task->keynodes[i];
@@ -412,7 +407,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	                  task_ref, "status", "running", "total", (int)run->task->n_keynodes,
 	                  "key_nodes", kns));
 	snprintf(id, KN_RUN_ID_MAX, "%s", run->id);
-	kn_runs_log(r, "info", run->id, browser ? "run started (watched)" : "run started (external)");
+	kn_log_msg("info", "runs", browser ? "run started (watched)" : "run started (external)", "run=%s", run->id);
 	if (browser) {
 		pthread_mutex_lock(&r->mu);
 		run->refs += 2; /* one for post_start, one for the wait below */
@@ -460,7 +455,7 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, u
 		kn_err fe = {0};
 		int rises = kn_eval_feed(run->ev, &evs[i], &fe);
 		if (rises < 0)
-			kn_runs_log(r, "warn", run->id, fe.msg);
+			kn_log_msg("warn", "runs", fe.msg, "run=%s", run->id);
 		if (record_event(run, run->ev, &evs[i], rises) != 0)
 			lost = 1;
 	}
@@ -653,7 +648,7 @@ void kn_runs_free(kn_runs *r)
 			break;
 		kn_err err;
 		if (kn_runs_stop(r, id, NULL, &err) == KN_ETIMEOUT) {
-			kn_runs_log(r, "warn", id, "run did not stop in time");
+			kn_log_msg("warn", "runs", "run did not stop in time", "run=%s", id);
 			break;
 		}
 	}

@@ -47,7 +47,6 @@ typedef struct kn_runs_opts {
 	const char *owner;           /* this process's id, recorded with each run (crash recovery) */
 	long max_events;             /* per run; 0 → KN_RUNS_MAX_EVENTS */
 	int durable_timeout_ms;      /* 0 → KN_RUNS_DURABLE_WAIT_MS */
-	void (*log)(const char *level, const char *run, const char *msg); /* may be NULL */
 	/* the run trace of watched runs (services/trace): <trace_root>/<run id>/ */
 	int trace_mode;              /* kn_trace_mode; 0 off */
 	const char *trace_root;

@@ -54,7 +54,6 @@ struct kn_runs {
 };
 
 /* runs.c */
-void kn_runs_log(kn_runs *r, const char *level, const char *run, const char *msg);
 void kn_run_unref(struct run *run);
 void kn_runs_publish(kn_runs *r, const char *run_id, json_t *msg);
 json_t *kn_run_reached(const kn_eval *ev, const kn_task *task);

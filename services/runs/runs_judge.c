@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "keynode/event.h"
+#include "log.h"
 #include "runs_internal.h"
 
 static void llm_cancel(void *ud)
@@ -92,7 +93,7 @@ static void take_verdicts(void *ud)
 	for (kn_judge_done *d = list; d; d = d->next) {
 		struct run *run = d->tag;
 		if (d->rc)
-			kn_runs_log(r, "warn", run->id, d->detail);
+			kn_log_msg("warn", "runs", d->detail, "run=%s", run->id);
 		if (run->ev) {
 			verdict_external(run, d);
 		} else if (run->mon && !kn_monitor_ended(run->mon)) {
@@ -175,8 +176,8 @@ void kn_runs_judge_tick(kn_runs *r)
 		pthread_mutex_unlock(&r->mu);
 		if (!due)
 			return;
-		kn_runs_log(r, "warn", due->id, "verdicts did not come within the verdict wait: "
-		                                 "recorded as missing");
+		kn_log_msg("warn", "runs", "verdicts did not come within the verdict wait: recorded as missing",
+		           "run=%s", due->id);
 		kn_run_finish(due, due->ev, reason);
 		kn_run_unref(due);
 	}

@@ -26,6 +26,7 @@
 #include "worker_browser.h"
 #include "worker_trace.h"
 #include "health.h"
+#include "log.h"
 
 /* The health state machine's outcome for a replay status; -1 (no retry ran) → none. */
 static kn_health_outcome outcome_of(int status)
@@ -68,17 +69,6 @@ struct kn_worker {
 	kn_worker_stats stats;
 	atomic_int stop_flag; /* = stopping, for agent attempts (kn_worker_stop_flag) */
 };
-
-/* ---- logging (docs/development.md: one line, key=value) -------------------------------------------------- */
-
-/* a value for a log line: quotes and newlines would break the one-line format */
-static void log_quote(char *out, size_t cap, const char *s)
-{
-	size_t n = 0;
-	for (; s && *s && n + 2 < cap; s++)
-		out[n++] = (*s == '"' || *s == '\n' || *s == '\r') ? '\'' : *s;
-	out[n] = '\0';
-}
 
 /* ---- heartbeat ----------------------------------------------------------------------------- */
 
@@ -523,7 +513,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 				goto out;
 			}
 			char q[300];
-			log_quote(q, sizeof q, err.msg);
+			kn_log_quote(q, sizeof q, err.msg);
 			if (job->attempt < KN_WORKER_MAX_ATTEMPTS) {
 				/* nothing could be judged: leave the job to lease expiry and another try */
 				kn_worker_log(w, "warn", "job abandoned", "job=%" PRId64 " reason=\"browser: %s\"", job->id, q);
@@ -545,7 +535,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		if (h.retry) {
 			char q[300];
 			report_reason(rep, why, sizeof why);
-			log_quote(q, sizeof q, why);
+			kn_log_quote(q, sizeof q, why);
 			kn_worker_log(w, "info", "replay failed, retrying in a fresh context", "job=%" PRId64 " task=%s status=%s reason=\"%s\"",
 			     job->id, task->id, kn_replay_status_name(st), q);
 			kn_replay_report_free(rep), rep = NULL;
@@ -584,7 +574,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	kn_worker_trace_index(&wt, w, &w->o);
 	report_reason(rep, why, sizeof why);
 	char q[300];
-	log_quote(q, sizeof q, why);
+	kn_log_quote(q, sizeof q, why);
 	kn_worker_log(w, "info", "job done", "job=%" PRId64 " task=%s status=%s replay=%" PRId64 " retried=%d%s%s%s",
 	     job->id, task->id, kn_replay_status_name(status), replay_id, retry >= 0,
 	     status == KN_REPLAY_PASSED ? "" : " reason=\"", status == KN_REPLAY_PASSED ? "" : q,
@@ -602,7 +592,7 @@ store_error:
 		r = 0;
 	} else if (r == 0) {
 		char qe[300];
-		log_quote(qe, sizeof qe, why);
+		kn_log_quote(qe, sizeof qe, why);
 		kn_worker_log(w, "warn", "job done", "job=%" PRId64 " status=error replay=%" PRId64 " reason=\"%s\"", job->id,
 		     replay_id, qe);
 		count(w, &w->stats.completed);
@@ -656,7 +646,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 		if (r < 0) {
 			/* the database went away: reconnect with backoff, give up after a minute */
 			char q[300];
-			log_quote(q, sizeof q, e.msg[0] ? e.msg : kn_strerror(r));
+			kn_log_quote(q, sizeof q, e.msg[0] ? e.msg : kn_strerror(r));
 			kn_worker_log(w, "warn", "database unavailable", "error=\"%s\"", q);
 			if (++db_failures > 60)
 				return kn_err_set(err, KN_EIO, "database unreachable: %s", e.msg);
@@ -698,6 +688,8 @@ void kn_worker_count(kn_worker *w, const char *what)
 
 void kn_worker_log(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
 {
+	if (!kn_log_enabled(level))
+		return;
 	char extra[768] = "";
 	if (fmt) {
 		va_list ap;
@@ -705,6 +697,5 @@ void kn_worker_log(const kn_worker *w, const char *level, const char *msg, const
 		vsnprintf(extra, sizeof extra, fmt, ap);
 		va_end(ap);
 	}
-	fprintf(stderr, "level=%s component=worker worker=%s msg=\"%s\"%s%s\n", level, w->id, msg,
-	        extra[0] ? " " : "", extra);
+	kn_log(level, "worker", "worker=%s msg=\"%s\"%s%s", w->id, msg, extra[0] ? " " : "", extra);
 }

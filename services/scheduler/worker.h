@@ -94,7 +94,8 @@ int kn_worker_lease_lost(kn_worker *w);
 const atomic_int *kn_worker_stop_flag(kn_worker *w);
 /* Count a job in the stats: what is "claimed", "completed", "lost" or "abandoned". */
 void kn_worker_count(kn_worker *w, const char *what);
-/* One log line of the worker's format, component=worker (fmt: extra key=value pairs, may be NULL). */
+/* One log line through services/log: component=worker worker=ID msg="MSG", then FMT's key=value
+ * pairs (FMT may be NULL). */
 void kn_worker_log(const kn_worker *w, const char *level, const char *msg, const char *fmt, ...)
 	KN_PRINTF(4, 5);
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "log.h"
 #include "spool.h"
 #include "store_internal.h"
 
@@ -30,8 +31,6 @@ struct kn_ingest {
 	char *conninfo, *spool_dir;
 	uint64_t spool_max;
 	int batch_max, flush_ms, retry_ms;
-	void (*log)(void *ud, const char *level, const char *msg);
-	void *log_ud;
 
 	pthread_mutex_t mu;
 	pthread_cond_t cv_work, cv_done;
@@ -54,26 +53,6 @@ struct kn_ingest {
 	kn_store *st;             /* writer only */
 	pthread_t th;
 };
-
-static void ilog(kn_ingest *in, const char *level, const char *fmt, ...)
-	KN_PRINTF(3, 4)
-	;
-
-static void ilog(kn_ingest *in, const char *level, const char *fmt, ...)
-{
-	char msg[600];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
-	va_end(ap);
-	for (char *c = msg; *c; c++)
-		if (*c == '"' || *c == '\n')
-			*c = '\''; /* one line, one quoted value */
-	if (in->log)
-		in->log(in->log_ud, level, msg);
-	else
-		fprintf(stderr, "level=%s component=ingest msg=\"%s\"\n", level, msg);
-}
 
 static void deadline_in(struct timespec *ts, int ms)
 {
@@ -140,16 +119,16 @@ static int write_records(kn_ingest *in, kn_spool_rec *const *recs, size_t n, siz
 						goto out;
 					}
 					if (rc != 0)
-						ilog(in, "error", "event dropped: run=%s seq=%lld: %s", r->run_id,
-						     (long long)recs[i + k]->seq, err.msg);
+						kn_log_msgf("error", "ingest", "event dropped: run=%s seq=%lld: %s", r->run_id,
+						            (long long)recs[i + k]->seq, err.msg);
 					else
 						written++;
 					batches++;
 				}
 				rc = 0;
 			} else if (rc != KN_EIO)
-				ilog(in, "error", "%zu events dropped: run=%s seq=%lld..: %s", m, r->run_id,
-				     (long long)r->seq, err.msg);
+				kn_log_msgf("error", "ingest", "%zu events dropped: run=%s seq=%lld..: %s", m, r->run_id,
+				            (long long)r->seq, err.msg);
 		} else {
 			rc = write_one(in, r, &err);
 			if (rc == 0 && r->kind == KN_SPOOL_EVENT) {
@@ -157,8 +136,8 @@ static int write_records(kn_ingest *in, kn_spool_rec *const *recs, size_t n, siz
 				batches++;
 			}
 			if (rc != 0 && rc != KN_EIO)
-				ilog(in, "error", "record dropped: kind=%c run=%s: %s", (char)r->kind, r->run_id,
-				     err.msg);
+				kn_log_msgf("error", "ingest", "record dropped: kind=%c run=%s: %s", (char)r->kind, r->run_id,
+				            err.msg);
 		}
 		if (rc == KN_EIO)
 			break;
@@ -187,7 +166,8 @@ static void spool_nodes(kn_ingest *in, rec_node *n)
 		if (kn_spool_append(in->sp, &n->rec, &err) == 0) {
 			in->stats.spooled++;
 		} else {
-			ilog(in, "error", "record lost: kind=%c run=%s: %s", (char)n->rec.kind, n->rec.run_id, err.msg);
+			kn_log_msgf("error", "ingest", "record lost: kind=%c run=%s: %s", (char)n->rec.kind, n->rec.run_id,
+			            err.msg);
 			in->lost = n->ticket;
 		}
 		kn_spool_rec_clear(&n->rec);
@@ -199,7 +179,8 @@ static void spool_nodes(kn_ingest *in, rec_node *n)
 
 static void spool_warn(void *ud, const char *msg)
 {
-	ilog(ud, "warn", "%s", msg);
+	(void)ud;
+	kn_log_msg("warn", "ingest", msg, NULL);
 }
 
 /* Connect (or reconnect) the writer; 0 when up. */
@@ -212,7 +193,7 @@ static int writer_connect(kn_ingest *in)
 	in->stats.db_up = rc == 0;
 	pthread_mutex_unlock(&in->mu);
 	if (rc == 0 && !was)
-		ilog(in, "info", "database connection up");
+		kn_log_msg("info", "ingest", "database connection up", NULL);
 	return rc;
 }
 
@@ -223,7 +204,7 @@ static void mark_down(kn_ingest *in, const char *why)
 	in->stats.db_up = 0;
 	pthread_mutex_unlock(&in->mu);
 	if (was)
-		ilog(in, "warn", "database unreachable, spooling: %s", why);
+		kn_log_msgf("warn", "ingest", "database unreachable, spooling: %s", why);
 }
 
 /* Flush the spool while the database takes it, chunk by chunk: 1 when it is empty now (and the
@@ -244,14 +225,14 @@ static int flush_spool(kn_ingest *in, const struct timespec *started, long budge
 			/* Nothing more: enqueuers append only under mu, so this is the end for good. */
 			kn_err err;
 			if (kn_spool_truncate(in->sp, &err) != 0)
-				ilog(in, "error", "%s", err.msg);
+				kn_log_msg("error", "ingest", err.msg, NULL);
 			in->flush_off = 0;
 			in->spooling = 0;
 			in->stats.spool_bytes = 0;
 			pthread_cond_broadcast(&in->cv_done);
 			pthread_mutex_unlock(&in->mu);
 			emptied = 1;
-			ilog(in, "info", "spool flushed");
+			kn_log_msg("info", "ingest", "spool flushed", NULL);
 			break;
 		}
 		pthread_mutex_unlock(&in->mu);
@@ -260,7 +241,7 @@ static int flush_spool(kn_ingest *in, const struct timespec *started, long budge
 		while (n < cap) {
 			int r = kn_spool_next(in->sp, &off, limit, &recs[n], spool_warn, in, NULL);
 			if (r < 0) {
-				ilog(in, "error", "spool read failed: %s", kn_strerror(r));
+				kn_log_msgf("error", "ingest", "spool read failed: %s", kn_strerror(r));
 				read_failed = 1;
 				break;
 			}
@@ -325,7 +306,7 @@ static void write_batch(kn_ingest *in, rec_node *list, size_t n)
 	pthread_mutex_lock(&in->mu);
 	if (rc == KN_EIO) {
 		if (in->stats.db_up)
-			ilog(in, "warn", "database unreachable, spooling");
+			kn_log_msg("warn", "ingest", "database unreachable, spooling", NULL);
 		in->stats.db_up = 0;
 		spool_nodes(in, rest);
 		spool_nodes(in, in->head);
@@ -335,7 +316,7 @@ static void write_batch(kn_ingest *in, rec_node *list, size_t n)
 		in->spooled_ticket = in->tickets;
 		kn_err err;
 		if (kn_spool_sync(in->sp, kn_spool_size(in->sp), &err) != 0)
-			ilog(in, "error", "%s", err.msg);
+			kn_log_msg("error", "ingest", err.msg, NULL);
 		else
 			last = in->tickets;
 	}
@@ -423,8 +404,6 @@ int kn_ingest_new(kn_ingest **out, const kn_ingest_opts *opts, kn_err *err)
 		in->batch_max = 10000;
 	in->flush_ms = opts->flush_ms > 0 ? opts->flush_ms : 50;
 	in->retry_ms = opts->retry_ms > 0 ? opts->retry_ms : 1000;
-	in->log = opts->log;
-	in->log_ud = opts->log_ud;
 	in->on_durable = opts->on_durable;
 	in->on_durable_ud = opts->on_durable_ud;
 	int rc = kn_spool_open(&in->sp, in->spool_dir, in->spool_max, err);
@@ -444,15 +423,15 @@ int kn_ingest_new(kn_ingest **out, const kn_ingest_opts *opts, kn_err *err)
 	in->stats.spool_bytes = kn_spool_size(in->sp);
 	if (in->stats.spool_bytes > 0) {
 		in->spooling = 1;
-		ilog(in, "info", "spool holds %llu bytes from an earlier process: flushing them first",
-		     (unsigned long long)in->stats.spool_bytes);
+		kn_log_msgf("info", "ingest", "spool holds %llu bytes from an earlier process: flushing them first",
+		            (unsigned long long)in->stats.spool_bytes);
 	}
 	kn_err cerr;
 	if (kn_store_open(&in->st, in->conninfo, &cerr) == 0)
 		in->stats.db_up = 1;
 	else {
 		in->spooling = 1;
-		ilog(in, "warn", "database unreachable, spooling: %s", cerr.msg);
+		kn_log_msgf("warn", "ingest", "database unreachable, spooling: %s", cerr.msg);
 	}
 	if (pthread_create(&in->th, NULL, writer_main, in) != 0) {
 		kn_store_free(in->st);

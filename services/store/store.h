@@ -257,8 +257,6 @@ typedef struct kn_ingest_opts {
 	int batch_max;               /* events per insert; 0 → 500 */
 	int flush_ms;                /* longest an event waits in memory; 0 → 50 */
 	int retry_ms;                /* reconnect interval while the database is down; 0 → 1000 */
-	void (*log)(void *ud, const char *level, const char *msg); /* may be NULL */
-	void *log_ud;
 	/* called on the writer thread (no lock held) after each batch it committed or spooled, so a
 	 * server can answer what kn_ingest_poll now says is durable; may be NULL */
 	void (*on_durable)(void *ud);

@@ -3,24 +3,11 @@
 // for the page to be ready and expects the progress "DONE of JOBS", one row per task with its success
 // rate and one cell per attempt showing "success". Prints ok/FAIL lines; exit 0 when all passed.
 //   node batch-page.mjs CDP_HTTP_URL BASE TOKEN BATCH JOBS TASKS
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(HERE, 'node', 'package.json'));
-const { chromium } = require('playwright-core');
+// The start (connect, open the page, fail on a console error or uncaught exception): dashboard-page.mjs.
+import { drivePage } from './dashboard-page.mjs';
 
 const [cdp, base, token, batch, jobsS, tasksS] = process.argv.slice(2);
-let fails = 0;
-const check = (name, ok, got) => {
-  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
-  if (!ok) fails++;
-};
-const browser = await chromium.connectOverCDP(cdp);
-try {
-  const ctx = browser.contexts()[0] || await browser.newContext();
-  const page = await ctx.newPage();
+await drivePage(cdp, 'batch page', async (page, check) => {
   await page.goto(`${base}/`);
   await page.evaluate((t) => localStorage.setItem('keynode.token', t), token);
   await page.goto(`${base}/#/agent-runs/${batch}`);
@@ -35,9 +22,4 @@ try {
   check('batch page: every attempt a success', cells === Number(jobsS), cells);
   const rate = await page.textContent('#batch-metrics');
   check('batch page: the metrics', rate.includes('100 %'), rate);
-} catch (e) {
-  check('batch page', false, e.message.split('\n')[0]);
-} finally {
-  await browser.close().catch(() => {});
-}
-process.exit(fails ? 1 : 0);
+});

@@ -4,25 +4,12 @@
 // (each event's url ends with ?p=SEQ as dashboard.sh posted them). Prints ok/FAIL lines; exit 0 when
 // all passed, 1 otherwise.
 //   node dashboard-pages.mjs CDP_HTTP_URL BASE RUN TOTAL
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(HERE, 'node', 'package.json'));
-const { chromium } = require('playwright-core');
+// The start (connect, open the page, fail on a console error or uncaught exception): dashboard-page.mjs.
+import { drivePage } from './dashboard-page.mjs';
 
 const [cdp, base, run, totalS] = process.argv.slice(2);
 const total = Number(totalS);
-let fails = 0;
-const check = (name, ok, got) => {
-  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
-  if (!ok) fails++;
-};
-const browser = await chromium.connectOverCDP(cdp);
-try {
-  const ctx = browser.contexts()[0] || await browser.newContext();
-  const page = await ctx.newPage();
+await drivePage(cdp, 'run page paging', async (page, check) => {
   await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
   const items = page.locator('#run-log li');
   const more = page.locator('#run-more');
@@ -42,10 +29,4 @@ try {
   check('run page: no "load more" once every page is read', !(await more.isVisible()), 'still visible');
   const seqs = await page.$$eval('#run-log li .ev-what', (l) => l.map((x) => Number(/p=(\d+)/.exec(x.textContent)?.[1])));
   check('run page: events in seq order', seqs.every((s, i) => s === i + 1), seqs.slice(995, 1005).join(','));
-  await page.close();
-} catch (e) {
-  check('run page paging', false, e.message);
-} finally {
-  await browser.close().catch(() => {});
-}
-process.exit(fails ? 1 : 0);
+});

@@ -4,24 +4,11 @@
 // then BASE/#/runs/PLAIN (a run without a purchase) must show neither. Prints ok/FAIL lines; exit 0
 // when all passed, 1 otherwise.
 //   node dashboard-reward.mjs CDP_HTTP_URL BASE RUN REWARD PURCHASED PLAIN
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(HERE, 'node', 'package.json'));
-const { chromium } = require('playwright-core');
+// The start (connect, open the page, fail on a console error or uncaught exception): dashboard-page.mjs.
+import { drivePage } from './dashboard-page.mjs';
 
 const [cdp, base, run, reward, purchased, plain] = process.argv.slice(2);
-let fails = 0;
-const check = (name, ok, got) => {
-  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
-  if (!ok) fails++;
-};
-const browser = await chromium.connectOverCDP(cdp);
-try {
-  const ctx = browser.contexts()[0] || await browser.newContext();
-  const page = await ctx.newPage();
+await drivePage(cdp, 'run page with a reward', async (page, check) => {
   await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
   const stat = page.locator('#run-reward-stat');
   await stat.waitFor({ state: 'visible', timeout: 15000 }).catch(() => {});
@@ -39,10 +26,4 @@ try {
   check('run page: no reward for a run without a purchase',
     await page.locator('#run-score').isVisible() && !(await page.locator('#run-reward-stat').isVisible()) &&
     !(await page.locator('#run-reward-parts').isVisible()), 'shown');
-  await page.close();
-} catch (e) {
-  check('run page with a reward', false, e.message);
-} finally {
-  await browser.close().catch(() => {});
-}
-process.exit(fails ? 1 : 0);
+});

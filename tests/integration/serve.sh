@@ -288,7 +288,7 @@ for _ in $(seq 1 100); do
   c=$(api "$B/api/runs/$SID"); jq -e '.ended != null' "$tmp/body" >/dev/null 2>&1 && break; sleep 0.1
 done
 jq -e '.status == "step_limit" and .steps == 2' "$tmp/body" >/dev/null && kn_ok "step_limit 2: the run ended, status step_limit after 2 steps" || kn_fail "step_limit 2 run: $(head -c 400 "$tmp/body")"
-grep -q "$SID.*run ended reason='step limit'" "$tmp/serve.err" && kn_ok "step_limit 2: end reason \"step limit\"" || kn_fail "step_limit end reason: $(grep "$SID" "$tmp/serve.err" | tail -2)"
+grep -q "msg=\"run ended reason='step limit'.*run=$SID" "$tmp/serve.err" && kn_ok "step_limit 2: end reason \"step limit\"" || kn_fail "step_limit end reason: $(grep "$SID" "$tmp/serve.err" | tail -2)"
 [ "$(kn_psql "SELECT status FROM runs WHERE id = '$SID'")" = step_limit ] && kn_ok "step_limit 2: runs row step_limit" || kn_fail "step_limit runs row"
 
 # --- a slow stream client is dropped, never waited for -------------------------------------------------

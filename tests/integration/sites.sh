@@ -144,7 +144,7 @@ rc=$?
 [ $rc = 2 ] && [ "$(wc -l <"$tmp/err")" = 1 ] && ok "port in use: exit 2, one line" || { fail "port in use: exit $rc"; cat "$tmp/err"; }
 has "port in use reason" "$tmp/err" "Address already in use"
 
-has "request log" "$tmp/plain.log" 'msg="request" method=HEAD path=/shop/index.html status=200'
+has "request log" "$tmp/plain.log" 'msg="request" method=HEAD path="/shop/index.html" status=200'
 
 # a symlink inside a served tree that points out of it: 403 (served from a scratch tree, not
 # from tests/sites, which the test leaves untouched); no 404.html there, so the built-in page

@@ -5,28 +5,13 @@
 // markup (text), the download link, and that the page logged no console error and ran no injected script.
 // Screenshots of the film strip and of the evidence panel go to OUT_DIR.
 //   node trace-dashboard.mjs CDP_HTTP_URL BASE RUN STEPS XSS_TITLE XSS_ANSWER OUT_DIR
-import { createRequire } from 'node:module';
+// The start (connect, open the page, fail on a console error or uncaught exception): dashboard-page.mjs.
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(HERE, 'node', 'package.json'));
-const { chromium } = require('playwright-core');
+import { drivePage } from './dashboard-page.mjs';
 
 const [cdp, base, run, steps, xssTitle, xssAnswer, outDir] = process.argv.slice(2);
-let fails = 0;
-const check = (name, ok, got) => {
-  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
-  if (!ok) fails++;
-};
-const browser = await chromium.connectOverCDP(cdp);
-try {
-  const ctx = browser.contexts()[0] || await browser.newContext();
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1360, height: 900 });
-  const errors = [];
-  page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-  page.on('pageerror', (e) => errors.push(String(e)));
+await drivePage(cdp, 'trace page', async (page, check) => {
   await page.goto(`${base}/#/runs/${encodeURIComponent(run)}/trace`);
   await page.waitForSelector('#view[data-page="trace"][data-state="ready"]', { timeout: 30000 });
   check('trace page ready', true);
@@ -76,11 +61,4 @@ try {
   await page.locator('#trace-evidence').locator('xpath=..').screenshot({ path: path.join(outDir, 'trace-evidence.png') });
   await page.locator('#trace-step').screenshot({ path: path.join(outDir, 'trace-step.png') });
   check(`screenshots written to ${outDir}`, true);
-  check('no console errors on the trace page', errors.length === 0, errors.join(' | '));
-  await page.close();
-} catch (e) {
-  check('trace page', false, e.stack || e.message);
-} finally {
-  await browser.close().catch(() => {});
-}
-process.exit(fails ? 1 : 0);
+}, { viewport: { width: 1360, height: 900 } });
