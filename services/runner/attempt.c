@@ -365,7 +365,8 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 			errorf(rep, "browser: ", e.msg);
 			goto result;
 		}
-	} else if (kn_local_browser_start_at(&lb, o->chromium, o->task->start_url, &e) != 0) {
+	} else if (kn_local_browser_start_at(&lb, o->chromium ? o->chromium : kn_runner_chromium_default(),
+	                                     o->task->start_url, &e) != 0) {
 		errorf(rep, "browser: ", e.msg);
 		goto result;
 	} else {

@@ -68,7 +68,7 @@ typedef struct kn_attempt_opts {
 	const char *run_id;      /* KEYNODE_RUN_ID, the run id in trajectory and result */
 	const char *browser;     /* an existing browser's endpoint (a fresh context per attempt);
 	                          * NULL: launch a private headless Chromium */
-	const char *chromium;    /* binary of the launched browser; NULL: the default */
+	const char *chromium;    /* binary of the launched browser; NULL: kn_runner_chromium_default() */
 	int viewport_w, viewport_h; /* 0: the browser's default */
 	double timeout_s;        /* agent wall-clock budget; <= 0: none */
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
@@ -121,6 +121,11 @@ const char *kn_attempt_status_name(kn_attempt_status s); /* "done", "error", "in
 /* A task id as a folder name (folder.c): [A-Za-z0-9._-], anything else '_', never starting with
  * a dot, "_" when empty; cut to cap-1 bytes. */
 void kn_runner_folder_name(char *out, size_t cap, const char *id);
+
+/* The browser an attempt launches when opts.chromium is NULL (browser_pick.c):
+ * /usr/lib/chromium/chromium-headless-shell when installed (it starts in about half the time),
+ * else /usr/lib/chromium/chromium. */
+const char *kn_runner_chromium_default(void);
 
 /* mkdir -p path (0755). 0, or -1 with errno. */
 int kn_runner_mkdirs(const char *path);

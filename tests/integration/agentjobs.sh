@@ -10,6 +10,8 @@
 #            agent_results row per job, none lost, the killed one re-claimed); GET /api/agent-runs/{id}
 #            shows progress, metrics and per-task results, and so does the dashboard's batch view in
 #            headless Chromium (batch-page.mjs)
+#   external POST /api/runs with "step_limit": 2 and no browser: the post of the step past the budget ends
+#            the run (status step_limit, ended in PostgreSQL), the next post is refused; -1 never ends it
 #   security an agent named by a command line, an unknown task set, no token: refused; a job of an agent
 #            no worker has is never claimed; a bad `agents:` entry stops the worker with file:line:col
 # After every scenario no agent or browser started by keynode (anything whose command line or
@@ -228,6 +230,33 @@ if want jobs; then
   keep=""
   check_clean jobs
 fi
+if want external; then
+  # an external run (POST /api/runs without "browser") with "step_limit": 2 ends at the post that spends
+  # the budget, as `watch --step-limit` does; with -1 (none) the same posts leave it running
+  [ "$(kn_psql "SELECT count(*) FROM tasksets WHERE name = 'tasks'")" = 1 ] ||
+    api -X POST --data-binary @"$tmp/tasks.yaml" "$base/api/tasksets?name=tasks" >/dev/null
+  click() { printf '{"t":%s,"type":"click","url":"http://127.0.0.1:%s/shop/","selector":"#b%s","text":"b%s"}' "$1" "$port" "$1" "$1"; }
+  for lim in 2 -1; do
+    xid=$(api -X POST -d "{\"task\": \"tasks:shop-red-runner-cart\", \"step_limit\": $lim}" "$base/api/runs" | jq -r .id)
+    got=
+    for i in 1 2 3 4; do
+      got+="$(api -o "$tmp/ext.body" -w '%{http_code}' -X POST -d "$(click $i)" "$base/api/runs/$xid/events"):$(jq -r '.status // "-"' "$tmp/ext.body" 2>/dev/null) "
+    done
+    r=$(api "$base/api/runs/$xid")
+    if [ "$lim" = 2 ]; then
+      expect "external: step_limit 2: the third step's post ends the run, the next is refused" "$got" \
+        "200:running 200:running 200:ended 409:- "
+      expect "external: step_limit 2: status step_limit, ended" "$(jq -r '"\(.status) \(.ended != null)"' <<<"$r")" "step_limit true"
+      expect "external: step_limit 2: in PostgreSQL, ended" \
+        "$(kn_psql "SELECT (ended IS NOT NULL) FROM runs WHERE id = '$xid'")" t
+    else
+      expect "external: step_limit -1: every post taken, still running" "$got" \
+        "200:running 200:running 200:running 200:running "
+      api -o /dev/null -X POST "$base/api/runs/$xid/stop"
+    fi
+  done
+fi
+
 grep -q 'level=error' "$tmp/serve.log" && kn_fail "serve logged errors: $(grep 'level=error' "$tmp/serve.log" | head -3)"
 [ "$kn_fails" = 0 ] || for f in serve w1 w2 srv; do [ -f "$tmp/$f.log" ] && { echo "$f log:"; tail -8 "$tmp/$f.log" | sed 's/^/    /'; }; done
 kn_finish
