@@ -190,7 +190,7 @@ EOF
     f=$tmp/$w-out/$batch/$t/$k
     expect "jobs: $t #$k's run $rid in PostgreSQL: agent, ended, completed" \
       "$(kn_psql "SELECT kind || ' ' || (ended IS NOT NULL) || ' ' || completion || ' ' || status FROM runs WHERE id = '$rid'")" \
-      "agent true true completed"
+      "agent true true finished"
     expect "jobs: $t #$k's events = its trajectory's" \
       "$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$rid'")" "$(tail -n +2 "$f/trajectory.jsonl" | grep -c .)"
     expect "jobs: $t #$k's run on the API" "$(api "$base/api/runs/$rid" | jq -r '"\(.task) \(.completion) \(.events | length)"')" \
