@@ -42,7 +42,8 @@ pss_of_run() {
   awk '/^Pss:/ {s += $2} END {print s + 0}' $pids 2>/dev/null || echo 0
 }
 
-for agent in true "sleep 3"; do
+IFS="|" read -r -a bench_agents <<<"${BENCH_RUN_AGENTS:-true|sleep 3}" # the agents, "|"-separated
+for agent in "${bench_agents[@]}"; do
   for p in 1 2 4; do
     for variant in before after; do
       case $variant in
