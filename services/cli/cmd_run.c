@@ -26,7 +26,7 @@
 static const char help[] =
 	"usage: keynode run --tasks FILE --agent 'CMD …' [--task ID]… [--parallel N] [--repeat K]\n"
 	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
-	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN]\n"
+	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN] [--warm N]\n"
 	"                   [--config FILE]\n"
 	"                   [--server URL [--taskset NAME]]\n"
 	"                   [--trace on|off|failures]\n"
@@ -69,7 +69,11 @@ static const char help[] =
 	"  --step-limit N    step budget (0: upstream max(10, 1.5 x reference length) capped at 25;\n"
 	"                    -1: none); past it the attempt ends\n"
 	"  --mode M          default or webcanvas, as for `keynode score`\n"
-	"  --chromium BIN    the browser to launch (default /usr/lib/chromium/chromium)\n"
+	"  --warm N          keep N browsers launched ahead of the attempts (default: --parallel, at\n"
+	"                    most 16; 0: launch each at its attempt's start). Each is a fresh private\n"
+	"                    Chromium used by one attempt only; at most --parallel + N run at once\n"
+	"  --chromium BIN    the browser to launch (default /usr/lib/chromium/chromium-headless-shell\n"
+	"                    when installed, else /usr/lib/chromium/chromium)\n"
 	"  --quiet           no progress\n"
 	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
 	"                    (default: the built-in signatures)\n"
@@ -114,6 +118,7 @@ struct run {
 	const char *taskset;     /* with server: the set's name there */
 	const char **browsers;
 	size_t n_browsers;
+	kn_browser_pool *pool;   /* --warm: browsers launched ahead of the attempts (pool.c) */
 	int vw, vh, retries, plain, quiet;
 	double timeout_s;
 	kn_eval_opts eval;
@@ -176,7 +181,7 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 			break;
 		kn_attempt_opts o = {.task = it->task, .agent_cmd = r->agent, .dir = dir, .run_id = run_id,
 		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
-		                     .chromium = r->chromium, .viewport_w = r->vw, .viewport_h = r->vh,
+		                     .chromium = r->chromium, .pool = r->pool, .viewport_w = r->vw, .viewport_h = r->vh,
 		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
 		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref,
 		                     .trace = r->trace};
@@ -338,7 +343,7 @@ static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n
 int kn_cmd_run(int argc, char **argv)
 {
 	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
-	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG,
+	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG, O_WARM,
 	       O_SERVER, O_TASKSET };
 	static const struct option opts[] = {
 		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
@@ -348,6 +353,7 @@ int kn_cmd_run(int argc, char **argv)
 		{"resume", no_argument, NULL, O_RESUME},           {"browser", required_argument, NULL, O_BROWSER},
 		{"viewport", required_argument, NULL, O_VIEWPORT}, {"step-limit", required_argument, NULL, O_STEPS},
 		{"mode", required_argument, NULL, O_MODE},         {"chromium", required_argument, NULL, O_CHROMIUM},
+		{"warm", required_argument, NULL, O_WARM},
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
 		{"config", required_argument, NULL, O_CONFIG},
 		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
@@ -356,7 +362,7 @@ int kn_cmd_run(int argc, char **argv)
 	kn_config *cfg = NULL;
 	kn_remote *remote = NULL;
 	char *set_name = NULL;
-	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600;
+	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600, warm = -1;
 	struct run r = {.retries = 1};
 	const char **ids = calloc((size_t)argc + 1, sizeof *ids);
 	r.browsers = calloc((size_t)argc + 1, sizeof *r.browsers);
@@ -397,6 +403,12 @@ int kn_cmd_run(int argc, char **argv)
 		case O_TIMEOUT:
 			if (kn_cli_parse_int(&timeout, optarg) || timeout < 0) {
 				kn_cli_usage_error("run", "--timeout must be seconds ≥ 0");
+				goto done;
+			}
+			break;
+		case O_WARM:
+			if (kn_cli_parse_int(&warm, optarg) || warm < 0 || warm > KN_BROWSER_POOL_MAX) {
+				kn_cli_usage_error("run", "--warm must be 0..%d", KN_BROWSER_POOL_MAX);
 				goto done;
 			}
 			break;
@@ -527,6 +539,17 @@ int kn_cmd_run(int argc, char **argv)
 	pthread_mutex_init(&r.lock, NULL);
 	r.t0_mono = kn_time_mono_s();
 	int n_slots = (size_t)parallel < todo ? parallel : (int)todo, started = 0, got = 0;
+	if (warm < 0)
+		warm = parallel < KN_BROWSER_POOL_MAX ? parallel : KN_BROWSER_POOL_MAX;
+	const char **urls = warm > 0 && !r.n_browsers && todo > 0 ? calloc(todo, sizeof *urls) : NULL;
+	size_t n_urls = 0;
+	for (size_t i = 0; urls && i < r.n_items; i++) /* the start pages in the order slots take them */
+		if (!r.items[i].skip)
+			urls[n_urls++] = r.items[i].task->start_url;
+	if (urls && kn_browser_pool_new(&r.pool, (size_t)warm < todo ? (size_t)warm : todo, urls, n_urls,
+	                                r.chromium, &err) != 0)
+		fprintf(stderr, "keynode run: no warm pool (%s): each attempt launches its browser\n", err.msg);
+	free(urls);
 	slots = calloc((size_t)n_slots + 1, sizeof *slots);
 	for (int i = 0; slots && i < n_slots; i++) {
 		slots[i] = (struct slot){.r = &r, .index = r.n_browsers ? (size_t)i % r.n_browsers : 0};
@@ -559,6 +582,8 @@ int kn_cmd_run(int argc, char **argv)
 		draw(&r, todo, pre_done);
 		fputc('\n', stderr);
 	}
+	kn_browser_pool_free(r.pool); /* after every attempt: its browsers die with its threads */
+	r.pool = NULL;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	kn_run_row *rows = calloc(r.n_items + 1, sizeof *rows);

@@ -41,6 +41,7 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_RUN_TRACE_SHOT] = "GET /api/runs/{id}/trace-shot",
 	[KN_ROUTE_RUN_TRACE_TAR] = "GET /api/runs/{id}/trace.tar",
 	[KN_ROUTE_TASK_DRIFT] = "GET /api/tasks/{id}/drift",
+	[KN_ROUTE_AGENT_RUNS] = "GET /api/agent-runs",
 };
 
 const char *kn_route_name(kn_route r)
@@ -183,7 +184,7 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 		if (strcmp(rest, "/workflows") == 0 || strcmp(rest, "/workflows/") == 0)
 			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_WORKFLOWS_POST);
 		if (strncmp(rest, "/agent-runs", 11) == 0 && (rest[11] == '\0' || rest[11] == '/'))
-			return match_collection(out, id, idcap, m, rest + 11, KN_ROUTE_NONE,
+			return match_collection(out, id, idcap, m, rest + 11, KN_ROUTE_AGENT_RUNS,
 			                        KN_ROUTE_AGENT_RUNS_POST, KN_ROUTE_AGENT_RUN, NULL, 0);
 		if (strcmp(rest, "/stream") == 0)
 			return pick(out, m, KN_ROUTE_STREAM, KN_ROUTE_NONE);

@@ -337,6 +337,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	struct attempt a = {.o = o, .rep = rep, .run_id = o->run_id};
 	json_t *remote = NULL;
 	kn_local_browser lb = {0};
+	int pooled_page = 0; /* the pooled browser's first tab is the start page, fresh */
 	char *ws = NULL, *http = NULL, *context = NULL, *target = NULL, *answer = NULL, *traj = NULL;
 	char *log = NULL, **env = NULL;
 	FILE *tf = NULL;
@@ -365,7 +366,16 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 			errorf(rep, "browser: ", e.msg);
 			goto result;
 		}
-	} else if (kn_local_browser_start_at(&lb, o->chromium, o->task->start_url, &e) != 0) {
+	} else if (o->pool) {
+		if (kn_browser_pool_take(o->pool, o->task->start_url, &lb, &pooled_page, o->stop, &e) != 0) {
+			if (stopping(&a))
+				goto interrupted;
+			errorf(rep, "browser: ", e.msg);
+			goto result;
+		}
+		ws = strdup(lb.ws_url);
+	} else if (kn_local_browser_start_at(&lb, o->chromium ? o->chromium : kn_runner_chromium_default(),
+	                                     o->task->start_url, &e) != 0) {
 		errorf(rep, "browser: ", e.msg);
 		goto result;
 	} else {
@@ -378,7 +388,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	}
 	/* 2. the start page, before keynode attaches: the agent starts on it */
 	/* a launched browser loads the start page while it starts (kn_local_browser_start_at) */
-	int preloaded = !o->browser && o->task->start_url && (strncmp(o->task->start_url, "http://", 7) == 0 ||
+	int preloaded = o->pool ? pooled_page : !o->browser && o->task->start_url && (strncmp(o->task->start_url, "http://", 7) == 0 ||
 	                                                      strncmp(o->task->start_url, "https://", 8) == 0);
 	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, preloaded, o->viewport_w, o->viewport_h,
 	                       KN_START_PAGE_TIMEOUT_MS, o->stop, &target, &e) != 0) {

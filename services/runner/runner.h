@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "worker_browser.h"
 
 #define KN_AGENT_LOG_CAP_DEFAULT (8u * 1024u * 1024u) /* agent.log: stdout+stderr kept, bytes */
 #define KN_ANSWER_LINE_MAX 4096                      /* one answer line, bytes (longer: cut) */
@@ -61,6 +62,30 @@ const char *kn_remote_run_end_reason(const kn_remote_run *r);
 int kn_remote_run_finish(kn_remote_run *r, FILE *traj, json_t **result, kn_err *err);
 void kn_remote_run_free(kn_remote_run *r);
 
+/* --- the warm pool (pool.c) --- */
+
+#define KN_BROWSER_POOL_MAX 16
+#define KN_BROWSER_POOL_FRESH_S 30.0 /* a pooled browser's first page older than this is reloaded */
+typedef struct kn_browser_pool kn_browser_pool;
+
+/* size (1..KN_BROWSER_POOL_MAX) browsers of chromium (NULL: kn_runner_chromium_default) kept
+ * launched ahead of the attempts, each a fresh private Chromium (new profile) used by one attempt
+ * only, launched on the start page of the next of urls (n_urls: the attempts to come, in order;
+ * an entry may be NULL: about:blank). No more than n_urls are launched, but a take past that (a
+ * retry) still gets one. Every browser dies with the pool's threads: free the pool only after
+ * every attempt that took a browser ended. */
+int kn_browser_pool_new(kn_browser_pool **out, size_t size, const char *const *urls, size_t n_urls,
+                        const char *chromium, kn_err *err);
+/* A ready, live browser for an attempt starting at url (waiting for one; a pooled browser that
+ * died is replaced, never given; one launched on url preferred). *preloaded 1 when its first tab
+ * is url, loaded less than KN_BROWSER_POOL_FRESH_S ago (kn_start_page_open's preloaded), else 0.
+ * *out is the caller's: kn_local_browser_stop it. KN_EINVAL when *stop (may be NULL) became
+ * non-zero while waiting; the launch's error when the browser could not be started. */
+int kn_browser_pool_take(kn_browser_pool *p, const char *url, kn_local_browser *out, int *preloaded,
+                         const atomic_int *stop, kn_err *err);
+/* Stop the browsers still waiting, end the threads. NULL is a no-op. */
+void kn_browser_pool_free(kn_browser_pool *p);
+
 typedef struct kn_attempt_opts {
 	const kn_task *task;     /* borrowed */
 	const char *agent_cmd;   /* run by /bin/sh -c */
@@ -68,7 +93,9 @@ typedef struct kn_attempt_opts {
 	const char *run_id;      /* KEYNODE_RUN_ID, the run id in trajectory and result */
 	const char *browser;     /* an existing browser's endpoint (a fresh context per attempt);
 	                          * NULL: launch a private headless Chromium */
-	const char *chromium;    /* binary of the launched browser; NULL: the default */
+	const char *chromium;    /* binary of the launched browser; NULL: kn_runner_chromium_default() */
+	kn_browser_pool *pool;   /* without browser: take the browser from this warm pool (its start
+	                          * page then navigated) instead of launching one; NULL: launch */
 	int viewport_w, viewport_h; /* 0: the browser's default */
 	double timeout_s;        /* agent wall-clock budget; <= 0: none */
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
@@ -121,6 +148,11 @@ const char *kn_attempt_status_name(kn_attempt_status s); /* "done", "error", "in
 /* A task id as a folder name (folder.c): [A-Za-z0-9._-], anything else '_', never starting with
  * a dot, "_" when empty; cut to cap-1 bytes. */
 void kn_runner_folder_name(char *out, size_t cap, const char *id);
+
+/* The browser an attempt launches when opts.chromium is NULL (browser_pick.c):
+ * /usr/lib/chromium/chromium-headless-shell when installed (it starts in about half the time),
+ * else /usr/lib/chromium/chromium. */
+const char *kn_runner_chromium_default(void);
 
 /* mkdir -p path (0755). 0, or -1 with errno. */
 int kn_runner_mkdirs(const char *path);

@@ -1,4 +1,5 @@
-/* api_agent_runs.c — POST /api/agent-runs and GET /api/agent-runs/{id} (services/http/API.md):
+/* api_agent_runs.c — POST /api/agent-runs, GET /api/agent-runs (a page of batches) and
+ * GET /api/agent-runs/{id} (services/http/API.md):
  * a batch of agent attempts as jobs of the worker queue (services/store/store_agent_jobs.c), and
  * its progress, metrics and per-task results. The body names an agent by the name workers know it
  * under (their keynode.yaml `agents:`), never a command line: nothing a client sends is ever
@@ -47,6 +48,7 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		return;
 	}
 	json_t *tasks = json_object_get(body, "tasks"), *rep = json_object_get(body, "repeat");
+	json_t *ret = json_object_get(body, "retries");
 	if (kn_http_json_string(&agent, body, "agent", 1, KN_STORE_AGENT_NAME_MAX, &err) ||
 	    kn_http_json_string(&taskset, body, "taskset", 0, KN_AGENT_RUN_MAX_REF, &err)) {
 		kn_http_resp_error(resp, 400, "bad request", err.msg);
@@ -64,6 +66,10 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	}
 	if (rep && (!json_is_integer(rep) || json_integer_value(rep) < 1 || json_integer_value(rep) > 1000)) {
 		kn_http_resp_error(resp, 400, "bad request", "repeat: an integer from 1 to 1000");
+		goto done;
+	}
+	if (ret && (!json_is_integer(ret) || json_integer_value(ret) < 0 || json_integer_value(ret) > 10)) {
+		kn_http_resp_error(resp, 400, "bad request", "retries: an integer from 0 to 10");
 		goto done;
 	}
 	if (tasks) {
@@ -86,7 +92,9 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	int repeat = rep ? (int)json_integer_value(rep) : 1;
 	int64_t batch = 0;
 	size_t n_jobs = 0;
-	int rc = kn_store_agent_batch_new(st, agent, refs, n_refs, taskset, repeat, &batch, &n_jobs, &err);
+	int retries = ret ? (int)json_integer_value(ret) : 1;
+	int rc = kn_store_agent_batch_new(st, agent, refs, n_refs, taskset, repeat, retries, &batch, &n_jobs,
+	                                  &err);
 	if (rc == KN_EIO)
 		kn_store_reset(st, NULL); /* not retried: the client may, a batch is no idempotent write */
 	if (rc) {
@@ -95,8 +103,8 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	}
 	char loc[64];
 	snprintf(loc, sizeof loc, "/api/agent-runs/%lld", (long long)batch);
-	answer(resp, 201, json_pack("{s:I, s:s, s:i, s:I, s:s, s:s}", "id", (json_int_t)batch, "agent", agent,
-	                            "repeat", repeat, "jobs", (json_int_t)n_jobs, "status", "queued", "url", loc));
+	answer(resp, 201, json_pack("{s:I, s:s, s:i, s:i, s:I, s:s, s:s}", "id", (json_int_t)batch, "agent",
+	                            agent, "repeat", repeat, "retries", retries, "jobs", (json_int_t)n_jobs, "status", "queued", "url", loc));
 done:
 	free(refs);
 	json_decref(body);
@@ -121,10 +129,39 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		kn_http_resp_json(resp, 200, out);
 }
 
+/* GET /api/agent-runs?before=ID&limit=N: a page of batches, newest first. */
+static void list_batches(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+{
+	kn_err err = {0};
+	int limit;
+	if (kn_http_query_int(&limit, req->query, "limit", 50, 1, 1000, &err)) {
+		kn_http_resp_error(resp, 400, "bad limit", err.msg);
+		return;
+	}
+	const char *bs = kn_http_query_get(req->query, "before");
+	char *end = NULL;
+	long long before = bs ? strtoll(bs, &end, 10) : 0;
+	if (bs && (!*bs || *end || before < 1)) {
+		kn_http_resp_error(resp, 400, "bad before", "before: a batch id (a positive integer), the "
+		                   "\"next_before\" of the previous page");
+		return;
+	}
+	char *out = NULL;
+	int rc = kn_store_agent_batches_json(st, before, limit, &out, &err);
+	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
+		rc = kn_store_agent_batches_json(st, before, limit, &out, &err);
+	if (rc)
+		store_failed(resp, rc, &err);
+	else
+		kn_http_resp_json(resp, 200, out);
+}
+
 void kn_api_agent_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	if (req->route == KN_ROUTE_AGENT_RUNS_POST)
 		post_batch(st, req, resp);
+	else if (req->route == KN_ROUTE_AGENT_RUNS)
+		list_batches(st, req, resp);
 	else
 		get_batch(st, req, resp);
 }

@@ -463,6 +463,8 @@ static int feed_external(struct run *run, kn_event *evs, size_t n, char **out, u
 		end_reason = "finished";
 	else if (run->until.steps && kn_eval_steps(run->ev) >= run->until.steps)
 		end_reason = "steps";
+	else if (kn_eval_status(run->ev) == KN_STATUS_STEP_LIMIT)
+		end_reason = "step limit"; /* the budget is spent: as a watched run (monitor.c) */
 	if (out) {
 		json_t *j = json_pack("{s:s, s:I, s:i, s:f, s:o, s:s}", "id", run->id, "accepted",
 		                      (json_int_t)n, "steps", kn_eval_steps(run->ev), "score",

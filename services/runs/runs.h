@@ -62,11 +62,8 @@ void kn_runs_free(kn_runs *r);
  * task_ref (the API reference, for messages) at version. browser: a ws:// URL from
  * kn_cdp_discover, or NULL for an external run. until: "finished" | "idle:S" | "steps:N" | NULL.
  * step_limit: the run's step budget (kn_eval_opts.step_limit: 0 the upstream one, < 0 none); a
- * watched run whose budget is spent ends with reason "step limit" (status step_limit), an
- * external one stops counting steps past it (status step_limit) and ends at stop or until.
- * step_limit: the run's step budget (kn_eval_opts.step_limit: 0 the upstream one, < 0 none); a
- * watched run whose budget is spent ends with reason "step limit" (status step_limit), an
- * external one stops counting steps past it (status step_limit) and ends at stop or until.
+ * run whose budget is spent ends with reason "step limit" (status step_limit): a watched one at
+ * the step past it, an external one at the events post that spent it.
  * The new run id is written to id (KN_RUN_ID_MAX bytes). A watched run returns once the monitor
  * is ready (every open tab attached, recorders installed: what the agent does from then on is
  * seen), or after KN_RUNS_ATTACH_WAIT_MS; *attached (may be NULL) says which. KN_EINVAL for a bad

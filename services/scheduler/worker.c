@@ -318,47 +318,9 @@ static int complete_error(kn_worker *w, const kn_store_job *job, const char *why
 static int store_run(kn_worker *w, const kn_store_job *job, const kn_replay_report *rep, FILE *traj,
                      const char *browser, kn_err *err)
 {
-	enum { BATCH = 500 };
-	const char *run_id = kn_replay_report_run_id(rep);
-	char *line = NULL, *lines[BATCH], started[64] = "", ended[KN_TIME_MAX];
-	size_t cap = 0, n = 0;
-	int64_t seq = 1;
-	int r = 0, header = 1;
-	kn_time_rfc3339(ended, time(NULL));
-	rewind(traj);
-	while (r == 0 && getline(&line, &cap, traj) > 0) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!*line)
-			continue;
-		if (header) {
-			header = 0;
-			json_t *h = json_loads(line, 0, NULL);
-			const char *t = json_string_value(json_object_get(h, "started"));
-			snprintf(started, sizeof started, "%s", t ? t : ended);
-			json_decref(h);
-			kn_store_run run = {.id = run_id, .task_version = job->task_version, .kind = "replay",
-			                    .browser = browser, .started = started, .owner = w->id};
-			r = kn_store_run_start(w->st, &run, err);
-			continue;
-		}
-		if (!(lines[n++] = strdup(line)))
-			r = kn_err_set(err, KN_ENOMEM, "out of memory");
-		if (n == BATCH || r) {
-			if (r == 0)
-				r = kn_store_events_append(w->st, run_id, seq, (const char *const *)lines, n, err);
-			seq += (int64_t)n;
-			while (n)
-				free(lines[--n]);
-		}
-	}
-	if (r == 0 && n)
-		r = kn_store_events_append(w->st, run_id, seq, (const char *const *)lines, n, err);
-	while (n)
-		free(lines[--n]);
-	free(line);
-	if (r == 0 && !header)
-		r = kn_store_run_finish(w->st, run_id, ended, kn_replay_report_json(rep), err);
-	return r;
+	kn_store_run run = {.id = kn_replay_report_run_id(rep), .task_version = job->task_version,
+	                    .kind = "replay", .browser = browser, .owner = w->id};
+	return kn_store_run_import(w->st, &run, traj, kn_replay_report_json(rep), err);
 }
 
 /* Move the task's health after a stored result and raise a transition. */

@@ -1,7 +1,8 @@
 /* worker_agent.c — one agent job in `keynode worker` (worker_agent.h): claim → hold the lease
  * with the worker's heartbeat → load the task version → kn_attempt_run in DIR/<batch>/<task>/<k>
- * → store result.json and the done mark in one transaction. A worker killed mid-attempt takes its
- * browser and agent with it (both die with the worker's thread, PR_SET_PDEATHSIG) and stores
+ * (an infrastructure error tried again up to the batch's retries) → the run and its events in
+ * runs/events → result.json and the done mark in one transaction. A worker killed mid-attempt
+ * takes its browser and agent with it (both die with the worker's thread, PR_SET_PDEATHSIG) and stores
  * nothing; the lease expires and another worker runs the attempt again from the start. */
 #define _GNU_SOURCE /* asprintf */
 #include "worker_agent.h"
@@ -26,13 +27,33 @@ static char *error_result(const char *why)
 	return t;
 }
 
-static char *slurp(const char *path)
+/* result.json as stored, with "attempt"."retried": the infrastructure errors before this try. */
+static char *slurp(const char *path, int retried)
 {
 	json_error_t je;
 	json_t *j = json_load_file(path, 0, &je);
+	json_t *att = json_object_get(j, "attempt");
+	if (json_is_object(att))
+		json_object_set_new(att, "retried", json_integer(retried));
 	char *t = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
 	json_decref(j);
 	return t;
+}
+
+/* The attempt's run in runs/events (kind "agent", as a `keynode run --server` attempt's), so the
+ * dashboard shows it like every other run: its trajectory and its result.json. Idempotent on the
+ * run id; a lost lease after this leaves the run stored (it did happen) but no agent result. */
+static int store_run(kn_worker *w, const kn_store_agent_job *job, const char *run_id, const char *traj,
+                     const char *result, kn_err *err)
+{
+	FILE *f = fopen(traj, "r");
+	if (!f)
+		return 0; /* no trajectory (the browser never started): the result alone tells */
+	kn_store_run run = {.id = run_id, .task_version = job->task_version, .kind = "agent",
+	                    .owner = kn_worker_id(w)};
+	int r = kn_store_run_import(kn_worker_store(w), &run, f, result, err);
+	fclose(f);
+	return r;
 }
 
 /* The folder of this claim: DIR/<batch>/<task>/<k>; a folder left by an earlier claim (a worker
@@ -93,7 +114,22 @@ int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
 	                     .chromium = a->chromium, .timeout_s = a->timeout_s,
 	                     .stop = kn_worker_stop_flag(w)};
 	kn_attempt_report rep;
-	if (kn_attempt_run(&rep, &o, &e) != 0) {
+	int retried = 0, ran;
+	/* an infrastructure error (start page down, browser crash, agent not startable) is tried again,
+	 * up to the batch's retries, as `keynode run --retries`; the errored try's folder is kept aside */
+	while ((ran = kn_attempt_run(&rep, &o, &e)) == 0 && rep.status == KN_ATTEMPT_ERROR &&
+	       retried < job.retries && !kn_worker_lease_lost(w) && !atomic_load(kn_worker_stop_flag(w))) {
+		kn_worker_log(w, "info", "agent job retried", "job=%" PRId64 " try=%d", job.id, retried + 2);
+		char *aside = NULL, *rid = NULL;
+		if (asprintf(&aside, "%s.error-%d", dir, ++retried) >= 0)
+			rename(dir, aside);
+		if (asprintf(&rid, "b%" PRId64 "-j%" PRId64 "-c%d-r%d", job.batch, job.id, job.attempt, retried) >= 0) {
+			free(run_id);
+			o.run_id = run_id = rid;
+		}
+		free(aside);
+	}
+	if (ran != 0) {
 		snprintf(why, sizeof why, "%s", e.msg);
 		result = error_result(why);
 	} else if (rep.status == KN_ATTEMPT_INTERRUPTED) {
@@ -104,7 +140,16 @@ int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
 	} else {
 		char path[4200];
 		snprintf(path, sizeof path, "%s/result.json", dir);
-		result = slurp(path);
+		result = slurp(path, retried);
+		snprintf(path, sizeof path, "%s/trajectory.jsonl", dir);
+		if (result && !kn_worker_lease_lost(w) && (r = store_run(w, &job, run_id, path, result, &e)) != 0) {
+			kn_worker_log(w, "warn", "agent run not stored", "job=%" PRId64 " run=%s", job.id, run_id);
+			if (r == KN_EIO || r == KN_EDB) {
+				kn_err_set(err, r, "%s", e.msg);
+				goto out; /* the database: the job goes to lease expiry and is run again */
+			}
+			r = 0; /* the run alone is lost: the result is still stored */
+		}
 	}
 complete:
 	if (!result) {

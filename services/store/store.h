@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "keynode/error.h"
 #include "keynode/task.h"
@@ -85,6 +86,13 @@ int kn_store_events_append(kn_store *st, const char *run_id, int64_t first_seq,
  * detail); its status, steps, reached, total, score, completion, efficiency and key_nodes (one
  * row per node) are stored in columns as well. Idempotent. */
 int kn_store_run_finish(kn_store *st, const char *run_id, const char *ended, const char *result_json,
+                        kn_err *err);
+
+/* A whole run at once from its trajectory file (docs/formats.md §2: the header line gives the start
+ * time, every other line is an event): start (run->started is ignored), its events in batches,
+ * its end now with result_json. Idempotent, as the calls it makes. A trajectory without even a
+ * header stores nothing. Used by `keynode worker` for replay runs and agent jobs. */
+int kn_store_run_import(kn_store *st, const kn_store_run *run, FILE *traj, const char *result_json,
                         kn_err *err);
 
 /* ---- queries for the API (each returns one JSON text, the caller's) ------------------------ */
@@ -189,6 +197,7 @@ typedef struct kn_store_agent_job {
 	int attempt;             /* claims of this job so far, 1 for the first */
 	int attempt_no;          /* which of the batch's K attempts of the task: 1..K */
 	char agent[KN_STORE_AGENT_NAME_MAX + 1];
+	int retries;             /* the batch's: tries after an infrastructure error (0..10) */
 } kn_store_agent_job;
 
 /* 1 when name is an agent name: 1..64 of [A-Za-z0-9._-], not starting with '.'. */
@@ -196,10 +205,11 @@ int kn_store_agent_name_ok(const char *name);
 /* In one transaction: a batch of agent jobs, repeat (1..1000) per task, for the tasks refs (n_refs,
  * each resolved as kn_store_task_resolve; a task given twice gets one set of jobs) or every active
  * task of the task set named taskset (exactly one of the two). *batch its id, *n_jobs (may be
- * NULL) the jobs made. KN_EINVAL bad arguments, KN_ENOTFOUND an unknown task or an empty set. */
+ * NULL) the jobs made; retries (0..10): how often a worker runs an attempt again after an
+ * infrastructure error. KN_EINVAL bad arguments, KN_ENOTFOUND an unknown task or an empty set. */
 int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const *refs, size_t n_refs,
-                             const char *taskset, int repeat, int64_t *batch, size_t *n_jobs,
-                             kn_err *err);
+                             const char *taskset, int repeat, int retries, int64_t *batch,
+                             size_t *n_jobs, kn_err *err);
 /* Claim the oldest claimable agent job (queued, or running with an expired lease) of one of the
  * n_agents agents, as kn_store_job_claim; kn_store_job_heartbeat extends its lease. 1 and *job
  * when one was claimed, 0 when there is none. */
@@ -213,6 +223,10 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 /* The batch as JSON (services/http/API.md AGENT_BATCH: progress, metrics, per-task results);
  * *out the caller's. KN_ENOTFOUND when there is no such batch. */
 int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *err);
+/* A page of batches, newest first (services/http/API.md AGENT_BATCHES): those with an id below
+ * before (<= 0: from the newest), at most limit, each with progress and metrics, and
+ * "next_before" (the cursor of the next page, null at the last). *out the caller's. */
+int kn_store_agent_batches_json(kn_store *st, int64_t before, int limit, char **out, kn_err *err);
 
 /* ---- alerts ---------------------------------------------------------------------------------- */
 

@@ -36,8 +36,8 @@ static const char sql_jobs_of_version[] =
 	" WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE batch = $1 AND task_version = $4) ORDER BY k";
 
 int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const *refs, size_t n_refs,
-                             const char *taskset, int repeat, int64_t *batch, size_t *n_jobs,
-                             kn_err *err)
+                             const char *taskset, int repeat, int retries, int64_t *batch,
+                             size_t *n_jobs, kn_err *err)
 {
 	*batch = 0;
 	if (n_jobs)
@@ -47,17 +47,19 @@ int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const 
 		                  KN_STORE_AGENT_NAME_MAX);
 	if (repeat < 1 || repeat > 1000)
 		return kn_err_set(err, KN_EINVAL, "repeat: an integer from 1 to 1000");
+	if (retries < 0 || retries > 10)
+		return kn_err_set(err, KN_EINVAL, "retries: an integer from 0 to 10");
 	if (!taskset == !n_refs)
 		return kn_err_set(err, KN_EINVAL, "give either tasks or a taskset");
-	char rb[24], bb[24];
-	const char *p[2] = {agent, kn_store_i64(rb, repeat)};
+	char rb[24], bb[24], tb[24];
+	const char *p[3] = {agent, kn_store_i64(rb, repeat), kn_store_i64(tb, retries)};
 	int64_t id = 0;
 	size_t total = 0;
 	int rc = kn_store_begin(st, err);
 	if (rc)
 		return rc;
-	if ((rc = kn_store_q_int64(st, &id, "INSERT INTO agent_batches (agent, repeat) VALUES ($1, $2::int)"
-	                           " RETURNING id", 2, p, err)))
+	if ((rc = kn_store_q_int64(st, &id, "INSERT INTO agent_batches (agent, repeat, retries)"
+	                           " VALUES ($1, $2::int, $3::int) RETURNING id", 3, p, err)))
 		goto fail;
 	kn_store_i64(bb, id);
 	for (size_t i = 0; i < (taskset ? 1 : n_refs); i++) {
@@ -114,7 +116,8 @@ int kn_store_agent_job_claim(kn_store *st, const char *worker, int lease_s, cons
 		"  AND agent IN (SELECT json_array_elements_text($3::json))"
 		"  AND (state = 'queued' OR (state = 'running' AND lease_until < clock_timestamp()))"
 		"  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)"
-		" RETURNING id, batch, task_version, attempts, attempt_no, agent", 3, p, err);
+		" RETURNING id, batch, task_version, attempts, attempt_no, agent,"
+		"  (SELECT retries FROM agent_batches b WHERE b.id = jobs.batch)", 3, p, err);
 	free(text);
 	if (rc != 0)
 		return rc;
@@ -126,6 +129,7 @@ int kn_store_agent_job_claim(kn_store *st, const char *worker, int lease_s, cons
 		job->attempt = atoi(PQgetvalue(res, 0, 3));
 		job->attempt_no = atoi(PQgetvalue(res, 0, 4));
 		snprintf(job->agent, sizeof job->agent, "%s", PQgetvalue(res, 0, 5));
+		job->retries = atoi(PQgetvalue(res, 0, 6));
 	}
 	PQclear(res);
 	return got;
@@ -153,10 +157,11 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 	if (rc || (rc = kn_store_q(st, NULL,
 		"WITH r AS (SELECT $3::jsonb AS j)"
 		" INSERT INTO agent_results (job_id, batch, task_version, attempt_no, worker, status, completed,"
-		"  score, result)"
+		"  score, retried, result)"
 		" SELECT jobs.id, jobs.batch, jobs.task_version, jobs.attempt_no, $2,"
 		"  COALESCE(r.j #>> '{attempt,status}', 'error'), COALESCE((r.j ->> 'completion')::boolean, false),"
-		"  COALESCE((r.j ->> 'score')::double precision, 0), r.j FROM jobs, r WHERE jobs.id = $1",
+		"  COALESCE((r.j ->> 'score')::double precision, 0), COALESCE((r.j #>> '{attempt,retried}')::int, 0),"
+		"  r.j FROM jobs, r WHERE jobs.id = $1",
 		3, p, err)) ||
 	    (rc = kn_store_q(st, NULL, "UPDATE jobs SET state = 'done', finished = clock_timestamp(),"
 	                     " lease_until = NULL WHERE id = $1", 1, p, err)) ||
@@ -172,7 +177,7 @@ static const char sql_batch_json[] =
 	"WITH b AS (SELECT * FROM agent_batches WHERE id = $1),"
 	" a AS (SELECT j.id, j.task_version, j.attempt_no, j.state, j.worker, j.attempts, t.task_key,"
 	"  s.name AS taskset, r.status, r.completed, r.score, r.result #>> '{attempt,reason}' AS reason,"
-	"  r.result #>> '{attempt,end}' AS end_reason, r.worker AS done_by"
+	"  r.result #>> '{attempt,end}' AS end_reason, r.worker AS done_by, r.retried"
 	"  FROM jobs j JOIN task_versions v ON v.id = j.task_version JOIN tasks t ON t.id = v.task_id"
 	"  JOIN tasksets s ON s.id = t.taskset_id LEFT JOIN agent_results r ON r.job_id = j.id"
 	"  WHERE j.batch = $1),"
@@ -181,9 +186,11 @@ static const char sql_batch_json[] =
 	"  count(*) FILTER (WHERE status = 'done' AND completed) AS successes,"
 	"  json_agg(json_build_object('attempt', attempt_no, 'job', id, 'state', state, 'status', status,"
 	"   'completed', completed, 'score', score, 'end', end_reason, 'reason', reason,"
-	"   'worker', COALESCE(done_by, worker), 'claims', attempts) ORDER BY attempt_no) AS attempts"
+	"   'worker', COALESCE(done_by, worker), 'claims', attempts, 'retried', retried)"
+	"   ORDER BY attempt_no) AS attempts"
 	"  FROM a GROUP BY task_version)"
-	" SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'created', kn_ts(b.created),"
+	" SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'retries', b.retries,"
+	"  'created', kn_ts(b.created),"
 	"  'jobs', (SELECT count(*) FROM a), 'queued', (SELECT count(*) FROM a WHERE state = 'queued'),"
 	"  'running', (SELECT count(*) FROM a WHERE state = 'running'),"
 	"  'done', (SELECT count(*) FROM a WHERE state = 'done'),"
@@ -207,4 +214,36 @@ int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *e
 	const char *p[1] = {kn_store_i64(bb, batch)};
 	int rc = kn_store_q_text(st, out, sql_batch_json, 1, p, err);
 	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
+}
+
+/* The AGENT_BATCHES page of services/http/API.md: batches older than before (<= 0: from the
+ * newest), newest first, at most limit, each with its progress and metrics; next_before the cursor
+ * of the next page (the oldest id here) or null when none is older. */
+static const char sql_batches_json[] =
+	"WITH b AS (SELECT * FROM agent_batches WHERE $1::bigint <= 0 OR id < $1::bigint"
+	"  ORDER BY id DESC LIMIT $2::int + 1),"
+	" page AS (SELECT * FROM b ORDER BY id DESC LIMIT $2::int),"
+	" s AS (SELECT p.id, p.agent, p.repeat, p.created, count(j.id) AS jobs,"
+	"  count(*) FILTER (WHERE j.state = 'queued') AS queued,"
+	"  count(*) FILTER (WHERE j.state = 'running') AS running,"
+	"  count(*) FILTER (WHERE j.state = 'done') AS done,"
+	"  count(*) FILTER (WHERE r.status = 'done') AS executable,"
+	"  count(*) FILTER (WHERE r.status = 'done' AND r.completed) AS successes,"
+	"  count(*) FILTER (WHERE r.status = 'error') AS errors,"
+	"  count(*) FILTER (WHERE r.status = 'blocked') AS blocked"
+	"  FROM page p LEFT JOIN jobs j ON j.batch = p.id LEFT JOIN agent_results r ON r.job_id = j.id"
+	"  GROUP BY p.id, p.agent, p.repeat, p.created)"
+	" SELECT json_build_object('batches', COALESCE((SELECT json_agg(json_build_object('id', id,"
+	"  'agent', agent, 'repeat', repeat, 'created', kn_ts(created), 'jobs', jobs, 'queued', queued,"
+	"  'running', running, 'done', done, 'executable', executable, 'successes', successes,"
+	"  'errors', errors, 'blocked', blocked, 'success_rate', CASE WHEN executable > 0 THEN"
+	"  successes::float8 / executable END, 'url', '/api/agent-runs/' || id) ORDER BY id DESC) FROM s), '[]'),"
+	"  'next_before', CASE WHEN (SELECT count(*) FROM b) > $2::int THEN (SELECT min(id) FROM page) END)";
+
+int kn_store_agent_batches_json(kn_store *st, int64_t before, int limit, char **out, kn_err *err)
+{
+	*out = NULL;
+	char bb[24], lb[24];
+	const char *p[2] = {kn_store_i64(bb, before), kn_store_i64(lb, limit)};
+	return kn_store_q_text(st, out, sql_batches_json, 2, p, err);
 }

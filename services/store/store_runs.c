@@ -210,3 +210,48 @@ int kn_store_replay_orphans_end(kn_store *st, const char *me, const char *reason
 		rc = kn_err_set(err, ue.code, "%s", ue.msg);
 	return rc;
 }
+
+int kn_store_run_import(kn_store *st, const kn_store_run *run, FILE *traj, const char *result_json,
+                        kn_err *err)
+{
+	enum { BATCH = 500 };
+	char *line = NULL, *lines[BATCH], started[64] = "", ended[KN_TIME_MAX];
+	size_t cap = 0, n = 0;
+	int64_t seq = 1;
+	int r = 0, header = 1;
+	kn_time_rfc3339(ended, time(NULL));
+	rewind(traj);
+	while (r == 0 && getline(&line, &cap, traj) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if (!*line)
+			continue;
+		if (header) {
+			header = 0;
+			json_t *h = json_loads(line, 0, NULL);
+			const char *t = json_string_value(json_object_get(h, "started"));
+			snprintf(started, sizeof started, "%s", t ? t : ended);
+			json_decref(h);
+			kn_store_run start = *run;
+			start.started = started;
+			r = kn_store_run_start(st, &start, err);
+			continue;
+		}
+		if (!(lines[n++] = strdup(line)))
+			r = kn_err_set(err, KN_ENOMEM, "out of memory");
+		if (n == BATCH || r) {
+			if (r == 0)
+				r = kn_store_events_append(st, run->id, seq, (const char *const *)lines, n, err);
+			seq += (int64_t)n;
+			while (n)
+				free(lines[--n]);
+		}
+	}
+	if (r == 0 && n)
+		r = kn_store_events_append(st, run->id, seq, (const char *const *)lines, n, err);
+	while (n)
+		free(lines[--n]);
+	free(line);
+	if (r == 0 && !header)
+		r = kn_store_run_finish(st, run->id, ended, result_json, err);
+	return r;
+}

@@ -9,7 +9,13 @@
 #            the other worker runs the attempt again; every attempt completed exactly once (one
 #            agent_results row per job, none lost, the killed one re-claimed); GET /api/agent-runs/{id}
 #            shows progress, metrics and per-task results, and so does the dashboard's batch view in
-#            headless Chromium (batch-page.mjs)
+#            headless Chromium (batch-page.mjs); every attempt's run and events are in runs/events (kind
+#            agent) and on GET /api/runs/{id}; GET /api/agent-runs pages the batches (and the dashboard
+#            lists them)
+#   retries  infrastructure errors of agent jobs tried again up to the batch's "retries" (an agent that cannot
+#            start once, one that never can, retries 0), errored tries' folders kept aside
+#   external POST /api/runs with "step_limit": 2 and no browser: the post of the step past the budget ends
+#            the run (status step_limit, ended in PostgreSQL), the next post is refused; -1 never ends it
 #   security an agent named by a command line, an unknown task set, no token: refused; a job of an agent
 #            no worker has is never claimed; a bad `agents:` entry stops the worker with file:line:col
 # After every scenario no agent or browser started by keynode (anything whose command line or
@@ -179,7 +185,37 @@ EOF
     "shop-checkout:1:true,true shop-red-runner-cart:1:true,true"
   expect "jobs: the answer of shop-checkout came through" \
     "$(kn_psql "SELECT count(*) FROM agent_results r WHERE batch = $batch AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.result -> 'key_nodes') k WHERE k ->> 'id' = 'total' AND (k ->> 'score')::float = 1)")" 2
-  # the dashboard's batch view, in a real browser (batch-page.mjs)
+  # every attempt's run is in runs/events (kind agent), as a --server attempt's: the dashboard shows it
+  while IFS='|' read -r w t k rid; do
+    f=$tmp/$w-out/$batch/$t/$k
+    expect "jobs: $t #$k's run $rid in PostgreSQL: agent, ended, completed" \
+      "$(kn_psql "SELECT kind || ' ' || (ended IS NOT NULL) || ' ' || completion || ' ' || status FROM runs WHERE id = '$rid'")" \
+      "agent true true finished"
+    expect "jobs: $t #$k's events = its trajectory's" \
+      "$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$rid'")" "$(tail -n +2 "$f/trajectory.jsonl" | grep -c .)"
+    expect "jobs: $t #$k's run on the API" "$(api "$base/api/runs/$rid" | jq -r '"\(.task) \(.completion) \(.events | length)"')" \
+      "$t true $(tail -n +2 "$f/trajectory.jsonl" | grep -c .)"
+  done < <(kn_psql "SELECT r.worker, t.task_key, r.attempt_no, r.result ->> 'run' FROM agent_results r JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id WHERE r.batch = $batch ORDER BY 2, 3")
+  expect "jobs: 4 agent runs of the batch in runs, none twice" \
+    "$(kn_psql "SELECT count(DISTINCT id) FROM runs WHERE id IN (SELECT result ->> 'run' FROM agent_results WHERE batch = $batch)")" 4
+  # GET /api/agent-runs: a page of batches, newest first, with progress and metrics; next_before pages on
+  newer=$(api -X POST -d '{"agent": "other", "tasks": ["tasks:shop-checkout"]}' "$base/api/agent-runs" | jq -r .id)
+  l=$(api "$base/api/agent-runs?limit=1")
+  expect "list: limit 1 gives the newest batch and a cursor" "$(jq -r '"\(.batches | length) \(.batches[0].id) \(.next_before)"' <<<"$l")" "1 $newer $newer"
+  l=$(api "$base/api/agent-runs?limit=1&before=$newer")
+  expect "list: the next page is the older batch, with its progress and metrics" \
+    "$(jq -r '.batches[0] | "\(.id) \(.agent) \(.jobs) \(.done) \(.executable) \(.successes) \(.success_rate) \(.url)"' <<<"$l")" \
+    "$batch pw 4 4 4 4 1 /api/agent-runs/$batch"
+  expect "list: the last page has no cursor" "$(api "$base/api/agent-runs?before=$batch" | jq -r '.next_before')" null
+  expect "list: every batch, newest first" \
+    "$(api "$base/api/agent-runs" | jq -r '[.batches[].id] | (. == (sort | reverse)) and (index('$batch') != null)')" true
+  for q in "limit=0" "limit=x" "before=0" "before=-3" "before=abc" "before="; do
+    expect "list: ?$q is 400" "$(api -o /dev/null -w '%{http_code}' "$base/api/agent-runs?$q")" 400
+  done
+  expect "list: no token needed to read (as GET /api/runs)" \
+    "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/agent-runs")" \
+    "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/runs")"
+  # the dashboard's list of batches and batch view, in a real browser (batch-page.mjs)
   mkdir -p "$tmp/dash"
   if kn_chromium_start "$tmp/dash"; then
     node "$repo/tests/integration/batch-page.mjs" "$cdp" "$base" "$token" "$batch" 4 2 >"$tmp/dash/page.out" 2>&1
@@ -228,6 +264,76 @@ if want jobs; then
   keep=""
   check_clean jobs
 fi
+if want retries; then
+  # infrastructure errors of agent jobs are tried again up to the batch's "retries", as keynode run
+  # --retries: an agent that cannot start (sh exit 127) the first time runs on the second try; one that
+  # never can is an error after 1 + retries tries, each errored try's folder kept aside
+  cat >"$tmp/retries.yaml" <<EOF
+agents:
+  flaky: "if [ ! -e $tmp/flaky-\$KEYNODE_TASK_ID ]; then touch $tmp/flaky-\$KEYNODE_TASK_ID; exec $tmp/no-such-agent; fi; true"
+  missing: "exec $tmp/no-such-agent"
+EOF
+  [ "$(kn_psql "SELECT count(*) FROM tasksets WHERE name = 'tasks'")" = 1 ] ||
+    api -X POST --data-binary @"$tmp/tasks.yaml" "$base/api/tasksets?name=tasks" >/dev/null
+  bf=$(api -X POST -d '{"agent": "flaky", "tasks": ["tasks:shop-checkout"]}' "$base/api/agent-runs" | jq -r .id)
+  bm=$(api -X POST -d '{"agent": "missing", "tasks": ["tasks:shop-checkout"], "retries": 2}' "$base/api/agent-runs" | jq -r .id)
+  b0=$(api -X POST -d '{"agent": "missing", "tasks": ["tasks:shop-checkout"], "retries": 0}' "$base/api/agent-runs" | jq -r .id)
+  expect "retries: POST with retries 11 is 400" \
+    "$(api -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "missing", "taskset": "tasks", "retries": 11}' "$base/api/agent-runs")" 400
+  "$kn" worker --config "$tmp/retries.yaml" --id w3 --poll 200 --lease 10 --agent-out "$tmp/w3-out" \
+    --agent-timeout 60 >"$tmp/w3.out" 2>"$tmp/w3.log" &
+  w3_pid=$!
+  kn_pids+=("$w3_pid")
+  keep="$w3_pid"
+  wait_sql 180 "SELECT count(*) FROM jobs WHERE batch IN (${bf:-0}, ${bm:-0}, ${b0:-0}) AND state = 'done'" 3 ||
+    kn_fail "retries: the jobs did not finish: $(tail -5 "$tmp/w3.log")"
+  res() { kn_psql "SELECT status || ' ' || retried || ' ' || COALESCE(result #>> '{attempt,reason}', '-') FROM agent_results WHERE batch = ${1:-0}"; }
+  expect "retries: the agent that could not start once ran on the retry" "$(res "$bf")" "done 1 -"
+  expect "retries: its first try kept aside" "$(ls -d "$tmp"/w3-out/"$bf"/shop-checkout/1.error-* 2>/dev/null | wc -l)" 1
+  expect "retries: the retry's run is in runs" \
+    "$(kn_psql "SELECT count(*) FROM runs WHERE kind = 'agent' AND id = (SELECT result ->> 'run' FROM agent_results WHERE batch = ${bf:-0})")" 1
+  expect "retries: the agent that never starts: error after 1 + 2 tries" "$(res "$bm")" \
+    "error 2 agent could not start: exit 127 from /bin/sh (command not found or not executable)"
+  expect "retries: its two errored tries kept aside" "$(ls -d "$tmp"/w3-out/"$bm"/shop-checkout/1.error-* 2>/dev/null | wc -l)" 2
+  expect "retries: with retries 0, one try" "$(res "$b0") $(ls -d "$tmp"/w3-out/"$b0"/shop-checkout/1.error-* 2>/dev/null | wc -l)" \
+    "error 0 agent could not start: exit 127 from /bin/sh (command not found or not executable) 0"
+  expect "retries: the batch view says retried and excludes the error" \
+    "$(api "$base/api/agent-runs/$bm" | jq -r '"\(.retries) \(.tasks[0].attempts[0].retried) \(.metrics.errors) \(.metrics.executable)"')" "2 2 1 0"
+  kill -TERM "$w3_pid" 2>/dev/null
+  wait "$w3_pid"
+  expect "retries: w3 exits 0 on SIGTERM" $? 0
+  kn_forget "$w3_pid"
+  keep=""
+  check_clean retries
+fi
+
+if want external; then
+  # an external run (POST /api/runs without "browser") with "step_limit": 2 ends at the post that spends
+  # the budget, as `watch --step-limit` does; with -1 (none) the same posts leave it running
+  [ "$(kn_psql "SELECT count(*) FROM tasksets WHERE name = 'tasks'")" = 1 ] ||
+    api -X POST --data-binary @"$tmp/tasks.yaml" "$base/api/tasksets?name=tasks" >/dev/null
+  click() { printf '{"t":%s,"type":"click","url":"http://127.0.0.1:%s/shop/","selector":"#b%s","text":"b%s"}' "$1" "$port" "$1" "$1"; }
+  for lim in 2 -1; do
+    xid=$(api -X POST -d "{\"task\": \"tasks:shop-red-runner-cart\", \"step_limit\": $lim}" "$base/api/runs" | jq -r .id)
+    got=
+    for i in 1 2 3 4; do
+      got+="$(api -o "$tmp/ext.body" -w '%{http_code}' -X POST -d "$(click $i)" "$base/api/runs/$xid/events"):$(jq -r '.status // "-"' "$tmp/ext.body" 2>/dev/null) "
+    done
+    r=$(api "$base/api/runs/$xid")
+    if [ "$lim" = 2 ]; then
+      expect "external: step_limit 2: the third step's post ends the run, the next is refused" "$got" \
+        "200:running 200:running 200:ended 409:- "
+      expect "external: step_limit 2: status step_limit, ended" "$(jq -r '"\(.status) \(.ended != null)"' <<<"$r")" "step_limit true"
+      expect "external: step_limit 2: in PostgreSQL, ended" \
+        "$(kn_psql "SELECT (ended IS NOT NULL) FROM runs WHERE id = '$xid'")" t
+    else
+      expect "external: step_limit -1: every post taken, still running" "$got" \
+        "200:running 200:running 200:running 200:running "
+      api -o /dev/null -X POST "$base/api/runs/$xid/stop"
+    fi
+  done
+fi
+
 grep -q 'level=error' "$tmp/serve.log" && kn_fail "serve logged errors: $(grep 'level=error' "$tmp/serve.log" | head -3)"
 [ "$kn_fails" = 0 ] || for f in serve w1 w2 srv; do [ -f "$tmp/$f.log" ] && { echo "$f log:"; tail -8 "$tmp/$f.log" | sed 's/^/    /'; }; done
 kn_finish

@@ -22,6 +22,8 @@
 #   reward     a purchase task (tests/data/purchase/market.yaml on tests/sites/market), --repeat 2: the
 #              agent (agents/market.mjs) buys the right shoe (reward 1), then a wrong colour (4/5):
 #              summary task_score 90, reward_success_rate 0.5 over 2 reward_tasks, a reward column
+#   pool       the warm pool (--warm 1): a pooled browser killed while it waited is replaced by a new
+#              one, never handed out; --warm out of range refused
 #   readme     the README's Selenium agent skeleton as written (extracted from README.md) with a scripted
 #              my_policy.py (tests/agents/readme_policy.py): shop-red-runner-cart solved, its answer read
 # After every scenario no process started by keynode (agent or browser: anything whose command line
@@ -380,6 +382,49 @@ if want readme; then
   expect "readme: its answer was read" "$(res readme/shop-red-runner-cart/1 .attempt.answers)" 1
   expect "readme: it exited by itself" "$(res readme/shop-red-runner-cart/1 '"\(.attempt.end) \(.attempt.exit_code)"')" "agent exited 0"
   check_clean readme
+fi
+
+if want pool; then
+  # the warm pool (--warm): a pooled browser that died while it waited is replaced, never handed out.
+  # --parallel 1 --warm 1 --repeat 2 through a wrapper that logs each launch (number, pid, profile); the
+  # first attempt's agent waits until the pool's second browser is up, kills it (SIGKILL) and waits until
+  # it is gone; the second attempt must then run on a third, live browser
+  cat >"$tmp/pool-chromium" <<EOF
+#!/bin/sh
+for a in "\$@"; do case \$a in --user-data-dir=*) udd=\${a#*=} ;; esac; done
+echo "\$\$ \$udd" >>"$tmp/pool-launches"
+exec "$kn_chromium" "\$@"
+EOF
+  cat >"$tmp/pool-agent.sh" <<EOF
+#!/bin/sh
+if mkdir "$tmp/pool-first" 2>/dev/null; then
+  # the pool's second browser: up (its DevToolsActivePort written), then a moment for the pool to take it in
+  i=0
+  until [ "\$(wc -l <"$tmp/pool-launches")" -ge 2 ] && udd=\$(sed -n 2p "$tmp/pool-launches" | cut -d' ' -f2) &&
+        [ -s "\$udd/DevToolsActivePort" ]; do i=\$((i + 1)); [ \$i -gt 600 ] && exit 9; sleep 0.1; done
+  sleep 5
+  pid=\$(sed -n 2p "$tmp/pool-launches" | cut -d' ' -f1)
+  head -1 "\$udd/DevToolsActivePort" >"$tmp/pool-dead-port"
+  kill -9 "\$pid"
+  while [ -e /proc/\$pid ] && [ "\$(awk '{print \$3}' /proc/\$pid/stat 2>/dev/null)" != Z ]; do sleep 0.1; done
+else
+  echo "\$KEYNODE_CDP_URL" >"$tmp/pool-second-url"
+fi
+EOF
+  chmod +x "$tmp/pool-chromium" "$tmp/pool-agent.sh"
+  run_kn pool --agent "$tmp/pool-agent.sh" --task shop-red-runner-cart --repeat 2 --parallel 1 --warm 1 \
+    --retries 0 --chromium "$tmp/pool-chromium" --timeout 120
+  expect "pool: both attempts ran (agent exited 0), none an error" \
+    "$(res pool/shop-red-runner-cart/1 .attempt.end) $(res pool/shop-red-runner-cart/1 .attempt.exit_code) $(res pool/shop-red-runner-cart/2 .attempt.status) $(res pool/shop-red-runner-cart/2 .attempt.exit_code)" \
+    "agent exited 0 done 0"
+  expect "pool: the dead browser replaced (3 launches for 2 attempts)" "$(wc -l <"$tmp/pool-launches")" 3
+  dead=$(cat "$tmp/pool-dead-port" 2>/dev/null)
+  got=$(cat "$tmp/pool-second-url" 2>/dev/null)
+  if [ -n "$dead" ] && [ -n "$got" ] && [ "$got" != "http://127.0.0.1:$dead" ]; then
+    kn_ok "pool: the second attempt's browser is not the dead one ($got, dead port $dead)"
+  else kn_fail "pool: second attempt's browser '$got', dead port '$dead'"; fi
+  expect "pool: --warm 17 refused" "$("$kn" run --tasks "$tmp/tasks.yaml" --agent true --warm 17 --out "$tmp/pool-bad" >/dev/null 2>&1; echo $?)" 2
+  check_clean pool
 fi
 
 kn_finish

@@ -60,6 +60,16 @@ static void test_routes(void **state)
 	assert_int_equal(r, KN_ROUTE_TASK_WORKFLOW);
 	assert_string_equal(id, "m2w:1");
 	assert_string_equal(kn_route_name(r), "GET /api/tasks/{id}/workflow");
+	/* agent batches (issue 14): the collection lists them, an id names one */
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/agent-runs"), 0);
+	assert_int_equal(r, KN_ROUTE_AGENT_RUNS);
+	assert_false(kn_route_is_write(r));
+	assert_string_equal(kn_route_name(r), "GET /api/agent-runs");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/agent-runs"), 0);
+	assert_int_equal(r, KN_ROUTE_AGENT_RUNS_POST);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/agent-runs/12"), 0);
+	assert_int_equal(r, KN_ROUTE_AGENT_RUN);
+	assert_string_equal(id, "12");
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/m2w:1/workflow"), KN_EUNSUPPORTED);
 	/* SQL in a path parameter is just an id (the store binds it) */
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/' OR 1=1; DROP TABLE runs;--"), 0);

@@ -1,0 +1,50 @@
+// batches.js — the agent batches page, #/agent-runs: the newest batches of agent attempts
+// (GET /api/agent-runs, a page at a time, newest first) with their progress and success rate, each
+// linking to its batch view (batch.js, #/agent-runs/<id>). "Older" follows the API's next_before.
+// Every string from the API is a text node (el()).
+
+import { el, fmtTime, fmtAgo } from './dom.js';
+import { api } from './api.js';
+
+const LIMIT = 50;
+
+function rate(x) {
+  return typeof x === 'number' && Number.isFinite(x) ? `${(x * 100).toFixed(0)} %` : '—';
+}
+
+function row(b) {
+  return el('tr', { 'data-batch': String(b.id) },
+    el('td', { class: 'mono' }, el('a', { href: `#/agent-runs/${encodeURIComponent(b.id)}`, class: 'batch-link' }, String(b.id))),
+    el('td', { class: 'mono' }, b.agent ?? ''),
+    el('td', { class: 'num' }, `×${b.repeat ?? '?'}`),
+    el('td', { class: 'num batch-done' }, `${b.done ?? 0}/${b.jobs ?? 0}`),
+    el('td', { class: 'num' }, `${b.running ?? 0} running · ${b.queued ?? 0} queued`),
+    el('td', { class: 'num batch-rate' }, rate(b.success_rate)),
+    el('td', { class: 'num' }, `${b.errors ?? 0} errors · ${b.blocked ?? 0} blocked`),
+    el('td', { title: fmtTime(b.created) }, fmtTime(b.created), el('span', { class: 'muted small' }, ` ${fmtAgo(b.created)}`)));
+}
+
+export async function render(view, _params, ctx) {
+  const tbody = el('tbody');
+  const more = el('button', { type: 'button', class: 'btn', id: 'batches-older', hidden: true }, 'Older');
+  let next = null;
+  async function load(before) {
+    const q = before ? `&before=${encodeURIComponent(before)}` : '';
+    const data = await api('GET', `/api/agent-runs?limit=${LIMIT}${q}`, undefined, { signal: ctx.signal });
+    const batches = Array.isArray(data.batches) ? data.batches : [];
+    tbody.append(...batches.map(row));
+    next = data.next_before ?? null;
+    more.hidden = next === null;
+    if (!tbody.children.length) tbody.append(el('tr', { class: 'empty' }, el('td', { colspan: 8 }, 'no agent batches')));
+  }
+  more.addEventListener('click', () => { if (next !== null) load(next).catch(() => {}); });
+  await load(null);
+  view.replaceChildren(
+    el('h1', {}, 'Agent runs'),
+    el('section', { class: 'card' },
+      el('div', { class: 'card-head' }, el('h2', {}, 'Batches, newest first')),
+      el('div', { class: 'table-wrap' }, el('table', { id: 'batches-table', class: 'table' },
+        el('thead', {}, el('tr', {}, ['batch', 'agent', 'repeat', 'done', 'in progress', 'success rate', 'excluded', 'created'].map((h) => el('th', { scope: 'col' }, h)))),
+        tbody)),
+      more));
+}
