@@ -24,6 +24,7 @@
 #include "keynode/event.h"
 #include "store.h"
 #include "worker_browser.h"
+#include "worker_workflow.h"
 #include "health.h"
 
 /* The health state machine's outcome for a replay status; -1 (no retry ran) → none. */
@@ -464,7 +465,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	kn_taskset *set = NULL;
 	kn_replay_report *rep = NULL;
 	FILE *traj = NULL;
-	char *ws = NULL, why[800];
+	char *ws = NULL, *wf_json = NULL, why[800];
 	int64_t replay_id = 0;
 	int first = -1, retry = -1, r;
 
@@ -481,9 +482,10 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		snprintf(why, sizeof why, "task version %" PRId64 " cannot be loaded: %s", job->task_version, err.msg);
 		goto store_error;
 	}
-	int wf_attached = 0; /* worker --workflows: a workflow file beside replaces the stored steps */
-	if (w->o.workflows_dir &&
-	    kn_workflow_attach_task(&set->tasks[0], w->o.workflows_dir, &wf_attached, &err) != 0) {
+	/* --workflows file, else the newest uploaded workflow, else inline steps (worker_workflow.h) */
+	if ((r = kn_worker_workflow_pick(w, &set->tasks[0], job->task_version, w->o.workflows_dir, &wf_json, &err))) {
+		if (r == KN_EIO || r == KN_EDB)
+			goto out;
 		snprintf(why, sizeof why, "workflow of task '%s' cannot be loaded: %s", set->tasks[0].id, err.msg);
 		goto store_error;
 	}
@@ -507,6 +509,8 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 			vo.trajectory = traj;
 			if (r == 0)
 				r = kn_replay_validate(w->loop, ws, task, &vo, &rep, &err);
+			if (r == 0 && wf_json) /* which workflow was replayed: the stored row says it */
+				kn_replay_report_set_workflow(rep, wf_json);
 		}
 		if (r) {
 			if (stopping(w)) {
@@ -608,6 +612,7 @@ out:
 	if (traj)
 		fclose(traj);
 	free(ws);
+	free(wf_json);
 	return r;
 }
 
