@@ -52,6 +52,9 @@ int kn_worker_workflow_pick(kn_worker *w, kn_task *t, int64_t task_version, cons
 				return rc;
 			kn_worker_log(w, "info", "replaying the stored workflow", "task=%s workflow_version=%d", t->id,
 			              wf.version);
+		} else if (rc == KN_ENOTFOUND && t->n_steps == 0) { /* an error result at once, not a retry */
+			return kn_err_set(err, KN_EINVAL, "no steps to replay: the task has no inline steps and no workflow "
+			                  "was uploaded (POST /api/workflows)%s", dir ? " or is in --workflows" : "");
 		} else if (rc == KN_ENOTFOUND) {
 			doc = json_pack("{s:s}", "source", "inline");
 		} else {

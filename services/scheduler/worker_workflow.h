@@ -22,8 +22,9 @@
 /* Give task t (of task version task_version, tasks_versions.id) the steps it is to replay, by the
  * precedence above (dir NULL: no --workflows), and say which in *json (malloc'd, the caller's):
  * the report's "workflow" object, {"source": "file", "file"} | {"source": "stored", "version",
- * "task_version", "recorded_at"?} | {"source": "inline"}. A malformed file or stored workflow is
- * KN_EINVAL with err saying which and where; KN_EIO/KN_EDB when the database failed. */
+ * "task_version", "recorded_at"?} | {"source": "inline"}. A malformed file or stored workflow, or
+ * no steps from any source, is KN_EINVAL with err saying which and where (the job's result is an
+ * error at once); KN_EIO/KN_EDB when the database failed. */
 int kn_worker_workflow_pick(kn_worker *w, kn_task *t, int64_t task_version, const char *dir, char **json,
                             kn_err *err);
 
