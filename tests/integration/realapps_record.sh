@@ -11,7 +11,12 @@
 #   - the page "renamed" through the editor (its text moved to trailhead:tent_maintenance, the old
 #     page deleted): broken at the same click — the recorded selector now finds the tent_maintenance
 #     hit in the tent_care hit's place, which must not be taken for it (the recorded text disagrees);
-#   - restored through the editor: passed again.
+#   - restored through the editor: passed again;
+#   - a permissions change through DokuWiki's ACL (dokuwiki.sh acl, acl-readonly): with the ACL on, an
+#     edit of the Returns page recorded from agents/dokuwiki-editor.mjs passes; once an ACL rule makes the
+#     page read-only it is broken at the recorded click on "Edit this page" (the page tools now offer
+#     "Show pagesource" under the same href, refused: the recorded text disagrees); the rule removed,
+#     passed again.
 # The expected steps come from the recorded file (the step numbers of its `type` and `click`), not
 # from constants. Env: KN_CHROMIUM, KN_KEEP=1. Exit 0 all checks passed, 1 any failed.
 # usage: realapps_record.sh KEYNODE REPO_DIR
@@ -35,20 +40,24 @@ sed "s#BASE#$base#g" "$repo/tests/realapps/dokuwiki-tasks.yaml" >"$tmp/dw.yaml"
 kn_chromium_start "$tmp" || kn_finish
 task=dokuwiki-tent-care wf=$tmp/workflows
 
-# record while the agent performs the task
-"$kn" record --browser "$cdp" --tasks "$tmp/dw.yaml" --task $task --out "$wf" >"$tmp/rec.out" 2>"$tmp/rec.err" &
-rpid=$!
-kn_pids+=("$rpid")
-for _ in $(seq 1 300); do grep -q '^recording task' "$tmp/rec.out" 2>/dev/null && break; sleep 0.1; done
-node "$here/agents/dokuwiki.mjs" "$cdp" "$base" "$tmp/marks" >"$tmp/agent.out" 2>&1 ||
-  kn_fail "the agent failed: $(tail -2 "$tmp/agent.out" | tr '\n' ' ')"
-# every key node reached: the recording ends by itself (no idle timer a loaded machine could overrun)
-for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
-kill -0 "$rpid" 2>/dev/null && kn_fail "record did not end when every key node was reached"
-kn_stop "$rpid"
-grep -q '^every key node reached' "$tmp/rec.out" && kn_ok "record ended: every key node reached" || kn_fail "record: $(tail -3 "$tmp/rec.out")"
-[ -f "$wf/$task.yaml" ] && kn_ok "recorded: $(grep -c '^  step ' "$tmp/rec.out") steps" ||
-  { kn_fail "no workflow: $(tail -5 "$tmp/rec.out" "$tmp/rec.err")"; kn_finish; }
+# record TASKFILE TASK AGENT — record TASK into $wf while agents/AGENT.mjs performs it; the recording
+# must end by itself once every key node was reached (no idle timer a loaded machine could overrun)
+record() {
+  "$kn" record --browser "$cdp" --tasks "$1" --task "$2" --out "$wf" >"$tmp/rec-$2.out" 2>"$tmp/rec-$2.err" &
+  local rpid=$!
+  kn_pids+=("$rpid")
+  for _ in $(seq 1 300); do grep -q '^recording task' "$tmp/rec-$2.out" 2>/dev/null && break; sleep 0.1; done
+  node "$here/agents/$3.mjs" "$cdp" "$base" "$tmp/marks-$2" >"$tmp/agent-$2.out" 2>&1 ||
+    kn_fail "$3: the agent failed: $(tail -2 "$tmp/agent-$2.out" | tr '\n' ' ')"
+  for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
+  kill -0 "$rpid" 2>/dev/null && kn_fail "$2: record did not end when every key node was reached"
+  kn_stop "$rpid"
+  grep -q '^every key node reached' "$tmp/rec-$2.out" && kn_ok "$2: record ended: every key node reached" ||
+    kn_fail "$2: record: $(tail -3 "$tmp/rec-$2.out")"
+  [ -f "$wf/$2.yaml" ] && kn_ok "$2: recorded $(grep -c '^  step ' "$tmp/rec-$2.out") steps at $(sed -n 's/^viewport: //p' "$wf/$2.yaml")" ||
+    { kn_fail "$2: no workflow: $(tail -5 "$tmp/rec-$2.out" "$tmp/rec-$2.err")"; kn_finish; }
+}
+record "$tmp/dw.yaml" $task dokuwiki
 # step numbers in the recorded file: the search box's type, and the click on the result
 n_type=$(grep '^  - ' "$wf/$task.yaml" | grep -n '^  - type:' | head -1 | cut -d: -f1)
 n_click=$(grep '^  - ' "$wf/$task.yaml" | grep -n '^  - click:' | tail -1 | cut -d: -f1)
@@ -56,11 +65,11 @@ n_click=$(grep '^  - ' "$wf/$task.yaml" | grep -n '^  - click:' | tail -1 | cut 
   kn_ok "the workflow types into the search box at step $n_type and clicks the tent_care hit at step $n_click" ||
   kn_fail "recorded workflow: $(cat "$wf/$task.yaml")"
 
-# validate NAME — replay --validate of the recorded workflow; r is the report
+# validate NAME [TASKFILE TASK] — replay --validate of the recorded workflow; r is the report
 validate() {
   mkdir -p "$tmp/r-$1"
-  "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/dw.yaml" --workflows "$wf" --out "$tmp/r-$1" >"$tmp/r-$1.out" 2>&1
-  r=$tmp/r-$1/$task.json
+  "$kn" replay --validate --quiet --browser "$cdp" --tasks "${2:-$tmp/dw.yaml}" --workflows "$wf" --out "$tmp/r-$1" >"$tmp/r-$1.out" 2>&1
+  r=$tmp/r-$1/${3:-$task}.json
 }
 show() { jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), drift: .replay.drift}' "$r" 2>&1; }
 admin() {
@@ -101,4 +110,29 @@ jq -e --argjson s "$n_click" '.status == "broken" and .broken.step == $s and .br
 admin restore
 validate restored
 jq -e '.status == "passed" and (.replay.drift | length == 0)' "$r" >/dev/null && kn_ok "restored through the editor: passed again, no drift" || kn_fail "restored: $(show)"
+
+# ---- a permissions change: DokuWiki's ACL on (visitors may edit), an edit of the Returns page recorded
+# (agents/dokuwiki-editor.mjs), then the page made read-only by an ACL rule: the page tools offer "Show
+# pagesource" (same href) where "Edit this page" was, so the replay breaks at the recorded click on it
+"$dw" acl "$tmp/dokuwiki"
+sed "s#BASE#$base#g" "$repo/tests/realapps/dokuwiki-acl-tasks.yaml" >"$tmp/acl.yaml"
+et=dokuwiki-edit-returns wf=$tmp/acl-workflows
+record "$tmp/acl.yaml" $et dokuwiki-editor
+n_edit=$(grep '^  - ' "$wf/$et.yaml" | grep -n '^  - click: .*text: "Edit this page"' | head -1 | cut -d: -f1)
+[ -n "$n_edit" ] && grep -q '^  - type: { selector: "#wiki__text"' "$wf/$et.yaml" &&
+  kn_ok "$et: the workflow clicks Edit this page at step $n_edit and types into the editor" || kn_fail "$et workflow: $(cat "$wf/$et.yaml")"
+validate acl-edit "$tmp/acl.yaml" $et
+jq -e '.status == "passed" and (.replay.drift | length == 0) and ([.replay.steps[] | select(has("postcondition")) | .postcondition] | all)' "$r" >/dev/null &&
+  kn_ok "ACL on, the page editable: passed, no drift, postconditions held" || kn_fail "acl editable: $(show)"
+"$dw" acl-readonly "$tmp/dokuwiki"
+curl -s "$base/doku.php?id=trailhead:returns" >"$tmp/readonly.html"
+grep -q 'Show pagesource' "$tmp/readonly.html" && ! grep -q 'Edit this page' "$tmp/readonly.html" &&
+  kn_ok "DokuWiki's ACL: the Returns page is read-only (Show pagesource, no Edit this page)" || kn_fail "the ACL rule did not make the page read-only"
+validate acl-readonly "$tmp/acl.yaml" $et
+jq -e --argjson s "$n_edit" '.status == "broken" and .broken.step == $s and .broken.reason == "element not found" and .broken.key_node == null
+   and (.broken.detail | test("recorded text .Edit this page., the element.s is .Show pagesource."))' "$r" >/dev/null &&
+  kn_ok "page read-only: broken at step $n_edit (Edit this page), the link there is Show pagesource" || kn_fail "read-only: $(show), want step $n_edit"
+"$dw" acl "$tmp/dokuwiki"
+validate acl-again "$tmp/acl.yaml" $et
+jq -e '.status == "passed" and (.replay.drift | length == 0)' "$r" >/dev/null && kn_ok "the ACL rule removed: passed again" || kn_fail "acl again: $(show)"
 kn_finish
