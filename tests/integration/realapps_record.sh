@@ -16,11 +16,18 @@
 #     edit of the Returns page recorded from agents/dokuwiki-editor.mjs passes; once an ACL rule makes the
 #     page read-only it is broken at the recorded click on "Edit this page" (the page tools now offer
 #     "Show pagesource" under the same href, refused: the recorded text disagrees); the rule removed,
+#     passed again;
+#   - WordPress (tests/realapps/wordpress.sh, a private MariaDB): agents/wordpress.mjs opens the post "Pitching
+#     a tent in the rain" while its workflow is recorded; it passes with no drift, is broken at the recorded
+#     click on the post's title when the post is renamed (its link unchanged: the renamed link is refused)
+#     and when the administrator moves it to the trash in wp-admin (agents/wordpress-admin.mjs); restored,
 #     passed again.
 # The expected steps come from the recorded file (the step numbers of its `type` and `click`), not
 # from constants. Env: KN_CHROMIUM, KN_KEEP=1. Exit 0 all checks passed, 1 any failed.
-# usage: realapps_record.sh KEYNODE REPO_DIR
+# The sanitizer build passes "quick" (third argument): the post-renamed and ACL-rule-removed checks are left out.
+# usage: realapps_record.sh KEYNODE REPO_DIR [quick]
 set -u -o pipefail
+quick=${3:-}
 kn=${1:?usage: realapps_record.sh KEYNODE REPO_DIR}
 repo=$(cd "${2:?usage: realapps_record.sh KEYNODE REPO_DIR}" && pwd)
 . "$repo/tests/integration/lib.sh"
@@ -132,7 +139,49 @@ validate acl-readonly "$tmp/acl.yaml" $et
 jq -e --argjson s "$n_edit" '.status == "broken" and .broken.step == $s and .broken.reason == "element not found" and .broken.key_node == null
    and (.broken.detail | test("recorded text .Edit this page., the element.s is .Show pagesource."))' "$r" >/dev/null &&
   kn_ok "page read-only: broken at step $n_edit (Edit this page), the link there is Show pagesource" || kn_fail "read-only: $(show), want step $n_edit"
-"$dw" acl "$tmp/dokuwiki"
-validate acl-again "$tmp/acl.yaml" $et
-jq -e '.status == "passed" and (.replay.drift | length == 0)' "$r" >/dev/null && kn_ok "the ACL rule removed: passed again" || kn_fail "acl again: $(show)"
+if [ -z "$quick" ]; then
+  "$dw" acl "$tmp/dokuwiki"
+  validate acl-again "$tmp/acl.yaml" $et
+  jq -e '.status == "passed" and (.replay.drift | length == 0)' "$r" >/dev/null && kn_ok "the ACL rule removed: passed again" || kn_fail "acl again: $(show)"
+fi
+
+# ---- WordPress on a private MariaDB (tests/realapps/wordpress.sh): agents/wordpress.mjs opens the post
+# "Pitching a tent in the rain" from the blog's latest posts while its workflow is recorded
+wp=$repo/tests/realapps/wordpress.sh
+mkdir -p "$tmp/wordpress"
+pport=$(kn_free_port)
+trap '"$wp" stop "$tmp/wordpress" >/dev/null 2>&1; kn_lib_cleanup' EXIT
+"$wp" install "$tmp/wordpress" "$pport" >"$tmp/wp-install.log" 2>&1 && kn_ok "WordPress installed on a private MariaDB and seeded" ||
+  { kn_fail "WordPress install: $(tail -2 "$tmp/wp-install.log")"; kn_finish; }
+ppid_=$("$wp" start "$tmp/wordpress" "$pport")
+kn_pids+=("$ppid_")
+base=http://127.0.0.1:$pport
+for _ in $(seq 1 200); do curl -s -o /dev/null "$base/" && break; sleep 0.05; done
+sed "s#BASE#$base#g" "$repo/tests/realapps/wordpress-tasks.yaml" >"$tmp/wp.yaml"
+wt=wordpress-tent-post wf=$tmp/wp-workflows
+record "$tmp/wp.yaml" $wt wordpress
+n_post=$(grep '^  - ' "$wf/$wt.yaml" | grep -n '^  - click: .*text: "Pitching a tent in the rain"' | head -1 | cut -d: -f1)
+[ -n "$n_post" ] && kn_ok "$wt: the workflow clicks the post's title at step $n_post" || kn_fail "$wt workflow: $(cat "$wf/$wt.yaml")"
+validate wp-seeded "$tmp/wp.yaml" $wt
+jq -e '.status == "passed" and (.replay.drift | length == 0) and ([.replay.steps[] | select(has("postcondition")) | .postcondition] | all)' "$r" >/dev/null &&
+  kn_ok "WordPress seeded: the recorded workflow passes, no drift, postconditions held" || kn_fail "wp seeded: $(show)"
+# the post renamed, its link (?p=5) unchanged: the link in its place is not the recorded one
+if [ -z "$quick" ]; then
+  "$wp" rename-post "$tmp/wordpress"
+  validate wp-renamed "$tmp/wp.yaml" $wt
+  jq -e --argjson s "$n_post" '.status == "broken" and .broken.step == $s and .broken.reason == "element not found" and .broken.key_node == null
+     and (.broken.detail | test("Pitching a tent in a storm"))' "$r" >/dev/null &&
+    kn_ok "post renamed: broken at step $n_post, the renamed post's link not taken for it" || kn_fail "wp renamed: $(show), want step $n_post"
+  "$wp" reset "$tmp/wordpress"
+fi
+# the post moved to the trash by the administrator in wp-admin (Posts → All Posts → Trash)
+node "$here/agents/wordpress-admin.mjs" "$cdp" "$base" "$tmp/wp-admin-marks" trash >"$tmp/wp-admin.out" 2>&1 &&
+  kn_ok "through wp-admin: the post moved to the trash" || kn_fail "wp-admin trash: $(tail -2 "$tmp/wp-admin.out" | tr '\n' ' ')"
+[ "$(curl -s -o /dev/null -w '%{http_code}' "$base/?p=5")" = 404 ] && kn_ok "the trashed post is gone (404)" || kn_fail "the trashed post still answers"
+validate wp-trashed "$tmp/wp.yaml" $wt
+jq -e --argjson s "$n_post" '.status == "broken" and .broken.step == $s and .broken.reason == "element not found" and .broken.key_node == null' "$r" >/dev/null &&
+  kn_ok "post trashed: broken at step $n_post (its link), element not found" || kn_fail "wp trashed: $(show), want step $n_post"
+"$wp" reset "$tmp/wordpress"
+validate wp-restored "$tmp/wp.yaml" $wt
+jq -e '.status == "passed" and (.replay.drift | length == 0)' "$r" >/dev/null && kn_ok "WordPress restored: passed again, no drift" || kn_fail "wp restored: $(show)"
 kn_finish
