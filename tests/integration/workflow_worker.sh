@@ -8,7 +8,9 @@
 #   - on the changed sites (tests/sites/v2, served on another port: the task file and its workflow
 #     uploaded again, task version 2, workflow version 3): broken at the step and with the reason of
 #     tests/sites/v2/expected-workflows.json, by workflow version 3;
-#   - the dashboard's task page lists the three replays with the workflow each drove.
+#   - a stored workflow that does not load (inserted past the API): an error result naming it and the
+#     position, the worker still running;
+#   - the dashboard's task page lists the four replays with the workflow each drove.
 # usage: workflow_worker.sh KEYNODE SOURCE_DIR
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
@@ -99,12 +101,22 @@ jq -e --argjson e "$e" '.status == $e.status and .workflow_version == 3 and .rep
    and .report.broken.step == $e.step and .report.broken.reason == $e.reason and .report.broken.key_node == $e.key_node' <<<"$row" >/dev/null &&
   kn_ok "changed site: broken at step $(jq .step <<<"$e") ($(jq -r .reason <<<"$e")) by stored workflow version 3" ||
   kn_fail "v2 sites: $(show), want $e"
+
+# a stored workflow that does not load (written past the API, which refuses it): an error result at once
+# naming it and the position, never a crash, never the inline steps instead
+kn_psql "INSERT INTO task_workflows (task_id, version, task_version, steps, hash, body)
+  SELECT t.id, 4, t.current_version, 1, 'x', E'workflow: 1\\ntask: \"0\"\\nsteps:\\n  - click: { selector: \"div[[x\", text: x }\\n'
+  FROM tasks t WHERE t.task_key = '$task'" >/dev/null || kn_fail "bad workflow row not inserted"
+replay 4
+jq -e '.status == "error" and (.report.error.reason | test("stored workflow version 4:4:[0-9]+: step 1"))' <<<"$row" >/dev/null &&
+  kn_ok "a stored workflow that does not load: error ($(jq -r .report.error.reason <<<"$row"))" || kn_fail "bad stored workflow: $(show)"
+kill -0 "$worker_pid" 2>/dev/null && kn_ok "the worker is still running" || kn_fail "the worker died: $(tail -3 "$tmp/worker.log")"
 kn_stop "$sites_pid"
 
 # the dashboard's task page: the replay history says which workflow each replay drove
 node "$here/workflow-page.mjs" "$cdp" "$base" "$task" >"$tmp/page.json" 2>"$tmp/page.err"
-jq -e '.has == "yes" and .replays == 3 and .replay_workflows == ["version 3", "version 2", "—"]' "$tmp/page.json" >/dev/null &&
-  kn_ok "dashboard replay history: version 3, version 2, none" || kn_fail "dashboard: $(cat "$tmp/page.json" "$tmp/page.err")"
+jq -e '.has == "yes" and .replays == 4 and .replay_workflows == ["—", "version 3", "version 2", "—"]' "$tmp/page.json" >/dev/null &&
+  kn_ok "dashboard replay history: none (the bad one), version 3, version 2, none" || kn_fail "dashboard: $(cat "$tmp/page.json" "$tmp/page.err")"
 kn_stop "$worker_pid"
 kn_stop "$serve_pid"
 kn_finish
