@@ -484,7 +484,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	}
 	/* --workflows file, else the newest uploaded workflow, else inline steps (worker_workflow.h) */
 	if ((r = kn_worker_workflow_pick(w, &set->tasks[0], job->task_version, w->o.workflows_dir, &wf_json, &err))) {
-		if (r == KN_EIO || r == KN_EDB)
+		if (r == KN_EIO) /* the connection: reconnect, the job is left to lease expiry */
 			goto out;
 		snprintf(why, sizeof why, "workflow of task '%s' cannot be loaded: %s", set->tasks[0].id, err.msg);
 		goto store_error;

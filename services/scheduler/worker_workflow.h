@@ -24,7 +24,7 @@
  * the report's "workflow" object, {"source": "file", "file"} | {"source": "stored", "version",
  * "task_version", "recorded_at"?} | {"source": "inline"}. A malformed file or stored workflow, or
  * no steps from any source, is KN_EINVAL with err saying which and where (the job's result is an
- * error at once); KN_EIO/KN_EDB when the database failed. */
+ * error at once); KN_EIO when the database connection was lost, KN_EDB when a query failed. */
 int kn_worker_workflow_pick(kn_worker *w, kn_task *t, int64_t task_version, const char *dir, char **json,
                             kn_err *err);
 
