@@ -6,6 +6,8 @@ import { connect, mark, run, say, think, base } from './lib.mjs';
 
 run(async () => {
   const { page } = await connect();
+  page.setDefaultTimeout(90000); // generous bounds: PHP's one-process server on a loaded machine
+  page.setDefaultNavigationTimeout(90000);
   say('goto the Returns page');
   await page.goto(`${base}/doku.php?id=trailhead:returns`);
   await think();
@@ -13,11 +15,11 @@ run(async () => {
   await page.click('#dokuwiki__pagetools li.edit a');
   await page.waitForURL(/do=edit/);
   const area = page.locator('#wiki__text');
-  await area.waitFor({ timeout: 30000 });
+  await area.waitFor();
   await area.fill('====== Returns ======\nUnused gear within 30 days, with the receipt.\nGift cards are final sale.\n');
   await think();
   say('save');
   await page.click('#edbtn__save');
-  await page.waitForURL((u) => u.searchParams.get('do') !== 'edit', { timeout: 30000 });
+  await page.waitForURL((u) => u.searchParams.get('do') !== 'edit');
   mark('last');
 });

@@ -7,20 +7,24 @@ import { connect, run, say, think, base, mode } from './lib.mjs';
 run(async () => {
   if (mode !== 'trash') throw new Error(`unknown mode ${mode}`);
   const { page } = await connect();
+  // wp-admin's screens are heavy for PHP's one-process server on a loaded machine: generous bounds,
+  // and redirects waited for when they commit, then for what is needed on the page
+  page.setDefaultTimeout(120000);
+  page.setDefaultNavigationTimeout(120000);
   say('log in to wp-admin');
   await page.goto(`${base}/wp-login.php`);
   await page.fill('#user_login', 'admin');
   await page.fill('#user_pass', 'admin-password');
   await think(100);
   await page.click('#wp-submit');
-  await page.waitForURL(/\/wp-admin\//, { timeout: 60000 });
+  await page.waitForURL(/\/wp-admin\//, { waitUntil: 'commit' });
   say('Posts → All Posts');
   await page.goto(`${base}/wp-admin/edit.php`);
   const row = page.locator('#the-list tr', { has: page.locator('a.row-title', { hasText: 'Pitching a tent in the rain' }) });
-  await row.waitFor({ timeout: 30000 });
+  await row.waitFor();
   await row.hover();
   say('Trash');
   await row.locator('a.submitdelete').click();
-  await page.waitForURL(/trashed=1/, { timeout: 60000 });
-  await page.locator('#message').waitFor({ timeout: 30000 });
+  await page.waitForURL(/trashed=1/, { waitUntil: 'commit' });
+  await page.locator('#message').waitFor();
 });
