@@ -408,6 +408,16 @@ static int attach_one(kn_task *t, kn_task *wf, const char *path)
 	return 0;
 }
 
+int kn_workflow_apply(kn_task *t, kn_task *wf, const char *source, kn_err *err)
+{
+	if (!t || !wf || !source)
+		return kn_err_set(err, KN_EINVAL, "no task or workflow");
+	if (strcmp(t->id, wf->id) != 0)
+		return kn_err_set(err, KN_EINVAL, "%s: the workflow is for task '%.80s', not '%.80s'", source, wf->id,
+		                  t->id);
+	return attach_one(t, wf, source) ? kn_err_set(err, KN_ENOMEM, "out of memory") : 0;
+}
+
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t a = strlen(s), b = strlen(suffix);

@@ -42,8 +42,9 @@ static const char help[] =
 	"                    set, paths reached, values typed, elements acted on, the answer)\n"
 	"  --until U         also end at: finished (default, always on), idle:S (S seconds without an\n"
 	"                    action), steps:N\n"
-	"  --viewport WxH    the viewport written into the workflow (default: the recorded page's\n"
-	"                    window, else 1280x800); replays use it\n"
+	"  --viewport WxH    the viewport every recorded tab is given (emulated while recording) and\n"
+	"                    written into the workflow, which replays use (default 1280x800); `window`:\n"
+	"                    leave the tabs as they are and write the page's own window size\n"
 	"  --answer TEXT     the task's answer, recorded as the last step\n"
 	"  --quiet           no step lines\n"
 	"\n"
@@ -407,8 +408,10 @@ int kn_cmd_record(int argc, char **argv)
 				return kn_cli_usage_error("record", "--until must be finished, idle:S or steps:N");
 			break;
 		case 'V':
-			if (kn_cli_parse_viewport(&vw, &vh, optarg))
-				return kn_cli_usage_error("record", "--viewport must be WIDTHxHEIGHT, e.g. 1280x800");
+			if (strcmp(optarg, "window") == 0)
+				vw = vh = -1;
+			else if (kn_cli_parse_viewport(&vw, &vh, optarg))
+				return kn_cli_usage_error("record", "--viewport must be WIDTHxHEIGHT, e.g. 1280x800, or window");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: return kn_cli_usage_error("record", "bad option");
@@ -416,6 +419,10 @@ int kn_cmd_record(int argc, char **argv)
 	}
 	if (!browser || !tasks || !task_id)
 		return kn_cli_usage_error("record", "--browser, --tasks and --task are required");
+	if (vw == 0) /* recorded workflows carry one documented viewport, whatever the browser's window */
+		vw = KN_VIEWPORT_DEFAULT_W, vh = KN_VIEWPORT_DEFAULT_H;
+	mo.viewport_w = vw > 0 ? vw : 0;
+	mo.viewport_h = vh > 0 ? vh : 0;
 	idle_s = until.idle_s; /* counted here from the first event, not from attaching */
 	mo.until_steps = until.steps; /* "finished" is always on */
 	if (optind < argc)
@@ -496,8 +503,11 @@ int kn_cmd_record(int argc, char **argv)
 		rc = KN_EXIT_FAIL;
 		goto done;
 	}
-	rec.wf.viewport_w = vw ? vw : rec.viewport_w >= 100 ? rec.viewport_w : 0;
-	rec.wf.viewport_h = vh ? vh : rec.viewport_h >= 100 ? rec.viewport_h : 0;
+	rec.wf.viewport_w = vw > 0 ? vw : rec.viewport_w >= 100 ? rec.viewport_w : 0;
+	rec.wf.viewport_h = vh > 0 ? vh : rec.viewport_h >= 100 ? rec.viewport_h : 0;
+	if (vw > 0 && rec.viewport_w >= 100 && (rec.viewport_w != vw || rec.viewport_h != vh))
+		fprintf(stderr, "keynode record: warning: the page's viewport was %dx%d, not the %dx%d written\n",
+		        rec.viewport_w, rec.viewport_h, vw, vh);
 	if (want_propose)
 		propose(&rec, stdout);
 	rc = write_workflow(&rec, dir);

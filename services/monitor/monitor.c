@@ -254,6 +254,10 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	            NULL);
 	kn_cdp_send(m->cdp, session, "Page.enable", NULL, NULL, NULL);
 	kn_cdp_send(m->cdp, session, "Runtime.enable", NULL, NULL, NULL);
+	if (m->o.viewport_w > 0 && m->o.viewport_h > 0) /* monitor.h: before the tab runs on */
+		kn_cdp_send(m->cdp, session, "Emulation.setDeviceMetricsOverride",
+		            json_pack("{s:i, s:i, s:f, s:b}", "width", m->o.viewport_w, "height", m->o.viewport_h,
+		                      "deviceScaleFactor", 1.0, "mobile", 0), NULL, NULL);
 	kn_trace_attach(m->o.trace, m->cdp, session, t->id, t->target_id, t->world);
 	if (src) {
 		int counted = !m->ready;

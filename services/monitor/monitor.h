@@ -49,6 +49,10 @@ typedef struct kn_monitor_opts {
 	 * (optional; `keynode record` takes the element's locator hints from it) */
 	void (*on_payload)(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len);
 	void *ud;
+	/* > 0: every tab attached is given this viewport (Emulation.setDeviceMetricsOverride on the
+	 * monitor's session, undone when it detaches): `keynode record` records at the workflow's
+	 * viewport. 0: the tabs are left as they are */
+	int viewport_w, viewport_h;
 	/* the run trace (services/trace): fed with every tab, its CDP events and every event; the
 	 * caller finishes it after kn_monitor_free. NULL: no trace */
 	kn_trace *trace;

@@ -63,7 +63,9 @@ static const char *const lib[] = {
 	" n = n.parentElement) p.unshift(desc(n));\n",
 	" return {tag: e.tagName.toLowerCase(), id: e.id || '', name: e.getAttribute('name') || '',",
 	" aria: e.getAttribute('aria-label') || '', role: role(e), href: e.getAttribute('href') || '',",
-	" text: txt(e), classes: (e.getAttribute('class') || '').trim(), path: p.join(' ')}; }\n",
+	/* a label hidden until hover (DokuWiki's page tools) is still the element's name: its text */
+	" text: txt(e) || norm(e.textContent || '').slice(0, 300), classes: (e.getAttribute('class') || '').trim(),",
+	" path: p.join(' ')}; }\n",
 	"const cands = P => Array.from(document.querySelectorAll(INTER + ',[id],[name]'))",
 	".filter(e => vis(e) && fits(e, P)).slice(0, 500);\n",
 	/* waiting in the page (issue 17): the next animation frame (or 50 ms where none is drawn), a DOM

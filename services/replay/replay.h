@@ -147,6 +147,10 @@ const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", 
 const char *kn_replay_report_json(const kn_replay_report *r);
 /* Record the name under which the caller stored the screenshot ("broken": {"screenshot": name}). */
 int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name);
+/* Say which reference workflow was replayed: workflow_json (a JSON object, e.g. {"source":
+ * "stored", "version": 3}) becomes the report's "workflow" (schemas/run-result.schema.json).
+ * KN_EINVAL when it is not an object. */
+int kn_replay_report_set_workflow(kn_replay_report *r, const char *workflow_json);
 /* The drift warnings: n, and for each the step (1-based), its selector and the proposed one
  * (borrowed). */
 size_t kn_replay_report_drift(const kn_replay_report *r, size_t i, int *step, const char **selector,

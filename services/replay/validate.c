@@ -61,6 +61,17 @@ int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name)
 	return redump(r);
 }
 
+int kn_replay_report_set_workflow(kn_replay_report *r, const char *workflow_json)
+{
+	json_t *w = json_loads(workflow_json, 0, NULL);
+	if (!json_is_object(w)) {
+		json_decref(w);
+		return KN_EINVAL;
+	}
+	json_object_set_new(r->doc, "workflow", w);
+	return redump(r);
+}
+
 size_t kn_replay_report_drift(const kn_replay_report *r, size_t i, int *step, const char **selector,
                               const char **proposed)
 {

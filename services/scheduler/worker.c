@@ -25,6 +25,7 @@
 #include "store.h"
 #include "worker_browser.h"
 #include "worker_trace.h"
+#include "worker_workflow.h"
 #include "health.h"
 #include "log.h"
 
@@ -417,7 +418,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	kn_taskset *set = NULL;
 	kn_replay_report *rep = NULL;
 	FILE *traj = NULL;
-	char *ws = NULL, why[800];
+	char *ws = NULL, *wf_json = NULL, why[800];
 	int64_t replay_id = 0;
 	int first = -1, retry = -1, r;
 	kn_worker_trace wt = {0}; /* the replay's trace (worker_trace.h) */
@@ -435,9 +436,10 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 		snprintf(why, sizeof why, "task version %" PRId64 " cannot be loaded: %s", job->task_version, err.msg);
 		goto store_error;
 	}
-	int wf_attached = 0; /* worker --workflows: a workflow file beside replaces the stored steps */
-	if (w->o.workflows_dir &&
-	    kn_workflow_attach_task(&set->tasks[0], w->o.workflows_dir, &wf_attached, &err) != 0) {
+	/* --workflows file, else the newest uploaded workflow, else inline steps (worker_workflow.h) */
+	if ((r = kn_worker_workflow_pick(w, &set->tasks[0], job->task_version, w->o.workflows_dir, &wf_json, &err))) {
+		if (r == KN_EIO) /* the connection: reconnect, the job is left to lease expiry */
+			goto out;
 		snprintf(why, sizeof why, "workflow of task '%s' cannot be loaded: %s", set->tasks[0].id, err.msg);
 		goto store_error;
 	}
@@ -465,6 +467,8 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 				kn_worker_trace_begin(&wt, w, &w->o, task, &vo);
 				r = kn_replay_validate(w->loop, ws, task, &vo, &rep, &err);
 				kn_worker_trace_end(&wt);
+				if (r == 0 && wf_json) /* which workflow was replayed: the stored row says it */
+					kn_replay_report_set_workflow(rep, wf_json);
 			}
 		}
 		if (r) {
@@ -569,6 +573,7 @@ out:
 	if (traj)
 		fclose(traj);
 	free(ws);
+	free(wf_json);
 	return r;
 }
 

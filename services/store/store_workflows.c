@@ -95,3 +95,33 @@ int kn_store_workflow_json(kn_store *st, const char *task_ref, char **out, kn_er
 		" FROM tasks t JOIN task_versions cv ON cv.id = t.current_version WHERE t.id = $1",
 		1, p, err);
 }
+
+int kn_store_workflow_latest(kn_store *st, int64_t task_version, kn_store_workflow *out, kn_err *err)
+{
+	memset(out, 0, sizeof *out);
+	char v[24];
+	const char *p[1] = {kn_store_i64(v, task_version)};
+	PGresult *res = NULL;
+	int rc = kn_store_q(st, &res,
+		"SELECT w.version, tv.version, w.recorded_at, w.body FROM task_versions cur"
+		" JOIN task_workflows w ON w.task_id = cur.task_id"
+		" JOIN task_versions tv ON tv.id = w.task_version"
+		" WHERE cur.id = $1 ORDER BY w.version DESC LIMIT 1",
+		1, p, err);
+	if (rc)
+		return rc;
+	if (PQntuples(res) != 1) {
+		PQclear(res);
+		return KN_ENOTFOUND;
+	}
+	out->version = atoi(PQgetvalue(res, 0, 0));
+	out->task_version = atoi(PQgetvalue(res, 0, 1));
+	if (!PQgetisnull(res, 0, 2))
+		snprintf(out->recorded_at, sizeof out->recorded_at, "%s", PQgetvalue(res, 0, 2));
+	out->len = (size_t)PQgetlength(res, 0, 3);
+	out->body = malloc(out->len + 1);
+	if (out->body)
+		memcpy(out->body, PQgetvalue(res, 0, 3), out->len + 1);
+	PQclear(res);
+	return out->body ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
+}

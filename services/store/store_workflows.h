@@ -27,4 +27,18 @@ int kn_store_workflow_put(kn_store *st, const char *task_ref, const kn_task *wf,
  * newest first, "body" (the latest YAML, null when none)}. KN_ENOTFOUND: no such task. */
 int kn_store_workflow_json(kn_store *st, const char *task_ref, char **out, kn_err *err);
 
+/* The newest workflow version of a task, as kn_store_workflow_latest finds it. */
+typedef struct kn_store_workflow {
+	int version;           /* the workflow's version (1, 2, ...) */
+	int task_version;      /* the task's version number it was recorded against */
+	char recorded_at[64];  /* the file's recorded_at, "" when it does not say */
+	char *body;            /* the YAML as uploaded (malloc'd, NUL-terminated, the caller's: free) */
+	size_t len;
+} kn_store_workflow;
+
+/* The newest workflow uploaded for the task whose version task_version (task_versions.id) is,
+ * whichever task version it was recorded against: what a replay worker drives. KN_ENOTFOUND
+ * when the task has none (out zeroed). */
+int kn_store_workflow_latest(kn_store *st, int64_t task_version, kn_store_workflow *out, kn_err *err);
+
 #endif

@@ -1,6 +1,7 @@
 // workflow-page.mjs — the dashboard's task page (services/http/dashboard/task.js) as a person sees it:
 // opens BASE/#/tasks/TASK in the browser at CDP_URL and prints what its "Reference workflow" card
-// shows as one JSON line: {has, workflow, recorded, task_version, versions, replays}. Exit 0, or 1
+// shows as one JSON line: {has, workflow, recorded, task_version, versions, replays,
+// replay_workflows (the workflow column of the replay history, newest first)}. Exit 0, or 1
 // when the card does not render within 30 s. For workflow_api.sh.
 // usage: node workflow-page.mjs CDP_URL BASE TASK
 import { createRequire } from 'node:module';
@@ -24,6 +25,7 @@ try {
     task_version: await text('#workflow-task-version'),
     versions: await page.locator('#workflow-versions li').count(),
     replays: await page.locator('#workflow-replays tbody tr').count(),
+    replay_workflows: await page.locator('#workflow-replays tbody td.replay-workflow').allTextContents(),
   }));
   await ctx.close();
   process.exit(0);

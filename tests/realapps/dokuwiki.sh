@@ -9,10 +9,14 @@
 #   tests/realapps/dokuwiki.sh theme DIR           a theme change: other colours, fonts and widths, no sidebar
 #   tests/realapps/dokuwiki.sh disable-search DIR  a feature disabled by configuration (disableactions=search)
 #   tests/realapps/dokuwiki.sh remove-page DIR     a page removed (trailhead:tent_care)
-#   tests/realapps/dokuwiki.sh reset DIR           undo the three changes above
+#   tests/realapps/dokuwiki.sh reset DIR           undo the three changes above (and the ACL's)
+#   tests/realapps/dokuwiki.sh acl DIR             DokuWiki's ACL on (useacl, authplain, acl.auth.php):
+#                                                  every visitor (@ALL) may edit, as Debian's default ACL says
+#   tests/realapps/dokuwiki.sh acl-readonly DIR    the ACL rule "trailhead:returns @ALL 1": the Returns page
+#                                                  read-only for visitors (a page-level rule wins over "*")
 # Needs: dokuwiki, php-cli (deploy/quickstart.sh installs them). Exit 0, or 1 with a line saying why.
 set -eu -o pipefail
-cmd=${1:?usage: dokuwiki.sh install|start|theme|disable-search|remove-page|reset DIR [PORT]}
+cmd=${1:?usage: dokuwiki.sh install|start|theme|disable-search|remove-page|reset|acl|acl-readonly DIR [PORT]}
 dir=${2:?usage: dokuwiki.sh $cmd DIR}
 src=/usr/share/dokuwiki
 conf=$dir/wiki/conf
@@ -93,6 +97,13 @@ disable-search)
 remove-page)
   rm -f "$dir/data/pages/trailhead/tent_care.txt"
   php "$dir/wiki/bin/indexer.php" -q >/dev/null 2>&1 || true
+  rm -rf "$dir/data/cache"/* ;;
+acl)
+  printf "<?php\n\$conf['useacl'] = 1;\n\$conf['authtype'] = 'authplain';\n\$conf['superuser'] = '@admin';\n" >"$conf/local.protected.php"
+  printf '*\t@ALL\t8\n' >"$conf/acl.auth.php"
+  rm -rf "$dir/data/cache"/* ;;
+acl-readonly)
+  printf 'trailhead:returns\t@ALL\t1\n' >>"$conf/acl.auth.php"
   rm -rf "$dir/data/cache"/* ;;
 reset)
   rm -rf "$conf/tpl" "$conf/local.protected.php" "$dir/data/cache"/*

@@ -10,12 +10,14 @@
 #   tests/realapps/wordpress.sh static-front DIR   a feature disabled by configuration: the front page shows a
 #                                                  static page, no longer the latest posts
 #   tests/realapps/wordpress.sh remove-post DIR    the post of the task moved to the trash
-#   tests/realapps/wordpress.sh reset DIR          undo the three changes above
+#   tests/realapps/wordpress.sh rename-post DIR    the post of the task renamed ("Pitching a tent in a storm"),
+#                                                  its link (?p=N) unchanged
+#   tests/realapps/wordpress.sh reset DIR          undo the four changes above
 #   tests/realapps/wordpress.sh stop DIR           stop MariaDB
 # Needs: wordpress, wordpress-theme-twentytwentythree, wordpress-theme-twentytwentytwo, mariadb-server,
 # php-cli, php-mysql (deploy/quickstart.sh installs them). Exit 0, or 1 with a line saying why.
 set -eu -o pipefail
-cmd=${1:?usage: wordpress.sh install|start|theme|static-front|remove-post|reset|stop DIR [PORT]}
+cmd=${1:?usage: wordpress.sh install|start|theme|static-front|remove-post|rename-post|reset|stop DIR [PORT]}
 dir=${2:?usage: wordpress.sh $cmd DIR}
 sock=$dir/db/mysql.sock # the datadir is the only folder the mysql user may write
 die() { echo "wordpress.sh: $*"; exit 1; }
@@ -71,7 +73,9 @@ start)
 theme) wp 'switch_theme("twentytwentytwo");' ;;
 static-front) wp 'update_option("show_on_front", "page"); update_option("page_on_front", get_option("kn_welcome_page"));' ;;
 remove-post) wp 'wp_trash_post(get_option("kn_task_post"));' ;;
-reset) wp 'switch_theme("twentytwentythree"); update_option("show_on_front", "posts"); wp_untrash_post(get_option("kn_task_post")); wp_publish_post(get_option("kn_task_post"));' ;;
+rename-post) wp 'wp_update_post(["ID" => get_option("kn_task_post"), "post_title" => "Pitching a tent in a storm"]);' ;;
+reset) wp 'switch_theme("twentytwentythree"); update_option("show_on_front", "posts"); wp_untrash_post(get_option("kn_task_post")); wp_publish_post(get_option("kn_task_post"));
+  wp_update_post(["ID" => get_option("kn_task_post"), "post_title" => "Pitching a tent in the rain"]);' ;;
 stop)
   [ -f "$dir/db/mysql.pid" ] && kill "$(cat "$dir/db/mysql.pid")" 2>/dev/null
   for _ in $(seq 1 100); do [ -S "$sock" ] || break; sleep 0.1; done ;;

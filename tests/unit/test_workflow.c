@@ -278,12 +278,37 @@ static void test_write_roundtrip(void **state)
 	kn_taskset_free(set);
 }
 
+/* kn_workflow_apply: a loaded workflow (as the worker's stored ones) replaces a task's steps; another
+ * task's workflow is refused and the task left as it was. */
+static void test_apply(void **state)
+{
+	(void)state;
+	const char *tasks = "tasks:\n  - id: t1\n    intent: a\n    key_nodes: [{url: {include: a}}]\n"
+	                    "    steps: [{goto: 'http://127.0.0.1:1/inline'}]\n"
+	                    "  - id: t2\n    intent: b\n    key_nodes: [{url: {include: b}}]\n";
+	kn_taskset *set = NULL;
+	kn_err err = {0};
+	assert_int_equal(kn_taskset_load_buffer(&set, tasks, strlen(tasks), "t.yaml", NULL, &err), 0);
+	kn_taskset *wf = load(good, 0, NULL);
+	assert_non_null(wf);
+	assert_int_equal(kn_workflow_apply(&set->tasks[1], &wf->tasks[0], "stored workflow version 2", &err), KN_EINVAL);
+	assert_non_null(strstr(err.msg, "is for task 't1', not 't2'"));
+	assert_int_equal(set->tasks[1].n_steps, 0);
+	assert_int_equal(kn_workflow_apply(&set->tasks[0], &wf->tasks[0], "stored workflow version 2", &err), 0);
+	assert_int_equal(set->tasks[0].n_steps, 4); /* the workflow's steps replaced the inline one */
+	assert_int_equal(set->tasks[0].viewport_w, 1024);
+	assert_string_equal(set->tasks[0].workflow_file, "stored workflow version 2");
+	assert_int_equal(wf->tasks[0].n_steps, 0); /* moved out */
+	kn_taskset_free(wf);
+	kn_taskset_free(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load),         cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_selectors),    cmocka_unit_test(test_attach),
-		cmocka_unit_test(test_write_roundtrip),
+		cmocka_unit_test(test_write_roundtrip), cmocka_unit_test(test_apply),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,6 +43,12 @@ int kn_workflows_attach(kn_taskset *set, const char *dir, kn_workflow_error_fn o
  * file (malformed, another task's, an invalid selector) is returned with err saying it. */
 int kn_workflow_attach_task(kn_task *t, const char *dir, int *attached, kn_err *err);
 
+/* Attach the loaded workflow wf (a task of kn_workflow_load_*) to t, as kn_workflow_attach_task
+ * does for a file: t's steps are replaced by wf's (moved out of wf), its viewport set, start_url
+ * too when t has none, t->workflow_file set to source (a file name or any label, e.g. "stored
+ * workflow version 3"). KN_EINVAL when wf is another task's (err names both ids). */
+int kn_workflow_apply(kn_task *t, kn_task *wf, const char *source, kn_err *err);
+
 /* The default workflow folder of a task file: `workflows/` in the task file's folder. Writes it
  * to buf and returns 1 when that folder exists, else 0. */
 int kn_workflows_default_dir(char *buf, size_t cap, const char *tasks_path);

@@ -110,6 +110,15 @@ function screenshot(replays) {
   return fig;
 }
 
+/** Which workflow a replay drove (its report's "workflow"): "version N" for one uploaded through
+ *  the API, the file of `worker --workflows`, "inline steps", "—" for replays older than that. */
+function replayedWorkflow(w) {
+  if (!w || typeof w !== 'object') return '—';
+  if (w.source === 'stored') return `version ${asText(w.version)}`;
+  if (w.source === 'file') return `file ${asText(w.file)}`;
+  return w.source === 'inline' ? 'inline steps' : asText(w.source);
+}
+
 /** The reference workflow (POST /api/workflows): the latest version, when it was recorded and
  *  uploaded, against which task version, the older versions, and the replay history it was judged by. */
 export function workflowCard(wf, replays) {
@@ -133,13 +142,14 @@ export function workflowCard(wf, replays) {
   const hist = [...replays].sort((a, b) => String(b.created).localeCompare(String(a.created))).slice(0, 10);
   const history = hist.length
     ? el('table', { id: 'workflow-replays', class: 'table' },
-      el('thead', {}, el('tr', {}, ['replay', 'when', 'status', 'step', 'drift'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('thead', {}, el('tr', {}, ['replay', 'when', 'status', 'step', 'drift', 'workflow'].map((h) => el('th', { scope: 'col' }, h)))),
       el('tbody', {}, hist.map((r) => el('tr', { 'data-replay': r.id, 'data-status': token(r.status) },
         el('td', { class: 'mono' }, asText(r.id)),
         el('td', { title: fmtTime(r.created) }, fmtAgo(r.created)),
         el('td', {}, badge(r.status)),
         el('td', { class: 'num' }, r.broken && typeof r.broken === 'object' ? asText(r.broken.step ?? '—') : '—'),
-        el('td', { class: 'num' }, Array.isArray(r.drift) ? r.drift.length : (r.drift ? 1 : 0))))))
+        el('td', { class: 'num' }, Array.isArray(r.drift) ? r.drift.length : (r.drift ? 1 : 0)),
+        el('td', { class: 'replay-workflow' }, replayedWorkflow(r.workflow))))))
     : el('p', { id: 'workflow-replays', class: 'muted' }, 'no replays yet');
   return el('section', { id: 'task-workflow', class: 'card' }, head, facts,
     older.length ? el('ul', { id: 'workflow-versions', class: 'small' }, older) : null,

@@ -1,0 +1,25 @@
+// dokuwiki-editor.mjs — an editor on the real DokuWiki of tests/realapps with its ACL on (dokuwiki.sh acl:
+// visitors may edit; for realapps_record.sh): opens the Returns page, opens the editor from the page
+// tools, adds a line and saves (task dokuwiki-edit-returns).
+//   goto the Returns page · Edit this page · type · Save
+import { connect, mark, run, say, think, base } from './lib.mjs';
+
+run(async () => {
+  const { page } = await connect();
+  page.setDefaultTimeout(90000); // generous bounds: PHP's one-process server on a loaded machine
+  page.setDefaultNavigationTimeout(90000);
+  say('goto the Returns page');
+  await page.goto(`${base}/doku.php?id=trailhead:returns`);
+  await think();
+  say('edit the page');
+  await page.click('#dokuwiki__pagetools li.edit a');
+  await page.waitForURL(/do=edit/);
+  const area = page.locator('#wiki__text');
+  await area.waitFor();
+  await area.fill('====== Returns ======\nUnused gear within 30 days, with the receipt.\nGift cards are final sale.\n');
+  await think();
+  say('save');
+  await page.click('#edbtn__save');
+  await page.waitForURL((u) => u.searchParams.get('do') !== 'edit');
+  mark('last');
+});
