@@ -28,6 +28,7 @@
 
 #include <libwebsockets.h>
 
+#include "http_listen.h"
 #include "sites.h"
 #include "sites_rules.h"
 
@@ -454,37 +455,6 @@ static const struct lws_protocols protocols[] = {
 
 /* --- lifecycle ----------------------------------------------------------------------------- */
 
-/* Try to bind host:port ourselves first: the kernel's reason ("Address already in use",
- * "Cannot assign requested address") is a better message than lws's. 0, or a KN_E* code with
- * err filled. */
-static int probe_bind(const char *host, int port, kn_err *err)
-{
-	struct addrinfo hints = {0}, *ai = NULL;
-	char ps[16];
-	snprintf(ps, sizeof ps, "%d", port);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	int g = getaddrinfo(host, ps, &hints, &ai);
-	if (g != 0)
-		return kn_err_set(err, KN_EINVAL, "bad host '%s': %s (give a numeric IP address)", host,
-		                  gai_strerror(g));
-	int rc = 0;
-	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-	if (fd < 0) {
-		rc = kn_err_set(err, KN_EIO, "%s:%d: %s", host, port, strerror(errno));
-	} else {
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
-			rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, port,
-			                strerror(errno));
-		close(fd);
-	}
-	freeaddrinfo(ai);
-	return rc;
-}
-
 /* Read DIR/404.html into s->page404 when it exists (capped); a missing page is not an error. */
 static void load_404(kn_sites *s)
 {
@@ -537,38 +507,10 @@ int kn_sites_new(kn_sites **out, const kn_sites_opts *opts, kn_err *err)
 		return rc;
 	}
 
-	/* With port 0 this still checks that host is a local numeric address. */
-	rc = probe_bind(host, opts->port, err);
-	if (rc) {
-		kn_sites_free(s);
-		return rc;
-	}
-
-	lws_set_log_level(LLL_ERR | LLL_WARN, lws_log_emit);
-	struct lws_context_creation_info info;
-	memset(&info, 0, sizeof info);
-	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
-	if (!strchr(host, ':'))
-		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
-	info.user = s;
-	lws_log_state.capture = 1;
-	lws_log_state.last[0] = '\0';
-	s->ctx = lws_create_context(&info);
-	if (s->ctx) {
-		struct lws_context_creation_info vi;
-		memset(&vi, 0, sizeof vi);
-		vi.vhost_name = "sites";
-		vi.port = opts->port;
-		vi.iface = host;
-		vi.protocols = protocols;
-		vi.server_string = "keynode-sites";
-		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
-		s->vh = lws_create_vhost(s->ctx, &vi);
-	}
-	lws_log_state.capture = 0;
-	if (!s->ctx || !s->vh) {
-		rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, opts->port,
-		                lws_log_state.last[0] ? lws_log_state.last : "libwebsockets refused");
+	kn_http_listen_opts lo = {.host = host, .port = opts->port, .vhost_name = "sites",
+	                          .server_string = "keynode-sites", .protocols = protocols, .user = s,
+	                          .log_emit = lws_log_emit};
+	if ((rc = kn_http_listen(&s->ctx, &s->vh, &lo, err)) != 0) {
 		kn_sites_free(s);
 		return rc;
 	}

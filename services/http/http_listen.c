@@ -1,0 +1,89 @@
+/* http_listen.c — one lws context with one listening vhost (http_listen.h), for server.c and
+ * sites.c. lws's log hook is process-global, so the capture of its error lines while the vhost is
+ * created is too: a bind failure becomes one error message instead of a burst of lws lines. */
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "http_listen.h"
+
+static char last_error[256]; /* the last lws error line while capturing */
+
+static void capture(int level, const char *line)
+{
+	if (!(level & LLL_ERR))
+		return;
+	size_t n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' || line[n - 1] == ' '))
+		n--;
+	if (n >= sizeof last_error)
+		n = sizeof last_error - 1;
+	memcpy(last_error, line, n);
+	last_error[n] = '\0';
+}
+
+static int probe_bind(const char *host, int port, kn_err *err)
+{
+	struct addrinfo hints = {0}, *ai = NULL;
+	char ps[16];
+	snprintf(ps, sizeof ps, "%d", port);
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
+	int g = getaddrinfo(host, ps, &hints, &ai);
+	if (g != 0)
+		return kn_err_set(err, KN_EINVAL, "bad host '%s': %s (give a numeric IP address)", host,
+		                  gai_strerror(g));
+	int rc = 0, fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
+	if (fd < 0) {
+		rc = kn_err_set(err, KN_EIO, "%s:%d: %s", host, port, strerror(errno));
+	} else {
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
+			rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, port,
+			                strerror(errno));
+		close(fd);
+	}
+	freeaddrinfo(ai);
+	return rc;
+}
+
+int kn_http_listen(struct lws_context **ctx, struct lws_vhost **vh, const kn_http_listen_opts *o,
+                   kn_err *err)
+{
+	*ctx = NULL;
+	*vh = NULL;
+	int rc = probe_bind(o->host, o->port, err); /* with port 0 this still checks the address */
+	if (rc)
+		return rc;
+	struct lws_context_creation_info info;
+	memset(&info, 0, sizeof info);
+	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+	if (!strchr(o->host, ':'))
+		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
+	info.user = o->user;
+	last_error[0] = '\0';
+	lws_set_log_level(LLL_ERR | LLL_WARN, capture);
+	*ctx = lws_create_context(&info);
+	if (*ctx) {
+		struct lws_context_creation_info vi;
+		memset(&vi, 0, sizeof vi);
+		vi.vhost_name = o->vhost_name;
+		vi.port = o->port;
+		vi.iface = o->host;
+		vi.protocols = o->protocols;
+		vi.server_string = o->server_string;
+		vi.retry_and_idle_policy = o->idle;
+		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+		*vh = lws_create_vhost(*ctx, &vi);
+	}
+	lws_set_log_level(LLL_ERR | LLL_WARN, o->log_emit);
+	if (!*vh)
+		return kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", o->host, o->port,
+		                  last_error[0] ? last_error : "libwebsockets refused");
+	return 0;
+}
