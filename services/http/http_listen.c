@@ -1,5 +1,5 @@
-/* http_listen.c — one lws context with one listening vhost (http_listen.h), for server.c and
- * sites.c. lws's log hook is process-global, so the capture of its error lines while the vhost is
+/* http_listen.c — one lws context with one listening vhost, served until stopped (http_listen.h),
+ * for server.c and sites.c. lws's log hook is process-global, so the capture of its error lines while the vhost is
  * created is too: a bind failure becomes one error message instead of a burst of lws lines. */
 #include <errno.h>
 #include <netdb.h>
@@ -86,4 +86,48 @@ int kn_http_listen(struct lws_context **ctx, struct lws_vhost **vh, const kn_htt
 		return kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", o->host, o->port,
 		                  last_error[0] ? last_error : "libwebsockets refused");
 	return 0;
+}
+
+struct serve {
+	lws_sorted_usec_list_t sul;
+	struct lws_context *ctx;
+	volatile sig_atomic_t *stop;
+	lws_usec_t every;
+	void (*on_tick)(void *ud);
+	void *ud;
+	int done;
+};
+
+/* The stop poll: runs inside lws_service, so after it the loop sees done. */
+static void serve_tick(lws_sorted_usec_list_t *sul)
+{
+	struct serve *sv = lws_container_of(sul, struct serve, sul);
+	if (*sv->stop) {
+		sv->done = 1;
+		return;
+	}
+	if (sv->on_tick)
+		sv->on_tick(sv->ud);
+	lws_sul_schedule(sv->ctx, 0, &sv->sul, serve_tick, sv->every);
+}
+
+int kn_http_serve(struct lws_context *ctx, volatile sig_atomic_t *stop, lws_usec_t tick_us,
+                  void (*on_tick)(void *ud), void *ud)
+{
+	struct serve sv;
+	memset(&sv, 0, sizeof sv);
+	sv.ctx = ctx;
+	sv.stop = stop;
+	sv.every = tick_us;
+	sv.on_tick = on_tick;
+	sv.ud = ud;
+	lws_sul_schedule(ctx, 0, &sv.sul, serve_tick, tick_us);
+	int rc = 0;
+	while (!sv.done && !*stop)
+		if (lws_service(ctx, 0) < 0) {
+			rc = KN_EIO;
+			break;
+		}
+	lws_sul_cancel(&sv.sul);
+	return rc;
 }

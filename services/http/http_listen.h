@@ -1,8 +1,11 @@
-/* http_listen.h — opening an lws listener: one context with one explicitly created vhost on
- * host:port. Shared by the API server (server.c) and `keynode sites` (sites.c), the two servers
- * in this folder; lws headers stay inside services/http. */
+/* http_listen.h — opening an lws listener (one context with one explicitly created vhost on
+ * host:port) and serving it until a stop flag is set. Shared by the API server (server.c) and
+ * `keynode sites` (sites.c), the two servers in this folder; lws headers stay inside
+ * services/http. */
 #ifndef KEYNODE_HTTP_LISTEN_H
 #define KEYNODE_HTTP_LISTEN_H
+
+#include <signal.h>
 
 #include <libwebsockets.h>
 
@@ -26,5 +29,11 @@ typedef struct kn_http_listen_opts {
  * *ctx the context to destroy when it was created. */
 int kn_http_listen(struct lws_context **ctx, struct lws_vhost **vh, const kn_http_listen_opts *o,
                    kn_err *err);
+
+/* Serve ctx until *stop is set or lws fails. No lws call is async-signal-safe, so a signal handler
+ * only sets *stop and an lws timer polls it every tick_us; on_tick(ud), when not NULL, runs at each
+ * of those polls inside the loop. 0, or KN_EIO when lws_service failed. */
+int kn_http_serve(struct lws_context *ctx, volatile sig_atomic_t *stop, lws_usec_t tick_us,
+                  void (*on_tick)(void *ud), void *ud);
 
 #endif

@@ -654,40 +654,27 @@ int kn_server_port(const kn_server *s)
 	return s ? s->port : 0;
 }
 
-static void tick(lws_sorted_usec_list_t *sul)
+/* At each stop poll of the loop: the held answers, then the owner's tick. */
+static void server_tick(void *ud)
 {
-	kn_server *s = lws_container_of(sul, kn_server, sul);
-	if (*s->stop) {
-		s->done = 1;
-		return;
-	}
+	kn_server *s = ud;
 	if (s->held)
 		check_held(s);
 	if (s->o.tick)
 		s->o.tick(s->o.ud);
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);
 }
 
 int kn_server_run(kn_server *s, volatile sig_atomic_t *stop)
 {
 	if (!s || !stop)
 		return KN_EINVAL;
-	s->stop = stop;
-	s->done = 0;
 	kn_err err = {0};
 	if (kn_srv_pool_start(s, &err) != 0) {
 		fprintf(stderr, "level=error component=http msg=\"%s\"\n", err.msg);
 		kn_srv_pool_stop(s);
 		return err.code;
 	}
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);
-	int rc = 0;
-	while (!s->done && !*stop)
-		if (lws_service(s->ctx, 0) < 0) {
-			rc = KN_EIO;
-			break;
-		}
-	lws_sul_cancel(&s->sul);
+	int rc = kn_http_serve(s->ctx, stop, TICK_US, server_tick, s);
 	kn_srv_pool_stop(s); /* no worker calls a handler once run returns */
 	return rc;
 }

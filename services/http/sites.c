@@ -44,9 +44,6 @@ struct kn_sites {
 	char *page404; /* DIR/404.html, or NULL for the built-in page */
 	kn_sites_rules *rules; /* DIR/_redirects (sites_rules.h) */
 	size_t page404_len;
-	lws_sorted_usec_list_t sul;
-	volatile sig_atomic_t *stop;
-	int done;
 };
 
 /* Per-connection state: a body of our own still to be written (borrowed, static or s->page404). */
@@ -529,32 +526,11 @@ const char *kn_sites_dir(const kn_sites *s)
 	return s ? s->root : NULL;
 }
 
-/* The stop poll: runs inside lws_service, so after it the loop sees s->done. */
-static void tick(lws_sorted_usec_list_t *sul)
-{
-	kn_sites *s = lws_container_of(sul, kn_sites, sul);
-	if (*s->stop) {
-		s->done = 1;
-		return;
-	}
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, SITES_TICK_US);
-}
-
 int kn_sites_run(kn_sites *s, volatile sig_atomic_t *stop)
 {
 	if (!s || !stop)
 		return KN_EINVAL;
-	s->stop = stop;
-	s->done = 0;
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, SITES_TICK_US);
-	int rc = 0;
-	while (!s->done && !*stop)
-		if (lws_service(s->ctx, 0) < 0) {
-			rc = KN_EIO;
-			break;
-		}
-	lws_sul_cancel(&s->sul);
-	return rc;
+	return kn_http_serve(s->ctx, stop, SITES_TICK_US, NULL, NULL);
 }
 
 void kn_sites_free(kn_sites *s)
