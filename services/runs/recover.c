@@ -201,11 +201,7 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 		if (kn_judge_queue_new(&rj.q, &qo, &qe) != 0)
 			rlog(o, "warn", "", qe.msg); /* then judged synchronously */
 		int wait = o->verdict_wait_ms > 0 ? o->verdict_wait_ms : KN_RUNS_VERDICT_WAIT_MS;
-		clock_gettime(CLOCK_REALTIME, &rj.deadline);
-		rj.deadline.tv_sec += wait / 1000;
-		rj.deadline.tv_nsec += (long)(wait % 1000) * 1000000L;
-		if (rj.deadline.tv_nsec >= 1000000000L)
-			rj.deadline.tv_sec++, rj.deadline.tv_nsec -= 1000000000L;
+		kn_time_deadline(&rj.deadline, CLOCK_REALTIME, wait);
 	}
 	json_array_foreach(runs, i, r) {
 		const char *id = json_string_value(json_object_get(r, "id"));
