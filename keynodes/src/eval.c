@@ -13,6 +13,7 @@
 #include "keynode/eval.h"
 #include "keynode/evidence.h"
 #include "keynode/functional.h"
+#include "keynode/grow.h"
 #include "keynode/purchase.h"
 #include "keynode/url.h"
 
@@ -367,14 +368,8 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 
 static int push_step_score(kn_eval *ev)
 {
-	if (ev->n_scores == ev->cap_scores) {
-		size_t nc = ev->cap_scores ? ev->cap_scores * 2 : 16;
-		double *ns = realloc(ev->step_scores, nc * sizeof *ns);
-		if (!ns)
-			return KN_ENOMEM;
-		ev->step_scores = ns;
-		ev->cap_scores = nc;
-	}
+	if (kn_grow(&ev->step_scores, ev->n_scores, &ev->cap_scores, sizeof *ev->step_scores, 16))
+		return KN_ENOMEM;
 	ev->step_scores[ev->n_scores++] = ev->n ? ev->reached / (double)ev->n : 0;
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "keynode/functional.h"
+#include "keynode/grow.h"
 #include "keynode/task.h"
 
 #define WA_MAX_TASKS 100000
@@ -104,14 +105,8 @@ static char *dup_prefix(const char *s, size_t n)
 
 static kn_keynode *add_node(kn_task *t, size_t *cap)
 {
-	if (t->n_keynodes == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4;
-		kn_keynode *nk = realloc(t->keynodes, nc * sizeof *nk);
-		if (!nk)
-			return NULL;
-		t->keynodes = nk;
-		*cap = nc;
-	}
+	if (kn_grow(&t->keynodes, t->n_keynodes, cap, sizeof *t->keynodes, 4))
+		return NULL;
 	kn_keynode *kn = &t->keynodes[t->n_keynodes++];
 	memset(kn, 0, sizeof *kn);
 	return kn;
