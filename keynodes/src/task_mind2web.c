@@ -213,16 +213,7 @@ int kn_task_load_mind2web(kn_taskset **out, const char *buf, size_t len, const c
 		set->n_tasks = i + 1;
 		rc = load_task(&set->tasks[i], json_array_get(root, i), i, name, err);
 	}
-	size_t a, b;
-	if (!rc && kn_taskset_find_duplicate(set, &a, &b))
-		rc = kn_err_set(err, KN_EINVAL, "%s: [%zu].index: duplicate task id '%s' (also [%zu])",
-		                name, b, set->tasks[b].id, a);
 done:
 	json_decref(root);
-	if (rc) {
-		kn_taskset_free(set);
-		return rc;
-	}
-	*out = set;
-	return 0;
+	return kn_taskset_finish(out, set, rc, name, "index", err);
 }

@@ -543,16 +543,7 @@ int kn_task_load_webarena(kn_taskset **out, const char *buf, size_t len, const c
 		rc = load_task(&w, &set->tasks[i], json_is_array(root) ? json_array_get(root, i) : root,
 		               at);
 	}
-	size_t a, b;
-	if (!rc && kn_taskset_find_duplicate(set, &a, &b))
-		rc = kn_err_set(err, KN_EINVAL, "%s: [%zu].task_id: duplicate task id '%s' (also [%zu])",
-		                name, b, set->tasks[b].id, a);
 done:
 	json_decref(root);
-	if (rc) {
-		kn_taskset_free(set);
-		return rc;
-	}
-	*out = set;
-	return 0;
+	return kn_taskset_finish(out, set, rc, name, "task_id", err);
 }
