@@ -290,6 +290,19 @@ int kn_taskset_find_duplicate(const kn_taskset *set, size_t *a, size_t *b)
 	return found;
 }
 
+int kn_taskset_start(kn_taskset **out, const char *name, kn_format format, kn_err *err)
+{
+	kn_taskset *set = calloc(1, sizeof *set);
+	*out = NULL;
+	if (!set || !(set->source = strdup(name))) {
+		free(set);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	set->format = format;
+	*out = set;
+	return 0;
+}
+
 int kn_taskset_finish(kn_taskset **out, kn_taskset *set, int rc, const char *name, const char *id_key,
                       kn_err *err)
 {

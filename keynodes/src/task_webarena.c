@@ -515,14 +515,11 @@ int kn_task_load_webarena(kn_taskset **out, const char *buf, size_t len, const c
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return kn_err_set(err, KN_EINVAL, "%s:%d:%d: %s", name, je.line, je.column, je.text);
-	int rc = 0;
-	kn_taskset *set = calloc(1, sizeof *set);
 	size_t n = json_is_array(root) ? json_array_size(root) : 1;
-	if (!set || !(set->source = strdup(name))) {
-		rc = oom(&w);
+	kn_taskset *set;
+	int rc = kn_taskset_start(&set, name, KN_FORMAT_WEBARENA, err);
+	if (rc)
 		goto done;
-	}
-	set->format = KN_FORMAT_WEBARENA;
 	if (!json_is_array(root) && !json_is_object(root)) {
 		rc = kn_err_set(err, KN_EINVAL, "%s: expected a WebArena config object or a list of them",
 		                name);
