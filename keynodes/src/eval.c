@@ -13,6 +13,7 @@
 #include "keynode/eval.h"
 #include "keynode/evidence.h"
 #include "keynode/functional.h"
+#include "keynode/grow.h"
 #include "keynode/purchase.h"
 #include "keynode/url.h"
 
@@ -367,16 +368,25 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 
 static int push_step_score(kn_eval *ev)
 {
-	if (ev->n_scores == ev->cap_scores) {
-		size_t nc = ev->cap_scores ? ev->cap_scores * 2 : 16;
-		double *ns = realloc(ev->step_scores, nc * sizeof *ns);
-		if (!ns)
-			return KN_ENOMEM;
-		ev->step_scores = ns;
-		ev->cap_scores = nc;
-	}
+	if (kn_grow(&ev->step_scores, ev->n_scores, &ev->cap_scores, sizeof *ev->step_scores, 16))
+		return KN_ENOMEM;
 	ev->step_scores[ev->n_scores++] = ev->n ? ev->reached / (double)ev->n : 0;
 	return 0;
+}
+
+/* Node i scored s at the current step: when that is a rise, count it (reached, the node's score,
+ * its reached_at_step when it reaches 1) and keep it for late verdicts. 1 when it rose. */
+static int rise(kn_eval *ev, size_t i, double s)
+{
+	struct node *st = &ev->nodes[i];
+	if (!(s > st->pub.score))
+		return 0;
+	ev->reached += s - st->pub.score;
+	st->pub.score = s;
+	if (s >= 1.0)
+		st->pub.reached_at_step = ev->steps;
+	kn_eval_defer_rise(ev, i, ev->steps, s);
+	return 1;
 }
 
 /* Check every node below 1 against e (page = the URL the check sees); returns rises or error. */
@@ -407,14 +417,7 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			rc = r;
 			continue;
 		}
-		if (s > st->pub.score) {
-			ev->reached += s - st->pub.score;
-			st->pub.score = s;
-			if (s >= 1.0)
-				st->pub.reached_at_step = ev->steps;
-			kn_eval_defer_rise(ev, i, ev->steps, s);
-			rises++;
-		}
+		rises += rise(ev, i, s);
 	}
 	if (ev->buy_norm && !ev->bought && e->type == KN_EV_CLICK && e->selector) {
 		/* the purchase action: the first click on the buy element (WebShop ends at buy) */
@@ -505,15 +508,8 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 	st->final = rc ? 0 : s; /* the page as read at the end */
 	if (rc)
 		return rc == KN_EVAL_PENDING ? 0 : rc; /* pending: kn_eval_verdict scores it */
-	if (s > st->pub.score) {
-		ev->reached += s - st->pub.score;
-		st->pub.score = s;
-		if (s >= 1.0)
-			st->pub.reached_at_step = ev->steps;
-		kn_eval_defer_rise(ev, i, ev->steps, s);
-		if (ev->n_scores)
-			ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
-	}
+	if (rise(ev, i, s) && ev->n_scores)
+		ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
 	return 0;
 }
 

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/grow.h"
+
 #include "eval_internal.h"
 
 enum { V_PENDING, V_ANSWERED, V_FAILED, V_MISSING };
@@ -107,14 +109,8 @@ int kn_eval_defer_wait(kn_eval *ev, size_t i, const char *input, int fold)
 		return KN_ENOMEM;
 	if (d->rerunning)
 		return 0; /* kn_eval_verdict keeps the check that is being re-run */
-	if (d->nw == d->capw) {
-		size_t nc = d->capw ? d->capw * 2 : 8;
-		struct wait *nw = realloc(d->w, nc * sizeof *nw);
-		if (!nw)
-			return KN_ENOMEM;
-		d->w = nw;
-		d->capw = nc;
-	}
+	if (kn_grow(&d->w, d->nw, &d->capw, sizeof *d->w, 8))
+		return KN_ENOMEM;
 	struct wait *w = &d->w[d->nw];
 	if (!(w->input = strdup(input)))
 		return KN_ENOMEM;

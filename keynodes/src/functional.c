@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "keynode/functional.h"
+#include "keynode/grow.h"
 #include "keynode/url.h"
 
 #define OR_LEN (sizeof KN_FUNC_OR - 1)
@@ -217,14 +218,8 @@ static int parse_query(struct fields *fs, const char *q, size_t len)
 		const char *fe = amp ? amp : end;
 		const char *eq = memchr(q, '=', (size_t)(fe - q));
 		if (eq && eq + 1 < fe) {
-			if (fs->n == fs->cap) {
-				size_t nc = fs->cap ? fs->cap * 2 : 8;
-				struct field *nf = realloc(fs->f, nc * sizeof *nf);
-				if (!nf)
-					return KN_ENOMEM;
-				fs->f = nf;
-				fs->cap = nc;
-			}
+			if (kn_grow(&fs->f, fs->n, &fs->cap, sizeof *fs->f, 8))
+				return KN_ENOMEM;
 			char *k = NULL, *v = NULL;
 			if (kn_url_unquote(&k, q, (size_t)(eq - q), 1) == 0 &&
 			    kn_url_unquote(&v, eq + 1, (size_t)(fe - eq - 1), 1) == 0) {

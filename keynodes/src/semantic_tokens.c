@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "keynode/error.h"
+#include "keynode/grow.h"
 #include "keynode/url.h"
 #include "keynode/utf8.h"
 #include "semantic_internal.h"
@@ -260,14 +261,8 @@ typedef struct pieces {
 
 static int pieces_push(pieces *ps, const piece *x)
 {
-	if (ps->n == ps->cap) {
-		size_t cap = ps->cap ? ps->cap * 2 : 32;
-		piece *np = realloc(ps->p, cap * sizeof *np);
-		if (!np)
-			return KN_ENOMEM;
-		ps->p = np;
-		ps->cap = cap;
-	}
+	if (kn_grow(&ps->p, ps->n, &ps->cap, sizeof *ps->p, 32))
+		return KN_ENOMEM;
 	ps->p[ps->n++] = *x;
 	return 0;
 }

@@ -340,6 +340,34 @@ int kn_taskset_find_duplicate(const kn_taskset *set, size_t *a, size_t *b)
 	return found;
 }
 
+int kn_taskset_start(kn_taskset **out, const char *name, kn_format format, kn_err *err)
+{
+	kn_taskset *set = calloc(1, sizeof *set);
+	*out = NULL;
+	if (!set || !(set->source = strdup(name))) {
+		free(set);
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	set->format = format;
+	*out = set;
+	return 0;
+}
+
+int kn_taskset_finish(kn_taskset **out, kn_taskset *set, int rc, const char *name, const char *id_key,
+                      kn_err *err)
+{
+	size_t a, b;
+	if (!rc && kn_taskset_find_duplicate(set, &a, &b))
+		rc = kn_err_set(err, KN_EINVAL, "%s: [%zu].%s: duplicate task id '%s' (also [%zu])", name, b,
+		                id_key, set->tasks[b].id, a);
+	if (rc) {
+		kn_taskset_free(set);
+		return rc;
+	}
+	*out = set;
+	return 0;
+}
+
 /* A Mind2Web-Live file is a JSON array; a YAML task file is a mapping. JSON's '{' is valid YAML
  * flow style, so only a leading '[' (after whitespace and a UTF-8 BOM) selects JSON. */
 static int looks_like_json_array(const char *buf, size_t len)

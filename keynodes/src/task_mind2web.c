@@ -193,13 +193,10 @@ int kn_task_load_mind2web(kn_taskset **out, const char *buf, size_t len, const c
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return kn_err_set(err, KN_EINVAL, "%s:%d:%d: %s", name, je.line, je.column, je.text);
-	int rc = 0;
-	kn_taskset *set = calloc(1, sizeof *set);
-	if (!set || !(set->source = strdup(name))) {
-		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	kn_taskset *set;
+	int rc = kn_taskset_start(&set, name, KN_FORMAT_MIND2WEB, err);
+	if (rc)
 		goto done;
-	}
-	set->format = KN_FORMAT_MIND2WEB;
 	if (!json_is_array(root)) {
 		rc = kn_err_set(err, KN_EINVAL, "%s: expected a JSON array of tasks", name);
 		goto done;
@@ -213,16 +210,7 @@ int kn_task_load_mind2web(kn_taskset **out, const char *buf, size_t len, const c
 		set->n_tasks = i + 1;
 		rc = load_task(&set->tasks[i], json_array_get(root, i), i, name, err);
 	}
-	size_t a, b;
-	if (!rc && kn_taskset_find_duplicate(set, &a, &b))
-		rc = kn_err_set(err, KN_EINVAL, "%s: [%zu].index: duplicate task id '%s' (also [%zu])",
-		                name, b, set->tasks[b].id, a);
 done:
 	json_decref(root);
-	if (rc) {
-		kn_taskset_free(set);
-		return rc;
-	}
-	*out = set;
-	return 0;
+	return kn_taskset_finish(out, set, rc, name, "index", err);
 }

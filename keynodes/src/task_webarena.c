@@ -17,6 +17,7 @@
 #include <jansson.h>
 
 #include "keynode/functional.h"
+#include "keynode/grow.h"
 #include "keynode/task.h"
 
 #define WA_MAX_TASKS 100000
@@ -104,14 +105,8 @@ static char *dup_prefix(const char *s, size_t n)
 
 static kn_keynode *add_node(kn_task *t, size_t *cap)
 {
-	if (t->n_keynodes == *cap) {
-		size_t nc = *cap ? *cap * 2 : 4;
-		kn_keynode *nk = realloc(t->keynodes, nc * sizeof *nk);
-		if (!nk)
-			return NULL;
-		t->keynodes = nk;
-		*cap = nc;
-	}
+	if (kn_grow(&t->keynodes, t->n_keynodes, cap, sizeof *t->keynodes, 4))
+		return NULL;
 	kn_keynode *kn = &t->keynodes[t->n_keynodes++];
 	memset(kn, 0, sizeof *kn);
 	return kn;
@@ -122,15 +117,24 @@ static int set_id(struct wa *w, kn_keynode *kn, const char *id)
 	return (kn->id = strdup(id)) ? 0 : oom(w);
 }
 
-static int prepare(struct wa *w, kn_keynode *kn, const char *at)
+/* kn_keynode_prepare, its error placed at the key node's source (fmt: "[3].eval.reference_url"). */
+static int prepare(struct wa *w, kn_keynode *kn, const char *fmt, ...) KN_PRINTF(3, 4);
+static int prepare(struct wa *w, kn_keynode *kn, const char *fmt, ...)
 {
 	kn_err e = {0};
 	int rc = kn_keynode_prepare(kn, &e);
-	return rc ? kn_err_set(w->err, rc, "%s: %s: %s", w->name, at, e.msg) : 0;
+	if (!rc)
+		return 0;
+	char at[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(at, sizeof at, fmt, ap);
+	va_end(ap);
+	return kn_err_set(w->err, rc, "%s: %s: %s", w->name, at, e.msg);
 }
 
 /* A string, or a list of strings, into kn->items. 1 when mapped, 0 when not (noted). */
-static int take_items(struct wa *w, kn_task *t, kn_keynode *kn, json_t *v, const char *what)
+static int read_items(struct wa *w, kn_task *t, kn_keynode *kn, json_t *v, const char *what)
 {
 	if (json_is_string(v))
 		return kn_keynode_add_item(kn, json_string_value(v)) ? oom(w) : 1;
@@ -157,6 +161,15 @@ static int take_items(struct wa *w, kn_task *t, kn_keynode *kn, json_t *v, const
 static void drop_last(kn_task *t)
 {
 	kn_keynode_clear(&t->keynodes[--t->n_keynodes]);
+}
+
+/* read_items into kn, the task's last key node, which is dropped when they are not mapped (0). */
+static int take_items(struct wa *w, kn_task *t, kn_keynode *kn, json_t *v, const char *what)
+{
+	int r = read_items(w, t, kn, v, what);
+	if (r == 0)
+		drop_last(t);
+	return r;
 }
 
 static int map_string_match(struct wa *w, kn_task *t, size_t *cap, json_t *ra, const char *at)
@@ -207,16 +220,13 @@ static int map_string_match(struct wa *w, kn_task *t, size_t *cap, json_t *ra, c
 			kn->clean = 1;
 		} else {
 			int r = take_items(w, t, kn, v, where);
-			if (r < 0)
-				return r;
-			if (r == 0) {
-				drop_last(t);
+			if (r <= 0) {
+				if (r < 0)
+					return r;
 				continue;
 			}
 		}
-		char at2[200];
-		snprintf(at2, sizeof at2, "%s.eval.%s", at, where);
-		int rc = prepare(w, kn, at2);
+		int rc = prepare(w, kn, "%s.eval.%s", at, where);
 		if (rc)
 			return rc;
 	}
@@ -248,9 +258,7 @@ static int map_url_match(struct wa *w, kn_task *t, size_t *cap, json_t *ev, cons
 	kn->expect = url;
 	if (set_id(w, kn, "url"))
 		return KN_ENOMEM;
-	char at2[200];
-	snprintf(at2, sizeof at2, "%s.eval.reference_url", at);
-	return prepare(w, kn, at2);
+	return prepare(w, kn, "%s.eval.reference_url", at);
 }
 
 /* Why a WebArena Python helper cannot run in keynode. */
@@ -397,16 +405,13 @@ static int map_program_html(struct wa *w, kn_task *t, size_t *cap, json_t *ph, c
 			char what[64];
 			snprintf(what, sizeof what, "program_html[%zu].must_include", i);
 			int r = take_items(w, t, kn, mi, what);
-			if (r < 0)
-				return r;
-			if (r == 0) {
-				drop_last(t);
+			if (r <= 0) {
+				if (r < 0)
+					return r;
 				continue;
 			}
 		}
-		char at2[200];
-		snprintf(at2, sizeof at2, "%s.eval.program_html[%zu]", at, i);
-		if ((rc = prepare(w, kn, at2)))
+		if ((rc = prepare(w, kn, "%s.eval.program_html[%zu]", at, i)))
 			return rc;
 	}
 	return 0;
@@ -510,14 +515,11 @@ int kn_task_load_webarena(kn_taskset **out, const char *buf, size_t len, const c
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	if (!root)
 		return kn_err_set(err, KN_EINVAL, "%s:%d:%d: %s", name, je.line, je.column, je.text);
-	int rc = 0;
-	kn_taskset *set = calloc(1, sizeof *set);
 	size_t n = json_is_array(root) ? json_array_size(root) : 1;
-	if (!set || !(set->source = strdup(name))) {
-		rc = oom(&w);
+	kn_taskset *set;
+	int rc = kn_taskset_start(&set, name, KN_FORMAT_WEBARENA, err);
+	if (rc)
 		goto done;
-	}
-	set->format = KN_FORMAT_WEBARENA;
 	if (!json_is_array(root) && !json_is_object(root)) {
 		rc = kn_err_set(err, KN_EINVAL, "%s: expected a WebArena config object or a list of them",
 		                name);
@@ -538,16 +540,7 @@ int kn_task_load_webarena(kn_taskset **out, const char *buf, size_t len, const c
 		rc = load_task(&w, &set->tasks[i], json_is_array(root) ? json_array_get(root, i) : root,
 		               at);
 	}
-	size_t a, b;
-	if (!rc && kn_taskset_find_duplicate(set, &a, &b))
-		rc = kn_err_set(err, KN_EINVAL, "%s: [%zu].task_id: duplicate task id '%s' (also [%zu])",
-		                name, b, set->tasks[b].id, a);
 done:
 	json_decref(root);
-	if (rc) {
-		kn_taskset_free(set);
-		return rc;
-	}
-	*out = set;
-	return 0;
+	return kn_taskset_finish(out, set, rc, name, "task_id", err);
 }

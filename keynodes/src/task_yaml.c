@@ -134,13 +134,8 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", option_keys[o]);
 		seen |= 1u << o;
 		if (o == OPT_CLEAN) {
-			yev b;
-			if ((rc = kn_ty_next_event(l, &b)) != 0)
+			if ((rc = kn_ty_read_bool(l, "clean", &kn->clean)) != 0)
 				return rc;
-			if (b.type != YAML_SCALAR_EVENT || b.kind != SK_BOOL)
-				return kn_ty_fail(l, KN_EINVAL, b.at, "'clean' must be true or false, found %s",
-				                  kn_ty_found(l, &b));
-			kn->clean = kn_ty_is_true(b.val);
 			continue;
 		}
 		if (o == OPT_URL || o == OPT_LOCATOR) {
@@ -251,26 +246,24 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 	return 0;
 }
 
+struct list_of {
+	size_t ti, cap; /* the task, and the capacity of its array being filled */
+};
+
+static int keynode_item(loader *l, void *ud, const yev *start)
+{
+	struct list_of *lo = ud;
+	return parse_keynode(l, lo->ti, &lo->cap, start);
+}
+
 static int parse_keynodes(loader *l, size_t ti)
 {
-	yev e;
-	size_t cap = 0;
-	int rc = kn_ty_next_event(l, &e);
+	struct list_of lo = {ti, 0};
+	pos at;
+	kn_ty_sm_reset(&l->node_ids);
+	int rc = kn_ty_parse_list(l, "key_nodes", "key nodes", keynode_item, &lo, &at);
 	if (rc)
 		return rc;
-	if (e.type != YAML_SEQUENCE_START_EVENT)
-		return kn_ty_fail(l, KN_EINVAL, e.at, "'key_nodes' must be a list of key nodes, found %s",
-		                  kn_ty_found(l, &e));
-	pos at = e.at;
-	kn_ty_sm_reset(&l->node_ids);
-	for (;;) {
-		if ((rc = kn_ty_next_event(l, &e)) != 0)
-			return rc;
-		if (e.type == YAML_SEQUENCE_END_EVENT)
-			break;
-		if ((rc = parse_keynode(l, ti, &cap, &e)) != 0)
-			return rc;
-	}
 	if (l->set->tasks[ti].n_keynodes == 0)
 		return kn_ty_fail(l, KN_EINVAL, at,
 		                  "'key_nodes' is empty (at least one key node is required)");
@@ -297,28 +290,14 @@ static int parse_task(loader *l, pos at, const yev *first)
 	t->line = at.line;
 	snprintf(l->ctx_task, sizeof l->ctx_task, "task %zu", ti + 1);
 
-	yev k;
-	int rc, end;
+	int rc, w;
 	unsigned seen = 0;
 	char c[72];
 	for (;;) {
-		if (first) {
-			k = *first;
-			first = NULL;
-		} else if ((rc = kn_ty_read_key(l, &k, &end)) != 0) {
+		if ((rc = kn_ty_read_field(l, task_keys, N_TK, NULL, &seen, &first, &w)) != 0)
 			return rc;
-		} else if (end) {
-			break;
-		}
-		int w = kn_ty_lookup(task_keys, N_TK, k.val, k.len);
 		if (w < 0)
-			return kn_ty_fail(l, KN_EINVAL, k.at,
-			                  "unknown key '%s' (expected id, intent, start_url, reference_length, "
-			                  "answer, key_nodes, steps or purchase)",
-			                  kn_ty_clip(c, sizeof c, k.val));
-		if (seen & (1u << w))
-			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", task_keys[w]);
-		seen |= 1u << w;
+			break;
 		switch (w) {
 		case TK_ID: {
 			pos idat;
@@ -381,27 +360,21 @@ static int parse_task(loader *l, pos at, const yev *first)
 	return 0;
 }
 
+static int task_item(loader *l, void *ud, const yev *e)
+{
+	(void)ud;
+	if (e->type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e->at, "task %zu must be a mapping, found %s",
+		                  l->set->n_tasks + 1, kn_ty_found(l, e));
+	return parse_task(l, e->at, NULL);
+}
+
 static int parse_tasks(loader *l)
 {
-	yev e;
-	int rc = kn_ty_next_event(l, &e);
+	pos at;
+	int rc = kn_ty_parse_list(l, "tasks", "tasks", task_item, NULL, &at);
 	if (rc)
 		return rc;
-	if (e.type != YAML_SEQUENCE_START_EVENT)
-		return kn_ty_fail(l, KN_EINVAL, e.at, "'tasks' must be a list of tasks, found %s",
-		                  kn_ty_found(l, &e));
-	pos at = e.at;
-	for (;;) {
-		if ((rc = kn_ty_next_event(l, &e)) != 0)
-			return rc;
-		if (e.type == YAML_SEQUENCE_END_EVENT)
-			break;
-		if (e.type != YAML_MAPPING_START_EVENT)
-			return kn_ty_fail(l, KN_EINVAL, e.at, "task %zu must be a mapping, found %s",
-			                  l->set->n_tasks + 1, kn_ty_found(l, &e));
-		if ((rc = parse_task(l, e.at, NULL)) != 0)
-			return rc;
-	}
 	if (l->set->n_tasks == 0)
 		return kn_ty_fail(l, KN_EINVAL, at, "'tasks' is empty");
 	return 0;

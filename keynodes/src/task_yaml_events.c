@@ -661,3 +661,86 @@ int kn_ty_take_count(loader *l, const yev *e, const char *what, long long max, l
 		                  what, max, kn_ty_found(l, e));
 	return 0;
 }
+
+/* true or false, into *out (1 or 0). */
+int kn_ty_read_bool(loader *l, const char *what, int *out)
+{
+	yev v;
+	int rc = kn_ty_next_event(l, &v);
+	if (rc)
+		return rc;
+	if (v.type != YAML_SCALAR_EVENT || v.kind != SK_BOOL)
+		return kn_ty_fail(l, KN_EINVAL, v.at, "'%s' must be true or false, found %s", what,
+		                  kn_ty_found(l, &v));
+	*out = kn_ty_is_true(v.val);
+	return 0;
+}
+
+int kn_ty_read_field(loader *l, const char *const *names, int n, const char *in, unsigned *seen,
+                     const yev **first, int *field)
+{
+	yev k;
+	int rc, end;
+	char c[72];
+	*field = -1;
+	if (first && *first) {
+		k = **first;
+		*first = NULL;
+	} else if ((rc = kn_ty_read_key(l, &k, &end)) != 0) {
+		return rc;
+	} else if (end) {
+		return 0;
+	}
+	int f = kn_ty_lookup(names, n, k.val, k.len);
+	if (f < 0) {
+		char list[256] = "";
+		for (int i = 0; i < n; i++) {
+			if (i)
+				strncat(list, i == n - 1 ? " or " : ", ", sizeof list - strlen(list) - 1);
+			strncat(list, names[i], sizeof list - strlen(list) - 1);
+		}
+		return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s'%s%s%s (expected %s)",
+		                  kn_ty_clip(c, sizeof c, k.val), in ? " in '" : "", in ? in : "",
+		                  in ? "'" : "", list);
+	}
+	if (*seen & (1u << f))
+		return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", names[f]);
+	*seen |= 1u << f;
+	*field = f;
+	return 0;
+}
+
+int kn_ty_parse_list(loader *l, const char *what, const char *noun,
+                     int (*item)(loader *l, void *ud, const yev *start), void *ud, pos *at)
+{
+	yev e;
+	int rc = kn_ty_next_event(l, &e);
+	if (rc)
+		return rc;
+	if (e.type != YAML_SEQUENCE_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e.at, "'%s' must be a list of %s, found %s", what, noun,
+		                  kn_ty_found(l, &e));
+	if (at)
+		*at = e.at;
+	for (;;) {
+		if ((rc = kn_ty_next_event(l, &e)) != 0)
+			return rc;
+		if (e.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if ((rc = item(l, ud, &e)) != 0)
+			return rc;
+	}
+}
+
+int kn_ty_open_mapping(loader *l, const char *must, pos *at)
+{
+	yev e;
+	int rc = kn_ty_next_event(l, &e);
+	if (rc)
+		return rc;
+	if (at)
+		*at = e.at;
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e.at, "%sfound %s", must, kn_ty_found(l, &e));
+	return 0;
+}

@@ -124,6 +124,22 @@ int kn_ty_read_text(loader *l, const char *what, int allow_empty, char **out, po
 int kn_ty_read_url(loader *l, const char *what, char **out);
 int kn_ty_read_key(loader *l, yev *k, int *end);
 int kn_ty_take_count(loader *l, const yev *e, const char *what, long long max, long long *out);
+int kn_ty_read_bool(loader *l, const char *what, int *out);
+/* The start of a mapping; anything else is the error MUST followed by "found …" (must: "'read' must
+ * be a mapping of …; "). *at, when not NULL, gets where the value is. */
+int kn_ty_open_mapping(loader *l, const char *must, pos *at);
+/* The next key of a mapping whose keys are names[0..n) (n <= 32), as its index in *field, or -1 at
+ * the mapping's end. A key not in names, or one already in *seen, is an error ("unknown key 'x' in
+ * 'after' (expected url, navigated or value)", the list in names' order; in: the mapping's name,
+ * or NULL); *seen gets the key's bit. first, when not NULL and *first is not NULL, is a key already
+ * read, taken (and *first cleared) before reading on. */
+int kn_ty_read_field(loader *l, const char *const *names, int n, const char *in, unsigned *seen,
+                     const yev **first, int *field);
+/* A list under key what holding noun ("'steps' must be a list of steps, found …"): item(l, ud,
+ * start) for each element, start being its first event. *at, when not NULL, gets where the list
+ * starts. */
+int kn_ty_parse_list(loader *l, const char *what, const char *noun,
+                     int (*item)(loader *l, void *ud, const yev *start), void *ud, pos *at);
 
 /* ---- task_yaml_steps.c: steps and workflow files ---- */
 

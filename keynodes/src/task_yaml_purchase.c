@@ -44,14 +44,11 @@ static int purchase_list(loader *l, const char *what, char ***items, size_t *n)
 /* options: {field: value, …} */
 static int purchase_options(loader *l, kn_purchase *p)
 {
-	yev e, k;
-	int rc = kn_ty_next_event(l, &e), end;
-	if (rc)
+	yev k;
+	int rc, end;
+	if ((rc = kn_ty_open_mapping(l, "'options' must be a mapping of option name to value, "
+	                                "such as { color: blue, size: \"9\" }; ", NULL)) != 0)
 		return rc;
-	if (e.type != YAML_MAPPING_START_EVENT)
-		return kn_ty_fail(l, KN_EINVAL, e.at,
-		                  "'options' must be a mapping of option name to value, "
-		                  "such as { color: blue, size: \"9\" }; found %s", kn_ty_found(l, &e));
 	for (;;) {
 		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
 			return rc;
@@ -76,28 +73,18 @@ static int purchase_options(loader *l, kn_purchase *p)
 /* read: {title, attributes, options, price} — CSS selectors. */
 static int purchase_read(loader *l, kn_purchase *p)
 {
-	yev e, k;
-	int rc = kn_ty_next_event(l, &e), end;
-	char c[72];
-	if (rc)
+	int rc, w;
+	unsigned seen = 0;
+	if ((rc = kn_ty_open_mapping(l, "'read' must be a mapping of title, attributes, options "
+	                                "and price to CSS selectors; ", NULL)) != 0)
 		return rc;
-	if (e.type != YAML_MAPPING_START_EVENT)
-		return kn_ty_fail(l, KN_EINVAL, e.at,
-		                  "'read' must be a mapping of title, attributes, options "
-		                  "and price to CSS selectors; found %s", kn_ty_found(l, &e));
 	for (;;) {
-		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+		if ((rc = kn_ty_read_field(l, read_keys, 4, "read", &seen, NULL, &w)) != 0)
 			return rc;
-		if (end)
+		if (w < 0)
 			return 0;
-		int w = kn_ty_lookup(read_keys, 4, k.val, k.len);
 		char **slot = w == 0 ? &p->read_title : w == 1 ? &p->read_attributes
-		              : w == 2 ? &p->read_options : w == 3 ? &p->read_price : NULL;
-		if (!slot)
-			return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'read' (expected title, "
-			                  "attributes, options or price)", kn_ty_clip(c, sizeof c, k.val));
-		if (*slot)
-			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", read_keys[w]);
+		              : w == 2 ? &p->read_options : &p->read_price;
 		if ((rc = kn_ty_read_text(l, read_keys[w], 0, slot, NULL)) != 0)
 			return rc;
 	}
@@ -106,32 +93,20 @@ static int purchase_read(loader *l, kn_purchase *p)
 /* A task's purchase: mapping (keynodes/README.md "Purchase reward"). */
 int kn_ty_parse_purchase(loader *l, kn_task *t)
 {
-	yev e, k;
-	int rc = kn_ty_next_event(l, &e), end;
+	int rc, w;
 	unsigned seen = 0;
-	char c[72];
-	if (rc)
+	pos at;
+	if ((rc = kn_ty_open_mapping(l, "'purchase' must be a mapping (type, attributes, options, "
+	                                "price_max, buy, read); ", &at)) != 0)
 		return rc;
-	if (e.type != YAML_MAPPING_START_EVENT)
-		return kn_ty_fail(l, KN_EINVAL, e.at,
-		                  "'purchase' must be a mapping (type, attributes, options, "
-		                  "price_max, buy, read); found %s", kn_ty_found(l, &e));
 	if (!(t->purchase = calloc(1, sizeof *t->purchase)))
 		return kn_ty_oom(l);
 	kn_purchase *p = t->purchase;
 	for (;;) {
-		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+		if ((rc = kn_ty_read_field(l, purchase_keys, 6, "purchase", &seen, NULL, &w)) != 0)
 			return rc;
-		if (end)
-			break;
-		int w = kn_ty_lookup(purchase_keys, 6, k.val, k.len);
 		if (w < 0)
-			return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'purchase' (expected type, "
-			                  "attributes, options, price_max, buy or read)",
-			                  kn_ty_clip(c, sizeof c, k.val));
-		if (seen & (1u << w))
-			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", purchase_keys[w]);
-		seen |= 1u << w;
+			break;
 		if (w == 0)
 			rc = kn_ty_read_text(l, "type", 0, &p->type, NULL);
 		else if (w == 1)
@@ -159,7 +134,7 @@ int kn_ty_parse_purchase(loader *l, kn_task *t)
 			return rc;
 	}
 	if (!p->type)
-		return kn_ty_fail(l, KN_EINVAL, e.at,
+		return kn_ty_fail(l, KN_EINVAL, at,
 		                  "'purchase' needs 'type' (the product type asked for)");
 	return 0;
 }

@@ -27,7 +27,7 @@ static const char *const loc_keys[N_LOC] = { "selector", "text", "value", "enter
  * over LOC_*), and locator hints. */
 static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsigned allowed)
 {
-	yev k, v;
+	yev k;
 	int rc, end;
 	unsigned seen = 0;
 	char c[72];
@@ -60,12 +60,8 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 				return rc;
 			continue;
 		case LOC_ENTER:
-			if ((rc = kn_ty_next_event(l, &v)) != 0)
+			if ((rc = kn_ty_read_bool(l, "enter", &st->enter)) != 0)
 				return rc;
-			if (v.type != YAML_SCALAR_EVENT || v.kind != SK_BOOL)
-				return kn_ty_fail(l, KN_EINVAL, v.at, "'enter' must be true or false, found %s",
-				                  kn_ty_found(l, &v));
-			st->enter = kn_ty_is_true(v.val);
 			continue;
 		case LOC_TEXT: dst = &st->text; break;
 		case LOC_VALUE: dst = &st->value; break;
@@ -201,41 +197,22 @@ static const char *const after_keys[N_AF] = { "url", "navigated", "value" };
 /* A step's recorded postcondition: `after: {url, navigated, value}` (workflow.h). */
 static int parse_after(loader *l, kn_step *st)
 {
-	yev v, k;
-	int rc, end;
+	int rc, f, nav;
 	unsigned seen = 0;
-	char c[72];
-	if ((rc = kn_ty_next_event(l, &v)) != 0)
+	if ((rc = kn_ty_open_mapping(l, "'after' must be a mapping such as { url: URL, navigated: true }, ",
+	                             NULL)) != 0)
 		return rc;
-	if (v.type != YAML_MAPPING_START_EVENT)
-		return kn_ty_fail(l, KN_EINVAL, v.at,
-		                  "'after' must be a mapping such as { url: URL, navigated: true }, "
-		                  "found %s", kn_ty_found(l, &v));
 	for (;;) {
-		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+		if ((rc = kn_ty_read_field(l, after_keys, N_AF, "after", &seen, NULL, &f)) != 0)
 			return rc;
-		if (end)
-			return 0;
-		int f = kn_ty_lookup(after_keys, N_AF, k.val, k.len);
 		if (f < 0)
-			return kn_ty_fail(l, KN_EINVAL, k.at,
-			                  "unknown key '%s' in 'after' (expected url, navigated "
-			                  "or value)", kn_ty_clip(c, sizeof c, k.val));
-		if (seen & (1u << f))
-			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", after_keys[f]);
-		seen |= 1u << f;
+			return 0;
 		if (f == AF_URL)
 			rc = kn_ty_read_url(l, "after.url", &st->expect_url);
 		else if (f == AF_VALUE)
 			rc = kn_ty_read_text(l, "after.value", 1, &st->expect_value, NULL);
-		else {
-			if ((rc = kn_ty_next_event(l, &v)) != 0)
-				return rc;
-			if (v.type != YAML_SCALAR_EVENT || v.kind != SK_BOOL)
-				return kn_ty_fail(l, KN_EINVAL, v.at, "'navigated' must be true or false, found %s",
-				                  kn_ty_found(l, &v));
-			st->navigated = kn_ty_is_true(v.val) ? 1 : 2;
-		}
+		else if ((rc = kn_ty_read_bool(l, "navigated", &nav)) == 0)
+			st->navigated = nav ? 1 : 2;
 		if (rc)
 			return rc;
 	}
@@ -304,24 +281,20 @@ static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 	return 0;
 }
 
+struct steps_of {
+	size_t ti, cap; /* the task, and the capacity of its steps array */
+};
+
+static int step_item(loader *l, void *ud, const yev *start)
+{
+	struct steps_of *so = ud;
+	return parse_step(l, so->ti, &so->cap, start);
+}
+
 int kn_ty_parse_steps(loader *l, size_t ti)
 {
-	yev e;
-	size_t cap = 0;
-	int rc = kn_ty_next_event(l, &e);
-	if (rc)
-		return rc;
-	if (e.type != YAML_SEQUENCE_START_EVENT)
-		return kn_ty_fail(l, KN_EINVAL, e.at, "'steps' must be a list of steps, found %s",
-		                  kn_ty_found(l, &e));
-	for (;;) {
-		if ((rc = kn_ty_next_event(l, &e)) != 0)
-			return rc;
-		if (e.type == YAML_SEQUENCE_END_EVENT)
-			return 0;
-		if ((rc = parse_step(l, ti, &cap, &e)) != 0)
-			return rc;
-	}
+	struct steps_of so = {ti, 0};
+	return kn_ty_parse_list(l, "steps", "steps", step_item, &so, NULL);
 }
 
 enum { WK_FORMAT, WK_TASK, WK_RECORDED, WK_VIEWPORT, WK_START_URL, WK_STEPS, N_WK };
@@ -358,28 +331,16 @@ int kn_ty_parse_workflow(loader *l, pos at, const yev *first)
 	memset(t, 0, sizeof *t);
 	t->line = at.line;
 	snprintf(l->ctx_task, sizeof l->ctx_task, "workflow");
-	yev k, v;
-	int rc, end;
+	yev v;
+	int rc, w;
 	unsigned seen = 0;
 	char c[72], *text = NULL;
 	pos vat;
 	for (;;) {
-		if (first) {
-			k = *first;
-			first = NULL;
-		} else if ((rc = kn_ty_read_key(l, &k, &end)) != 0) {
+		if ((rc = kn_ty_read_field(l, workflow_keys, N_WK, NULL, &seen, &first, &w)) != 0)
 			return rc;
-		} else if (end) {
-			break;
-		}
-		int w = kn_ty_lookup(workflow_keys, N_WK, k.val, k.len);
 		if (w < 0)
-			return kn_ty_fail(l, KN_EINVAL, k.at,
-			                  "unknown key '%s' (expected workflow, task, recorded_at, viewport, "
-			                  "start_url or steps)", kn_ty_clip(c, sizeof c, k.val));
-		if (seen & (1u << w))
-			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", workflow_keys[w]);
-		seen |= 1u << w;
+			break;
 		switch (w) {
 		case WK_FORMAT:
 			if ((rc = kn_ty_next_event(l, &v)) != 0)

@@ -117,11 +117,7 @@ static size_t sink(char *p, size_t size, size_t n, void *ud)
 static int backoff_wait(kn_alerts *a, long ms)
 {
 	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += ms / 1000;
-	dl.tv_nsec += (ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L)
-		dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+	kn_time_deadline(&dl, CLOCK_REALTIME, ms);
 	pthread_mutex_lock(&a->mu);
 	while (!a->abandon)
 		if (pthread_cond_timedwait(&a->work, &a->mu, &dl) == ETIMEDOUT)
@@ -427,11 +423,7 @@ nomem:
 int kn_alerts_drain(kn_alerts *a, int timeout_ms, kn_err *err)
 {
 	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += timeout_ms / 1000;
-	dl.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (dl.tv_nsec >= 1000000000L)
-		dl.tv_sec++, dl.tv_nsec -= 1000000000L;
+	kn_time_deadline(&dl, CLOCK_REALTIME, timeout_ms);
 	int rc = 0;
 	pthread_mutex_lock(&a->mu);
 	while (a->head || a->busy)

@@ -114,6 +114,12 @@ static void on_wake(lws_sorted_usec_list_t *sul)
 	lws_cancel_service(w->loop->ctx);
 }
 
+static int never(void *ud)
+{
+	(void)ud;
+	return 0;
+}
+
 int kn_cdp_loop_run_for(kn_cdp_loop *loop, int ms)
 {
 	if (loop->depth)
@@ -124,18 +130,7 @@ int kn_cdp_loop_run_for(kn_cdp_loop *loop, int ms)
 		loop->depth--;
 		return n < 0 ? KN_EIO : 0;
 	}
-	lws_usec_t deadline = lws_now_usecs() + (lws_usec_t)ms * LWS_US_PER_MS;
-	wake w;
-	memset(&w, 0, sizeof w);
-	w.loop = loop;
-	lws_sul_schedule(loop->ctx, 0, &w.sul, on_wake, (lws_usec_t)ms * LWS_US_PER_MS);
-	int rc = 0;
-	/* the clock, not the sul, ends the wait: the sul only bounds the poll */
-	while (!kn_cdp_loop_stopped(loop) && lws_now_usecs() < deadline)
-		if ((rc = serve_once(loop)) != 0)
-			break;
-	lws_sul_cancel(&w.sul);
-	return rc;
+	return kn_cdp_loop_run_until(loop, ms, never, NULL); /* 0 or KN_EIO: never is never done */
 }
 
 int kn_cdp_loop_run_until(kn_cdp_loop *loop, int ms, int (*done)(void *ud), void *ud)

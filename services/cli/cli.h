@@ -159,4 +159,15 @@ int kn_cli_trace_finish(kn_trace *t, const kn_eval *ev, const char *cmd, const c
                         int failed, int quiet);
 int kn_cmd_trace(int argc, char **argv);
 
+/* The options naming what watch, record and replay work on (target_opts.c): --browser ENDPOINT,
+ * --tasks FILE, --task ID and --out PATH. Append KN_CLI_TARGET_LONGOPTS to the getopt_long table
+ * and hand option codes to kn_cli_target_option (1 taken, 0 not ours). */
+#define KN_CLI_TARGET_LONGOPTS                                                                    \
+	{"browser", required_argument, NULL, 'b'}, {"tasks", required_argument, NULL, 't'},          \
+	{"task", required_argument, NULL, 'i'}, {"out", required_argument, NULL, 'o'}
+typedef struct kn_cli_target {
+	const char *browser, *tasks, *task_id, *out; /* borrowed from argv; NULL when not given */
+} kn_cli_target;
+int kn_cli_target_option(kn_cli_target *o, int c, const char *arg);
+
 #endif

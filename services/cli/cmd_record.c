@@ -380,13 +380,13 @@ static int write_workflow(struct rec *r, const char *dir)
 int kn_cmd_record(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"browser", required_argument, NULL, 'b'}, {"tasks", required_argument, NULL, 't'},
-		{"task", required_argument, NULL, 'i'},    {"out", required_argument, NULL, 'o'},
+		KN_CLI_TARGET_LONGOPTS,
 		{"propose", no_argument, NULL, 'p'},       {"until", required_argument, NULL, 'u'},
 		{"viewport", required_argument, NULL, 'V'}, {"quiet", no_argument, NULL, 'q'},
 		{"answer", required_argument, NULL, 'a'},  {"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0}};
-	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *answer = NULL;
+	kn_cli_target tg = {0};
+	const char *answer = NULL;
 	int c, want_propose = 0, vw = 0, vh = 0;
 	double idle_s = 0;
 	/* "finished" is checked here, not by the monitor: the step that reached the last key node
@@ -396,10 +396,6 @@ int kn_cmd_record(int argc, char **argv)
 	FILE *progress = stdout;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': browser = optarg; break;
-		case 't': tasks = optarg; break;
-		case 'i': task_id = optarg; break;
-		case 'o': out = optarg; break;
 		case 'p': want_propose = 1; break;
 		case 'a': answer = optarg; break;
 		case 'q': progress = NULL; break;
@@ -414,9 +410,13 @@ int kn_cmd_record(int argc, char **argv)
 				return kn_cli_usage_error("record", "--viewport must be WIDTHxHEIGHT, e.g. 1280x800, or window");
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
-		default: return kn_cli_usage_error("record", "bad option");
+		default:
+			if (kn_cli_target_option(&tg, c, optarg))
+				break;
+			return kn_cli_usage_error("record", "bad option");
 		}
 	}
+	const char *browser = tg.browser, *tasks = tg.tasks, *task_id = tg.task_id, *out = tg.out;
 	if (!browser || !tasks || !task_id)
 		return kn_cli_usage_error("record", "--browser, --tasks and --task are required");
 	if (vw == 0) /* recorded workflows carry one documented viewport, whatever the browser's window */

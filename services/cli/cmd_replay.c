@@ -190,14 +190,14 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 int kn_cmd_replay(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"browser", required_argument, NULL, 'b'}, {"tasks", required_argument, NULL, 't'},
-		{"task", required_argument, NULL, 'i'},    {"out", required_argument, NULL, 'o'},
+		KN_CLI_TARGET_LONGOPTS,
 		{"step-delay", required_argument, NULL, 'd'}, {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'}, {"validate", no_argument, NULL, 'v'},
 		{"workflows", required_argument, NULL, 'w'}, {"viewport", required_argument, NULL, 'V'},
 		{"config", required_argument, NULL, 'c'}, {"no-repairs", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_TRACE_LONGOPTS, {NULL, 0, NULL, 0}};
-	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *config_path = NULL;
+	kn_cli_target tg = {0};
+	const char *config_path = NULL;
 	kn_config *cfg = NULL;
 	kn_blocked_rules blocked;
 	kn_replay_opts ro = {.progress = stderr};
@@ -206,10 +206,6 @@ int kn_cmd_replay(int argc, char **argv)
 	int c, validate = 0, repairs = 1;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': browser = optarg; break;
-		case 't': tasks = optarg; break;
-		case 'i': task_id = optarg; break;
-		case 'o': out = optarg; break;
 		case 'q': ro.progress = NULL; break;
 		case 'a': answers = optarg; break;
 		case 'v': validate = 1; break;
@@ -226,13 +222,16 @@ int kn_cmd_replay(int argc, char **argv)
 		case 'R': repairs = 0; break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default: {
-			int tr = kn_cli_trace_option(&tro, "replay", c, optarg);
+			int tr = kn_cli_target_option(&tg, c, optarg);
+			if (tr == 0)
+				tr = kn_cli_trace_option(&tro, "replay", c, optarg);
 			if (tr > 0)
 				break;
 			return tr < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("replay", "bad option");
 		}
 		}
 	}
+	const char *browser = tg.browser, *tasks = tg.tasks, *task_id = tg.task_id, *out = tg.out;
 	if (!browser || !tasks)
 		return kn_cli_usage_error("replay", "--browser and --tasks are required");
 	if (tro.mode != KN_TRACE_OFF && !validate)

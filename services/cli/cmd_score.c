@@ -187,6 +187,48 @@ out:
 	return rc;
 }
 
+/* One number of the summary: its name, its value, its decimals in the table, and the count it
+ * stands on when it has one ("functional_tasks": N in JSON, "(N runs with functional checks)"). */
+typedef struct sum_row {
+	const char *key;
+	double v;
+	int decimals;
+	const char *count_key, *count_what;
+	size_t count;
+} sum_row;
+
+/* The summary's numbers after "tasks", the same rows in both formats: JSON members (", \"k\": v")
+ * or table lines; the purchase rewards (purchase.h) only when some run had one. */
+static void print_summary(int format, const kn_summary *sum)
+{
+	const sum_row rows[] = {
+		{"key_node_completion_rate", sum->key_node_completion_rate, 4, NULL, NULL, 0},
+		{"average_step_score_rate", sum->average_step_score_rate, 4, NULL, NULL, 0},
+		{"task_success_rate", sum->task_success_rate, 4, NULL, NULL, 0},
+		{"task_near_success_rate", sum->task_near_success_rate, 4, NULL, NULL, 0},
+		{"efficiency_score", sum->efficiency_score, 4, NULL, NULL, 0},
+		{"functional_success_rate", sum->functional_success_rate, 4, "functional_tasks",
+		 "functional checks", sum->n_functional_tasks},
+		{"task_score", sum->task_score, 2, NULL, NULL, 0},
+		{"reward_success_rate", sum->reward_success_rate, 4, "reward_tasks", "a purchase",
+		 sum->n_reward_tasks},
+	};
+	size_t n = sizeof rows / sizeof *rows - (sum->n_reward_tasks ? 0 : 2);
+	for (size_t i = 0; i < n; i++) {
+		const sum_row *r = &rows[i];
+		if (format == OUT_JSON) {
+			printf(", \"%s\": %.17g", r->key, r->v);
+			if (r->count_key)
+				printf(", \"%s\": %zu", r->count_key, r->count);
+		} else {
+			printf("  %-26s%.*f", r->key, r->decimals, r->v);
+			if (r->count_key)
+				printf(" (%zu runs with %s)", r->count, r->count_what);
+			putchar('\n');
+		}
+	}
+}
+
 int kn_cmd_score(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -277,17 +319,8 @@ int kn_cmd_score(int argc, char **argv)
 	free(rows);
 	kn_summary_finish(&sum);
 	if (format == OUT_JSON) {
-		printf("],\n\"summary\": {\"tasks\": %zu, \"key_node_completion_rate\": %.17g, "
-		       "\"average_step_score_rate\": %.17g, \"task_success_rate\": %.17g, "
-		       "\"task_near_success_rate\": %.17g, \"efficiency_score\": %.17g, "
-		       "\"functional_success_rate\": %.17g, \"functional_tasks\": %zu",
-		       sum.tasks, sum.key_node_completion_rate, sum.average_step_score_rate,
-		       sum.task_success_rate, sum.task_near_success_rate, sum.efficiency_score,
-		       sum.functional_success_rate, sum.n_functional_tasks);
-		if (sum.n_reward_tasks) /* purchase rewards (purchase.h) */
-			printf(", \"task_score\": %.17g, \"reward_success_rate\": %.17g, "
-			       "\"reward_tasks\": %zu", sum.task_score, sum.reward_success_rate,
-			       sum.n_reward_tasks);
+		printf("],\n\"summary\": {\"tasks\": %zu", sum.tasks);
+		print_summary(format, &sum);
 		fputs("}", stdout);
 		if (so.client) {
 			fputs(",\n\"semantic\": ", stdout);
@@ -297,17 +330,7 @@ int kn_cmd_score(int argc, char **argv)
 	} else if (format == OUT_TABLE) {
 		printf("\nsummary over %zu runs (mode %s):\n", sum.tasks,
 		       eo.mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default");
-		printf("  key_node_completion_rate  %.4f\n  average_step_score_rate   %.4f\n"
-		       "  task_success_rate         %.4f\n  task_near_success_rate    %.4f\n"
-		       "  efficiency_score          %.4f\n  functional_success_rate   %.4f (%zu runs with "
-		       "functional checks)\n",
-		       sum.key_node_completion_rate, sum.average_step_score_rate, sum.task_success_rate,
-		       sum.task_near_success_rate, sum.efficiency_score, sum.functional_success_rate,
-		       sum.n_functional_tasks);
-		if (sum.n_reward_tasks)
-			printf("  task_score                %.2f\n  reward_success_rate       %.4f (%zu runs "
-			       "with a purchase)\n", sum.task_score, sum.reward_success_rate,
-			       sum.n_reward_tasks);
+		print_summary(format, &sum);
 		kn_cli_semantic_report(&so, stdout, sum.sum_reached);
 	} else {
 		kn_cli_semantic_report(&so, stderr, sum.sum_reached);

@@ -156,8 +156,7 @@ static int write_result(FILE *f, const kn_eval *ev, const char *run_id, kn_cli_s
 int kn_cmd_watch(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"browser", required_argument, NULL, 'b'}, {"tasks", required_argument, NULL, 't'},
-		{"task", required_argument, NULL, 'i'},    {"out", required_argument, NULL, 'o'},
+		KN_CLI_TARGET_LONGOPTS,
 		{"trajectory", required_argument, NULL, 'j'}, {"until", required_argument, NULL, 'u'},
 		{"mode", required_argument, NULL, 'm'},    {"threshold", required_argument, NULL, 'T'},
 		{"run-id", required_argument, NULL, 'r'},  {"quiet", no_argument, NULL, 'q'},
@@ -165,7 +164,8 @@ int kn_cmd_watch(int argc, char **argv)
 		{"step-limit", required_argument, NULL, 'L'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_SEMANTIC_LONGOPTS, KN_CLI_TRACE_LONGOPTS,
 		{NULL, 0, NULL, 0}};
-	const char *browser = NULL, *tasks = NULL, *task_id = NULL, *out = NULL, *traj = NULL;
+	kn_cli_target tg = {0};
+	const char *traj = NULL;
 	const char *run_id = NULL, *answers = NULL;
 	int quiet = 0, c, sr;
 	kn_monitor_opts mo = {0};
@@ -175,10 +175,6 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_cli_trace tro = {0};
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {
 		switch (c) {
-		case 'b': browser = optarg; break;
-		case 't': tasks = optarg; break;
-		case 'i': task_id = optarg; break;
-		case 'o': out = optarg; break;
 		case 'j': traj = optarg; break;
 		case 'r': run_id = optarg; break;
 		case 'a': answers = optarg; break;
@@ -201,13 +197,15 @@ int kn_cmd_watch(int argc, char **argv)
 			break;
 		case 'h': fputs(help, stdout); return KN_EXIT_OK;
 		default:
-			if ((sr = kn_cli_semantic_option(&so, "watch", c, optarg)) == 0)
+			if ((sr = kn_cli_target_option(&tg, c, optarg)) == 0 &&
+			    (sr = kn_cli_semantic_option(&so, "watch", c, optarg)) == 0)
 				sr = kn_cli_trace_option(&tro, "watch", c, optarg);
 			if (sr > 0)
 				break;
 			return sr < 0 ? KN_EXIT_USAGE : kn_cli_usage_error("watch", "bad option");
 		}
 	}
+	const char *browser = tg.browser, *tasks = tg.tasks, *task_id = tg.task_id, *out = tg.out;
 	if (!browser || !tasks || !task_id)
 		return kn_cli_usage_error("watch", "--browser, --tasks and --task are required");
 	mo.until_finished = until.finished;

@@ -23,6 +23,7 @@
 
 #include <libwebsockets.h>
 
+#include "http_listen.h"
 #include "log.h"
 #include "server.h"
 #include "server_internal.h"
@@ -601,33 +602,6 @@ static int split_listen(char *host, size_t cap, int *port, const char *listen, k
 	return 0;
 }
 
-static int probe_bind(const char *host, int port, kn_err *err)
-{
-	struct addrinfo hints = {0}, *ai = NULL;
-	char ps[16];
-	snprintf(ps, sizeof ps, "%d", port);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	int g = getaddrinfo(host, ps, &hints, &ai);
-	if (g != 0)
-		return kn_err_set(err, KN_EINVAL, "bad host '%s': %s (give a numeric IP address)", host,
-		                  gai_strerror(g));
-	int rc = 0, fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-	if (fd < 0) {
-		rc = kn_err_set(err, KN_EIO, "%s:%d: %s", host, port, strerror(errno));
-	} else {
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
-			rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, port,
-			                strerror(errno));
-		close(fd);
-	}
-	freeaddrinfo(ai);
-	return rc;
-}
-
 int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
 {
 	if (!out || !opts || !opts->metrics || !opts->stream)
@@ -638,42 +612,18 @@ int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	s->o = *opts;
 	int rc = split_listen(s->host, sizeof s->host, &s->port, opts->listen, err);
-	if (!rc)
-		rc = probe_bind(s->host, s->port, err);
 	if (rc) {
 		free(s);
 		return rc;
 	}
 	s->loopback = strncmp(s->host, "127.", 4) == 0 || strcmp(s->host, "::1") == 0;
-	kn_log_lws_hook();
-	struct lws_context_creation_info info;
-	memset(&info, 0, sizeof info);
-	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
-	if (!strchr(s->host, ':'))
-		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
-	info.user = s;
-	char lws_err[256];
-	kn_log_lws_capture(lws_err, sizeof lws_err); /* a bind failure: one error, not lws's lines */
-	s->ctx = lws_create_context(&info);
-	if (s->ctx) {
-		struct lws_context_creation_info vi;
-		memset(&vi, 0, sizeof vi);
-		vi.vhost_name = "keynode";
-		vi.port = s->port;
-		vi.iface = s->host;
-		vi.protocols = protocols;
-		vi.server_string = "keynode";
-		int idle = opts->stream_idle_s > 0 ? opts->stream_idle_s : 60;
-		s->idle.secs_since_valid_ping = (uint16_t)(idle > 1 ? idle / 2 : 1);
-		s->idle.secs_since_valid_hangup = (uint16_t)idle;
-		vi.retry_and_idle_policy = &s->idle;
-		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
-		s->vh = lws_create_vhost(s->ctx, &vi);
-	}
-	kn_log_lws_capture(NULL, 0);
-	if (!s->ctx || !s->vh) {
-		rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", s->host, s->port,
-		                lws_err[0] ? lws_err : "libwebsockets refused");
+	int idle = opts->stream_idle_s > 0 ? opts->stream_idle_s : 60;
+	s->idle.secs_since_valid_ping = (uint16_t)(idle > 1 ? idle / 2 : 1);
+	s->idle.secs_since_valid_hangup = (uint16_t)idle;
+	kn_http_listen_opts lo = {.host = s->host, .port = s->port, .vhost_name = "keynode",
+	                          .server_string = "keynode", .protocols = protocols, .idle = &s->idle,
+	                          .user = s};
+	if ((rc = kn_http_listen(&s->ctx, &s->vh, &lo, err)) != 0) {
 		kn_server_free(s);
 		return rc;
 	}
@@ -688,40 +638,27 @@ int kn_server_port(const kn_server *s)
 	return s ? s->port : 0;
 }
 
-static void tick(lws_sorted_usec_list_t *sul)
+/* At each stop poll of the loop: the held answers, then the owner's tick. */
+static void server_tick(void *ud)
 {
-	kn_server *s = lws_container_of(sul, kn_server, sul);
-	if (*s->stop) {
-		s->done = 1;
-		return;
-	}
+	kn_server *s = ud;
 	if (s->held)
 		check_held(s);
 	if (s->o.tick)
 		s->o.tick(s->o.ud);
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);
 }
 
 int kn_server_run(kn_server *s, volatile sig_atomic_t *stop)
 {
 	if (!s || !stop)
 		return KN_EINVAL;
-	s->stop = stop;
-	s->done = 0;
 	kn_err err = {0};
 	if (kn_srv_pool_start(s, &err) != 0) {
 		kn_log_msg("error", "http", err.msg, NULL);
 		kn_srv_pool_stop(s);
 		return err.code;
 	}
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, TICK_US);
-	int rc = 0;
-	while (!s->done && !*stop)
-		if (lws_service(s->ctx, 0) < 0) {
-			rc = KN_EIO;
-			break;
-		}
-	lws_sul_cancel(&s->sul);
+	int rc = kn_http_serve(s->ctx, stop, TICK_US, server_tick, s);
 	kn_srv_pool_stop(s); /* no worker calls a handler once run returns */
 	return rc;
 }

@@ -19,10 +19,7 @@ struct kn_server {
 	kn_server_opts o;
 	char host[128];
 	int port, loopback;
-	lws_sorted_usec_list_t sul;
 	lws_retry_bo_t idle;        /* websocket ping / hang-up policy */
-	volatile sig_atomic_t *stop;
-	int done;
 	struct pss *held;           /* answers waiting for durability */
 	/* the worker lanes of deferred answers (async.c) */
 	pthread_mutex_t pool_mu;

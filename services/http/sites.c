@@ -28,6 +28,7 @@
 
 #include <libwebsockets.h>
 
+#include "http_listen.h"
 #include "log.h"
 #include "sites.h"
 #include "sites_rules.h"
@@ -44,9 +45,6 @@ struct kn_sites {
 	char *page404; /* DIR/404.html, or NULL for the built-in page */
 	kn_sites_rules *rules; /* DIR/_redirects (sites_rules.h) */
 	size_t page404_len;
-	lws_sorted_usec_list_t sul;
-	volatile sig_atomic_t *stop;
-	int done;
 };
 
 /* Per-connection state: a body of our own still to be written (borrowed, static or s->page404). */
@@ -406,37 +404,6 @@ static const struct lws_protocols protocols[] = {
 
 /* --- lifecycle ----------------------------------------------------------------------------- */
 
-/* Try to bind host:port ourselves first: the kernel's reason ("Address already in use",
- * "Cannot assign requested address") is a better message than lws's. 0, or a KN_E* code with
- * err filled. */
-static int probe_bind(const char *host, int port, kn_err *err)
-{
-	struct addrinfo hints = {0}, *ai = NULL;
-	char ps[16];
-	snprintf(ps, sizeof ps, "%d", port);
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	int g = getaddrinfo(host, ps, &hints, &ai);
-	if (g != 0)
-		return kn_err_set(err, KN_EINVAL, "bad host '%s': %s (give a numeric IP address)", host,
-		                  gai_strerror(g));
-	int rc = 0;
-	int fd = socket(ai->ai_family, ai->ai_socktype, ai->ai_protocol);
-	if (fd < 0) {
-		rc = kn_err_set(err, KN_EIO, "%s:%d: %s", host, port, strerror(errno));
-	} else {
-		int one = 1;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-		if (bind(fd, ai->ai_addr, ai->ai_addrlen) != 0)
-			rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, port,
-			                strerror(errno));
-		close(fd);
-	}
-	freeaddrinfo(ai);
-	return rc;
-}
-
 /* Read DIR/404.html into s->page404 when it exists (capped); a missing page is not an error. */
 static void load_404(kn_sites *s)
 {
@@ -489,38 +456,9 @@ int kn_sites_new(kn_sites **out, const kn_sites_opts *opts, kn_err *err)
 		return rc;
 	}
 
-	/* With port 0 this still checks that host is a local numeric address. */
-	rc = probe_bind(host, opts->port, err);
-	if (rc) {
-		kn_sites_free(s);
-		return rc;
-	}
-
-	kn_log_lws_hook();
-	struct lws_context_creation_info info;
-	memset(&info, 0, sizeof info);
-	info.options = LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
-	if (!strchr(host, ':'))
-		info.options |= LWS_SERVER_OPTION_DISABLE_IPV6;
-	info.user = s;
-	char lws_err[256];
-	kn_log_lws_capture(lws_err, sizeof lws_err); /* a bind failure: one error, not lws's lines */
-	s->ctx = lws_create_context(&info);
-	if (s->ctx) {
-		struct lws_context_creation_info vi;
-		memset(&vi, 0, sizeof vi);
-		vi.vhost_name = "sites";
-		vi.port = opts->port;
-		vi.iface = host;
-		vi.protocols = protocols;
-		vi.server_string = "keynode-sites";
-		vi.options = info.options | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
-		s->vh = lws_create_vhost(s->ctx, &vi);
-	}
-	kn_log_lws_capture(NULL, 0);
-	if (!s->ctx || !s->vh) {
-		rc = kn_err_set(err, KN_EIO, "cannot listen on %s:%d: %s", host, opts->port,
-		                lws_err[0] ? lws_err : "libwebsockets refused");
+	kn_http_listen_opts lo = {.host = host, .port = opts->port, .vhost_name = "sites",
+	                          .server_string = "keynode-sites", .protocols = protocols, .user = s};
+	if ((rc = kn_http_listen(&s->ctx, &s->vh, &lo, err)) != 0) {
 		kn_sites_free(s);
 		return rc;
 	}
@@ -539,32 +477,11 @@ const char *kn_sites_dir(const kn_sites *s)
 	return s ? s->root : NULL;
 }
 
-/* The stop poll: runs inside lws_service, so after it the loop sees s->done. */
-static void tick(lws_sorted_usec_list_t *sul)
-{
-	kn_sites *s = lws_container_of(sul, kn_sites, sul);
-	if (*s->stop) {
-		s->done = 1;
-		return;
-	}
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, SITES_TICK_US);
-}
-
 int kn_sites_run(kn_sites *s, volatile sig_atomic_t *stop)
 {
 	if (!s || !stop)
 		return KN_EINVAL;
-	s->stop = stop;
-	s->done = 0;
-	lws_sul_schedule(s->ctx, 0, &s->sul, tick, SITES_TICK_US);
-	int rc = 0;
-	while (!s->done && !*stop)
-		if (lws_service(s->ctx, 0) < 0) {
-			rc = KN_EIO;
-			break;
-		}
-	lws_sul_cancel(&s->sul);
-	return rc;
+	return kn_http_serve(s->ctx, stop, SITES_TICK_US, NULL, NULL);
 }
 
 void kn_sites_free(kn_sites *s)

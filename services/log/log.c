@@ -152,6 +152,15 @@ static size_t for_terminal(const struct line *l, char *out, size_t cap)
 	return (size_t)n;
 }
 
+/* " " and the caller's fields (fmt's text) when fmt is neither NULL nor empty. */
+static void fields(struct line *l, const char *fmt, va_list ap)
+{
+	if (fmt && *fmt) {
+		put(l, " ", 0);
+		putv(l, fmt, ap, 0);
+	}
+}
+
 static void emit(struct line *l)
 {
 	if (l->cut) {
@@ -181,13 +190,10 @@ void kn_log(const char *level, const char *component, const char *fmt, ...)
 		return;
 	struct line l;
 	head(&l, level, component);
-	if (fmt && *fmt) {
-		put(&l, " ", 0);
-		va_list ap;
-		va_start(ap, fmt);
-		putv(&l, fmt, ap, 0);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fmt);
+	fields(&l, fmt, ap);
+	va_end(ap);
 	emit(&l);
 }
 
@@ -200,13 +206,10 @@ void kn_log_msg(const char *level, const char *component, const char *msg, const
 	put(&l, " msg=\"", 0);
 	put(&l, msg, 1);
 	put(&l, "\"", 0);
-	if (fields_fmt && *fields_fmt) {
-		put(&l, " ", 0);
-		va_list ap;
-		va_start(ap, fields_fmt);
-		putv(&l, fields_fmt, ap, 0);
-		va_end(ap);
-	}
+	va_list ap;
+	va_start(ap, fields_fmt);
+	fields(&l, fields_fmt, ap);
+	va_end(ap);
 	emit(&l);
 }
 

@@ -245,34 +245,32 @@ static int desc_covers(const struct desc *c, const struct desc *e)
 	return 1;
 }
 
+/* The space-separated words of s (NULL: none) as (start, length) pairs in w and len, the first max
+ * of them; how many. */
+static size_t split_words(const char **w, size_t *len, size_t max, const char *s)
+{
+	size_t n = 0;
+	for (const char *p = s ? s : ""; *p && n < max;) {
+		while (*p == ' ')
+			p++;
+		const char *b = p;
+		while (*p && *p != ' ')
+			p++;
+		if (p > b) {
+			w[n] = b;
+			len[n++] = (size_t)(p - b);
+		}
+	}
+	return n;
+}
+
 /* Path similarity: the share of the expected ancestors found, in order, among the candidate's. */
 static double path_sim(const char *expected, const char *cand)
 {
 	enum { MAXP = 32 };
 	const char *es[MAXP], *cs[MAXP];
-	size_t el[MAXP], cl[MAXP], ne = 0, nc = 0;
-	for (const char *p = expected; *p && ne < MAXP;) {
-		while (*p == ' ')
-			p++;
-		const char *b = p;
-		while (*p && *p != ' ')
-			p++;
-		if (p > b) {
-			es[ne] = b;
-			el[ne++] = (size_t)(p - b);
-		}
-	}
-	for (const char *p = cand ? cand : ""; *p && nc < MAXP;) {
-		while (*p == ' ')
-			p++;
-		const char *b = p;
-		while (*p && *p != ' ')
-			p++;
-		if (p > b) {
-			cs[nc] = b;
-			cl[nc++] = (size_t)(p - b);
-		}
-	}
+	size_t el[MAXP], cl[MAXP];
+	size_t ne = split_words(es, el, MAXP, expected), nc = split_words(cs, cl, MAXP, cand);
 	if (!ne)
 		return 0;
 	size_t found = 0, at = 0;
@@ -295,29 +293,8 @@ static double class_sim(const char *a, const char *b)
 {
 	enum { MAXC = 32 };
 	const char *sa[MAXC], *sb[MAXC];
-	size_t la[MAXC], lb[MAXC], na = 0, nb = 0;
-	for (const char *p = a; *p && na < MAXC;) {
-		while (*p == ' ')
-			p++;
-		const char *s = p;
-		while (*p && *p != ' ')
-			p++;
-		if (p > s) {
-			sa[na] = s;
-			la[na++] = (size_t)(p - s);
-		}
-	}
-	for (const char *p = b ? b : ""; *p && nb < MAXC;) {
-		while (*p == ' ')
-			p++;
-		const char *s = p;
-		while (*p && *p != ' ')
-			p++;
-		if (p > s) {
-			sb[nb] = s;
-			lb[nb++] = (size_t)(p - s);
-		}
-	}
+	size_t la[MAXC], lb[MAXC];
+	size_t na = split_words(sa, la, MAXC, a), nb = split_words(sb, lb, MAXC, b);
 	if (!na || !nb)
 		return 0;
 	size_t common = 0;

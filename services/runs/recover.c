@@ -75,6 +75,16 @@ static void rj_wait(struct rjudge *j, kn_eval *ev)
 	}
 }
 
+/* A store answer's text (freed here) parsed; *list gets its member key (NULL when the text is not
+ * JSON or has no such member). The caller releases what is returned. */
+static json_t *parse_list(char *text, const char *key, json_t **list)
+{
+	json_t *j = json_loads(text, 0, NULL);
+	free(text);
+	*list = json_object_get(j, key);
+	return j;
+}
+
 /* Feed every stored event of run_id to ev, a page at a time. */
 static int feed_stored(kn_store *st, const char *run_id, kn_eval *ev, kn_err *err)
 {
@@ -84,9 +94,7 @@ static int feed_stored(kn_store *st, const char *run_id, kn_eval *ev, kn_err *er
 		int rc = kn_store_events_json(st, run_id, after, RECOVER_PAGE, &page, err);
 		if (rc)
 			return rc;
-		json_t *j = json_loads(page, 0, NULL);
-		free(page);
-		json_t *evs = json_object_get(j, "events"), *e;
+		json_t *evs, *e, *j = parse_list(page, "events", &evs);
 		size_t i;
 		json_array_foreach(evs, i, e) {
 			char *line = json_dumps(json_object_get(e, "event"), JSON_COMPACT | JSON_ENCODE_ANY);
@@ -175,9 +183,7 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 	int rc = kn_store_orphans_take(st, o->owner, &list, err);
 	if (rc)
 		return rc;
-	json_t *j = json_loads(list, 0, NULL);
-	free(list);
-	json_t *runs = json_object_get(j, "runs"), *r;
+	json_t *runs, *r, *j = parse_list(list, "runs", &runs);
 	size_t i;
 	struct rjudge rj = {0};
 	pthread_mutex_init(&rj.mu, NULL);
@@ -190,11 +196,7 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 		if (kn_judge_queue_new(&rj.q, &qo, &qe) != 0)
 			kn_log_msg("warn", "runs", qe.msg, NULL); /* then judged synchronously */
 		int wait = o->verdict_wait_ms > 0 ? o->verdict_wait_ms : KN_RUNS_VERDICT_WAIT_MS;
-		clock_gettime(CLOCK_REALTIME, &rj.deadline);
-		rj.deadline.tv_sec += wait / 1000;
-		rj.deadline.tv_nsec += (long)(wait % 1000) * 1000000L;
-		if (rj.deadline.tv_nsec >= 1000000000L)
-			rj.deadline.tv_sec++, rj.deadline.tv_nsec -= 1000000000L;
+		kn_time_deadline(&rj.deadline, CLOCK_REALTIME, wait);
 	}
 	json_array_foreach(runs, i, r) {
 		const char *id = json_string_value(json_object_get(r, "id"));

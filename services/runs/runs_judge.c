@@ -216,10 +216,7 @@ void kn_runs_judge_wait_ends(kn_runs *r)
 		int left = r->live != NULL;
 		if (left) {
 			struct timespec step;
-			clock_gettime(CLOCK_REALTIME, &step);
-			step.tv_nsec += 100000000L;
-			if (step.tv_nsec >= 1000000000L)
-				step.tv_sec++, step.tv_nsec -= 1000000000L;
+			kn_time_deadline(&step, CLOCK_REALTIME, 100);
 			pthread_cond_timedwait(&r->cv, &r->mu, &step);
 		}
 		pthread_mutex_unlock(&r->mu);

@@ -73,17 +73,6 @@ struct kn_worker {
 
 /* ---- heartbeat ----------------------------------------------------------------------------- */
 
-static void deadline_in(struct timespec *ts, long ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
-
 static void *heartbeat_main(void *arg)
 {
 	kn_worker *w = arg;
@@ -93,7 +82,7 @@ static void *heartbeat_main(void *arg)
 	pthread_mutex_lock(&w->mu);
 	while (!w->stopping) {
 		struct timespec ts;
-		deadline_in(&ts, every_ms);
+		kn_time_deadline(&ts, CLOCK_REALTIME, every_ms);
 		int64_t before = w->job;
 		int r = 0;
 		while (!w->stopping && r != ETIMEDOUT && w->job == before)
@@ -143,7 +132,7 @@ static int stopping(kn_worker *w)
 static void idle(kn_worker *w, long ms)
 {
 	struct timespec ts;
-	deadline_in(&ts, ms);
+	kn_time_deadline(&ts, CLOCK_REALTIME, ms);
 	pthread_mutex_lock(&w->mu);
 	int r = 0;
 	while (!w->stopping && r != ETIMEDOUT)

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/event.h"
 #include "log.h"
 #include "spool.h"
 #include "store_internal.h"
@@ -53,17 +54,6 @@ struct kn_ingest {
 	kn_store *st;             /* writer only */
 	pthread_t th;
 };
-
-static void deadline_in(struct timespec *ts, int ms)
-{
-	clock_gettime(CLOCK_MONOTONIC, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (ts->tv_nsec >= 1000000000L) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000L;
-	}
-}
 
 static long ms_since(const struct timespec *t)
 {
@@ -346,7 +336,7 @@ static void *writer_main(void *arg)
 				break; /* what is left stays in the spool for the next start */
 			if (!in->stats.db_up) {
 				struct timespec ts;
-				deadline_in(&ts, in->retry_ms);
+				kn_time_deadline(&ts, CLOCK_MONOTONIC, in->retry_ms);
 				pthread_cond_timedwait(&in->cv_work, &in->mu, &ts);
 			}
 			continue;
@@ -361,7 +351,7 @@ static void *writer_main(void *arg)
 		if (!in->stop && !in->waiters && !in->urgent && in->qlen < (size_t)in->batch_max &&
 		    age < in->flush_ms) {
 			struct timespec ts;
-			deadline_in(&ts, (int)(in->flush_ms - age));
+			kn_time_deadline(&ts, CLOCK_MONOTONIC, (int)(in->flush_ms - age));
 			pthread_cond_timedwait(&in->cv_work, &in->mu, &ts);
 			continue;
 		}
@@ -552,7 +542,7 @@ int kn_ingest_run_finish(kn_ingest *in, const char *run_id, const char *ended,
 int kn_ingest_sync(kn_ingest *in, int timeout_ms, kn_err *err)
 {
 	struct timespec ts;
-	deadline_in(&ts, timeout_ms);
+	kn_time_deadline(&ts, CLOCK_MONOTONIC, timeout_ms);
 	pthread_mutex_lock(&in->mu);
 	pthread_cond_signal(&in->cv_work);
 	int rc = 0;
@@ -582,7 +572,7 @@ uint64_t kn_ingest_mark(kn_ingest *in)
 int kn_ingest_wait(kn_ingest *in, uint64_t from, uint64_t upto, int timeout_ms, kn_err *err)
 {
 	struct timespec ts;
-	deadline_in(&ts, timeout_ms);
+	kn_time_deadline(&ts, CLOCK_MONOTONIC, timeout_ms);
 	int rc = 0;
 	pthread_mutex_lock(&in->mu);
 	in->waiters++;

@@ -143,16 +143,12 @@ int kn_store_q_text(kn_store *st, char **out, const char *sql, int n, const char
 int kn_store_q_int64(kn_store *st, int64_t *out, const char *sql, int n, const char *const *params,
                      kn_err *err)
 {
-	PGresult *res;
-	int rc = kn_store_q(st, &res, sql, n, params, err);
+	char *text;
+	int rc = kn_store_q_text(st, &text, sql, n, params, err);
 	if (rc != 0)
 		return rc;
-	if (PQntuples(res) < 1 || PQnfields(res) < 1 || PQgetisnull(res, 0, 0)) {
-		PQclear(res);
-		return kn_err_set(err, KN_ENOTFOUND, "not found");
-	}
-	*out = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
-	PQclear(res);
+	*out = strtoll(text, NULL, 10);
+	free(text);
 	return 0;
 }
 

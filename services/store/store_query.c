@@ -52,7 +52,10 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 		1, p, err);
 }
 
-int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+/* A list of runs or replays as JSON text: sql with $1 the version id of task_ref (NULL: every
+ * task) and $2 limit (50 when <= 0, at most 1000). */
+static int list_json(kn_store *st, const char *task_ref, int limit, const char *sql, char **out,
+                     kn_err *err)
 {
 	*out = NULL;
 	if (limit <= 0)
@@ -68,12 +71,17 @@ int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out
 		kn_store_i64(vb, vid);
 	}
 	const char *p[2] = {task_ref ? vb : NULL, kn_store_i64(lb, limit)};
-	return kn_store_q_text(st, out,
+	return kn_store_q_text(st, out, sql, 2, p, err);
+}
+
+int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+{
+	return list_json(st, task_ref, limit,
 		"SELECT json_build_object('runs', COALESCE(json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
 		" r.id DESC), '[]')) FROM (SELECT r.* FROM runs r WHERE $1::bigint IS NULL OR r.task_version IN"
 		" (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM task_versions"
 		" WHERE id = $1::bigint)) ORDER BY r.started DESC, r.id DESC LIMIT $2::int) r",
-		2, p, err);
+		out, err);
 }
 
 int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *err)
@@ -100,26 +108,12 @@ int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *
 
 int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
 {
-	*out = NULL;
-	if (limit <= 0)
-		limit = 50;
-	if (limit > 1000)
-		limit = 1000;
-	char vb[24] = "", lb[24];
-	if (task_ref) {
-		int64_t vid;
-		int rc = kn_store_task_resolve(st, task_ref, &vid, err);
-		if (rc != 0)
-			return rc;
-		kn_store_i64(vb, vid);
-	}
-	const char *p[2] = {task_ref ? vb : NULL, kn_store_i64(lb, limit)};
-	return kn_store_q_text(st, out,
+	return list_json(st, task_ref, limit,
 		"SELECT json_build_object('replays', COALESCE(json_agg(kn_replay_summary(p) ORDER BY p.created DESC,"
 		" p.id DESC), '[]')) FROM (SELECT p.* FROM replay_results p WHERE $1::bigint IS NULL OR"
 		" p.task_version IN (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM"
 		" task_versions WHERE id = $1::bigint)) ORDER BY p.created DESC, p.id DESC LIMIT $2::int) p",
-		2, p, err);
+		out, err);
 }
 
 int kn_store_replay_counts_json(kn_store *st, char **out, kn_err *err)

@@ -31,45 +31,84 @@ static int want(const char *name, const char *where, json_t *o, const char *k, c
 	                  v ? "has the wrong type" : "missing");
 }
 
-#define WANT(o, k, ty)                                     \
-	do {                                                   \
-		if ((rc = want(name, where, (o), (k), (ty), err))) \
-			return rc;                                     \
-	} while (0)
+/* The members an object must have, with their types (want's), in the order they are checked; the
+ * list ends with a NULL key. */
+typedef struct member {
+	const char *key, *type;
+} member;
 
-static int check_list(const char *name, json_t *step, const char *list, const char *where_step,
-                      kn_err *err)
+static const member index_members[] = {
+	{"kind", "string"},   {"run", "string"},      {"task", "string"},      {"status", "string"},
+	{"score", "number"},  {"answer", "?string"},  {"key_nodes", "array"},  {"steps", "array"},
+	{NULL, NULL}};
+static const member key_node_members[] = {
+	{"id", "string"},    {"target", "string"},           {"matcher", "string"},
+	{"score", "number"}, {"reached_at_step", "?integer"}, {NULL, NULL}};
+static const member step_members[] = {
+	{"step", "integer"}, {"type", "string"}, {"screenshot", "?string"}, {NULL, NULL}};
+
+/* A step's optional lists and the members of their entries. */
+static const member evidence_members[] = {
+	{"node", "string"}, {"checked", "boolean"}, {"score", "number"}, {"why", "string"},
+	{"input", "?string"}, {NULL, NULL}};
+static const member selector_members[] = {
+	{"node", "string"}, {"selector", "string"}, {"count", "integer"}, {NULL, NULL}};
+static const member console_members[] = {{"text", "?string"}, {NULL, NULL}};
+static const member network_members[] = {{"url", "?string"}, {NULL, NULL}};
+static const member event_members[] = {{"type", "string"}, {NULL, NULL}};
+static const struct {
+	const char *list;
+	const member *members;
+} step_lists[] = {{"evidence", evidence_members}, {"selectors", selector_members},
+                  {"console", console_members},   {"network", network_members},
+                  {"events", event_members}};
+
+static int want_members(const char *name, const char *where, json_t *o, const member *m, kn_err *err)
 {
-	json_t *a = json_object_get(step, list);
-	if (!a)
-		return 0; /* optional lists */
-	if (!json_is_array(a))
-		return kn_err_set(err, KN_EINVAL, "%s: %s.%s: not an array", name, where_step, list);
+	int rc;
+	for (; m->key; m++)
+		if ((rc = want(name, where, o, m->key, m->type, err)) != 0)
+			return rc;
+	return 0;
+}
+
+/* Each entry of the array a must be an object with the members m ("where[i]: …" in errors); each
+ * is then checked by more when it is not NULL. */
+static int want_entries(const char *name, json_t *a, const char *where, const member *m,
+                        int (*more)(const char *name, json_t *e, const char *where, kn_err *err),
+                        kn_err *err)
+{
 	size_t i;
 	json_t *e;
 	int rc;
-	char where[160];
+	char w[160];
 	json_array_foreach(a, i, e) {
-		snprintf(where, sizeof where, "%s.%s[%zu]", where_step, list, i);
+		snprintf(w, sizeof w, "%s[%zu]", where, i);
 		if (!json_is_object(e))
-			return kn_err_set(err, KN_EINVAL, "%s: %s: not an object", name, where);
-		if (strcmp(list, "evidence") == 0) {
-			WANT(e, "node", "string");
-			WANT(e, "checked", "boolean");
-			WANT(e, "score", "number");
-			WANT(e, "why", "string");
-			WANT(e, "input", "?string");
-		} else if (strcmp(list, "selectors") == 0) {
-			WANT(e, "node", "string");
-			WANT(e, "selector", "string");
-			WANT(e, "count", "integer");
-		} else if (strcmp(list, "console") == 0) {
-			WANT(e, "text", "?string");
-		} else if (strcmp(list, "network") == 0) {
-			WANT(e, "url", "?string");
-		} else {
-			WANT(e, "type", "string");
-		}
+			return kn_err_set(err, KN_EINVAL, "%s: %s: not an object", name, w);
+		if ((rc = want_members(name, w, e, m, err)) != 0 || (more && (rc = more(name, e, w, err)) != 0))
+			return rc;
+	}
+	return 0;
+}
+
+/* A step beyond its members: its screenshot's file name and its optional lists. */
+static int check_step(const char *name, json_t *e, const char *where, kn_err *err)
+{
+	const char *shot = json_string_value(json_object_get(e, "screenshot"));
+	if (shot && (strncmp(shot, "shots/", 6) != 0 || strstr(shot, "..") || strchr(shot + 6, '/')))
+		return kn_err_set(err, KN_EINVAL, "%s: %s.screenshot: not a file under shots/", name, where);
+	for (size_t k = 0; k < sizeof step_lists / sizeof *step_lists; k++) {
+		json_t *a = json_object_get(e, step_lists[k].list);
+		if (!a)
+			continue; /* optional lists */
+		char w[160];
+		snprintf(w, sizeof w, "%s.%s", where, step_lists[k].list);
+		if (!json_is_array(a))
+			return kn_err_set(err, KN_EINVAL, "%s: %s: not an array", name, w);
+		int rc = want_entries(name, a, w, step_lists[k].members, NULL, err);
+		if (rc)
+			return rc;
 	}
 	return 0;
 }
@@ -77,52 +116,18 @@ static int check_list(const char *name, json_t *step, const char *list, const ch
 static int check_index(json_t *idx, const char *name, kn_err *err)
 {
 	int rc;
-	const char *where = "";
 	if (!json_is_object(idx))
 		return kn_err_set(err, KN_EINVAL, "%s: not a JSON object", name);
-	WANT(idx, "trace", "integer");
+	if ((rc = want(name, "", idx, "trace", "integer", err)) != 0)
+		return rc;
 	if (json_integer_value(json_object_get(idx, "trace")) != 1)
 		return kn_err_set(err, KN_EINVAL, "%s: trace: version %lld is not 1", name,
 		                  (long long)json_integer_value(json_object_get(idx, "trace")));
-	WANT(idx, "kind", "string");
-	WANT(idx, "run", "string");
-	WANT(idx, "task", "string");
-	WANT(idx, "status", "string");
-	WANT(idx, "score", "number");
-	WANT(idx, "answer", "?string");
-	WANT(idx, "key_nodes", "array");
-	WANT(idx, "steps", "array");
-	char w[96];
-	size_t i;
-	json_t *e;
-	json_array_foreach(json_object_get(idx, "key_nodes"), i, e) {
-		snprintf(w, sizeof w, "key_nodes[%zu]", i);
-		where = w;
-		if (!json_is_object(e))
-			return kn_err_set(err, KN_EINVAL, "%s: %s: not an object", name, w);
-		WANT(e, "id", "string");
-		WANT(e, "target", "string");
-		WANT(e, "matcher", "string");
-		WANT(e, "score", "number");
-		WANT(e, "reached_at_step", "?integer");
-	}
-	json_array_foreach(json_object_get(idx, "steps"), i, e) {
-		snprintf(w, sizeof w, "steps[%zu]", i);
-		where = w;
-		if (!json_is_object(e))
-			return kn_err_set(err, KN_EINVAL, "%s: %s: not an object", name, w);
-		WANT(e, "step", "integer");
-		WANT(e, "type", "string");
-		WANT(e, "screenshot", "?string");
-		const char *shot = json_string_value(json_object_get(e, "screenshot"));
-		if (shot && (strncmp(shot, "shots/", 6) != 0 || strstr(shot, "..") || strchr(shot + 6, '/')))
-			return kn_err_set(err, KN_EINVAL, "%s: %s.screenshot: not a file under shots/", name, w);
-		static const char *const lists[] = {"evidence", "selectors", "console", "network", "events"};
-		for (size_t k = 0; k < sizeof lists / sizeof *lists; k++)
-			if ((rc = check_list(name, e, lists[k], w, err)) != 0)
-				return rc;
-	}
-	return 0;
+	if ((rc = want_members(name, "", idx, index_members, err)) != 0 ||
+	    (rc = want_entries(name, json_object_get(idx, "key_nodes"), "key_nodes", key_node_members,
+	                       NULL, err)) != 0)
+		return rc;
+	return want_entries(name, json_object_get(idx, "steps"), "steps", step_members, check_step, err);
 }
 
 int kn_trace_parse(json_t **out, const char *buf, size_t len, const char *name, kn_err *err)

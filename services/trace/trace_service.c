@@ -42,38 +42,60 @@ kn_trace *kn_trace_open_kind(const char *root, const char *run_id, const char *k
 	return kn_trace_new(&t, dir, &o, err) == 0 ? t : NULL;
 }
 
+/* Call fn(ud, name, dir) for each entry of root whose name does not start with '.', dir being
+ * root/name; fn returns 1 to count the entry. How many were counted (0 when root cannot be read). */
+static int each_entry(const char *root, int (*fn)(void *ud, const char *name, const char *dir), void *ud)
+{
+	DIR *d = root ? opendir(root) : NULL;
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	char p[4096];
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", root, de->d_name);
+		n += fn(ud, de->d_name, p);
+	}
+	closedir(d);
+	return n;
+}
+
+struct sweep {
+	time_t cut;
+	void (*removed)(void *ud, const char *run_id);
+	void *ud;
+};
+
+/* A trace folder (one with shots/) whose index (or, without one, the folder) is older than the cut
+ * is removed. */
+static int sweep_one(void *ud, const char *name, const char *p)
+{
+	struct sweep *sw = ud;
+	char q[4200];
+	struct stat st, sh;
+	snprintf(q, sizeof q, "%s/shots", p);
+	if (stat(q, &sh) != 0 || !S_ISDIR(sh.st_mode)) /* not a trace folder: left alone */
+		return 0;
+	snprintf(q, sizeof q, "%s/index.json", p);
+	if (stat(q, &st) != 0 && stat(p, &st) != 0)
+		return 0;
+	if (st.st_mtime >= sw->cut)
+		return 0;
+	kn_trace_remove(p);
+	if (sw->removed)
+		sw->removed(sw->ud, name);
+	return 1;
+}
+
 int kn_trace_sweep(const char *root, int keep_days, void (*removed)(void *ud, const char *run_id),
                    void *ud)
 {
 	if (!root || keep_days <= 0)
 		return 0;
-	DIR *d = opendir(root);
-	if (!d)
-		return 0;
-	time_t cut = time(NULL) - (time_t)keep_days * 86400;
-	int n = 0;
-	struct dirent *de;
-	char p[4096], q[4200];
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof p, "%s/%s", root, de->d_name);
-		snprintf(q, sizeof q, "%s/shots", p);
-		struct stat st, sh;
-		if (stat(q, &sh) != 0 || !S_ISDIR(sh.st_mode)) /* not a trace folder: left alone */
-			continue;
-		snprintf(q, sizeof q, "%s/index.json", p);
-		if (stat(q, &st) != 0 && stat(p, &st) != 0)
-			continue;
-		if (st.st_mtime < cut) {
-			kn_trace_remove(p);
-			n++;
-			if (removed)
-				removed(ud, de->d_name);
-		}
-	}
-	closedir(d);
-	return n;
+	struct sweep sw = {time(NULL) - (time_t)keep_days * 86400, removed, ud};
+	return each_entry(root, sweep_one, &sw);
 }
 
 /* Bytes of dir/index.json and dir/shots/ *.jpg. */
@@ -98,22 +120,26 @@ static long long trace_bytes(const char *dir)
 	return n;
 }
 
-/* root/name's index, when it loads and is at least as new as since: fn gets it. 1 reported, 0 not. */
-static int scan_one(const char *root, const char *name, long long since,
-                    void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
-                    void *ud)
+struct scan {
+	long long since;
+	void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes);
+	void *ud;
+};
+
+/* A folder whose index.json loads and is not older than since goes to the scan's fn. */
+static int scan_one(void *ud, const char *name, const char *p)
 {
-	char p[4096], q[4200];
-	snprintf(p, sizeof p, "%s/%s", root, name);
-	snprintf(q, sizeof q, "%s/index.json", p);
+	struct scan *sc = ud;
+	char q[4200];
 	struct stat st;
-	if (stat(q, &st) != 0 || (long long)st.st_mtime < since)
+	snprintf(q, sizeof q, "%s/index.json", p);
+	if (stat(q, &st) != 0 || (long long)st.st_mtime < sc->since)
 		return 0;
 	json_t *idx = NULL;
 	kn_err err;
 	if (kn_trace_load(&idx, p, &err) != 0)
 		return 0;
-	fn(ud, name, p, idx, trace_bytes(p));
+	sc->fn(sc->ud, name, p, idx, trace_bytes(p));
 	json_decref(idx);
 	return 1;
 }
@@ -122,7 +148,12 @@ int kn_trace_scan_one(const char *root, const char *run_id,
                       void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
                       void *ud)
 {
-	return root && plain_name(run_id) ? scan_one(root, run_id, 0, fn, ud) : 0;
+	if (!root || !plain_name(run_id))
+		return 0;
+	char p[4096];
+	snprintf(p, sizeof p, "%s/%s", root, run_id);
+	struct scan sc = {0, fn, ud};
+	return scan_one(&sc, run_id, p);
 }
 
 void kn_trace_discard(const char *root, const char *run_id)
@@ -138,16 +169,8 @@ int kn_trace_scan(const char *root, long long since,
                   void (*fn)(void *ud, const char *run_id, const char *dir, json_t *idx, long long bytes),
                   void *ud)
 {
-	DIR *d = root ? opendir(root) : NULL;
-	if (!d)
-		return 0;
-	int n = 0;
-	struct dirent *de;
-	while ((de = readdir(d)) != NULL)
-		if (de->d_name[0] != '.')
-			n += scan_one(root, de->d_name, since, fn, ud);
-	closedir(d);
-	return n;
+	struct scan sc = {since, fn, ud};
+	return each_entry(root, scan_one, &sc);
 }
 
 void kn_trace_row_of(const json_t *idx, const char **kind, const char **status, int *steps, int *shots,

@@ -179,6 +179,30 @@ static void test_time_rfc3339(void **state)
 	assert_string_equal(t, "2000-02-29T23:59:59Z");
 }
 
+static long long ns_of(const struct timespec *t)
+{
+	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
+}
+
+/* The deadline lies ms after a reading taken before the call and at most ms after one taken after
+ * it, on the clock asked for, with tv_nsec normalised (pthread_cond_timedwait refuses 1e9 or more). */
+static void test_time_deadline(void **state)
+{
+	(void)state;
+	static const clockid_t clocks[] = {CLOCK_MONOTONIC, CLOCK_REALTIME};
+	static const long mss[] = {0, 1, 999, 1000, 1500, 86400000};
+	for (size_t c = 0; c < 2; c++)
+		for (size_t i = 0; i < sizeof mss / sizeof *mss; i++) {
+			struct timespec before, d, after;
+			clock_gettime(clocks[c], &before);
+			kn_time_deadline(&d, clocks[c], mss[i]);
+			clock_gettime(clocks[c], &after);
+			assert_true(d.tv_nsec >= 0 && d.tv_nsec < 1000000000L);
+			assert_true(ns_of(&d) >= ns_of(&before) + mss[i] * 1000000LL);
+			assert_true(ns_of(&d) <= ns_of(&after) + mss[i] * 1000000LL);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +210,7 @@ int main(void)
 		cmocka_unit_test(test_read_errors),
 		cmocka_unit_test(test_round_trip),
 		cmocka_unit_test(test_time_rfc3339),
+		cmocka_unit_test(test_time_deadline),
 		cmocka_unit_test(test_frame_fields),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

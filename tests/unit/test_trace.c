@@ -150,6 +150,18 @@ static void test_malformed(void **state)
 		{"{\"trace\":1,\"kind\":\"run\",\"run\":\"r\",\"task\":\"t\",\"status\":\"s\",\"score\":1,\"answer\":null,"
 		 "\"key_nodes\":[],\"steps\":[{\"step\":1,\"type\":\"click\",\"screenshot\":null,\"evidence\":[{\"node\":1}]}]}",
 		 "index.json: steps[0].evidence[0].node: has the wrong type"},
+		{"{\"trace\":1,\"kind\":\"run\",\"run\":\"r\",\"task\":\"t\",\"status\":\"s\",\"score\":1,\"answer\":null,"
+		 "\"key_nodes\":[],\"steps\":[{\"step\":1,\"type\":\"click\",\"screenshot\":null,\"network\":{}}]}",
+		 "index.json: steps[0].network: not an array"},
+		{"{\"trace\":1,\"kind\":\"run\",\"run\":\"r\",\"task\":\"t\",\"status\":\"s\",\"score\":1,\"answer\":null,"
+		 "\"key_nodes\":[],\"steps\":[{\"step\":1,\"type\":\"click\",\"screenshot\":null,\"events\":[{\"type\":\"x\"},2]}]}",
+		 "index.json: steps[0].events[1]: not an object"},
+		{"{\"trace\":1,\"kind\":\"run\",\"run\":\"r\",\"task\":\"t\",\"status\":\"s\",\"score\":1,\"answer\":null,"
+		 "\"key_nodes\":[],\"steps\":[{\"step\":1,\"type\":\"click\",\"screenshot\":null,\"selectors\":[{\"node\":\"k\",\"selector\":\"a\"}]}]}",
+		 "index.json: steps[0].selectors[0].count: missing"},
+		{"{\"trace\":1,\"kind\":\"run\",\"run\":\"r\",\"task\":\"t\",\"status\":\"s\",\"score\":1,\"answer\":null,"
+		 "\"key_nodes\":[],\"steps\":[3]}",
+		 "index.json: steps[0]: not an object"},
 		{"{\"trace\":1,\"trace\":1}", "index.json:1:18: duplicate object key near '\"trace\"'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

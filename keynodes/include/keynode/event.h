@@ -77,6 +77,9 @@ void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t);
  * never for timestamps that are written down. */
 double kn_time_mono_s(void);
 double kn_time_mono_ms(void);
+/* *out = now on clock (CLOCK_MONOTONIC or CLOCK_REALTIME) plus ms milliseconds: the absolute
+ * deadline pthread_cond_timedwait takes, on the clock its condition variable was made with. */
+void kn_time_deadline(struct timespec *out, clockid_t clock, long ms);
 
 /* Write the header / one event as one line and flush (so a crash loses nothing already written). */
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started);

@@ -184,6 +184,14 @@ int kn_keynode_prepare(kn_keynode *kn, kn_err *err);
 
 /* 1 when two tasks share an id (*a < *b their indexes), else 0. O(n log n). */
 int kn_taskset_find_duplicate(const kn_taskset *set, size_t *a, size_t *b);
+/* A loader's first step: *out = an empty taskset whose source is name, in format. 0, or KN_ENOMEM
+ * ("out of memory" in err) with *out NULL. */
+int kn_taskset_start(kn_taskset **out, const char *name, kn_format format, kn_err *err);
+/* A loader's last step. With rc 0, two tasks sharing an id is an error naming both
+ * ("NAME: [B].ID_KEY: duplicate task id 'X' (also [A])"); then either *out = set and 0, or set is
+ * freed and the error code returned (rc itself when it was not 0). */
+int kn_taskset_finish(kn_taskset **out, kn_taskset *set, int rc, const char *name, const char *id_key,
+                      kn_err *err);
 
 /* Append a copy of item to kn->items (must_include / fuzzy entries); KN_ELIMIT past 1,000. */
 int kn_keynode_add_item(kn_keynode *kn, const char *item);

@@ -1,0 +1,26 @@
+/* grow.c — kn_grow (grow.h). The array pointer is read and written through memcpy, so one function
+ * serves arrays of any element type without casting a T ** to void **. */
+#include "keynode/grow.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "keynode/error.h"
+
+int kn_grow(void *arrp, size_t n, size_t *cap, size_t size, size_t first)
+{
+	if (n < *cap)
+		return 0;
+	size_t nc = *cap ? *cap * 2 : first;
+	if (nc <= *cap || size == 0 || nc > SIZE_MAX / size)
+		return KN_ENOMEM;
+	void *arr;
+	memcpy(&arr, arrp, sizeof arr);
+	void *p = realloc(arr, nc * size);
+	if (!p)
+		return KN_ENOMEM;
+	memcpy(arrp, &p, sizeof p);
+	*cap = nc;
+	return 0;
+}
