@@ -19,6 +19,7 @@
 
 #include "api.h"
 #include "api_cache.h"
+#include "api_fail.h"
 #include "api_workflows.h"
 #include "api_drift.h"
 #include "keynode/workflow.h"
@@ -77,24 +78,6 @@ void kn_api_free(kn_api *a)
 }
 
 /* --- helpers ------------------------------------------------------------------------------- */
-
-static void fail_store(kn_http_resp *resp, int rc, const kn_err *err, const char *what)
-{
-	switch (rc) {
-	case KN_ENOTFOUND:
-		kn_http_resp_error(resp, 404, "not found", what);
-		break;
-	case KN_EINVAL:
-		kn_http_resp_error(resp, 400, "bad request", err->msg);
-		break;
-	case KN_EIO:
-		kn_http_resp_error(resp, 503, "database unreachable", err->msg);
-		break;
-	default:
-		kn_http_resp_error(resp, 500, "database error", err->msg);
-		break;
-	}
-}
 
 /* Run a store read, reconnecting once when the connection was lost. */
 #define STORE_READ(st, rc, err, call)                                                             \
@@ -179,7 +162,7 @@ static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_htt
 	kn_taskset_free(set);
 	kn_api_cache_bump(a->cache); /* even on failure: part of it may have been stored */
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, NULL));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, NULL));
 	answer_json(resp, 201, json_pack("{s:I, s:s, s:I, s:I}", "taskset", (json_int_t)id, "name",
 	                                 name, "tasks", (json_int_t)n, "new_versions",
 	                                 (json_int_t)newv));
@@ -207,7 +190,7 @@ static void get_tasks(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_r
 	uint64_t gen = kn_api_cache_gen(a->cache); /* before the query: see api_cache.c */
 	STORE_READ(st, rc, err, kn_store_tasks_json(st, site, status, &out, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, NULL));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, NULL));
 	kn_api_cache_tasks_put(a->cache, site, status, out, gen);
 	answer_text(resp, 200, out);
 }
@@ -222,7 +205,7 @@ static void get_task(kn_store *st, const kn_http_req *req, kn_http_resp *resp, i
 	else
 		STORE_READ(st, rc, err, kn_store_task_get_json(st, req->id, &out, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
 }
 
@@ -252,13 +235,13 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	int rc;
 	STORE_READ(st, rc, err, kn_store_task_resolve(st, task, &version, &err));
 	if (rc) {
-		fail_store(resp, rc, &err, "no such task");
+		kn_api_store_failed(resp, rc, &err, "no such task");
 		goto done;
 	}
 	kn_taskset *set = NULL;
 	STORE_READ(st, rc, err, kn_store_task_load(st, version, &set, &err));
 	if (rc) {
-		fail_store(resp, rc, &err, "no such task");
+		kn_api_store_failed(resp, rc, &err, "no such task");
 		goto done;
 	}
 	char *ws = NULL;
@@ -300,7 +283,7 @@ static void get_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	STORE_READ(st, rc, err, kn_store_runs_json(st, task && *task ? task : NULL, limit, &out,
 	                                          &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
 }
 
@@ -321,7 +304,7 @@ static void get_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_res
 	int rc;
 	STORE_READ(st, rc, err, kn_store_run_get_json(st, req->id, &out, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such run"));
 	if (run_ended(out))
 		kn_api_cache_run_put(a->cache, req->id, out);
 	answer_text(resp, 200, out);
@@ -342,7 +325,7 @@ static void get_events(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	int rc;
 	STORE_READ(st, rc, err, kn_store_events_json(st, req->id, after, limit, &out, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such run"));
 	answer_text(resp, 200, out);
 }
 
@@ -359,7 +342,7 @@ static void not_live(kn_store *st, const char *id, kn_http_resp *resp)
 	else if (rc == KN_ENOTFOUND)
 		kn_http_resp_error(resp, 404, "not found", "no such run");
 	else
-		fail_store(resp, rc, &err, "no such run");
+		kn_api_store_failed(resp, rc, &err, "no such run");
 }
 
 static void post_events(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
@@ -440,7 +423,7 @@ static void post_replay(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 		STORE_READ(st, rc, err, kn_store_job_enqueue(st, version, "", &job, &err));
 	kn_api_cache_bump(a->cache);
 	if (rc) {
-		fail_store(resp, rc, &err, "no such task");
+		kn_api_store_failed(resp, rc, &err, "no such task");
 		goto done;
 	}
 	answer_json(resp, 202, json_pack("{s:I, s:s, s:s}", "job", (json_int_t)job, "task", task,
@@ -460,7 +443,7 @@ static void get_replays(kn_store *st, const kn_http_req *req, kn_http_resp *resp
 	int rc;
 	STORE_READ(st, rc, err, kn_store_task_get_json(st, task, &out, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
 	json_t *j = json_loads(out, 0, NULL);
 	free(out);
 	json_t *r = j ? json_object_get(j, "replays") : NULL;
@@ -479,7 +462,7 @@ static void get_screenshot(kn_store *st, const kn_http_req *req, kn_http_resp *r
 	int rc;
 	STORE_READ(st, rc, err, kn_store_replay_screenshot(st, id, &png, &len, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, "no screenshot for this replay"));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no screenshot for this replay"));
 	resp->status = 200;
 	resp->content_type = "image/png";
 	resp->body = (char *)png;
@@ -496,7 +479,7 @@ static void get_alerts(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	int rc;
 	STORE_READ(st, rc, err, kn_store_alerts_json(st, all, 200, &out, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, NULL));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, NULL));
 	answer_text(resp, 200, out);
 }
 
@@ -509,7 +492,7 @@ static void post_ack(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	int rc;
 	STORE_READ(st, rc, err, kn_store_alert_ack(st, id, &err));
 	if (rc)
-		DO_RETURN(fail_store(resp, rc, &err, "no such alert"));
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such alert"));
 	answer_json(resp, 200, json_pack("{s:I, s:b}", "id", (json_int_t)id, "acked", 1));
 }
 

@@ -35,11 +35,11 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp);
  * the worker thread's own store connection (*wctx, opened at its first request). */
 void kn_api_handle_worker(void *ud, void **wctx, const kn_http_req *req, kn_http_resp *resp);
 void kn_api_worker_exit(void *ud, void *wctx);
+/* POST /api/agent-runs, GET /api/agent-runs and GET /api/agent-runs/{id} (api_agent_runs.c) over
+ * the store st. */
+void kn_api_agent_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp);
 /* The kn_server_opts.before_metrics callback: sets the gauges that need no query (runs, ingest);
  * the task-health and replay gauges are set through kn_api_handle. */
-/* POST /api/agent-runs and GET /api/agent-runs/{id} (api_agent_runs.c) over the store st. */
-void kn_api_agent_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp);
-/* The kn_server_opts.before_metrics callback: sets the gauges (runs, ingest, task health). */
 void kn_api_before_metrics(void *ud);
 /* The kn_server_opts.durable callback: kn_ingest_poll on the API's ingest. */
 int kn_api_durable(void *ud, uint64_t from, uint64_t upto, kn_err *err);

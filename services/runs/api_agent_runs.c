@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "api.h"
+#include "api_fail.h"
 #include "request.h"
 
 #define KN_AGENT_RUN_MAX_TASKS 1000
@@ -23,18 +24,6 @@ static void answer(kn_http_resp *resp, int status, json_t *j)
 		kn_http_resp_json(resp, status, t);
 	else
 		kn_http_resp_error(resp, 500, "out of memory", NULL);
-}
-
-static void store_failed(kn_http_resp *resp, int rc, const kn_err *err)
-{
-	if (rc == KN_ENOTFOUND)
-		kn_http_resp_error(resp, 404, "not found", err->msg);
-	else if (rc == KN_EINVAL)
-		kn_http_resp_error(resp, 400, "bad request", err->msg);
-	else if (rc == KN_EIO)
-		kn_http_resp_error(resp, 503, "database unreachable", err->msg);
-	else
-		kn_http_resp_error(resp, 500, "database error", err->msg);
 }
 
 static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
@@ -98,7 +87,7 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	if (rc == KN_EIO)
 		kn_store_reset(st, NULL); /* not retried: the client may, a batch is no idempotent write */
 	if (rc) {
-		store_failed(resp, rc, &err);
+		kn_api_store_failed(resp, rc, &err, NULL);
 		goto done;
 	}
 	char loc[64];
@@ -124,7 +113,7 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
 		rc = kn_store_agent_batch_json(st, id, &out, &err);
 	if (rc)
-		store_failed(resp, rc, &err);
+		kn_api_store_failed(resp, rc, &err, NULL);
 	else
 		kn_http_resp_json(resp, 200, out);
 }
@@ -151,7 +140,7 @@ static void list_batches(kn_store *st, const kn_http_req *req, kn_http_resp *res
 	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
 		rc = kn_store_agent_batches_json(st, before, limit, &out, &err);
 	if (rc)
-		store_failed(resp, rc, &err);
+		kn_api_store_failed(resp, rc, &err, NULL);
 	else
 		kn_http_resp_json(resp, 200, out);
 }

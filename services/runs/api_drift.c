@@ -11,19 +11,8 @@
 #include <jansson.h>
 
 #include "api_drift.h"
+#include "api_fail.h"
 #include "trace.h"
-
-static void fail_store(kn_http_resp *resp, int rc, const kn_err *err)
-{
-	if (rc == KN_ENOTFOUND)
-		kn_http_resp_error(resp, 404, "not found", err->msg[0] ? err->msg : "no such task");
-	else if (rc == KN_EIO)
-		kn_http_resp_error(resp, 503, "database unavailable", err->msg);
-	else if (rc == KN_ENOMEM)
-		kn_http_resp_error(resp, 500, "out of memory", NULL);
-	else
-		kn_http_resp_error(resp, 500, "database error", err->msg);
-}
 
 /* "/api/runs/<run>/…" with run percent-encoded (a run id is a file name, but say so safely). */
 static json_t *run_link(const char *run, const char *tail)
@@ -100,7 +89,7 @@ void kn_api_drift_get(kn_store *st, const char *trace_root, const kn_http_req *r
 	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
 		rc = kn_store_drift_pair_json(st, req->id, replay, &text, &err);
 	if (rc) {
-		fail_store(resp, rc, &err);
+		kn_api_store_failed(resp, rc, &err, err.msg[0] ? NULL : "no such task");
 		return;
 	}
 	json_t *pair = json_loads(text, 0, NULL);

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "api_fail.h"
 #include "api_workflows.h"
 #include "keynode/workflow.h"
 #include "store_workflows.h"
@@ -17,20 +18,6 @@
 #define UPLOAD_NAME "workflow.yaml" /* the file name in error positions */
 
 /* Map a store code to an answer; the message of a database error stays generic. */
-static void fail(kn_http_resp *resp, int rc, const kn_err *err)
-{
-	if (rc == KN_ENOTFOUND)
-		kn_http_resp_error(resp, 404, "not found", err->msg);
-	else if (rc == KN_EINVAL)
-		kn_http_resp_error(resp, 400, "bad request", err->msg);
-	else if (rc == KN_EIO)
-		kn_http_resp_error(resp, 503, "database unavailable", err->msg);
-	else if (rc == KN_ENOMEM)
-		kn_http_resp_error(resp, 500, "out of memory", NULL);
-	else
-		kn_http_resp_error(resp, 500, "database error", err->msg);
-}
-
 void kn_api_workflow_post(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
@@ -75,7 +62,7 @@ void kn_api_workflow_post(kn_store *st, const kn_http_req *req, kn_http_resp *re
 	                                  "created", created);
 	kn_taskset_free(wf);
 	if (rc) {
-		fail(resp, rc, &err);
+		kn_api_store_failed(resp, rc, &err, NULL);
 		return;
 	}
 	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
@@ -94,7 +81,7 @@ void kn_api_workflow_get(kn_store *st, const kn_http_req *req, kn_http_resp *res
 	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
 		rc = kn_store_workflow_json(st, req->id, &out, &err);
 	if (rc)
-		fail(resp, rc, &err);
+		kn_api_store_failed(resp, rc, &err, NULL);
 	else
 		kn_http_resp_json(resp, 200, out);
 }
