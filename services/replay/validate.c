@@ -119,17 +119,7 @@ static void monitor_answer(void *ud, const char *text)
 /* The run result of the watched run (docs/formats.md §3), or a bare one when there was no run. */
 static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *run_id)
 {
-	json_t *doc = NULL;
-	if (m) {
-		char *buf = NULL;
-		size_t n = 0;
-		FILE *f = open_memstream(&buf, &n);
-		if (f && kn_eval_write_result(kn_monitor_eval(m), run_id, f) == 0 && fflush(f) == 0)
-			doc = json_loadb(buf, n, 0, NULL);
-		if (f)
-			fclose(f);
-		free(buf);
-	}
+	json_t *doc = m ? kn_eval_result_json(kn_monitor_eval(m), run_id) : NULL;
 	if (!doc)
 		doc = json_pack("{s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:[], s:[]}", "task", task->id, "run",
 		                run_id, "steps", 0, "reached", 0, "total", (json_int_t)task->n_keynodes,

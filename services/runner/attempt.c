@@ -228,35 +228,28 @@ static json_t *report_json(const kn_attempt_report *r)
 static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remote, double t_end,
                         kn_err *err)
 {
-	char *buf = NULL, *path = path_in(a->o->dir, "result.json");
-	size_t len = 0;
+	char *path = path_in(a->o->dir, "result.json");
 	kn_eval *empty = NULL;
+	json_t *j = NULL;
 	int rc = 0;
 	if (remote) { /* serve's run result (--server) */
 		a->rep->completed = json_is_true(json_object_get(remote, "completion"));
 		a->rep->score = json_number_value(json_object_get(remote, "score"));
-		buf = json_dumps(remote, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		len = buf ? strlen(buf) : 0;
-		goto loaded;
-	}
-	if (!ev) {
-		if (kn_eval_new(&empty, a->o->task, &a->o->eval) != 0) {
-			free(path);
-			return kn_err_set(err, KN_ENOMEM, "out of memory");
+		j = json_deep_copy(remote);
+	} else {
+		if (!ev) {
+			if (kn_eval_new(&empty, a->o->task, &a->o->eval) != 0) {
+				free(path);
+				return kn_err_set(err, KN_ENOMEM, "out of memory");
+			}
+			kn_eval_set_error(empty);
+			ev = empty;
 		}
-		kn_eval_set_error(empty);
-		ev = empty;
+		a->rep->completed = kn_eval_completed(ev);
+		a->rep->score = kn_eval_score(ev);
+		j = kn_eval_result_json(ev, a->run_id);
+		kn_eval_free(empty);
 	}
-	a->rep->completed = kn_eval_completed(ev);
-	a->rep->score = kn_eval_score(ev);
-	FILE *m = open_memstream(&buf, &len);
-	rc = m ? kn_eval_write_result(ev, a->run_id, m) : KN_ENOMEM;
-	if (m)
-		fclose(m);
-	kn_eval_free(empty);
-loaded:;
-	json_t *j = rc == 0 && buf ? json_loadb(buf, len, 0, NULL) : NULL;
-	free(buf);
 	a->rep->overhead_end_s = t_end > 0 ? kn_time_mono_s() - t_end : 0;
 	if (j)
 		json_object_set_new(j, "attempt", report_json(a->rep));
