@@ -13,6 +13,8 @@
 #include "replay.h"
 #include "replay_internal.h"
 
+/* The report: its verdict and failure as fields (what callers read), and its one JSON form, built
+ * once by build() (the run result tree with the replay's members) and written by redump(). */
 struct kn_replay_report {
 	json_t *doc;
 	char *json;
@@ -20,6 +22,9 @@ struct kn_replay_report {
 	size_t png_len;
 	char *run_id;
 	kn_replay_status status;
+	kn_replay_failure fail;   /* its strings are the report's: */
+	char *fail_key_node, *fail_reason, *fail_detail;
+	kn_blocked_hit blocked;
 };
 
 static void vlog(const char *level, const char *task, const char *msg, const char *detail)
@@ -37,6 +42,23 @@ const char *kn_replay_status_name(kn_replay_status s)
 kn_replay_status kn_replay_report_status(const kn_replay_report *r) { return r->status; }
 const char *kn_replay_report_json(const kn_replay_report *r) { return r->json; }
 const char *kn_replay_report_run_id(const kn_replay_report *r) { return r->run_id; }
+
+const kn_replay_failure *kn_replay_report_failure(const kn_replay_report *r)
+{
+	return r->status == KN_REPLAY_PASSED ? NULL : &r->fail;
+}
+
+/* Record the failure's fields (copied; NULL stays NULL). 0, or KN_ENOMEM. */
+static int set_failure(kn_replay_report *r, int step, const char *key_node, const char *reason,
+                       const char *detail)
+{
+	r->fail.step = step;
+	r->fail.key_node = r->fail_key_node = key_node ? strdup(key_node) : NULL;
+	r->fail.reason = r->fail_reason = reason ? strdup(reason) : NULL;
+	r->fail.detail = r->fail_detail = detail ? strdup(detail) : NULL;
+	return (key_node && !r->fail_key_node) || (reason && !r->fail_reason) ||
+	       (detail && !r->fail_detail) ? KN_ENOMEM : 0;
+}
 
 const unsigned char *kn_replay_report_screenshot(const kn_replay_report *r, size_t *len)
 {
@@ -86,6 +108,9 @@ void kn_replay_report_free(kn_replay_report *r)
 	free(r->json);
 	free(r->png);
 	free(r->run_id);
+	free(r->fail_key_node);
+	free(r->fail_reason);
+	free(r->fail_detail);
 	free(r);
 }
 
@@ -246,8 +271,13 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 	}
 	json_object_set_new(r->doc, "replay", json_pack("{s:o, s:o, s:o}", "steps", steps, "drift", drift,
 	                                                "key_nodes", nodes));
+	int failed = 0;
 	if (status == KN_REPLAY_BLOCKED) {
 		json_object_set_new(r->doc, "blocked", kn_blocked_hit_json(&res->blocked, res->failed_step));
+		r->blocked = res->blocked;
+		r->fail.blocked = &r->blocked;
+		failed = set_failure(r, res->failed_step > 0 ? res->failed_step : 0, NULL,
+		                     res->blocked.signature, res->blocked.detail);
 	} else if (status != KN_REPLAY_PASSED) {
 		const kn_step *fs = res && res->failed_step ? &task->steps[res->failed_step - 1] : NULL;
 		const char *reason = error_reason ? error_reason
@@ -262,16 +292,18 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 		char detail[900] = "";
 		if (at)
 			snprintf(detail, sizeof detail, "%s; key node '%s' not reached", why, task->keynodes[broken_node].id);
+		int step = fs ? res->failed_step : at;
+		const char *node = broken_node >= 0 && !fs ? task->keynodes[broken_node].id : NULL;
+		const char *d = at ? detail : res && res->detail[0] ? res->detail : NULL;
 		json_t *b = json_pack("{s:o, s:o, s:s, s:s?, s:s?, s:s?, s:s?}", "step",
-		                      fs ? json_integer(res->failed_step) : at ? json_integer(at) : json_null(),
-		                      "key_node",
-		                      broken_node >= 0 && !fs ? json_string(task->keynodes[broken_node].id) : json_null(),
-		                      "reason", reason, "detail", at ? detail : res && res->detail[0] ? res->detail : NULL,
+		                      step ? json_integer(step) : json_null(), "key_node",
+		                      node ? json_string(node) : json_null(), "reason", reason, "detail", d,
 		                      "selector", as ? as->selector : NULL, "url", res ? res->evidence.url : NULL,
 		                      "dom_excerpt", res ? res->evidence.dom_excerpt : NULL);
 		json_object_set_new(r->doc, "broken", b);
+		failed = set_failure(r, step, node, reason, d);
 	}
-	if (redump(r)) {
+	if (failed || redump(r)) {
 		kn_replay_report_free(r);
 		return NULL;
 	}

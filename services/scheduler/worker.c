@@ -286,24 +286,16 @@ static int browser_ws(kn_worker *w, char **out, kn_err *err)
 	return *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
 }
 
-/* A short reason for a failed report, for logs and evidence: broken.reason, else the status. */
+/* A short reason for a failed report, for logs and evidence: broken.reason (or what blocked it),
+ * else the status. */
 static void report_reason(const kn_replay_report *rep, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s", kn_replay_status_name(kn_replay_report_status(rep)));
-	json_t *j = json_loads(kn_replay_report_json(rep), 0, NULL);
-	json_t *b = j ? json_object_get(j, "broken") : NULL;
-	const char *reason = b ? json_string_value(json_object_get(b, "reason")) : NULL;
-	json_int_t step = b ? json_integer_value(json_object_get(b, "step")) : 0;
-	json_t *bl = j ? json_object_get(j, "blocked") : NULL; /* services/replay/blocked.h */
-	if (bl) {
-		reason = json_string_value(json_object_get(bl, "signature"));
-		step = json_integer_value(json_object_get(bl, "step"));
-	}
-	if (reason && step)
-		snprintf(out, cap, "step %lld: %s", (long long)step, reason);
-	else if (reason)
-		snprintf(out, cap, "%s", reason);
-	json_decref(j);
+	const kn_replay_failure *f = kn_replay_report_failure(rep);
+	if (f && f->reason && f->step)
+		snprintf(out, cap, "step %d: %s", f->step, f->reason);
+	else if (f && f->reason)
+		snprintf(out, cap, "%s", f->reason);
 }
 
 /* Store an error result for a job that cannot be replayed at all (its task is gone, or the
@@ -397,10 +389,9 @@ static void update_health(kn_worker *w, const kn_store_job *job, const char *tas
 	                       kn_replay_status_name(status), "retried", retry >= 0, "reason", reason,
 	                       "worker", w->id, "consecutive_failures", to_failures, "from", kn_health_name(from), "to",
 	                       kn_health_name(to));
-	json_t *rj = json_loads(kn_replay_report_json(rep), 0, NULL);
-	if (ev && json_object_get(rj, "blocked")) /* what blocked it: kind, signature, status, URL */
-		json_object_set(ev, "blocked", json_object_get(rj, "blocked"));
-	json_decref(rj);
+	const kn_replay_failure *f = kn_replay_report_failure(rep);
+	if (ev && f && f->blocked) /* what blocked it: kind, signature, status, URL */
+		json_object_set_new(ev, "blocked", kn_blocked_hit_json(f->blocked, f->step));
 	char *evidence = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
 	json_decref(ev);
 	if (!evidence) {
