@@ -455,16 +455,15 @@ static void get_replays(kn_store *st, const kn_http_req *req, kn_http_resp *resp
 	if (!task || !*task)
 		FAIL(resp, 400, "task required", "give ?task=REF");
 	kn_err err = {0};
+	int limit;
+	if (kn_http_query_int(&limit, req->query, "limit", 50, 1, 1000, &err))
+		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_task_get_json(st, task, &out, &err));
+	STORE_READ(st, rc, err, kn_store_replays_json(st, task, limit, &out, &err));
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
-	json_t *j = json_loads(out, 0, NULL);
-	free(out);
-	json_t *r = j ? json_object_get(j, "replays") : NULL;
-	answer_json(resp, 200, json_pack("{s:O}", "replays", r ? r : json_array()));
-	json_decref(j);
+	answer_text(resp, 200, out);
 }
 
 static void get_screenshot(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
