@@ -9,7 +9,7 @@
  * kn_api_handle_worker answers with the worker thread's own store connection. Each route function
  * takes the store of the thread it runs on. This file checks the JSON bodies and parameters of each
  * route, maps store/registry codes to HTTP statuses (KN_ENOTFOUND 404, KN_EINVAL 400, KN_EIO 503
- * after one reconnect attempt, KN_EDB 500) and never passes a raw database message to a client
+ * when the store could not reconnect, KN_EDB 500) and never passes a raw database message to a client
  * without the "database error" primary message. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,14 +95,6 @@ static void fail_store(kn_http_resp *resp, int rc, const kn_err *err, const char
 	}
 }
 
-/* Run a store read, reconnecting once when the connection was lost. */
-#define STORE_READ(st, rc, err, call)                                                             \
-	do {                                                                                          \
-		rc = (call);                                                                              \
-		if (rc == KN_EIO && kn_store_reset((st), &(err)) == 0)                                   \
-			rc = (call);                                                                          \
-	} while (0)
-
 static void answer_text(kn_http_resp *resp, int status, char *json)
 {
 	if (!json)
@@ -173,7 +165,7 @@ static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_htt
 	}
 	int64_t id = 0;
 	size_t newv = 0;
-	STORE_READ(st, rc, err, kn_store_taskset_put(st, name, name, set, &id, &newv, &err));
+	rc = kn_store_taskset_put(st, name, name, set, &id, &newv, &err);
 	size_t n = set->n_tasks;
 	kn_taskset_free(set);
 	kn_api_cache_bump(a->cache); /* even on failure: part of it may have been stored */
@@ -204,7 +196,7 @@ static void get_tasks(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_r
 	int rc;
 	site = site && *site ? site : NULL;
 	uint64_t gen = kn_api_cache_gen(a->cache); /* before the query: see api_cache.c */
-	STORE_READ(st, rc, err, kn_store_tasks_json(st, site, status, &out, &err));
+	rc = kn_store_tasks_json(st, site, status, &out, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, NULL));
 	kn_api_cache_tasks_put(a->cache, site, status, out, gen);
@@ -217,9 +209,9 @@ static void get_task(kn_store *st, const kn_http_req *req, kn_http_resp *resp, i
 	char *out = NULL;
 	int rc;
 	if (health)
-		STORE_READ(st, rc, err, kn_store_health_json(st, req->id, &out, &err));
+		rc = kn_store_health_json(st, req->id, &out, &err);
 	else
-		STORE_READ(st, rc, err, kn_store_task_get_json(st, req->id, &out, &err));
+		rc = kn_store_task_get_json(st, req->id, &out, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
@@ -249,13 +241,13 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	int step_limit = sl ? (int)json_integer_value(sl) : 0;
 	int64_t version = 0;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_task_resolve(st, task, &version, &err));
+	rc = kn_store_task_resolve(st, task, &version, &err);
 	if (rc) {
 		fail_store(resp, rc, &err, "no such task");
 		goto done;
 	}
 	kn_taskset *set = NULL;
-	STORE_READ(st, rc, err, kn_store_task_load(st, version, &set, &err));
+	rc = kn_store_task_load(st, version, &set, &err);
 	if (rc) {
 		fail_store(resp, rc, &err, "no such task");
 		goto done;
@@ -296,8 +288,7 @@ static void get_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	const char *task = kn_http_query_get(req->query, "task");
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_runs_json(st, task && *task ? task : NULL, limit, &out,
-	                                          &err));
+	rc = kn_store_runs_json(st, task && *task ? task : NULL, limit, &out, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
@@ -318,7 +309,7 @@ static void get_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_res
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_run_get_json(st, req->id, &out, &err));
+	rc = kn_store_run_get_json(st, req->id, &out, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
 	if (run_ended(out))
@@ -339,7 +330,7 @@ static void get_events(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_events_json(st, req->id, after, limit, &out, &err));
+	rc = kn_store_events_json(st, req->id, after, limit, &out, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such run"));
 	answer_text(resp, 200, out);
@@ -351,7 +342,7 @@ static void not_live(kn_store *st, const char *id, kn_http_resp *resp)
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_run_get_json(st, id, &out, &err));
+	rc = kn_store_run_get_json(st, id, &out, &err);
 	free(out);
 	if (rc == 0)
 		kn_http_resp_error(resp, 409, "the run already ended", NULL);
@@ -434,9 +425,9 @@ static void post_replay(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 		kn_http_resp_error(resp, 400, "bad request", err.msg);
 		goto done;
 	}
-	STORE_READ(st, rc, err, kn_store_task_resolve(st, task, &version, &err));
+	rc = kn_store_task_resolve(st, task, &version, &err);
 	if (!rc)
-		STORE_READ(st, rc, err, kn_store_job_enqueue(st, version, "", &job, &err));
+		rc = kn_store_job_enqueue(st, version, "", &job, &err);
 	kn_api_cache_bump(a->cache);
 	if (rc) {
 		fail_store(resp, rc, &err, "no such task");
@@ -460,7 +451,7 @@ static void get_replays(kn_store *st, const kn_http_req *req, kn_http_resp *resp
 		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_replays_json(st, task, limit, &out, &err));
+	rc = kn_store_replays_json(st, task, limit, &out, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
@@ -475,7 +466,7 @@ static void get_screenshot(kn_store *st, const kn_http_req *req, kn_http_resp *r
 	unsigned char *png = NULL;
 	size_t len = 0;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_replay_screenshot(st, id, &png, &len, &err));
+	rc = kn_store_replay_screenshot(st, id, &png, &len, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no screenshot for this replay"));
 	resp->status = 200;
@@ -492,7 +483,7 @@ static void get_alerts(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 400, "bad all", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_alerts_json(st, all, 200, &out, &err));
+	rc = kn_store_alerts_json(st, all, 200, &out, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, NULL));
 	answer_text(resp, 200, out);
@@ -505,7 +496,7 @@ static void post_ack(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 404, "not found", "no such alert");
 	kn_err err = {0};
 	int rc;
-	STORE_READ(st, rc, err, kn_store_alert_ack(st, id, &err));
+	rc = kn_store_alert_ack(st, id, &err);
 	if (rc)
 		DO_RETURN(fail_store(resp, rc, &err, "no such alert"));
 	answer_json(resp, 200, json_pack("{s:I, s:b}", "id", (json_int_t)id, "acked", 1));
@@ -515,7 +506,7 @@ static void get_healthz(kn_store *st, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	int v = 0, rc;
-	STORE_READ(st, rc, err, kn_store_schema_version(st, &v, &err));
+	rc = kn_store_schema_version(st, &v, &err);
 	int up = rc == 0;
 	answer_json(resp, up ? 200 : 503, json_pack("{s:b, s:b}", "ok", up, "database", up));
 }

@@ -87,8 +87,6 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	int64_t batch = 0;
 	size_t n_jobs = 0;
 	int rc = kn_store_agent_batch_new(st, agent, refs, n_refs, taskset, repeat, &batch, &n_jobs, &err);
-	if (rc == KN_EIO)
-		kn_store_reset(st, NULL); /* not retried: the client may, a batch is no idempotent write */
 	if (rc) {
 		store_failed(resp, rc, &err);
 		goto done;
@@ -113,8 +111,6 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	kn_err err = {0};
 	char *out = NULL;
 	int rc = kn_store_agent_batch_json(st, id, &out, &err);
-	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
-		rc = kn_store_agent_batch_json(st, id, &out, &err);
 	if (rc)
 		store_failed(resp, rc, &err);
 	else

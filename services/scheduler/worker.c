@@ -63,7 +63,7 @@ struct kn_worker {
 	int stopping;         /* kn_worker_stop or free */
 	int64_t job;          /* the job whose lease the heartbeat holds; 0 none */
 	int lease_lost;       /* the heartbeat found the job no longer ours */
-	int owner_held;       /* this session took (or tried) the owner lock of w->id (sql 020) */
+	unsigned long owner_session; /* kn_store_session that took (or tried) the owner lock (sql 020) */
 	kn_worker_stats stats;
 	atomic_int stop_flag; /* = stopping, for agent attempts (kn_worker_stop_flag) */
 };
@@ -116,8 +116,6 @@ static void *heartbeat_main(void *arg)
 		pthread_mutex_unlock(&w->mu);
 		kn_err err = {0};
 		int hr = kn_store_job_heartbeat(w->hb_st, job, w->id, w->o.lease_s, &err);
-		if (hr == KN_EIO && kn_store_reset(w->hb_st, &err) == 0)
-			hr = kn_store_job_heartbeat(w->hb_st, job, w->id, w->o.lease_s, &err);
 		if (hr == KN_ENOTFOUND)
 			kn_worker_log(w, "warn", "lease lost", "job=%" PRId64, job);
 		else if (hr)
@@ -425,13 +423,13 @@ static void count(kn_worker *w, long *field)
 static int hold_owner(kn_worker *w, kn_err *err)
 {
 	int held = 0;
-	if (w->owner_held)
+	if (w->owner_session == kn_store_session(w->st))
 		return 0;
 	int rc = kn_store_owner_try_hold(w->st, w->id, &held, err);
 	if (rc == 0 && !held)
 		kn_worker_log(w, "warn", "another live worker has the same id", "id=%s", w->id);
 	if (rc == 0)
-		w->owner_held = 1;
+		w->owner_session = kn_store_session(w->st);
 	return rc;
 }
 
@@ -448,7 +446,7 @@ static void end_orphans(kn_worker *w)
 }
 
 /* Run one claimed job to its end. Returns 0, or KN_EIO when the database connection was lost
- * (the caller reconnects; the job is left to lease expiry). */
+ * (the store reconnects at the next call; the job is left to lease expiry). */
 static int run_job(kn_worker *w, const kn_store_job *job)
 {
 	kn_err err = {0};
@@ -642,9 +640,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 			kn_worker_log(w, "warn", "database unavailable", "error=\"%s\"", q);
 			if (++db_failures > 60)
 				return kn_err_set(err, KN_EIO, "database unreachable: %s", e.msg);
-			idle(w, 1000);
-			kn_store_reset(w->st, NULL);
-			w->owner_held = 0; /* a new session: the lock is taken again at the next chance */
+			idle(w, 1000); /* the store reconnects; a new session takes the owner lock again */
 		}
 	}
 	kn_worker_stats s;
