@@ -96,7 +96,7 @@ static void watch_tick(void *ud)
 	w->tick = NULL;
 	read_answers(w);
 	if (interrupted && w->mon && !kn_monitor_ended(w->mon))
-		kn_monitor_stop(w->mon, "stopped");
+		kn_monitor_stop(w->mon, KN_END_STOPPED);
 	if (!kn_cdp_loop_stopped(w->loop))
 		w->tick = kn_cdp_timer_start(w->loop, 100, watch_tick, w);
 }
@@ -290,9 +290,10 @@ int kn_cmd_watch(int argc, char **argv)
 		fclose(of);
 	if (!quiet)
 		kn_cli_semantic_report(&so, stderr, kn_eval_reached(ev));
-	const char *why = kn_monitor_end_reason(w.mon);
-	kn_cli_trace_finish(w.trace, ev, "watch", why, !kn_eval_completed(ev), quiet);
-	if (why && strcmp(why, "browser disconnected") == 0) {
+	kn_end why;
+	int gone = kn_monitor_end_cause(w.mon, &why) && why == KN_END_BROWSER_GONE;
+	kn_cli_trace_finish(w.trace, ev, "watch", kn_monitor_end_reason(w.mon), !kn_eval_completed(ev), quiet);
+	if (gone) {
 		fprintf(stderr, "keynode watch: browser disconnected\n");
 		rc = KN_EXIT_USAGE;
 	} else {

@@ -341,6 +341,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	char reason[300] = "";
 	kn_replay_status status = KN_REPLAY_PASSED;
 	int broken_node = -1, rc = 0;
+	kn_end end;
 
 	kn_cdp_handlers h = kn_replay_link_handlers(&link);
 	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0)
@@ -404,7 +405,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	int rr = kn_replay_task(loop, c, &link, task, &ro, &res, &rerr);
 	/* the monitor asks every recorder to flush over its own connection: the events the page sent
 	 * before precede those replies on that socket, so nothing is left behind */
-	kn_monitor_stop(m, "stopped");
+	kn_monitor_stop(m, KN_END_STOPPED);
 	kn_cdp_loop_run_until(loop, 3000, monitor_ended, m);
 
 	if (rr && !res.failed_step) {
@@ -413,7 +414,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_UNREACHABLE) {
 		snprintf(reason, sizeof reason, "site unreachable");
 		status = KN_REPLAY_ERROR;
-	} else if (kn_monitor_end_reason(m) && strcmp(kn_monitor_end_reason(m), "browser disconnected") == 0) {
+	} else if (kn_monitor_end_cause(m, &end) && end == KN_END_BROWSER_GONE) {
 		snprintf(reason, sizeof reason, "browser disconnected");
 		status = KN_REPLAY_ERROR;
 	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_BLOCKED) {

@@ -298,8 +298,9 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 		if (a->rr && kn_remote_run_ended(a->rr))
 			a->ended = 1;
 		if (a->ended) {
-			const char *why = a->rr ? kn_remote_run_end_reason(a->rr) : kn_monitor_end_reason(a->mon);
-			int gone = why && strcmp(why, "browser disconnected") == 0;
+			kn_end why = KN_END_STOPPED;
+			int gone = (a->rr ? kn_remote_run_end_cause(a->rr, &why) : kn_monitor_end_cause(a->mon, &why)) &&
+			           why == KN_END_BROWSER_GONE;
 			/* Ctrl-C on a terminal reaches the browser too (it shares our process group):
 			 * give the interrupt a moment to be seen before calling the browser's end a crash */
 			for (double until = kn_time_mono_s() + 0.3; gone && !stopping(a) && kn_time_mono_s() < until;)
@@ -439,7 +440,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 			goto result;
 		}
 	} else if (!a.ended) {
-		kn_monitor_stop(a.mon, "stopped");
+		kn_monitor_stop(a.mon, KN_END_STOPPED);
 		for (double until = kn_time_mono_s() + 10; !a.ended && kn_time_mono_s() < until;)
 			kn_cdp_loop_run_for(a.loop, 10);
 	}

@@ -297,7 +297,7 @@ static void post_stop(void *ud)
 {
 	struct run *run = ud;
 	if (run->mon && !kn_monitor_ended(run->mon))
-		kn_monitor_stop(run->mon, "stopped");
+		kn_monitor_stop(run->mon, KN_END_STOPPED);
 	kn_run_unref(run);
 }
 
