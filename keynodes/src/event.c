@@ -15,8 +15,32 @@ static const char *const type_names[KN_EV__COUNT] = {
 	"navigate", "click", "type", "select", "submit", "press", "scroll", "tab_open", "tab_close",
 	"answer", "hover", "dialog", "download", "drag"};
 
-static const char *const how_names[] = {"goto", "back", "forward", "reload", "link", "form",
-                                        "script", "hash", "history", "redirect", "popup", NULL};
+static const char *const how_names[KN_NAV__COUNT] = {
+	[KN_NAV_GOTO] = "goto",       [KN_NAV_BACK] = "back",       [KN_NAV_FORWARD] = "forward",
+	[KN_NAV_RELOAD] = "reload",   [KN_NAV_LINK] = "link",       [KN_NAV_FORM] = "form",
+	[KN_NAV_SCRIPT] = "script",   [KN_NAV_HASH] = "hash",       [KN_NAV_HISTORY] = "history",
+	[KN_NAV_REDIRECT] = "redirect", [KN_NAV_POPUP] = "popup"};
+
+const char *kn_nav_name(kn_nav n)
+{
+	return n >= 0 && n < KN_NAV__COUNT ? how_names[n] : "";
+}
+
+int kn_nav_parse(kn_nav *out, const char *name)
+{
+	for (int i = 0; name && i < KN_NAV__COUNT; i++)
+		if (strcmp(how_names[i], name) == 0) {
+			*out = (kn_nav)i;
+			return 0;
+		}
+	return KN_EINVAL;
+}
+
+kn_nav kn_event_nav(const kn_event *ev)
+{
+	kn_nav n;
+	return kn_nav_parse(&n, ev->how) == 0 ? n : KN_NAV_NONE;
+}
 
 const char *kn_event_type_name(kn_event_type t)
 {
@@ -33,19 +57,17 @@ int kn_event_type_parse(kn_event_type *out, const char *name)
 	return KN_EINVAL;
 }
 
-/* The first four `how` values mean the agent itself navigated: those navigations are steps. */
-static int how_is_agent(const char *how)
+/* The agent itself navigated (goto, back, forward, reload): those navigations are steps. */
+static int how_is_agent(const kn_event *ev)
 {
-	for (int i = 0; i < 4; i++)
-		if (how && strcmp(how, how_names[i]) == 0)
-			return 1;
-	return 0;
+	kn_nav n = kn_event_nav(ev);
+	return n >= KN_NAV_GOTO && n <= KN_NAV_RELOAD;
 }
 
 int kn_event_is_step(const kn_event *ev)
 {
 	switch (ev->type) {
-	case KN_EV_NAVIGATE: return how_is_agent(ev->how);
+	case KN_EV_NAVIGATE: return how_is_agent(ev);
 	case KN_EV_SUBMIT:
 	case KN_EV_DIALOG:
 	case KN_EV_DOWNLOAD:
@@ -157,14 +179,9 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	    (rc = get_str(&ev->key, j, "key", err)) ||
 	    (rc = get_str(&ev->frame_url, j, "frame_url", err)))
 		return rc;
-	if (ev->how) {
-		int ok = 0;
-		for (const char *const *h = how_names; *h; h++)
-			ok |= strcmp(*h, ev->how) == 0;
-		if (!ok)
-			return kn_err_set(err, KN_EINVAL, "field \"how\": unknown navigation cause '%s'",
-			                  ev->how);
-	}
+	kn_nav nav;
+	if (ev->how && kn_nav_parse(&nav, ev->how) != 0)
+		return kn_err_set(err, KN_EINVAL, "field \"how\": unknown navigation cause '%s'", ev->how);
 	json_t *tr = json_object_get(j, "trusted");
 	ev->trusted = json_is_boolean(tr) ? json_is_true(tr) : -1;
 	ev->frame = json_is_true(json_object_get(j, "frame"));

@@ -262,27 +262,24 @@ static char *alert_body(const item *it, int64_t id)
 
 /* ---- the delivery thread -------------------------------------------------------------------- */
 
-/* Run one store call with one reconnect on a lost connection. */
-#define WITH_RECONNECT(a, rc, call)                                                              \
-	do {                                                                                         \
-		kn_err e_ = { 0 };                                                                       \
-		if (!(a)->st && kn_store_open(&(a)->st, (a)->conninfo, &e_) != 0) {                      \
-			(rc) = e_.code;                                                                      \
-			kn_log("error", "alerts", "msg=\"database unreachable\" detail=\"%s\"", e_.msg);               \
-			break;                                                                               \
-		}                                                                                        \
-		(rc) = (call);                                                                           \
-		if ((rc) == KN_EIO && kn_store_reset((a)->st, &e_) == 0)                                 \
-			(rc) = (call);                                                                       \
-	} while (0)
+/* The delivery thread's store, opened on first use (the store reconnects it after). 0, or the
+ * failure, logged. */
+static int store_ready(kn_alerts *a)
+{
+	kn_err e = {0};
+	if (a->st || kn_store_open(&a->st, a->conninfo, &e) == 0)
+		return 0;
+	kn_log("error", "alerts", "msg=\"database unreachable\" detail=\"%s\"", e.msg);
+	return e.code;
+}
 
 static void process(kn_alerts *a, item *it)
 {
 	kn_err err = { 0 };
 	int64_t id = 0;
-	int rc;
-	WITH_RECONNECT(a, rc, kn_store_alert_put(a->st, it->key, it->severity, it->title, it->detail,
-	                                         &id, &err));
+	int rc = store_ready(a);
+	if (rc == 0)
+		rc = kn_store_alert_put(a->st, it->key, it->severity, it->title, it->detail, &id, &err);
 	if (rc == 0) {
 		kn_log("debug", "alerts", "msg=\"alert deduplicated\" key=\"%s\"", it->key);
 		return;
@@ -313,8 +310,9 @@ static void process(kn_alerts *a, item *it)
 		     ok ? "alert delivered" : "alert delivery failed", (long long)id, c->name, attempts,
 		     detail);
 		if (id > 0) {
-			WITH_RECONNECT(a, rc, kn_store_alert_delivery(a->st, id, c->name, ok, attempts, detail,
-			                                              &err));
+			rc = store_ready(a);
+			if (rc == 0)
+				rc = kn_store_alert_delivery(a->st, id, c->name, ok, attempts, detail, &err);
 			if (rc < 0)
 				kn_log("error", "alerts", "msg=\"delivery not recorded\" id=%lld detail=\"%s\"", (long long)id,
 				     err.msg);

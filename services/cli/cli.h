@@ -112,6 +112,8 @@ void kn_cli_semantic_report(kn_cli_semantic *s, FILE *f, double reached);
 /* The same as a JSON object on f ({"backend": "llm", "model": …, "requests": …, "usd": …}), or
  * {"backend": "offline"}. */
 void kn_cli_semantic_json(kn_cli_semantic *s, FILE *f, double reached);
+/* That object as a jansson tree, the caller's (json_decref); NULL when out of memory. */
+struct json_t *kn_cli_semantic_usage(kn_cli_semantic *s, double reached);
 
 /* keynode.yaml's `blocked:` section as the rules of blocked detection (services/replay/blocked.h):
  * lists not given keep their defaults; cfg NULL: every default. The lists are borrowed from cfg,

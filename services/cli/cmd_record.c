@@ -200,18 +200,19 @@ static void on_navigate(struct rec *r, const kn_event *ev)
 	set_str(&r->cur_url, ev->url);
 	json_array_append_new(r->urls, json_string(ev->url));
 	kn_step *st = NULL;
-	if (!strcmp(ev->how, "goto")) {
+	kn_nav how = kn_event_nav(ev);
+	if (how == KN_NAV_GOTO) {
 		if ((st = add_step(r, KN_STEP_GOTO)) != NULL) {
 			st->value = strdup(ev->url);
 			if (!r->wf.start_url)
 				r->wf.start_url = strdup(ev->url);
 		}
-	} else if (!strcmp(ev->how, "back") || !strcmp(ev->how, "forward")) {
-		st = add_step(r, !strcmp(ev->how, "back") ? KN_STEP_BACK : KN_STEP_FORWARD);
+	} else if (how == KN_NAV_BACK || how == KN_NAV_FORWARD) {
+		st = add_step(r, how == KN_NAV_BACK ? KN_STEP_BACK : KN_STEP_FORWARD);
 	}
 	if (st)
 		print_step(r, st);
-	if (r->wf.n_steps && strcmp(ev->how, "reload") != 0) { /* the step that led here */
+	if (r->wf.n_steps && how != KN_NAV_RELOAD) { /* the step that led here */
 		kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
 		prev->navigated = 1;
 		set_str(&prev->expect_url, ev->url);
@@ -478,7 +479,7 @@ int kn_cmd_record(int argc, char **argv)
 			break;
 	}
 	if (!kn_monitor_ended(rec.m))
-		kn_monitor_stop(rec.m, "stopped");
+		kn_monitor_stop(rec.m, KN_END_STOPPED);
 	for (int waited = 0; (!kn_monitor_ended(rec.m) || rec.pending > 0) && waited < 3000; waited += 20)
 		kn_cdp_loop_run_for(loop, 20);
 	signal(SIGINT, SIG_DFL);

@@ -119,23 +119,16 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 	}
 	kn_replay_status st = kn_replay_report_status(rep);
 	int unwritable = 0;
-	json_t *doc = json_loads(kn_replay_report_json(rep), 0, NULL);
-	json_t *b = json_object_get(doc, "broken");
-	const char *reason = json_string_value(json_object_get(b, "reason"));
-	if (st == KN_REPLAY_BLOCKED) /* what refused service (services/replay/blocked.h) */
-		b = json_object_get(doc, "blocked"), reason = json_string_value(json_object_get(b, "signature"));
-	const char *node = json_string_value(json_object_get(b, "key_node"));
-	json_int_t step = json_integer_value(json_object_get(b, "step"));
+	const kn_replay_failure *fail = kn_replay_report_failure(rep);
 	printf("%-24s %s", t->id, kn_replay_status_name(st));
-	if (st != KN_REPLAY_PASSED) {
-		if (step)
-			printf(" at step %lld", (long long)step);
-		else if (node)
-			printf(" at key node %s", node);
-		printf(": %s", reason ? reason : "?");
-		const char *d = json_string_value(json_object_get(b, "detail"));
-		if (d)
-			printf(" (%s)", d);
+	if (fail) { /* broken, error, or what refused service (services/replay/blocked.h) */
+		if (fail->step)
+			printf(" at step %d", fail->step);
+		else if (fail->key_node)
+			printf(" at key node %s", fail->key_node);
+		printf(": %s", fail->reason ? fail->reason : "?");
+		if (fail->detail)
+			printf(" (%s)", fail->detail);
 	}
 	putchar('\n');
 	int ds;
@@ -150,7 +143,6 @@ static int validate_one(kn_cdp_loop *loop, const char *ws, const kn_task *t, con
 			       ds, dsel ? dsel : "?");
 	}
 	kn_replay_report_print_repairs(rep, stdout);
-	json_decref(doc);
 	if (dir && strchr(t->id, '/') == NULL) {
 		char path[4096];
 		size_t png_len = 0;

@@ -96,7 +96,7 @@ static void watch_tick(void *ud)
 	w->tick = NULL;
 	read_answers(w);
 	if (interrupted && w->mon && !kn_monitor_ended(w->mon))
-		kn_monitor_stop(w->mon, "stopped");
+		kn_monitor_stop(w->mon, KN_END_STOPPED);
 	if (!kn_cdp_loop_stopped(w->loop))
 		w->tick = kn_cdp_timer_start(w->loop, 100, watch_tick, w);
 }
@@ -130,26 +130,14 @@ static int write_result(FILE *f, const kn_eval *ev, const char *run_id, kn_cli_s
 {
 	if (!so->client)
 		return kn_eval_write_result(ev, run_id, f);
-	char *res = NULL, *usage = NULL;
-	size_t res_len = 0, usage_len = 0;
-	FILE *m = open_memstream(&res, &res_len);
-	int rc = m ? kn_eval_write_result(ev, run_id, m) : -1;
-	if (m)
-		fclose(m);
-	if ((m = open_memstream(&usage, &usage_len)) != NULL) {
-		kn_cli_semantic_json(so, m, kn_eval_reached(ev));
-		fclose(m);
-	}
-	json_t *j = rc == 0 && res ? json_loadb(res, res_len, 0, NULL) : NULL;
-	json_t *u = usage ? json_loadb(usage, usage_len, 0, NULL) : NULL;
+	json_t *j = kn_eval_result_json(ev, run_id);
+	json_t *u = kn_cli_semantic_usage(so, kn_eval_reached(ev));
 	if (j && u)
 		json_object_set_new(j, "llm", u), u = NULL;
-	rc = j && json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', f) != EOF
+	int rc = j && json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER) == 0 && fputc('\n', f) != EOF
 		? 0 : -1;
 	json_decref(j);
 	json_decref(u);
-	free(res);
-	free(usage);
 	return rc;
 }
 
@@ -300,9 +288,10 @@ int kn_cmd_watch(int argc, char **argv)
 		fclose(of);
 	if (!quiet)
 		kn_cli_semantic_report(&so, stderr, kn_eval_reached(ev));
-	const char *why = kn_monitor_end_reason(w.mon);
-	kn_cli_trace_finish(w.trace, ev, "watch", why, !kn_eval_completed(ev), quiet);
-	if (why && strcmp(why, "browser disconnected") == 0) {
+	kn_end why;
+	int gone = kn_monitor_end_cause(w.mon, &why) && why == KN_END_BROWSER_GONE;
+	kn_cli_trace_finish(w.trace, ev, "watch", kn_monitor_end_reason(w.mon), !kn_eval_completed(ev), quiet);
+	if (gone) {
 		fprintf(stderr, "keynode watch: browser disconnected\n");
 		rc = KN_EXIT_USAGE;
 	} else {

@@ -193,12 +193,10 @@ void kn_cli_semantic_report(kn_cli_semantic *s, FILE *f, double reached)
 	fputc('\n', f);
 }
 
-void kn_cli_semantic_json(kn_cli_semantic *s, FILE *f, double reached)
+json_t *kn_cli_semantic_usage(kn_cli_semantic *s, double reached)
 {
-	if (!s->client) {
-		fputs("{\"backend\": \"offline\"}", f);
-		return;
-	}
+	if (!s->client)
+		return json_pack("{s:s}", "backend", "offline");
 	kn_llm_stats st;
 	kn_llm_stats_get(s->client, &st);
 	json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "backend", "llm",
@@ -212,6 +210,16 @@ void kn_cli_semantic_json(kn_cli_semantic *s, FILE *f, double reached)
 		json_object_set_new(j, "usd", json_real(st.usd));
 		json_object_set_new(j, "usd_efficiency", reached > 0 ? json_real(st.usd / reached) : json_null());
 	}
+	return j;
+}
+
+void kn_cli_semantic_json(kn_cli_semantic *s, FILE *f, double reached)
+{
+	if (!s->client) {
+		fputs("{\"backend\": \"offline\"}", f);
+		return;
+	}
+	json_t *j = kn_cli_semantic_usage(s, reached);
 	char *out = j ? json_dumps(j, JSON_PRESERVE_ORDER) : NULL;
 	fputs(out ? out : "{\"backend\": \"llm\"}", f);
 	free(out);

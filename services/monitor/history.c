@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "history.h"
+#include "keynode/event.h"
 
 void kn_history_push(kn_history *h, const char *url)
 {
@@ -25,19 +26,19 @@ const char *kn_history_move(kn_history *h, const char *url)
 {
 	if (h->at > 0 && h->url[h->at - 1] && strcmp(h->url[h->at - 1], url) == 0) {
 		h->at--;
-		return "back";
+		return kn_nav_name(KN_NAV_BACK);
 	}
 	if (h->at + 1 < h->n && strcmp(h->url[h->at + 1], url) == 0) {
 		h->at++;
-		return "forward";
+		return kn_nav_name(KN_NAV_FORWARD);
 	}
 	for (int i = h->at - 1; i >= 0; i--) /* several entries back at once */
 		if (strcmp(h->url[i], url) == 0) {
 			h->at = i;
-			return "back";
+			return kn_nav_name(KN_NAV_BACK);
 		}
 	kn_history_push(h, url);
-	return "back";
+	return kn_nav_name(KN_NAV_BACK);
 }
 
 int kn_history_has(const kn_history *h, const char *url)
@@ -58,10 +59,10 @@ void kn_history_clear(kn_history *h)
 const char *kn_history_reason_how(const char *reason)
 {
 	if (strcmp(reason, "anchorClick") == 0)
-		return "link";
+		return kn_nav_name(KN_NAV_LINK);
 	if (strncmp(reason, "formSubmission", 14) == 0)
-		return "form";
+		return kn_nav_name(KN_NAV_FORM);
 	if (strcmp(reason, "reload") == 0)
-		return "reload";
-	return "script";
+		return kn_nav_name(KN_NAV_RELOAD);
+	return kn_nav_name(KN_NAV_SCRIPT);
 }

@@ -109,11 +109,11 @@ static void emit(kn_monitor *m, kn_event *ev)
 	if (m->o.on_event)
 		m->o.on_event(m->o.ud, m, ev, rises);
 	if (m->o.until_finished && kn_eval_completed(m->eval))
-		kn_monitor_stop(m, "finished");
+		kn_monitor_stop(m, KN_END_FINISHED);
 	else if (m->o.until_steps > 0 && kn_eval_steps(m->eval) >= m->o.until_steps)
-		kn_monitor_stop(m, "steps");
+		kn_monitor_stop(m, KN_END_STEPS);
 	else if (kn_eval_status(m->eval) == KN_STATUS_STEP_LIMIT)
-		kn_monitor_stop(m, "step limit"); /* past the budget nothing more can count */
+		kn_monitor_stop(m, KN_END_STEP_LIMIT); /* past the budget nothing more can count */
 }
 
 /* Classify and emit a main-frame navigation of tab t to url. */
@@ -134,24 +134,24 @@ static void navigated(kn_monitor *m, struct tab *t, const char *url, int same_do
 	}
 	t->synthetic = 0;
 	if (t->popup_first) {
-		how = "popup";
+		how = kn_nav_name(KN_NAV_POPUP);
 		t->popup_first = 0;
 	} else if (t->started_type && strncmp(t->started_type, "history", 7) == 0) {
 		how = kn_history_move(&t->history, url);
 		history = 1;
 	} else if (t->started_type && strncmp(t->started_type, "reload", 6) == 0) {
-		how = "reload";
+		how = kn_nav_name(KN_NAV_RELOAD);
 		history = 1; /* same entry */
 	} else if (t->req_reason) {
-		how = same_document ? (strcmp(same_doc_type, "fragment") == 0 ? "hash" : "history")
+		how = same_document ? kn_nav_name(strcmp(same_doc_type, "fragment") == 0 ? KN_NAV_HASH : KN_NAV_HISTORY)
 		                    : kn_history_reason_how(t->req_reason);
 	} else if (same_document) {
 		/* pushState / hash changes from page script, or a goto to the same document */
-		how = t->started_type && strcmp(t->started_type, "sameDocument") == 0 ? "goto"
-		      : strcmp(same_doc_type, "fragment") == 0                       ? "hash"
-		                                                                      : "history";
+		how = kn_nav_name(t->started_type && strcmp(t->started_type, "sameDocument") == 0 ? KN_NAV_GOTO
+		                  : strcmp(same_doc_type, "fragment") == 0                       ? KN_NAV_HASH
+		                                                                                  : KN_NAV_HISTORY);
 	} else {
-		how = "goto";
+		how = kn_nav_name(KN_NAV_GOTO);
 	}
 	if (!history)
 		kn_history_push(&t->history, url);
@@ -541,7 +541,7 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 		return;
 	kn_log_msg("error", "monitor", reason, NULL);
 	kn_eval_set_error(m->eval);
-	kn_monitor_end(m, "browser disconnected");
+	kn_monitor_end(m, kn_end_name(KN_END_BROWSER_GONE));
 }
 
 static void on_warning(void *ud, kn_cdp *c, const char *what)
@@ -559,7 +559,7 @@ static void tick(void *ud)
 	if (m->end_reason)
 		return;
 	if (m->o.until_idle_s > 0 && kn_time_mono_s() - m->last_event >= m->o.until_idle_s && !m->stopping)
-		kn_monitor_stop(m, "idle");
+		kn_monitor_stop(m, KN_END_IDLE);
 	if (!m->end_reason)
 		m->tick = kn_cdp_timer_start(m->loop, 100, tick, m);
 }
@@ -628,8 +628,9 @@ static void flush_timeout(void *ud)
 	finish_run(m, m->pending_stop_reason);
 }
 
-void kn_monitor_stop(kn_monitor *m, const char *reason)
+void kn_monitor_stop(kn_monitor *m, kn_end why)
 {
+	const char *reason = kn_end_name(why);
 	if (m->end_reason || m->stopping)
 		return;
 	m->stopping = 1;
@@ -727,7 +728,7 @@ void kn_monitor_free(kn_monitor *m)
 	kn_cdp_timer_cancel(m->verdict_timer);
 	if (m->cdp) {
 		kn_cdp *c = m->cdp;
-		m->end_reason = m->end_reason ? m->end_reason : "stopped";
+		m->end_reason = m->end_reason ? m->end_reason : kn_end_name(KN_END_STOPPED);
 		kn_cdp_close(c); /* on_close sees end_reason set and does nothing more */
 	}
 	kn_page_checks_free(m->checks); /* its pending replies failed with the connection */

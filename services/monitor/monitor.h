@@ -62,8 +62,22 @@ typedef struct kn_monitor_opts {
 int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
                      const kn_monitor_opts *opts, kn_err *err);
 
-/* End the run: flush what the recorders hold, then end with `reason`. Loop thread only. */
-void kn_monitor_stop(kn_monitor *m, const char *reason);
+/* Why a run ended: a closed set, one name each (end_reason.c; the text results, the stream and
+ * the logs show). */
+typedef enum kn_end {
+	KN_END_STOPPED,      /* "stopped": its caller stopped it */
+	KN_END_FINISHED,     /* "finished": every key node reached (until finished) */
+	KN_END_STEPS,        /* "steps": until steps:N */
+	KN_END_STEP_LIMIT,   /* "step limit": past the evaluator's step budget */
+	KN_END_IDLE,         /* "idle": until idle:S */
+	KN_END_BROWSER_GONE  /* "browser disconnected" */
+} kn_end;
+const char *kn_end_name(kn_end e);
+/* The reason whose name is name; KN_EINVAL when none is. */
+int kn_end_parse(kn_end *out, const char *name);
+
+/* End the run: flush what the recorders hold, then end for `why`. Loop thread only. */
+void kn_monitor_stop(kn_monitor *m, kn_end why);
 
 /* Add an answer event (the agent reported its answer). Loop thread only. */
 int kn_monitor_answer(kn_monitor *m, const char *text);
@@ -82,7 +96,9 @@ int kn_monitor_eval_in_tab(kn_monitor *m, const char *tab, const char *expressio
 int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score);
 
 int kn_monitor_ended(const kn_monitor *m);
-const char *kn_monitor_end_reason(const kn_monitor *m); /* NULL while running */
+const char *kn_monitor_end_reason(const kn_monitor *m); /* kn_end_name; NULL while running */
+/* 1 with *out why the run ended, 0 while it runs. */
+int kn_monitor_end_cause(const kn_monitor *m, kn_end *out);
 const kn_eval *kn_monitor_eval(const kn_monitor *m);
 unsigned long long kn_monitor_events(const kn_monitor *m);
 

@@ -69,7 +69,7 @@ int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int r
 			kn_monitor_end(m, m->verdict_reason);
 		}
 	} else if (rises > 0 && m->o.until_finished && kn_eval_completed(m->eval)) {
-		kn_monitor_stop(m, "finished");
+		kn_monitor_stop(m, KN_END_FINISHED);
 	}
 	return rises;
 }

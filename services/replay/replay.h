@@ -145,6 +145,19 @@ const char *kn_replay_status_name(kn_replay_status s);   /* "passed", "broken", 
  * "drift": [...], "key_nodes": [...]}, and with opts->repairs "repairs": [...] (repair.h;
  * schemas/replay-report.schema.json) */
 const char *kn_replay_report_json(const kn_replay_report *r);
+/* Why a replay did not pass — the report's "broken" member, or "blocked" — for callers to read
+ * without parsing the report. Strings borrowed from the report. */
+typedef struct kn_replay_failure {
+	int step;                      /* the step that failed, or that a key node's failure is
+	                                * attributed to (1-based); 0 when none */
+	const char *key_node;          /* the key node not reached (no step failed); NULL when none */
+	const char *reason;            /* broken: "element not found", "key node not reached", …;
+	                                * blocked: the signature of the rule that matched */
+	const char *detail;            /* NULL when none */
+	const kn_blocked_hit *blocked; /* status blocked: what refused service; NULL otherwise */
+} kn_replay_failure;
+/* The failure of a report whose status is not passed; NULL for a passed one. */
+const kn_replay_failure *kn_replay_report_failure(const kn_replay_report *r);
 /* Record the name under which the caller stored the screenshot ("broken": {"screenshot": name}). */
 int kn_replay_report_set_screenshot_name(kn_replay_report *r, const char *name);
 /* Say which reference workflow was replayed: workflow_json (a JSON object, e.g. {"source":

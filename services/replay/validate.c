@@ -15,6 +15,8 @@
 #include "replay.h"
 #include "replay_internal.h"
 
+/* The report: its verdict and failure as fields (what callers read), and its one JSON form, built
+ * once by build() (the run result tree with the replay's members) and written by redump(). */
 struct kn_replay_report {
 	json_t *doc;
 	char *json;
@@ -22,6 +24,9 @@ struct kn_replay_report {
 	size_t png_len;
 	char *run_id;
 	kn_replay_status status;
+	kn_replay_failure fail;   /* its strings are the report's: */
+	char *fail_key_node, *fail_reason, *fail_detail;
+	kn_blocked_hit blocked;
 };
 
 const char *kn_replay_status_name(kn_replay_status s)
@@ -33,6 +38,23 @@ const char *kn_replay_status_name(kn_replay_status s)
 kn_replay_status kn_replay_report_status(const kn_replay_report *r) { return r->status; }
 const char *kn_replay_report_json(const kn_replay_report *r) { return r->json; }
 const char *kn_replay_report_run_id(const kn_replay_report *r) { return r->run_id; }
+
+const kn_replay_failure *kn_replay_report_failure(const kn_replay_report *r)
+{
+	return r->status == KN_REPLAY_PASSED ? NULL : &r->fail;
+}
+
+/* Record the failure's fields (copied; NULL stays NULL). 0, or KN_ENOMEM. */
+static int set_failure(kn_replay_report *r, int step, const char *key_node, const char *reason,
+                       const char *detail)
+{
+	r->fail.step = step;
+	r->fail.key_node = r->fail_key_node = key_node ? strdup(key_node) : NULL;
+	r->fail.reason = r->fail_reason = reason ? strdup(reason) : NULL;
+	r->fail.detail = r->fail_detail = detail ? strdup(detail) : NULL;
+	return (key_node && !r->fail_key_node) || (reason && !r->fail_reason) ||
+	       (detail && !r->fail_detail) ? KN_ENOMEM : 0;
+}
 
 const unsigned char *kn_replay_report_screenshot(const kn_replay_report *r, size_t *len)
 {
@@ -93,6 +115,9 @@ void kn_replay_report_free(kn_replay_report *r)
 	free(r->json);
 	free(r->png);
 	free(r->run_id);
+	free(r->fail_key_node);
+	free(r->fail_reason);
+	free(r->fail_detail);
 	free(r);
 }
 
@@ -126,17 +151,7 @@ static void monitor_answer(void *ud, const char *text)
 /* The run result of the watched run (docs/formats.md §3), or a bare one when there was no run. */
 static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *run_id)
 {
-	json_t *doc = NULL;
-	if (m) {
-		char *buf = NULL;
-		size_t n = 0;
-		FILE *f = open_memstream(&buf, &n);
-		if (f && kn_eval_write_result(kn_monitor_eval(m), run_id, f) == 0 && fflush(f) == 0)
-			doc = json_loadb(buf, n, 0, NULL);
-		if (f)
-			fclose(f);
-		free(buf);
-	}
+	json_t *doc = m ? kn_eval_result_json(kn_monitor_eval(m), run_id) : NULL;
 	if (!doc)
 		doc = json_pack("{s:s, s:s, s:i, s:i, s:I, s:f, s:b, s:[], s:[]}", "task", task->id, "run",
 		                run_id, "steps", 0, "reached", 0, "total", (json_int_t)task->n_keynodes,
@@ -266,8 +281,13 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 	}
 	json_object_set_new(r->doc, "replay", json_pack("{s:o, s:o, s:o}", "steps", steps, "drift", drift,
 	                                                "key_nodes", nodes));
+	int failed = 0;
 	if (status == KN_REPLAY_BLOCKED) {
 		json_object_set_new(r->doc, "blocked", kn_blocked_hit_json(&res->blocked, res->failed_step));
+		r->blocked = res->blocked;
+		r->fail.blocked = &r->blocked;
+		failed = set_failure(r, res->failed_step > 0 ? res->failed_step : 0, NULL,
+		                     res->blocked.signature, res->blocked.detail);
 	} else if (status != KN_REPLAY_PASSED) {
 		const kn_step *fs = res && res->failed_step ? &task->steps[res->failed_step - 1] : NULL;
 		const char *reason = error_reason ? error_reason
@@ -282,16 +302,18 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 		char detail[900] = "";
 		if (at)
 			snprintf(detail, sizeof detail, "%s; key node '%s' not reached", why, task->keynodes[broken_node].id);
+		int step = fs ? res->failed_step : at;
+		const char *node = broken_node >= 0 && !fs ? task->keynodes[broken_node].id : NULL;
+		const char *d = at ? detail : res && res->detail[0] ? res->detail : NULL;
 		json_t *b = json_pack("{s:o, s:o, s:s, s:s?, s:s?, s:s?, s:s?}", "step",
-		                      fs ? json_integer(res->failed_step) : at ? json_integer(at) : json_null(),
-		                      "key_node",
-		                      broken_node >= 0 && !fs ? json_string(task->keynodes[broken_node].id) : json_null(),
-		                      "reason", reason, "detail", at ? detail : res && res->detail[0] ? res->detail : NULL,
+		                      step ? json_integer(step) : json_null(), "key_node",
+		                      node ? json_string(node) : json_null(), "reason", reason, "detail", d,
 		                      "selector", as ? as->selector : NULL, "url", res ? res->evidence.url : NULL,
 		                      "dom_excerpt", res ? res->evidence.dom_excerpt : NULL);
 		json_object_set_new(r->doc, "broken", b);
+		failed = set_failure(r, step, node, reason, d);
 	}
-	if (redump(r)) {
+	if (failed || redump(r)) {
 		kn_replay_report_free(r);
 		return NULL;
 	}
@@ -329,6 +351,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	char reason[300] = "";
 	kn_replay_status status = KN_REPLAY_PASSED;
 	int broken_node = -1, rc = 0;
+	kn_end end;
 
 	kn_cdp_handlers h = kn_replay_link_handlers(&link);
 	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0)
@@ -392,7 +415,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	int rr = kn_replay_task(loop, c, &link, task, &ro, &res, &rerr);
 	/* the monitor asks every recorder to flush over its own connection: the events the page sent
 	 * before precede those replies on that socket, so nothing is left behind */
-	kn_monitor_stop(m, "stopped");
+	kn_monitor_stop(m, KN_END_STOPPED);
 	kn_cdp_loop_run_until(loop, 3000, monitor_ended, m);
 
 	if (rr && !res.failed_step) {
@@ -401,7 +424,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_UNREACHABLE) {
 		snprintf(reason, sizeof reason, "site unreachable");
 		status = KN_REPLAY_ERROR;
-	} else if (kn_monitor_end_reason(m) && strcmp(kn_monitor_end_reason(m), "browser disconnected") == 0) {
+	} else if (kn_monitor_end_cause(m, &end) && end == KN_END_BROWSER_GONE) {
 		snprintf(reason, sizeof reason, "browser disconnected");
 		status = KN_REPLAY_ERROR;
 	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_BLOCKED) {

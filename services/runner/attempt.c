@@ -228,35 +228,28 @@ static json_t *report_json(const kn_attempt_report *r)
 static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remote, double t_end,
                         kn_err *err)
 {
-	char *buf = NULL, *path = path_in(a->o->dir, "result.json");
-	size_t len = 0;
+	char *path = path_in(a->o->dir, "result.json");
 	kn_eval *empty = NULL;
+	json_t *j = NULL;
 	int rc = 0;
 	if (remote) { /* serve's run result (--server) */
 		a->rep->completed = json_is_true(json_object_get(remote, "completion"));
 		a->rep->score = json_number_value(json_object_get(remote, "score"));
-		buf = json_dumps(remote, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		len = buf ? strlen(buf) : 0;
-		goto loaded;
-	}
-	if (!ev) {
-		if (kn_eval_new(&empty, a->o->task, &a->o->eval) != 0) {
-			free(path);
-			return kn_err_set(err, KN_ENOMEM, "out of memory");
+		j = json_deep_copy(remote);
+	} else {
+		if (!ev) {
+			if (kn_eval_new(&empty, a->o->task, &a->o->eval) != 0) {
+				free(path);
+				return kn_err_set(err, KN_ENOMEM, "out of memory");
+			}
+			kn_eval_set_error(empty);
+			ev = empty;
 		}
-		kn_eval_set_error(empty);
-		ev = empty;
+		a->rep->completed = kn_eval_completed(ev);
+		a->rep->score = kn_eval_score(ev);
+		j = kn_eval_result_json(ev, a->run_id);
+		kn_eval_free(empty);
 	}
-	a->rep->completed = kn_eval_completed(ev);
-	a->rep->score = kn_eval_score(ev);
-	FILE *m = open_memstream(&buf, &len);
-	rc = m ? kn_eval_write_result(ev, a->run_id, m) : KN_ENOMEM;
-	if (m)
-		fclose(m);
-	kn_eval_free(empty);
-loaded:;
-	json_t *j = rc == 0 && buf ? json_loadb(buf, len, 0, NULL) : NULL;
-	free(buf);
 	a->rep->overhead_end_s = t_end > 0 ? kn_time_mono_s() - t_end : 0;
 	if (j)
 		json_object_set_new(j, "attempt", report_json(a->rep));
@@ -305,8 +298,9 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 		if (a->rr && kn_remote_run_ended(a->rr))
 			a->ended = 1;
 		if (a->ended) {
-			const char *why = a->rr ? kn_remote_run_end_reason(a->rr) : kn_monitor_end_reason(a->mon);
-			int gone = why && strcmp(why, "browser disconnected") == 0;
+			kn_end why = KN_END_STOPPED;
+			int gone = (a->rr ? kn_remote_run_end_cause(a->rr, &why) : kn_monitor_end_cause(a->mon, &why)) &&
+			           why == KN_END_BROWSER_GONE;
 			/* Ctrl-C on a terminal reaches the browser too (it shares our process group):
 			 * give the interrupt a moment to be seen before calling the browser's end a crash */
 			for (double until = kn_time_mono_s() + 0.3; gone && !stopping(a) && kn_time_mono_s() < until;)
@@ -456,7 +450,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 			goto result;
 		}
 	} else if (!a.ended) {
-		kn_monitor_stop(a.mon, "stopped");
+		kn_monitor_stop(a.mon, KN_END_STOPPED);
 		for (double until = kn_time_mono_s() + 10; !a.ended && kn_time_mono_s() < until;)
 			kn_cdp_loop_run_for(a.loop, 10);
 	}

@@ -21,7 +21,7 @@ struct kn_remote_run {
 	char *esc;       /* id escaped for a path */
 	double polled;   /* kn_time_mono_s of the last poll */
 	int ended;
-	char end_reason[64];
+	kn_end end;
 };
 
 int kn_remote_run_start(kn_remote_run **out, const kn_remote *srv, const char *task_ref,
@@ -89,8 +89,7 @@ static void note_end(kn_remote_run *r, const json_t *run)
 		return;
 	r->ended = 1;
 	const char *st = json_string_value(json_object_get(run, "status"));
-	snprintf(r->end_reason, sizeof r->end_reason, "%s",
-	         st && strcmp(st, "step_limit") == 0 ? "step limit" : "browser disconnected");
+	r->end = st && strcmp(st, "step_limit") == 0 ? KN_END_STEP_LIMIT : KN_END_BROWSER_GONE;
 }
 
 int kn_remote_run_ended(kn_remote_run *r)
@@ -105,9 +104,11 @@ int kn_remote_run_ended(kn_remote_run *r)
 	return r->ended;
 }
 
-const char *kn_remote_run_end_reason(const kn_remote_run *r)
+int kn_remote_run_end_cause(const kn_remote_run *r, kn_end *out)
 {
-	return r->ended ? r->end_reason : NULL;
+	if (r->ended)
+		*out = r->end;
+	return r->ended;
 }
 
 /* Every event of the run, in order, one line each, into traj. */

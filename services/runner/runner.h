@@ -20,6 +20,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "monitor.h"
 #include "worker_browser.h"
 
 #define KN_AGENT_LOG_CAP_DEFAULT (8u * 1024u * 1024u) /* agent.log: stdout+stderr kept, bytes */
@@ -50,7 +51,7 @@ int kn_remote_upload(const kn_remote *r, const char *file, const char *name, kn_
 /* A run of one attempt on the server (attempt_remote.c). start: POST /api/runs {task, browser,
  * step_limit} (0: the default budget); KN_ETIMEOUT when serve's monitor did not attach (*out is
  * still set: free it). ended: 1 once the run ended on the server (polled at most every 0.5 s);
- * end_reason then "step limit" or "browser disconnected". finish: stop it (if live), write its
+ * end_cause then KN_END_STEP_LIMIT or KN_END_BROWSER_GONE. finish: stop it (if live), write its
  * trajectory to traj (may be NULL), *result the run result (§3; the caller's). */
 typedef struct kn_remote_run kn_remote_run;
 int kn_remote_run_start(kn_remote_run **out, const kn_remote *srv, const char *task_ref,
@@ -58,7 +59,7 @@ int kn_remote_run_start(kn_remote_run **out, const kn_remote *srv, const char *t
 const char *kn_remote_run_id(const kn_remote_run *r);
 int kn_remote_run_answer(kn_remote_run *r, const char *text);
 int kn_remote_run_ended(kn_remote_run *r);
-const char *kn_remote_run_end_reason(const kn_remote_run *r);
+int kn_remote_run_end_cause(const kn_remote_run *r, kn_end *out); /* 1 once ended, 0 before */
 int kn_remote_run_finish(kn_remote_run *r, FILE *traj, json_t **result, kn_err *err);
 void kn_remote_run_free(kn_remote_run *r);
 

@@ -9,7 +9,7 @@
  * kn_api_handle_worker answers with the worker thread's own store connection. Each route function
  * takes the store of the thread it runs on. This file checks the JSON bodies and parameters of each
  * route, maps store/registry codes to HTTP statuses (KN_ENOTFOUND 404, KN_EINVAL 400, KN_EIO 503
- * after one reconnect attempt, KN_EDB 500) and never passes a raw database message to a client
+ * when the store could not reconnect, KN_EDB 500) and never passes a raw database message to a client
  * without the "database error" primary message. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,13 +79,6 @@ void kn_api_free(kn_api *a)
 
 /* --- helpers ------------------------------------------------------------------------------- */
 
-/* Run a store read, reconnecting once when the connection was lost. */
-#define STORE_READ(st, rc, err, call)                                                             \
-	do {                                                                                          \
-		rc = (call);                                                                              \
-		if (rc == KN_EIO && kn_store_reset((st), &(err)) == 0)                                   \
-			rc = (call);                                                                          \
-	} while (0)
 
 static void answer_text(kn_http_resp *resp, int status, char *json)
 {
@@ -157,7 +150,7 @@ static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_htt
 	}
 	int64_t id = 0;
 	size_t newv = 0;
-	STORE_READ(st, rc, err, kn_store_taskset_put(st, name, name, set, &id, &newv, &err));
+	rc = kn_store_taskset_put(st, name, name, set, &id, &newv, &err);
 	size_t n = set->n_tasks;
 	kn_taskset_free(set);
 	kn_api_cache_bump(a->cache); /* even on failure: part of it may have been stored */
@@ -188,7 +181,7 @@ static void get_tasks(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_r
 	int rc;
 	site = site && *site ? site : NULL;
 	uint64_t gen = kn_api_cache_gen(a->cache); /* before the query: see api_cache.c */
-	STORE_READ(st, rc, err, kn_store_tasks_json(st, site, status, &out, &err));
+	rc = kn_store_tasks_json(st, site, status, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, NULL));
 	kn_api_cache_tasks_put(a->cache, site, status, out, gen);
@@ -201,9 +194,9 @@ static void get_task(kn_store *st, const kn_http_req *req, kn_http_resp *resp, i
 	char *out = NULL;
 	int rc;
 	if (health)
-		STORE_READ(st, rc, err, kn_store_health_json(st, req->id, &out, &err));
+		rc = kn_store_health_json(st, req->id, &out, &err);
 	else
-		STORE_READ(st, rc, err, kn_store_task_get_json(st, req->id, &out, &err));
+		rc = kn_store_task_get_json(st, req->id, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
@@ -233,13 +226,13 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	int step_limit = sl ? (int)json_integer_value(sl) : 0;
 	int64_t version = 0;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_task_resolve(st, task, &version, &err));
+	rc = kn_store_task_resolve(st, task, &version, &err);
 	if (rc) {
 		kn_api_store_failed(resp, rc, &err, "no such task");
 		goto done;
 	}
 	kn_taskset *set = NULL;
-	STORE_READ(st, rc, err, kn_store_task_load(st, version, &set, &err));
+	rc = kn_store_task_load(st, version, &set, &err);
 	if (rc) {
 		kn_api_store_failed(resp, rc, &err, "no such task");
 		goto done;
@@ -280,8 +273,7 @@ static void get_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	const char *task = kn_http_query_get(req->query, "task");
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_runs_json(st, task && *task ? task : NULL, limit, &out,
-	                                          &err));
+	rc = kn_store_runs_json(st, task && *task ? task : NULL, limit, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
@@ -302,7 +294,7 @@ static void get_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_res
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_run_get_json(st, req->id, &out, &err));
+	rc = kn_store_run_get_json(st, req->id, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such run"));
 	if (run_ended(out))
@@ -323,7 +315,7 @@ static void get_events(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_events_json(st, req->id, after, limit, &out, &err));
+	rc = kn_store_events_json(st, req->id, after, limit, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such run"));
 	answer_text(resp, 200, out);
@@ -335,7 +327,7 @@ static void not_live(kn_store *st, const char *id, kn_http_resp *resp)
 	kn_err err = {0};
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_run_get_json(st, id, &out, &err));
+	rc = kn_store_run_get_json(st, id, &out, &err);
 	free(out);
 	if (rc == 0)
 		kn_http_resp_error(resp, 409, "the run already ended", NULL);
@@ -418,9 +410,9 @@ static void post_replay(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 		kn_http_resp_error(resp, 400, "bad request", err.msg);
 		goto done;
 	}
-	STORE_READ(st, rc, err, kn_store_task_resolve(st, task, &version, &err));
+	rc = kn_store_task_resolve(st, task, &version, &err);
 	if (!rc)
-		STORE_READ(st, rc, err, kn_store_job_enqueue(st, version, "", &job, &err));
+		rc = kn_store_job_enqueue(st, version, "", &job, &err);
 	kn_api_cache_bump(a->cache);
 	if (rc) {
 		kn_api_store_failed(resp, rc, &err, "no such task");
@@ -439,16 +431,15 @@ static void get_replays(kn_store *st, const kn_http_req *req, kn_http_resp *resp
 	if (!task || !*task)
 		FAIL(resp, 400, "task required", "give ?task=REF");
 	kn_err err = {0};
+	int limit;
+	if (kn_http_query_int(&limit, req->query, "limit", 50, 1, 1000, &err))
+		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_task_get_json(st, task, &out, &err));
+	rc = kn_store_replays_json(st, task, limit, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
-	json_t *j = json_loads(out, 0, NULL);
-	free(out);
-	json_t *r = j ? json_object_get(j, "replays") : NULL;
-	answer_json(resp, 200, json_pack("{s:O}", "replays", r ? r : json_array()));
-	json_decref(j);
+	answer_text(resp, 200, out);
 }
 
 static void get_screenshot(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
@@ -460,7 +451,7 @@ static void get_screenshot(kn_store *st, const kn_http_req *req, kn_http_resp *r
 	unsigned char *png = NULL;
 	size_t len = 0;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_replay_screenshot(st, id, &png, &len, &err));
+	rc = kn_store_replay_screenshot(st, id, &png, &len, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no screenshot for this replay"));
 	resp->status = 200;
@@ -477,7 +468,7 @@ static void get_alerts(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 400, "bad all", err.msg);
 	char *out = NULL;
 	int rc;
-	STORE_READ(st, rc, err, kn_store_alerts_json(st, all, 200, &out, &err));
+	rc = kn_store_alerts_json(st, all, 200, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, NULL));
 	answer_text(resp, 200, out);
@@ -490,7 +481,7 @@ static void post_ack(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		FAIL(resp, 404, "not found", "no such alert");
 	kn_err err = {0};
 	int rc;
-	STORE_READ(st, rc, err, kn_store_alert_ack(st, id, &err));
+	rc = kn_store_alert_ack(st, id, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such alert"));
 	answer_json(resp, 200, json_pack("{s:I, s:b}", "id", (json_int_t)id, "acked", 1));
@@ -500,7 +491,7 @@ static void get_healthz(kn_store *st, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	int v = 0, rc;
-	STORE_READ(st, rc, err, kn_store_schema_version(st, &v, &err));
+	rc = kn_store_schema_version(st, &v, &err);
 	int up = rc == 0;
 	answer_json(resp, up ? 200 : 503, json_pack("{s:b, s:b}", "ok", up, "database", up));
 }

@@ -84,8 +84,6 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	int retries = ret ? (int)json_integer_value(ret) : 1;
 	int rc = kn_store_agent_batch_new(st, agent, refs, n_refs, taskset, repeat, retries, &batch, &n_jobs,
 	                                  &err);
-	if (rc == KN_EIO)
-		kn_store_reset(st, NULL); /* not retried: the client may, a batch is no idempotent write */
 	if (rc) {
 		kn_api_store_failed(resp, rc, &err, NULL);
 		goto done;
@@ -110,8 +108,6 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	kn_err err = {0};
 	char *out = NULL;
 	int rc = kn_store_agent_batch_json(st, id, &out, &err);
-	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
-		rc = kn_store_agent_batch_json(st, id, &out, &err);
 	if (rc)
 		kn_api_store_failed(resp, rc, &err, NULL);
 	else
@@ -137,8 +133,6 @@ static void list_batches(kn_store *st, const kn_http_req *req, kn_http_resp *res
 	}
 	char *out = NULL;
 	int rc = kn_store_agent_batches_json(st, before, limit, &out, &err);
-	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
-		rc = kn_store_agent_batches_json(st, before, limit, &out, &err);
 	if (rc)
 		kn_api_store_failed(resp, rc, &err, NULL);
 	else

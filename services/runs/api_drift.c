@@ -86,8 +86,6 @@ void kn_api_drift_get(kn_store *st, const char *trace_root, const kn_http_req *r
 	}
 	char *text = NULL;
 	int rc = kn_store_drift_pair_json(st, req->id, replay, &text, &err);
-	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
-		rc = kn_store_drift_pair_json(st, req->id, replay, &text, &err);
 	if (rc) {
 		kn_api_store_failed(resp, rc, &err, err.msg[0] ? NULL : "no such task");
 		return;

@@ -43,10 +43,8 @@ void kn_api_gauges_refresh(kn_api_cache *c, kn_store *st, kn_metrics *m)
 	uint64_t gen = kn_api_cache_gen(c); /* before the queries: see api_cache.c */
 	kn_err err = {0};
 	char *out = NULL, *replays = NULL;
-	if (kn_store_tasks_json(st, NULL, NULL, &out, &err) != 0) {
-		kn_store_reset(st, &err); /* the next /metrics tries again; the gauges stay */
-		return;
-	}
+	if (kn_store_tasks_json(st, NULL, NULL, &out, &err) != 0)
+		return; /* the next /metrics tries again; the gauges stay */
 	long counts[KN_API_HEALTH_STATES] = {0};
 	json_t *j = json_loads(out, 0, NULL);
 	free(out);

@@ -53,9 +53,6 @@ void kn_api_workflow_post(kn_store *st, const kn_http_req *req, kn_http_resp *re
 	int version = 0, task_version = 0, created = 0;
 	rc = kn_store_workflow_put(st, ref, t, req->body, req->body_len, &version, &task_version, &created,
 	                           &err);
-	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
-		rc = kn_store_workflow_put(st, ref, t, req->body, req->body_len, &version, &task_version,
-		                           &created, &err);
 	size_t steps = t->n_steps;
 	json_t *j = rc ? NULL : json_pack("{s:s, s:i, s:i, s:I, s:b}", "task", t->id, "version", version,
 	                                  "task_version", task_version, "steps", (json_int_t)steps,
@@ -78,8 +75,6 @@ void kn_api_workflow_get(kn_store *st, const kn_http_req *req, kn_http_resp *res
 	kn_err err = {0};
 	char *out = NULL;
 	int rc = kn_store_workflow_json(st, req->id, &out, &err);
-	if (rc == KN_EIO && kn_store_reset(st, &err) == 0)
-		rc = kn_store_workflow_json(st, req->id, &out, &err);
 	if (rc)
 		kn_api_store_failed(resp, rc, &err, NULL);
 	else

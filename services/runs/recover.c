@@ -134,14 +134,12 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 	if (!rc && rj->q)
 		rj_wait(rj, ev);
 	char *result = NULL;
+	json_t *resj = NULL;
 	if (!rc) {
 		kn_eval_set_error(ev);
-		char *r0 = kn_runs_result_json(ev, id);
-		json_t *j = r0 ? json_loads(r0, JSON_PRESERVE_ORDER, NULL) : NULL;
-		if (j && json_object_set_new(j, "reason", json_string(RECOVER_REASON)) == 0)
-			result = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
-		json_decref(j);
-		free(r0);
+		resj = kn_eval_result_json(ev, id);
+		if (resj && json_object_set_new(resj, "reason", json_string(RECOVER_REASON)) == 0)
+			result = kn_runs_result_text(resj, 1);
 		if (!result)
 			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
@@ -150,9 +148,8 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 	if (!rc)
 		rc = kn_store_run_finish(st, id, ended, result, err);
 	if (!rc) {
-		json_t *resj = json_loads(result, 0, NULL);
-		json_t *m = json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", id, "reason",
-		                      RECOVER_REASON, "result", resj ? resj : json_null());
+		json_t *m = json_pack("{s:s, s:s, s:s, s:O}", "type", "end", "run", id, "reason",
+		                      RECOVER_REASON, "result", resj);
 		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
 		if (text)
 			kn_stream_publish(o->stream, id, text);
@@ -168,6 +165,7 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 		kn_log_msg("info", "runs", msg, "run=%s", id);
 	}
 	free(result);
+	json_decref(resj);
 	kn_eval_free(ev);
 	kn_taskset_free(set);
 	return rc;

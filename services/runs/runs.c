@@ -121,9 +121,9 @@ void kn_run_finish(struct run *run, const kn_eval *ev, const char *reason)
 	kn_err err = {0};
 	char ended[32];
 	kn_runs_now(ended, sizeof ended);
-	char *result = kn_runs_result_json(ev, run->id);
-	if (result && r->o.llm)
-		kn_runs_add_llm_usage(&result, r->o.llm, &run->llm0);
+	json_t *resj = kn_eval_result_json(ev, run->id);
+	int llm = resj && r->o.llm && kn_runs_add_llm_usage(resj, r->o.llm, &run->llm0) == 0;
+	char *result = resj ? kn_runs_result_text(resj, llm) : NULL;
 	uint64_t mark0 = kn_ingest_mark(r->o.ingest);
 	if (!result || kn_ingest_run_finish(r->o.ingest, run->id, ended, result, &err) != 0)
 		kn_log_msg("error", "runs", err.msg[0] ? err.msg : "run result not stored", "run=%s", run->id);
@@ -131,7 +131,6 @@ void kn_run_finish(struct run *run, const kn_eval *ev, const char *reason)
 	else if (kn_ingest_wait(r->o.ingest, mark0, kn_ingest_mark(r->o.ingest), durable_ms(r),
 	                        &err) != 0)
 		kn_log_msg("warn", "runs", err.msg, "run=%s", run->id);
-	json_t *resj = result ? json_loads(result, 0, NULL) : NULL;
 	kn_runs_publish(r, run->id,
 	        json_pack("{s:s, s:s, s:s, s:o}", "type", "end", "run", run->id, "reason", reason,
 	                  "result", resj ? resj : json_null()));
@@ -293,7 +292,7 @@ static void post_stop(void *ud)
 {
 	struct run *run = ud;
 	if (run->mon && !kn_monitor_ended(run->mon))
-		kn_monitor_stop(run->mon, "stopped");
+		kn_monitor_stop(run->mon, KN_END_STOPPED);
 	kn_run_unref(run);
 }
 

@@ -102,9 +102,10 @@ int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err);
 void kn_runs_tick(kn_runs *r);
 long kn_runs_active(kn_runs *r);
 
-/* The run result (§3) of ev as one JSON line without its newline; the caller's (free), NULL when
- * out of memory. */
-char *kn_runs_result_json(const kn_eval *ev, const char *id);
+/* The run result tree (kn_eval_result_json) as the one JSON line stored and returned, without
+ * its newline: extended when members were added to the evaluator's (llm, reason). The caller's
+ * (free), NULL when out of memory. */
+char *kn_runs_result_text(const struct json_t *result, int extended);
 
 /* Crash recovery at start: every run a dead serve process left live (schemas/sql 020) is ended
  * with status error and "reason": "service restarted", scored from its stored events, written,

@@ -6,6 +6,8 @@
 #include <stdatomic.h>
 #include <time.h>
 
+#include <jansson.h>
+
 #include "judge_queue.h"
 #include "keynode/until.h"
 #include "monitor.h"
@@ -86,7 +88,8 @@ int kn_runs_verdict_wait_ms(const kn_runs *r);
 
 /* The trajectory line (§2) of an event without its newline; the caller's, NULL on failure. */
 char *kn_runs_event_line(const kn_event *ev);
-/* Add {"llm": {...}} to *result: the judge's counters since s0 (replaces *result). */
-void kn_runs_add_llm_usage(char **result, kn_llm *llm, const kn_llm_stats *s0);
+/* Add {"llm": {...}} to result (a run result tree): the judge's counters since s0. 0, -1 when
+ * out of memory. */
+int kn_runs_add_llm_usage(json_t *result, kn_llm *llm, const kn_llm_stats *s0);
 
 #endif

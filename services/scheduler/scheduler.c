@@ -1,7 +1,7 @@
 /* scheduler.c — kn_scheduler (scheduler.h): per schedule a parsed cron and its next fire time; a
  * tick fires what is due through kn_store_schedule_fire, whose (schedule, fire_time) claim makes
  * racing instances harmless. The thread only decides when to tick (the earliest next fire, at most
- * 30 s away so a changed wall clock is noticed) and reconnects after database errors. */
+ * 30 s away so a changed wall clock is noticed); the store reconnects after database errors. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -111,12 +111,10 @@ nomem:
 	return kn_err_set(err, KN_ENOMEM, "out of memory");
 }
 
-/* Make sure s->st is connected: open on first use, reset after a lost connection. */
-static int connect_store(kn_scheduler *s, int lost, kn_err *err)
+/* Open s->st on first use (the store reconnects it after a lost connection). */
+static int connect_store(kn_scheduler *s, kn_err *err)
 {
-	if (!s->st)
-		return kn_store_open(&s->st, s->conninfo, err);
-	return lost ? kn_store_reset(s->st, err) : 0;
+	return s->st ? 0 : kn_store_open(&s->st, s->conninfo, err);
 }
 
 /* Enqueue the jobs of e's fire at t. 1 fired, 0 taken by another instance, < 0 error. */
@@ -168,7 +166,7 @@ int kn_scheduler_tick(kn_scheduler *s, int64_t now, size_t *fired, size_t *enque
 		entry *e = &s->e[i];
 		int64_t t = 0, last = 0;
 		int catch_up = 0, rc;
-		if ((rc = connect_store(s, 0, &e_)) != 0)
+		if ((rc = connect_store(s, &e_)) != 0)
 			goto failed;
 		if (!e->init) {
 			rc = kn_store_schedule_last(s->st, e->name, &last, &e_);
@@ -195,8 +193,6 @@ int kn_scheduler_tick(kn_scheduler *s, int64_t now, size_t *fired, size_t *enque
 		}
 		size_t jobs = 0;
 		rc = fire(s, e, t, catch_up, &jobs, &e_);
-		if (rc == KN_EIO)
-			connect_store(s, 1, NULL);
 		if (rc < 0)
 			goto failed;
 		char when[KN_TIME_MAX];

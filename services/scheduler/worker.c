@@ -66,7 +66,7 @@ struct kn_worker {
 	int stopping;         /* kn_worker_stop or free */
 	int64_t job;          /* the job whose lease the heartbeat holds; 0 none */
 	int lease_lost;       /* the heartbeat found the job no longer ours */
-	int owner_held;       /* this session took (or tried) the owner lock of w->id (sql 020) */
+	unsigned long owner_session; /* kn_store_session that took (or tried) the owner lock (sql 020) */
 	kn_worker_stats stats;
 	atomic_int stop_flag; /* = stopping, for agent attempts (kn_worker_stop_flag) */
 };
@@ -97,8 +97,6 @@ static void *heartbeat_main(void *arg)
 		pthread_mutex_unlock(&w->mu);
 		kn_err err = {0};
 		int hr = kn_store_job_heartbeat(w->hb_st, job, w->id, w->o.lease_s, &err);
-		if (hr == KN_EIO && kn_store_reset(w->hb_st, &err) == 0)
-			hr = kn_store_job_heartbeat(w->hb_st, job, w->id, w->o.lease_s, &err);
 		if (hr == KN_ENOTFOUND)
 			kn_worker_log(w, "warn", "lease lost", "job=%" PRId64, job);
 		else if (hr)
@@ -267,24 +265,16 @@ static int browser_ws(kn_worker *w, char **out, kn_err *err)
 	return *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
 }
 
-/* A short reason for a failed report, for logs and evidence: broken.reason, else the status. */
+/* A short reason for a failed report, for logs and evidence: broken.reason (or what blocked it),
+ * else the status. */
 static void report_reason(const kn_replay_report *rep, char *out, size_t cap)
 {
 	snprintf(out, cap, "%s", kn_replay_status_name(kn_replay_report_status(rep)));
-	json_t *j = json_loads(kn_replay_report_json(rep), 0, NULL);
-	json_t *b = j ? json_object_get(j, "broken") : NULL;
-	const char *reason = b ? json_string_value(json_object_get(b, "reason")) : NULL;
-	json_int_t step = b ? json_integer_value(json_object_get(b, "step")) : 0;
-	json_t *bl = j ? json_object_get(j, "blocked") : NULL; /* services/replay/blocked.h */
-	if (bl) {
-		reason = json_string_value(json_object_get(bl, "signature"));
-		step = json_integer_value(json_object_get(bl, "step"));
-	}
-	if (reason && step)
-		snprintf(out, cap, "step %lld: %s", (long long)step, reason);
-	else if (reason)
-		snprintf(out, cap, "%s", reason);
-	json_decref(j);
+	const kn_replay_failure *f = kn_replay_report_failure(rep);
+	if (f && f->reason && f->step)
+		snprintf(out, cap, "step %d: %s", f->step, f->reason);
+	else if (f && f->reason)
+		snprintf(out, cap, "%s", f->reason);
 }
 
 /* Store an error result for a job that cannot be replayed at all (its task is gone, or the
@@ -340,10 +330,9 @@ static void update_health(kn_worker *w, const kn_store_job *job, const char *tas
 	                       kn_replay_status_name(status), "retried", retry >= 0, "reason", reason,
 	                       "worker", w->id, "consecutive_failures", to_failures, "from", kn_health_name(from), "to",
 	                       kn_health_name(to));
-	json_t *rj = json_loads(kn_replay_report_json(rep), 0, NULL);
-	if (ev && json_object_get(rj, "blocked")) /* what blocked it: kind, signature, status, URL */
-		json_object_set(ev, "blocked", json_object_get(rj, "blocked"));
-	json_decref(rj);
+	const kn_replay_failure *f = kn_replay_report_failure(rep);
+	if (ev && f && f->blocked) /* what blocked it: kind, signature, status, URL */
+		json_object_set_new(ev, "blocked", kn_blocked_hit_json(f->blocked, f->step));
 	char *evidence = ev ? json_dumps(ev, JSON_COMPACT) : NULL;
 	json_decref(ev);
 	if (!evidence) {
@@ -377,13 +366,13 @@ static void count(kn_worker *w, long *field)
 static int hold_owner(kn_worker *w, kn_err *err)
 {
 	int held = 0;
-	if (w->owner_held)
+	if (w->owner_session == kn_store_session(w->st))
 		return 0;
 	int rc = kn_store_owner_try_hold(w->st, w->id, &held, err);
 	if (rc == 0 && !held)
 		kn_worker_log(w, "warn", "another live worker has the same id", "id=%s", w->id);
 	if (rc == 0)
-		w->owner_held = 1;
+		w->owner_session = kn_store_session(w->st);
 	return rc;
 }
 
@@ -400,7 +389,7 @@ static void end_orphans(kn_worker *w)
 }
 
 /* Run one claimed job to its end. Returns 0, or KN_EIO when the database connection was lost
- * (the caller reconnects; the job is left to lease expiry). */
+ * (the store reconnects at the next call; the job is left to lease expiry). */
 static int run_job(kn_worker *w, const kn_store_job *job)
 {
 	kn_err err = {0};
@@ -606,9 +595,7 @@ int kn_worker_run(kn_worker *w, kn_err *err)
 			kn_worker_log(w, "warn", "database unavailable", "error=\"%s\"", q);
 			if (++db_failures > 60)
 				return kn_err_set(err, KN_EIO, "database unreachable: %s", e.msg);
-			idle(w, 1000);
-			kn_store_reset(w->st, NULL);
-			w->owner_held = 0; /* a new session: the lock is taken again at the next chance */
+			idle(w, 1000); /* the store reconnects; a new session takes the owner lock again */
 		}
 	}
 	kn_worker_stats s;

@@ -91,7 +91,7 @@ int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
 	r = kn_store_task_load(st, job.task_version, &set, &e);
 	if (r == KN_EIO || r == KN_EDB) {
 		kn_err_set(err, r, "%s", e.msg);
-		goto out; /* the database: the caller reconnects, the job goes to lease expiry */
+		goto out; /* the database: the store reconnects, the job goes to lease expiry */
 	}
 	if (r == 0 && set->n_tasks != 1)
 		r = kn_err_set(&e, KN_EINVAL, "task version %" PRId64 " holds %zu tasks", job.task_version,

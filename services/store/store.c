@@ -58,6 +58,7 @@ int kn_store_open(kn_store **out, const char *conninfo, kn_err *err)
 	PQsetNoticeProcessor(st->conn, NULL, NULL);
 	PGresult *r = PQexec(st->conn, "SET client_min_messages = warning; SET TIME ZONE 'UTC'");
 	PQclear(r);
+	st->session = 1;
 	*out = st;
 	return 0;
 }
@@ -82,6 +83,8 @@ int kn_store_reset(kn_store *st, kn_err *err)
 	}
 	PGresult *r = PQexec(st->conn, "SET client_min_messages = warning; SET TIME ZONE 'UTC'");
 	PQclear(r);
+	st->session++;
+	st->in_tx = st->lost = 0;
 	return 0;
 }
 
@@ -92,13 +95,10 @@ static int state_is_connection_loss(const char *state)
 	return state && (strncmp(state, "08", 2) == 0 || strncmp(state, "57P", 3) == 0);
 }
 
-int kn_store_qb(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
-                const int *lengths, const int *formats, kn_err *err)
+/* Send one statement; KN_EIO when the connection was lost under it. */
+static int exec_once(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
+                     const int *lengths, const int *formats, kn_err *err)
 {
-	if (out)
-		*out = NULL;
-	if (PQstatus(st->conn) != CONNECTION_OK)
-		return kn_err_set(err, KN_EIO, "database connection lost");
 	PGresult *res = PQexecParams(st->conn, sql, n, NULL, params, lengths, formats, 0);
 	ExecStatusType s = res ? PQresultStatus(res) : PGRES_FATAL_ERROR;
 	if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK) {
@@ -114,13 +114,40 @@ int kn_store_qb(kn_store *st, PGresult **out, const char *sql, int n, const char
 	int code = (PQstatus(st->conn) != CONNECTION_OK || state_is_connection_loss(state)) ? KN_EIO
 	                                                                                    : KN_EDB;
 	PQclear(res);
+	st->lost |= code == KN_EIO;
 	return kn_err_set(err, code, "database error: %s", m);
+}
+
+/* A lost connection is reopened here and nowhere else (store_reconnect.c says when). */
+static int query(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
+                 const int *lengths, const int *formats, int idempotent, kn_err *err)
+{
+	if (out)
+		*out = NULL;
+	int rc = kn_store_reopen_before(st, err);
+	if (rc == 0)
+		rc = exec_once(st, out, sql, n, params, lengths, formats, err);
+	if (rc == KN_EIO && kn_store_reopen_after(st, sql, idempotent))
+		rc = exec_once(st, out, sql, n, params, lengths, formats, err);
+	return rc;
+}
+
+int kn_store_qb(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
+                const int *lengths, const int *formats, kn_err *err)
+{
+	return query(st, out, sql, n, params, lengths, formats, 0, err);
 }
 
 int kn_store_q(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
                kn_err *err)
 {
-	return kn_store_qb(st, out, sql, n, params, NULL, NULL, err);
+	return query(st, out, sql, n, params, NULL, NULL, 0, err);
+}
+
+int kn_store_q_idem(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
+                    kn_err *err)
+{
+	return query(st, out, sql, n, params, NULL, NULL, 1, err);
 }
 
 int kn_store_q_text(kn_store *st, char **out, const char *sql, int n, const char *const *params,
@@ -154,18 +181,23 @@ int kn_store_q_int64(kn_store *st, int64_t *out, const char *sql, int n, const c
 
 int kn_store_begin(kn_store *st, kn_err *err)
 {
-	return kn_store_q(st, NULL, "BEGIN", 0, NULL, err);
+	int rc = kn_store_q(st, NULL, "BEGIN", 0, NULL, err);
+	st->in_tx = rc == 0;
+	return rc;
 }
 
 int kn_store_commit(kn_store *st, kn_err *err)
 {
-	return kn_store_q(st, NULL, "COMMIT", 0, NULL, err);
+	int rc = kn_store_q(st, NULL, "COMMIT", 0, NULL, err);
+	st->in_tx = 0;
+	return rc;
 }
 
 void kn_store_rollback(kn_store *st)
 {
 	if (PQstatus(st->conn) == CONNECTION_OK)
 		PQclear(PQexec(st->conn, "ROLLBACK"));
+	st->in_tx = 0;
 }
 
 const char *kn_store_i64(char *buf, int64_t v)

@@ -8,8 +8,8 @@
  *
  * A kn_store wraps one connection and is not thread-safe: give each thread its own. Functions
  * return 0 or a negative KN_E* code: KN_EDB for a database error (err holds the server's primary
- * message), KN_EIO when the connection is lost (the caller may reconnect with kn_store_reset and
- * retry: every write here is idempotent), KN_ENOTFOUND, KN_EINVAL. JSON crosses this boundary as
+ * message), KN_EIO when the connection is lost and could not be had back for this call,
+ * KN_ENOTFOUND, KN_EINVAL. JSON crosses this boundary as
  * text (json_t is the caller's business, not the SQL layer's).
  *
  * kn_ingest (below) is the durable write path of `serve`: a background thread that batches events,
@@ -30,7 +30,14 @@ typedef struct kn_store kn_store;
  * with the server's reason when it cannot connect. */
 int kn_store_open(kn_store **out, const char *conninfo, kn_err *err);
 void kn_store_free(kn_store *st);
-/* Reconnect after KN_EIO. */
+/* Lost connections are the store's business (store_reconnect.c): a call that finds its
+ * connection lost opens a new one first, and a statement that met the loss is sent once more on
+ * a new one when that is safe — a read, or a write that is the same done twice (an upsert, a
+ * heartbeat); never inside a transaction, never another write (KN_EIO: the next call reconnects).
+ * Callers do not retry. What a session holds (advisory locks) is gone with it: compare
+ * kn_store_session before and after to know (1 at open, one more per reconnect). */
+unsigned long kn_store_session(const kn_store *st);
+/* Reconnect now (the ingest writer's own backoff, tests). */
 int kn_store_reset(kn_store *st, kn_err *err);
 
 /* Apply every migration in dir (schemas/sql) not yet applied, in version order, each in one

@@ -11,6 +11,9 @@
 struct kn_store {
 	PGconn *conn;
 	char *conninfo;
+	unsigned long session; /* kn_store_session: 1, then one more per reconnect */
+	int in_tx;             /* between kn_store_begin and kn_store_commit / kn_store_rollback */
+	int lost;              /* a statement met a lost connection: reopen before the next */
 };
 
 typedef struct kn_store_migration_src {
@@ -27,6 +30,10 @@ extern const unsigned long kn_store_migrations_embedded_n;
  * err holding the server's primary message. */
 int kn_store_q(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
                kn_err *err);
+/* kn_store_q for a write that is the same done twice as once (an upsert, a heartbeat): sent
+ * again on a new connection when the connection was lost under it (store_reconnect.c). */
+int kn_store_q_idem(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
+                    kn_err *err);
 /* The same with per-parameter lengths and formats (1 = binary, for bytea). */
 int kn_store_qb(kn_store *st, PGresult **out, const char *sql, int n, const char *const *params,
                 const int *lengths, const int *formats, kn_err *err);
@@ -42,6 +49,16 @@ int kn_store_q_int64(kn_store *st, int64_t *out, const char *sql, int n, const c
 int kn_store_begin(kn_store *st, kn_err *err);
 int kn_store_commit(kn_store *st, kn_err *err);
 void kn_store_rollback(kn_store *st);
+
+/* store_reconnect.c: the reconnect rule of kn_store_qb. */
+/* 1 when sql only reads (or is a bare BEGIN): safe to send again after a lost connection. */
+int kn_store_sql_replayable(const char *sql);
+/* Before a statement: reopen a connection known lost (nothing was sent). 0, or KN_EIO (the
+ * database is unreachable, or a transaction was open on the lost connection). */
+int kn_store_reopen_before(kn_store *st, kn_err *err);
+/* After a statement met a lost connection: 1 when it may be sent again and the connection was
+ * reopened, 0 otherwise. */
+int kn_store_reopen_after(kn_store *st, const char *sql, int idempotent);
 
 /* An int64 as decimal text into buf (at least 24 bytes); returns buf. */
 const char *kn_store_i64(char *buf, int64_t v);

@@ -219,7 +219,7 @@ int kn_store_job_heartbeat(kn_store *st, int64_t job_id, const char *worker, int
 	char jb[24], lb[24];
 	const char *p[3] = {kn_store_i64(jb, job_id), worker, kn_store_i64(lb, lease_s)};
 	PGresult *res;
-	int rc = kn_store_q(st, &res,
+	int rc = kn_store_q_idem(st, &res, /* a second heartbeat only moves the lease again */
 		"UPDATE jobs SET lease_until = clock_timestamp() + make_interval(secs => $3::int)"
 		" WHERE id = $1 AND worker = $2 AND state = 'running' RETURNING id", 3, p, err);
 	if (rc != 0)

@@ -1,7 +1,7 @@
 /* store_verdicts.c — the LLM judge's verdict cache in PostgreSQL: get/put by (model, prompt
  * version, rule, input), and kn_store_verdicts, the adapter that plugs it into services/llm's
  * kn_verdict_store. The adapter owns one connection behind a mutex (a kn_store is not
- * thread-safe) and reconnects once when the connection was lost. */
+ * thread-safe); the store reconnects when the connection was lost. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +60,6 @@ static int verdicts_get(void *ud, const char *model, int prompt, const char *rul
 	kn_err err;
 	pthread_mutex_lock(&v->mu);
 	int rc = kn_store_verdict_get(v->st, model, prompt, rule, input, score, &err);
-	if (rc == KN_EIO && kn_store_reset(v->st, &err) == 0)
-		rc = kn_store_verdict_get(v->st, model, prompt, rule, input, score, &err);
 	pthread_mutex_unlock(&v->mu);
 	return rc;
 }
@@ -72,8 +70,6 @@ static int verdicts_put(void *ud, const char *model, int prompt, const char *rul
 	kn_store_verdicts *v = ud;
 	pthread_mutex_lock(&v->mu);
 	int rc = kn_store_verdict_put(v->st, model, prompt, rule, input, score, reason, err);
-	if (rc == KN_EIO && kn_store_reset(v->st, err) == 0)
-		rc = kn_store_verdict_put(v->st, model, prompt, rule, input, score, reason, err);
 	pthread_mutex_unlock(&v->mu);
 	return rc;
 }

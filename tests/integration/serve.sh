@@ -226,6 +226,17 @@ c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/replays")
   && kn_ok "POST /api/replays: 202, one job queued" || kn_fail "POST /api/replays: $c $(cat "$tmp/body")"
 c=$(api "$B/api/replays?task=shop-red-runner-cart"); [ "$c" = 200 ] && jq -e '.replays | type == "array"' "$tmp/body" >/dev/null && kn_ok "GET /api/replays?task=" || kn_fail "GET /api/replays: $c $(cat "$tmp/body")"
 c=$(api "$B/api/replays"); [ "$c" = 400 ] && is_error_json && kn_ok "GET /api/replays without task: 400" || kn_fail "GET /api/replays no task: $c"
+# more results than a task page shows (20): the list is the store's, newest first, up to ?limit
+kn_psql "INSERT INTO replay_results (task_version, status, report) SELECT t.current_version, 'passed', '{}'
+  FROM generate_series(1, 25), tasks t JOIN tasksets s ON s.id = t.taskset_id
+  WHERE s.name = 'sites' AND t.task_key = 'shop-red-runner-cart'" >/dev/null
+nr=$(kn_psql "SELECT count(*) FROM replay_results r JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id WHERE t.task_key = 'shop-red-runner-cart'")
+c=$(api "$B/api/replays?task=shop-red-runner-cart"); [ "$c" = 200 ] && [ "$nr" -ge 25 ] && jq -e --argjson n "$nr" '(.replays | length) == $n and ([.replays[].id] == ([.replays[].id] | sort | reverse))' "$tmp/body" >/dev/null \
+  && kn_ok "GET /api/replays: all $nr results, newest first (not capped at 20)" || kn_fail "GET /api/replays all: $c nr=$nr $(head -c 300 "$tmp/body")"
+c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=3"); [ "$c" = 200 ] && jq -e '(.replays | length) == 3' "$tmp/body" >/dev/null && kn_ok "GET /api/replays?limit=3: 3" || kn_fail "GET /api/replays limit: $c"
+c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=0"); [ "$c" = 400 ] && is_error_json && kn_ok "GET /api/replays?limit=0: 400" || kn_fail "GET /api/replays limit=0: $c"
+c=$(api "$B/api/replays?task=no-such-task"); [ "$c" = 404 ] && kn_ok "GET /api/replays unknown task: 404" || kn_fail "GET /api/replays unknown task: $c"
+kn_psql "DELETE FROM replay_results WHERE report::text = '{}'" >/dev/null
 
 # --- an external run, and durability across a database outage -------------------------------------------
 c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); XID=$(jq -r .id "$tmp/body")

@@ -1,6 +1,7 @@
 /* store_test_ingest.c — store_test (store_test.c): the verdict cache from several threads,
  * kn_ingest with the database up and down, a lost connection, and the durability modes store.sh
  * drives (outage, spool-only, recover, version). */
+#include "store_internal.h" /* kn_store_begin / kn_store_rollback: the reconnect rule inside a transaction */
 #include "store_test.h"
 
 /* ---- verdict cache ----------------------------------------------------------------------------- */
@@ -157,29 +158,49 @@ void test_ingest_down_cap(void **state)
 	rmdir(dir);
 }
 
-/* A connection the server drops is KN_EIO; kn_store_reset brings it back. */
+/* Drop every idle client connection but the caller's (state: 'idle' or 'idle in transaction'). */
+static void drop_idle(const char *state)
+{
+	char sql[400];
+	snprintf(sql, sizeof sql, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname ="
+	         " current_database() AND pid <> pg_backend_pid() AND application_name = '' AND"
+	         " backend_type = 'client backend' AND state = '%s'", state);
+	sql_exec(sql);
+}
+
+/* The store owns reconnects: after the server dropped the connection a read is sent again on a
+ * new one (a new session); a write that is not idempotent is not (KN_EIO, nothing written) and
+ * the next call reconnects first; inside a transaction nothing is retried. */
 void test_connection_loss(void **state)
 {
 	(void)state;
 	kn_err err;
 	kn_store *s;
-	assert_int_equal(kn_store_open(&s, pg_url, &err), 0);
-	sql_exec("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database()"
-	         " AND pid <> pg_backend_pid() AND application_name = '' AND backend_type = 'client backend'"
-	         " AND state = 'idle'");
 	char *js = NULL;
-	int rc = kn_store_runs_json(s, NULL, 1, &js, &err);
-	assert_int_equal(rc, KN_EIO);
-	assert_null(js);
-	assert_int_equal(kn_store_reset(s, &err), 0);
+	int64_t jid = 0, n0, n1, v = version_of("t-one");
+	assert_int_equal(kn_store_open(&s, pg_url, &err), 0);
+	unsigned long s0 = kn_store_session(s);
+	drop_idle("idle"); /* the suite's own connection too: its next read reconnects as well */
 	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), 0);
 	free(js);
+	assert_int_equal(kn_store_session(s), s0 + 1);
+	n0 = sql_int("SELECT count(*) FROM jobs");
+	drop_idle("idle");
+	assert_int_equal(kn_store_job_enqueue(s, v, "", &jid, &err), KN_EIO);
+	n1 = sql_int("SELECT count(*) FROM jobs");
+	assert_int_equal(n1, n0); /* the INSERT was not sent again */
+	assert_int_equal(kn_store_job_enqueue(s, v, "", &jid, &err), 0);
+	assert_int_equal(kn_store_session(s), s0 + 2);
+	assert_int_equal(kn_store_begin(s, &err), 0);
+	drop_idle("idle in transaction");
+	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), KN_EIO);
+	assert_null(js);
+	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), KN_EIO); /* still in it */
+	kn_store_rollback(s);
+	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), 0);
+	free(js);
+	assert_int_equal(kn_store_session(s), s0 + 3);
 	kn_store_free(s);
-	/* the suite's own connection was idle too */
-	if (kn_store_runs_json(st, NULL, 1, &js, &err) == KN_EIO)
-		assert_int_equal(kn_store_reset(st, &err), 0);
-	else
-		free(js);
 	assert_int_equal(kn_store_open(&s, "host=/nonexistent-kn port=1 dbname=x", &err), KN_EIO);
 	assert_non_null(strstr(err.msg, "cannot connect"));
 }

@@ -203,6 +203,35 @@ static void test_time_deadline(void **state)
 		}
 }
 
+/* Navigation causes: one name table; every name parses back to its cause, nothing else parses,
+ * and the step rule follows the cause. */
+static void test_nav_names(void **state)
+{
+	(void)state;
+	static const char *const want[] = {"goto", "back", "forward", "reload", "link", "form",
+	                                   "script", "hash", "history", "redirect", "popup"};
+	assert_int_equal(sizeof want / sizeof want[0], KN_NAV__COUNT);
+	for (int i = 0; i < KN_NAV__COUNT; i++) {
+		kn_nav n = KN_NAV_NONE;
+		assert_string_equal(kn_nav_name((kn_nav)i), want[i]);
+		assert_int_equal(kn_nav_parse(&n, want[i]), 0);
+		assert_int_equal(n, i);
+		kn_event ev = {.type = KN_EV_NAVIGATE, .how = want[i]};
+		assert_int_equal(kn_event_nav(&ev), i);
+		assert_int_equal(kn_event_is_step(&ev), i <= KN_NAV_RELOAD);
+	}
+	kn_nav n = KN_NAV_GOTO;
+	assert_int_equal(kn_nav_parse(&n, "Goto"), KN_EINVAL);
+	assert_int_equal(kn_nav_parse(&n, ""), KN_EINVAL);
+	assert_int_equal(kn_nav_parse(&n, NULL), KN_EINVAL);
+	assert_int_equal(n, KN_NAV_GOTO);
+	assert_string_equal(kn_nav_name(KN_NAV_NONE), "");
+	assert_string_equal(kn_nav_name(KN_NAV__COUNT), "");
+	kn_event none = {.type = KN_EV_NAVIGATE};
+	assert_int_equal(kn_event_nav(&none), KN_NAV_NONE);
+	assert_int_equal(kn_event_is_step(&none), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +241,7 @@ int main(void)
 		cmocka_unit_test(test_time_rfc3339),
 		cmocka_unit_test(test_time_deadline),
 		cmocka_unit_test(test_frame_fields),
+		cmocka_unit_test(test_nav_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -138,6 +138,27 @@ static void test_frame_fields_and_meta(void **state)
 	}
 }
 
+/* Why a run ended: one name table, the names users see, each parsing back to its reason. */
+static void test_end_names(void **state)
+{
+	(void)state;
+	static const struct { kn_end e; const char *name; } want[] = {
+		{KN_END_STOPPED, "stopped"}, {KN_END_FINISHED, "finished"}, {KN_END_STEPS, "steps"},
+		{KN_END_STEP_LIMIT, "step limit"}, {KN_END_IDLE, "idle"},
+		{KN_END_BROWSER_GONE, "browser disconnected"}};
+	for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+		kn_end e = KN_END_STOPPED;
+		assert_string_equal(kn_end_name(want[i].e), want[i].name);
+		assert_int_equal(kn_end_parse(&e, want[i].name), 0);
+		assert_int_equal(e, want[i].e);
+	}
+	kn_end e = KN_END_IDLE;
+	assert_int_equal(kn_end_parse(&e, "step_limit"), KN_EINVAL);
+	assert_int_equal(kn_end_parse(&e, "browser gone"), KN_EINVAL);
+	assert_int_equal(kn_end_parse(&e, NULL), KN_EINVAL);
+	assert_int_equal(e, KN_END_IDLE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +166,7 @@ int main(void)
 		cmocka_unit_test(test_refuses),
 		cmocka_unit_test(test_recorder_source),
 		cmocka_unit_test(test_frame_fields_and_meta),
+		cmocka_unit_test(test_end_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

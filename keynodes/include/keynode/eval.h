@@ -131,6 +131,13 @@ int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not e
 
 const char *kn_status_name(kn_status s);
 
+/* The run result (docs/formats.md §3) as a jansson object, the caller's (json_decref); NULL when
+ * out of memory. Its reals are rounded to 15 significant digits. Services add their members (the
+ * attempt, "llm", a replay's verdict) and write it once, with KN_RESULT_JSON_FLAGS. */
+struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id);
+/* How a run result is written (for callers that include <jansson.h>). */
+#define KN_RESULT_JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
+
 /* Write the run result (docs/formats.md §3) as one JSON document followed by a newline. */
 int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f);
 

@@ -22,6 +22,19 @@ typedef enum kn_event_type {
 	KN_EV__COUNT
 } kn_event_type;
 
+/* Why a navigation happened (a navigate event's `how`, docs/formats.md §2): a closed set, one name
+ * each. The first four are the agent's own navigations (steps); the rest follow from the page. */
+typedef enum kn_nav {
+	KN_NAV_NONE = -1, /* no `how` */
+	KN_NAV_GOTO, KN_NAV_BACK, KN_NAV_FORWARD, KN_NAV_RELOAD,
+	KN_NAV_LINK, KN_NAV_FORM, KN_NAV_SCRIPT, KN_NAV_HASH, KN_NAV_HISTORY, KN_NAV_REDIRECT, KN_NAV_POPUP,
+	KN_NAV__COUNT
+} kn_nav;
+/* "goto", "back", …; "" for KN_NAV_NONE. Static storage. */
+const char *kn_nav_name(kn_nav n);
+/* The cause named name; KN_EINVAL when none is. */
+int kn_nav_parse(kn_nav *out, const char *name);
+
 /* One event. Strings are borrowed in kn_eval_feed; owned by the event after kn_event_parse
  * (release with kn_event_clear). Absent fields are NULL. */
 typedef struct kn_event {
@@ -41,6 +54,9 @@ typedef struct kn_event {
 	int shadow_closed;          /* 1: the target was inside a closed shadow root, selector = its host */
 	void *owned_;               /* parse storage */
 } kn_event;
+
+/* The navigation cause of ev (its `how`); KN_NAV_NONE when it has none. */
+kn_nav kn_event_nav(const kn_event *ev);
 
 #define KN_TRAJ_MAX_LINE (1u << 20) /* 1 MB per line */
 
