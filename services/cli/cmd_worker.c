@@ -139,7 +139,7 @@ int kn_cmd_worker(int argc, char **argv)
 				return KN_EXIT_USAGE;
 			break;
 		case O_SETTLE:
-			if (parse_ms(&wo.validate.replay.settle_timeout_ms, optarg, "--settle-timeout"))
+			if (parse_ms(&wo.validate.replay.wait.settle_ms, optarg, "--settle-timeout"))
 				return KN_EXIT_USAGE;
 			break;
 		case O_DELAY:

@@ -127,6 +127,21 @@ static const char *const lib[] = {
 	" add('path', uniq(e)); let hp = hr; try { if (hr && !/^[#/?]/.test(hr)) { const u = new URL(hr, location.href);",
 	" if (u.origin === location.origin) hp = u.pathname + u.search + u.hash; } } catch (x) {}",
 	" return {alts: out, sig: Object.assign(sig(e), {testid: tid, href: hp || ''})}; },\n",
+	/* settling (wait.c): mark starts counting the document's DOM changes before an action; quiet
+	 * resolves once none came for P.q ms (first, when none came at all yet, up to P.first ms for
+	 * one), or after P.max ms: {n: changes since the mark}. A document the mark did not see (a new
+	 * page) is counted from its load event. */
+	" mark(P) { const k = Symbol.for('keynode.replay.dom'), o = globalThis[k]; if (o) o.ob.disconnect();",
+	" const s = {n: 0, last: performance.now()}; s.ob = new MutationObserver(l => { s.n += l.length; s.last = performance.now(); });",
+	" s.ob.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});",
+	" Object.defineProperty(globalThis, k, {value: s, configurable: true}); return s; },\n",
+	" quiet(P) { let s = globalThis[Symbol.for('keynode.replay.dom')];",
+	" if (!s) { s = K.mark(P); s.fresh = 1; const n = performance.getEntriesByType('navigation')[0];",
+	" if (n && n.loadEventEnd) s.last = n.loadEventEnd; }",
+	" const t0 = performance.now(), seen = () => s.n || s.fresh;",
+	" return new Promise(r => { const f = () => { const now = performance.now();",
+	" if (now - t0 >= P.max || (!seen() && !(P.first && now - t0 < P.first)) || (seen() && now - s.last >= P.q))",
+	" r({n: s.n}); else setTimeout(f, 15); }; f(); }); },\n",
 	" state(P) { const n = performance.getEntriesByType('navigation')[0] || {};",
 	" return {url: location.href, ready: document.readyState, status: n.responseStatus || 0}; },\n",
 	" excerpt(P) { let e = null; const s = P.sel || '';\n",

@@ -24,6 +24,7 @@ struct rp {
 	const kn_step *dialog; /* the next step answers the dialog this one opens (dialog_answer.h) */
 	int dialog_answered;
 	kn_replay_waiter w; /* what the tab's session reported (wait.c) */
+	kn_replay_waits wt; /* o.wait resolved */
 };
 
 /* Where a step's element was found. */
@@ -81,11 +82,61 @@ static void pause_ms(struct rp *r, int ms)
 	kn_cdp_loop_run_for(r->loop, ms);
 }
 
+kn_replay_waits kn_replay_waits_resolve(const kn_replay_waits *wait)
+{
+	static const kn_replay_waits def = {.settle_ms = 10000, .quiet_ms = 100, .quiet_max_ms = 1000,
+	                                    .consequence_ms = 500, .script_quiet_ms = 250, .network_max_ms = 1000,
+	                                    .postcondition_ms = 5000, .grace_ms = 2000};
+	kn_replay_waits o = wait ? *wait : (kn_replay_waits){0};
+	int *f[] = {&o.settle_ms, &o.quiet_ms, &o.quiet_max_ms, &o.consequence_ms, &o.script_quiet_ms,
+	            &o.network_max_ms, &o.postcondition_ms, &o.grace_ms};
+	const int *d[] = {&def.settle_ms, &def.quiet_ms, &def.quiet_max_ms, &def.consequence_ms,
+	                  &def.script_quiet_ms, &def.network_max_ms, &def.postcondition_ms, &def.grace_ms};
+	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+		*f[i] = *f[i] == 0 ? *d[i] : *f[i] < 0 ? 0 : *f[i];
+	return o;
+}
+
 /* Wait until what the action taken at mark m started is over (wait.c), bounded by the settle
  * timeout. */
 static int settle(struct rp *r, const kn_replay_mark *m, int flags)
 {
-	return kn_replay_settle(&r->w, m, flags, r->o.settle_timeout_ms ? r->o.settle_timeout_ms : 10000);
+	return kn_replay_settle(&r->w, m, flags, &r->wt);
+}
+
+/* After the step settled: its recorded postcondition (after.url, after.navigated, after.value),
+ * waited for until it holds (bounded), then what that brought settled too. A step whose
+ * postcondition never comes is judged by validation (validate.c), not here. */
+static int wait_postcondition(struct rp *r, const kn_step *st, const kn_replay_mark *m)
+{
+	kn_replay_mark now;
+	kn_replay_wait_mark(&r->w, &now);
+	if (!r->w.url[0]) { /* no navigation event yet in this tab: the page says where it is */
+		json_t *v = NULL;
+		kn_err e;
+		if (kn_replay_page_call(r->c, r->session, "state", NULL, &v, &e) == 0)
+			snprintf(r->w.url, sizeof r->w.url, "%s", json_string_value(json_object_get(v, "url")) ? json_string_value(json_object_get(v, "url")) : "");
+		json_decref(v);
+	}
+	int held = kn_replay_wait_postcondition(&r->w, m, st, r->wt.postcondition_ms);
+	if (st->expect_value && st->selector && (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT)) {
+		double end = kn_time_mono_ms() + r->wt.postcondition_ms;
+		for (;;) {
+			json_t *v = NULL, *p = json_pack("{s:s}", "sel", st->selector);
+			kn_err e;
+			const char *got = page(r, "value", p, &v, &e) == 0 ? json_string_value(json_object_get(v, "value")) : NULL;
+			int same = got && strcmp(got, st->expect_value) == 0;
+			json_decref(p);
+			json_decref(v);
+			if (same || kn_time_mono_ms() >= end || r->w.detached)
+				break;
+			kn_replay_wait_any(&r->w, 50);
+		}
+	}
+	if (held < 0 || (r->w.nav_started == now.nav_started && r->w.nav_committed == now.nav_committed &&
+	                 r->w.net_started == now.net_started))
+		return 0;
+	return settle(r, &now, KN_SETTLE_NO_WAIT_FIRST);
 }
 
 /* The HTTP status of the current document (0 unknown) and its URL (into url). */
@@ -492,6 +543,9 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		json_decref(p);
 		json_decref(v);
 	}
+	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT ||
+	    st->verb == KN_STEP_PRESS || st->verb == KN_STEP_SCROLL)
+		kn_replay_wait_dom_mark(&r->w); /* settling asks whether the action changed the DOM */
 	kn_replay_wait_mark(&r->w, &mark); /* what the action starts is what comes after this */
 	switch (st->verb) {
 	case KN_STEP_GOTO: {
@@ -566,17 +620,22 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		return KN_STEP_ACTION_FAILED;
 	if (st->verb == KN_STEP_ANSWER)
 		return KN_STEP_OK;
-	int settled = settle(r, &mark, flags);
+	/* a recorded postcondition is waited for itself; without one, an action that changed nothing
+	 * yet is given a window to (wait.c) */
+	int post = st->expect_url || st->navigated == 1 || st->expect_value;
+	int settled = settle(r, &mark, flags | (post ? KN_SETTLE_NO_WAIT_FIRST : 0)), switched = 0;
 	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS) { /* a popup or new tab it opened */
 		char was[128];
 		snprintf(was, sizeof was, "%s", r->target_id);
 		if (follow_popup(r, &mark, err))
 			return KN_STEP_ACTION_FAILED;
-		if (strcmp(was, r->target_id) != 0) {
+		if ((switched = strcmp(was, r->target_id) != 0) != 0) {
 			kn_replay_wait_mark(&r->w, &mark);
 			settled = settle(r, &mark, KN_SETTLE_NEW_TAB);
 		}
 	}
+	if (!settled && post && !switched)
+		settled = wait_postcondition(r, st, &mark);
 	if (settled) {
 		kn_err_set(err, KN_ETIMEOUT, "page did not finish loading");
 		return KN_STEP_NAV_TIMEOUT;
@@ -704,10 +763,14 @@ int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, kn_replay_link *link, const kn_
 	json_t *v = NULL; /* new tabs (popups) are reported to the waiter */
 	int rc = kn_cdp_call(c, NULL, "Target.setDiscoverTargets", json_pack("{s:b}", "discover", 1), &v, &e);
 	json_decref(v);
+	r.wt = kn_replay_waits_resolve(&r.o.wait);
 	if (rc)
 		rc = kn_err_set(err, rc, "%s", e.msg);
 	else
 		rc = replay_steps(&r, task, res, err);
+	/* before "key node not reached": what the page was still doing (a timer, a script) finishes */
+	if (!rc && r.o.reached_all && r.wt.grace_ms > 0 && !r.o.reached_all(r.o.ud))
+		kn_cdp_loop_run_until(loop, r.wt.grace_ms, r.o.reached_all, r.o.ud);
 	link->waiter = NULL;
 	kn_replay_wait_clear(&r.w);
 	res->target_id = r.target_id;

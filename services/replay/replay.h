@@ -23,9 +23,25 @@ typedef enum kn_step_outcome {
 	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE, KN_STEP_BLOCKED
 } kn_step_outcome;
 
+/* What a step waits for after its action (services/replay/README.md "A step"; keynode.yaml
+ * `replay:`): 0 → the default, negative → that wait is off. */
+typedef struct kn_replay_waits {
+	int settle_ms;        /* the page must have settled within this, else "navigation timeout"; 10000 */
+	int quiet_ms;         /* the DOM held still this long (transitions, renders); 100 */
+	int quiet_max_ms;     /* a DOM that never holds still is waited for no longer; 1000 */
+	int consequence_ms;   /* an action that changed nothing yet is given this long to (a timer); 500 */
+	int script_quiet_ms;  /* after a script's request (fetch, XHR) ended, for what it does next; 250 */
+	int network_max_ms;   /* requests in flight (polling, streams) are waited for no longer; 1000 */
+	int postcondition_ms; /* a step's recorded postcondition (after:) is waited for this long; 5000 */
+	int grace_ms;         /* before "key node not reached", the page gets this long to finish; 2000 */
+} kn_replay_waits;
+
+/* wait with every field resolved: the defaults above, and 0 for the waits that are off. */
+kn_replay_waits kn_replay_waits_resolve(const kn_replay_waits *wait);
+
 typedef struct kn_replay_opts {
 	int element_timeout_ms; /* wait for a step's element; 0 → 5000 */
-	int settle_timeout_ms;  /* wait for the page to load after a step; 0 → 10000 */
+	kn_replay_waits wait;   /* what a step waits for after its action */
 	int fallback_after_ms;  /* fallback locators only after the selector failed this long; 0 → 300 */
 	int heal_after_ms;      /* healing only after this long; 0 → 1500 (clamped to the element timeout) */
 	int step_delay_ms;      /* pause between steps (lets watchers see distinct steps); 0 → none */
@@ -33,6 +49,9 @@ typedef struct kn_replay_opts {
 	FILE *answers;          /* `answer` steps are appended here as lines (flushed); NULL: none */
 	/* called for each `answer` step (optional; validation feeds the monitor) */
 	void (*on_answer)(void *ud, const char *text);
+	/* optional: 1 when every key node was reached (validation asks its monitor); after the last
+	 * step, while it says 0, the page is given wait.grace_ms to finish what it was doing */
+	int (*reached_all)(void *ud);
 	void *ud;
 	const char *target_id;  /* act in this existing tab instead of a new one; NULL: new tab */
 	int evidence;           /* on a failed step capture screenshot, URL and DOM excerpt */

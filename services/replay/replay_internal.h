@@ -5,6 +5,8 @@
 #include <jansson.h>
 
 #include "cdp.h"
+#include "keynode/task.h"
+#include "replay.h"
 
 /* The expression calling page function fn ("find", "pick", "focus", "select", "state",
  * "excerpt") of the in-page library with params (borrowed; NULL: {}). Caller frees. */
@@ -26,10 +28,13 @@ typedef struct kn_replay_waiter {
 	char session[128], target[128], frame[128]; /* the tab, its session and main frame */
 	unsigned long gen;          /* +1 for every event that counts: what kn_replay_wait_any waits for */
 	unsigned nav_requested, nav_started, nav_committed, nav_stopped, loads, window_opens, net_started;
+	unsigned xhr_started;       /* requests a script made (fetch, XHR) */
 	int loading;                /* the main frame started loading and has not stopped */
 	int nav_pending;            /* a navigation was requested and has not started yet */
 	double nav_requested_at;    /* kn_time_mono_ms */
 	double net_at;              /* the last request started or ended */
+	double xhr_at;              /* the last script request ended */
+	char url[2048];             /* the main frame's URL, as the navigation events said */
 	char **req;                 /* requests in flight (ids, owned) */
 	size_t n_req, cap_req;
 	char popup[128];            /* the newest page target our tab opened */
@@ -37,7 +42,7 @@ typedef struct kn_replay_waiter {
 } kn_replay_waiter;
 
 typedef struct kn_replay_mark {
-	unsigned nav_requested, nav_started, nav_committed, nav_stopped, net_started, window_opens;
+	unsigned nav_requested, nav_started, nav_committed, nav_stopped, net_started, window_opens, xhr_started;
 	char popup[128];
 } kn_replay_mark;
 
@@ -52,15 +57,32 @@ void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *s
 void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m);
 /* Serve the loop until an event counts or ms pass; 1 when an event came. */
 int kn_replay_wait_any(kn_replay_waiter *w, int ms);
+/* Before an action: the page starts counting its DOM changes (page_js.c mark), so that settling
+ * knows whether the action changed anything. */
+void kn_replay_wait_dom_mark(kn_replay_waiter *w);
 /* kn_replay_settle flags: the step navigates (goto, back, forward: a navigation is expected, not
- * only possible); the tab was just opened (its first document, about:blank, is not the page). */
+ * only possible); the tab was just opened (its first document, about:blank, is not the page); the
+ * step's own postcondition is waited for instead of a first consequence (postcond.c). */
 #define KN_SETTLE_NAV 1
 #define KN_SETTLE_NEW_TAB 2
+#define KN_SETTLE_NO_WAIT_FIRST 4
 /* After an action taken at mark m: wait until what it started is over — the navigation it asked
  * for or the page requested, loaded; the requests it triggered ended and the network quiet for a
- * short window (bounded) — and the page says its document is complete. 0, or KN_ETIMEOUT after
- * timeout_ms. */
-int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, int timeout_ms);
+ * short window (bounded); after a script's request, a window for what the script does next; the
+ * page says its document is complete; and its DOM held still for s->quiet_ms (an action that
+ * changed nothing yet is first given s->consequence_ms to change something). Every wait bounded by
+ * s (all fields set: kn_replay_waits_resolve). 0, or KN_ETIMEOUT after s->settle_ms. */
+int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, const kn_replay_waits *s);
+
+/* ---- postconditions (postcond.c) */
+
+/* The URL got agrees with the recorded expect: the same path, fragment and query parameter names
+ * (the site may be served elsewhere; a value may be new each time, as an order number is). */
+int kn_replay_url_agrees(const char *expect, const char *got);
+/* Wait up to ms until step st's recorded URL (after.url) and navigation (after.navigated: one
+ * committed since mark m) hold, from the tab's events: 1 held, 0 not within ms, -1 the step
+ * records neither. */
+int kn_replay_wait_postcondition(kn_replay_waiter *w, const kn_replay_mark *m, const kn_step *st, int ms);
 
 /* How long a found element may keep moving (scrolling, animating) before the step acts anyway. */
 #define KN_REPLAY_STABLE_MS 500

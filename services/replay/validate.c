@@ -148,6 +148,21 @@ static void monitor_answer(void *ud, const char *text)
 		kn_monitor_answer(ud, text);
 }
 
+/* Every key node the page can reach (URL and element ones; answers and page checks are judged at
+ * the end) reached, as the monitor has scored the run so far. */
+static int monitor_reached_all(void *ud)
+{
+	const kn_eval *ev = ud ? kn_monitor_eval(ud) : NULL;
+	const kn_task *t = ev ? kn_eval_task(ev) : NULL;
+	for (size_t i = 0; t && i < t->n_keynodes; i++) {
+		kn_target g = t->keynodes[i].target;
+		if ((g == KN_TARGET_URL || g == KN_TARGET_ELEMENT_PATH || g == KN_TARGET_ELEMENT_VALUE) &&
+		    kn_eval_node(ev, i)->score < 1.0)
+			return 0;
+	}
+	return 1;
+}
+
 /* The run result of the watched run (docs/formats.md §3), or a bare one when there was no run. */
 static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *run_id)
 {
@@ -159,56 +174,11 @@ static json_t *run_result(const kn_task *task, const kn_monitor *m, const char *
 	return doc;
 }
 
-/* Whether the URL a step ended on is the one recorded: the same path, fragment and query
- * parameter names (the site may be served from another host or port than where the workflow was
- * recorded). A step that reaches another item by the same link pattern is caught by its href. */
-static int cmp_param(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/* url after scheme and host, with its query parameters' names sorted (a restyled form may order
- * its fields differently; a value may be new each time, as an order number is), into out. */
-static void target_form(char *out, size_t n, const char *url)
-{
-	char buf[2048], *params[64];
-	snprintf(buf, sizeof buf, "%s", kn_heal_href_tail(url));
-	char *q = strchr(buf, '?'), *frag = strchr(buf, '#');
-	if (!q || (frag && frag < q)) {
-		snprintf(out, n, "%s", buf);
-		return;
-	}
-	*q++ = '\0';
-	if (frag)
-		*frag++ = '\0';
-	size_t np = 0;
-	for (char *p = q; p && np < 64;) { /* split at '&' (no strtok: workers run this in threads) */
-		char *amp = strchr(p, '&');
-		if (amp)
-			*amp++ = '\0';
-		char *eq = strchr(p, '=');
-		if (eq) /* names only: a value may be made afresh each time (an order number) */
-			*eq = '\0';
-		if (*p)
-			params[np++] = p;
-		p = amp;
-	}
-	qsort(params, np, sizeof *params, cmp_param);
-	size_t w = (size_t)snprintf(out, n, "%s?", buf);
-	for (size_t i = 0; i < np && w < n; i++)
-		w += (size_t)snprintf(out + w, n - w, "%s%s", i ? "&" : "", params[i]);
-	if (frag && w < n)
-		snprintf(out + w, n - w, "#%s", frag);
-}
-
 static int postcondition_holds(const kn_step *st, const kn_step_report *s)
 {
 	if (!st->expect_url || !s->url_after)
 		return 1;
-	char a[2100], b[2100];
-	target_form(a, sizeof a, st->expect_url);
-	target_form(b, sizeof b, s->url_after);
-	return strcmp(a, b) == 0;
+	return kn_replay_url_agrees(st->expect_url, s->url_after);
 }
 
 /* A key node was not reached although every step "worked": the first step that no longer does
@@ -410,6 +380,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	ro.target_id = target;
 	ro.evidence = 1;
 	ro.on_answer = monitor_answer;
+	ro.reached_all = monitor_reached_all;
 	ro.ud = m;
 	kn_err rerr = {0};
 	int rr = kn_replay_task(loop, c, &link, task, &ro, &res, &rerr);

@@ -18,7 +18,6 @@
 #include "replay_internal.h"
 
 #define NET_QUIET_MS 50      /* no request in flight for this long: the network is quiet */
-#define NET_MAX_MS 1000      /* a page that never goes quiet (polling, streams) is waited for no longer */
 #define NAV_START_MS 2000    /* a requested navigation that has not started by then was cancelled */
 #define RECHECK_MS 250       /* without any event for this long, ask the page itself */
 #define POPUP_MS 2000        /* a window the page opened shows up as a target within this */
@@ -72,10 +71,11 @@ static void requests_clear(kn_replay_waiter *w)
 	w->n_req = 0;
 }
 
-static void request_add(kn_replay_waiter *w, const char *id)
+/* The table holds each id after one character: 'x' a script's request (fetch, XHR), else 'o'. */
+static void request_add(kn_replay_waiter *w, const char *id, int script)
 {
 	for (size_t i = 0; i < w->n_req; i++)
-		if (strcmp(w->req[i], id) == 0)
+		if (strcmp(w->req[i] + 1, id) == 0)
 			return; /* a redirect keeps its request id */
 	if (w->n_req == w->cap_req) {
 		size_t cap = w->cap_req ? w->cap_req * 2 : 16;
@@ -85,18 +85,24 @@ static void request_add(kn_replay_waiter *w, const char *id)
 		w->req = n;
 		w->cap_req = cap;
 	}
-	if ((w->req[w->n_req] = strdup(id)) != NULL)
+	size_t n = strlen(id) + 2;
+	if ((w->req[w->n_req] = malloc(n)) != NULL) {
+		snprintf(w->req[w->n_req], n, "%c%s", script ? 'x' : 'o', id);
 		w->n_req++;
+	}
 }
 
-static void request_done(kn_replay_waiter *w, const char *id)
+/* 1 when id was a script's request in flight. */
+static int request_done(kn_replay_waiter *w, const char *id)
 {
 	for (size_t i = 0; i < w->n_req; i++)
-		if (strcmp(w->req[i], id) == 0) {
+		if (strcmp(w->req[i] + 1, id) == 0) {
+			int script = w->req[i][0] == 'x';
 			free(w->req[i]);
 			w->req[i] = w->req[--w->n_req];
-			return;
+			return script;
 		}
+	return 0;
 }
 
 /* Requests that never end by design (a stream, a media element) or that nobody waits for. */
@@ -142,13 +148,17 @@ void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *s
 		if (!id)
 			return;
 		if (strcmp(method, "Network.requestWillBeSent") == 0) {
-			if (long_lived(kn_json_str(params, "type")))
+			const char *type = kn_json_str(params, "type");
+			if (long_lived(type))
 				return;
-			request_add(w, id);
+			int script = type && (strcmp(type, "Fetch") == 0 || strcmp(type, "XHR") == 0);
+			request_add(w, id, script);
 			w->net_started++;
+			w->xhr_started += (unsigned)script;
 		} else if (strcmp(method, "Network.loadingFinished") == 0 ||
 		           strcmp(method, "Network.loadingFailed") == 0) {
-			request_done(w, id);
+			if (request_done(w, id))
+				w->xhr_at = now; /* a script's request ended: what it does with the answer comes next */
 		} else {
 			return;
 		}
@@ -179,14 +189,19 @@ void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *s
 		json_t *f = json_object_get(params, "frame");
 		if (json_object_get(f, "parentId"))
 			return;
-		const char *id = kn_json_str(f, "id");
+		const char *id = kn_json_str(f, "id"), *url = kn_json_str(f, "url");
 		if (id)
 			snprintf(w->frame, sizeof w->frame, "%s", id);
+		if (url)
+			snprintf(w->url, sizeof w->url, "%s", url);
 		w->nav_committed++;
 		w->nav_pending = 0;
 	} else if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
 		if (!main_frame(w, kn_json_str(params, "frameId")))
 			return;
+		const char *url = kn_json_str(params, "url");
+		if (url)
+			snprintf(w->url, sizeof w->url, "%s", url);
 		w->nav_committed++;
 		w->nav_pending = 0;
 	} else if (strcmp(method, "Page.loadEventFired") == 0) {
@@ -248,6 +263,7 @@ void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m)
 	m->nav_committed = w->nav_committed;
 	m->nav_stopped = w->nav_stopped;
 	m->net_started = w->net_started;
+	m->xhr_started = w->xhr_started;
 	m->window_opens = w->window_opens;
 	snprintf(m->popup, sizeof m->popup, "%s", w->popup);
 }
@@ -308,14 +324,46 @@ int kn_replay_wait_popup(kn_replay_waiter *w, const kn_replay_mark *m, char *out
 	return 1;
 }
 
-int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, int timeout_ms)
+/* Nothing the action could have caused has shown yet: no navigation, request or window. */
+static int nothing_moved(const kn_replay_waiter *w, const kn_replay_mark *m)
 {
-	double start = kn_time_mono_ms(), end = start + timeout_ms;
+	return w->nav_requested == m->nav_requested && w->nav_started == m->nav_started &&
+	       w->nav_committed == m->nav_committed && w->net_started == m->net_started &&
+	       w->window_opens == m->window_opens && strcmp(w->popup, m->popup) == 0;
+}
+
+void kn_replay_wait_dom_mark(kn_replay_waiter *w)
+{
+	json_t *v = NULL;
+	kn_err e;
+	kn_replay_page_call(w->c, w->session, "mark", NULL, &v, &e);
+	json_decref(v);
+}
+
+/* The page's DOM held still for s->quiet_ms (first: when nothing changed since the mark, up to
+ * first ms for a first change). 1 when a change was seen since the mark, 0 none, -1 no answer (the
+ * document went away: a navigation, which the caller sees in the events). */
+static int dom_quiet(kn_replay_waiter *w, const kn_replay_waits *s, int first, int left)
+{
+	json_t *v = NULL;
+	kn_err e;
+	int max = s->quiet_max_ms < left ? s->quiet_max_ms : left;
+	int rc = kn_replay_page_call(w->c, w->session, "quiet",
+	                             json_pack("{s:i, s:i, s:i}", "q", s->quiet_ms, "first", first, "max", max), &v, &e);
+	int changed = rc ? -1 : json_integer_value(json_object_get(v, "n")) > 0;
+	json_decref(v);
+	return changed;
+}
+
+int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, const kn_replay_waits *s)
+{
+	double start = kn_time_mono_ms(), end = start + s->settle_ms;
 	int expect_nav = flags & KN_SETTLE_NAV;
 	if (!expect_nav)
 		epilogue(w);
 	char url[2048], last[2048] = "";
-	double net_end = 0;
+	double net_end = 0, dom_end = 0;
+	int dom_waited = 0;
 	for (;;) {
 		double now = kn_time_mono_ms();
 		if (now >= end || w->detached) /* a tab that went away never loads */
@@ -340,7 +388,7 @@ int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, in
 		/* requests the step triggered: until none is in flight and none ended for a short window */
 		if (w->net_started != m->net_started) {
 			if (!net_end)
-				net_end = now + NET_MAX_MS;
+				net_end = now + s->network_max_ms;
 			double quiet_at = w->net_at + NET_QUIET_MS;
 			if ((w->n_req > 0 || now < quiet_at) && now < net_end) {
 				double until = w->n_req > 0 ? net_end : quiet_at;
@@ -349,14 +397,38 @@ int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, in
 				continue;
 			}
 		}
+		/* a script's request ended: what the script does with the answer (a timer, then a
+		 * navigation) is given a short window to be requested */
+		if (w->xhr_started != m->xhr_started && now < w->xhr_at + s->script_quiet_ms &&
+		    now < net_end + s->script_quiet_ms) { /* a page that polls does not hold the step */
+			int ms = (int)(w->xhr_at + s->script_quiet_ms - now) + 1;
+			kn_replay_wait_any(w, ms < left ? ms : left);
+			continue;
+		}
 		/* the page's own word: its document is complete */
 		unsigned long gen = w->gen;
 		int r = page_ready(w, url, sizeof url);
 		if (r == 1 && (flags & KN_SETTLE_NEW_TAB) && strcmp(url, "about:blank") == 0 &&
 		    kn_time_mono_ms() - start < NAV_START_MS)
 			r = 0; /* a new tab's initial empty document: its page is on the way */
-		if (r == 1 && (w->gen == gen || !(w->loading || w->nav_pending)))
+		if (r != 1 || (w->gen != gen && (w->loading || w->nav_pending))) {
+			kn_replay_wait_any(w, left < RECHECK_MS ? left : RECHECK_MS);
+			continue;
+		}
+		if (dom_waited || s->quiet_ms <= 0 || (flags & KN_SETTLE_NEW_TAB) || (dom_end && now >= dom_end))
 			return 0;
-		kn_replay_wait_any(w, left < RECHECK_MS ? left : RECHECK_MS);
+		if (!dom_end) /* rounds of "something happened meanwhile" end there: a busy page */
+			dom_end = now + s->consequence_ms + s->quiet_max_ms;
+		/* the DOM held still (a transition's end, a list rendered, a control enabled); an action
+		 * that showed no consequence yet is given a window to show one (a timer, a debounce) */
+		int first = !(flags & KN_SETTLE_NO_WAIT_FIRST) && nothing_moved(w, m) ? s->consequence_ms : 0;
+		gen = w->gen;
+		int changed = dom_quiet(w, s, first, left);
+		dom_waited = 1;
+		if (changed < 0 || w->gen != gen) { /* something happened meanwhile: settle that too */
+			dom_waited = 0;
+			continue;
+		}
+		return 0;
 	}
 }
