@@ -120,6 +120,10 @@ struct json_t *kn_cli_semantic_usage(kn_cli_semantic *s, double reached);
  * which must outlive *out. Used by worker, watch and replay (blocked_opts.c). */
 struct kn_blocked_rules;
 void kn_cli_blocked_rules(struct kn_blocked_rules *out, const kn_config *cfg);
+/* keynode.yaml's `replay:` waits (and element timeout) into ro, where set; cfg NULL: nothing.
+ * Used by worker and replay (replay_waits.c). */
+struct kn_replay_opts;
+void kn_cli_replay_waits(struct kn_replay_opts *ro, const kn_config *cfg);
 /* The run trace options of watch, run and replay (trace_opts.c): append KN_CLI_TRACE_LONGOPTS
  * and KN_CLI_TRACE_HELP, hand unknown option codes to kn_cli_trace_option (1 taken, 0 not ours,
  * -1 bad value: usage already printed). */

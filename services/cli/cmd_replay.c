@@ -49,7 +49,8 @@ static const char help[] =
 	"                    tasks' inline steps (default: workflows/ beside the task file, when\n"
 	"                    present); a Mind2Web-Live file stays as published\n"
 	"  --viewport WxH    browser viewport (default: the workflow's recorded one, else 1280x800)\n"
-	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
+	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service,\n"
+	"                    its replay: section how long each step waits (elements, consequences)\n"
 	"                    (default: the built-in signatures)\n"
 	"  --no-repairs      (--validate) no repair proposals. By default a task whose step passed only\n"
 	"                    by a fallback or healing, or whose URL / element key node was not reached\n"
@@ -241,6 +242,7 @@ int kn_cmd_replay(int argc, char **argv)
 	}
 	kn_cli_blocked_rules(&blocked, cfg); /* keynode.yaml blocked: (blocked_opts.c) */
 	ro.blocked = &blocked;
+	kn_cli_replay_waits(&ro, cfg); /* keynode.yaml replay: (replay_waits.c) */
 	kn_taskset *set = NULL;
 	int r = kn_taskset_load_file(&set, tasks, NULL, &err);
 	if (r) {

@@ -206,6 +206,13 @@ int kn_cmd_worker(int argc, char **argv)
 	/* keynode.yaml `blocked:` (services/replay/blocked.h): lists not given keep their defaults */
 	kn_cli_blocked_rules(&blocked, cfg);
 	wo.validate.replay.blocked = &blocked;
+	/* keynode.yaml `replay:` waits; --element-timeout and --settle-timeout win */
+	int element_ms = wo.validate.replay.element_timeout_ms, settle_ms = wo.validate.replay.wait.settle_ms;
+	kn_cli_replay_waits(&wo.validate.replay, cfg);
+	if (element_ms)
+		wo.validate.replay.element_timeout_ms = element_ms;
+	if (settle_ms)
+		wo.validate.replay.wait.settle_ms = settle_ms;
 	/* agent jobs: the config's agents only (worker_agent.h) */
 	const char **agent_names = calloc(cfg->n_agents + 1, sizeof *agent_names);
 	const char **agent_cmds = calloc(cfg->n_agents + 1, sizeof *agent_cmds);

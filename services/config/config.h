@@ -105,6 +105,12 @@ typedef struct kn_config {
 		int keep_days;         /* [1, 36500]; 0: not set (14) */
 		int max_mb;            /* [1, 100000]; 0: not set (50) */
 	} trace;
+	/* `replay:` — what replay validation waits for (config_replay.c; kn_replay_waits): each in ms,
+	 * 0 not set (the default), -1 set to 0 (that wait is off) */
+	struct kn_config_replay {
+		int element_timeout_ms, settle_ms, quiet_ms, quiet_max_ms, consequence_ms, script_quiet_ms,
+		    network_max_ms, postcondition_ms, grace_ms;
+	} replay;
 } kn_config;
 
 /* Read and parse the file at path (errors named by path), then apply the environment overrides.

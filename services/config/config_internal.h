@@ -37,6 +37,7 @@ int kn_config_fail(loader *l, int code, int line, int col, const char *fmt, ...)
 int kn_config_load_agents(loader *l, kn_config *c, const node *m);
 /* trace: {mode, dir, keep_days, max_mb} (config_trace.c) into c->trace. */
 int kn_config_load_trace(loader *l, kn_config *c, const node *m);
+int kn_config_load_replay(loader *l, kn_config *c, const node *m);
 
 /* config.c's schema helpers, for the section loaders above: a YAML null; mapping m's values by
  * key (unknown and repeated keys fail, named by path); a string copy; an integer in [lo, hi]. */

@@ -403,6 +403,29 @@ static void test_trace(void **state)
 	fails("trace: [on]\n", KN_EINVAL, "k.yaml:1:8: trace: expected a mapping");
 }
 
+/* replay: the waits of replay validation (config_replay.c): values, 0 = off (-1), unset = 0, errors named */
+static void test_replay(void **state)
+{
+	(void)state;
+	kn_config *c = load("replay:\n  element_timeout_ms: 7000\n  quiet_ms: 0\n  grace_ms: 1500\n");
+	assert_int_equal(c->replay.element_timeout_ms, 7000);
+	assert_int_equal(c->replay.quiet_ms, -1); /* set to 0: that wait is off */
+	assert_int_equal(c->replay.grace_ms, 1500);
+	assert_int_equal(c->replay.settle_ms, 0); /* not set: the default */
+	assert_int_equal(c->replay.consequence_ms, 0);
+	kn_config_free(c);
+	kn_err err = {0}; /* the example documents every key with its default */
+	assert_int_equal(kn_config_load(&c, EXAMPLE, &err), 0);
+	assert_int_equal(c->replay.settle_ms, 10000);
+	assert_int_equal(c->replay.consequence_ms, 500);
+	assert_int_equal(c->replay.postcondition_ms, 5000);
+	kn_config_free(c);
+	fails("replay: {settle_ms: 0}\n", KN_EINVAL, "k.yaml:1:21: replay.settle_ms: expected an integer in [1, 600000]");
+	fails("replay: {quiet_ms: -5}\n", KN_EINVAL, "k.yaml:1:20: replay.quiet_ms: expected an integer in [0, 600000]");
+	fails("replay: {grace: 1}\n", KN_EINVAL, "k.yaml:1:10: replay.grace: unknown key");
+	fails("replay: 5\n", KN_EINVAL, "k.yaml:1:9: replay: expected a mapping");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -415,6 +438,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_agents),
 		cmocka_unit_test(test_trace),
+		cmocka_unit_test(test_replay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,43 @@
+/* config_replay.c — the `replay:` section of keynode.yaml (issue 22): how long replay validation
+ * (`keynode replay --validate --config`, `keynode worker`) waits for a step's element and for the
+ * consequences of each action (services/replay/README.md "A step"). Every key is optional and in
+ * milliseconds; 0 turns a wait off (element_timeout_ms and settle_ms: at least 1):
+ *   replay:
+ *     element_timeout_ms: 5000   # a step's element, located and actionable
+ *     settle_ms: 10000           # the page must have settled, else "navigation timeout"
+ *     quiet_ms: 100              # the DOM held still this long
+ *     quiet_max_ms: 1000         # a DOM that never holds still is waited for no longer
+ *     consequence_ms: 500        # an action that changed nothing yet gets this long to (a timer)
+ *     script_quiet_ms: 250       # after a script's request ended, for what it does next
+ *     network_max_ms: 1000       # requests in flight (polling) are waited for no longer
+ *     postcondition_ms: 5000     # a recorded after: postcondition, until it holds
+ *     grace_ms: 2000             # before "key node not reached", for the page to finish */
+#include <stdio.h>
+
+#include "config_internal.h"
+
+int kn_config_load_replay(loader *l, kn_config *c, const node *m)
+{
+	static const char *const names[] = {"element_timeout_ms", "settle_ms", "quiet_ms", "quiet_max_ms",
+	                                    "consequence_ms", "script_quiet_ms", "network_max_ms",
+	                                    "postcondition_ms", "grace_ms"};
+	enum { N = sizeof names / sizeof names[0] };
+	struct kn_config_replay *r = &c->replay;
+	int *f[N] = {&r->element_timeout_ms, &r->settle_ms, &r->quiet_ms, &r->quiet_max_ms, &r->consequence_ms,
+	             &r->script_quiet_ms, &r->network_max_ms, &r->postcondition_ms, &r->grace_ms};
+	const node *v[N];
+	int rc;
+	if ((rc = kn_config_fields(l, m, "replay", names, N, v)) != 0)
+		return rc;
+	for (size_t i = 0; i < N; i++) {
+		if (!v[i] || kn_config_is_null(v[i]))
+			continue;
+		char key[48];
+		long x;
+		snprintf(key, sizeof key, "replay.%s", names[i]);
+		if ((rc = kn_config_get_long(l, v[i], key, i < 2 ? 1 : 0, 600000, &x)) != 0)
+			return rc;
+		*f[i] = x ? (int)x : -1; /* -1: set to 0, the wait is off */
+	}
+	return 0;
+}
