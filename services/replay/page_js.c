@@ -79,7 +79,10 @@ static const char *const lib[] = {
 	" o.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});",
 	" setTimeout(f, Math.max(0, ms)); });\n",
 	"const off = (e, P) => P.verb !== 'wait' && !!(e.disabled || (/^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(e.tagName)",
-	" && e.closest('fieldset[disabled]')));\n",
+	" && e.closest('fieldset[disabled]')) || e.closest('[aria-disabled=\"true\"]'));\n",
+	/* a visible loading indicator (a spinner, a progress bar, aria-busy): the page is still at work */
+	"const BUSY = '[aria-busy=\"true\"],[role=progressbar],.spinner,.loading,.skeleton,[aria-label^=\"loading\" i]';\n",
+	"const busy = () => Array.from(document.querySelectorAll(BUSY)).some(e => e !== document.body && e !== document.documentElement && vis(e));\n",
 	"const same = (a, b) => !!a && a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;\n",
 	/* a click lands on e: the element at its centre is e or inside it (open shadow roots followed),
 	 * not an overlay, a toast or a spinner over it (Playwright's hit-target check) */
@@ -133,9 +136,9 @@ static const char *const lib[] = {
 	" if (u.origin === location.origin) hp = u.pathname + u.search + u.hash; } } catch (x) {}",
 	" return {alts: out, sig: Object.assign(sig(e), {testid: tid, href: hp || ''})}; },\n",
 	/* settling (wait.c): mark starts counting the document's DOM changes before an action; quiet
-	 * resolves once none came for P.q ms (first, when none came at all yet, up to P.first ms for
-	 * one), or after P.max ms: {n: changes since the mark}. A document the mark did not see (a new
-	 * page) is counted from its load event. */
+	 * resolves once none came for P.q ms and no loading indicator is visible (first, when none came
+	 * at all yet, up to P.first ms for one), or after P.max ms: {n: changes since the mark}. A
+	 * document the mark did not see (a new page) is counted from its load event. */
 	" mark(P) { const k = Symbol.for('keynode.replay.dom'), o = globalThis[k]; if (o) o.ob.disconnect();",
 	" const s = {n: 0, last: performance.now()}; s.ob = new MutationObserver(l => { s.n += l.length; s.last = performance.now(); });",
 	" s.ob.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});",
@@ -145,7 +148,7 @@ static const char *const lib[] = {
 	" if (n && n.loadEventEnd) s.last = n.loadEventEnd; }",
 	" const t0 = performance.now(), seen = () => s.n || s.fresh;",
 	" return new Promise(r => { const f = () => { const now = performance.now();",
-	" if (now - t0 >= P.max || (!seen() && !(P.first && now - t0 < P.first)) || (seen() && now - s.last >= P.q))",
+	" if (now - t0 >= P.max || (!seen() && !(P.first && now - t0 < P.first)) || (seen() && now - s.last >= P.q && !busy()))",
 	" r({n: s.n}); else setTimeout(f, 15); }; f(); }); },\n",
 	" state(P) { const n = performance.getEntriesByType('navigation')[0] || {};",
 	" return {url: location.href, ready: document.readyState, status: n.responseStatus || 0}; },\n",
