@@ -25,6 +25,7 @@ struct rp {
 	int dialog_answered;
 	kn_replay_waiter w; /* what the tab's session reported (wait.c) */
 	kn_replay_waits wt; /* o.wait resolved */
+	int framed;         /* the step runs in a frame (its selector crossed one) */
 };
 
 /* Where a step's element was found. */
@@ -104,41 +105,6 @@ static int settle(struct rp *r, const kn_replay_mark *m, int flags)
 	return kn_replay_settle(&r->w, m, flags, &r->wt);
 }
 
-/* After the step settled: its recorded postcondition (after.url, after.navigated, after.value),
- * waited for until it holds (bounded), then what that brought settled too. A step whose
- * postcondition never comes is judged by validation (validate.c), not here. */
-static int wait_postcondition(struct rp *r, const kn_step *st, const kn_replay_mark *m)
-{
-	kn_replay_mark now;
-	kn_replay_wait_mark(&r->w, &now);
-	if (!r->w.url[0]) { /* no navigation event yet in this tab: the page says where it is */
-		json_t *v = NULL;
-		kn_err e;
-		if (kn_replay_page_call(r->c, r->session, "state", NULL, &v, &e) == 0)
-			snprintf(r->w.url, sizeof r->w.url, "%s", json_string_value(json_object_get(v, "url")) ? json_string_value(json_object_get(v, "url")) : "");
-		json_decref(v);
-	}
-	int held = kn_replay_wait_postcondition(&r->w, m, st, r->wt.postcondition_ms);
-	if (st->expect_value && st->selector && (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT)) {
-		double end = kn_time_mono_ms() + r->wt.postcondition_ms;
-		for (;;) {
-			json_t *v = NULL, *p = json_pack("{s:s}", "sel", st->selector);
-			kn_err e;
-			const char *got = page(r, "value", p, &v, &e) == 0 ? json_string_value(json_object_get(v, "value")) : NULL;
-			int same = got && strcmp(got, st->expect_value) == 0;
-			json_decref(p);
-			json_decref(v);
-			if (same || kn_time_mono_ms() >= end || r->w.detached)
-				break;
-			kn_replay_wait_any(&r->w, 50);
-		}
-	}
-	if (held < 0 || (r->w.nav_started == now.nav_started && r->w.nav_committed == now.nav_committed &&
-	                 r->w.net_started == now.net_started))
-		return 0;
-	return settle(r, &now, KN_SETTLE_NO_WAIT_FIRST);
-}
-
 /* The HTTP status of the current document (0 unknown) and its URL (into url). */
 static int page_status(struct rp *r, char *url, size_t n)
 {
@@ -151,6 +117,42 @@ static int page_status(struct rp *r, char *url, size_t n)
 	}
 	json_decref(v);
 	return status;
+}
+
+/* The field of step st holds its recorded value (after.value) now. */
+static int value_holds(struct rp *r, const kn_step *st)
+{
+	json_t *v = NULL, *p = json_pack("{s:s}", "sel", st->selector);
+	kn_err e;
+	const char *got = page(r, "value", p, &v, &e) == 0 ? json_string_value(json_object_get(v, "value")) : NULL;
+	int same = got && strcmp(got, st->expect_value) == 0;
+	json_decref(p);
+	json_decref(v);
+	return same;
+}
+
+/* After the step settled: its recorded postcondition (after.url, after.navigated, after.value),
+ * waited for until it holds (bounded), then what that brought settled too. A step whose
+ * postcondition never comes is judged by validation (validate.c), not here. */
+static int wait_postcondition(struct rp *r, const kn_step *st, const kn_replay_mark *m)
+{
+	kn_replay_mark now;
+	kn_replay_wait_mark(&r->w, &now);
+	if (!r->w.url[0]) { /* no navigation event yet in this tab: the page says where it is */
+		char url[1024];
+		page_status(r, url, sizeof url);
+		snprintf(r->w.url, sizeof r->w.url, "%s", url);
+	}
+	int held = kn_replay_wait_postcondition(&r->w, m, st, r->wt.postcondition_ms);
+	/* a field's value, in the tab's document (a step in a frame is not looked up again) */
+	if (st->expect_value && st->selector && !r->framed && (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT))
+		for (double end = kn_time_mono_ms() + r->wt.postcondition_ms;
+		     !value_holds(r, st) && kn_time_mono_ms() < end && !r->w.detached;)
+			kn_replay_wait_any(&r->w, 50);
+	if (held < 0 || (r->w.nav_started == now.nav_started && r->w.nav_committed == now.nav_committed &&
+	                 r->w.net_started == now.net_started))
+		return 0;
+	return settle(r, &now, KN_SETTLE_NO_WAIT_FIRST);
 }
 
 static json_t *find_params(const kn_step *st, const kn_heal_sig *e)
@@ -682,6 +684,7 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 		struct found none = {0};
 		return not_found(st, &none, err);
 	}
+	r->framed = r->fr.rest != NULL;
 	if (r->fr.rest) {
 		in_frame = *st;
 		in_frame.selector = r->fr.rest;
