@@ -7,7 +7,10 @@
  * A selector is one CSS selector or a chain of them joined with " >> " (`host >> inner`). One CSS
  * selector is looked for in a tree (the document, or a shadow root): its own elements first, in
  * document order, then in each open shadow root in that tree, in the document order of the hosts,
- * each searched the same way (nested roots too). A combinator stays within one tree. Each part of a
+ * each searched the same way (nested roots too); the matches of a selector list (`a, b`, or an
+ * `:is()` / `:where()` of several) are sorted in tree order, an element before its light subtree
+ * before its shadow root, as Playwright sorts them.
+ * A combinator stays within one tree (Playwright's cross into shadow roots). Each part of a
  * chain after the first is looked for, the same way, in the open shadow root of the first element the
  * part before it named. An invalid selector or part finds nothing; nothing here throws.
  *
@@ -36,6 +39,40 @@ function knDeep(tree, css, pred, out, depth) {
   return null;
 }
 
+/* Are css's matches sorted in tree order by Playwright: a selector list (a comma at the top level) or
+ * an :is() / :where() of several selectors (a comma right inside one), outside strings and brackets? */
+function knIsList(css) {
+  var stack = []; /* per open '(' or '[': sorting when a comma is right inside it */
+  for (var i = 0; i < css.length; i++) {
+    var c = css.charAt(i);
+    if (c === '\\') i++;
+    else if (c === '"' || c === "'") {
+      var end = css.indexOf(c, i + 1);
+      while (end > 0 && css.charAt(end - 1) === '\\') end = css.indexOf(c, end + 1);
+      if (end < 0) return false;
+      i = end;
+    } else if (c === '[') stack.push(false);
+    else if (c === '(') stack.push(/:(is|where)$/i.test(css.slice(0, i)));
+    else if ((c === ')' || c === ']') && stack.length) stack.pop();
+    else if (c === ',' && (!stack.length || stack[stack.length - 1])) return true;
+  }
+  return false;
+}
+
+/* found, in the tree order Playwright sorts a selector list's matches in: an element, then its light
+ * subtree, then its open shadow root's. */
+function knTreeOrder(tree, found) {
+  var want = new Set(found), out = [];
+  (function visit(parent, depth) {
+    for (var c = parent.firstElementChild; c; c = c.nextElementSibling) {
+      if (want.has(c)) out.push(c);
+      visit(c, depth);
+      if (c.shadowRoot && depth < 32) visit(c.shadowRoot, depth + 1);
+    }
+  })(tree, 0);
+  return out;
+}
+
 /* The parts of a selector, trimmed: [css] or the chain's parts; null when a part is empty. */
 function knParts(sel) {
   var parts = String(sel == null ? '' : sel).trim().split(/\s+>>\s+/);
@@ -61,7 +98,12 @@ function knQuery(sel, doc, pred) {
   try {
     var parts = knParts(sel);
     var tree = parts && knScope(parts, doc);
-    return tree ? knDeep(tree, parts[parts.length - 1], pred || null, null, 0) : null;
+    if (!tree) return null;
+    var css = parts[parts.length - 1];
+    if (!knIsList(css)) return knDeep(tree, css, pred || null, null, 0);
+    var all = knQueryAll(sel, doc);
+    for (var i = 0; i < all.length; i++) if (!pred || pred(all[i])) return all[i];
+    return null;
   } catch (e) {
     return null;
   }
@@ -74,7 +116,9 @@ function knQueryAll(sel, doc) {
   try {
     var parts = knParts(sel);
     var tree = parts && knScope(parts, doc);
-    if (tree) knDeep(tree, parts[parts.length - 1], null, out, 0);
+    if (!tree) return out;
+    knDeep(tree, parts[parts.length - 1], null, out, 0);
+    if (knIsList(parts[parts.length - 1])) out = knTreeOrder(tree, out);
   } catch (e) {
     return [];
   }
