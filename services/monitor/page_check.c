@@ -81,7 +81,7 @@ static char *build_script(const char *loc)
 	json_decref(s);
 	if (!lit)
 		return NULL;
-	size_t n = strlen(lit) + 1024;
+	size_t n = 2 * strlen(lit) + 1024;
 	char *body = malloc(n), *out = malloc(n + kn_query_js_len + 512);
 	if (body && out) {
 		if (js)
@@ -91,10 +91,12 @@ static char *build_script(const char *loc)
 			         ": String(v))};", lit);
 		else
 			snprintf(body, n,
+			         "const bad = knSelectorError(%s);"
+			         "if (bad) return {error: 'invalid locator: ' + bad};"
 			         "const e = knQuery(%s);"
 			         "if (!e) return {error: 'no element matches the locator'};"
 			         "const t = e.innerText !== undefined ? e.innerText : e.textContent;"
-			         "return {text: String(t == null ? '' : t)};", lit);
+			         "return {text: String(t == null ? '' : t)};", lit, lit);
 		snprintf(out, n + kn_query_js_len + 512,
 		         "(async () => { %s\n; try {"
 		         "const until = Date.now() + %d;"

@@ -23,10 +23,15 @@
  * out; or, with pred and no out, the first such element pred accepts (null: none). Throws on an
  * invalid css (the public functions catch). depth bounds nested shadow roots. */
 function knDeep(tree, css, pred, out, depth) {
-  var own = tree.querySelectorAll(css);
-  for (var i = 0; i < own.length; i++) {
-    if (out) out.push(own[i]);
-    else if (!pred || pred(own[i])) return own[i];
+  if (!out && !pred) {
+    var first = tree.querySelector(css); /* stops at the first match: no walk over a big tree */
+    if (first) return first;
+  } else {
+    var own = tree.querySelectorAll(css);
+    for (var i = 0; i < own.length; i++) {
+      if (out) out.push(own[i]);
+      else if (pred(own[i])) return own[i];
+    }
   }
   if (depth > 32) return null;
   var all = tree.querySelectorAll('*');
