@@ -130,7 +130,10 @@ static int in_list(const char *id, const char *const *list, size_t n)
 }
 
 /* Does the acted-on element satisfy the node's selector (element_path's expect or element_value's
- * path)? Live events say so in `matched`; offline we compare normalised selector strings. */
+ * path)? Live events say so in `matched`; offline we compare normalised selector strings. A plain
+ * CSS reference names an element in whichever tree it is (the light DOM first, then open shadow
+ * roots: services/recorder/query.js), so against a recorded chain `host >> inner` it is compared
+ * with the chain's last part, the element's selector in its own shadow root (keynodes/README.md). */
 static int selector_matches(kn_eval *ev, const kn_keynode *kn, const kn_event *e, int include)
 {
 	if (e->matched)
@@ -144,8 +147,13 @@ static int selector_matches(kn_eval *ev, const kn_keynode *kn, const kn_event *e
 	}
 	if (!ev->sel_norm)
 		return 0;
-	return include ? strstr(ev->sel_norm, kn->norm_selector) != NULL
-	               : strcmp(ev->sel_norm, kn->norm_selector) == 0;
+	if (include)
+		return strstr(ev->sel_norm, kn->norm_selector) != NULL;
+	if (strcmp(ev->sel_norm, kn->norm_selector) == 0)
+		return 1;
+	const char *inner = kn->xpath || kn_selector_last_part(kn->norm_selector)
+	                        ? NULL : kn_selector_last_part(ev->sel_norm);
+	return inner && strcmp(inner, kn->norm_selector) == 0;
 }
 
 /* A semantic judgement of input against (rule, phrase) in [0, 1]. */

@@ -221,3 +221,29 @@ int kn_selector_normalise(char **out, const char *sel)
 	*out = buf;
 	return 0;
 }
+
+const char *kn_selector_last_part(const char *norm)
+{
+	const char *last = NULL;
+	int nest = 0; /* inside [...] or (...) */
+	for (const char *p = norm; p && *p; p++) {
+		if (*p == '\\') {
+			if (p[1])
+				p++;
+		} else if (*p == '"' || *p == '\'') {
+			char q = *p;
+			while (p[1] && p[1] != q)
+				p += p[1] == '\\' && p[2] ? 2 : 1;
+			if (p[1])
+				p++;
+		} else if (*p == '[' || *p == '(') {
+			nest++;
+		} else if ((*p == ']' || *p == ')') && nest) {
+			nest--;
+		} else if (!nest && p[0] == '>' && p[1] == '>') {
+			last = p + 2;
+			p++;
+		}
+	}
+	return last;
+}

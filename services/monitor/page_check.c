@@ -16,6 +16,7 @@
 #include "keynode/purchase.h"
 #include "log.h"
 #include "page_check.h"
+#include "query_js.h"
 
 #define PAGE_LOAD_WAIT_MS 10000
 #define PAGE_TEXT_MAX (256 * 1024) /* characters of text kept per check */
@@ -70,7 +71,8 @@ static void record(kn_page_checks *pc, const char *text, const char *error)
 }
 
 /* The script that waits for the document to load, then reads the locator: a CSS selector's
- * element text, or a "js:" expression's value as a string. Returns {text} or {error}. */
+ * element text (query.js: the light DOM first, then open shadow roots; `host >> inner` chains), or a
+ * "js:" expression's value as a string. Returns {text} or {error}. */
 static char *build_script(const char *loc)
 {
 	int js = strncmp(loc, "js:", 3) == 0;
@@ -79,8 +81,8 @@ static char *build_script(const char *loc)
 	json_decref(s);
 	if (!lit)
 		return NULL;
-	size_t n = strlen(lit) + 1024;
-	char *body = malloc(n), *out = malloc(n + 512);
+	size_t n = 2 * strlen(lit) + 1024;
+	char *body = malloc(n), *out = malloc(n + kn_query_js_len + 512);
 	if (body && out) {
 		if (js)
 			snprintf(body, n,
@@ -89,18 +91,20 @@ static char *build_script(const char *loc)
 			         ": String(v))};", lit);
 		else
 			snprintf(body, n,
-			         "const e = document.querySelector(%s);"
+			         "const bad = knSelectorError(%s);"
+			         "if (bad) return {error: 'invalid locator: ' + bad};"
+			         "const e = knQuery(%s);"
 			         "if (!e) return {error: 'no element matches the locator'};"
 			         "const t = e.innerText !== undefined ? e.innerText : e.textContent;"
-			         "return {text: String(t == null ? '' : t)};", lit);
-		snprintf(out, n + 512,
-		         "(async () => { try {"
+			         "return {text: String(t == null ? '' : t)};", lit, lit);
+		snprintf(out, n + kn_query_js_len + 512,
+		         "(async () => { %s\n; try {"
 		         "const until = Date.now() + %d;"
 		         "while (document.readyState !== 'complete' && Date.now() < until)"
 		         " await new Promise(r => setTimeout(r, 50));"
 		         "%s"
 		         "} catch (x) { return {error: String(x && x.message || x)}; } })()",
-		         PAGE_LOAD_WAIT_MS, body);
+		         kn_query_js, PAGE_LOAD_WAIT_MS, body);
 	} else {
 		free(out);
 		out = NULL;

@@ -215,22 +215,6 @@
     return parts.join(PIERCE);
   }
 
-  /* The element a piercing selector names (null: none, or an invalid part). */
-  function queryPiercing(sel) {
-    var parts = sel.split(/\s+>>\s+/);
-    var scope = document;
-    var el = null;
-    for (var i = 0; i < parts.length; i++) {
-      if (i > 0) {
-        scope = el && el.shadowRoot;
-        if (!scope) return null;
-      }
-      el = scope.querySelector(parts[i]);
-      if (!el) return null;
-    }
-    return el;
-  }
-
   /* The element the agent acted on: the innermost target, also inside open shadow roots (a closed
    * root's contents stay hidden: its host is the target). */
   function realTarget(ev) {
@@ -343,20 +327,22 @@
         var r = document.evaluate(sel, document, null, XPathResult.FIRST_ORDERED_NODE_TYPE, null);
         return asElement(r.singleNodeValue);
       }
-      return queryPiercing(sel);
+      return knQuery(sel); /* query.js: light DOM first, then open shadow roots; chains */
     } catch (e) {
       return null; /* an invalid selector matches nothing */
     }
   }
 
   /* A cheap test before the document-wide lookup (on a 100k-element page that lookup is the recorder's
-   * main cost): a plain CSS reference can only match when a candidate matches the selector, or something
-   * inside the acted-on element does (ancestor tolerance, include); for a piercing chain, its last part.
-   * XPath references are not pre-tested. */
+   * main cost, and a miss in the light DOM also walks every open shadow root): a plain CSS reference can
+   * only match when a candidate matches the selector, or something inside the acted-on element does
+   * (ancestor tolerance, include); for a piercing chain, its last part. XPath references are not
+   * pre-tested. */
   function mayMatch(node, cands) {
     var sel = typeof node.selector === 'string' ? node.selector.trim() : '';
     if (!sel || node.xpath) return true;
-    var parts = sel.split(/\s+>>\s+/);
+    var parts = knParts(sel);
+    if (!parts) return false; /* an empty chain part: matches nothing */
     sel = parts[parts.length - 1]; /* a piercing chain: its last part, in the candidate's own tree */
     try {
       for (var i = 0; i < cands.length; i++) if (cands[i] && cands[i].nodeType === 1 && cands[i].matches(sel)) return true;

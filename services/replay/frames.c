@@ -12,15 +12,18 @@
 #include <string.h>
 
 #include "frames.h"
+#include "query_js.h"
 #include "replay_internal.h"
 
 /* mode "hop": index of the first part naming a frame with parts after it (-1 none, -2 not found);
- * "el": the element the parts name; "box": its content box origin in this frame's viewport. */
+ * "el": the element the parts name; "box": its content box origin in this frame's viewport. Each CSS
+ * part is looked for with query.js (knQuery: light DOM first, then open shadow roots), in the open
+ * shadow root of the element before it; an XPath part in the document. The %s is kn_query_js. */
 static const char walker[] =
-	"(function(P,mode){var s=document,el=null;for(var i=0;i<P.length;i++){if(i>0){if(el.shadowRoot)"
+	"(function(P,mode){%s\n;var s=document,el=null;for(var i=0;i<P.length;i++){if(i>0){if(el.shadowRoot)"
 	"s=el.shadowRoot;else if(mode!=='hop'||!/^i?frame$/.test(el.localName))return mode==='hop'?-2:null;}"
 	"try{el=P[i].charAt(0)==='/'?document.evaluate(P[i],document,null,9,null).singleNodeValue:"
-	"s.querySelector(P[i]);}catch(e){el=null;}if(!el)return mode==='hop'?-2:null;"
+	"knQuery(P[i],s);}catch(e){el=null;}if(!el)return mode==='hop'?-2:null;"
 	"if(mode==='hop'&&/^i?frame$/.test(el.localName)&&i<P.length-1)return i;}"
 	"if(mode==='hop')return -1;if(mode==='el')return el;var r=el.getBoundingClientRect(),"
 	"c=getComputedStyle(el);return{x:r.left+el.clientLeft+parseFloat(c.paddingLeft),"
@@ -32,13 +35,14 @@ static int walk(json_t **out, kn_cdp *c, const char *session, long long ctx, jso
 {
 	*out = NULL;
 	char *p = json_dumps(parts, JSON_COMPACT);
-	size_t n = p ? sizeof walker + strlen(p) + strlen(mode) + 8 : 0;
+	size_t n = p ? sizeof walker + kn_query_js_len + strlen(p) + strlen(mode) + 8 : 0;
 	char *expr = n ? malloc(n) : NULL;
 	if (!expr) {
 		free(p);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
-	snprintf(expr, n, "%s(%s,'%s')", walker, p, mode);
+	int w = snprintf(expr, n, walker, kn_query_js);
+	snprintf(expr + w, n - (size_t)w, "(%s,'%s')", p, mode);
 	free(p);
 	json_t *params = json_pack("{s:s, s:b}", "expression", expr, "returnByValue", strcmp(mode, "el") != 0);
 	if (params && ctx)
@@ -174,8 +178,7 @@ int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
 		ctx = nctx;
 		start += (size_t)hop + 1;
 	}
-	if (!rc && out->depth == 0) { /* shadow hops only: the top document, piercing */
-		out->pierce = 1;
+	if (!rc && out->depth == 0) { /* shadow hops only: the page functions resolve the chain */
 		out->session = cur;
 		cur = NULL;
 		if (!(out->rest = strdup(selector)))
@@ -192,7 +195,6 @@ int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
 		}
 		out->session = cur;
 		out->ctx = ctx;
-		out->pierce = out->rest && strstr(out->rest, " >> ") != NULL;
 		cur = NULL;
 		if (!out->rest)
 			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
@@ -216,36 +218,13 @@ int kn_replay_frame_enter_wait(kn_replay_frame *out, kn_cdp_loop *loop, kn_cdp *
 	}
 }
 
-/* The page functions see this `document`: the real one, but its queries pierce open shadow roots — a
- * chain part by part, a plain selector in the document and every open shadow root in it (as
- * Playwright's CSS engine does), so the selectors the page functions build for what they found
- * resolve again. */
-static const char piercing_doc[] =
-	"(function(document){return %s;})(new Proxy(document,{get:function(t,p){"
-	"function deep(r,sel,o){o.push.apply(o,Array.from(r.querySelectorAll(sel)));"
-	"r.querySelectorAll('*').forEach(function(e){if(e.shadowRoot)deep(e.shadowRoot,sel,o);});return o;}"
-	"function all(sel){var P=sel.split(/\\s+>>\\s+/),s=t;if(P.length<2)return deep(t,sel,[]);"
-	"for(var i=0;i<P.length-1;i++){"
-	"var h=s.querySelector(P[i]);if(!h||!h.shadowRoot)return[];s=h.shadowRoot;}"
-	"return Array.from(s.querySelectorAll(P[P.length-1]));}"
-	"if(p==='querySelectorAll')return all;if(p==='querySelector')return function(x){return all(x)[0]||null;};"
-	"var v=Reflect.get(t,p);return typeof v==='function'?v.bind(t):v;}}))";
-
 int kn_replay_frame_page_call(const kn_replay_frame *f, kn_cdp *c, const char *fn, json_t *params,
                               json_t **value, kn_err *err)
 {
-	if (!f->ctx && !f->pierce)
+	if (!f->ctx)
 		return kn_replay_page_call(c, f->session, fn, params, value, err);
 	*value = NULL;
 	char *expr = kn_replay_page_expr(fn, params);
-	if (expr && f->pierce) {
-		size_t n = strlen(expr) + sizeof piercing_doc;
-		char *w = malloc(n);
-		if (w)
-			snprintf(w, n, piercing_doc, expr);
-		free(expr);
-		expr = w;
-	}
 	if (!expr)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	json_t *res = NULL;

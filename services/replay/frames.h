@@ -13,7 +13,6 @@
 
 typedef struct kn_replay_frame {
 	int depth;                   /* frame hops; 0: the step acts in the top document */
-	int pierce;                  /* rest still has " >> ": shadow hops, resolved by the page calls */
 	char *rest;                  /* the selector inside the innermost frame (owned); NULL when
 	                              * neither a frame nor a shadow hop (the step runs as it is) */
 	char *session;               /* where the innermost frame's document is evaluated (owned) */
@@ -27,8 +26,8 @@ typedef struct kn_replay_frame {
 } kn_replay_frame;
 
 /* Follow selector's frame hops from the top document of session. Without any " >> " out->rest is
- * NULL and nothing else is set; with shadow hops only, depth is 0 and pierce 1. KN_ENOTFOUND when a
- * hop's <iframe> is not there (yet). */
+ * NULL and nothing else is set; with shadow hops only, depth is 0 and rest the whole chain (the page
+ * functions resolve it). KN_ENOTFOUND when a hop's <iframe> is not there (yet). */
 int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
                           const char *selector, kn_err *err);
 
@@ -38,9 +37,8 @@ int kn_replay_frame_enter_wait(kn_replay_frame *out, kn_cdp_loop *loop, kn_cdp *
                                const char *session, const char *selector, int timeout_ms,
                                kn_err *err);
 
-/* Call page function fn (replay_internal.h) in the innermost frame; with pierce, its document's
- * querySelector/querySelectorAll take piercing chains (`host >> inner`: each later part in the open
- * shadow root of what the part before found). */
+/* Call page function fn (replay_internal.h) in the innermost frame. Its selectors, chains
+ * (`host >> inner`) included, go through query.js like everywhere in the page library. */
 int kn_replay_frame_page_call(const kn_replay_frame *f, kn_cdp *c, const char *fn, json_t *params,
                               json_t **value, kn_err *err);
 

@@ -2,11 +2,15 @@
  * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: wait (the
  * recorded selector, then the fallback locators, then the candidate list for healing, waited for in
  * the page until actionable), pick (candidate i), focus, value, select, describe (an element's fingerprint, for record), alts (the unique stable selectors of an element, repair.c), state (URL, readyState, HTTP status) and excerpt (outerHTML of
- * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=". */
+ * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=";
+ * CSS selectors and `host >> inner` chains go through query.js (services/recorder/query_js.h), in
+ * front of the library: the light DOM first, then every open shadow root, as Playwright's CSS does —
+ * for the step's selector and for the fallbacks and healing candidates alike. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "query_js.h"
 #include "replay_internal.h"
 
 static const char *const lib[] = {
@@ -17,8 +21,8 @@ static const char *const lib[] = {
 	"const all = sel => { try { if (isx(sel)) { const x = document.evaluate(sel.replace(/^xpath=/, ''),",
 	" document, null, 7, null); const a = []; for (let i = 0; i < x.snapshotLength && i < 200; i++)",
 	" a.push(x.snapshotItem(i)); return a.filter(n => n.nodeType === 1); }",
-	" return Array.from(document.querySelectorAll(sel)); } catch (e) { return []; } };\n",
-	"const first = sel => sel ? all(sel).find(vis) || null : null;\n",
+	" return knQueryAll(sel); } catch (e) { return []; } };\n",
+	"const first = sel => !sel ? null : isx(sel) ? all(sel).find(vis) || null : knQuery(sel, document, vis);\n",
 	"const txt = e => norm(e.innerText || e.value || '').slice(0, 300);\n",
 	"const role = e => { const r = e.getAttribute('role'); if (r) return r; const t = e.tagName.toLowerCase();",
 	" if (t === 'a' && e.hasAttribute('href')) return 'link'; if (t === 'button') return 'button';",
@@ -36,17 +40,17 @@ static const char *const lib[] = {
 	" if (P.id && !S.has('id') && (e = pick(attr('id', P.id)))) return [e, 'id'];\n",
 	" if (P.name && !S.has('name') && (e = pick(attr('name', P.name)))) return [e, 'name'];\n",
 	" if (P.aria && !S.has('aria-label') && (e = pick(attr('aria-label', P.aria)))) return [e, 'aria-label'];\n",
-	" const inter = Array.from(document.querySelectorAll(INTER));\n",
+	" const inter = all(INTER);\n",
 	" if (P.role && T && !S.has('role+text') && (e = pick(inter.filter(c => role(c) === P.role && txt(c) === T)))) return [e, 'role+text'];\n",
 	" if (P.href && !S.has('href')) { let want = ''; try { want = new URL(P.href, location.href).href; } catch (x) {}\n",
-	"  if ((e = pick(Array.from(document.querySelectorAll('a[href],area[href]')).filter(a =>",
+	"  if ((e = pick(all('a[href],area[href]').filter(a =>",
 	" a.getAttribute('href') === P.href || a.href === want)))) return [e, 'href']; }\n",
 	" if (T && !S.has('text') && (e = pick(inter.filter(c => txt(c) === T)) ||",
-	" pick(Array.from(document.querySelectorAll('li,span,div,p,h1,h2,h3,h4,td')).filter(c => txt(c) === T).reverse())))",
+	" pick(all('li,span,div,p,h1,h2,h3,h4,td').filter(c => txt(c) === T).reverse())))",
 	" return [e, 'text'];\n",
 	" return null; }\n",
 	"function uniq(e) {\n",
-	" const one = s => { try { return document.querySelectorAll(s).length === 1; } catch (x) { return false; } };\n",
+	" const one = s => all(s).length === 1;\n",
 	" if (e.id && one('#' + CSS.escape(e.id))) return '#' + CSS.escape(e.id);\n",
 	" const t = e.tagName.toLowerCase(), nm = e.getAttribute('name');\n",
 	" if (nm && one(t + '[name=\"' + CSS.escape(nm) + '\"]')) return t + '[name=\"' + CSS.escape(nm) + '\"]';\n",
@@ -66,7 +70,7 @@ static const char *const lib[] = {
 	/* a label hidden until hover (DokuWiki's page tools) is still the element's name: its text */
 	" text: txt(e) || norm(e.textContent || '').slice(0, 300), classes: (e.getAttribute('class') || '').trim(),",
 	" path: p.join(' ')}; }\n",
-	"const cands = P => Array.from(document.querySelectorAll(INTER + ',[id],[name]'))",
+	"const cands = P => all(INTER + ',[id],[name]')",
 	".filter(e => vis(e) && fits(e, P)).slice(0, 500);\n",
 	/* waiting in the page (issue 17): the next animation frame (or 50 ms where none is drawn), a DOM
 	 * change (or ms), and actionability as Playwright checks it: attached, visible, the same box on
@@ -167,12 +171,12 @@ char *kn_replay_page_expr(const char *fn, json_t *params)
 	char *p = params ? json_dumps(params, JSON_COMPACT | JSON_ENCODE_ANY) : strdup("{}");
 	if (!p)
 		return NULL;
-	size_t n = strlen(p) + strlen(fn) + 64, w = 0;
+	size_t n = strlen(p) + strlen(fn) + kn_query_js_len + 64, w = 0;
 	for (size_t i = 0; i < sizeof lib / sizeof lib[0]; i++)
 		n += strlen(lib[i]);
 	char *e = malloc(n);
 	if (e) {
-		w = (size_t)snprintf(e, n, "(() => {\n");
+		w = (size_t)snprintf(e, n, "(() => {\n%s", kn_query_js);
 		for (size_t i = 0; i < sizeof lib / sizeof lib[0]; i++)
 			w += (size_t)snprintf(e + w, n - w, "%s", lib[i]);
 		snprintf(e + w, n - w, "return K.%s(%s); })()", fn, p);

@@ -12,18 +12,20 @@
 #include <string.h>
 
 #include "keynode/base64.h"
+#include "query_js.h"
 #include "trace_internal.h"
 
+/* Selectors go through query.js (the %s: kn_query_js): the light DOM first, then open shadow
+ * roots, `host >> inner` chains — as the recorder resolved them. */
 static const char probe_js[] =
-	"(function(sel,nodes,max){var r={url:location.href,title:document.title,vw:innerWidth,"
+	"(function(sel,nodes,max){%s\n;var r={url:location.href,title:document.title,vw:innerWidth,"
 	"vh:innerHeight,sx:scrollX,sy:scrollY,selectors:[]};var el=null;"
-	"if(sel){try{el=document.querySelector(sel);r.found=!!el;}catch(e){r.selector_error="
-	"String(e&&e.message);}}"
+	"if(sel){var se=knSelectorError(sel);if(se)r.selector_error=se;else{el=knQuery(sel);r.found=!!el;}}"
 	"if(el){var b=el.getBoundingClientRect();r.box={x:b.x,y:b.y,width:b.width,height:b.height};"
 	"var p=el.parentElement,h=p?p.outerHTML:'';if(!p||h.length>max)h=el.outerHTML;"
 	"r.dom=h.length>max?h.slice(0,max):h;}"
-	"for(var i=0;i<nodes.length;i++){var c;try{c=document.querySelectorAll(nodes[i][1]).length;}"
-	"catch(e){c=-1;}r.selectors.push({node:nodes[i][0],selector:nodes[i][1],count:c});}"
+	"for(var i=0;i<nodes.length;i++){var c=knSelectorError(nodes[i][1])?-1:knQueryAll(nodes[i][1]).length;"
+	"r.selectors.push({node:nodes[i][0],selector:nodes[i][1],count:c});}"
 	"return r;})";
 
 static struct kn_trace_tab *tab_by_id(kn_trace *t, const char *id)
@@ -256,7 +258,7 @@ static void start_probe(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const 
 	json_t *a = json_pack("[s?, O, i]", selector, t->selectors, 2000);
 	char *args = a ? json_dumps(a, JSON_COMPACT) : NULL;
 	json_decref(a);
-	size_t len = args ? strlen(probe_js) + strlen(args) + 4 : 0;
+	size_t len = args ? strlen(probe_js) + kn_query_js_len + strlen(args) + 4 : 0;
 	char *expr = len ? malloc(len) : NULL;
 	if (shot)
 		t->shot_in_flight = n, t->shot_started = kn_time_mono_s(), t->shot_gen++;
@@ -264,7 +266,8 @@ static void start_probe(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const 
 	if (p) {
 		/* the arguments are a JSON array: "(fn)(" + its inside + ")" */
 		args[strlen(args) - 1] = '\0';
-		snprintf(expr, len, "%s(%s)", probe_js, args + 1);
+		int w = snprintf(expr, len, probe_js, kn_query_js);
+		snprintf(expr + w, len - (size_t)w, "(%s)", args + 1);
 		json_t *params = json_pack("{s:s, s:b, s:b}", "expression", expr, "returnByValue", 1, "silent", 1);
 		if (params && tab->ctx_id)
 			json_object_set_new(params, "contextId", json_integer(tab->ctx_id));

@@ -518,6 +518,51 @@ async function caseStrictCsp(ctx, base) {
   await page.close();
 }
 
+// Selectors as people write them (query.js, issue 22): a plain CSS key node names an element inside an open
+// shadow root the way Playwright's CSS does, light DOM first; chains still work; malformed ones match nothing.
+async function caseShadow(ctx, base) {
+  const page = await ctx.newPage();
+  const rec = await install(page, [
+    node('s1', '#inner', { target: 'element_value' }),
+    node('s2', '#deep'),
+    node('s3', '#dup'), // the light-DOM #dup comes first
+    node('s4', '#box >> #dup'),
+    node('s5', 'x-box >> x-nest >> #deep'),
+    node('s6', 'x-nest >> #deep'), // a chain's first part is looked for in open roots too
+    node('s7', '.b'), // the light-DOM button again
+    node('s8', '#deep >> '),
+    node('s9', '#dup['),
+    node('s10', '>> #deep'),
+    node('s11', '#box >> #nope'),
+    node('s12', '#dup >> #deep'), // #dup has no shadow root
+  ]);
+  await page.goto(`${base}/shadow.html`);
+  await page.locator('#inner').fill('plain');
+  await page.locator('x-box #dup').click(); // the shadow one
+  await page.locator('#deep').click();
+  await page.locator('#dup').first().click(); // the light one
+  const ev = await settle(rec, 4);
+  check('shadow: type, three clicks', same(ev.map((e) => e.type), ['type', 'click', 'click', 'click']), summary(ev));
+  const [t, c1, c2, c3] = ev;
+  check('shadow: the field inside the open root: its chain, matched by plain #inner', t && t.selector === '#box >> #inner' && same(t.matched, ['s1']), t);
+  check('shadow: the shadow #dup matches only its chain (plain #dup and .b name the light-DOM button first)', c1 && c1.selector === '#box >> #dup' && same(c1.matched, ['s4']), c1);
+  check('shadow: #deep two roots down matches plain #deep and both chains', c2 && c2.selector === '#box >> x-nest >> #deep' && same(sorted(c2.matched), ['s2', 's5', 's6']), c2);
+  check('shadow: the light-DOM #dup matches #dup and .b', c3 && c3.selector === '#dup' && same(sorted(c3.matched), ['s3', 's7']), c3);
+  check('shadow: malformed selectors matched nothing and broke nothing', rec.bad.length === 0 && ev.every((e) => !e.matched.some((m) => ['s8', 's9', 's10', 's11', 's12'].includes(m))), ev.map((e) => e.matched));
+
+  // query.js against Playwright's CSS engine, element for element and in order
+  const src = fs.readFileSync(path.join(REPO, 'services', 'recorder', 'query.js'), 'utf8');
+  const sels = ['#dup', '.b', 'button', '[data-k]', '#deep', 'x-nest', 'div', '.wrap > #dup', 'x-box >> .b', 'x-box >> x-nest >> button', 'input', '#hidden', 'p, span', '#deep, #dup', 'span,.b', 'x-box >> div, #deep', ':is(p, span)', '[data-k="a,b"], x-nest', '.wrap ~ :where(span, x-nest)', ':not(p, div)', '[data-k="a,b"]'];
+  const ours = await page.evaluate(({ src, sels }) => new Function('sels', `${src}\nreturn sels.map((s) => knQueryAll(s).map((e) => e.dataset.k));`)(sels), { src, sels });
+  for (let i = 0; i < sels.length; i++) {
+    const theirs = await page.locator(sels[i]).evaluateAll((els) => els.map((e) => e.dataset.k));
+    check(`query.js: ${JSON.stringify(sels[i])} names what Playwright's CSS names, in its order`, same(ours[i], theirs), { ours: ours[i], playwright: theirs });
+  }
+  const bad = await page.evaluate(({ src }) => new Function(`${src}\nreturn ['#dup[', '>> #dup', '#box >> ', '', '#dup >> #deep', ':nope('].map((s) => [knQueryAll(s).length, knQuery(s), knSelectorError(s) !== '' || s === '#dup >> #deep']);`)(), { src });
+  check('query.js: malformed selectors find nothing, throw nothing, and say why', bad.every(([n, one, why]) => n === 0 && one === null && why), bad);
+  await page.close();
+}
+
 async function caseBindingNotInMainWorld(ctx, base) {
   // The same binding name registered for the world only: the main world never has it, even by name.
   const page = await ctx.newPage();
@@ -539,7 +584,7 @@ try {
   });
   const ctx = await browser.newContext();
   ctx.setDefaultTimeout(10000);
-  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseBindingNotInMainWorld];
+  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseBindingNotInMainWorld];
   for (const c of cases) {
     try {
       await c(ctx, base);

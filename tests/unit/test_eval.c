@@ -163,6 +163,40 @@ static void test_gates_and_matched(void **state)
 	kn_taskset_free(set);
 }
 
+/* Offline (no live `matched`): a plain CSS reference names the element in whichever tree it is,
+ * so it matches a recorded piercing chain whose last part it is; a chain reference still needs the
+ * whole chain, and a plain recorded selector never satisfies a chain reference. */
+static void test_shadow_chains_offline(void **state)
+{
+	(void)state;
+	const char *doc =
+		"[{\"index\": 1, \"task\": \"t\", \"reference_task_length\": 3, \"evaluation\": ["
+		"{\"match_function_name\": \"element_value_exactly_match\", \"content\": {\"reference_answer\": \"SPRING\", \"path\": \"#coupon\"}},"
+		"{\"match_function_name\": \"element_path_exactly_match\", \"method\": \"selector\", \"content\": {\"reference_answer\": \"div > button.apply\"}},"
+		"{\"match_function_name\": \"element_path_exactly_match\", \"method\": \"selector\", \"content\": {\"reference_answer\": \"coupon-box >> #remove\"}},"
+		"{\"match_function_name\": \"element_path_included_match\", \"method\": \"selector\", \"content\": {\"reference_answer\": \"#gift\"}}]}]";
+	kn_taskset *set = load(doc);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	const char *u = "http://shop.test/checkout";
+	feed(ev, ev_act(KN_EV_TYPE, u, "coupon-box >> #coupon-old", NULL, "SPRING")); /* another field */
+	feed(ev, ev_act(KN_EV_CLICK, u, "coupon-box >> span > button.apply", "Apply", NULL));
+	feed(ev, ev_act(KN_EV_CLICK, u, "#remove", "Remove", NULL)); /* a light-DOM #remove: not the chain's */
+	feed(ev, ev_act(KN_EV_CLICK, u, "coupon-box >> [title=\"a >> b\"]", "x", NULL));
+	for (size_t i = 0; i < 4; i++)
+		assert_double_equal(kn_eval_node(ev, i)->score, 0, 0);
+	feed(ev, ev_act(KN_EV_TYPE, u, "shop-checkout >> coupon-box >> #coupon", NULL, "SPRING"));
+	assert_double_equal(kn_eval_node(ev, 0)->score, 1, 0);
+	feed(ev, ev_act(KN_EV_CLICK, u, "coupon-box   >>   div>button.apply", "Apply", NULL)); /* normalised */
+	assert_double_equal(kn_eval_node(ev, 1)->score, 1, 0);
+	feed(ev, ev_act(KN_EV_CLICK, u, "coupon-box >> #remove", "Remove", NULL));
+	assert_double_equal(kn_eval_node(ev, 2)->score, 1, 0);
+	feed(ev, ev_act(KN_EV_CLICK, u, "gift-box >> #gift > span", "Gift", NULL)); /* include: a substring */
+	assert_double_equal(kn_eval_node(ev, 3)->score, 1, 0);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
 /* webcanvas mode: a step is checked before its action, so a URL first seen after the last action
  * never counts, and semantic scores count as fractions. default mode counts both. */
 static void test_modes(void **state)
@@ -362,6 +396,7 @@ int main(void)
 		cmocka_unit_test(test_conformance),
 		cmocka_unit_test(test_latching_and_step_scores),
 		cmocka_unit_test(test_gates_and_matched),
+		cmocka_unit_test(test_shadow_chains_offline),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_step_limit_and_error),
 		cmocka_unit_test(test_type_coalescing),

@@ -209,6 +209,38 @@ static void test_selector_equivalence(void **state)
 	assert_null(a);
 }
 
+/* The last part of a `host >> inner` chain in a normalised selector: ">>" inside strings,
+ * brackets and parentheses, or escaped, is no separator; malformed input never crashes. */
+static void test_selector_last_part(void **state)
+{
+	(void)state;
+	const char *chains[][2] = {
+		{ "coupon-box >> #coupon", "#coupon" },
+		{ "shop-checkout >> coupon-box >> div > button.apply", "div>button.apply" },
+		{ "[title=\"a >> b\"] >> #q", "#q" },
+		{ "a:is(b >> c) >> #q", "#q" },
+		{ "a >> ", "" },
+		{ ">> #q", "#q" },
+	};
+	for (size_t i = 0; i < sizeof chains / sizeof chains[0]; i++) {
+		char *n;
+		assert_int_equal(kn_selector_normalise(&n, chains[i][0]), 0);
+		const char *last = kn_selector_last_part(n);
+		assert_non_null(last);
+		assert_string_equal(last, chains[i][1]);
+		free(n);
+	}
+	const char *plain[] = { "#coupon", "div > p", "[title=\"a >> b\"]", "a:is(b >> c)", "#a\\>>b",
+	                        "[x='open >> ", "\"unterminated >> ", "a\\", "", "(((", "]]>" };
+	for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+		char *n;
+		assert_int_equal(kn_selector_normalise(&n, plain[i]), 0);
+		assert_null(kn_selector_last_part(n));
+		free(n);
+	}
+	assert_null(kn_selector_last_part(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -222,6 +254,7 @@ int main(void)
 		cmocka_unit_test(test_selector),
 		cmocka_unit_test(test_selector_brackets),
 		cmocka_unit_test(test_selector_equivalence),
+		cmocka_unit_test(test_selector_last_part),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -57,4 +57,9 @@ double kn_match_text(kn_matcher m, const char *expect, const char *input, int fo
  * combinators > + ~ and inside brackets. *out is the caller's. */
 int kn_selector_normalise(char **out, const char *sel);
 
+/* The last part of a `host >> inner` chain in a normalised selector: what follows its last ">>"
+ * outside strings, brackets and parentheses (borrowed from norm; the element's selector in its own
+ * tree), or NULL when norm is no chain. */
+const char *kn_selector_last_part(const char *norm);
+
 #endif
