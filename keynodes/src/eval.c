@@ -647,7 +647,10 @@ int kn_eval_set_unreachable(kn_eval *ev, const char *evidence_json)
 	return 0;
 }
 
-const struct json_t *kn_eval_unreachable(const kn_eval *ev) { return ev->unreachable; }
+const struct json_t *kn_eval_unreachable(const kn_eval *ev)
+{
+	return kn_eval_completed(ev) ? NULL : ev->unreachable;
+}
 
 kn_status kn_eval_status(const kn_eval *ev)
 {

@@ -129,6 +129,7 @@ static void test_eval_unreachable(void **state)
 	assert_int_equal(kn_eval_set_unreachable(ev, "{\"url\": \"http://h/x\", \"error\": "
 	                                             "\"net::ERR_CONNECTION_REFUSED\", \"step\": 1}"), 0);
 	assert_int_equal(kn_eval_status(ev), KN_STATUS_ERROR);
+	assert_non_null(kn_eval_unreachable(ev));
 	json_t *j = kn_eval_result_json(ev, "r");
 	assert_string_equal(json_string_value(json_object_get(j, "status")), "error");
 	assert_string_equal(json_string_value(json_object_get(j, "reason")), "unreachable");
@@ -138,6 +139,7 @@ static void test_eval_unreachable(void **state)
 	kn_event nav = {.type = KN_EV_NAVIGATE, .url = "http://h/done", .how = "goto", .trusted = -1};
 	assert_true(kn_eval_feed(ev, &nav, NULL) >= 0);
 	assert_int_equal(kn_eval_status(ev), KN_STATUS_FINISHED);
+	assert_null(kn_eval_unreachable(ev));
 	j = kn_eval_result_json(ev, "r");
 	assert_null(json_object_get(j, "reason"));
 	assert_null(json_object_get(j, "unreachable"));

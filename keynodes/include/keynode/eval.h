@@ -122,7 +122,8 @@ int kn_eval_set_blocked(kn_eval *ev, const char *evidence_json);
  * KN_STATUS_ERROR and the result carries "reason": "unreachable" and "unreachable". KN_EINVAL for
  * text that is not a JSON object. */
 int kn_eval_set_unreachable(kn_eval *ev, const char *evidence_json);
-/* The "unreachable" evidence (borrowed), NULL when none was set. */
+/* The "unreachable" evidence (borrowed) while it decides the status (set, and the run not
+ * finished); NULL otherwise. */
 const struct json_t *kn_eval_unreachable(const kn_eval *ev);
 
 const kn_task *kn_eval_task(const kn_eval *ev);
