@@ -406,21 +406,19 @@ static void target_url_changed(kn_monitor *m, struct tab *t, const char *url)
 	t->info_timer = kn_cdp_timer_start(m->loop, 400, info_url_check, t);
 }
 
-/* The tab's top-level frame committed (frame: Page.frameNavigated's): an error page for the task's
- * own site that did not answer ends the run as unreachable (unreachable.h), unless it is finished. */
-static void check_unreachable(kn_monitor *m, struct tab *t, json_t *frame)
+/* After a failed Document load or a top-level commit of tab t: a main document of the task's own
+ * site that did not answer ends the run as unreachable (unreachable.h), unless it is finished or
+ * ended. While the run is stopping (the agent exited, say) it is still recorded. */
+static void check_unreachable(kn_monitor *m, struct tab *t)
 {
 	char *evidence = NULL;
-	if (!kn_doc_failure_unreachable(&evidence, &t->doc_failure, frame, m->o.task, kn_eval_steps(m->eval)) ||
-	    m->stopping || m->end_reason || kn_eval_completed(m->eval)) {
-		free(evidence);
+	if (m->end_reason || kn_eval_completed(m->eval) || kn_eval_unreachable(m->eval) ||
+	    !kn_doc_failure_unreachable(&evidence, &t->doc_failure, m->o.task, kn_eval_steps(m->eval)))
 		return;
-	}
-	char q[512], e[64];
-	kn_log_msg("warn", "monitor", "site unreachable", "tab=%s error=%s url=\"%s\"", t->id,
-	           kn_log_quote(e, sizeof e, t->doc_failure.error),
-	           kn_log_quote(q, sizeof q, kn_json_str(frame, "unreachableUrl")));
-	if (kn_eval_set_unreachable(m->eval, evidence) == 0)
+	char q[600];
+	kn_log_msg("warn", "monitor", "site unreachable", "tab=%s evidence=\"%s\"", t->id,
+	           kn_log_quote(q, sizeof q, evidence));
+	if (kn_eval_set_unreachable(m->eval, evidence) == 0 && !m->stopping)
 		kn_monitor_stop(m, KN_END_UNREACHABLE);
 	free(evidence);
 }
@@ -520,11 +518,15 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		char *full = NULL;
 		if (frag && *frag && (full = malloc(strlen(url) + strlen(frag) + 1)))
 			strcat(strcpy(full, url), frag);
+		kn_doc_failure_commit(&t->doc_failure, frame);
 		navigated(m, t, full ? full : url, 0, NULL);
 		free(full);
-		check_unreachable(m, t, frame);
+		check_unreachable(m, t);
+	} else if (strcmp(method, "Network.requestWillBeSent") == 0) {
+		kn_doc_failure_request(&t->doc_failure, params, t->target_id);
 	} else if (strcmp(method, "Network.loadingFailed") == 0) {
 		kn_doc_failure_note(&t->doc_failure, params);
+		check_unreachable(m, t);
 	} else if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
 		const char *fid = kn_json_str(params, "frameId"), *url = kn_json_str(params, "url");
 		const char *type = kn_json_str(params, "navigationType");

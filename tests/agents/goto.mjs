@@ -1,9 +1,10 @@
 // goto.mjs — an agent for `keynode run` that only navigates: with Playwright for Node
 // (connectOverCDP(KEYNODE_CDP_URL)) its tab on KEYNODE_START_URL goes to each URL given, in turn; a
 // navigation that fails (refused, DNS, TLS…) is printed and the agent goes on, as an agent that
-// retries elsewhere would. Then it waits a moment and exits 0. Used by tests/integration/run.sh
-// ("unreachable": a site that does not answer, on the task's own site or on another).
-//   node tests/agents/goto.mjs URL…
+// retries elsewhere would. Then it waits GOTO_WAIT_S seconds (default 1) and exits 0. Used by
+// tests/integration/run.sh ("unreachable": a site that does not answer, on the task's own site or on
+// another).
+//   [GOTO_WAIT_S=S] node tests/agents/goto.mjs URL…
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,5 +25,5 @@ for (const url of process.argv.slice(2)) {
     console.log(`failed ${url}: ${String((e && e.message) || e).split('\n')[0]}`);
   }
 }
-await new Promise((r) => setTimeout(r, 1000));
+await new Promise((r) => setTimeout(r, 1000 * Number(env.GOTO_WAIT_S || 1)));
 process.exit(0);
