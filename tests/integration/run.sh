@@ -372,6 +372,30 @@ EOF
   expect "unreachable: summary.json excludes the 5, each for unreachable" \
     "$(jq -r '[.excluded[] | select(.status == "error" and (.reason | startswith("unreachable: net::ERR_"))) | .task] | sort | join(",")' \
       "$u/out/summary.json" 2>/dev/null)" "own-dns,own-refused,own-tls,start-dns,start-tls"
+  # `keynode watch` on a running Chromium: the same agent's goto to the task's payment site ends the
+  # watch by itself, exit 2, the result an error with reason unreachable
+  if kn_chromium_start "$u"; then
+    "$kn" watch --browser "$cdp" --tasks "$u/tasks.yaml" --task own-refused --out "$u/watch.json" \
+      2>"$u/watch.log" &
+    wpid=$!
+    kn_pids+=("$wpid")
+    for _ in $(seq 1 200); do grep -q "ready:" "$u/watch.log" && break; sleep 0.05; done
+    KEYNODE_CDP_URL=$cdp GOTO_WAIT_S=0 node "$agents/goto.mjs" "http://127.0.0.1:$dead/pay" >/dev/null 2>&1
+    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$wpid" 2>/dev/null; then
+      kn_fail "unreachable: watch did not end by itself"
+      kn_stop "$wpid"
+    else
+      wait "$wpid"
+      expect "unreachable: watch ended by itself: exit 2" $? 2
+      kn_forget "$wpid"
+    fi
+    expect "unreachable: watch's result" "$(jq -r '"\(.status) \(.reason) \(.unreachable.error)"' "$u/watch.json" 2>/dev/null)" \
+      "error unreachable net::ERR_CONNECTION_REFUSED"
+    grep -q "site unreachable: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:$dead/pay" "$u/watch.log" &&
+      kn_ok "unreachable: watch says so on stderr" || kn_fail "unreachable: watch: $(tail -2 "$u/watch.log")"
+    kn_stop "$cpid"
+  fi
   kn_stop "$tlspid"
   check_clean unreachable
 fi
