@@ -115,6 +115,7 @@ void kn_eval_free(kn_eval *ev)
 	free(ev->step_scores);
 	free(ev->typing);
 	json_decref(ev->blocked);
+	json_decref(ev->unreachable);
 	free(ev->buy_norm);
 	free(ev->purchase_error);
 	url_cache_reset(&ev->cur);
@@ -642,11 +643,28 @@ int kn_eval_set_blocked(kn_eval *ev, const char *evidence_json)
 	return 0;
 }
 
+int kn_eval_set_unreachable(kn_eval *ev, const char *evidence_json)
+{
+	json_t *u = evidence_json ? json_loads(evidence_json, 0, NULL) : NULL;
+	if (!json_is_object(u)) {
+		json_decref(u);
+		return KN_EINVAL;
+	}
+	json_decref(ev->unreachable);
+	ev->unreachable = u;
+	return 0;
+}
+
+const struct json_t *kn_eval_unreachable(const kn_eval *ev)
+{
+	return kn_eval_completed(ev) ? NULL : ev->unreachable;
+}
+
 kn_status kn_eval_status(const kn_eval *ev)
 {
 	if (kn_eval_completed(ev))
 		return KN_STATUS_FINISHED;
-	if (ev->error)
+	if (ev->error || ev->unreachable)
 		return KN_STATUS_ERROR;
 	if (ev->blocked)
 		return KN_STATUS_BLOCKED;

@@ -93,8 +93,8 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"                    (default), on, or failures (kept only for attempts that did not finish)\n"
 	"\n"
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
-	"found) are not the agent's fault: such attempts are retried, then reported apart and left out\n"
-	"of the metrics.\n"
+	"found, a page of the task's own site that does not answer: reason unreachable) are not the\n"
+	"agent's fault: such attempts are retried, then reported apart and left out of the metrics.\n"
 	"exit: 0 every attempt ran, 1 some attempt ended in error or was blocked, 2 usage error, 130/143 interrupted\n";
 
 struct item {

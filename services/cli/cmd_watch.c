@@ -48,8 +48,11 @@ static const char help[] =
 	"\n"
 	KN_CLI_TRACE_HELP
 	"\n"
-	"Ctrl-C ends the run cleanly with a result.\n"
-	"exit: 0 the task was finished, 1 it was not, 2 usage error or browser unreachable/disconnected\n";
+	"Ctrl-C ends the run cleanly with a result. A page of the task's own site (its start URL's or\n"
+	"URL key nodes' host) that does not answer (DNS, refused connection, TLS error) ends the run:\n"
+	"status error, reason unreachable, with the URL and the net error.\n"
+	"exit: 0 the task was finished, 1 it was not, 2 usage error, browser unreachable/disconnected\n"
+	"or the task's site unreachable\n";
 
 static volatile sig_atomic_t interrupted;
 
@@ -291,8 +294,14 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_end why;
 	int gone = kn_monitor_end_cause(w.mon, &why) && why == KN_END_BROWSER_GONE;
 	kn_cli_trace_finish(w.trace, ev, "watch", kn_monitor_end_reason(w.mon), !kn_eval_completed(ev), quiet);
+	const json_t *unreachable = kn_eval_unreachable(ev);
 	if (gone) {
 		fprintf(stderr, "keynode watch: browser disconnected\n");
+		rc = KN_EXIT_USAGE;
+	} else if (unreachable) {
+		fprintf(stderr, "keynode watch: site unreachable: %s at %s\n",
+		        json_string_value(json_object_get(unreachable, "error")),
+		        json_string_value(json_object_get(unreachable, "url")));
 		rc = KN_EXIT_USAGE;
 	} else {
 		rc = kn_eval_completed(ev) ? KN_EXIT_OK : KN_EXIT_FAIL;

@@ -40,6 +40,7 @@ static void tab_free(struct tab *t)
 	free(t->started_type);
 	kn_history_clear(&t->history);
 	kn_dialog_clear(&t->dialog);
+	kn_doc_failure_clear(&t->doc_failure);
 	free(t);
 }
 
@@ -254,6 +255,9 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	            NULL);
 	kn_cdp_send(m->cdp, session, "Page.enable", NULL, NULL, NULL);
 	kn_cdp_send(m->cdp, session, "Runtime.enable", NULL, NULL, NULL);
+	/* only for failed main documents (unreachable.h): no bodies kept */
+	kn_cdp_send(m->cdp, session, "Network.enable",
+	            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
 	if (m->o.viewport_w > 0 && m->o.viewport_h > 0) /* monitor.h: before the tab runs on */
 		kn_cdp_send(m->cdp, session, "Emulation.setDeviceMetricsOverride",
 		            json_pack("{s:i, s:i, s:f, s:b}", "width", m->o.viewport_w, "height", m->o.viewport_h,
@@ -370,13 +374,21 @@ static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t
 	kn_event_clear(&ev);
 }
 
+/* 1 when url is the one whose error page the tab shows: Chromium gives it as the target's URL, but
+ * it never loaded (unreachable.h). */
+static int failed_url(const struct tab *t, const char *url)
+{
+	return t->doc_failure.error_url && strcmp(url, t->doc_failure.error_url) == 0;
+}
+
 /* The safety net: the browser's target URL changed and, a moment later, no navigation event has
  * brought the tab there. */
 static void info_url_check(void *ud)
 {
 	struct tab *t = ud;
 	t->info_timer = NULL;
-	if (t->info_url && (!t->url || strcmp(t->url, t->info_url) != 0) && !t->m->end_reason)
+	if (t->info_url && (!t->url || strcmp(t->url, t->info_url) != 0) && !failed_url(t, t->info_url) &&
+	    !t->m->end_reason)
 		missed_navigation(t->m, t, t->info_url);
 	set_str(&t->info_url, NULL);
 }
@@ -387,9 +399,28 @@ static void target_url_changed(kn_monitor *m, struct tab *t, const char *url)
 		return;
 	if (kn_history_has(&t->history, url)) /* a late report of where the tab has been */
 		return;
+	if (failed_url(t, url))
+		return;
 	set_str(&t->info_url, url);
 	kn_cdp_timer_cancel(t->info_timer);
 	t->info_timer = kn_cdp_timer_start(m->loop, 400, info_url_check, t);
+}
+
+/* After a failed Document load or a top-level commit of tab t: a main document of the task's own
+ * site that did not answer ends the run as unreachable (unreachable.h), unless it is finished or
+ * ended. While the run is stopping (the agent exited, say) it is still recorded. */
+static void check_unreachable(kn_monitor *m, struct tab *t)
+{
+	char *evidence = NULL;
+	if (m->end_reason || kn_eval_completed(m->eval) || kn_eval_unreachable(m->eval) ||
+	    !kn_doc_failure_unreachable(&evidence, &t->doc_failure, m->o.task, kn_eval_steps(m->eval)))
+		return;
+	char q[600];
+	kn_log_msg("warn", "monitor", "site unreachable", "tab=%s evidence=\"%s\"", t->id,
+	           kn_log_quote(q, sizeof q, evidence));
+	if (kn_eval_set_unreachable(m->eval, evidence) == 0 && !m->stopping)
+		kn_monitor_stop(m, KN_END_UNREACHABLE);
+	free(evidence);
 }
 
 /* A loaded page's blocked verdict (blocked.h): the last loaded page decides (the agent may get past). */
@@ -487,8 +518,15 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		char *full = NULL;
 		if (frag && *frag && (full = malloc(strlen(url) + strlen(frag) + 1)))
 			strcat(strcpy(full, url), frag);
+		kn_doc_failure_commit(&t->doc_failure, frame);
 		navigated(m, t, full ? full : url, 0, NULL);
 		free(full);
+		check_unreachable(m, t);
+	} else if (strcmp(method, "Network.requestWillBeSent") == 0) {
+		kn_doc_failure_request(&t->doc_failure, params, t->target_id);
+	} else if (strcmp(method, "Network.loadingFailed") == 0) {
+		kn_doc_failure_note(&t->doc_failure, params);
+		check_unreachable(m, t);
 	} else if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
 		const char *fid = kn_json_str(params, "frameId"), *url = kn_json_str(params, "url");
 		const char *type = kn_json_str(params, "navigationType");

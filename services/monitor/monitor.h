@@ -38,7 +38,7 @@ typedef struct kn_monitor_opts {
 	 * its recorder installed, so what an agent does from now on is seen (optional) */
 	void (*on_ready)(void *ud, kn_monitor *m);
 	/* called once when the run ended (reason: "finished", "idle", "steps", "stopped",
-	 * "browser disconnected"); the monitor may be freed after it returns */
+	 * "browser disconnected", "unreachable"); the monitor may be freed after it returns */
 	void (*on_end)(void *ud, kn_monitor *m, const char *reason);
 	/* with eval.defer set (an asynchronous judge): at its end the run waits at most this long
 	 * for the verdicts awaited (kn_monitor_verdict), then records them as missing; 0 → 30000 */
@@ -70,7 +70,8 @@ typedef enum kn_end {
 	KN_END_STEPS,        /* "steps": until steps:N */
 	KN_END_STEP_LIMIT,   /* "step limit": past the evaluator's step budget */
 	KN_END_IDLE,         /* "idle": until idle:S */
-	KN_END_BROWSER_GONE  /* "browser disconnected" */
+	KN_END_BROWSER_GONE, /* "browser disconnected" */
+	KN_END_UNREACHABLE   /* "unreachable": the task's own site did not answer (unreachable.h) */
 } kn_end;
 const char *kn_end_name(kn_end e);
 /* The reason whose name is name; KN_EINVAL when none is. */

@@ -7,6 +7,7 @@
 #include "history.h"
 #include "monitor.h"
 #include "page_check.h"
+#include "unreachable.h"
 
 struct tab {
 	struct tab *next;
@@ -25,6 +26,7 @@ struct tab {
 	char *info_url;          /* URL from Target.targetInfoChanged not yet seen as a navigation */
 	int synthetic;           /* t->url came from a missed navigation: its late event is a duplicate */
 	kn_cdp_timer *info_timer;
+	kn_doc_failure doc_failure; /* the tab's last failed Document load (unreachable.c) */
 	kn_monitor *m;
 };
 

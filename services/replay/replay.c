@@ -10,6 +10,7 @@
 #include "frames.h"
 #include "heal.h"
 #include "keynode/event.h"
+#include "keynode/site.h"
 #include "keynode/workflow.h"
 #include "replay.h"
 #include "replay_internal.h"
@@ -430,20 +431,6 @@ static int follow_popup(struct rp *r, const kn_replay_mark *m, kn_err *err)
 	return rc;
 }
 
-/* A net::ERR_… of a navigation: the site is unreachable (as opposed to a page that failed). */
-static int unreachable(const char *error_text)
-{
-	static const char *const codes[] = {"ERR_CONNECTION_REFUSED", "ERR_NAME_NOT_RESOLVED",
-	                                    "ERR_NAME_RESOLUTION_FAILED", "ERR_ADDRESS_UNREACHABLE",
-	                                    "ERR_CONNECTION_TIMED_OUT", "ERR_INTERNET_DISCONNECTED",
-	                                    "ERR_CONNECTION_RESET", "ERR_CONNECTION_CLOSED",
-	                                    "ERR_ADDRESS_INVALID", "ERR_TIMED_OUT"};
-	for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++)
-		if (strstr(error_text, codes[i]))
-			return 1;
-	return 0;
-}
-
 static kn_step_outcome not_found(const kn_step *st, const struct found *f, kn_err *err)
 {
 	kn_err_set(err, KN_ENOTFOUND, "no element for %s%s%s", st->selector ? st->selector : st->text ? st->text : "?",
@@ -557,7 +544,7 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		const char *fail = json_string_value(json_object_get(nav, "errorText"));
 		if (!rc && fail && *fail) {
 			kn_err_set(err, KN_EIO, "navigation to %s failed: %s", st->value, fail);
-			kn_step_outcome o = unreachable(fail) ? KN_STEP_UNREACHABLE
+			kn_step_outcome o = kn_net_error_unreachable(fail) ? KN_STEP_UNREACHABLE
 			                    : strstr(fail, "ERR_HTTP_RESPONSE_CODE_FAILURE") ? KN_STEP_HTTP_ERROR
 			                                                                      : KN_STEP_ACTION_FAILED;
 			json_decref(nav);

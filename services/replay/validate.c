@@ -392,7 +392,10 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	if (rr && !res.failed_step) {
 		snprintf(reason, sizeof reason, "browser failed: %.250s", rerr.msg);
 		status = KN_REPLAY_ERROR;
-	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_UNREACHABLE) {
+	} else if ((res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_UNREACHABLE) ||
+	           (kn_monitor_end_cause(m, &end) && end == KN_END_UNREACHABLE)) {
+		/* a goto that failed, or a page of the task's own site that did not answer (the monitor's
+		 * unreachable.h: a click or a script that led there) */
 		snprintf(reason, sizeof reason, "site unreachable");
 		status = KN_REPLAY_ERROR;
 	} else if (kn_monitor_end_cause(m, &end) && end == KN_END_BROWSER_GONE) {

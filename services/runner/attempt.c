@@ -5,7 +5,8 @@
  *   stopped.
  * The attempt's kn_cdp_loop is driven here in short slices; between them the answer file is read,
  * the agent reaped and the clocks checked. Infrastructure failures (no browser, start page down,
- * monitor not ready, agent not startable, browser crashed under the agent) make the attempt an
+ * monitor not ready, agent not startable, browser crashed under the agent, the task's own site not
+ * answering: reason "unreachable", from the start page or from the monitor) make the attempt an
  * `error` with a reason: the caller retries and excludes it. */
 #define _GNU_SOURCE /* environ */
 #include "runner.h"
@@ -19,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "keynode/site.h"
 #include "keynode/utf8.h"
 #include "monitor.h"
 #include "worker_browser.h"
@@ -48,6 +50,7 @@ struct attempt {
 	kn_monitor *mon;
 	kn_remote_run *rr;       /* --server: the run is serve's (attempt_remote.c); mon is NULL */
 	const char *run_id;      /* o->run_id, or the server's */
+	char *unreachable;       /* the start page's "unreachable" evidence (JSON text), NULL: none */
 	int ready, ended;
 	FILE *answers;
 	char line[KN_ANSWER_LINE_MAX + 1];
@@ -223,6 +226,29 @@ static json_t *report_json(const kn_attempt_report *r)
 	return o;
 }
 
+/* The attempt is an error because the task's own site did not answer; u is the evidence
+ * ({url, error, step}). */
+static void unreachable_error(kn_attempt_report *rep, const json_t *u)
+{
+	rep->status = KN_ATTEMPT_ERROR;
+	snprintf(rep->reason, sizeof rep->reason, "unreachable: %.80s at %.400s",
+	         json_string_value(json_object_get(u, "error")), json_string_value(json_object_get(u, "url")));
+}
+
+/* The start page failed with net_error: when the site did not answer, the attempt is an
+ * unreachable error with its evidence (the run result's too); else the error words as they are. */
+static void start_page_error(struct attempt *a, const char *net_error, const char *msg)
+{
+	json_t *u = net_error && kn_net_error_unreachable(net_error)
+	            ? json_pack("{s:s, s:s, s:i}", "url", a->o->task->start_url, "error", net_error, "step", 0)
+	            : NULL;
+	if (u && (a->unreachable = json_dumps(u, JSON_COMPACT)))
+		unreachable_error(a->rep, u);
+	else
+		errorf(a->rep, "", msg);
+	json_decref(u);
+}
+
 /* result.json: the run result of the evaluator (docs/formats.md §3) plus "attempt"; an attempt
  * without a monitor gets the result of an empty run with status error. */
 static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remote, double t_end,
@@ -243,6 +269,8 @@ static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remo
 				return kn_err_set(err, KN_ENOMEM, "out of memory");
 			}
 			kn_eval_set_error(empty);
+			if (a->unreachable)
+				kn_eval_set_unreachable(empty, a->unreachable);
 			ev = empty;
 		}
 		a->rep->completed = kn_eval_completed(ev);
@@ -299,8 +327,9 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 			a->ended = 1;
 		if (a->ended) {
 			kn_end why = KN_END_STOPPED;
-			int gone = (a->rr ? kn_remote_run_end_cause(a->rr, &why) : kn_monitor_end_cause(a->mon, &why)) &&
-			           why == KN_END_BROWSER_GONE;
+			if (!(a->rr ? kn_remote_run_end_cause(a->rr, &why) : kn_monitor_end_cause(a->mon, &why)))
+				why = KN_END_STOPPED;
+			int gone = why == KN_END_BROWSER_GONE;
 			/* Ctrl-C on a terminal reaches the browser too (it shares our process group):
 			 * give the interrupt a moment to be seen before calling the browser's end a crash */
 			for (double until = kn_time_mono_s() + 0.3; gone && !stopping(a) && kn_time_mono_s() < until;)
@@ -309,7 +338,8 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 				snprintf(rep->end, sizeof rep->end, "interrupted");
 				break;
 			}
-			snprintf(rep->end, sizeof rep->end, "%s", gone ? "browser gone" : "step limit");
+			snprintf(rep->end, sizeof rep->end, "%s", gone ? "browser gone"
+			         : why == KN_END_UNREACHABLE ? "unreachable" : "step limit");
 			break;
 		}
 		if (a->o->timeout_s > 0 && kn_time_mono_s() - t_agent >= a->o->timeout_s) {
@@ -333,7 +363,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	kn_local_browser lb = {0};
 	int pooled_page = 0; /* the pooled browser's first tab is the start page, fresh */
 	char *ws = NULL, *http = NULL, *context = NULL, *target = NULL, *answer = NULL, *traj = NULL;
-	char *log = NULL, **env = NULL;
+	char *log = NULL, **env = NULL, *net_error = NULL;
 	FILE *tf = NULL;
 	kn_agent_proc *agent = NULL;
 	kn_err e = {0};
@@ -385,10 +415,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	int preloaded = o->pool ? pooled_page : !o->browser && o->task->start_url && (strncmp(o->task->start_url, "http://", 7) == 0 ||
 	                                                      strncmp(o->task->start_url, "https://", 8) == 0);
 	if (kn_start_page_open(a.loop, ws, context, o->task->start_url, preloaded, o->viewport_w, o->viewport_h,
-	                       KN_START_PAGE_TIMEOUT_MS, o->stop, &target, &e) != 0) {
+	                       KN_START_PAGE_TIMEOUT_MS, o->stop, &target, &net_error, &e) != 0) {
 		if (stopping(&a))
 			goto interrupted;
-		errorf(rep, "", e.msg);
+		start_page_error(&a, net_error, e.msg);
 		goto result;
 	}
 	rep->t_page_s = kn_time_mono_s() - t0;
@@ -442,6 +472,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	agent = NULL;
 	/* 5. the end: last answers, recorders flushed, page checks read */
 	read_answers(&a, 1);
+	const json_t *u = NULL;
 	if (a.rr) {
 		fflush(tf);
 		rewind(tf); /* the server's trajectory is the attempt's */
@@ -458,6 +489,8 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		rep->status = KN_ATTEMPT_INTERRUPTED;
 	else if (strcmp(rep->end, "browser gone") == 0)
 		errorf(rep, "", "the browser went away while the agent worked");
+	else if ((u = a.mon ? kn_eval_unreachable(kn_monitor_eval(a.mon)) : json_object_get(remote, "unreachable")))
+		unreachable_error(rep, u); /* the task's own site did not answer: not the agent's failure */
 	else if (rep->exit_code == 126 || rep->exit_code == 127)
 		snprintf(rep->reason, sizeof rep->reason,
 		         "agent could not start: exit %d from /bin/sh (command not found or not executable)",
@@ -504,5 +537,6 @@ out:
 		fclose(a.answers);
 	env_free(env);
 	free(ws), free(http), free(context), free(target), free(answer), free(traj), free(log);
+	free(net_error), free(a.unreachable);
 	return rc;
 }

@@ -1,9 +1,9 @@
 /* attempt_remote.c — the run of an attempt made on keynode serve (`keynode run --server URL`,
  * runner.h kn_remote_run_*): POST /api/runs with the attempt's browser and step budget (serve's
  * monitor attaches and answers once every tab records), answers posted as the agent writes them,
- * the end polled (a step budget spent or a browser gone ends the run on the server), then the
- * stop, the run result and the trajectory read back into the attempt's folder. The run is in
- * PostgreSQL and on the dashboard from its first event. */
+ * the end polled (a step budget spent, a browser gone or the task's site unreachable ends the run
+ * on the server), then the stop, the run result and the trajectory read back into the attempt's
+ * folder. The run is in PostgreSQL and on the dashboard from its first event. */
 #define _GNU_SOURCE /* asprintf */
 #include "runner.h"
 
@@ -89,7 +89,9 @@ static void note_end(kn_remote_run *r, const json_t *run)
 		return;
 	r->ended = 1;
 	const char *st = json_string_value(json_object_get(run, "status"));
-	r->end = st && strcmp(st, "step_limit") == 0 ? KN_END_STEP_LIMIT : KN_END_BROWSER_GONE;
+	r->end = json_object_get(run, "unreachable")        ? KN_END_UNREACHABLE /* serve's monitor: unreachable.h */
+	         : st && strcmp(st, "step_limit") == 0 ? KN_END_STEP_LIMIT
+	                                               : KN_END_BROWSER_GONE;
 }
 
 int kn_remote_run_ended(kn_remote_run *r)

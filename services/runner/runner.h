@@ -51,8 +51,9 @@ int kn_remote_upload(const kn_remote *r, const char *file, const char *name, kn_
 /* A run of one attempt on the server (attempt_remote.c). start: POST /api/runs {task, browser,
  * step_limit} (0: the default budget); KN_ETIMEOUT when serve's monitor did not attach (*out is
  * still set: free it). ended: 1 once the run ended on the server (polled at most every 0.5 s);
- * end_cause then KN_END_STEP_LIMIT or KN_END_BROWSER_GONE. finish: stop it (if live), write its
- * trajectory to traj (may be NULL), *result the run result (§3; the caller's). */
+ * end_cause then KN_END_STEP_LIMIT, KN_END_UNREACHABLE or KN_END_BROWSER_GONE. finish: stop it
+ * (if live), write its trajectory to traj (may be NULL), *result the run result (§3; the
+ * caller's). */
 typedef struct kn_remote_run kn_remote_run;
 int kn_remote_run_start(kn_remote_run **out, const kn_remote *srv, const char *task_ref,
                         const char *browser_http, int step_limit, kn_err *err);
@@ -123,7 +124,8 @@ typedef enum kn_attempt_status {
 typedef struct kn_attempt_report {
 	kn_attempt_status status;
 	char end[32];            /* "agent exited", "timeout", "step limit", "browser gone",
-	                          * "interrupted", or "" when the agent never started */
+	                          * "unreachable", "interrupted", or "" when the agent never
+	                          * started */
 	char reason[512];        /* why an error (empty otherwise) */
 	int completed;           /* every key node reached */
 	double score;
@@ -190,10 +192,11 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep);
  * KN_EIO with the reason when the site is unreachable or answers 5xx, KN_ETIMEOUT when it did
  * not load in timeout_ms, KN_EINVAL when *stop became non-zero (may be NULL) while it waited.
  * url NULL: only the window. *target_out (may be NULL) gets the tab's id
- * (the caller's). */
+ * (the caller's); *net_error (may be NULL) the browser's net error ("net::ERR_…", the caller's)
+ * when the page failed to load with one, else NULL. */
 int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id,
                        const char *url, int preloaded, int vw, int vh, int timeout_ms,
-                       const atomic_int *stop, char **target_out, kn_err *err);
+                       const atomic_int *stop, char **target_out, char **net_error, kn_err *err);
 
 /* A fresh browser context on the browser at ws (*out: its id, the caller's), and its disposal
  * (best effort). For --browser: attempts sharing a browser each get their own context. */

@@ -59,7 +59,8 @@ static void size_window(kn_cdp *c, const char *target, int vw, int vh)
 
 /* Navigate the tab of session to url and wait for the load; classify what went wrong. */
 static int load(kn_cdp_loop *loop, kn_cdp *c, const kn_cdp_link *k, const char *session,
-                const char *url, int preloaded, int timeout_ms, const atomic_int *stop, kn_err *err)
+                const char *url, int preloaded, int timeout_ms, const atomic_int *stop, char **net_error,
+                kn_err *err)
 {
 	json_t *res = NULL;
 	int rc = preloaded ? 0 : kn_cdp_call(c, session, "Page.navigate", json_pack("{s:s}", "url", url), &res, err);
@@ -68,6 +69,8 @@ static int load(kn_cdp_loop *loop, kn_cdp *c, const kn_cdp_link *k, const char *
 	const char *fail = json_string_value(json_object_get(res, "errorText"));
 	if (fail && *fail) {
 		rc = kn_err_set(err, KN_EIO, "start page %s: %s", url, fail);
+		if (net_error)
+			*net_error = strdup(fail);
 		json_decref(res);
 		return rc;
 	}
@@ -92,7 +95,7 @@ static int load(kn_cdp_loop *loop, kn_cdp *c, const kn_cdp_link *k, const char *
 			int failed = preloaded && href && strncmp(href, "chrome-error:", 13) == 0;
 			json_decref(res);
 			if (failed)
-				return load(loop, c, k, session, url, 0, timeout_ms, stop, err);
+				return load(loop, c, k, session, url, 0, timeout_ms, stop, net_error, err);
 			if (done && status >= 500)
 				return kn_err_set(err, KN_EIO, "start page %s: HTTP %lld", url, status);
 			if (done)
@@ -167,10 +170,12 @@ void kn_browser_context_dispose(kn_cdp_loop *loop, const char *ws, const char *i
 
 int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id, const char *url,
                        int preloaded, int vw, int vh, int timeout_ms, const atomic_int *stop,
-                       char **target_out, kn_err *err)
+                       char **target_out, char **net_error, kn_err *err)
 {
 	if (target_out)
 		*target_out = NULL;
+	if (net_error)
+		*net_error = NULL;
 	kn_cdp_link k = {0};
 	kn_cdp *c = NULL;
 	int rc = connect_to(&c, &k, loop, ws, err);
@@ -188,7 +193,7 @@ int kn_start_page_open(kn_cdp_loop *loop, const char *ws, const char *context_id
 		if (rc == 0 && !sid)
 			rc = kn_err_set(err, KN_EPROTO, "Target.attachToTarget: no sessionId");
 		if (rc == 0) {
-			rc = load(loop, c, &k, sid, url, preloaded, timeout_ms, stop, err);
+			rc = load(loop, c, &k, sid, url, preloaded, timeout_ms, stop, net_error, err);
 			if (!k.closed)
 				kn_cdp_send(c, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid),
 			            NULL, NULL);

@@ -1,8 +1,10 @@
 /* fuzz_task_mind2web.c — the Mind2Web-Live JSON loader on arbitrary bytes: any input either
- * loads or fails with an error message; never a crash, leak or hang. */
+ * loads or fails with an error message; never a crash, leak or hang. A loaded task's own sites
+ * (keynode/site.h: its reference answers read as hosts) are asked about too. */
 #include <stdint.h>
 #include <string.h>
 
+#include "keynode/site.h"
 #include "keynode/task.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -17,6 +19,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			for (size_t k = 0; k < set->tasks[t].n_keynodes; k++)
 				if (!set->tasks[t].keynodes[k].function || !set->tasks[t].keynodes[k].expect)
 					__builtin_trap();
+		for (size_t t = 0; t < set->n_tasks; t++) {
+			const kn_task *task = &set->tasks[t];
+			if ((unsigned)kn_task_own_site(task, "https://www.example.com/a") > 1 ||
+			    (task->start_url && (unsigned)kn_task_own_site(task, task->start_url) > 1))
+				__builtin_trap();
+		}
 	} else if (set != NULL || strlen(err.msg) == 0) {
 		__builtin_trap();
 	}

@@ -4,6 +4,9 @@
 #            a run made by serve's monitor on the attempt's own browser — in PostgreSQL (runs table, each
 #            ended and completed), on the dashboard API (GET /api/runs, /api/runs/{id}), the answer posted
 #            through the API, the local folders and summary as without --server
+#   unreachable  `keynode run --server` whose agent goes to the task's own site that does not answer (a
+#            closed port named by a URL key node): serve's monitor ends the run, status error, reason
+#            unreachable with the evidence (API, PostgreSQL); the attempt an error left out of the metrics
 #   jobs     POST /api/agent-runs (2 tasks × repeat 2) → 4 agent jobs; 2 `keynode worker`s with
 #            `agents:` in their keynode.yaml; one SIGKILLed while its agent runs: its job's lease expires,
 #            the other worker runs the attempt again; every attempt completed exactly once (one
@@ -125,6 +128,32 @@ if want server; then
   [ $rc != 0 ] && grep -q "401" "$tmp/srv-401.err" && kn_ok "server: a wrong token is refused, named 401" ||
     kn_fail "server: wrong token: exit $rc, $(cat "$tmp/srv-401.err")"
   check_clean server
+fi
+
+if want unreachable; then
+  # the same code path through serve: its monitor ends the run when the task's own site does not answer
+  # (a URL key node's host: a closed port), the attempt is an error with reason unreachable
+  dead=$(kn_free_port)
+  cat >"$tmp/unr.yaml" <<EOF
+tasks:
+  - { id: own-refused, intent: pay, start_url: "http://127.0.0.1:$port/shop/", key_nodes: [ { id: pay, url: { include: "http://127.0.0.1:$dead/pay" } } ] }
+EOF
+  KEYNODE_API_TOKEN=$token "$kn" run --server "$base" --tasks "$tmp/unr.yaml" --out "$tmp/unr" --retries 0 \
+    --timeout 90 --agent "GOTO_WAIT_S=30 exec node $agents/goto.mjs http://127.0.0.1:$dead/pay" >"$tmp/unr.log" 2>&1
+  expect "unreachable: keynode run --server exit 1 (an error)" $? 1
+  f=$tmp/unr/own-refused/1/result.json
+  expect "unreachable: the attempt is an error, ended at the failure" \
+    "$(jq -r '"\(.attempt.status) \(.attempt.end) \(.attempt.reason)"' "$f" 2>/dev/null)" \
+    "error unreachable unreachable: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:$dead/pay"
+  id=$(jq -r .run "$f" 2>/dev/null)
+  expect "unreachable: serve's run result (API)" \
+    "$(api "$base/api/runs/$id" | jq -r '"\(.status) \(.reason) \(.unreachable.error) \(.unreachable.url)"')" \
+    "error unreachable net::ERR_CONNECTION_REFUSED http://127.0.0.1:$dead/pay"
+  expect "unreachable: in PostgreSQL, ended, status error" \
+    "$(kn_psql "SELECT (ended IS NOT NULL) || ' ' || (result->>'status') || ' ' || (result->>'reason') FROM runs WHERE id = '$id'")" \
+    "true error unreachable"
+  expect "unreachable: left out of the metrics" "$(jq -r '"\(.attempts.executable) \(.attempts.errors)"' "$tmp/unr/summary.json")" "0 1"
+  check_clean unreachable
 fi
 
 if want jobs; then

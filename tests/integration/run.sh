@@ -15,6 +15,14 @@
 #              binary garbage to the answer file, ignores SIGTERM: each ends as it should, the results say so
 #   errors     start page refused / HTTP 503 / agent command not found / browser crashed / no browser:
 #              status error with the reason, retried (a .error-1 folder), excluded from the metrics, exit 1
+#   unreachable  "unreachable is not failed" (issue 22): the agent (agents/goto.mjs) goes to a page of the
+#              task's own site (a URL key node's host) that does not answer — a closed port (refused),
+#              unreachable.test mapped to ~NOTFOUND by --host-resolver-rules through a --chromium wrapper
+#              (DNS; no real query), a local HTTPS server with a self-signed certificate made by openssl
+#              (TLS) — and two start pages that do not answer (DNS, TLS): each an error with reason
+#              unreachable and its evidence (net error, URL, step), retried (a .error-1 folder, unreachable
+#              too), excluded from the metrics; a closed port on another host:port (not the task's) is the
+#              agent's business: done, incomplete, in the metrics, not retried
 #   signals    SIGINT and SIGTERM of keynode run mid-attempt: exit 130 / 143, a summary, nothing left
 #   blocked    a start page behind a 403 (tests/sites/blocked, blocked-server.mjs): status blocked, kept
 #              apart from errors (not retried, excluded, counted as blocked in summary.json/.csv), exit 1;
@@ -259,6 +267,9 @@ if want errors; then
   expect "errors: refused: status error" "$(res refused/shop-checkout/1 .attempt.status)" error
   res refused/shop-checkout/1 .attempt.reason | grep -q ERR_CONNECTION_REFUSED &&
     kn_ok "errors: refused: the reason says so" || kn_fail "errors: refused: $(res refused/shop-checkout/1 .attempt.reason)"
+  expect "errors: refused: the run result says unreachable, with the evidence" \
+    "$(res refused/shop-checkout/1 '"\(.status) \(.reason) \(.unreachable.error) \(.unreachable.step)"')" \
+    "error unreachable net::ERR_CONNECTION_REFUSED 0"
   [ -d "$tmp/refused/shop-checkout/1.error-1" ] && kn_ok "errors: refused: retried once" || kn_fail "errors: no retry"
   expect "errors: refused: excluded" "$(sum refused '.excluded | length')" 1
   expect "errors: refused: no executable attempt" "$(sum refused .attempts.executable)" 0
@@ -295,6 +306,98 @@ http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$p5
   res nobrowser/shop-red-runner-cart/1 .attempt.reason | grep -q "^browser: " &&
     kn_ok "errors: no browser: the reason says so" || kn_fail "errors: $(res nobrowser/shop-red-runner-cart/1 .attempt.reason)"
   check_clean errors
+fi
+
+if want unreachable; then
+  u=$tmp/unr
+  mkdir -p "$u"
+  dead=$(kn_free_port)  # the task's own payment site: nobody listens
+  other=$(kn_free_port) # another site, not the task's: nobody listens either
+  openssl req -x509 -newkey rsa:2048 -nodes -keyout "$u/key.pem" -out "$u/cert.pem" -days 1 \
+    -subj /CN=localhost >/dev/null 2>&1 || kn_fail "unreachable: openssl could not make a certificate"
+  node "$repo/tests/integration/tls-server.mjs" "$u/key.pem" "$u/cert.pem" >"$u/tls.log" 2>&1 &
+  tlspid=$!
+  kn_pids+=("$tlspid")
+  for _ in $(seq 1 100); do tls=$(sed -n 's/^port=//p' "$u/tls.log"); [ -n "$tls" ] && break; sleep 0.05; done
+  curl -sk "https://127.0.0.1:${tls:-1}/" | grep -q "secure page" && kn_ok "unreachable: the HTTPS site is up" ||
+    kn_fail "unreachable: no HTTPS site: $(cat "$u/tls.log")"
+  site=http://127.0.0.1:$port
+  cat >"$u/tasks.yaml" <<EOF
+tasks:
+  - { id: own-refused, intent: pay, start_url: "$site/shop/", key_nodes: [ { id: pay, url: { include: "http://127.0.0.1:$dead/pay" } } ] }
+  - { id: own-dns, intent: pay, start_url: "$site/shop/", key_nodes: [ { id: pay, url: { exact: "http://unreachable.test/pay" } } ] }
+  - { id: own-tls, intent: pay, start_url: "$site/shop/", key_nodes: [ { id: pay, url: { include: "https://127.0.0.1:$tls/pay" } } ] }
+  - { id: other-host, intent: pay, start_url: "$site/shop/", key_nodes: [ { id: pay, url: { include: "/shop/pay.html" } } ] }
+  - { id: start-dns, intent: pay, start_url: "http://unreachable.test/shop/", key_nodes: [ { id: pay, url: { include: "/pay" } } ] }
+  - { id: start-tls, intent: pay, start_url: "https://127.0.0.1:$tls/shop/", key_nodes: [ { id: pay, url: { include: "/pay" } } ] }
+EOF
+  # DNS without a real query: Chromium maps unreachable.test to "not found" by itself (the binary
+  # keynode run launches by default, with one more flag)
+  shell=/usr/lib/chromium/chromium-headless-shell
+  [ -x "$shell" ] || shell=$kn_chromium
+  printf '#!/bin/sh\nexec %s %s "$@"\n' "$shell" "'--host-resolver-rules=MAP unreachable.test ~NOTFOUND'" >"$u/chromium"
+  chmod +x "$u/chromium"
+  "$kn" run --tasks "$u/tasks.yaml" --out "$u/out" --chromium "$u/chromium" --parallel 2 --timeout 60 \
+    --agent 'export GOTO_WAIT_S=30 # it would wait long after its goto: keynode ends the attempt at the failure
+      case $KEYNODE_TASK_ID in
+      own-refused) to='"http://127.0.0.1:$dead/pay"' ;; own-dns) to=http://unreachable.test/pay ;;
+      own-tls) to='"https://127.0.0.1:$tls/pay"' ;; *) to='"http://127.0.0.1:$other/pay"' GOTO_WAIT_S=1 ;; esac
+      exec node '"$agents/goto.mjs"' "$to"' >"$u/run.log" 2>&1
+  expect "unreachable: exit 1 (errors)" $? 1
+  # step: the steps evaluated when it failed (0 or 1 for the agent's goto: it fails as it commits)
+  for c in "own-refused net::ERR_CONNECTION_REFUSED http://127.0.0.1:$dead/pay [01]" \
+    "own-dns net::ERR_NAME_NOT_RESOLVED http://unreachable.test/pay [01]" \
+    "own-tls net::ERR_CERT_AUTHORITY_INVALID https://127.0.0.1:$tls/pay [01]" \
+    "start-dns net::ERR_NAME_NOT_RESOLVED http://unreachable.test/shop/ 0" \
+    "start-tls net::ERR_CERT_AUTHORITY_INVALID https://127.0.0.1:$tls/shop/ 0"; do
+    set -- $c
+    for d in 1 1.error-1; do # the attempt and its retry
+      got=$(jq -r '"\(.attempt.status) \(.status) \(.reason) \(.unreachable.error) \(.unreachable.url) \(.unreachable.step)"' \
+        "$u/out/$1/$d/result.json" 2>/dev/null)
+      [[ "$got" =~ ^"error error unreachable $2 $3 "$4$ ]] &&
+        kn_ok "unreachable: $1 ($d): attempt error, run result error/unreachable with the net error, URL, step" ||
+        kn_fail "unreachable: $1 ($d): got '$got', want 'error error unreachable $2 $3 $4'"
+      expect "unreachable: $1 ($d): the attempt's reason names it" \
+        "$(jq -r .attempt.reason "$u/out/$1/$d/result.json" 2>/dev/null)" "unreachable: $2 at $3"
+    done
+  done
+  expect "unreachable: the agents' attempts ended at the failure" \
+    "$(for t in own-refused own-dns own-tls; do jq -r .attempt.end "$u/out/$t/1/result.json"; done | sort -u)" unreachable
+  expect "unreachable: another host's failure is the agent's: done, incomplete, no reason" \
+    "$(jq -r '"\(.attempt.status) \(.status) \(.reason) \(.attempt.end)"' "$u/out/other-host/1/result.json" 2>/dev/null)" \
+    "done incomplete null agent exited"
+  expect "unreachable: another host's failure is not retried" "$(ls -d "$u/out/other-host/"*.error-* 2>/dev/null | wc -l)" 0
+  expect "unreachable: summary.json: 1 executable, 5 errors, the metrics over 1 attempt" \
+    "$(jq -r '"\(.attempts.executable) \(.attempts.errors) \(.metrics.attempts)"' "$u/out/summary.json" 2>/dev/null)" "1 5 1"
+  expect "unreachable: summary.json excludes the 5, each for unreachable" \
+    "$(jq -r '[.excluded[] | select(.status == "error" and (.reason | startswith("unreachable: net::ERR_"))) | .task] | sort | join(",")' \
+      "$u/out/summary.json" 2>/dev/null)" "own-dns,own-refused,own-tls,start-dns,start-tls"
+  # `keynode watch` on a running Chromium: the same agent's goto to the task's payment site ends the
+  # watch by itself, exit 2, the result an error with reason unreachable
+  if kn_chromium_start "$u"; then
+    "$kn" watch --browser "$cdp" --tasks "$u/tasks.yaml" --task own-refused --out "$u/watch.json" \
+      2>"$u/watch.log" &
+    wpid=$!
+    kn_pids+=("$wpid")
+    for _ in $(seq 1 200); do grep -q "ready:" "$u/watch.log" && break; sleep 0.05; done
+    KEYNODE_CDP_URL=$cdp GOTO_WAIT_S=0 node "$agents/goto.mjs" "http://127.0.0.1:$dead/pay" >/dev/null 2>&1
+    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$wpid" 2>/dev/null; then
+      kn_fail "unreachable: watch did not end by itself"
+      kn_stop "$wpid"
+    else
+      wait "$wpid"
+      expect "unreachable: watch ended by itself: exit 2" $? 2
+      kn_forget "$wpid"
+    fi
+    expect "unreachable: watch's result" "$(jq -r '"\(.status) \(.reason) \(.unreachable.error)"' "$u/watch.json" 2>/dev/null)" \
+      "error unreachable net::ERR_CONNECTION_REFUSED"
+    grep -q "site unreachable: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:$dead/pay" "$u/watch.log" &&
+      kn_ok "unreachable: watch says so on stderr" || kn_fail "unreachable: watch: $(tail -2 "$u/watch.log")"
+    kn_stop "$cpid"
+  fi
+  kn_stop "$tlspid"
+  check_clean unreachable
 fi
 
 if want signals; then

@@ -117,6 +117,15 @@ void kn_eval_set_error(kn_eval *ev);
  * that is not a JSON object, KN_ENOMEM. */
 int kn_eval_set_blocked(kn_eval *ev, const char *evidence_json);
 
+/* The task's own site could not be reached (site.h): evidence_json is the result's "unreachable"
+ * object ({url, error, step}; copied). Unless the run is finished, the status becomes
+ * KN_STATUS_ERROR and the result carries "reason": "unreachable" and "unreachable". KN_EINVAL for
+ * text that is not a JSON object. */
+int kn_eval_set_unreachable(kn_eval *ev, const char *evidence_json);
+/* The "unreachable" evidence (borrowed) while it decides the status (set, and the run not
+ * finished); NULL otherwise. */
+const struct json_t *kn_eval_unreachable(const kn_eval *ev);
+
 const kn_task *kn_eval_task(const kn_eval *ev);
 int kn_eval_steps(const kn_eval *ev);
 double kn_eval_reached(const kn_eval *ev);   /* sum of node scores */

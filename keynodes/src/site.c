@@ -1,0 +1,165 @@
+/* site.c — a task's own sites and the network errors that mean "unreachable" (site.h).
+ *
+ * An absolute URL is split by libcurl's URL API (as url.c does); a key node value without a
+ * scheme (the WebCanvas include form, "host[:port]/path") is read by hand, and only when its first
+ * segment is shaped like a host name, so a relative value such as "item.html?id=7" or "/cart" names
+ * no site. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <curl/curl.h>
+
+#include "keynode/site.h"
+#include "keynode/url.h"
+
+#define HOST_MAX 256
+
+/* A site: host (lower case, without "www.") and port (0: any). */
+typedef struct site {
+	char host[HOST_MAX];
+	long port;
+} site;
+
+static void set_host(site *s, const char *h, size_t n)
+{
+	if (n >= 4 && strncasecmp(h, "www.", 4) == 0)
+		h += 4, n -= 4;
+	if (n >= sizeof s->host)
+		n = sizeof s->host - 1;
+	for (size_t i = 0; i < n; i++)
+		s->host[i] = (char)tolower((unsigned char)h[i]);
+	s->host[n] = '\0';
+}
+
+/* The site of an absolute URL (its port the scheme's default when none is written). */
+static int site_of_url(site *s, const char *url)
+{
+	CURLU *h = curl_url();
+	char *host = NULL, *port = NULL;
+	int ok = h && curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
+	         curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host;
+	if (ok) {
+		set_host(s, host, strlen(host));
+		s->port = curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && port
+		          ? strtol(port, NULL, 10) : 0;
+	}
+	curl_free(host);
+	curl_free(port);
+	curl_url_cleanup(h);
+	return ok;
+}
+
+/* A page name ("item.html") is not a host name. */
+static int page_suffix(const char *seg, size_t n)
+{
+	static const char *const ext[] = {".html", ".htm", ".php", ".asp", ".aspx", ".jsp", ".cgi"};
+	for (size_t i = 0; i < sizeof ext / sizeof ext[0]; i++) {
+		size_t k = strlen(ext[i]);
+		if (n > k && strncasecmp(seg + n - k, ext[i], k) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The site a key node value names: an absolute URL's, or a leading "host[:port]" of a value
+ * without a scheme (a dot in the host, a letter in its last label, not a page name). */
+static int site_of_value(site *s, const char *v)
+{
+	if (strstr(v, "://"))
+		return site_of_url(s, v);
+	size_t n = strcspn(v, "/?#"), hn = strcspn(v, ":/?#");
+	if (hn == 0 || hn >= HOST_MAX || page_suffix(v, hn))
+		return 0;
+	const char *dot = NULL;
+	for (size_t i = 0; i < hn; i++) {
+		if (!isalnum((unsigned char)v[i]) && v[i] != '-' && v[i] != '.')
+			return 0;
+		if (v[i] == '.')
+			dot = v + i;
+	}
+	if (!dot || dot == v || dot == v + hn - 1)
+		return 0;
+	int ip = 1; /* a dotted IPv4 address, or a last label with a letter */
+	for (size_t i = 0; i < hn; i++)
+		ip &= isdigit((unsigned char)v[i]) || v[i] == '.';
+	int letter = 0;
+	for (const char *p = dot + 1; p < v + hn; p++)
+		letter |= isalpha((unsigned char)*p) != 0;
+	if (!ip && !letter)
+		return 0;
+	s->port = 0;
+	if (hn < n) { /* ":port" */
+		char *end = NULL;
+		long port = strtol(v + hn + 1, &end, 10);
+		if (end != v + n || port <= 0 || port > 65535)
+			return 0;
+		s->port = port;
+	}
+	set_host(s, v, hn);
+	return 1;
+}
+
+static int same_site(const site *task_site, const site *page)
+{
+	return strcmp(task_site->host, page->host) == 0 && (!task_site->port || task_site->port == page->port);
+}
+
+/* 1 when the value (which may list references joined by " |OR| " or " |AND| ") names page's site. */
+static int value_names(const char *value, const site *page)
+{
+	char buf[2048];
+	for (const char *p = value; p && *p;) {
+		const char *or = strstr(p, " |OR| "), *and = strstr(p, " |AND| ");
+		const char *end = or && (!and || or < and) ? or : and;
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		site s;
+		if (n < sizeof buf) {
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			if (site_of_value(&s, buf) && same_site(&s, page))
+				return 1;
+		}
+		p = end ? end + (end == or ? 6 : 7) : NULL;
+	}
+	return 0;
+}
+
+int kn_task_own_site(const kn_task *task, const char *url)
+{
+	site page, s;
+	if (!task || !url || !site_of_url(&page, url))
+		return 0;
+	if (task->start_url && site_of_url(&s, task->start_url) && same_site(&s, &page))
+		return 1;
+	for (size_t i = 0; i < task->n_more_start_urls; i++)
+		if (site_of_url(&s, task->more_start_urls[i]) && same_site(&s, &page))
+			return 1;
+	char *token = NULL;
+	int own = 0;
+	for (size_t i = 0; !own && i < task->n_keynodes; i++) {
+		const kn_keynode *k = &task->keynodes[i];
+		if (k->target != KN_TARGET_URL)
+			continue;
+		own = value_names(k->expect, &page);
+		if (!own && k->netloc && *k->netloc && (token || kn_url_site_token(&token, url) == 0))
+			own = token && *token && strcasecmp(token, k->netloc) == 0;
+	}
+	free(token);
+	return own;
+}
+
+int kn_net_error_unreachable(const char *error_text)
+{
+	static const char *const codes[] = {
+		"ERR_NAME_NOT_RESOLVED",  "ERR_NAME_RESOLUTION_FAILED", "ERR_CONNECTION_REFUSED",
+		"ERR_CONNECTION_RESET",   "ERR_CONNECTION_CLOSED",      "ERR_CONNECTION_FAILED",
+		"ERR_CONNECTION_TIMED_OUT", "ERR_TIMED_OUT",            "ERR_ADDRESS_UNREACHABLE",
+		"ERR_ADDRESS_INVALID",    "ERR_INTERNET_DISCONNECTED",  "ERR_EMPTY_RESPONSE",
+		"ERR_SSL_",               "ERR_CERT_",                  "ERR_BAD_SSL_CLIENT_AUTH_CERT"};
+	for (size_t i = 0; error_text && i < sizeof codes / sizeof codes[0]; i++)
+		if (strstr(error_text, codes[i]))
+			return 1;
+	return 0;
+}
