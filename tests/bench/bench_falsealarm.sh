@@ -11,7 +11,8 @@
 # outcomes (KN_BENCH_PW runs per task, default 5, alternating with keynode's; medians of the passing runs;
 # ratio = keynode / Playwright), also for the old fixture (tests/sites shop-red-runner-cart). One private
 # headless Chromium, `keynode sites`, one replay at a time.
-# Writes one line per task and mode plus a total to RESULT_FILE (default ./bench_falsealarm.txt, appended)
+# Writes one line per task and mode plus a total to RESULT_FILE (default ./bench_falsealarm.txt, appended),
+# keeps the report of every false alarm and wrong verdict in RESULT_FILE's name + "-reports/" (MODE-TASK-RUN.json)
 # and the same table as a subsection of tests/bench/RESULTS.md's "False alarms" section (replaced when a
 # subsection of the same title exists). Benchmarks never assert times; exit 0 unless the bench itself failed.
 # usage: tests/bench/bench_falsealarm.sh KEYNODE SOURCE_DIR [N] [RESULT_FILE]
@@ -49,6 +50,8 @@ for v in 1 2; do
 done
 sed "s/127\.0\.0\.1:8100/127.0.0.1:$port_old/g" "$src/tests/sites/tasks.yaml" >"$tmp/tasks-old.yaml"
 
+keep=${out%.txt}-reports
+mkdir -p "$keep"
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
 # median VALUES… — the median (0 for none)
 median() {
@@ -90,6 +93,7 @@ for mode in $modes; do
       else
         fa=$((fa + 1))
         echo "$mode $t run $i: $st" >>"$tmp/notes"
+        cp "$tmp/r/$t.json" "$keep/$mode-$t-$i.json" 2>/dev/null
       fi
       if [ "$mode" = inline ] && [ "$i" -le "$npw" ]; then
         pw "$t" "http://127.0.0.1:$port1"
@@ -102,7 +106,7 @@ for mode in $modes; do
     [ "$(jq -r .status <<<"$st")" = passed ] && missed=1
     jq -e --argjson e "$e" '.status == $e.status and .broken == {step: $e.step, reason: $e.reason, key_node: $e.key_node}' \
       <<<"$st" >/dev/null && right=1
-    [ "$right" = 1 ] || echo "$mode $t changed: got $st, want $e" >>"$tmp/notes"
+    [ "$right" = 1 ] || { echo "$mode $t changed: got $st, want $e" >>"$tmp/notes"; cp "$tmp/r/$t.json" "$keep/$mode-$t-changed.json" 2>/dev/null; }
     km=$(median "${kt[@]}") pm=$(median "${pt[@]}")
     ratio=-
     [ "$mode" = inline ] && [ "${#pt[@]}" -gt 0 ] && [ "${#kt[@]}" -gt 0 ] &&

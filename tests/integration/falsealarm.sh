@@ -53,9 +53,14 @@ validate() {
 brief() { jq -c '{status, broken: (.broken // {} | del(.dom_excerpt, .selector, .url)), drift: [.replay.drift[]? | {step, locator, detail}],
   steps: [.replay.steps[]? | "\(.step):\(.outcome)"]}' "$1" 2>&1 | cut -c1-600; }
 # check_passed LABEL FILE — an unchanged task: passed, no drift
+# (the counts per way are summed in tally: "WAY unchanged|changed" → "good bad")
+declare -A tally
+count() { local k="${1%% *} $2" g b; read -r g b <<<"${tally[$k]:-0 0}"; [ "$3" = 0 ] && g=$((g + 1)) || b=$((b + 1)); tally[$k]="$g $b"; }
 check_passed() {
-  jq -e '.status == "passed" and (.replay.drift | length == 0)' "$2" >/dev/null 2>&1 &&
-    kn_ok "$1: passed, no drift" || kn_fail "$1: false alarm: $(brief "$2")"
+  jq -e '.status == "passed" and (.replay.drift | length == 0)' "$2" >/dev/null 2>&1
+  local rc=$?
+  count "$1" unchanged $rc
+  [ $rc = 0 ] && kn_ok "$1: passed, no drift" || kn_fail "$1: false alarm: $(brief "$2")"
 }
 # check_broken LABEL FILE TASK STEP_KEY — a changed task: broken at its expected step (STEP_KEY: step, or
 # step_after for workflows with postconditions, falling back to step), reason and key node
@@ -63,8 +68,10 @@ check_broken() {
   local e
   e=$(jq -c --arg t "$3" --arg k "$4" '.[$t] | {status, reason, key_node, step: (if has($k) then .[$k] else .step end)}' "$exp")
   jq -e --argjson e "$e" '.status == $e.status and .broken.step == $e.step and .broken.reason == $e.reason
-    and .broken.key_node == $e.key_node' "$2" >/dev/null 2>&1 &&
-    kn_ok "$1: broken as expected ($e)" || kn_fail "$1: got $(brief "$2"), want $e"
+    and .broken.key_node == $e.key_node' "$2" >/dev/null 2>&1
+  local rc=$?
+  count "$1" changed $rc
+  [ $rc = 0 ] && kn_ok "$1: broken as expected ($e)" || kn_fail "$1: got $(brief "$2"), want $e"
 }
 # replay_part NAME WF_V1 WF_V2 STEP_KEY — every task on the unchanged corpus $reps times, on the changed
 # one once (WF_*: a --workflows folder, or "" for the inline steps)
@@ -156,6 +163,13 @@ if [[ " $parts " == *" worker "* ]]; then
   for r in $(seq 1 "$reps"); do worker_round "worker unchanged #$r" 1 passed; done
   worker_round "worker changed" 2 broken
 fi
+
+# the summary a maintainer reads first
+for part in $parts; do
+  read -r g b <<<"${tally[$part unchanged]:-0 0}"
+  read -r cg cb <<<"${tally[$part changed]:-0 0}"
+  echo "summary $part: false alarms $b of $((g + b)) unchanged replays; changed tasks broken as expected $cg of $((cg + cb))"
+done
 
 # every validation disposed of its context: one page left (the browser's own)
 pages=$(curl -s "$cdp/json/list" | jq '[.[] | select(.type == "page")] | length')
