@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_falsealarm.sh — the false-alarm benchmark (issue 22 items 6 and 7) on the corpus of tests/sites/async:
-# `keynode replay --validate` of each unchanged task N times (default 20) and of each changed one
+# `keynode replay --validate` of each unchanged task N times (default 20, round robin over the tasks) and of each changed one
 # (tests/sites/async-v2 laid over a copy) once, in each MODE (inline: the task file's steps; after: the same
 # steps as workflows with postconditions, tests/sites/async/postconditions). Per task and in total:
 #   false alarms   unchanged replays not `passed` (a passed replay with drift is counted apart: `drift`)
@@ -78,46 +78,56 @@ pw() {
   [ -n "$pms" ] || echo "playwright ${1:-old fixture}: $(tail -1 "$tmp/pw.out")" >>"$tmp/notes"
 }
 : >"$tmp/rows" && : >"$tmp/notes"
-tot_runs=0 tot_fa=0 tot_drift=0 tot_missed=0 tot_right=0 tot_broken=0
+tot_runs=0 tot_fa=0 tot_drift=0 tot_leak=0 tot_missed=0 tot_right=0 tot_broken=0
+# leaked REPORT_FILE — a key node counted before the first step: a page of another validation (an earlier
+# replay's late navigation) was scored in this one. Such a verdict cannot be trusted either way; the tasks
+# run round robin (never the same task twice in a row) so that it does not turn into a false pass here.
+leaked() { jq -e '[.key_nodes[]? | select(.reached_at_step == 0)] | length > 0' "$1" >/dev/null 2>&1; }
 for mode in $modes; do
   w1= w2= key=step
   [ "$mode" = after ] && w1=$tmp/after-v1 w2=$tmp/after-v2 key=step_after
-  for t in $tasks; do
-    kt=() pt=() fa=0 drift=0
-    for i in $(seq 1 "$n"); do
+  declare -A kts=() pts=() fas=() drifts=() leaks=()
+  for i in $(seq 1 "$n"); do
+    for t in $tasks; do
       replay "$tmp/r" "$tmp/tasks-v1.yaml" "$t" ${w1:+--workflows "$w1"}
-      s=$(jq -r .status <<<"$st")
-      if [ "$s" = passed ]; then
-        kt+=("$ms")
-        [ "$(jq -r .drift <<<"$st")" = 0 ] || drift=$((drift + 1))
+      leaked "$tmp/r/$t.json" && { leaks[$t]=$((${leaks[$t]:-0} + 1)); echo "$mode $t run $i: leak: $st" >>"$tmp/notes"; }
+      if [ "$(jq -r .status <<<"$st")" = passed ]; then
+        kts[$t]="${kts[$t]:-} $ms"
+        [ "$(jq -r .drift <<<"$st")" = 0 ] || drifts[$t]=$((${drifts[$t]:-0} + 1))
       else
-        fa=$((fa + 1))
+        fas[$t]=$((${fas[$t]:-0} + 1))
         echo "$mode $t run $i: $st" >>"$tmp/notes"
         cp "$tmp/r/$t.json" "$keep/$mode-$t-$i.json" 2>/dev/null
       fi
       if [ "$mode" = inline ] && [ "$i" -le "$npw" ]; then
         pw "$t" "http://127.0.0.1:$port1"
-        [ -n "$pms" ] && pt+=("$pms")
+        [ -n "$pms" ] && pts[$t]="${pts[$t]:-} $pms"
       fi
     done
+  done
+  for t in $tasks; do
     replay "$tmp/r" "$tmp/tasks-v2.yaml" "$t" ${w2:+--workflows "$w2"}
     e=$(jq -c --arg t "$t" --arg k "$key" '.[$t] | {status, step: (if has($k) then .[$k] else .step end), reason, key_node}' "$exp")
     missed=0 right=0
     [ "$(jq -r .status <<<"$st")" = passed ] && missed=1
     jq -e --argjson e "$e" '.status == $e.status and .broken == {step: $e.step, reason: $e.reason, key_node: $e.key_node}' \
       <<<"$st" >/dev/null && right=1
+    leaked "$tmp/r/$t.json" && { leaks[$t]=$((${leaks[$t]:-0} + 1)); echo "$mode $t changed: leak" >>"$tmp/notes"; }
     [ "$right" = 1 ] || { echo "$mode $t changed: got $st, want $e" >>"$tmp/notes"; cp "$tmp/r/$t.json" "$keep/$mode-$t-changed.json" 2>/dev/null; }
+    kt=(${kts[$t]:-}) pt=(${pts[$t]:-})
+    fa=${fas[$t]:-0} drift=${drifts[$t]:-0} leak=${leaks[$t]:-0}
     km=$(median "${kt[@]}") pm=$(median "${pt[@]}")
     ratio=-
     [ "$mode" = inline ] && [ "${#pt[@]}" -gt 0 ] && [ "${#kt[@]}" -gt 0 ] &&
       ratio=$(awk -v k="$km" -v p="$pm" 'BEGIN { printf "%.2f", k / p }')
     [ "${#pt[@]}" -gt 0 ] || pm=-
     [ "${#kt[@]}" -gt 0 ] || km=-
-    printf '%s %s runs=%d false_alarms=%d drift=%d missed_break=%d right_step=%d keynode_ms=%s pw_ms=%s ratio=%s\n' \
-      "$t" "$mode" "$n" "$fa" "$drift" "$missed" "$right" "$km" "$pm" "$ratio" | tee -a "$tmp/rows"
-    tot_runs=$((tot_runs + n)) tot_fa=$((tot_fa + fa)) tot_drift=$((tot_drift + drift))
+    printf '%s %s runs=%d false_alarms=%d drift=%d leaks=%d missed_break=%d right_step=%d keynode_ms=%s pw_ms=%s ratio=%s\n' \
+      "$t" "$mode" "$n" "$fa" "$drift" "$leak" "$missed" "$right" "$km" "$pm" "$ratio" | tee -a "$tmp/rows"
+    tot_runs=$((tot_runs + n)) tot_fa=$((tot_fa + fa)) tot_drift=$((tot_drift + drift)) tot_leak=$((tot_leak + leak))
     tot_missed=$((tot_missed + missed)) tot_right=$((tot_right + right)) tot_broken=$((tot_broken + 1))
   done
+  unset kts pts fas drifts leaks
 done
 # the old fixture: keynode and the outcome-waiting script alternate
 kt=() pt=()
@@ -132,7 +142,7 @@ km=$(median "${kt[@]}") pm=$(median "${pt[@]}") ratio=-
 printf 'shop-red-runner-cart(tests/sites) inline runs=%d keynode_ms=%s pw_ms=%s ratio=%s\n' "$npw" "$km" "$pm" "$ratio" | tee -a "$tmp/rows"
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
-total="total runs=$tot_runs false_alarms=$tot_fa drift=$tot_drift missed_breaks=$tot_missed/$tot_broken right_step=$tot_right/$tot_broken"
+total="total runs=$tot_runs false_alarms=$tot_fa drift=$tot_drift leaks=$tot_leak missed_breaks=$tot_missed/$tot_broken right_step=$tot_right/$tot_broken"
 machine="$(nproc) cores, $cpu, load $load0 → $load1"
 echo "$total"
 {
@@ -150,22 +160,22 @@ md, label, n, modes, machine, rows, total, notes = sys.argv[1:]
 head = "## False alarms on sites that did not change — `tests/bench/bench_falsealarm.sh` (issue 22)"
 intro = ("Each task of the corpus tests/sites/async (tests/sites/async-v2/EXPECTED.md) replayed N times unchanged and once "
          "changed, per mode (inline: the task file's steps; after: workflows with postconditions). false alarms: unchanged "
-         "replays not passed (of N); drift: passed with a drift warning; missed: the changed replay passed; right step: the "
+         "replays not passed (of N); drift: passed with a drift warning; leaks: reports with a key node counted before the first step (a page of an earlier validation scored in this one: see the notes); missed: the changed replay passed; right step: the "
          "changed replay broken at the expected step, reason and key node. keynode/Playwright: median wall time of the passing "
          "unchanged replays (whole keynode process) and of tests/bench/bench_replay_pw.mjs (same steps, waiting for the same "
          "outcomes; node start-up not counted); ratio = keynode / Playwright. "
          "Run: `tests/bench/bench_falsealarm.sh KEYNODE . [N] [RESULT_FILE]`.")
 out = [f"### {label}", "", f"N = {n}, modes: {modes}. Machine: {machine}.", "",
-       "| task | mode | false alarms | drift | missed break | right step | keynode ms | Playwright ms | ratio |",
-       "|---|---|---|---|---|---|---|---|---|"]
+       "| task | mode | false alarms | drift | leaks | missed break | right step | keynode ms | Playwright ms | ratio |",
+       "|---|---|---|---|---|---|---|---|---|---|"]
 for line in open(rows):
     f = line.split()
     kv = dict(x.split("=", 1) for x in f[2:])
     if "false_alarms" in kv:
-        out.append(f"| `{f[0]}` | {f[1]} | {kv['false_alarms']}/{kv['runs']} | {kv['drift']} | {'**yes**' if kv['missed_break'] == '1' else 'no'} | "
+        out.append(f"| `{f[0]}` | {f[1]} | {kv['false_alarms']}/{kv['runs']} | {kv['drift']} | {kv['leaks']} | {'**yes**' if kv['missed_break'] == '1' else 'no'} | "
                    f"{'yes' if kv['right_step'] == '1' else '**no**'} | {kv['keynode_ms']} | {kv['pw_ms']} | {kv['ratio']} |")
     else:
-        out.append(f"| `{f[0]}` | {f[1]} | | | | | {kv['keynode_ms']} | {kv['pw_ms']} | {kv['ratio']} |")
+        out.append(f"| `{f[0]}` | {f[1]} | | | | | | {kv['keynode_ms']} | {kv['pw_ms']} | {kv['ratio']} |")
 out += ["", f"**{total}**", ""]
 nl = [l.rstrip("\n") for l in open(notes)]
 if nl:
