@@ -51,13 +51,17 @@ validate() {
 }
 # brief FILE — the parts of a report a failure message shows
 brief() { jq -c '{status, broken: (.broken // {} | del(.dom_excerpt, .selector, .url)), drift: [.replay.drift[]? | {step, locator, detail}],
+  reached_at: [.key_nodes[]? | "\(.id):\(.reached_at_step)"],
   steps: [.replay.steps[]? | "\(.step):\(.outcome)"]}' "$1" 2>&1 | cut -c1-600; }
+# Both checks also want no key node counted before the first step: that would be a page of another
+# validation (an earlier replay's late navigation) scored in this one, a verdict not to be trusted.
+nolate='([.key_nodes[]? | select(.reached_at_step == 0)] | length == 0)'
 # check_passed LABEL FILE — an unchanged task: passed, no drift
 # (the counts per way are summed in tally: "WAY unchanged|changed" → "good bad")
 declare -A tally
 count() { local k="${1%% *} $2" g b; read -r g b <<<"${tally[$k]:-0 0}"; [ "$3" = 0 ] && g=$((g + 1)) || b=$((b + 1)); tally[$k]="$g $b"; }
 check_passed() {
-  jq -e '.status == "passed" and (.replay.drift | length == 0)' "$2" >/dev/null 2>&1
+  jq -e ".status == \"passed\" and (.replay.drift | length == 0) and $nolate" "$2" >/dev/null 2>&1
   local rc=$?
   count "$1" unchanged $rc
   [ $rc = 0 ] && kn_ok "$1: passed, no drift" || kn_fail "$1: false alarm: $(brief "$2")"
@@ -68,7 +72,7 @@ check_broken() {
   local e
   e=$(jq -c --arg t "$3" --arg k "$4" '.[$t] | {status, reason, key_node, step: (if has($k) then .[$k] else .step end)}' "$exp")
   jq -e --argjson e "$e" '.status == $e.status and .broken.step == $e.step and .broken.reason == $e.reason
-    and .broken.key_node == $e.key_node' "$2" >/dev/null 2>&1
+    and .broken.key_node == $e.key_node and '"$nolate" "$2" >/dev/null 2>&1
   local rc=$?
   count "$1" changed $rc
   [ $rc = 0 ] && kn_ok "$1: broken as expected ($e)" || kn_fail "$1: got $(brief "$2"), want $e"
