@@ -72,9 +72,10 @@ export const tasks = {
     await page.waitForURL(/\/late-enabled\/details\.html\?.*slot=morning/);
   },
   remount: async (page, base, pause) => {
-    // the outcome of opening the page is the mounted app: what Playwright users wait for on a page that
-    // hydrates is the network falling idle (the form is rendered again 200 ms after its fetch)
-    await page.goto(`${base}/remount/`, { waitUntil: 'networkidle' });
+    // the outcome of opening the page is the mounted app: the form shows the profile's data (its club),
+    // rendered again as new nodes 200 ms after the fetch; typing before that would be lost
+    await page.goto(`${base}/remount/`);
+    await page.locator('#club[value="Ridge Walkers"]').waitFor({ state: 'attached' });
     await pause();
     await page.fill('#nickname', 'Trail Fox');
     await pause();
