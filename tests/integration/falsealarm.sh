@@ -100,14 +100,20 @@ replay_part() {
 # --- workflows recorded by `keynode record` while a Playwright agent (agents/async.mjs) does each task
 if [[ " $parts " == *" record "* ]]; then
   wf=$tmp/recorded
+  # the agent's tab stays on each task's last page: record in a Chromium of its own, so that the validations
+  # (whose monitor attaches browser-wide) never see it
+  vcdp=$cdp
+  mkdir -p "$tmp/record-browser"
+  kn_chromium_start "$tmp/record-browser" || kn_finish
+  rcdp=$cdp cdp=$vcdp
   for t in $tasks; do
-    "$kn" record --browser "$cdp" --tasks "$tmp/tasks-v1.yaml" --task "$t" --out "$wf" --until finished \
+    "$kn" record --browser "$rcdp" --tasks "$tmp/tasks-v1.yaml" --task "$t" --out "$wf" --until finished \
       >"$tmp/rec-$t.out" 2>"$tmp/rec-$t.err" &
     rpid=$!
     kn_pids+=("$rpid")
     for _ in $(seq 1 300); do grep -q '^recording task' "$tmp/rec-$t.out" 2>/dev/null && break; sleep 0.1; done
     grep -q '^recording task' "$tmp/rec-$t.out" || kn_fail "record $t: never said it was recording"
-    node "$here/agents/async.mjs" "$cdp" "http://127.0.0.1:$port1" "$tmp/marks-$t" "$t" >"$tmp/agent-$t.out" 2>&1 ||
+    node "$here/agents/async.mjs" "$rcdp" "http://127.0.0.1:$port1" "$tmp/marks-$t" "$t" >"$tmp/agent-$t.out" 2>&1 ||
       kn_fail "record $t: the agent failed: $(tail -2 "$tmp/agent-$t.out" | tr '\n' ' ')"
     # every key node reached ends the recording by itself; one that does not end in 30 s is stopped
     for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
