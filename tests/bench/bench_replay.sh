@@ -5,8 +5,10 @@
 #            (start, task file, connect, fresh context, monitor attach, 5 steps — goto, type + Enter,
 #            click, select, click — key nodes scored, verdict, context disposed);
 #   pw       tests/bench/bench_replay_pw.mjs: the same five steps with playwright-core in a fresh
-#            context, from connectOverCDP to the disconnect (node's own start-up not counted: the
-#            strict comparison); pw_proc is the same node process's whole wall time.
+#            context, each waiting for the outcome keynode checks (the URL a step leads to, the
+#            "Added" notice; issue 22), from connectOverCDP to the disconnect (node's own start-up not
+#            counted: the strict comparison); pw_proc is the same node process's whole wall time.
+#            tests/bench/bench_falsealarm.sh compares the same way on the false-alarm corpus.
 # The two alternate, N runs each (default 10); a run that does not pass counts as a failure, not a
 # time. Prints the medians, min/max and the ratio keynode / pw; appends one line to RESULT_FILE.
 # KN_BENCH_BEFORE=OTHER_KEYNODE adds a third runner in the same rotation (an older build: before/after).

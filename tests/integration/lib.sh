@@ -6,6 +6,7 @@
 #   kn_pg_start               # sets KN_PG_URL (libpq conninfo, Unix socket in $tmp); kn_pg_stop / kn_pg_start again
 #   kn_chromium_start DIR     # sets cpid, cport, cdp (http://127.0.0.1:PORT), devtools_file
 #   kn_sites_start KN DIR LOG # `keynode sites --port 0`; sets port
+#   kn_sites_overlay BASE CHANGED DEST  # a changed site: BASE with CHANGED laid over it (and its REMOVED deleted)
 #   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
@@ -169,5 +170,16 @@ kn_sites_v2_root() {
   (cd "$sites" && tar cf - --exclude=./v2 .) | tar xf - -C "$root"
   cp -r "$sites/v2/." "$root/"
   while read -r f; do [ -n "$f" ] && rm -f "$root/$f"; done <"$sites/v2/REMOVED"
+  rm -f "$root/REMOVED" "$root/EXPECTED.md" "$root/expected.json"
+}
+
+# kn_sites_overlay BASE CHANGED DEST — a changed site served as a whole: a copy of BASE in DEST with the files
+# of CHANGED laid over it and the paths CHANGED/REMOVED lists deleted (tests/sites/async + async-v2)
+kn_sites_overlay() {
+  local base=$1 changed=$2 root=$3 f
+  mkdir -p "$root" && cp -r "$base/." "$root/" && cp -r "$changed/." "$root/" || return 1
+  if [ -f "$changed/REMOVED" ]; then
+    while read -r f; do [ -n "$f" ] && rm -f "$root/$f"; done <"$changed/REMOVED"
+  fi
   rm -f "$root/REMOVED" "$root/EXPECTED.md" "$root/expected.json"
 }

@@ -207,9 +207,12 @@ for (const f of listFiles(special[1], (p) => !p.endsWith('.md'))) {
 
 expectValid('score-output', scoreOutput, '`keynode score --json` output');
 // reference workflows beside a task file (schemas/workflow.schema.json, issue 13)
-const wfFiles = listFiles(path.join(repo, 'tests', 'sites', 'mind2web-live', 'workflows'), (p) => /\.ya?ml$/.test(p));
-if (wfFiles.length === 0) fail('tests/sites/mind2web-live/workflows', 'no workflow file found');
-for (const f of wfFiles) expectValid('workflow', f);
+// (and the false-alarm corpus's workflows with postconditions, issue 22)
+for (const dir of [['mind2web-live', 'workflows'], ['async', 'postconditions']]) {
+  const wfFiles = listFiles(path.join(repo, 'tests', 'sites', ...dir), (p) => /\.ya?ml$/.test(p));
+  if (wfFiles.length === 0) fail(`tests/sites/${dir.join('/')}`, 'no workflow file found');
+  for (const f of wfFiles) expectValid('workflow', f);
+}
 
 // --- negative checks -------------------------------------------------------------------------------------------
 const invalid = listFiles(special[0], (p) => !p.endsWith('.md'));
