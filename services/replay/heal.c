@@ -289,6 +289,59 @@ static double path_sim(const char *expected, const char *cand)
 	return (double)found / (double)ne;
 }
 
+/* The ancestor descriptors of a path, "html" and ">" left out: a recorded dom_path is written
+ * "html > body > … > a", the element itself last (dropped), a page's or selector's path holds the
+ * ancestors alone, separated by spaces. */
+static size_t ancestors(const char **w, size_t *len, size_t max, const char *s)
+{
+	const char *t[64];
+	size_t tl[64], n = split_words(t, tl, 64, s), k = 0;
+	int arrows = 0;
+	for (size_t i = 0; i < n; i++)
+		arrows |= tl[i] == 1 && t[i][0] == '>';
+	for (size_t i = 0; i < n && k < max; i++) {
+		if ((tl[i] == 1 && t[i][0] == '>') || (tl[i] == 4 && strncmp(t[i], "html", 4) == 0))
+			continue;
+		w[k] = t[i];
+		len[k++] = tl[i];
+	}
+	return arrows && k ? k - 1 : k;
+}
+
+double kn_heal_place_sim(const char *expected, const char *cand)
+{
+	enum { MAXP = 32 };
+	const char *es[MAXP], *cs[MAXP];
+	size_t el[MAXP], cl[MAXP];
+	size_t ne = ancestors(es, el, MAXP, expected), nc = ancestors(cs, cl, MAXP, cand), ids = 0;
+	if (!ne)
+		return -1;
+	for (size_t i = 0; i < ne; i++) {
+		struct desc e;
+		parse_desc(&e, es[i], el[i]);
+		ids += *e.id != '\0';
+	}
+	size_t found = 0, at = 0;
+	for (size_t i = 0; i < ne; i++) {
+		struct desc e, c;
+		parse_desc(&e, es[i], el[i]);
+		if (ids && !*e.id) /* landmarks with an id say where; "body", "ul", "div" say little */
+			continue;
+		for (size_t j = at; j < nc; j++) {
+			parse_desc(&c, cs[j], cl[j]);
+			/* a skin renames classes and may turn a div into a nav; ids and tags stay */
+			int same = *e.id ? strcmp(e.id, c.id) == 0
+			                 : !*e.tag || strcmp(e.tag, "*") == 0 || strcmp(e.tag, c.tag) == 0;
+			if (same) {
+				found++;
+				at = j + 1;
+				break;
+			}
+		}
+	}
+	return (double)found / (double)(ids ? ids : ne);
+}
+
 static double class_sim(const char *a, const char *b)
 {
 	enum { MAXC = 32 };
