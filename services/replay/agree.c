@@ -271,9 +271,8 @@ void kn_heal_weigh(kn_heal_evidence *ev, const kn_step *st, const kn_heal_sig *e
 		weigh(ev, "tag", EV_TAG, ieq(e->tag, c->tag) ? 1 : -1, 0);
 	/* the recorded ancestry is the fuller one; a selector's ancestors otherwise */
 	const char *path = known(st->dom_path) ? st->dom_path : e ? e->path : NULL;
-	double place = both(path, c->path) ? kn_heal_place_sim(path, c->path) : -1;
-	if (place >= 0)
-		weigh(ev, "place", EV_PLACE, place >= 2.0 / 3.0 ? 1 : place < 1.0 / 3.0 ? -1 : 0, 0);
+	if (both(path, c->path))
+		weigh(ev, "place", EV_PLACE, kn_heal_place(path, c->path), 0);
 	ev->relabel = ev->identity_agree > 0 && ev->identity_disagree == 0 && ev->score >= KN_HEAL_RELABEL_MIN;
 }
 

@@ -308,38 +308,41 @@ static size_t ancestors(const char **w, size_t *len, size_t max, const char *s)
 	return arrows && k ? k - 1 : k;
 }
 
-double kn_heal_place_sim(const char *expected, const char *cand)
+int kn_heal_place(const char *expected, const char *cand)
 {
 	enum { MAXP = 32 };
 	const char *es[MAXP], *cs[MAXP];
 	size_t el[MAXP], cl[MAXP];
-	size_t ne = ancestors(es, el, MAXP, expected), nc = ancestors(cs, cl, MAXP, cand), ids = 0;
-	if (!ne)
-		return -1;
+	size_t ne = ancestors(es, el, MAXP, expected), nc = ancestors(cs, cl, MAXP, cand);
+	struct desc c[MAXP];
+	for (size_t j = 0; j < nc; j++)
+		parse_desc(&c[j], cs[j], cl[j]);
+	size_t ids = 0, ids_found = 0, tags_found = 0, at = 0;
+	int inner = 0; /* the innermost expected id: is it an ancestor of the candidate? */
 	for (size_t i = 0; i < ne; i++) {
 		struct desc e;
 		parse_desc(&e, es[i], el[i]);
-		ids += *e.id != '\0';
-	}
-	size_t found = 0, at = 0;
-	for (size_t i = 0; i < ne; i++) {
-		struct desc e, c;
-		parse_desc(&e, es[i], el[i]);
-		if (ids && !*e.id) /* landmarks with an id say where; "body", "ul", "div" say little */
+		if (*e.id) {
+			int found = 0;
+			for (size_t j = 0; j < nc && !found; j++)
+				found = strcmp(e.id, c[j].id) == 0;
+			ids++;
+			ids_found += (size_t)found;
+			inner = found;
 			continue;
-		for (size_t j = at; j < nc; j++) {
-			parse_desc(&c, cs[j], cl[j]);
-			/* a skin renames classes and may turn a div into a nav; ids and tags stay */
-			int same = *e.id ? strcmp(e.id, c.id) == 0
-			                 : !*e.tag || strcmp(e.tag, "*") == 0 || strcmp(e.tag, c.tag) == 0;
-			if (same) {
-				found++;
+		}
+		for (size_t j = at; j < nc; j++) /* tags in order */
+			if (!*e.tag || strcmp(e.tag, "*") == 0 || strcmp(e.tag, c[j].tag) == 0) {
+				tags_found++;
 				at = j + 1;
 				break;
 			}
-		}
 	}
-	return (double)found / (double)(ids ? ids : ne);
+	if (ids) /* landmarks with an id say where; "body", "ul", "div" say little */
+		return inner ? 1 : ids_found == 0 ? -1 : 0;
+	if (!ne)
+		return 0;
+	return 3 * tags_found >= 2 * ne ? 1 : 3 * tags_found < ne ? -1 : 0;
 }
 
 static double class_sim(const char *a, const char *b)

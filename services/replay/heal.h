@@ -83,8 +83,7 @@ kn_heal_name_rel kn_heal_name_relation(const char *recorded, const char *now, in
 
 /* The evidence that candidate c is step st's element whatever its name (README.md "Precise
  * verdicts"): each signal known on both sides adds its weight when it agrees and subtracts it when
- * it differs — href 3, id 2, name 2 (identity), place 2 (kn_heal_place_sim ≥ 2/3 agrees, < 1/3
- * differs), role 1, tag 1. A relabel is believed when an identity signal agrees, none differs and
+ * it differs — href 3, id 2, name 2 (identity), place 2 (kn_heal_place), role 1, tag 1. A relabel is believed when an identity signal agrees, none differs and
  * the score is at least KN_HEAL_RELABEL_MIN. `said` lists the signals weighed. */
 #define KN_HEAL_RELABEL_MIN 4
 typedef struct kn_heal_evidence {
@@ -93,11 +92,12 @@ typedef struct kn_heal_evidence {
 } kn_heal_evidence;
 void kn_heal_weigh(kn_heal_evidence *ev, const kn_step *st, const kn_heal_sig *e, const kn_heal_sig *c);
 
-/* The place of a candidate in the page against the expected ancestors (a selector's, or a recorded
- * dom_path "html > body > … > a"): the share of the expected ancestors with an id found in order
- * among the candidate's (by id alone: a skin renames classes and may turn a div into a nav), or,
- * when none has an id, of all expected ancestors matched by tag. -1 when nothing is expected. */
-double kn_heal_place_sim(const char *expected, const char *cand);
+/* Whether a candidate is where the expected ancestors (a selector's, or a recorded dom_path
+ * "html > body > … > a") say: with ancestors that have an id, 1 when the innermost of them is an
+ * ancestor of the candidate (by id alone: a skin renames classes and may turn a div into a nav), -1
+ * when none of them is, else 0; without ids, by tags in order: 1 when at least 2/3 are found, -1
+ * under 1/3. 0 when nothing is expected. */
+int kn_heal_place(const char *expected, const char *cand);
 
 /* 1 when names a and b agree as above. */
 int kn_heal_names_agree(const char *a, const char *b);

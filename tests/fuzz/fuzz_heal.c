@@ -35,9 +35,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				char why[256];
 				kn_heal_agreement a = kn_heal_agree(&st, &e, &c[i], why, sizeof why);
 				kn_heal_name_rel rel = kn_heal_name_relation(sel, c[i].text, (int)(size & 1));
-				double place = kn_heal_place_sim(sel, c[i].path);
+				int place = kn_heal_place(sel, c[i].path);
 				if (a > KN_AGREE_NO || rel > KN_NAME_OTHER || strlen(why) >= sizeof why ||
-				    !(place == -1.0 || (place >= 0.0 && place <= 1.0)))
+				    place < -1 || place > 1)
 					abort();
 			}
 			double best;

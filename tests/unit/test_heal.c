@@ -305,22 +305,30 @@ static void test_name_relation(void **state)
 	free(big);
 }
 
-/* Places: ancestors matched by id, else tag, in order; classes aside; a recorded dom_path's "html",
- * ">" and the element itself left out. */
+/* Places: the innermost expected ancestor with an id, else tags in order; classes aside; a
+ * recorded dom_path's "html", ">" and the element itself left out. */
 static void test_place(void **state)
 {
 	(void)state;
-	assert_true(kn_heal_place_sim("html > body > main > ul#notes > li > a", "body main ul#notes li") == 1.0);
-	assert_true(kn_heal_place_sim("#ca-history", "body div#content nav#p-views.tabs li#ca-history.x") == 1.0);
-	assert_true(kn_heal_place_sim("nav#p-views.vector-menu li#ca-history", "body div#p-views.pBody ul li#ca-history") == 1.0);
-	assert_true(kn_heal_place_sim("div#a span", "body div#b p") == 0.0);
-	assert_true(kn_heal_place_sim("body footer ul li", "body main ul li") == 0.75);
-	assert_true(kn_heal_place_sim(NULL, "body") < 0);
-	assert_true(kn_heal_place_sim("", "body") < 0);
-	assert_true(kn_heal_place_sim("html > a", "body") < 0); /* no ancestor expected */
-	assert_true(kn_heal_place_sim("> > > #x..#", NULL) < 0);
-	assert_true(kn_heal_place_sim("#x..#. ..", NULL) == 0.0);
-	assert_true(kn_heal_place_sim("body div#content ul", "body div#content.a section ul") == 1.0); /* ids only */
+	assert_int_equal(kn_heal_place("html > body > main > ul#notes > li > a", "body main ul#notes li"), 1);
+	assert_int_equal(kn_heal_place("#ca-history", "body div#content nav#p-views.tabs li#ca-history.x"), 1);
+	/* a skin that renamed the outer containers: the innermost landmark decides */
+	assert_int_equal(kn_heal_place("html > body > div#mw-page > nav#p-views > ul > li#ca-history > a",
+	                               "body div#globalWrapper div#p-cactions.portlet ul li#ca-history"), 1);
+	assert_int_equal(kn_heal_place("div#mw-page nav#p-views li#ca-history", "body div#mw-page footer#footer ul li"), 0);
+	assert_int_equal(kn_heal_place("nav#p-views li#ca-history", "body footer#footer ul li"), -1);
+	assert_int_equal(kn_heal_place("body main ul li", "body main ul li"), 1);
+	assert_int_equal(kn_heal_place("body footer ul li", "body main ul li"), 1);  /* 3 of 4 tags */
+	assert_int_equal(kn_heal_place("body footer nav ol", "body main ul li"), -1); /* 1 of 4 */
+	assert_int_equal(kn_heal_place("body footer nav ul li", "body main ul li"), 0); /* 3 of 5 */
+	assert_int_equal(kn_heal_place("body div#content ul", "body div#content.a section ul"), 1);
+	/* malformed or nothing expected */
+	assert_int_equal(kn_heal_place(NULL, "body"), 0);
+	assert_int_equal(kn_heal_place("", "body"), 0);
+	assert_int_equal(kn_heal_place("html > a", "body"), 0);
+	assert_int_equal(kn_heal_place("> > > #x..#", NULL), 0);
+	assert_int_equal(kn_heal_place("#x..#. ..", NULL), -1);
+	assert_int_equal(kn_heal_place("#x..#. ..", "p#x"), 0); /* an empty "#" clears the id: two bare descriptors, one found */
 }
 
 /* The issue-22 relabel: "View history" became "history" under the same href, role and place — the
