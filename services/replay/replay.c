@@ -193,15 +193,37 @@ static int same_element(const struct found *a, const struct found *b)
 	return a->x == b->x && a->y == b->y && (a->sel && b->sel ? strcmp(a->sel, b->sel) == 0 : a->sel == b->sel);
 }
 
+/* The centre of found element f again, by its unique selector (the page may have scrolled to
+ * another element since): 1, or 0 when it is gone. */
+static int ready_again(struct rp *r, const kn_step *st, struct found *f, double left)
+{
+	if (!f->sel || !*f->sel)
+		return 1;
+	json_t *v = NULL, *p = json_pack("{s:s, s:s, s:b, s:b, s:i, s:b, s:i, s:i}", "sel", f->sel, "verb",
+	                                 kn_step_verb_name(st->verb), "fb", 0, "collect", 0, "until", 0,
+	                                 "changed", 0, "stable", KN_REPLAY_STABLE_MS, "act",
+	                                 left > 0 ? (int)left : 0);
+	kn_err err;
+	int ok = p && page(r, "wait", p, &v, &err) == 0 && json_is_number(json_object_get(v, "x"));
+	if (ok) {
+		f->x = json_number_value(json_object_get(v, "x"));
+		f->y = json_number_value(json_object_get(v, "y"));
+	}
+	json_decref(v);
+	json_decref(p);
+	return ok;
+}
+
 /* Find the step's element and give its centre (scrolled into view, actionable). The page waits
  * for it (page_js.c "wait": each animation frame, or each DOM change once fallbacks are on): the
  * selector from the start, the fallbacks after fallback_after_ms, healing after heal_after_ms; all
  * within the element timeout. An element whose name contradicts the recorded one is refused and the
  * next locator tried at once (in the same round; the next round starts afresh once the DOM changed:
- * the page may have moved on). A relabelled element (kn_heal_agree RELABEL) is held while the
- * other locators are tried: it is taken, as a drift, when none of them finds another element (a
- * round with the fallbacks on); another element that carries the recorded name contradicts it, and
- * neither is taken. */
+ * the page may have moved on). An element that agrees with a drift (kn_heal_agree DRIFT: the
+ * recorded name, another href; RELABEL: the recorded href, place and role, the name's words
+ * dropped or added) is held while the other locators are tried (the fallbacks must be on): an
+ * element that fully agrees wins, a drift of the other kind on another element contradicts it
+ * (neither is taken: not found), otherwise the held element is taken. */
 static int locate(struct rp *r, const kn_step *st, struct found *f)
 {
 	kn_heal_sig e;
@@ -221,7 +243,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		fb_after = heal_after;
 	int rc = KN_ENOTFOUND, changed = 0;
 	char refused[300] = "";
-	struct found held = {0}; /* a relabelled element found this round */
+	struct found held = {0}; /* a drifted or relabelled element found this round */
 	double start = kn_time_mono_ms();
 	for (;;) {
 		double spent = kn_time_mono_ms() - start;
@@ -236,48 +258,49 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		json_t *v = NULL, *skip = json_array();
 		kn_err err;
 		json_object_set_new(p, "skip", skip);
-		int done = 0, answered = 0, holding = 0, contradicted = 0;
+		int done = 0, answered = 0, contradicted = 0;
+		kn_heal_agreement held_a = KN_AGREE_NO; /* NO: nothing held */
 		for (int tries = 0; !done && tries < 10 && page(r, "wait", p, &v, &err) == 0; tries++) {
 			answered = 1;
 			if (take_found(f, v, NULL, 1.0)) {
 				kn_heal_agreement a = agreement(st, &e, v, f);
-				if (a == KN_AGREE_NO || a == KN_AGREE_RELABEL || (holding && !same_element(&held, f))) {
-					if (a == KN_AGREE_NO) {
-						snprintf(refused, sizeof refused, "the %s locator found another element: %.200s",
-						         f->how, f->why);
-					} else if (a == KN_AGREE_RELABEL && !holding) {
-						free(held.sel);
-						held = *f;
-						f->sel = NULL;
-						holding = 1;
-					} else if (a != KN_AGREE_RELABEL) {
-						snprintf(refused, sizeof refused,
-						         "two elements: the %s locator found one relabelled (%.150s), the %s locator "
-						         "another with the recorded name",
-						         held.how, held.why, f->how);
-						contradicted = 1;
-					}
-					json_array_append_new(skip, json_string(f->how));
-					json_object_set_new(p, "until", json_integer(0)); /* the rest of this round: at once */
-					json_object_set_new(p, "changed", json_false());
-					json_decref(v);
-					v = NULL;
-					if (contradicted)
-						break;
-					continue;
+				if (a == KN_AGREE_YES) { /* name and href agree: nothing weighs more */
+					done = 1;
+					break;
 				}
-				done = 1;
-			} else if (!holding && json_object_get(v, "candidates") && heal(r, st, &e, v, f)) {
+				if (a == KN_AGREE_NO) {
+					snprintf(refused, sizeof refused, "the %s locator found another element: %.200s", f->how,
+					         f->why);
+				} else if (held_a == KN_AGREE_NO) { /* a drift: held while the other locators look */
+					free(held.sel);
+					held = *f;
+					f->sel = NULL;
+					held_a = a;
+				} else if (!same_element(&held, f) && (a == KN_AGREE_RELABEL) != (held_a == KN_AGREE_RELABEL)) {
+					/* one element has the recorded name, another the recorded href, place and role */
+					snprintf(refused, sizeof refused, "two elements contradict: the %s locator found %.110s; the %s locator %.110s",
+					         held.how, held.why, f->how, f->why);
+					contradicted = 1;
+				}
+				json_array_append_new(skip, json_string(f->how));
+				json_object_set_new(p, "until", json_integer(0)); /* the rest of this round: at once */
+				json_object_set_new(p, "changed", json_false());
+				json_decref(v);
+				v = NULL;
+				if (contradicted)
+					break;
+				continue;
+			} else if (held_a == KN_AGREE_NO && json_object_get(v, "candidates") && heal(r, st, &e, v, f)) {
 				done = 1;
 			}
 			break;
 		}
 		json_decref(v);
-		if (!done && holding && !contradicted && fb) { /* no other locator found another element */
+		if (!done && held_a != KN_AGREE_NO && !contradicted && fb) { /* no locator found a contradiction */
 			free(f->sel);
 			*f = held;
 			held.sel = NULL;
-			done = 1;
+			done = ready_again(r, st, f, timeout - (kn_time_mono_ms() - start));
 		}
 		if (done) {
 			rc = 0;
