@@ -5,7 +5,7 @@
  * link with the same href as "Edit". So the recorded accessible name is compared first: words that
  * contradict it (another word in its place, a year, a "not"/"out") make another element; words
  * only dropped or added ("View history" → "history") make a relabel, believed only when the strong
- * signals — href, id or name, role, tag, place in the page — weigh for it (kn_heal_evidence,
+ * signals — href, id or name, role, tag, place in the page — weigh for it (kn_heal_weigh,
  * README.md "Precise verdicts"). The recorded href is a soft constraint (same control, new target:
  * a drift worth reporting). Pure functions, unit-tested in tests/unit/test_heal.c. */
 #include <ctype.h>
