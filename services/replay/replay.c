@@ -188,9 +188,12 @@ static kn_heal_agreement agreement(const kn_step *st, const kn_heal_sig *e, json
 	return a;
 }
 
+/* Two finds are one element: the same unique selector (uniq() in page_js.c), else the same point. */
 static int same_element(const struct found *a, const struct found *b)
 {
-	return a->x == b->x && a->y == b->y && (a->sel && b->sel ? strcmp(a->sel, b->sel) == 0 : a->sel == b->sel);
+	if (a->sel && b->sel && *a->sel && *b->sel)
+		return strcmp(a->sel, b->sel) == 0;
+	return a->x == b->x && a->y == b->y;
 }
 
 /* The centre of found element f again, by its unique selector (the page may have scrolled to
