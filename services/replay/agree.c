@@ -325,7 +325,7 @@ kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *e, const k
 	if (rel == KN_NAME_AGREE && known(st->tag) && known(c->text) && now == c->text) {
 		if (why)
 			snprintf(why, n, "recorded text '%.80s', the element's is '%.80s'", st->text, c->text);
-		return KN_AGREE_DRIFT;
+		return KN_AGREE_REWORDED;
 	}
 	return KN_AGREE_YES;
 }

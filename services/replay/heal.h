@@ -65,12 +65,15 @@ int kn_heal_best(const kn_heal_sig *e, const kn_heal_sig *cands, size_t n, doubl
  * were only dropped or added ("View history" → "history") and the strong signals weigh for it
  * (kn_heal_weigh: the same control, relabelled — a drift, unless another element carries the
  * recorded name). DRIFT: the name agrees but the recorded href does not (the same control leading
- * elsewhere now), or a recorded text agrees as a name with its words changed ("&" → "and"). YES
- * otherwise (nothing recorded to compare counts as agreement). Names agree when their words (lower
+ * elsewhere now). REWORDED: the href agrees (or was not recorded) and a recorded text agrees as a
+ * name with its words changed ("&" → "and"): a drift too. YES otherwise (nothing recorded to
+ * compare counts as agreement). Names agree when their words (lower
  * case, without "and", "&", "the", "a", "of"…) are the same, a counter aside (numbers of up to three
  * digits); a hand-written text hint (a step without a recorded fingerprint, st->tag NULL) may also
  * be part of the element's text. why (optional) says what disagreed, and the evidence. */
-typedef enum kn_heal_agreement { KN_AGREE_YES, KN_AGREE_DRIFT, KN_AGREE_RELABEL, KN_AGREE_NO } kn_heal_agreement;
+typedef enum kn_heal_agreement {
+	KN_AGREE_YES, KN_AGREE_REWORDED, KN_AGREE_DRIFT, KN_AGREE_RELABEL, KN_AGREE_NO
+} kn_heal_agreement;
 kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *e, const kn_heal_sig *c, char *why, size_t n);
 
 /* How a name now relates to the recorded one, best first: SAME words (a counter aside); AGREE as

@@ -169,8 +169,8 @@ static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v
 	return ok;
 }
 
-/* Whether the element found (v's "sig") is the recorded one (kn_heal_agree): NO refuses it, DRIFT
- * and RELABEL are drifts (f->drift, f->why says why). */
+/* Whether the element found (v's "sig") is the recorded one (kn_heal_agree): NO refuses it,
+ * REWORDED, DRIFT and RELABEL are drifts (f->drift, f->why says why). */
 static kn_heal_agreement agreement(const kn_step *st, const kn_heal_sig *e, json_t *v, struct found *f)
 {
 	json_t *one = json_pack("[O]", json_object_get(v, "sig") ? json_object_get(v, "sig") : json_null());
@@ -181,7 +181,7 @@ static kn_heal_agreement agreement(const kn_step *st, const kn_heal_sig *e, json
 	kn_heal_agreement a = KN_AGREE_YES;
 	if (text && kn_heal_parse_candidates(&c, &n, text, strlen(text), &err) == 0 && n == 1)
 		a = kn_heal_agree(st, e, &c[0], f->why, sizeof f->why);
-	f->drift = a == KN_AGREE_DRIFT || a == KN_AGREE_RELABEL;
+	f->drift = a != KN_AGREE_YES && a != KN_AGREE_NO;
 	kn_heal_sigs_free(c, n);
 	free(text);
 	json_decref(one);
@@ -222,11 +222,12 @@ static int ready_again(struct rp *r, const kn_step *st, struct found *f, double 
  * selector from the start, the fallbacks after fallback_after_ms, healing after heal_after_ms; all
  * within the element timeout. An element whose name contradicts the recorded one is refused and the
  * next locator tried at once (in the same round; the next round starts afresh once the DOM changed:
- * the page may have moved on). An element that agrees with a drift (kn_heal_agree DRIFT: the
+ * the page may have moved on). An element whose name and href agree is taken at once (YES, or
+ * REWORDED: a drift). One that agrees with a drift of another kind (kn_heal_agree DRIFT: the
  * recorded name, another href; RELABEL: the recorded href, place and role, the name's words
  * dropped or added) is held while the other locators are tried (the fallbacks must be on): an
- * element that fully agrees wins, a drift of the other kind on another element contradicts it
- * (neither is taken: not found), otherwise the held element is taken. */
+ * element that agrees wins, a drift of the other kind on another element contradicts it (neither
+ * is taken: not found), otherwise the held element is taken. */
 static int locate(struct rp *r, const kn_step *st, struct found *f)
 {
 	kn_heal_sig e;
@@ -267,7 +268,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 			answered = 1;
 			if (take_found(f, v, NULL, 1.0)) {
 				kn_heal_agreement a = agreement(st, &e, v, f);
-				if (a == KN_AGREE_YES) { /* name and href agree: nothing weighs more */
+				if (a == KN_AGREE_YES || a == KN_AGREE_REWORDED) { /* name and href agree: nothing weighs more */
 					done = 1;
 					break;
 				}
@@ -281,8 +282,11 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 					held_a = a;
 				} else if (!same_element(&held, f) && (a == KN_AGREE_RELABEL) != (held_a == KN_AGREE_RELABEL)) {
 					/* one element has the recorded name, another the recorded href, place and role */
-					snprintf(refused, sizeof refused, "two elements contradict: the %s locator found %.110s; the %s locator %.110s",
-					         held.how, held.why, f->how, f->why);
+					const struct found *named = a == KN_AGREE_RELABEL ? &held : f, *relabelled = a == KN_AGREE_RELABEL ? f : &held;
+					snprintf(refused, sizeof refused,
+					         "two elements contradict: the %s locator found one with the recorded name leading "
+					         "elsewhere, the %s locator one under the recorded href with %.100s",
+					         named->how, relabelled->how, relabelled->why);
 					contradicted = 1;
 				}
 				json_array_append_new(skip, json_string(f->how));
