@@ -284,8 +284,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 					/* one element has the recorded name, another the recorded href, place and role */
 					const struct found *named = a == KN_AGREE_RELABEL ? &held : f, *relabelled = a == KN_AGREE_RELABEL ? f : &held;
 					snprintf(refused, sizeof refused,
-					         "two elements contradict: the %s locator found one with the recorded name leading "
-					         "elsewhere, the %s locator one under the recorded href with %.100s",
+					         "two elements contradict (%s locator: the recorded name, another href; %s locator: %.150s)",
 					         named->how, relabelled->how, relabelled->why);
 					contradicted = 1;
 				}
