@@ -63,14 +63,15 @@ int kn_heal_best(const kn_heal_sig *e, const kn_heal_sig *cands, size_t n, doubl
  * aria-label) contradicts the recorded text or aria-label — another item of the same kind; a heal
  * or fallback must not take it and a selector match is not the element. RELABEL: the name's words
  * were only dropped or added ("View history" → "history") and the strong signals weigh for it
- * (kn_heal_weigh: the same control, relabelled — a drift, unless another element carries the
- * recorded name). DRIFT: the name agrees but the recorded href does not (the same control leading
- * elsewhere now). REWORDED: the href agrees (or was not recorded) and a recorded text agrees as a
- * name with its words changed ("&" → "and"): a drift too. YES otherwise (nothing recorded to
- * compare counts as agreement). Names agree when their words (lower
- * case, without "and", "&", "the", "a", "of"…) are the same, a counter aside (numbers of up to three
- * digits); a hand-written text hint (a step without a recorded fingerprint, st->tag NULL) may also
- * be part of the element's text. why (optional) says what disagreed, and the evidence. */
+ * (kn_heal_weigh: the same control, relabelled — a drift; replay.c's locate() still refuses it
+ * when another element has the recorded name under another href). DRIFT: the name agrees but the
+ * recorded href does not (the same control leading elsewhere now). REWORDED: the href agrees (or
+ * was not recorded) and a recorded text agrees as a name with its words changed ("&" → "and"): a
+ * drift too. YES otherwise (nothing recorded to compare counts as agreement). Names agree when
+ * their words (lower case, without "and", "&", "the", "a", "of"…) are the same, a counter aside
+ * (numbers of up to three digits); a hand-written text hint (a step without a recorded
+ * fingerprint, st->tag NULL) may also be part of the element's text. why (optional) says what
+ * disagreed, and the evidence. */
 typedef enum kn_heal_agreement {
 	KN_AGREE_YES, KN_AGREE_REWORDED, KN_AGREE_DRIFT, KN_AGREE_RELABEL, KN_AGREE_NO
 } kn_heal_agreement;
@@ -86,8 +87,9 @@ kn_heal_name_rel kn_heal_name_relation(const char *recorded, const char *now, in
 
 /* The evidence that candidate c is step st's element whatever its name (README.md "Precise
  * verdicts"): each signal known on both sides adds its weight when it agrees and subtracts it when
- * it differs — href 3, id 2, name 2 (identity), place 2 (kn_heal_place), role 1, tag 1. A relabel is believed when an identity signal agrees, none differs and
- * the score is at least KN_HEAL_RELABEL_MIN. `said` lists the signals weighed. */
+ * it differs — href 3, id 2, name 2 (identity), place 2 (kn_heal_place), role 1, tag 1. A
+ * relabel is believed (ev->relabel) when an identity signal agrees, none differs and the score is
+ * at least KN_HEAL_RELABEL_MIN. `said` lists the signals weighed. e may be NULL. */
 #define KN_HEAL_RELABEL_MIN 4
 typedef struct kn_heal_evidence {
 	int score, identity_agree, identity_disagree, relabel;
