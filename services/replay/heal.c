@@ -289,6 +289,62 @@ static double path_sim(const char *expected, const char *cand)
 	return (double)found / (double)ne;
 }
 
+/* The ancestor descriptors of a path, "html" and ">" left out: a recorded dom_path is written
+ * "html > body > … > a", the element itself last (dropped), a page's or selector's path holds the
+ * ancestors alone, separated by spaces. */
+static size_t ancestors(const char **w, size_t *len, size_t max, const char *s)
+{
+	const char *t[64];
+	size_t tl[64], n = split_words(t, tl, 64, s), k = 0;
+	int arrows = 0;
+	for (size_t i = 0; i < n; i++)
+		arrows |= tl[i] == 1 && t[i][0] == '>';
+	for (size_t i = 0; i < n && k < max; i++) {
+		if ((tl[i] == 1 && t[i][0] == '>') || (tl[i] == 4 && strncmp(t[i], "html", 4) == 0))
+			continue;
+		w[k] = t[i];
+		len[k++] = tl[i];
+	}
+	return arrows && k ? k - 1 : k;
+}
+
+int kn_heal_place(const char *expected, const char *cand)
+{
+	enum { MAXP = 32 };
+	const char *es[MAXP], *cs[MAXP];
+	size_t el[MAXP], cl[MAXP];
+	size_t ne = ancestors(es, el, MAXP, expected), nc = ancestors(cs, cl, MAXP, cand);
+	struct desc c[MAXP];
+	for (size_t j = 0; j < nc; j++)
+		parse_desc(&c[j], cs[j], cl[j]);
+	size_t ids = 0, ids_found = 0, tags_found = 0, at = 0;
+	int inner = 0; /* the innermost expected id: is it an ancestor of the candidate? */
+	for (size_t i = 0; i < ne; i++) {
+		struct desc e;
+		parse_desc(&e, es[i], el[i]);
+		if (*e.id) {
+			int found = 0;
+			for (size_t j = 0; j < nc && !found; j++)
+				found = strcmp(e.id, c[j].id) == 0;
+			ids++;
+			ids_found += (size_t)found;
+			inner = found;
+			continue;
+		}
+		for (size_t j = at; j < nc; j++) /* tags in order */
+			if (!*e.tag || strcmp(e.tag, "*") == 0 || strcmp(e.tag, c[j].tag) == 0) {
+				tags_found++;
+				at = j + 1;
+				break;
+			}
+	}
+	if (ids) /* landmarks with an id say where; "body", "ul", "div" say little */
+		return inner ? 1 : ids_found == 0 ? -1 : 0;
+	if (!ne)
+		return 0;
+	return 3 * tags_found >= 2 * ne ? 1 : 3 * tags_found < ne ? -1 : 0;
+}
+
 static double class_sim(const char *a, const char *b)
 {
 	enum { MAXC = 32 };

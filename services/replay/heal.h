@@ -58,17 +58,52 @@ int kn_heal_parse_candidates(kn_heal_sig **out, size_t *n, const char *json, siz
 /* The best candidate of n: its index into cands (or -1 when n is 0) and its score. */
 int kn_heal_best(const kn_heal_sig *e, const kn_heal_sig *cands, size_t n, double *score);
 
-/* Whether an element found for step st (its signature c) is the element the step recorded
- * (agree.c). NO: its accessible name (visible text or aria-label) contradicts the recorded text
- * or aria-label — another item of the same kind; a heal or fallback must not take it and a
- * selector match is not the element. DRIFT: the name agrees but the recorded href does not — the
- * same control leading elsewhere now. YES otherwise (nothing recorded to compare counts as
- * agreement). Names agree when their words (lower case, without "and", "&", "the", "a", "of"…)
- * are the same, a counter aside (numbers of up to three digits); a hand-written text hint (a step without a
- * recorded fingerprint, st->tag NULL) may also be part of the element's text. why (optional)
- * says what disagreed. */
-typedef enum kn_heal_agreement { KN_AGREE_YES, KN_AGREE_DRIFT, KN_AGREE_NO } kn_heal_agreement;
-kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *c, char *why, size_t n);
+/* Whether an element found for step st (its signature c; e the step's expected signature, may be
+ * NULL) is the element the step recorded (agree.c). NO: its accessible name (visible text or
+ * aria-label) contradicts the recorded text or aria-label — another item of the same kind; a heal
+ * or fallback must not take it and a selector match is not the element. RELABEL: the name's words
+ * were only dropped or added ("View history" → "history") and the strong signals weigh for it
+ * (kn_heal_weigh: the same control, relabelled — a drift; replay.c's locate() still refuses it
+ * when another element has the recorded name under another href). DRIFT: the name agrees but the
+ * recorded href does not (the same control leading elsewhere now). REWORDED: the href agrees (or
+ * was not recorded) and a recorded text agrees as a name with its words changed ("&" → "and"): a
+ * drift too. YES otherwise (nothing recorded to compare counts as agreement). Names agree when
+ * their words (lower case, without "and", "&", "the", "a", "of"…) are the same, a counter aside
+ * (numbers of up to three digits); a hand-written text hint (a step without a recorded
+ * fingerprint, st->tag NULL) may also be part of the element's text. why (optional) says what
+ * disagreed, and the evidence. */
+typedef enum kn_heal_agreement {
+	KN_AGREE_YES, KN_AGREE_REWORDED, KN_AGREE_DRIFT, KN_AGREE_RELABEL, KN_AGREE_NO
+} kn_heal_agreement;
+kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *e, const kn_heal_sig *c, char *why, size_t n);
+
+/* How a name now relates to the recorded one, best first: SAME words (a counter aside); AGREE as
+ * names (stop words, "&"/"and", or within a hand-written hint when `within`); RELABEL — one side's
+ * meaningful words (fillers such as "view", "show", "page", "this" aside) all in the other's, and
+ * the words left over are neither a polarity word ("not", "out", "hide", "remove"…) nor a number of
+ * four digits or more; OTHER — a word in another's place, a different year, nothing in common. */
+typedef enum kn_heal_name_rel { KN_NAME_SAME, KN_NAME_AGREE, KN_NAME_RELABEL, KN_NAME_OTHER } kn_heal_name_rel;
+kn_heal_name_rel kn_heal_name_relation(const char *recorded, const char *now, int within);
+
+/* The evidence that candidate c is step st's element whatever its name (README.md "Precise
+ * verdicts"): each signal known on both sides adds its weight when it agrees and subtracts it when
+ * it differs — href 3, id 2, name 2 (identity), place 2 (kn_heal_place), role 1, tag 1. A
+ * relabel is believed (ev->relabel) when an identity signal agrees, none differs and the score is
+ * at least KN_HEAL_RELABEL_MIN. `said` lists the signals weighed. e may be NULL. */
+#define KN_HEAL_RELABEL_MIN 4
+typedef struct kn_heal_evidence {
+	int score, identity_agree, identity_disagree, relabel;
+	char said[160];
+} kn_heal_evidence;
+void kn_heal_weigh(kn_heal_evidence *ev, const kn_step *st, const kn_heal_sig *e, const kn_heal_sig *c);
+
+/* Whether a candidate is where the expected ancestors (a selector's, or a recorded dom_path
+ * "html > body > … > a") say: with ancestors that have an id, 1 when the innermost of them is an
+ * ancestor of the candidate (by id alone: a skin renames classes and may turn a div into a nav), -1
+ * when none of them is, else 0; without ids, by tags in order: 1 when at least 2/3 are found, -1
+ * under 1/3. 0 when nothing is expected. */
+int kn_heal_place(const char *expected, const char *cand);
+
 /* 1 when names a and b agree as above. */
 int kn_heal_names_agree(const char *a, const char *b);
 /* 1 when two hrefs name the same target: equal after scheme and host, or one the other's

@@ -184,7 +184,8 @@ static int take_found(struct found *f, json_t *v, const char *how, double score)
 	return 1;
 }
 
-/* Try to heal from a candidate list v: the best candidate at or above the threshold. */
+/* Try to heal from a candidate list v: the best candidate at or above the threshold, among those
+ * whose name does not contradict the step's (a relabelled one, kn_heal_agree, is a drift). */
 static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v, struct found *f)
 {
 	json_t *list = json_object_get(v, "candidates");
@@ -197,7 +198,7 @@ static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v
 		double score = -1;
 		int best = -1;
 		for (size_t i = 0; i < n; i++) { /* a candidate whose name contradicts the step's is another item */
-			if (kn_heal_agree(st, &c[i], NULL, 0) == KN_AGREE_NO)
+			if (kn_heal_agree(st, e, &c[i], NULL, 0) == KN_AGREE_NO)
 				continue;
 			double s = kn_heal_score(e, &c[i], NULL);
 			if (s > score) {
@@ -212,6 +213,7 @@ static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v
 			json_t *pv = NULL;
 			if (page(r, "pick", p, &pv, &err) == 0)
 				ok = take_found(f, pv, "healed", score);
+			f->drift = ok && kn_heal_agree(st, e, &c[best], f->why, sizeof f->why) == KN_AGREE_RELABEL;
 			json_decref(pv);
 			json_decref(p);
 		}
@@ -221,25 +223,51 @@ static int heal(struct rp *r, const kn_step *st, const kn_heal_sig *e, json_t *v
 	return ok;
 }
 
-/* Whether the element found (v's "sig") is the recorded one: a contradicting name refuses it
- * (f->why says why; returns 0), a disagreeing href is a drift (f->drift). */
-static int agrees(const kn_step *st, json_t *v, struct found *f)
+/* Whether the element found (v's "sig") is the recorded one (kn_heal_agree): NO refuses it,
+ * REWORDED, DRIFT and RELABEL are drifts (f->drift, f->why says why). */
+static kn_heal_agreement agreement(const kn_step *st, const kn_heal_sig *e, json_t *v, struct found *f)
 {
 	json_t *one = json_pack("[O]", json_object_get(v, "sig") ? json_object_get(v, "sig") : json_null());
 	char *text = one ? json_dumps(one, JSON_COMPACT) : NULL;
 	kn_heal_sig *c = NULL;
 	size_t n = 0;
 	kn_err err;
-	int ok = 1;
-	f->drift = 0;
-	if (text && kn_heal_parse_candidates(&c, &n, text, strlen(text), &err) == 0 && n == 1) {
-		kn_heal_agreement a = kn_heal_agree(st, &c[0], f->why, sizeof f->why);
-		ok = a != KN_AGREE_NO;
-		f->drift = a == KN_AGREE_DRIFT;
-	}
+	kn_heal_agreement a = KN_AGREE_YES;
+	if (text && kn_heal_parse_candidates(&c, &n, text, strlen(text), &err) == 0 && n == 1)
+		a = kn_heal_agree(st, e, &c[0], f->why, sizeof f->why);
+	f->drift = a != KN_AGREE_YES && a != KN_AGREE_NO;
 	kn_heal_sigs_free(c, n);
 	free(text);
 	json_decref(one);
+	return a;
+}
+
+/* Two finds are one element: the same unique selector (uniq() in page_js.c), else the same point. */
+static int same_element(const struct found *a, const struct found *b)
+{
+	if (a->sel && b->sel && *a->sel && *b->sel)
+		return strcmp(a->sel, b->sel) == 0;
+	return a->x == b->x && a->y == b->y;
+}
+
+/* The centre of found element f again, by its unique selector (the page may have scrolled to
+ * another element since): 1, or 0 when it is gone. */
+static int ready_again(struct rp *r, const kn_step *st, struct found *f, double left)
+{
+	if (!f->sel || !*f->sel)
+		return 1;
+	json_t *v = NULL, *p = json_pack("{s:s, s:s, s:b, s:b, s:i, s:b, s:i, s:i}", "sel", f->sel, "verb",
+	                                 kn_step_verb_name(st->verb), "fb", 0, "collect", 0, "until", 0,
+	                                 "changed", 0, "stable", KN_REPLAY_STABLE_MS, "act",
+	                                 left > 0 ? (int)left : 0);
+	kn_err err;
+	int ok = p && page(r, "wait", p, &v, &err) == 0 && json_is_number(json_object_get(v, "x"));
+	if (ok) {
+		f->x = json_number_value(json_object_get(v, "x"));
+		f->y = json_number_value(json_object_get(v, "y"));
+	}
+	json_decref(v);
+	json_decref(p);
 	return ok;
 }
 
@@ -248,7 +276,12 @@ static int agrees(const kn_step *st, json_t *v, struct found *f)
  * selector from the start, the fallbacks after fallback_after_ms, healing after heal_after_ms; all
  * within the element timeout. An element whose name contradicts the recorded one is refused and the
  * next locator tried at once (in the same round; the next round starts afresh once the DOM changed:
- * the page may have moved on). */
+ * the page may have moved on). An element whose name and href agree is taken at once (YES, or
+ * REWORDED: a drift). One that agrees with a drift of another kind (kn_heal_agree DRIFT: the
+ * recorded name, another href; RELABEL: the recorded href, place and role, the name's words
+ * dropped or added) is held while the other locators are tried (the fallbacks must be on): an
+ * element that agrees wins, a drift of the other kind on another element contradicts it (neither
+ * is taken: not found), otherwise the held element is taken. */
 static int locate(struct rp *r, const kn_step *st, struct found *f)
 {
 	kn_heal_sig e;
@@ -268,6 +301,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		fb_after = heal_after;
 	int rc = KN_ENOTFOUND, changed = 0;
 	char refused[300] = "";
+	struct found held = {0}; /* a drifted or relabelled element found this round */
 	double start = kn_time_mono_ms();
 	for (;;) {
 		double spent = kn_time_mono_ms() - start;
@@ -282,28 +316,52 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		json_t *v = NULL, *skip = json_array();
 		kn_err err;
 		json_object_set_new(p, "skip", skip);
-		int done = 0, answered = 0;
+		int done = 0, answered = 0, contradicted = 0;
+		kn_heal_agreement held_a = KN_AGREE_NO; /* NO: nothing held */
 		for (int tries = 0; !done && tries < 10 && page(r, "wait", p, &v, &err) == 0; tries++) {
 			answered = 1;
 			if (take_found(f, v, NULL, 1.0)) {
-				if (agrees(st, v, f)) {
+				kn_heal_agreement a = agreement(st, &e, v, f);
+				if (a == KN_AGREE_YES || a == KN_AGREE_REWORDED) { /* name and href agree: nothing weighs more */
 					done = 1;
-				} else {
-					snprintf(refused, sizeof refused, "the %s locator found another element: %.200s",
-					         f->how, f->why);
-					json_array_append_new(skip, json_string(f->how));
-					json_object_set_new(p, "until", json_integer(0)); /* the rest of this round: at once */
-					json_object_set_new(p, "changed", json_false());
-					json_decref(v);
-					v = NULL;
-					continue;
+					break;
 				}
-			} else if (json_object_get(v, "candidates") && heal(r, st, &e, v, f)) {
+				if (a == KN_AGREE_NO) {
+					snprintf(refused, sizeof refused, "the %s locator found another element: %.200s", f->how,
+					         f->why);
+				} else if (held_a == KN_AGREE_NO) { /* a drift: held while the other locators look */
+					free(held.sel);
+					held = *f;
+					f->sel = NULL;
+					held_a = a;
+				} else if (!same_element(&held, f) && (a == KN_AGREE_RELABEL) != (held_a == KN_AGREE_RELABEL)) {
+					/* one element has the recorded name, another the recorded href, place and role */
+					const struct found *named = a == KN_AGREE_RELABEL ? &held : f, *relabelled = a == KN_AGREE_RELABEL ? f : &held;
+					snprintf(refused, sizeof refused,
+					         "two elements contradict (%s locator: the recorded name, another href; %s locator: %.150s)",
+					         named->how, relabelled->how, relabelled->why);
+					contradicted = 1;
+				}
+				json_array_append_new(skip, json_string(f->how));
+				json_object_set_new(p, "until", json_integer(0)); /* the rest of this round: at once */
+				json_object_set_new(p, "changed", json_false());
+				json_decref(v);
+				v = NULL;
+				if (contradicted)
+					break;
+				continue;
+			} else if (held_a == KN_AGREE_NO && json_object_get(v, "candidates") && heal(r, st, &e, v, f)) {
 				done = 1;
 			}
 			break;
 		}
 		json_decref(v);
+		if (!done && held_a != KN_AGREE_NO && !contradicted && fb) { /* no locator found a contradiction */
+			free(f->sel);
+			*f = held;
+			held.sel = NULL;
+			done = ready_again(r, st, f, timeout - (kn_time_mono_ms() - start));
+		}
 		if (done) {
 			rc = 0;
 			break;
@@ -316,6 +374,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		if (!answered) /* the document went away under the call: wait for the next one to come */
 			kn_replay_wait_any(&r->w, timeout - spent < 100 ? (int)(timeout - spent) + 1 : 100);
 	}
+	free(held.sel);
 	json_decref(p);
 	kn_heal_sig_clear(&e);
 	if (rc)

@@ -16,7 +16,8 @@
 #     edit of the Returns page recorded from agents/dokuwiki-editor.mjs passes; once an ACL rule makes the
 #     page read-only it is broken at the recorded click on "Edit this page" (the page tools now offer
 #     "Show pagesource" under the same href, refused: the recorded text disagrees); the rule removed,
-#     passed again;
+#     passed again; a theme switch that renames "Edit this page" to "Edit" (a language string override,
+#     same href and place) passes with a drift at that click (issue 22: a relabel, not another element);
 #   - WordPress (tests/realapps/wordpress.sh, a private MariaDB): agents/wordpress.mjs opens the post "Pitching
 #     a tent in the rain" while its workflow is recorded; it passes with no drift, is broken at the recorded
 #     click on the post's title when the post is renamed (its link unchanged: the renamed link is refused)
@@ -141,6 +142,19 @@ n_edit=$(grep '^  - ' "$wf/$et.yaml" | grep -n '^  - click: .*text: "Edit this p
 validate acl-edit "$tmp/acl.yaml" $et
 jq -e '.status == "passed" and (.replay.drift | length == 0) and ([.replay.steps[] | select(has("postcondition")) | .postcondition] | all)' "$r" >/dev/null &&
   kn_ok "ACL on, the page editable: passed, no drift, postconditions held" || kn_fail "acl editable: $(show)"
+# a theme switch that renames the page tools' "Edit this page" to "Edit" (same href, same place): the
+# same control relabelled — passed, the click a drift whose detail says so (issue 22)
+dwc theme-relabel
+curl -s "$base/doku.php?id=trailhead:returns" >"$tmp/relabel.html"
+grep -q '<span>Edit</span>' "$tmp/relabel.html" && ! grep -q 'Edit this page' "$tmp/relabel.html" &&
+  kn_ok "theme with a language override: the page tools say Edit, not Edit this page" || kn_fail "the language override did not rename the link"
+validate acl-relabel "$tmp/acl.yaml" $et
+jq -e --argjson s "$n_edit" '.status == "passed" and ([.replay.drift[] | .step] | index($s) != null)
+   and (.replay.steps[$s - 1].detail | test("recorded text .Edit this page., the element.s is .Edit., relabelled"))' "$r" >/dev/null &&
+  kn_ok "Edit this page relabelled Edit: passed, step $n_edit a drift ($(jq -r --argjson s "$n_edit" '.replay.steps[$s - 1].detail' "$r"))" ||
+  kn_fail "relabelled: $(show)"
+dwc reset
+dwc acl
 dwc acl-readonly
 curl -s "$base/doku.php?id=trailhead:returns" >"$tmp/readonly.html"
 grep -q 'Show pagesource' "$tmp/readonly.html" && ! grep -q 'Edit this page' "$tmp/readonly.html" &&

@@ -9,14 +9,18 @@
 #   tests/realapps/dokuwiki.sh theme DIR           a theme change: other colours, fonts and widths, no sidebar
 #   tests/realapps/dokuwiki.sh disable-search DIR  a feature disabled by configuration (disableactions=search)
 #   tests/realapps/dokuwiki.sh remove-page DIR     a page removed (trailhead:tent_care)
-#   tests/realapps/dokuwiki.sh reset DIR           undo the three changes above (and the ACL's)
+#   tests/realapps/dokuwiki.sh theme-relabel DIR   a theme change that renames a link: the theme's colours and
+#                                                  widths, and the page tools' "Edit this page" shortened to
+#                                                  "Edit" (a language string override, conf/lang/en/lang.php);
+#                                                  the configuration (ACL) is left as it is
+#   tests/realapps/dokuwiki.sh reset DIR           undo the changes above (and the ACL's)
 #   tests/realapps/dokuwiki.sh acl DIR             DokuWiki's ACL on (useacl, authplain, acl.auth.php):
 #                                                  every visitor (@ALL) may edit, as Debian's default ACL says
 #   tests/realapps/dokuwiki.sh acl-readonly DIR    the ACL rule "trailhead:returns @ALL 1": the Returns page
 #                                                  read-only for visitors (a page-level rule wins over "*")
 # Needs: dokuwiki, php-cli (deploy/quickstart.sh installs them). Exit 0, or 1 with a line saying why.
 set -eu -o pipefail
-cmd=${1:?usage: dokuwiki.sh install|start|theme|disable-search|remove-page|reset|acl|acl-readonly DIR [PORT]}
+cmd=${1:?usage: dokuwiki.sh install|start|theme|theme-relabel|disable-search|remove-page|reset|acl|acl-readonly DIR [PORT]}
 dir=${2:?usage: dokuwiki.sh $cmd DIR}
 src=/usr/share/dokuwiki
 conf=$dir/wiki/conf
@@ -79,7 +83,7 @@ start)
   php -d opcache.enable=0 -S "127.0.0.1:$port" -t "$dir/wiki" >"$dir/php.log" 2>&1 &
   echo $!
   ;;
-theme)
+theme|theme-relabel)
   mkdir -p "$conf/tpl/dokuwiki"
   cat >"$conf/tpl/dokuwiki/style.ini" <<'INI'
 [replacements]
@@ -89,6 +93,12 @@ __link__           = "#8a2be2"
 __site_width__     = "60em"
 __sidebar_width__  = "12em"
 INI
+  if [ "$cmd" = theme-relabel ]; then
+    mkdir -p "$conf/lang/en"
+    printf "<?php\n\$lang['btn_edit'] = 'Edit';\n" >"$conf/lang/en/lang.php"
+    rm -rf "$dir/data/cache"/*
+    exit 0
+  fi
   printf "<?php\n\$conf['sidebar'] = '';\n\$conf['title'] = 'Trailhead Staff Handbook';\n" >"$conf/local.protected.php"
   rm -rf "$dir/data/cache"/* ;;
 disable-search)
@@ -106,7 +116,7 @@ acl-readonly)
   printf 'trailhead:returns\t@ALL\t1\n' >>"$conf/acl.auth.php"
   rm -rf "$dir/data/cache"/* ;;
 reset)
-  rm -rf "$conf/tpl" "$conf/local.protected.php" "$dir/data/cache"/*
+  rm -rf "$conf/tpl" "$conf/lang" "$conf/local.protected.php" "$dir/data/cache"/*
   tent_care
   php "$dir/wiki/bin/indexer.php" -q >/dev/null 2>&1 || die "indexer failed" ;;
 *) die "unknown command $cmd" ;;

@@ -1,7 +1,8 @@
 /* test_heal.c — locator healing (services/replay/heal.h): the expected signature derived from CSS
  * and XPath selectors and hints, string similarity, the weighted score and its threshold on the
  * cases the changed-site fixtures rely on (a renamed id with the same text heals; an id alone that
- * merely resembles does not), and the candidate parser on malformed input. */
+ * merely resembles does not), the candidate parser on malformed input, and agreement: names that
+ * contradict, relabels believed on the weight of the strong signals (issue 22), places. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -228,19 +229,19 @@ static void test_agree(void **state)
 	kn_heal_sig other = {.text = strdup("View source"), .href = strdup("/wiki/edit?page=1")};
 	kn_heal_sig moved = {.text = strdup("Edit"), .href = strdup("/wiki/modify?page=1")};
 	kn_heal_sig icon = {.aria = strdup("edit")};
-	assert_int_equal(kn_heal_agree(&st, &same, why, sizeof why), KN_AGREE_YES);
-	assert_int_equal(kn_heal_agree(&st, &other, why, sizeof why), KN_AGREE_NO);
+	assert_int_equal(kn_heal_agree(&st, NULL, &same, why, sizeof why), KN_AGREE_YES);
+	assert_int_equal(kn_heal_agree(&st, NULL, &other, why, sizeof why), KN_AGREE_NO);
 	assert_non_null(strstr(why, "'View source'"));
-	assert_int_equal(kn_heal_agree(&st, &moved, why, sizeof why), KN_AGREE_DRIFT);
+	assert_int_equal(kn_heal_agree(&st, NULL, &moved, why, sizeof why), KN_AGREE_DRIFT);
 	assert_non_null(strstr(why, "/wiki/modify"));
-	assert_int_equal(kn_heal_agree(&st, &icon, NULL, 0), KN_AGREE_YES); /* aria-label names it */
+	assert_int_equal(kn_heal_agree(&st, NULL, &icon, NULL, 0), KN_AGREE_YES); /* aria-label names it */
 	/* a hand-written hint may be a label within the element's text; a recorded text may not */
 	char part[] = "Q3 report review", tag[] = "a";
 	kn_heal_sig row = {.text = strdup("Grace Hopper Q3 report review — Hi Sam")};
 	kn_step hand = {.verb = KN_STEP_CLICK, .text = part};
 	kn_step recorded = {.verb = KN_STEP_CLICK, .text = part, .tag = tag};
-	assert_int_equal(kn_heal_agree(&hand, &row, NULL, 0), KN_AGREE_YES);
-	assert_int_equal(kn_heal_agree(&recorded, &row, NULL, 0), KN_AGREE_NO);
+	assert_int_equal(kn_heal_agree(&hand, NULL, &row, NULL, 0), KN_AGREE_YES);
+	assert_int_equal(kn_heal_agree(&recorded, NULL, &row, NULL, 0), KN_AGREE_NO);
 	kn_heal_sig_clear(&row);
 	/* a recorded label whose words changed but not its name: a drift; another counter is not */
 	char gear[] = "Gear & equipment", cart[] = "Cart 2";
@@ -248,17 +249,179 @@ static void test_agree(void **state)
 	kn_step cartl = {.verb = KN_STEP_CLICK, .text = cart, .tag = tag};
 	kn_heal_sig relabelled = {.text = strdup("Gear and equipment")};
 	kn_heal_sig counted = {.text = strdup("Cart 3")};
-	assert_int_equal(kn_heal_agree(&tab, &relabelled, why, sizeof why), KN_AGREE_DRIFT);
+	assert_int_equal(kn_heal_agree(&tab, NULL, &relabelled, why, sizeof why), KN_AGREE_REWORDED);
 	assert_non_null(strstr(why, "'Gear and equipment'"));
-	assert_int_equal(kn_heal_agree(&cartl, &counted, NULL, 0), KN_AGREE_YES);
+	assert_int_equal(kn_heal_agree(&cartl, NULL, &counted, NULL, 0), KN_AGREE_YES);
 	kn_heal_sig_clear(&relabelled);
 	kn_heal_sig_clear(&counted);
 	kn_step bare = {.verb = KN_STEP_CLICK};
-	assert_int_equal(kn_heal_agree(&bare, &other, why, sizeof why), KN_AGREE_YES);
+	assert_int_equal(kn_heal_agree(&bare, NULL, &other, why, sizeof why), KN_AGREE_YES);
 	kn_heal_sig_clear(&same);
 	kn_heal_sig_clear(&other);
 	kn_heal_sig_clear(&moved);
 	kn_heal_sig_clear(&icon);
+}
+
+/* Name relations (agree.c): words only dropped or added are a relabel; another word in a word's
+ * place, a year, a polarity word or nothing in common is another control. */
+static void test_name_relation(void **state)
+{
+	(void)state;
+	assert_int_equal(kn_heal_name_relation("Cart 2", "Cart 3", 0), KN_NAME_SAME);
+	assert_int_equal(kn_heal_name_relation("Gear & equipment", "Gear and equipment", 0), KN_NAME_AGREE);
+	assert_int_equal(kn_heal_name_relation("View history", "history", 0), KN_NAME_RELABEL);
+	assert_int_equal(kn_heal_name_relation("View history", "Page history", 0), KN_NAME_RELABEL);
+	assert_int_equal(kn_heal_name_relation("Edit", "Edit source", 0), KN_NAME_RELABEL);
+	assert_int_equal(kn_heal_name_relation("Show comments", "Comments", 0), KN_NAME_RELABEL);
+	assert_int_equal(kn_heal_name_relation("Red Runner", "Red Runner Pro", 0), KN_NAME_RELABEL); /* names alone */
+	assert_int_equal(kn_heal_name_relation("Edit this page", "Show pagesource", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Edit", "View source", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Pitching a tent in the rain", "Pitching a tent in a storm", 0),
+	                 KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Trail budget 2026", "Trail budget 2025", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Trail budget", "Trail budget 2026 draft", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("tent_care (trailhead)", "tent_maintenance (trailhead)", 0),
+	                 KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Log in", "Log out", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Show comments", "Hide comments", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Add to cart", "Add to cart (sold out)", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Save", "Don't save", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Subscribe", "Unsubscribe", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("View", "Show", 0), KN_NAME_OTHER); /* fillers only */
+	assert_int_equal(kn_heal_name_relation("View history", "View", 0), KN_NAME_OTHER);
+	/* malformed: missing, empty, punctuation only, long, bytes above 0x7f */
+	assert_int_equal(kn_heal_name_relation(NULL, "x", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("x", NULL, 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("", "", 0), KN_NAME_SAME);
+	assert_int_equal(kn_heal_name_relation("+", "-", 0), KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation("Historique", "\xc3\x89" "diter \xff\xfe", 0), KN_NAME_OTHER);
+	char *big = malloc(5001);
+	for (size_t i = 0; i < 5000; i++)
+		big[i] = i % 3 == 2 ? ' ' : (char)('a' + i % 26);
+	big[5000] = '\0';
+	kn_heal_name_rel r = kn_heal_name_relation(big, "history", 1);
+	assert_true(r >= KN_NAME_SAME && r <= KN_NAME_OTHER);
+	assert_int_equal(kn_heal_name_relation(big, big, 0), KN_NAME_SAME);
+	free(big);
+}
+
+/* Places: the innermost expected ancestor with an id, else tags in order; classes aside; a
+ * recorded dom_path's "html", ">" and the element itself left out. */
+static void test_place(void **state)
+{
+	(void)state;
+	assert_int_equal(kn_heal_place("html > body > main > ul#notes > li > a", "body main ul#notes li"), 1);
+	assert_int_equal(kn_heal_place("#ca-history", "body div#content nav#p-views.tabs li#ca-history.x"), 1);
+	/* a skin that renamed the outer containers: the innermost landmark decides */
+	assert_int_equal(kn_heal_place("html > body > div#mw-page > nav#p-views > ul > li#ca-history > a",
+	                               "body div#globalWrapper div#p-cactions.portlet ul li#ca-history"), 1);
+	assert_int_equal(kn_heal_place("div#mw-page nav#p-views li#ca-history", "body div#mw-page footer#footer ul li"), 0);
+	assert_int_equal(kn_heal_place("nav#p-views li#ca-history", "body footer#footer ul li"), -1);
+	assert_int_equal(kn_heal_place("body main ul li", "body main ul li"), 1);
+	assert_int_equal(kn_heal_place("body footer ul li", "body main ul li"), 1);  /* 3 of 4 tags */
+	assert_int_equal(kn_heal_place("body footer nav ol", "body main ul li"), -1); /* 1 of 4 */
+	assert_int_equal(kn_heal_place("body footer nav ul li", "body main ul li"), 0); /* 3 of 5 */
+	assert_int_equal(kn_heal_place("body div#content ul", "body div#content.a section ul"), 1);
+	/* malformed or nothing expected */
+	assert_int_equal(kn_heal_place(NULL, "body"), 0);
+	assert_int_equal(kn_heal_place("", "body"), 0);
+	assert_int_equal(kn_heal_place("html > a", "body"), 0);
+	assert_int_equal(kn_heal_place("> > > #x..#", NULL), 0);
+	assert_int_equal(kn_heal_place("#x..#. ..", NULL), -1);
+	assert_int_equal(kn_heal_place("#x..#. ..", "p#x"), 0); /* an empty "#" clears the id: two bare descriptors, one found */
+}
+
+/* The issue-22 relabel: "View history" became "history" under the same href, role and place — the
+ * recorded element with drift; the same change with another href, in another place or without any
+ * identity signal is another element; "Show pagesource" under the href of "Edit this page" stays
+ * refused. */
+static void test_relabel(void **state)
+{
+	(void)state;
+	char sel[] = "li.vector-tab-noicon:nth-child(3) > a", text[] = "View history",
+	     href[] = "history.html?title=Trail_etiquette", role[] = "link", tag[] = "a",
+	     path[] = "html > body > div#content > nav#p-views > ul > li#ca-history > a", why[256];
+	kn_step st = {.verb = KN_STEP_CLICK, .selector = sel, .text = text, .hint_href = href, .hint_role = role,
+	              .tag = tag, .dom_path = path};
+	kn_heal_sig e;
+	assert_int_equal(kn_heal_expected(&e, &st), 0);
+	kn_heal_sig tab = {.tag = strdup("a"), .role = strdup("link"), .text = strdup("history"),
+	                   .href = strdup("/skin/history.html?title=Trail_etiquette"),
+	                   .path = strdup("body div#content.mw-body nav#p-views.cactions ul li#ca-history.tab")};
+	assert_int_equal(kn_heal_agree(&st, &e, &tab, why, sizeof why), KN_AGREE_RELABEL);
+	assert_non_null(strstr(why, "'history', relabelled"));
+	assert_non_null(strstr(why, "href agrees+3"));
+	kn_heal_evidence ev;
+	kn_heal_weigh(&ev, &st, &e, &tab);
+	assert_int_equal(ev.score, 3 + 1 + 1 + 2);
+	assert_true(ev.relabel);
+	/* no expected signature: the href hint still weighs, but not enough alone */
+	assert_int_equal(kn_heal_agree(&st, NULL, &tab, NULL, 0), KN_AGREE_RELABEL); /* href 3 + place 2 */
+	kn_step bare = {.verb = KN_STEP_CLICK, .text = text, .hint_href = href, .tag = tag};
+	assert_int_equal(kn_heal_agree(&bare, NULL, &tab, NULL, 0), KN_AGREE_NO); /* href 3 < 4 */
+	/* another target */
+	free(tab.href);
+	tab.href = strdup("/skin/talk.html");
+	assert_int_equal(kn_heal_agree(&st, &e, &tab, why, sizeof why), KN_AGREE_NO);
+	assert_non_null(strstr(why, "href differs-3"));
+	/* the same target elsewhere in the page (a footer link) */
+	free(tab.href);
+	tab.href = strdup("history.html?title=Trail_etiquette");
+	free(tab.path);
+	tab.path = strdup("body footer#footer ul li");
+	assert_int_equal(kn_heal_agree(&st, &e, &tab, NULL, 0), KN_AGREE_NO);
+	/* an id that differs is another control even under the same href */
+	free(tab.path);
+	tab.path = strdup("body div#content nav#p-views ul li#ca-history");
+	char id[] = "ca-history-link";
+	st.hint_id = id;
+	kn_heal_sig_clear(&e);
+	assert_int_equal(kn_heal_expected(&e, &st), 0);
+	tab.id = strdup("ca-talk-link");
+	assert_int_equal(kn_heal_agree(&st, &e, &tab, NULL, 0), KN_AGREE_NO);
+	st.hint_id = NULL;
+	kn_heal_sig_clear(&e);
+	kn_heal_sig_clear(&tab);
+	/* a relabel with no identity signal (no href, id or name on both sides) is not believed */
+	char pub[] = "Publish post", btn[] = "button";
+	kn_step post = {.verb = KN_STEP_CLICK, .text = pub, .tag = btn, .hint_role = btn};
+	kn_heal_sig b = {.tag = strdup("button"), .role = strdup("button"), .text = strdup("Publish")};
+	assert_int_equal(kn_heal_expected(&e, &post), 0);
+	assert_int_equal(kn_heal_agree(&post, &e, &b, NULL, 0), KN_AGREE_NO);
+	char sub[] = "submit-post";
+	post.hint_id = sub;
+	b.id = strdup("submit-post");
+	kn_heal_sig_clear(&e);
+	assert_int_equal(kn_heal_expected(&e, &post), 0);
+	assert_int_equal(kn_heal_agree(&post, &e, &b, NULL, 0), KN_AGREE_RELABEL); /* id 2 + role + tag */
+	kn_heal_sig_clear(&e);
+	kn_heal_sig_clear(&b);
+	/* the product beside it: a longer name, another href */
+	char rr[] = "Red Runner", rrh[] = "/shop/item.html?id=3";
+	kn_step prod = {.verb = KN_STEP_CLICK, .text = rr, .hint_href = rrh, .tag = tag};
+	kn_heal_sig pro = {.tag = strdup("a"), .text = strdup("Red Runner Pro"), .href = strdup("/shop/item.html?id=4")};
+	assert_int_equal(kn_heal_expected(&e, &prod), 0);
+	assert_int_equal(kn_heal_agree(&prod, &e, &pro, NULL, 0), KN_AGREE_NO);
+	kn_heal_sig_clear(&e);
+	kn_heal_sig_clear(&pro);
+	/* DokuWiki with the page read-only: "Show pagesource" under the href of "Edit this page" */
+	char edit[] = "Edit this page", eh[] = "/doku.php?id=trailhead:returns&do=edit";
+	kn_step dw = {.verb = KN_STEP_CLICK, .text = edit, .hint_href = eh, .tag = tag, .hint_role = role};
+	kn_heal_sig src = {.tag = strdup("a"), .role = strdup("link"), .text = strdup("Show pagesource"),
+	                   .href = strdup("/doku.php?id=trailhead:returns&do=edit")};
+	assert_int_equal(kn_heal_expected(&e, &dw), 0);
+	assert_int_equal(kn_heal_agree(&dw, &e, &src, why, sizeof why), KN_AGREE_NO);
+	assert_non_null(strstr(why, "'Show pagesource'"));
+	kn_heal_sig_clear(&e);
+	kn_heal_sig_clear(&src);
+	/* malformed: nothing known on either side agrees (nothing to compare); an empty candidate too */
+	kn_step none = {.verb = KN_STEP_CLICK};
+	kn_heal_sig empty = {0};
+	assert_int_equal(kn_heal_agree(&none, NULL, &empty, why, sizeof why), KN_AGREE_YES);
+	assert_int_equal(kn_heal_agree(&st, NULL, &empty, why, sizeof why), KN_AGREE_YES);
+	kn_heal_weigh(&ev, &none, NULL, &empty);
+	assert_int_equal(ev.score, 0);
+	assert_false(ev.relabel);
 }
 
 int main(void)
@@ -267,6 +430,8 @@ int main(void)
 		cmocka_unit_test(test_css_signature),   cmocka_unit_test(test_xpath_signature),
 		cmocka_unit_test(test_text_sim),        cmocka_unit_test(test_score_threshold),
 		cmocka_unit_test(test_parse_candidates), cmocka_unit_test(test_agree),
+		cmocka_unit_test(test_name_relation),   cmocka_unit_test(test_place),
+		cmocka_unit_test(test_relabel),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
