@@ -437,6 +437,14 @@ static void on_blocked(void *ud, const kn_blocked_hit *hit)
 	free(text);
 }
 
+/* A target of the browser context the run watches (kn_monitor_opts.browser_context), or any when
+ * none is set. */
+static int own_context(const kn_monitor *m, json_t *info)
+{
+	const char *ctx = kn_json_str(info, "browserContextId");
+	return !m->o.browser_context || (ctx && strcmp(ctx, m->o.browser_context) == 0);
+}
+
 static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
 {
 	(void)c;
@@ -452,7 +460,10 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		struct tab *owner = tab_by_session(m, ts ? ts : session);
 		if (kn_page_checks_running(m->checks)) /* the checks' own tab, not the agent's */
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
-		else if (type && strcmp(type, "page") == 0)
+		else if (type && strcmp(type, "page") == 0 && !own_context(m, info)) {
+			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+			kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
+		} else if (type && strcmp(type, "page") == 0)
 			attach_page(m, sid, info);
 		else if (type && strcmp(type, "iframe") == 0 && owner) {
 			char *src = NULL;

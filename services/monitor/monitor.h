@@ -56,6 +56,9 @@ typedef struct kn_monitor_opts {
 	/* the run trace (services/trace): fed with every tab, its CDP events and every event; the
 	 * caller finishes it after kn_monitor_free. NULL: no trace */
 	kn_trace *trace;
+	/* watch only the tabs of this browser context (replay validation's own: another context's tabs,
+	 * an earlier validation's or an agent's, are never scored in this run); NULL: every tab */
+	const char *browser_context;
 } kn_monitor_opts;
 
 /* Connect to the browser at ws_url and start watching. *out is the caller's (kn_monitor_free). */

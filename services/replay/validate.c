@@ -361,14 +361,15 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		json_t *ti;
 		json_array_foreach(json_object_get(v, "targetInfos"), i, ti) {
 			const char *type = json_string_value(json_object_get(ti, "type"));
-			pages += type && strcmp(type, "page") == 0;
+			const char *in = json_string_value(json_object_get(ti, "browserContextId"));
+			pages += type && strcmp(type, "page") == 0 && (!ctx || (in && strcmp(in, ctx) == 0));
 		}
 		json_decref(v);
 	}
 	struct attached att = {.pages = pages};
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
 	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace,
-	                      .on_ready = monitor_ready, .ud = &att.ready};
+	                      .on_ready = monitor_ready, .ud = &att.ready, .browser_context = ctx};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
 	/* ready: every tab attached and its recorder installed (Page.enable went before it on the same
