@@ -228,7 +228,7 @@ void kn_trace_set_verdict(kn_trace *t, const char *status)
 
 int kn_trace_busy(const kn_trace *t)
 {
-	return t && t->pending != NULL;
+	return t && !t->finished && (t->pending != NULL || kn_trace_frames_waiting(t));
 }
 
 const char *kn_trace_dir(const kn_trace *t)

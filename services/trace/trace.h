@@ -75,14 +75,17 @@ void kn_trace_counts(const kn_trace *t, int *shots, int *skipped);
 int kn_trace_finish(kn_trace *t, const kn_eval *ev, const char *end_reason, const char *answer,
                     int failed, int *kept, kn_err *err);
 
-/* Call done(ud) on loop once no probe is in flight, or after max_ms (a run that ended lets its
- * last probe answer before the index is written). NULL trace: done at once. */
+/* Call done(ud) on loop once kn_trace_busy is 0, or after max_ms (a run that ended lets its last
+ * probe answer and its last steps take their screenshots before the index is written). NULL
+ * trace: done at once. */
 void kn_trace_settle(kn_trace *t, kn_cdp_loop *loop, int max_ms, void (*done)(void *ud), void *ud);
 
 /* A replay's verdict (passed, broken, error, blocked) as the index's status instead of the
  * evaluator's (copied). */
 void kn_trace_set_verdict(kn_trace *t, const char *status);
-/* 1 while a probe is in flight (a caller that drives its own loop serves it until 0). */
+/* 1 while a probe is in flight or a step waits for its screenshot (at most 5 s after the step;
+ * the monitor hands over the tab's Page events after the run ended too). A caller that drives its
+ * own loop serves it until 0, or for as long as it can afford. */
 int kn_trace_busy(const kn_trace *t);
 
 /* The trace's folder (borrowed). */

@@ -278,7 +278,7 @@ struct settle {
 static void settle_tick(void *ud)
 {
 	struct settle *s = ud;
-	if (s->t->pending && kn_time_mono_s() < s->until &&
+	if (kn_trace_busy(s->t) && kn_time_mono_s() < s->until &&
 	    kn_cdp_timer_start(s->loop, 20, settle_tick, s)) /* 20 ms: the loop serves replies meanwhile */
 		return;
 	s->done(s->ud);
@@ -287,7 +287,7 @@ static void settle_tick(void *ud)
 
 void kn_trace_settle(kn_trace *t, kn_cdp_loop *loop, int max_ms, void (*done)(void *ud), void *ud)
 {
-	struct settle *s = t && t->pending ? malloc(sizeof *s) : NULL;
+	struct settle *s = kn_trace_busy(t) ? malloc(sizeof *s) : NULL;
 	if (!s) {
 		done(ud);
 		return;

@@ -7,8 +7,11 @@
  *   - when the next step on the tab comes, once a frame painted after the step has arrived
  *     ("before the next step"; when none has yet, the first one that comes: "just after the step");
  *   - else 1 s after the step ("1 s after the step") — or, while the tab's main frame is loading,
- *     when the load ends ("after load"), at most 5 s after the step;
+ *     once the load ended and a frame of the loaded page came ("after load"), at most 5 s after the
+ *     step;
  *   - else when the run ends ("at the end of the run").
+ * After a new document Chromium may send no frame until the page changes again: at the end of
+ * each main-frame load the screencast is started anew, which sends the page as it is.
  * Deadlines are checked when something happens on the tab (a frame, a step, a load starting or
  * ending) and at the end, so no timer is needed: the frame taken is the latest that had arrived by
  * the deadline. A tab whose browser never painted a frame gives its steps a stated reason. Nothing
@@ -105,14 +108,19 @@ static void take(kn_trace *t, struct kn_trace_tab *tab, struct kn_trace_wait *w,
 	free(w);
 }
 
-/* When step w of tab takes the latest frame: 1 s after it, or once a load under way ends. */
+/* When step w of tab takes the latest frame: 1 s after it, or once a load under way ended and a
+ * frame of the loaded page came (0.25 s after the load at the earliest). */
 static double deadline(const struct kn_trace_tab *tab, const struct kn_trace_wait *w)
 {
 	double d = w->t + KN_TRACE_SHOT_AFTER_S, cap = w->t + KN_TRACE_SHOT_LOAD_S;
 	if (tab->loading)
 		return cap;
-	if (tab->loaded_at > w->t && tab->loaded_at + KN_TRACE_SHOT_PAINT_S > d)
-		d = tab->loaded_at + KN_TRACE_SHOT_PAINT_S;
+	if (tab->loaded_at > w->t) {
+		if (tab->frame_at < tab->loaded_at) /* no frame of the loaded page yet: wait for one */
+			return cap;
+		if (tab->loaded_at + KN_TRACE_SHOT_PAINT_S > d)
+			d = tab->loaded_at + KN_TRACE_SHOT_PAINT_S;
+	}
 	return d < cap ? d : cap;
 }
 
@@ -192,12 +200,26 @@ void kn_trace_frames_event(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, con
 		take_due(t, tab, now);
 		tab->loading = 0;
 		tab->loaded_at = now;
+		/* after a new document Chromium may send no frame until the page changes again, although
+		 * it painted: a screencast started anew sends the page as it is now */
+		kn_cdp_send(c, tab->session, "Page.stopScreencast", NULL, NULL, NULL);
+		cast_start(t, c, tab, tab->cast_w, tab->cast_h);
 	} else if (strcmp(method, "Page.frameNavigated") == 0) {
 		json_t *f = json_object_get(params, "frame");
 		const char *id = kn_json_str(f, "id");
 		if (id && strcmp(id, tab->frame_id) == 0 && !json_object_get(f, "parentId"))
 			tab->doc++;
 	}
+}
+
+int kn_trace_frames_waiting(const kn_trace *t)
+{
+	double now = kn_time_mono_s();
+	for (const struct kn_trace_tab *tab = t->tabs; tab; tab = tab->next)
+		for (const struct kn_trace_wait *w = tab->waits; w; w = w->next)
+			if (now <= deadline(tab, w))
+				return 1;
+	return 0;
 }
 
 void kn_trace_frames_finish(kn_trace *t)

@@ -66,6 +66,8 @@ void kn_trace_frames_step(kn_trace *t, struct kn_trace_tab *tab, int n);
  * documents. Others are ignored. params borrowed. */
 void kn_trace_frames_event(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const char *method,
                            json_t *params);
+/* 1 while a step waits for a frame and its moment has not come yet. */
+int kn_trace_frames_waiting(const kn_trace *t);
 /* The run ended: every waiting step takes its tab's latest frame. */
 void kn_trace_frames_finish(kn_trace *t);
 /* Free tab's frame and waiting steps (not tab). */

@@ -129,9 +129,10 @@ while read -r n shot why; do
 done < <(jq -r '.steps[] | select(.step > 0) | "\(.step) \(.screenshot // "-") \(.screenshot_skipped // .screenshot_error // "")"' "$idx")
 [ "$bad" = 0 ] && kn_ok "every step has a JPEG screenshot or says why not" || kn_fail "screenshots incomplete"
 shots=$(jq '[.steps[] | select(.screenshot != null)] | length' "$idx")
-[ "$shots" -ge $((tsteps / 2)) ] && [ "$(jq .capture.shots "$idx")" = "$shots" ] &&
+jq -e '[.steps[] | select(.step > 0 and .type != "answer") | .screenshot != null] | all' "$idx" >/dev/null &&
+  [ "$(jq .capture.shots "$idx")" = "$shots" ] &&
   kn_ok "$shots of $tsteps steps have a screenshot ($(jq .capture.skipped "$idx") page steps without one)" ||
-  kn_fail "only $shots screenshots for $tsteps steps (capture: $(jq -c .capture "$idx"))"
+  kn_fail "$shots screenshots for $tsteps steps, want one per page step (capture: $(jq -c .capture "$idx"))"
 # actions that leave the page where it is (typing into #q, clicking #go) have their element; one that
 # replaces the page may find it gone when the probe runs just after the action
 jq -e '[.steps[] | select((.type == "type" or .type == "click") and (.selector == "#q" or .selector == "#go")) | .element.found == true and (.element.box.width > 0) and (.element.dom | length > 0)] | length == 2 and all' "$idx" >/dev/null &&
