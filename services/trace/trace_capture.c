@@ -186,19 +186,24 @@ void kn_trace_capture_step(kn_trace *t, kn_cdp *c, const kn_event *ev, json_t *s
 	if (tab->status)
 		json_object_set_new(step, "status", json_integer(tab->status));
 	kn_trace_frames_step(t, tab, n);
+	tab->probe_step = n, tab->probe_doc = tab->doc;
 	start_probe(t, c, tab, ev->frame ? NULL : ev->selector, n);
 }
 
-/* The tab finished loading: the last step's probe, when the navigation lost it (no title), is
- * asked again, of the page the step led to. */
+/* The tab finished loading: the last step, when it was probed on the document this load replaced
+ * (a click that navigated) or before the page had a title (a goto probed at commit, a probe the
+ * navigation lost), is probed again, of the page it led to (its element stays the one found just
+ * after the action). */
 static void on_load(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab)
 {
 	size_t ns = json_array_size(t->steps);
 	json_t *s = ns ? json_array_get(t->steps, ns - 1) : NULL;
-	const char *stab = json_string_value(json_object_get(s, "tab"));
 	int n = (int)json_integer_value(json_object_get(s, "step"));
-	if (c && s && n >= 1 && stab && strcmp(stab, tab->id) == 0 && !json_is_string(json_object_get(s, "title")))
+	const char *title = json_string_value(json_object_get(s, "title"));
+	if (c && n >= 1 && n == tab->probe_step && (tab->doc != tab->probe_doc || !title || !*title)) {
+		tab->probe_doc = tab->doc;
 		start_probe(t, c, tab, NULL, n);
+	}
 }
 
 void kn_trace_cdp_event(kn_trace *t, kn_cdp *c, const char *tab, const char *method, json_t *params)

@@ -17,6 +17,8 @@ struct kn_trace_tab {
 	char *id, *session, *frame_id, *world;
 	int ctx_id;          /* the monitor's isolated world in the main frame; 0 unknown */
 	int status;          /* the main document's last HTTP status; 0 unknown */
+	int probe_step;      /* the last step probed here, and the document it saw (doc then) */
+	unsigned probe_doc;
 	/* the screencast (trace_frames.c) */
 	json_t *frame;       /* the latest frame: base64 JPEG (the event's string); NULL none yet */
 	double frame_at;     /* when it arrived (monotonic seconds) */
