@@ -449,8 +449,12 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 {
 	(void)c;
 	kn_monitor *m = ud;
-	if (m->end_reason)
+	if (m->end_reason) { /* over; the trace's last steps still take their screenshots (services/trace) */
+		struct tab *t = strncmp(method, "Page.", 5) == 0 ? tab_by_session(m, session) : NULL;
+		if (t)
+			kn_trace_cdp_event(m->o.trace, m->cdp, t->id, method, params);
 		return;
+	}
 	if (strcmp(method, "Target.attachedToTarget") == 0) {
 		json_t *info = json_object_get(params, "targetInfo");
 		const char *sid = kn_json_str(params, "sessionId"), *type = kn_json_str(info, "type");

@@ -125,6 +125,16 @@ void kn_trace_bind_eval(kn_trace *t, kn_eval *ev)
 		kn_eval_set_evidence(ev, on_evidence, t);
 }
 
+json_t *kn_trace_step(kn_trace *t, int n)
+{
+	for (size_t i = json_array_size(t->steps); i-- > 0;) {
+		json_t *s = json_array_get(t->steps, i);
+		if (json_integer_value(json_object_get(s, "step")) == n)
+			return s;
+	}
+	return NULL;
+}
+
 /* The step events are added to: the last one, or a step 0 for what came before the first. */
 static json_t *current_step(kn_trace *t)
 {
@@ -218,7 +228,7 @@ void kn_trace_set_verdict(kn_trace *t, const char *status)
 
 int kn_trace_busy(const kn_trace *t)
 {
-	return t && t->pending != NULL;
+	return t && !t->finished && (t->pending != NULL || kn_trace_frames_waiting(t));
 }
 
 const char *kn_trace_dir(const kn_trace *t)
@@ -284,6 +294,7 @@ int kn_trace_finish(kn_trace *t, const kn_eval *ev, const char *end_reason, cons
 		kn_trace_remove(t->dir);
 		return 0;
 	}
+	kn_trace_frames_finish(t);
 	char ended[KN_TIME_MAX];
 	kn_time_rfc3339(ended, time(NULL));
 	const kn_task *task = t->o.task;
@@ -329,6 +340,7 @@ void kn_trace_free(kn_trace *t)
 		free(x->session);
 		free(x->frame_id);
 		free(x->world);
+		kn_trace_frames_free_tab(x);
 		free(x);
 	}
 	/* captures still in flight hold the trace: they see it gone */

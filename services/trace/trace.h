@@ -4,9 +4,9 @@
  * A kn_trace is fed from the monitor's loop thread: the monitor announces each tab it attaches
  * (kn_trace_attach), hands over the CDP events of its tabs (kn_trace_cdp_event) and every event
  * after the evaluator saw it (kn_trace_event); the evaluator reports each key-node check
- * (kn_trace_bind_eval). Captures are asynchronous CDP commands: nothing here waits, so the agent is
- * never slowed; while a screenshot is still in flight the next one is skipped and the skip
- * recorded. kn_trace_finish writes DIR/index.json (schemas/trace.schema.json) — or, in `failures`
+ * (kn_trace_bind_eval). Captures are asynchronous CDP commands and each step's screenshot is the
+ * tab's latest screencast frame at/just after the step (trace_frames.c): nothing here waits, so the
+ * agent is never slowed; a step that gets no screenshot says why. kn_trace_finish writes DIR/index.json (schemas/trace.schema.json) — or, in `failures`
  * mode for a run that went well, removes DIR. Every function accepts a NULL trace and does
  * nothing, so callers hook it in unconditionally. Layout: services/trace/README.md. */
 #ifndef KEYNODE_TRACE_H
@@ -48,13 +48,15 @@ int kn_trace_new(kn_trace **out, const char *dir, const kn_trace_opts *opts, kn_
 void kn_trace_bind_eval(kn_trace *t, kn_eval *ev);
 
 /* A tab the monitor attached: its flattened session on c, its id ("T1"), its main frame id and
- * the name of the monitor's isolated world (the DOM probe runs there). Enables Log and Network. */
+ * the name of the monitor's isolated world (the DOM probe runs there). Enables Log and Network and
+ * starts the tab's screencast. */
 void kn_trace_attach(kn_trace *t, kn_cdp *c, const char *session, const char *tab,
                      const char *frame_id, const char *world);
 
 /* A CDP event of the tab (or one of its frames): console errors, exceptions, failed requests,
- * the main document's HTTP status, the isolated world's context, the end of a load (a step whose
- * screenshot the navigation lost gets one of the page it led to). params borrowed. */
+ * the main document's HTTP status, the isolated world's context, screencast frames, the main
+ * frame's loads (a step whose probe the navigation lost probes the page it led to). params
+ * borrowed. */
 void kn_trace_cdp_event(kn_trace *t, kn_cdp *c, const char *tab, const char *method,
                         json_t *params);
 
@@ -66,20 +68,24 @@ void kn_trace_event(kn_trace *t, kn_cdp *c, const kn_event *ev);
 /* Shots taken / skipped so far (for benchmarks and tests). */
 void kn_trace_counts(const kn_trace *t, int *shots, int *skipped);
 
-/* The run ended: write index.json with the result of ev and the end reason. failed: the run did
- * not finish / the replay did not pass — in FAILURES mode a trace that did not fail is removed
- * (*kept says which). Call after the monitor is freed (pending captures then failed). */
+/* The run ended: steps still waiting take their tab's latest frame, then index.json is written with
+ * the result of ev and the end reason. failed: the run did not finish / the replay did not pass —
+ * in FAILURES mode a trace that did not fail is removed (*kept says which). Call after the monitor
+ * is freed (pending probes then failed). */
 int kn_trace_finish(kn_trace *t, const kn_eval *ev, const char *end_reason, const char *answer,
                     int failed, int *kept, kn_err *err);
 
-/* Call done(ud) on loop once no capture is in flight, or after max_ms (a run that ended lets its
- * last screenshot arrive before the index is written). NULL trace: done at once. */
+/* Call done(ud) on loop once kn_trace_busy is 0, or after max_ms (a run that ended lets its last
+ * probe answer and its last steps take their screenshots before the index is written). NULL
+ * trace: done at once. */
 void kn_trace_settle(kn_trace *t, kn_cdp_loop *loop, int max_ms, void (*done)(void *ud), void *ud);
 
 /* A replay's verdict (passed, broken, error, blocked) as the index's status instead of the
  * evaluator's (copied). */
 void kn_trace_set_verdict(kn_trace *t, const char *status);
-/* 1 while a capture is in flight (a caller that drives its own loop serves it until 0). */
+/* 1 while a probe is in flight or a step waits for its screenshot (at most 5 s after the step;
+ * the monitor hands over the tab's Page events after the run ended too). A caller that drives its
+ * own loop serves it until 0, or for as long as it can afford. */
 int kn_trace_busy(const kn_trace *t);
 
 /* The trace's folder (borrowed). */

@@ -1,12 +1,11 @@
 /* trace_capture.c — what a trace asks the browser (trace.h), never waiting for an answer.
  *
  * Per step, one Runtime.evaluate in the monitor's isolated world (the page cannot see or fake it)
- * reads the title, the acted-on element's box and a DOM excerpt around it, the scroll position and
- * viewport, and how many elements each element key node's selector resolves to; its reply starts
- * the screenshot: Page.captureScreenshot as a JPEG of the viewport (clip at the probe's scroll
- * offset, scaled down), written to shots/NNNN.jpg when it arrives. One screenshot at a time: a
- * step that comes while one is in flight gets none, and says so. Console errors, exceptions,
- * failed requests and HTTP errors arrive as CDP events of the tab and go to the current step. */
+ * reads the title, the acted-on element's box and a DOM excerpt around it, the viewport, and how
+ * many elements each element key node's selector resolves to. The step's screenshot comes from the
+ * tab's screencast (trace_frames.c), which this file hands the tab's events to. Console errors,
+ * exceptions, failed requests and HTTP errors arrive as CDP events of the tab and go to the current
+ * step. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,7 @@
  * roots, `host >> inner` chains — as the recorder resolved them. */
 static const char probe_js[] =
 	"(function(sel,nodes,max){%s\n;var r={url:location.href,title:document.title,vw:innerWidth,"
-	"vh:innerHeight,sx:scrollX,sy:scrollY,selectors:[]};var el=null;"
+	"vh:innerHeight,selectors:[]};var el=null;"
 	"if(sel){var se=knSelectorError(sel);if(se)r.selector_error=se;else{el=knQuery(sel);r.found=!!el;}}"
 	"if(el){var b=el.getBoundingClientRect();r.box={x:b.x,y:b.y,width:b.width,height:b.height};"
 	"var p=el.parentElement,h=p?p.outerHTML:'';if(!p||h.length>max)h=el.outerHTML;"
@@ -33,16 +32,6 @@ static struct kn_trace_tab *tab_by_id(kn_trace *t, const char *id)
 	for (struct kn_trace_tab *x = t->tabs; id && x; x = x->next)
 		if (strcmp(x->id, id) == 0)
 			return x;
-	return NULL;
-}
-
-static json_t *step_by_number(kn_trace *t, int n)
-{
-	for (size_t i = json_array_size(t->steps); i-- > 0;) {
-		json_t *s = json_array_get(t->steps, i);
-		if (json_integer_value(json_object_get(s, "step")) == n)
-			return s;
-	}
 	return NULL;
 }
 
@@ -68,6 +57,7 @@ void kn_trace_attach(kn_trace *t, kn_cdp *c, const char *session, const char *ta
 	kn_cdp_send(c, session, "Log.enable", NULL, NULL, NULL);
 	kn_cdp_send(c, session, "Network.enable",
 	            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
+	kn_trace_frames_start(t, c, x);
 }
 
 static void add_to_step(kn_trace *t, const char *list, json_t *entry)
@@ -101,12 +91,12 @@ static json_t *console_text(json_t *args)
 	return kn_trace_text(buf, 500);
 }
 
-static struct kn_trace_pending *pending_new(kn_trace *t, int step, int shot, struct kn_trace_tab *tab)
+static struct kn_trace_pending *pending_new(kn_trace *t, int step, struct kn_trace_tab *tab)
 {
 	struct kn_trace_pending *p = calloc(1, sizeof *p);
 	if (!p)
 		return NULL;
-	p->t = t, p->step = step, p->shot = shot, p->tab = tab, p->gen = t->shot_gen;
+	p->t = t, p->step = step, p->tab = tab;
 	p->next = t->pending;
 	if (t->pending)
 		t->pending->prev = p;
@@ -129,73 +119,12 @@ static kn_trace *pending_done(struct kn_trace_pending *p)
 	return t;
 }
 
-static void shot_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
 	(void)c;
 	struct kn_trace_pending *p = ud;
 	kn_trace *t = pending_done(p);
-	if (t && p->gen != t->shot_gen)
-		t = NULL; /* given up on (shot_busy): a late image is not used */
-	json_t *s = t ? step_by_number(t, p->step) : NULL;
-	if (t)
-		t->shot_in_flight = 0;
-	json_t *d = json_object_get(result, "data");
-	unsigned char *jpg = NULL;
-	size_t len = 0;
-	if (s && json_is_string(d) && json_string_length(d) <= KN_TRACE_MAX_SHOT &&
-	    kn_base64_decode(&jpg, &len, json_string_value(d), json_string_length(d)) == 0) {
-		char name[32], path[4200];
-		snprintf(name, sizeof name, "shots/%04d.jpg", p->step);
-		snprintf(path, sizeof path, "%s/%s", t->dir, name);
-		FILE *f = fopen(path, "wb");
-		int ok = f && fwrite(jpg, 1, len, f) == len;
-		ok = f && fclose(f) == 0 && ok;
-		if (ok) {
-			json_object_set_new(s, "screenshot", json_string(name));
-			json_object_set_new(s, "screenshot_bytes", json_integer((json_int_t)len));
-			json_object_del(s, "screenshot_error"); /* an earlier attempt's: this one came */
-			t->shots++;
-			t->bytes += (long long)len;
-		} else {
-			json_object_set_new(s, "screenshot_error", json_string("cannot write the screenshot"));
-		}
-	} else if (s) {
-		json_object_set_new(s, "screenshot_error",
-		                    kn_trace_text(error ? error : "the browser gave no image", 200));
-	}
-	free(jpg);
-	free(p);
-}
-
-static void start_shot(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, int step, json_t *probe)
-{
-	struct kn_trace_pending *p = pending_new(t, step, 1, tab);
-	if (!p) {
-		t->shot_in_flight = 0;
-		return;
-	}
-	json_t *params = json_pack("{s:s, s:i, s:b}", "format", "jpeg", "quality", t->o.jpeg_quality,
-	                           "optimizeForSpeed", 1);
-	double vw = json_number_value(json_object_get(probe, "vw"));
-	double vh = json_number_value(json_object_get(probe, "vh"));
-	if (params && vw > 0 && vh > 0) /* clip is in document coordinates: at the scroll offset */
-		json_object_set_new(params, "clip",
-		                    json_pack("{s:f, s:f, s:f, s:f, s:f}", "x",
-		                              json_number_value(json_object_get(probe, "sx")), "y",
-		                              json_number_value(json_object_get(probe, "sy")), "width", vw,
-		                              "height", vh, "scale", t->o.scale));
-	if (kn_cdp_send(c, tab->session, "Page.captureScreenshot", params, shot_reply, p) < 0) {
-		pending_done(p);
-		free(p);
-		t->shot_in_flight = 0;
-	}
-}
-
-static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
-{
-	struct kn_trace_pending *p = ud;
-	kn_trace *t = pending_done(p);
-	json_t *s = t ? step_by_number(t, p->step) : NULL;
+	json_t *s = t ? kn_trace_step(t, p->step) : NULL;
 	json_t *v = json_object_get(json_object_get(result, "result"), "value");
 	if (s && json_is_object(v)) {
 		json_object_del(s, "probe_error"); /* an earlier try's: this one answered */
@@ -220,49 +149,18 @@ static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 		json_object_set_new(s, "probe_error",
 		                    kn_trace_text(error ? error : "the page gave no answer", 200));
 	}
-	if (t && t->shot_in_flight == p->step && p->gen == t->shot_gen) /* the shot waited for it */
-		start_shot(t, c, p->tab, p->step, json_is_object(v) ? v : NULL);
 	free(p);
 }
 
-/* A screenshot in flight longer than this is given up: Chromium never answers a capture asked for
- * while the document is being replaced by a navigation. */
-#define KN_TRACE_SHOT_STALE_S 1.5
-
-/* Give up on the screenshot in flight (its step says why); a late reply is ignored. */
-static void shot_abandon(kn_trace *t, const char *why)
-{
-	json_t *old = step_by_number(t, t->shot_in_flight);
-	if (old && json_is_null(json_object_get(old, "screenshot")))
-		json_object_set_new(old, "screenshot_error", json_string(why));
-	t->shot_in_flight = 0;
-	t->shot_gen++;
-}
-
-/* Is a screenshot in flight (after giving up on a stale one)? */
-static int shot_busy(kn_trace *t)
-{
-	if (!t->shot_in_flight)
-		return 0;
-	if (kn_time_mono_s() - t->shot_started < KN_TRACE_SHOT_STALE_S)
-		return 1;
-	shot_abandon(t, "no image within 1.5 s");
-	return 0;
-}
-
-/* Send the probe of step n (with the acted-on element's selector, or NULL) and, when shot, take
- * the screenshot once it answers. */
-static void start_probe(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const char *selector,
-                        int n, int shot)
+/* Send the probe of step n (with the acted-on element's selector, or NULL). */
+static void start_probe(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const char *selector, int n)
 {
 	json_t *a = json_pack("[s?, O, i]", selector, t->selectors, 2000);
 	char *args = a ? json_dumps(a, JSON_COMPACT) : NULL;
 	json_decref(a);
 	size_t len = args ? strlen(probe_js) + kn_query_js_len + strlen(args) + 4 : 0;
 	char *expr = len ? malloc(len) : NULL;
-	if (shot)
-		t->shot_in_flight = n, t->shot_started = kn_time_mono_s(), t->shot_gen++;
-	struct kn_trace_pending *p = expr ? pending_new(t, n, 0, tab) : NULL;
+	struct kn_trace_pending *p = expr ? pending_new(t, n, tab) : NULL;
 	if (p) {
 		/* the arguments are a JSON array: "(fn)(" + its inside + ")" */
 		args[strlen(args) - 1] = '\0';
@@ -274,11 +172,8 @@ static void start_probe(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const 
 		if (kn_cdp_send(c, tab->session, "Runtime.evaluate", params, probe_reply, p) < 0) {
 			pending_done(p);
 			free(p);
-			p = NULL;
 		}
 	}
-	if (!p && shot)
-		t->shot_in_flight = 0;
 	free(expr);
 	free(args);
 }
@@ -293,42 +188,25 @@ void kn_trace_capture_step(kn_trace *t, kn_cdp *c, const kn_event *ev, json_t *s
 	}
 	if (tab->status)
 		json_object_set_new(step, "status", json_integer(tab->status));
-	int shot = !shot_busy(t);
-	if (shot && t->o.max_bytes > 0 && t->bytes >= t->o.max_bytes) {
-		shot = 0;
-		json_object_set_new(step, "screenshot_skipped", json_string("the trace reached its size limit"));
-	} else if (!shot) {
-		t->skipped++;
-		json_object_set_new(step, "screenshot_skipped", json_string("a capture was still in flight"));
-	}
-	start_probe(t, c, tab, ev->frame ? NULL : ev->selector, n, shot);
+	kn_trace_frames_step(t, tab, n);
+	tab->probe_step = n, tab->probe_doc = tab->doc;
+	start_probe(t, c, tab, ev->frame ? NULL : ev->selector, n);
 }
 
-/* The tab finished loading: a screenshot in flight was of the document the load replaced and will
- * never come; the last step, when it has no screenshot yet (lost to the navigation it caused, or
- * skipped), gets one now, of the page it led to. */
+/* The tab finished loading: the last step, when it was probed on the document this load replaced
+ * (a click that navigated) or before the page had a title (a goto probed at commit, a probe the
+ * navigation lost), is probed again, of the page it led to (its element stays the one found just
+ * after the action). */
 static void on_load(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab)
 {
-	if (t->shot_in_flight) {
-		json_t *old = step_by_number(t, t->shot_in_flight);
-		const char *otab = json_string_value(json_object_get(old, "tab"));
-		if (otab && strcmp(otab, tab->id) == 0)
-			shot_abandon(t, "lost: the page was replaced while it was taken");
-	}
 	size_t ns = json_array_size(t->steps);
 	json_t *s = ns ? json_array_get(t->steps, ns - 1) : NULL;
-	const char *stab = json_string_value(json_object_get(s, "tab"));
 	int n = (int)json_integer_value(json_object_get(s, "step"));
-	if (!c || !s || n < 1 || !stab || strcmp(stab, tab->id) != 0)
-		return;
-	/* a probe lost to the navigation (no title) is asked again, of the page the step led to */
-	int shot = json_is_null(json_object_get(s, "screenshot")) &&
-	           !(t->o.max_bytes > 0 && t->bytes >= t->o.max_bytes) && !shot_busy(t);
-	if (!shot && json_is_string(json_object_get(s, "title")))
-		return;
-	if (shot)
-		json_object_set_new(s, "screenshot_when", json_string("after load"));
-	start_probe(t, c, tab, NULL, n, shot);
+	const char *title = json_string_value(json_object_get(s, "title"));
+	if (c && n >= 1 && n == tab->probe_step && (tab->doc != tab->probe_doc || !title || !*title)) {
+		tab->probe_doc = tab->doc;
+		start_probe(t, c, tab, NULL, n);
+	}
 }
 
 void kn_trace_cdp_event(kn_trace *t, kn_cdp *c, const char *tab, const char *method, json_t *params)
@@ -392,6 +270,8 @@ void kn_trace_cdp_event(kn_trace *t, kn_cdp *c, const char *tab, const char *met
 		x->ctx_id = 0;
 	} else if (x && strcmp(method, "Page.loadEventFired") == 0) {
 		on_load(t, c, x);
+	} else if (x && strncmp(method, "Page.", 5) == 0) {
+		kn_trace_frames_event(t, c, x, method, params);
 	}
 }
 
@@ -406,7 +286,7 @@ struct settle {
 static void settle_tick(void *ud)
 {
 	struct settle *s = ud;
-	if (s->t->pending && kn_time_mono_s() < s->until &&
+	if (kn_trace_busy(s->t) && kn_time_mono_s() < s->until &&
 	    kn_cdp_timer_start(s->loop, 20, settle_tick, s)) /* 20 ms: the loop serves replies meanwhile */
 		return;
 	s->done(s->ud);
@@ -415,7 +295,7 @@ static void settle_tick(void *ud)
 
 void kn_trace_settle(kn_trace *t, kn_cdp_loop *loop, int max_ms, void (*done)(void *ud), void *ud)
 {
-	struct settle *s = t && t->pending ? malloc(sizeof *s) : NULL;
+	struct settle *s = kn_trace_busy(t) ? malloc(sizeof *s) : NULL;
 	if (!s) {
 		done(ud);
 		return;

@@ -1,5 +1,5 @@
-/* trace_internal.h — what trace.c (steps, evidence, index) and trace_capture.c (CDP captures)
- * share. Not for other modules. */
+/* trace_internal.h — what trace.c (steps, evidence, index), trace_capture.c (the probe, console
+ * and network) and trace_frames.c (screenshots from the screencast) share. Not for other modules. */
 #ifndef KEYNODE_TRACE_INTERNAL_H
 #define KEYNODE_TRACE_INTERNAL_H
 
@@ -17,16 +17,24 @@ struct kn_trace_tab {
 	char *id, *session, *frame_id, *world;
 	int ctx_id;          /* the monitor's isolated world in the main frame; 0 unknown */
 	int status;          /* the main document's last HTTP status; 0 unknown */
-	int vw, vh;          /* viewport from the last probe; 0 unknown */
+	int probe_step;      /* the last step probed here, and the document it saw (doc then) */
+	unsigned probe_doc;
+	/* the screencast (trace_frames.c) */
+	json_t *frame;       /* the latest frame: base64 JPEG (the event's string); NULL none yet */
+	double frame_at;     /* when it arrived (monotonic seconds) */
+	unsigned frame_doc;  /* doc then */
+	unsigned doc;        /* main-frame documents committed so far */
+	int loading;         /* the main frame is loading */
+	double loaded_at;    /* when its last load ended; 0 none */
+	int cast_w, cast_h;  /* the viewport the frames are scaled for; 0 not known yet */
+	struct kn_trace_wait *waits; /* steps waiting for their screenshot, oldest first */
 };
 
-/* A capture in flight (the CDP reply's ud). t is NULL once the trace is gone. */
+/* A probe in flight (the CDP reply's ud). t is NULL once the trace is gone. */
 struct kn_trace_pending {
 	struct kn_trace_pending *next, *prev;
 	kn_trace *t;
 	int step;
-	int shot;            /* 1 screenshot, 0 probe */
-	unsigned gen;        /* t->shot_gen when sent: a reply of an older generation is ignored */
 	struct kn_trace_tab *tab;
 };
 
@@ -41,15 +49,31 @@ struct kn_trace {
 	json_t *selectors;   /* [[node id, selector]…]: element key nodes the probe resolves */
 	int n_steps, shots, skipped, finished;
 	long long bytes;     /* screenshot bytes written */
-	int shot_in_flight;  /* the step whose screenshot is being taken, 0 none */
-	double shot_started; /* when (monotonic seconds) */
-	unsigned shot_gen;   /* bumped per screenshot started or given up */
 	struct kn_trace_tab *tabs;
 	struct kn_trace_pending *pending;
 };
 
 /* Start the step's captures (probe: title, element box, DOM excerpt, selectors; screenshot). */
 void kn_trace_capture_step(kn_trace *t, kn_cdp *c, const kn_event *ev, json_t *step, int n);
+
+/* Step n (NULL when there is none). Borrowed. */
+json_t *kn_trace_step(kn_trace *t, int n);
+
+/* ---- the screencast (trace_frames.c) ---- */
+/* Start tab's screencast (at attach). */
+void kn_trace_frames_start(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab);
+/* Step n came on tab: it waits for its screenshot (earlier steps of the tab may take theirs). */
+void kn_trace_frames_step(kn_trace *t, struct kn_trace_tab *tab, int n);
+/* A CDP event of tab: Page.screencastFrame (acknowledged here), the main frame's loads and
+ * documents. Others are ignored. params borrowed. */
+void kn_trace_frames_event(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const char *method,
+                           json_t *params);
+/* 1 while a step waits for a frame and its moment has not come yet. */
+int kn_trace_frames_waiting(const kn_trace *t);
+/* The run ended: every waiting step takes its tab's latest frame. */
+void kn_trace_frames_finish(kn_trace *t);
+/* Free tab's frame and waiting steps (not tab). */
+void kn_trace_frames_free_tab(struct kn_trace_tab *tab);
 
 /* Remove a trace folder: its shots, index.json and the folders (nothing else is touched). */
 void kn_trace_remove(const char *dir);

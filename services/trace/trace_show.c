@@ -189,9 +189,11 @@ int kn_trace_print(FILE *f, json_t *idx)
 			fputc('\n', f);
 		const char *shot = json_string_value(json_object_get(s, "screenshot"));
 		if (shot)
-			fprintf(f, "  screenshot: %s\n", shot);
-		else if (*str(s, "screenshot_skipped"))
-			fprintf(f, "  screenshot skipped: %s\n", str(s, "screenshot_skipped"));
+			fprintf(f, "  screenshot: %s%s%s\n", shot, *str(s, "screenshot_when") ? ", taken " : "",
+			        str(s, "screenshot_when"));
+		else if (*str(s, "screenshot_skipped") || *str(s, "screenshot_error"))
+			fprintf(f, "  no screenshot: %s\n",
+			        *str(s, "screenshot_skipped") ? str(s, "screenshot_skipped") : str(s, "screenshot_error"));
 		json_t *el = json_object_get(s, "element");
 		if (json_is_object(el))
 			fprintf(f, "  element: %s\n", json_is_true(json_object_get(el, "found"))

@@ -97,9 +97,8 @@ eref=drift%3Aforum-open-post
 replay_now() {
   c=$(curl -s -o "$tmp/q.json" -w '%{http_code}' "${W[@]}" --data "{\"task\": \"$ref\"}" "$B/api/replays")
   [ "$c" = 202 ] || kn_fail "POST /api/replays: $c $(cat "$tmp/q.json")"
-  # --step-delay: a step's screenshot is skipped while the previous one is in flight; under load a pause
-  # between steps lets each capture finish, so both sides of the diff have theirs
-  "$kn" worker --config "$tmp/keynode.yaml" --id wd --once --element-timeout 3000 --settle-timeout 20000 --step-delay 1500 \
+  # no --step-delay: every trace step has its screenshot however fast the replay goes (the screencast)
+  "$kn" worker --config "$tmp/keynode.yaml" --id wd --once --element-timeout 3000 --settle-timeout 20000 \
     >/dev/null 2>>"$tmp/worker.log"
   check "worker --once: exit 0" "$?" 0
 }

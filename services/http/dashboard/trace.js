@@ -49,7 +49,7 @@ function stepDetail(id, s, scale) {
     const img = el('img', { class: 'trace-shot', alt: `screenshot of step ${s.step}`, src: shotUrl(id, s.step) });
     const frame = el('div', { class: 'trace-shot-frame' }, img);
     const box = s.element && s.element.box;
-    if (box && typeof box.x === 'number' && s.screenshot_when !== 'after load') {
+    if (box && typeof box.x === 'number' && s.screenshot_when !== 'after load' && s.screenshot_new_page !== true) {
       const mark = el('div', { class: 'trace-box', title: 'the acted-on element' });
       mark.style.left = `${box.x * scale}px`;
       mark.style.top = `${box.y * scale}px`;
@@ -120,7 +120,7 @@ export async function render(view, params, ctx) {
         el('dt', {}, 'intent'), el('dd', {}, str(t.intent)),
         el('dt', {}, 'score'), el('dd', {}, fmtScore(t.score)),
         el('dt', {}, 'ended'), el('dd', {}, `${fmtTime(t.ended)} (${str(t.end_reason)})`),
-        el('dt', {}, 'screenshots'), el('dd', {}, t.capture ? `${t.capture.shots} taken, ${t.capture.skipped} skipped while one was in flight` : '—'),
+        el('dt', {}, 'screenshots'), el('dd', {}, t.capture ? `${t.capture.shots} taken, ${t.capture.skipped} steps without one` : '—'),
         el('dt', {}, 'answer'), el('dd', {}, el('pre', { id: 'trace-answer', class: 'trace-answer' }, t.answer === null || t.answer === undefined ? '(no answer)' : str(t.answer))))),
     el('div', { class: 'card' }, el('h2', {}, 'Key-node evidence'), evidenceList(nodes)),
     el('div', { class: 'card' }, el('h2', {}, 'Steps'), strip),
