@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keynode/base64.h"
 #include "query_js.h"
 #include "trace_internal.h"
 
