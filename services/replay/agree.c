@@ -60,11 +60,11 @@ static size_t words(const char *f, const char **w, size_t *len)
 	return k;
 }
 
-/* Every word of a is in b, and (unless any_extra) b's other words are numbers (a counter). */
-static int covered(const char **a, const size_t *la, size_t na, const char **b, const size_t *lb,
-                   size_t nb, int any_extra)
+/* Each word of a matched to a distinct equal word of b (used[j] set for the words of b taken): 0
+ * when a word of a has none. */
+static int match_words(const char **a, const size_t *la, size_t na, const char **b, const size_t *lb,
+                       size_t nb, char *used)
 {
-	char used[MAXT] = {0};
 	for (size_t i = 0; i < na; i++) {
 		size_t j = 0;
 		while (j < nb && (used[j] || la[i] != lb[j] || memcmp(a[i], b[j], la[i]) != 0))
@@ -73,6 +73,16 @@ static int covered(const char **a, const size_t *la, size_t na, const char **b, 
 			return 0;
 		used[j] = 1;
 	}
+	return 1;
+}
+
+/* Every word of a is in b, and (unless any_extra) b's other words are numbers (a counter). */
+static int covered(const char **a, const size_t *la, size_t na, const char **b, const size_t *lb,
+                   size_t nb, int any_extra)
+{
+	char used[MAXT] = {0};
+	if (!match_words(a, la, na, b, lb, nb, used))
+		return 0;
 	for (size_t j = 0; j < nb && !any_extra; j++)
 		if (!used[j] && !numeric(b[j], lb[j]))
 			return 0;
@@ -190,14 +200,8 @@ static size_t meaningful(const char *f, const char **w, size_t *len)
 static int contained(const char **a, const size_t *la, size_t na, const char **b, const size_t *lb, size_t nb)
 {
 	char used[MAXT] = {0};
-	for (size_t i = 0; i < na; i++) {
-		size_t j = 0;
-		while (j < nb && (used[j] || la[i] != lb[j] || memcmp(a[i], b[j], la[i]) != 0))
-			j++;
-		if (j == nb)
-			return 0;
-		used[j] = 1;
-	}
+	if (!match_words(a, la, na, b, lb, nb, used))
+		return 0;
 	for (size_t j = 0; j < nb; j++)
 		if (!used[j] && (polarity(b[j], lb[j]) || (numeric(b[j], lb[j]) && lb[j] > 3)))
 			return 0;
