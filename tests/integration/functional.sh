@@ -46,7 +46,7 @@ else
   kn_fail "import without sites: $(head -c 300 "$tmp/import2.json")"
 fi
 
-# scenario NAME TASK MODE — one browser, `keynode watch --until idle:3`, the agent; result in $tmp/NAME.json
+# scenario NAME TASK MODE — one browser, `keynode watch --until idle:6`, the agent; result in $tmp/NAME.json
 scenario() {
   local name=$1 task=$2 mode=$3 dir=$tmp/$1
   mkdir -p "$dir"
@@ -62,12 +62,14 @@ scenario() {
     sleep 0.05
   done
   "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --config "$tmp/keynode.yaml" \
-    --until idle:3 --answer-file "$dir/answers" --run-id "$name" --out "$tmp/$name.json" \
+    --until idle:6 --answer-file "$dir/answers" --run-id "$name" --out "$tmp/$name.json" \
     --trajectory "$tmp/runs/$name.jsonl" 2>"$dir/watch.err" &
   local wpid=$!
   kn_pids+=("$wpid")
-  for _ in $(seq 1 200); do
-    grep -q "watching" "$dir/watch.err" && break
+  # the agent goes once the monitor is ready (every open tab attached and recorded): what it does before
+  # may be missed on a loaded machine
+  for _ in $(seq 1 400); do
+    grep -q "ready: every open tab" "$dir/watch.err" && break
     sleep 0.05
   done
   touch "$dir/go"
