@@ -348,9 +348,10 @@ static int dom_quiet(kn_replay_waiter *w, const kn_replay_waits *s, int first, i
 	json_t *v = NULL;
 	kn_err e;
 	int max = s->quiet_max_ms < left ? s->quiet_max_ms : left;
-	int rc = kn_replay_page_call(w->c, w->session, "quiet",
-	                             json_pack("{s:i, s:i, s:i}", "q", s->quiet_ms, "first", first, "max", max), &v, &e);
+	json_t *p = json_pack("{s:i, s:i, s:i}", "q", s->quiet_ms, "first", first, "max", max);
+	int rc = kn_replay_page_call(w->c, w->session, "quiet", p, &v, &e); /* p is borrowed */
 	int changed = rc ? -1 : json_integer_value(json_object_get(v, "n")) > 0;
+	json_decref(p);
 	json_decref(v);
 	return changed;
 }
