@@ -108,6 +108,26 @@ static int get_str(const char **out, json_t *obj, const char *field, kn_err *err
 	return 0;
 }
 
+/* "box": absent or null, or {x, y, width, height}, finite numbers (width and height ≥ 0). */
+static int get_box(kn_event *ev, json_t *b, kn_err *err)
+{
+	static const char *const keys[4] = {"x", "y", "width", "height"};
+	if (!b || json_is_null(b))
+		return 0;
+	if (!json_is_object(b))
+		return kn_err_set(err, KN_EINVAL, "field \"box\": expected an object");
+	for (int i = 0; i < 4; i++) {
+		json_t *v = json_object_get(b, keys[i]);
+		double d = json_is_number(v) ? json_number_value(v) : NAN;
+		if (!isfinite(d) || (i >= 2 && d < 0))
+			return kn_err_set(err, KN_EINVAL, "field \"box\": \"%s\" must be a finite number%s", keys[i],
+			                  i >= 2 ? " ≥ 0" : "");
+		ev->box[i] = d;
+	}
+	ev->has_box = 1;
+	return 0;
+}
+
 /* Fill ev from the parsed object j, which ev then owns (even on failure). */
 static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 {
@@ -186,7 +206,7 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	ev->trusted = json_is_boolean(tr) ? json_is_true(tr) : -1;
 	ev->frame = json_is_true(json_object_get(j, "frame"));
 	ev->shadow_closed = json_is_true(json_object_get(j, "shadow_closed"));
-	return 0;
+	return get_box(ev, json_object_get(j, "box"), err);
 }
 
 int kn_event_parse(kn_event *ev, const char *line, size_t len, kn_err *err)
@@ -428,6 +448,9 @@ int kn_traj_write_event(FILE *f, const kn_event *ev)
 	}
 	if (ev->shadow_closed)
 		bad |= json_object_set_new(j, "shadow_closed", json_true());
+	if (ev->has_box)
+		bad |= json_object_set_new(j, "box", json_pack("{s:f, s:f, s:f, s:f}", "x", ev->box[0], "y", ev->box[1],
+		                                               "width", ev->box[2], "height", ev->box[3]));
 	if (bad) { /* json_string refuses invalid UTF-8 */
 		json_decref(j);
 		return KN_EINVAL;

@@ -399,6 +399,15 @@
       hints: el ? hintsOf(el) : {}
     };
     if (closedHost(el)) p.shadow_closed = true;
+    /* where the element was when it was acted on: a trace shows it even when the page is gone */
+    if (el && type !== 'scroll') {
+      try {
+        var r = el.getBoundingClientRect();
+        p.box = { x: r.x, y: r.y, width: r.width, height: r.height };
+      } catch (e) {
+        /* no box */
+      }
+    }
     return p;
   }
 

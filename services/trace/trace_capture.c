@@ -130,13 +130,15 @@ static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 		json_object_set_new(s, "page_url", kn_trace_text(kn_json_str(v, "url"), 2000));
 		json_object_set_new(s, "title", kn_trace_text(kn_json_str(v, "title"), 500));
 		json_t *box = json_object_get(v, "box"), *found = json_object_get(v, "found");
-		if (json_is_boolean(found) || json_object_get(v, "selector_error"))
+		/* the page's answer replaces the box seen at the action, unless it no longer finds the element */
+		if ((json_is_boolean(found) || json_object_get(v, "selector_error")) &&
+		    (json_is_true(found) || !json_object_get(s, "element")))
 			json_object_set_new(
 				s, "element",
-				json_pack("{s:b, s:O?, s:o, s:o}", "found", json_is_true(found), "box",
+				json_pack("{s:b, s:O?, s:o, s:o, s:s}", "found", json_is_true(found), "box",
 				          json_is_object(box) ? box : NULL, "dom",
 				          kn_trace_text(kn_json_str(v, "dom"), 2000), "error",
-				          kn_trace_text(kn_json_str(v, "selector_error"), 200)));
+				          kn_trace_text(kn_json_str(v, "selector_error"), 200), "source", "page"));
 		json_t *sel = json_object_get(v, "selectors");
 		if (json_is_array(sel))
 			json_object_set(s, "selectors", sel);
@@ -187,6 +189,17 @@ void kn_trace_capture_step(kn_trace *t, kn_cdp *c, const kn_event *ev, json_t *s
 	}
 	if (tab->status)
 		json_object_set_new(step, "status", json_integer(tab->status));
+	/* Until the probe answers (it may lose the page to a navigation the action started): the title the
+	 * last probe of this same document read, and the element's box as the recorder saw it acting. */
+	json_t *prev = tab->probe_step >= 1 && tab->probe_doc == tab->doc ? kn_trace_step(t, tab->probe_step) : NULL;
+	json_t *title = json_object_get(prev, "title");
+	if (json_is_string(title))
+		json_object_set(step, "title", title);
+	if (ev->has_box && !ev->frame)
+		json_object_set_new(step, "element",
+		                    json_pack("{s:b, s:{s:f, s:f, s:f, s:f}, s:n, s:n, s:s}", "found", 1, "box", "x",
+		                              ev->box[0], "y", ev->box[1], "width", ev->box[2], "height", ev->box[3],
+		                              "dom", "error", "source", "action"));
 	kn_trace_frames_step(t, tab, n);
 	tab->probe_step = n, tab->probe_doc = tab->doc;
 	start_probe(t, c, tab, ev->frame ? NULL : ev->selector, n);

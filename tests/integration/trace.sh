@@ -133,10 +133,13 @@ jq -e '[.steps[] | select(.step > 0 and .type != "answer") | .screenshot != null
   [ "$(jq .capture.shots "$idx")" = "$shots" ] &&
   kn_ok "$shots of $tsteps steps have a screenshot ($(jq .capture.skipped "$idx") page steps without one)" ||
   kn_fail "$shots screenshots for $tsteps steps, want one per page step (capture: $(jq -c .capture "$idx"))"
-# actions that leave the page where it is (typing into #q, clicking #go) have their element; one that
-# replaces the page may find it gone when the probe runs just after the action
-jq -e '[.steps[] | select((.type == "type" or .type == "click") and (.selector == "#q" or .selector == "#go")) | .element.found == true and (.element.box.width > 0) and (.element.dom | length > 0)] | length == 2 and all' "$idx" >/dev/null &&
-  kn_ok "actions carry the element's box and a DOM excerpt" || kn_fail "element box/DOM missing: $(jq -c '[.steps[] | {step, element}]' "$idx" | head -c 600)"
+# actions (type #q, press Enter, click Red Runner, click #go) carry their element's box: from the page just
+# after the action, else (the type into #q is reported by the Enter that submits, the click navigates: the probe
+# may lose the page) as the recorder saw it acting; clicking #go
+# leaves the page where it is, so its element also has a DOM excerpt from the page
+jq -e '[.steps[] | select(.type == "type" or .type == "click" or .type == "press") | .element.found == true and (.element.box.width > 0) and (.element.source == "action" or (.element.dom | length > 0))] | length == 4 and all' "$idx" >/dev/null &&
+  jq -e '[.steps[] | select(.type == "click" and .selector == "#go") | .element.source == "page" and (.element.dom | length > 0)] | length == 1 and all' "$idx" >/dev/null &&
+  kn_ok "actions carry the element's box (#go: and a DOM excerpt)" || kn_fail "element box/DOM missing: $(jq -c '[.steps[] | {step, element}]' "$idx" | head -c 600)"
 jq -e '[.steps[] | select(.step > 0 and .type != "answer") | (.status == 200) and (.title | type == "string")] | all' "$idx" >/dev/null &&
   kn_ok "page steps carry the HTTP status (200) and the title" || kn_fail "status/title: $(jq -c '[.steps[] | {step, status, title}]' "$idx")"
 

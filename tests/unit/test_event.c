@@ -128,7 +128,8 @@ static void test_frame_fields(void **state)
 	kn_event in[2] = {
 		{.type = KN_EV_CLICK, .url = "http://a/", .selector = "#pay-now", .matched = m, .n_matched = 1,
 		 .frame = 1, .frame_url = "http://b/card", .frame_path = path, .n_frame_path = 2, .trusted = 1},
-		{.type = KN_EV_CLICK, .url = "http://a/", .selector = "#secret", .shadow_closed = 1, .trusted = 1},
+		{.type = KN_EV_CLICK, .url = "http://a/", .selector = "#secret", .shadow_closed = 1, .trusted = 1,
+		 .has_box = 1, .box = {12.5, -3, 80, 21}},
 	};
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(kn_traj_write_event(f, &in[i]), 0);
@@ -152,6 +153,11 @@ static void test_frame_fields(void **state)
 	assert_null(ev[1].frame_path);
 	assert_null(ev[1].frame_url);
 	assert_int_equal(ev[1].frame, 0);
+	assert_int_equal(ev[0].has_box, 0);
+	assert_int_equal(ev[1].has_box, 1); /* the acted-on element's box (trace: when the page is gone) */
+	assert_double_equal(ev[1].box[0], 12.5, 1e-9);
+	assert_double_equal(ev[1].box[1], -3, 1e-9);
+	assert_double_equal(ev[1].box[3], 21, 1e-9);
 	kn_traj_events_free(ev, n);
 	kn_traj_header_clear(&h);
 	free(buf);
@@ -165,6 +171,13 @@ static void test_frame_fields(void **state)
 	                  "\\u0000 is not allowed");
 	expect_read_error(HDR "{\"type\": \"click\", \"frame_url\": 1}\n", KN_EINVAL,
 	                  "field \"frame_url\": expected a string");
+	expect_read_error(HDR "{\"type\": \"click\", \"box\": [1, 2]}\n", KN_EINVAL, "field \"box\": expected an object");
+	expect_read_error(HDR "{\"type\": \"click\", \"box\": {\"x\": 1, \"y\": 2, \"width\": 3}}\n", KN_EINVAL,
+	                  "field \"box\": \"height\" must be a finite number");
+	expect_read_error(HDR "{\"type\": \"click\", \"box\": {\"x\": 1, \"y\": 2, \"width\": -3, \"height\": 1}}\n",
+	                  KN_EINVAL, "\"width\" must be a finite number ≥ 0");
+	expect_read_error(HDR "{\"type\": \"click\", \"box\": {\"x\": \"1\", \"y\": 2, \"width\": 3, \"height\": 1}}\n",
+	                  KN_EINVAL, "\"x\" must be a finite number");
 }
 
 static void test_time_rfc3339(void **state)

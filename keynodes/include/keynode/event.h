@@ -52,6 +52,10 @@ typedef struct kn_event {
 	const char *const *frame_path;
 	size_t n_frame_path;
 	int shadow_closed;          /* 1: the target was inside a closed shadow root, selector = its host */
+	/* The acted-on element's bounding box when the action happened (CSS px, viewport-relative: x, y,
+	 * width, height; "box"), so a trace shows it even when the page is gone before it can be probed. */
+	int has_box;
+	double box[4];
 	void *owned_;               /* parse storage */
 } kn_event;
 
