@@ -196,6 +196,10 @@ for (const f of yamlFiles) {
   taskFiles++;
   expectValid('task', f);
 }
+// the test sites' task files: inline steps with recorded fingerprints and postconditions (`after:`, issue 22)
+const siteTasks = listFiles(path.join(repo, 'tests', 'sites'), (p) => path.basename(p) === 'tasks.yaml');
+if (siteTasks.length < 5) fail('tests/sites/**/tasks.yaml', `expected at least 5, found ${siteTasks.length}`);
+for (const f of siteTasks) expectValid('task', f);
 if (!fs.existsSync(path.join(dataDir, 'tasks', 'demo.yaml'))) fail('tests/data/tasks/demo.yaml', 'missing');
 if (taskFiles === 0) fail('tests/data/**/*.yaml', 'no task file found');
 
