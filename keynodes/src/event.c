@@ -206,6 +206,13 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	ev->trusted = json_is_boolean(tr) ? json_is_true(tr) : -1;
 	ev->frame = json_is_true(json_object_get(j, "frame"));
 	ev->shadow_closed = json_is_true(json_object_get(j, "shadow_closed"));
+	json_t *px = json_object_get(j, "pixels");
+	if (px && !json_is_null(px)) {
+		double d = json_is_number(px) ? json_number_value(px) : -1;
+		if (!(d >= 0 && d <= 1e9))
+			return kn_err_set(err, KN_EINVAL, "field \"pixels\": expected a number of pixels ≥ 0");
+		ev->pixels = (long)(d + 0.5);
+	}
 	return get_box(ev, json_object_get(j, "box"), err);
 }
 
@@ -448,6 +455,8 @@ int kn_traj_write_event(FILE *f, const kn_event *ev)
 	}
 	if (ev->shadow_closed)
 		bad |= json_object_set_new(j, "shadow_closed", json_true());
+	if (ev->pixels > 0)
+		bad |= json_object_set_new(j, "pixels", json_integer(ev->pixels));
 	if (ev->has_box)
 		bad |= json_object_set_new(j, "box", json_pack("{s:f, s:f, s:f, s:f}", "x", ev->box[0], "y", ev->box[1],
 		                                               "width", ev->box[2], "height", ev->box[3]));

@@ -130,13 +130,54 @@ static int parse_dialog(loader *l, kn_step *st)
 	return 0;
 }
 
+enum { SC_DIRECTION, SC_PIXELS, N_SC };
+static const char *const scroll_keys[N_SC] = { "direction", "pixels" };
+
+/* `scroll: down|up`, or `scroll: { direction: down|up, pixels: N }` (how far a recorded burst went). */
+static int parse_scroll(loader *l, kn_step *st)
+{
+	yev v;
+	pos at;
+	int rc, f;
+	unsigned seen = 0;
+	char c[72];
+	if ((rc = kn_ty_next_event(l, &v)) != 0)
+		return rc;
+	at = v.at;
+	if (v.type != YAML_MAPPING_START_EVENT) {
+		if ((rc = kn_ty_take_text(l, &v, "scroll", 0, &st->value)) != 0)
+			return rc;
+	} else {
+		for (;;) {
+			if ((rc = kn_ty_read_field(l, scroll_keys, N_SC, "scroll", &seen, NULL, &f)) != 0)
+				return rc;
+			if (f < 0)
+				break;
+			if (f == SC_DIRECTION) {
+				if ((rc = kn_ty_read_text(l, "scroll.direction", 0, &st->value, &at)) != 0)
+					return rc;
+			} else {
+				long long px;
+				if ((rc = kn_ty_next_event(l, &v)) != 0 ||
+				    (rc = kn_ty_take_count(l, &v, "scroll.pixels", 100000, &px)) != 0)
+					return rc;
+				st->wait_ms = (long)px;
+			}
+		}
+		if (!st->value)
+			return kn_ty_fail(l, KN_EINVAL, at, "'scroll' needs a direction (up or down)");
+	}
+	if (strcmp(st->value, "up") != 0 && strcmp(st->value, "down") != 0)
+		return kn_ty_fail(l, KN_EINVAL, at, "'scroll' must be up or down, found '%s'",
+		                  kn_ty_clip(c, sizeof c, st->value));
+	return 0;
+}
+
 /* The value of a step's verb. */
 static int parse_verb_value(loader *l, kn_step *st, const char *verb)
 {
 	yev v;
 	int rc;
-	char c[72];
-	pos at;
 	switch (st->verb) {
 	case KN_STEP_GOTO:
 		return kn_ty_read_url(l, verb, &st->value);
@@ -147,12 +188,7 @@ static int parse_verb_value(loader *l, kn_step *st, const char *verb)
 	case KN_STEP_DIALOG:
 		return parse_dialog(l, st);
 	case KN_STEP_SCROLL:
-		if ((rc = kn_ty_read_text(l, verb, 0, &st->value, &at)) != 0)
-			return rc;
-		if (strcmp(st->value, "up") != 0 && strcmp(st->value, "down") != 0)
-			return kn_ty_fail(l, KN_EINVAL, at, "'scroll' must be up or down, found '%s'",
-			                  kn_ty_clip(c, sizeof c, st->value));
-		return 0;
+		return parse_scroll(l, st);
 	case KN_STEP_BACK:
 	case KN_STEP_FORWARD:
 		if ((rc = kn_ty_next_event(l, &v)) != 0)

@@ -592,9 +592,16 @@ void kn_workflow_write_step(FILE *f, const kn_step *st)
 		}
 		fputs("}\n", f);
 		break;
+	case KN_STEP_SCROLL:
+		if (st->wait_ms > 0) {
+			fprintf(f, "  - scroll: { direction: ");
+			kn_workflow_put_str(f, st->value ? st->value : "down");
+			fprintf(f, ", pixels: %ld }\n", st->wait_ms);
+			break;
+		}
+		/* fall through */
 	case KN_STEP_GOTO:
 	case KN_STEP_PRESS:
-	case KN_STEP_SCROLL:
 	case KN_STEP_ANSWER:
 		fprintf(f, "  - %s: ", verb);
 		kn_workflow_put_str(f, st->value ? st->value : "");

@@ -89,6 +89,24 @@ static void set_str(char **slot, const char *v)
 	*slot = dup_or_null(v);
 }
 
+/* The selector a replay finds ev's element with: inside a frame, the <iframe> selectors from the top
+ * document down and the element's, joined with " >> " (docs/formats.md §2); NULL without a selector. */
+static char *step_selector(const kn_event *ev)
+{
+	if (!ev->selector || !*ev->selector)
+		return NULL;
+	size_t len = strlen(ev->selector) + 1;
+	for (size_t i = 0; i < ev->n_frame_path; i++)
+		len += strlen(ev->frame_path[i]) + 4;
+	char *s = malloc(len), *p = s;
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < ev->n_frame_path; i++)
+		p += sprintf(p, "%s >> ", ev->frame_path[i]);
+	strcpy(p, ev->selector);
+	return s;
+}
+
 /* Fill step i's fingerprint from a describe reply. */
 static void on_describe(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
@@ -234,8 +252,11 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	case KN_EV_TYPE:
 		if (r->wf.n_steps) { /* one field typed into twice in a row is one step, its last value */
 			kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
-			if (prev->verb == KN_STEP_TYPE && prev->selector && ev->selector &&
-			    !strcmp(prev->selector, ev->selector) && prev->navigated != 1) {
+			char *sel = step_selector(ev);
+			int same = prev->verb == KN_STEP_TYPE && prev->selector && sel && !strcmp(prev->selector, sel) &&
+			           prev->navigated != 1;
+			free(sel);
+			if (same) {
 				set_str(&prev->value, ev->value ? ev->value : "");
 				set_str(&prev->expect_value, ev->value);
 				return;
@@ -255,11 +276,14 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 		return;
 	switch (st->verb) {
 	case KN_STEP_PRESS: st->value = strdup(ev->key ? ev->key : "Enter"); break;
-	case KN_STEP_SCROLL: st->value = strdup(ev->value && !strcmp(ev->value, "up") ? "up" : "down"); break;
+	case KN_STEP_SCROLL:
+		st->value = strdup(ev->value && !strcmp(ev->value, "up") ? "up" : "down");
+		st->wait_ms = ev->pixels; /* how far: replayed as far */
+		break;
 	case KN_STEP_ANSWER: st->value = strdup(ev->text ? ev->text : ev->value ? ev->value : ""); break;
 	case KN_STEP_DIALOG: st->value = strdup(ev->value && !strcmp(ev->value, "accepted") ? "accept" : "dismiss"); break;
 	default:
-		st->selector = dup_or_null(ev->selector);
+		st->selector = step_selector(ev);
 		if (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT) {
 			st->value = strdup(ev->value ? ev->value : "");
 			st->expect_value = dup_or_null(ev->value);

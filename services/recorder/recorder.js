@@ -501,6 +501,7 @@
       var p = basePayload('scroll', document.documentElement, null, !!how && lastScrollInput.trusted, b.start);
       p.text = '';
       p.value = delta > 0 ? 'down' : 'up';
+      p.pixels = Math.round(Math.abs(delta));
       p.source = how || 'script';
       p.hints = {};
       emit(p);

@@ -66,11 +66,11 @@ check_passed() {
   count "$1" unchanged $rc
   [ $rc = 0 ] && kn_ok "$1: passed, no drift" || kn_fail "$1: false alarm: $(brief "$2")"
 }
-# check_broken LABEL FILE TASK STEP_KEY — a changed task: broken at its expected step (STEP_KEY: step, or
-# step_after for workflows with postconditions, falling back to step), reason and key node
+# check_broken LABEL FILE TASK STEP_KEY — a changed task: broken at its expected step (STEP_KEY: step; step_after
+# for workflows with postconditions; step_record for recorded ones, falling back to step_after), reason and key node
 check_broken() {
   local e
-  e=$(jq -c --arg t "$3" --arg k "$4" '.[$t] | {status, reason, key_node, step: (if has($k) then .[$k] else .step end)}' "$exp")
+  e=$(jq -c --arg t "$3" --arg k "$4" '.[$t] | {status, reason, key_node, step: (if has($k) then .[$k] elif has("step_after") and $k == "step_record" then .step_after else .step end)}' "$exp")
   jq -e --argjson e "$e" '.status == $e.status and .broken.step == $e.step and .broken.reason == $e.reason
     and .broken.key_node == $e.key_node and '"$nolate" "$2" >/dev/null 2>&1
   local rc=$?
@@ -136,10 +136,10 @@ if [[ " $parts " == *" record "* ]]; then
   done
   mkdir -p "$tmp/recorded-v2"
   for f in "$wf"/*.yaml; do sed "s/127\.0\.0\.1:$port1/127.0.0.1:$port2/g" "$f" >"$tmp/recorded-v2/$(basename "$f")"; done
-  # known recorder defects (issue 22 note): a same-origin iframe's frame path is not recorded (late-iframe:
-  # `#card-number` instead of `#card-frame >> #card-number`), nor a scroll's distance (lazy-list: the agent's
-  # two 800 px wheels replay as two 500 px scrolls, which never bring the sentinel back into view)
-  replay_part record "$wf" "$tmp/recorded-v2" step_after "${KN_FALSEALARM_RECORD_GAPS-late-iframe lazy-list}"
+  # recorded workflows: a frame's action is recorded with its frame path (late-iframe: `#card-frame >>
+  # #card-number`), a scroll with its distance (lazy-list); KN_FALSEALARM_RECORD_GAPS names tasks with a known,
+  # open recorder defect (none now)
+  replay_part record "$wf" "$tmp/recorded-v2" step_record "${KN_FALSEALARM_RECORD_GAPS-}"
 fi
 
 # --- `keynode worker` replay jobs: the task file uploaded to `keynode serve` (v1 URLs, then v2 URLs as the

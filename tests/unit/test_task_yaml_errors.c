@@ -225,6 +225,15 @@ static void test_errors_steps(void **state)
 	             NAME ":7:31: task 'shop-1' step 1: duplicate key 'selector'");
 	expect_error(STEPS("      - scroll: left\n"), KN_EINVAL,
 	             NAME ":7:17: task 'shop-1' step 1: 'scroll' must be up or down, found 'left'");
+	expect_error(STEPS("      - scroll: { direction: left, pixels: 10 }\n"), KN_EINVAL,
+	             NAME ":7:30: task 'shop-1' step 1: 'scroll' must be up or down, found 'left'");
+	expect_error(STEPS("      - scroll: { pixels: 10 }\n"), KN_EINVAL, NAME ":7:17: task 'shop-1' step 1: 'scroll' needs a direction (up or down)");
+	expect_error(STEPS("      - scroll: { direction: down, pixels: -5 }\n"), KN_EINVAL,
+	             NAME ":7:44: task 'shop-1' step 1: 'scroll.pixels' must be a whole number from 0 to 100000, found the number -5");
+	expect_error(STEPS("      - scroll: { direction: down, by: 5 }\n"), KN_EINVAL,
+	             NAME ":7:36: task 'shop-1' step 1: unknown key 'by' in 'scroll' (expected direction or pixels)");
+	expect_error(STEPS("      - scroll: { direction: down, direction: up }\n"), KN_EINVAL,
+	             NAME ":7:36: task 'shop-1' step 1: duplicate key 'direction'");
 	expect_error(STEPS("      - press: ''\n"), KN_EINVAL,
 	             NAME ":7:16: task 'shop-1' step 1: 'press' is empty");
 	expect_error(STEPS("      - wait: 1.5\n"), KN_EINVAL,

@@ -56,6 +56,7 @@ typedef struct kn_event {
 	 * width, height; "box"), so a trace shows it even when the page is gone before it can be probed. */
 	int has_box;
 	double box[4];
+	long pixels;                /* scroll: how far the burst went ("pixels"); 0 not known */
 	void *owned_;               /* parse storage */
 } kn_event;
 
