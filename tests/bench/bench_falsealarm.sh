@@ -9,7 +9,8 @@
 # and the honest speed comparison: keynode's wall time per unchanged replay (the whole process) against
 # tests/bench/bench_replay_pw.mjs, a bare Playwright script doing the same steps and waiting for the same
 # outcomes (KN_BENCH_PW runs per task, default 5, alternating with keynode's; medians of the passing runs;
-# ratio = keynode / Playwright), also for the old fixture (tests/sites shop-red-runner-cart). One private
+# ratio = keynode / Playwright, in every mode: with postconditions (after) keynode knows each step's outcome as the
+# script does — the like-for-like ratio; inline steps have none), also for the old fixture (tests/sites shop-red-runner-cart). One private
 # headless Chromium, `keynode sites`, one replay at a time.
 # Writes one line per task and mode plus a total to RESULT_FILE (default ./bench_falsealarm.txt, appended),
 # keeps the report of every false alarm and wrong verdict in RESULT_FILE's name + "-reports/" (MODE-TASK-RUN.json)
@@ -83,10 +84,11 @@ tot_runs=0 tot_fa=0 tot_drift=0 tot_leak=0 tot_missed=0 tot_right=0 tot_broken=0
 # replay's late navigation) was scored in this one. Such a verdict cannot be trusted either way; the tasks
 # run round robin (never the same task twice in a row) so that it does not turn into a false pass here.
 leaked() { jq -e '[.key_nodes[]? | select(.reached_at_step == 0)] | length > 0' "$1" >/dev/null 2>&1; }
+declare -A pts=() # Playwright's times per task, taken in the first mode's rounds: every mode is compared with them
 for mode in $modes; do
   w1= w2= key=step
   [ "$mode" = after ] && w1=$tmp/after-v1 w2=$tmp/after-v2 key=step_after
-  declare -A kts=() pts=() fas=() drifts=() leaks=()
+  declare -A kts=() fas=() drifts=() leaks=()
   for i in $(seq 1 "$n"); do
     for t in $tasks; do
       replay "$tmp/r" "$tmp/tasks-v1.yaml" "$t" ${w1:+--workflows "$w1"}
@@ -99,7 +101,7 @@ for mode in $modes; do
         echo "$mode $t run $i: $st" >>"$tmp/notes"
         cp "$tmp/r/$t.json" "$keep/$mode-$t-$i.json" 2>/dev/null
       fi
-      if [ "$mode" = inline ] && [ "$i" -le "$npw" ]; then
+      if [ "$mode" = "${modes%% *}" ] && [ "$i" -le "$npw" ]; then
         pw "$t" "http://127.0.0.1:$port1"
         [ -n "$pms" ] && pts[$t]="${pts[$t]:-} $pms"
       fi
@@ -118,7 +120,7 @@ for mode in $modes; do
     fa=${fas[$t]:-0} drift=${drifts[$t]:-0} leak=${leaks[$t]:-0}
     km=$(median "${kt[@]}") pm=$(median "${pt[@]}")
     ratio=-
-    [ "$mode" = inline ] && [ "${#pt[@]}" -gt 0 ] && [ "${#kt[@]}" -gt 0 ] &&
+    [ "${#pt[@]}" -gt 0 ] && [ "${#kt[@]}" -gt 0 ] &&
       ratio=$(awk -v k="$km" -v p="$pm" 'BEGIN { printf "%.2f", k / p }')
     [ "${#pt[@]}" -gt 0 ] || pm=-
     [ "${#kt[@]}" -gt 0 ] || km=-
@@ -127,7 +129,7 @@ for mode in $modes; do
     tot_runs=$((tot_runs + n)) tot_fa=$((tot_fa + fa)) tot_drift=$((tot_drift + drift)) tot_leak=$((tot_leak + leak))
     tot_missed=$((tot_missed + missed)) tot_right=$((tot_right + right)) tot_broken=$((tot_broken + 1))
   done
-  unset kts pts fas drifts leaks
+  unset kts fas drifts leaks
 done
 # the old fixture: keynode and the outcome-waiting script alternate (KN_BENCH_PW=0: left out)
 kt=() pt=()
@@ -144,6 +146,10 @@ km=$(median "${kt[@]}") pm=$(median "${pt[@]}") ratio=-
 load1=$(cut -d' ' -f1-3 /proc/loadavg)
 cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 total="total runs=$tot_runs false_alarms=$tot_fa drift=$tot_drift leaks=$tot_leak missed_breaks=$tot_missed/$tot_broken right_step=$tot_right/$tot_broken"
+for mode in $modes; do # the median of the corpus tasks' ratios, per mode
+  r=$(awk -v m="$mode" '$2 == m { for (i = 3; i <= NF; i++) if ($i ~ /^ratio=[0-9]/) { sub("ratio=", "", $i); print $i } }' "$tmp/rows" | sort -n)
+  [ -n "$r" ] && total="$total ratio_median_$mode=$(awk '{ v[NR] = $1 } END { printf "%.2f", NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }' <<<"$r")"
+done
 machine="$(nproc) cores, $cpu, load $load0 → $load1"
 echo "$total"
 {

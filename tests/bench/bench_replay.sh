@@ -8,7 +8,11 @@
 #            context, each waiting for the outcome keynode checks (the URL a step leads to, the
 #            "Added" notice; issue 22), from connectOverCDP to the disconnect (node's own start-up not
 #            counted: the strict comparison); pw_proc is the same node process's whole wall time.
-#            tests/bench/bench_falsealarm.sh compares the same way on the false-alarm corpus.
+#            tests/bench/bench_falsealarm.sh compares the same way on the false-alarm corpus;
+#   kn_wf    the same replay with tests/bench/workflows/shop-red-runner-cart.yaml, the task's steps with the
+#            postconditions `keynode record` writes: keynode then knows each step's outcome as the Playwright
+#            script does (the like-for-like comparison; the inline steps have none, so keynode gives an action
+#            that changed nothing yet its consequence window, e.g. 500 ms after the select).
 # The two alternate, N runs each (default 10); a run that does not pass counts as a failure, not a
 # time. Prints the medians, min/max and the ratio keynode / pw; appends one line to RESULT_FILE.
 # KN_BENCH_BEFORE=OTHER_KEYNODE adds a third runner in the same rotation (an older build: before/after).
@@ -21,8 +25,10 @@ kn_lib_init bench-replay
 kn_chromium_start "$tmp" || kn_finish
 kn_sites_start "$kn" "$src/tests/sites" "$tmp/sites.log" || kn_finish
 sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$src/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+mkdir -p "$tmp/wf"
+sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$src/tests/bench/workflows/shop-red-runner-cart.yaml" >"$tmp/wf/shop-red-runner-cart.yaml"
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
-kn_t=() pw_t=() pwp_t=() before_t=()
+kn_t=() pw_t=() pwp_t=() before_t=() wf_t=()
 before=${KN_BENCH_BEFORE:-}
 for i in $(seq 1 "$n"); do
   if [ -n "$before" ]; then
@@ -40,6 +46,13 @@ for i in $(seq 1 "$n"); do
     kn_t+=($(($(ms_now) - t0)))
   else
     kn_fail "keynode run $i did not pass: $(tail -2 "$tmp/kn.out")"
+  fi
+  t0=$(ms_now)
+  if "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart \
+    --workflows "$tmp/wf" >"$tmp/wf.out" 2>&1; then
+    wf_t+=($(($(ms_now) - t0)))
+  else
+    kn_fail "keynode workflow run $i did not pass: $(tail -2 "$tmp/wf.out")"
   fi
   t0=$(ms_now)
   if node "$src/tests/bench/bench_replay_pw.mjs" "$cdp" "http://127.0.0.1:$port" >"$tmp/pw.out" 2>&1; then
@@ -66,9 +79,10 @@ a=$(stats keynode_ms "${kn_t[@]}") kmed=$(median "${kn_t[@]}")
 b=$(stats pw_ms "${pw_t[@]}") pmed=$(median "${pw_t[@]}")
 c=$(stats pw_proc_ms "${pwp_t[@]}") ppmed=$(median "${pwp_t[@]}")
 ratio=$(awk -v k="$kmed" -v p="$pmed" 'BEGIN { printf "%.2f", p ? k / p : 0 }')
+w=$(stats keynode_wf_ms "${wf_t[@]}") wratio=$(awk -v k="$(median "${wf_t[@]}")" -v p="$pmed" 'BEGIN { printf "%.2f", p ? k / p : 0 }')
 ratio_proc=$(awk -v k="$kmed" -v p="$ppmed" 'BEGIN { printf "%.2f", p ? k / p : 0 }')
 [ -n "$before" ] && c="$c | $(stats before_ms "${before_t[@]}") before_ratio=$(awk -v k="$(median "${before_t[@]}")" -v p="$pmed" 'BEGIN { printf "%.2f", p ? k / p : 0 }')"
-line="replay_5step $a | $b | $c | ratio=$ratio ratio_vs_proc=$ratio_proc load=\"$(cut -d' ' -f1-3 /proc/loadavg)\" cores=$(nproc)"
+line="replay_5step $a | $w | $b | $c | ratio=$ratio wf_ratio=$wratio ratio_vs_proc=$ratio_proc load=\"$(cut -d' ' -f1-3 /proc/loadavg)\" cores=$(nproc)"
 echo "$line"
 [ "$out" = /dev/stdout ] || echo "$line" >>"$out"
 kn_finish
