@@ -161,7 +161,7 @@ static int parse_scroll(loader *l, kn_step *st)
 				if ((rc = kn_ty_next_event(l, &v)) != 0 ||
 				    (rc = kn_ty_take_count(l, &v, "scroll.pixels", 100000, &px)) != 0)
 					return rc;
-				st->wait_ms = (long)px;
+				st->scroll_px = (long)px;
 			}
 		}
 		if (!st->value)

@@ -593,10 +593,10 @@ void kn_workflow_write_step(FILE *f, const kn_step *st)
 		fputs("}\n", f);
 		break;
 	case KN_STEP_SCROLL:
-		if (st->wait_ms > 0) {
+		if (st->scroll_px > 0) {
 			fprintf(f, "  - scroll: { direction: ");
 			kn_workflow_put_str(f, st->value ? st->value : "down");
-			fprintf(f, ", pixels: %ld }\n", st->wait_ms);
+			fprintf(f, ", pixels: %ld }\n", st->scroll_px);
 			break;
 		}
 		/* fall through */

@@ -278,7 +278,7 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	case KN_STEP_PRESS: st->value = strdup(ev->key ? ev->key : "Enter"); break;
 	case KN_STEP_SCROLL:
 		st->value = strdup(ev->value && !strcmp(ev->value, "up") ? "up" : "down");
-		st->wait_ms = ev->pixels; /* how far: replayed as far */
+		st->scroll_px = ev->pixels; /* how far: replayed as far */
 		break;
 	case KN_STEP_ANSWER: st->value = strdup(ev->text ? ev->text : ev->value ? ev->value : ""); break;
 	case KN_STEP_DIALOG: st->value = strdup(ev->value && !strcmp(ev->value, "accepted") ? "accept" : "dismiss"); break;

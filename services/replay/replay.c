@@ -634,7 +634,7 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		rc = call(r, "Input.dispatchMouseEvent",
 		          json_pack("{s:s, s:i, s:i, s:i, s:i}", "type", "mouseWheel", "x", 100, "y", 100,
 		                    "deltaX", 0, "deltaY",
-		                    (st->value && strcmp(st->value, "up") == 0 ? -1 : 1) * (st->wait_ms > 0 ? (int)st->wait_ms : 500)),
+		                    (st->value && strcmp(st->value, "up") == 0 ? -1 : 1) * (st->scroll_px > 0 ? (int)st->scroll_px : 500)),
 		          NULL, err);
 		pause_ms(r, 600); /* a scroll burst ends after the recorder's debounce */
 		break;

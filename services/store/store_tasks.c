@@ -24,7 +24,7 @@ static int put(json_t *o, const char *k, json_t *v)
 	return v ? json_object_set_new(o, k, v) : -1;
 }
 
-/* A recorded workflow step's fingerprint and postcondition (keynode/workflow.h), only the keys
+/* A recorded workflow step's fingerprint, postcondition and scroll distance (keynode/workflow.h), only the keys
  * that are set: a task without them keeps the definition (and version) it always had. */
 static int put_workflow_fields(json_t *e, const kn_step *s)
 {
@@ -38,6 +38,8 @@ static int put_workflow_fields(json_t *e, const kn_step *s)
 			bad |= put(e, keys[i], json_string(vals[i]));
 	if (s->navigated)
 		bad |= put(e, "navigated", json_integer(s->navigated));
+	if (s->scroll_px)
+		bad |= put(e, "scroll_px", json_integer(s->scroll_px));
 	return bad;
 }
 
@@ -286,6 +288,7 @@ static int step_from_json(kn_step *s, const json_t *e, kn_err *err)
 	s->expect_url = get_str(e, "expect_url", &bad);
 	s->expect_value = get_str(e, "expect_value", &bad);
 	s->navigated = (int)json_integer_value(json_object_get(e, "navigated"));
+	s->scroll_px = (long)json_integer_value(json_object_get(e, "scroll_px"));
 	if (bad || !found)
 		return kn_err_set(err, KN_EINVAL, "stored task: bad step");
 	return 0;

@@ -277,7 +277,7 @@ static void test_write_roundtrip(void **state)
 	free(buf);
 	/* scroll steps (issue 22): a recorded distance is written and read back; without one, the bare word */
 	char down[] = "down", up[] = "up";
-	kn_step ss[2] = {{.verb = KN_STEP_SCROLL, .value = down, .wait_ms = 1600}, {.verb = KN_STEP_SCROLL, .value = up}};
+	kn_step ss[2] = {{.verb = KN_STEP_SCROLL, .value = down, .scroll_px = 1600}, {.verb = KN_STEP_SCROLL, .value = up}};
 	t.steps = ss;
 	f = open_memstream(&buf, &len);
 	assert_int_equal(kn_workflow_write(f, &t, NULL), 0);
@@ -286,9 +286,9 @@ static void test_write_roundtrip(void **state)
 	again = load(buf, 0, NULL);
 	assert_int_equal(again->tasks[0].n_steps, 2);
 	assert_string_equal(again->tasks[0].steps[0].value, "down");
-	assert_int_equal(again->tasks[0].steps[0].wait_ms, 1600);
+	assert_int_equal(again->tasks[0].steps[0].scroll_px, 1600);
 	assert_string_equal(again->tasks[0].steps[1].value, "up");
-	assert_int_equal(again->tasks[0].steps[1].wait_ms, 0);
+	assert_int_equal(again->tasks[0].steps[1].scroll_px, 0);
 	kn_taskset_free(again);
 	free(buf);
 	kn_taskset_free(set);

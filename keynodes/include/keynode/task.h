@@ -75,7 +75,8 @@ typedef struct kn_step {
 	char *value;     /* goto URL, type/select value, press key, scroll direction, answer text */
 	char *text;      /* click: visible text hint */
 	int enter;       /* type: press Enter after */
-	long wait_ms;    /* wait: milliseconds when no selector; scroll: pixels (0: the default, 500) */
+	long wait_ms;    /* wait: milliseconds when no selector */
+	long scroll_px;  /* scroll: how far, in CSS pixels (0: the default, 500) */
 	char *hint_id, *hint_name, *hint_aria_label, *hint_role, *hint_href; /* locator hints */
 	int line;
 	/* The record-time fingerprint and postcondition of a recorded workflow (workflow.h); NULL /
