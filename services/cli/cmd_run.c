@@ -22,12 +22,13 @@
 #include "cli.h"
 #include "runner.h"
 #include "summary.h"
+#include "task_digest.h"
 
 static const char help[] =
 	"usage: keynode run --tasks FILE --agent 'CMD …' [--task ID]… [--parallel N] [--repeat K]\n"
 	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN] [--warm N]\n"
-	"                   [--config FILE]\n"
+	"                   [--config FILE] [--agent-name NAME] [--model NAME]\n"
 	"                   [--server URL [--taskset NAME]]\n"
 	"                   [--trace on|off|failures]\n"
 	"\n"
@@ -81,6 +82,8 @@ static const char help[] =
 ;
 
 static const char help_server[] = /* the rest of --help (one string would pass ISO C's 4095) */
+	"  --agent-name NAME the agent's name in summary.json and `keynode leaderboard` (default: CMD)\n"
+	"  --model NAME      the model the agent uses, for the same\n"
 	"  --server URL      make each attempt's run on keynode serve at URL (token: KEYNODE_API_TOKEN):\n"
 	"                    the task file is loaded there (POST /api/tasksets), then every attempt is\n"
 	"                    POST /api/runs with its browser and step budget, so runs land in\n"
@@ -344,7 +347,7 @@ int kn_cmd_run(int argc, char **argv)
 {
 	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
 	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG, O_WARM,
-	       O_SERVER, O_TASKSET };
+	       O_SERVER, O_TASKSET, O_AGENT_NAME, O_MODEL };
 	static const struct option opts[] = {
 		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
 		{"task", required_argument, NULL, O_TASK},         {"parallel", required_argument, NULL, O_PARALLEL},
@@ -357,8 +360,10 @@ int kn_cmd_run(int argc, char **argv)
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
 		{"config", required_argument, NULL, O_CONFIG},
 		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
+		{"agent-name", required_argument, NULL, O_AGENT_NAME}, {"model", required_argument, NULL, O_MODEL},
 		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE}, {NULL, 0, NULL, 0}};
 	const char *tasks = NULL, *out = NULL, *config_path = NULL, *server = NULL;
+	kn_run_meta meta = {0};
 	kn_config *cfg = NULL;
 	kn_remote *remote = NULL;
 	char *set_name = NULL;
@@ -388,6 +393,8 @@ int kn_cmd_run(int argc, char **argv)
 		case O_CONFIG: config_path = optarg; break;
 		case O_SERVER: server = optarg; break;
 		case O_TASKSET: r.taskset = optarg; break;
+		case O_AGENT_NAME: meta.agent_name = optarg; break;
+		case O_MODEL: meta.model = optarg; break;
 		case O_PARALLEL:
 			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
 				kn_cli_usage_error("run", "--parallel must be 1..64");
@@ -587,26 +594,33 @@ int kn_cmd_run(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	kn_run_row *rows = calloc(r.n_items + 1, sizeof *rows);
-	kn_run_totals t = {.planned = r.n_items, .wall_s = kn_time_mono_s() - r.t0_mono};
+	kn_run_totals t = {.wall_s = kn_time_mono_s() - r.t0_mono};
 	size_t n = 0;
-	for (size_t i = 0; rows && i < r.n_items; i++) {
-		if (!r.items[i].has_row)
-			continue;
-		rows[n] = r.items[i].row;
-		const kn_run_row *row = &rows[n++];
-		t.finished++;
-		t.executable += strcmp(row->status, "done") == 0;
-		t.errors += strcmp(row->status, "error") == 0;
-		t.blocked += strcmp(row->status, "blocked") == 0;
-		t.successes += strcmp(row->status, "done") == 0 && row->completed;
-	}
-	t.interrupted = r.n_items - t.finished;
+	for (size_t i = 0; rows && i < r.n_items; i++)
+		if (r.items[i].has_row)
+			rows[n++] = r.items[i].row;
+	kn_run_totals_count(&t, rows, n, r.n_items);
 	t.ran = t.finished - pre_done;
-	if (!rows || kn_run_summary_write(rows, n, &t, repeat, out, r.quiet ? NULL : stdout, &err) != 0)
+	char t_start[32], t_end[32], file_sha[65];
+	time_t now = time(NULL);
+	strftime(t_start, sizeof t_start, "%Y-%m-%dT%H:%M:%SZ", gmtime(&r.t0));
+	strftime(t_end, sizeof t_end, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	meta.agent = r.agent;
+	meta.started = t_start;
+	meta.finished = t_end;
+	meta.tasks_file = tasks;
+	meta.tasks_sha256 = kn_sha256_file_hex(file_sha, tasks, NULL) == 0 ? file_sha : NULL;
+	kn_run_task *planned = calloc(r.n_items / (size_t)repeat + 1, sizeof *planned);
+	for (size_t i = 0; planned && i < r.n_items; i += (size_t)repeat)
+		if (kn_run_task_describe(&planned[meta.n_tasks++], r.items[i].task) != 0)
+			planned[meta.n_tasks - 1].sha256[0] = '\0';
+	meta.tasks = planned;
+	if (!rows || kn_run_summary_write(rows, n, &t, repeat, &meta, out, r.quiet ? NULL : stdout, &err) != 0)
 		fprintf(stderr, "keynode run: %s\n", rows ? err.msg : "out of memory");
 	else if (!r.quiet)
 		printf("results in %s (summary.json, summary.csv)\n", out);
 	free(rows);
+	free(planned);
 	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors || t.blocked ? KN_EXIT_FAIL
 	                                                             : KN_EXIT_OK;
 	pthread_mutex_destroy(&r.lock);

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "stats.h"
 
 #define KN_RESULT_MAX (16u * 1024u * 1024u)
 
@@ -173,8 +174,57 @@ static int write_csv(const kn_run_row *rows, size_t n, const char *path)
 	return fclose(f) == 0 ? 0 : KN_EIO;
 }
 
+void kn_run_totals_count(kn_run_totals *t, const kn_run_row *rows, size_t n, size_t planned)
+{
+	t->planned = planned;
+	t->finished = n;
+	t->executable = t->errors = t->blocked = t->successes = 0;
+	for (size_t i = 0; i < n; i++) {
+		t->executable += strcmp(rows[i].status, "done") == 0;
+		t->errors += strcmp(rows[i].status, "error") == 0;
+		t->blocked += strcmp(rows[i].status, "blocked") == 0;
+		t->successes += strcmp(rows[i].status, "done") == 0 && rows[i].completed;
+	}
+	t->interrupted = planned > n ? planned - n : 0;
+}
+
+/* summary.json's account of the run: the agent, the task set with each task's hash and site,
+ * when, and the environment (kn_run_meta). */
+static void put_meta(json_t *j, const kn_run_meta *m)
+{
+	if (!m)
+		return;
+	json_t *tasks = json_array();
+	for (size_t i = 0; tasks && i < m->n_tasks; i++)
+		json_array_append_new(tasks, json_pack("{s:s, s:s?, s:s?}", "task", m->tasks[i].id, "sha256",
+		                                       m->tasks[i].sha256[0] ? m->tasks[i].sha256 : NULL, "site",
+		                                       m->tasks[i].site[0] ? m->tasks[i].site
+		                                                                            : NULL));
+	json_object_set_new(j, "agent", json_pack("{s:s?, s:s?, s:s?}", "command", m->agent, "name",
+	                                          m->agent_name, "model", m->model));
+	json_object_set_new(j, "task_set", json_pack("{s:s?, s:s?, s:o}", "file", m->tasks_file, "sha256",
+	                                             m->tasks_sha256, "tasks", tasks));
+	if (m->started)
+		json_object_set_new(j, "started", json_string(m->started));
+	if (m->finished)
+		json_object_set_new(j, "finished", json_string(m->finished));
+	if (m->environment)
+		json_object_set(j, "environment", m->environment);
+}
+
+/* "  [0.1234, 0.5678]" for a rate of ci (summary.json's ci95), "" when it has none. */
+static const char *ci_text(char *buf, size_t cap, const json_t *ci, const char *rate)
+{
+	json_t *p = json_object_get(ci, rate);
+	buf[0] = '\0';
+	if (json_array_size(p) == 2)
+		snprintf(buf, cap, "  95%% CI [%.4f, %.4f]", json_number_value(json_array_get(p, 0)),
+		         json_number_value(json_array_get(p, 1)));
+	return buf;
+}
+
 int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *t, int repeat,
-                         const char *dir, FILE *out, kn_err *err)
+                         const kn_run_meta *meta, const char *dir, FILE *out, kn_err *err)
 {
 	kn_summary s;
 	kn_summary_init(&s);
@@ -195,23 +245,7 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 			                                          "reason", r->reason));
 			continue;
 		}
-		/* kn_summary_add's sums, from the result's numbers */
-		s.tasks++;
-		s.sum_reached += r->reached;
-		s.sum_total += r->total;
-		s.sum_score += r->score;
-		s.sum_eff += r->efficiency;
-		s.n_success += (size_t)r->completed;
-		s.n_near += r->missing == 1;
-		if (r->functional >= 0) {
-			s.n_functional_tasks++;
-			s.n_functional_ok += (size_t)r->functional;
-		}
-		if (r->reward >= 0) {
-			s.n_reward_tasks++;
-			s.sum_reward += r->reward;
-			s.n_reward_full += r->reward >= 1.0;
-		}
+		kn_stats_summary_add(&s, r);
 		if (r->overhead_start_s > 0) {
 			os[no] = r->overhead_start_s;
 			oe[no++] = r->overhead_end_s;
@@ -255,10 +289,15 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 	}
 	char path[4200];
 	int rc = 0;
+	if (j) {
+		put_meta(j, meta);
+		if (kn_run_summary_stats(j, rows, n, repeat, meta) != 0)
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
 	snprintf(path, sizeof path, "%s/summary.json", dir);
-	FILE *f = j ? fopen(path, "w") : NULL;
-	if (!f || json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0 ||
-	    fputc('\n', f) == EOF)
+	FILE *f = j && !rc ? fopen(path, "w") : NULL;
+	if (!rc && (!f || json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0 ||
+	    fputc('\n', f) == EOF))
 		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
 	if (f && fclose(f) != 0 && !rc)
 		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
@@ -281,11 +320,40 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 		for (size_t k = 0; k < n; k++)
 			if (strcmp(rows[k].status, "done") != 0)
 				fprintf(out, "  excluded %s #%d: %s\n", rows[k].task, rows[k].attempt, rows[k].reason);
-		fprintf(out, "  key_node_completion_rate  %.4f\n  average_step_score_rate   %.4f\n"
-		        "  task_success_rate         %.4f\n  task_near_success_rate    %.4f\n"
-		        "  efficiency_score          %.4f\n  functional_success_rate   %.4f\n",
-		        s.key_node_completion_rate, s.average_step_score_rate, s.task_success_rate,
-		        s.task_near_success_rate, s.efficiency_score, s.functional_success_rate);
+		json_t *ci = json_object_get(j, "ci95"), *den = json_object_get(j, "denominators");
+		const char *names[] = {"key_node_completion_rate", "average_step_score_rate", "task_success_rate",
+		                       "task_near_success_rate", "efficiency_score", "functional_success_rate"};
+		const double vals[] = {s.key_node_completion_rate, s.average_step_score_rate, s.task_success_rate,
+		                       s.task_near_success_rate, s.efficiency_score, s.functional_success_rate};
+		char buf[64];
+		for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+			fprintf(out, "  %-25s %.4f%s\n", names[i], vals[i], ci_text(buf, sizeof buf, ci, names[i]));
+		json_t *pl = json_object_get(den, "planned");
+		fprintf(out, "  task success over all %lld planned attempts (error, unreachable, blocked, missing "
+		        "count as failures): %.4f%s\n", (long long)json_integer_value(json_object_get(pl, "attempts")),
+		        json_number_value(json_object_get(pl, "task_success_rate")),
+		        ci_text(buf, sizeof buf, pl, "ci95"));
+		for (int k = 1; k <= repeat && repeat > 1; k++) {
+			char key[16];
+			snprintf(key, sizeof key, "%d", k);
+			json_t *pa = json_object_get(json_object_get(j, "pass_at_k"), key),
+			       *pl2 = json_object_get(json_object_get(j, "pass_all_k"), key);
+			if (json_is_number(pa))
+				fprintf(out, "  pass@%d %.4f  pass^%d %.4f\n", k, json_number_value(pa), k,
+				        json_number_value(pl2));
+		}
+		json_t *sd = json_object_get(json_object_get(j, "std_over_repeats"), "task_success_rate");
+		if (sd)
+			fprintf(out, "  task_success_rate std over the %d repeats %.4f\n", repeat, json_number_value(sd));
+		if (json_object_size(json_object_get(j, "per_site")) > 1) {
+			const char *site;
+			json_t *o;
+			json_object_foreach(json_object_get(j, "per_site"), site, o)
+				fprintf(out, "  site %-30s %3lld tasks %4lld attempts  task_success_rate %.4f\n", site,
+				        (long long)json_integer_value(json_object_get(o, "tasks")),
+				        (long long)json_integer_value(json_object_get(o, "attempts")),
+				        json_number_value(json_object_get(o, "task_success_rate")));
+		}
 		if (s.n_reward_tasks)
 			fprintf(out, "  task_score                %.2f\n  reward_success_rate       %.4f (%zu "
 			        "attempts with a purchase)\n", s.task_score, s.reward_success_rate,
