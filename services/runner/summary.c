@@ -6,6 +6,7 @@
 #include "summary.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,6 +70,18 @@ int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 	row->overhead_end_s = json_number_value(json_object_get(a, "overhead_end_s"));
 	json_t *ec = json_object_get(a, "exit_code");
 	row->exit_code = json_is_integer(ec) ? (int)json_integer_value(ec) : -1;
+	json_t *u = json_object_get(j, "usage");
+	if (json_is_object(u)) {
+		row->has_usage = 1;
+		row->usd = json_number_value(json_object_get(u, "usd"));
+		row->input_tokens = (long long)json_integer_value(json_object_get(u, "input_tokens"));
+		row->output_tokens = (long long)json_integer_value(json_object_get(u, "output_tokens"));
+		copy(row->model, sizeof row->model, json_string_value(json_array_get(json_object_get(u, "models"), 0)));
+	}
+	json_t *env = json_object_get(j, "environment");
+	copy(row->user_agent, sizeof row->user_agent, json_string_value(json_object_get(env, "user_agent")));
+	copy(row->chromium_version, sizeof row->chromium_version,
+	     json_string_value(json_object_get(env, "chromium_version")));
 done:
 	json_decref(j);
 	return rc;
@@ -188,28 +201,108 @@ void kn_run_totals_count(kn_run_totals *t, const kn_run_row *rows, size_t n, siz
 	t->interrupted = planned > n ? planned - n : 0;
 }
 
+/* The distinct non-empty values of a row field (offset into kn_run_row), at most 16. */
+static json_t *distinct(const kn_run_row *rows, size_t n, size_t off)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		const char *v = (const char *)&rows[i] + off;
+		size_t k, seen = 0;
+		json_t *x;
+		json_array_foreach(a, k, x)
+			seen |= strcmp(json_string_value(x), v) == 0;
+		if (*v && !seen && json_array_size(a) < 16)
+			json_array_append_new(a, json_string(v));
+	}
+	return a;
+}
+
 /* summary.json's account of the run: the agent, the task set with each task's hash and site,
- * when, and the environment (kn_run_meta). */
-static void put_meta(json_t *j, const kn_run_meta *m)
+ * when, and the environment (kn_run_meta) with the user agent(s) the attempts' browsers gave. */
+static void put_meta(json_t *j, const kn_run_meta *m, const kn_run_row *rows, size_t n)
 {
 	if (!m)
 		return;
-	json_t *tasks = json_array();
+	json_t *tasks = json_array(), *models = distinct(rows, n, offsetof(kn_run_row, model));
 	for (size_t i = 0; tasks && i < m->n_tasks; i++)
 		json_array_append_new(tasks, json_pack("{s:s, s:s?, s:s?}", "task", m->tasks[i].id, "sha256",
 		                                       m->tasks[i].sha256[0] ? m->tasks[i].sha256 : NULL, "site",
-		                                       m->tasks[i].site[0] ? m->tasks[i].site
-		                                                                            : NULL));
+		                                       m->tasks[i].site[0] ? m->tasks[i].site : NULL));
+	const char *model = m->model ? m->model /* else the one model the usage files name */
+	                    : json_array_size(models) == 1 ? json_string_value(json_array_get(models, 0)) : NULL;
 	json_object_set_new(j, "agent", json_pack("{s:s?, s:s?, s:s?}", "command", m->agent, "name",
-	                                          m->agent_name, "model", m->model));
+	                                          m->agent_name, "model", model));
+	json_decref(models);
 	json_object_set_new(j, "task_set", json_pack("{s:s?, s:s?, s:o}", "file", m->tasks_file, "sha256",
 	                                             m->tasks_sha256, "tasks", tasks));
 	if (m->started)
 		json_object_set_new(j, "started", json_string(m->started));
 	if (m->finished)
 		json_object_set_new(j, "finished", json_string(m->finished));
-	if (m->environment)
-		json_object_set(j, "environment", m->environment);
+	if (!m->environment)
+		return;
+	/* what the attempts' browsers said: one value, or every value when they differ */
+	json_t *env = json_deep_copy(m->environment);
+	const struct { const char *key, *keys; size_t off; } seen[] = {
+		{"user_agent", "user_agents", offsetof(kn_run_row, user_agent)},
+		{"chromium_version", "chromium_versions", offsetof(kn_run_row, chromium_version)}};
+	for (size_t i = 0; env && i < sizeof seen / sizeof seen[0]; i++) {
+		json_t *v = distinct(rows, n, seen[i].off);
+		json_t *cur = json_object_get(env, seen[i].key);
+		size_t k, known = 0;
+		json_t *x;
+		json_array_foreach(v, k, x)
+			known |= json_equal(x, cur);
+		if (json_is_string(cur) && !known && json_array_size(v)) /* the run's own, beside the attempts' */
+			json_array_insert(v, 0, cur);
+		if (json_array_size(v) == 1)
+			json_object_set(env, seen[i].key, json_array_get(v, 0));
+		else if (json_array_size(v) > 1)
+			json_object_set(env, seen[i].keys, v);
+		json_decref(v);
+	}
+	json_object_set_new(j, "environment", env);
+}
+
+/* summary.json "time" (the agent's seconds per executable attempt) and, when some attempt has a
+ * usage (KEYNODE_USAGE_FILE), "cost": tokens and dollars over every finished attempt, dollars per
+ * success, and WebCanvas's usd_efficiency_score — dollars over the key nodes reached (their
+ * experiment_results.py: total token cost / sum of step scores), here over executable attempts. */
+static void put_cost(json_t *j, const kn_run_row *rows, size_t n)
+{
+	double usd = 0, usd_exe = 0, reached = 0, *ag = calloc(n + 1, sizeof *ag);
+	long long in = 0, out = 0;
+	size_t with = 0, succ = 0, na = 0;
+	for (size_t i = 0; ag && i < n; i++) {
+		const kn_run_row *r = &rows[i];
+		int exe = strcmp(r->status, "done") == 0;
+		if (exe) {
+			reached += r->reached;
+			succ += (size_t)r->completed;
+			ag[na++] = r->agent_s;
+		}
+		if (!r->has_usage)
+			continue;
+		with++;
+		usd += r->usd;
+		usd_exe += exe ? r->usd : 0;
+		in += r->input_tokens;
+		out += r->output_tokens;
+	}
+	double p50 = 0, p95 = 0;
+	quantiles(ag, na, &p50, &p95);
+	free(ag);
+	json_object_set_new(j, "time", json_pack("{s:I, s:f, s:f}", "attempts", (json_int_t)na,
+	                                         "agent_p50_s", p50, "agent_p95_s", p95));
+	if (!with)
+		return;
+	json_object_set_new(j, "cost", json_pack("{s:I, s:I, s:I, s:f, s:f, s:o, s:f, s:o}",
+	                                         "attempts_with_usage", (json_int_t)with, "input_tokens",
+	                                         (json_int_t)in, "output_tokens", (json_int_t)out, "usd", usd,
+	                                         "usd_executable", usd_exe, "usd_per_success",
+	                                         succ ? json_real(usd / (double)succ) : json_null(),
+	                                         "usd_efficiency_score", reached > 0 ? usd_exe / reached : 0.0,
+	                                         "models", distinct(rows, n, offsetof(kn_run_row, model))));
 }
 
 /* "  [0.1234, 0.5678]" for a rate of ci (summary.json's ci95), "" when it has none. */
@@ -290,7 +383,8 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 	char path[4200];
 	int rc = 0;
 	if (j) {
-		put_meta(j, meta);
+		put_meta(j, meta, rows, n);
+		put_cost(j, rows, n);
 		if (kn_run_summary_stats(j, rows, n, repeat, meta) != 0)
 			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
@@ -361,6 +455,18 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 		if (repeat > 1)
 			fprintf(out, "  reliability (K=%d): solved in all K %.4f, in at least one %.4f\n", repeat,
 			        nt ? (double)all / (double)nt : 0, nt ? (double)any / (double)nt : 0);
+		json_t *cost = json_object_get(j, "cost"), *tm = json_object_get(j, "time");
+		fprintf(out, "  agent time per attempt: median %.1f s, p95 %.1f s\n",
+		        json_number_value(json_object_get(tm, "agent_p50_s")),
+		        json_number_value(json_object_get(tm, "agent_p95_s")));
+		if (cost)
+			fprintf(out, "  cost: $%.4f (%lld input, %lld output tokens; %lld attempts with usage), $%.4f per "
+			        "success, usd_efficiency_score %.4f\n", json_number_value(json_object_get(cost, "usd")),
+			        (long long)json_integer_value(json_object_get(cost, "input_tokens")),
+			        (long long)json_integer_value(json_object_get(cost, "output_tokens")),
+			        (long long)json_integer_value(json_object_get(cost, "attempts_with_usage")),
+			        json_number_value(json_object_get(cost, "usd_per_success")),
+			        json_number_value(json_object_get(cost, "usd_efficiency_score")));
 		fprintf(out, "  keynode overhead per attempt: start median %.3f s (p95 %.3f), end median %.3f s "
 		        "(p95 %.3f); %.1f attempts/minute\n", os_med, os_p95, oe_med, oe_p95, apm);
 	}

@@ -26,6 +26,12 @@ typedef struct kn_run_row {
 	int total, missing, steps;
 	double agent_s, overhead_start_s, overhead_end_s;
 	int exit_code;           /* -1: none */
+	int has_usage;           /* the result has "usage" (KEYNODE_USAGE_FILE) */
+	double usd;
+	long long input_tokens, output_tokens;
+	char model[64];          /* the first model the usage names; "" none */
+	char user_agent[256];    /* environment.user_agent; "" none */
+	char chromium_version[32]; /* environment.chromium_version; "" none */
 } kn_run_row;
 
 /* Parse a result.json document (len bytes at buf) into row. KN_EINVAL with err for anything but a
