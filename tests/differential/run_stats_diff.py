@@ -127,6 +127,9 @@ def result_json(task, k, outcome, rng, success_p):
     elif outcome == "interrupted":
         att.update({"status": "interrupted", "end": "interrupted", "reason": "SIGINT"})
     res["attempt"] = att
+    if outcome != "interrupted" and rng.random() < 0.7:  # what the agent appended to KEYNODE_USAGE_FILE
+        res["usage"] = {"input_tokens": rng.randrange(0, 50000), "output_tokens": rng.randrange(0, 5000),
+                        "usd": round(rng.uniform(0, 0.2), 6), "models": ["toy-1"], "lines": 3, "bad_lines": 0}
     return res
 
 
@@ -376,6 +379,28 @@ def check_summary(label, s, tasks, attempts, K, taskfile):
     close(den["planned"]["task_success_rate"], succ / (len(tasks) * K), label + ": denominators.planned rate")
     close(den["planned"]["ci95"][0], exp["task_success_rate_planned"][0], label + ": planned ci95 low")
     close(den["planned"]["ci95"][1], exp["task_success_rate_planned"][1], label + ": planned ci95 high")
+    # cost (KEYNODE_USAGE_FILE) and time
+    fin = [a for a in attempts if a["status"] in ("done", "error", "blocked")]
+    used = [a for a in fin if "usage" in a["r"]]
+    cost = s.get("cost")
+    check((cost is not None) == bool(used), label + ": cost present exactly when some attempt has a usage")
+    if cost:
+        usd = sum(a["r"]["usage"]["usd"] for a in used)
+        usd_exe = sum(a["r"]["usage"]["usd"] for a in used if a["status"] == "done")
+        reached = sum(a["r"]["reached"] for a in ex)
+        check(cost["attempts_with_usage"] == len(used), label + ": cost.attempts_with_usage")
+        check(cost["input_tokens"] == sum(a["r"]["usage"]["input_tokens"] for a in used), label + ": cost.input_tokens")
+        close(cost["usd"], usd, label + ": cost.usd", 1e-5 * max(1, usd))
+        close(cost["usd_efficiency_score"], usd_exe / reached if reached else 0, label + ": cost.usd_efficiency_score",
+              1e-5 * max(1, usd))
+        if succ:
+            close(cost["usd_per_success"], usd / succ, label + ": cost.usd_per_success", 1e-5 * max(1, usd))
+        check(cost["models"] == ["toy-1"], label + ": cost.models")
+    ag = sorted(a["r"]["attempt"]["agent_s"] for a in ex)
+    if ag:
+        med = ag[len(ag) // 2] if len(ag) % 2 else (ag[len(ag) // 2 - 1] + ag[len(ag) // 2]) / 2
+        close(s["time"]["agent_p50_s"], med, label + ": time.agent_p50_s", 1e-3)
+        close(s["time"]["agent_p95_s"], ag[math.ceil(Fraction(95 * len(ag), 100)) - 1], label + ": time.agent_p95_s", 1e-3)
     # the task set
     import hashlib
     with open(taskfile, "rb") as f:
@@ -531,7 +556,30 @@ def main():
         p = subprocess.run([args.keynode, "leaderboard", weak, strong], capture_output=True, text=True)
         check(p.returncode == 0 and "| 1 | strong |" in p.stdout and "| 2 | weak |" in p.stdout,
               "leaderboard markdown: " + p.stdout[:400])
-        # 6. errors: a clear message with the path, never a crash
+        # 6. --resume refuses attempts made with another Chromium (no browser starts: the refusal comes
+        # first, and with the same Chromium every attempt is already done)
+        for ver, rc_want in (("2.0.0", 2), ("1.0.0", 0)):
+            d = os.path.join(tmp, "resume-" + ver)
+            shutil.copytree(strong, d)
+            with open(os.path.join(d, "summary.json")) as f:
+                sj = json.load(f)
+            sj["environment"] = {"chromium_version": "1.0.0"}
+            with open(os.path.join(d, "summary.json"), "w") as f:
+                json.dump(sj, f)
+            fake = os.path.join(tmp, "fake-chromium")
+            with open(fake, "w") as f:
+                f.write('#!/bin/sh\necho "Chromium %s"\n' % ver)
+            os.chmod(fake, 0o755)
+            p = subprocess.run([args.keynode, "run", "--tasks", cf, "--agent", "true", "--repeat", "2", "--out", d,
+                                "--resume", "--quiet", "--chromium", fake], capture_output=True, text=True, timeout=60)
+            check(p.returncode == rc_want and (rc_want == 0 or "chromium_version" in p.stderr),
+                  "resume with Chromium %s: exit %d (expected %d): %s" % (ver, p.returncode, rc_want, p.stderr.strip()))
+            if rc_want == 0:
+                with open(os.path.join(d, "summary.json")) as f:
+                    env = json.load(f).get("environment", {})
+                check(env.get("chromium_version") == "1.0.0" and env.get("judge", {}).get("semantic") == "offline",
+                      "resumed summary.json environment: %r" % env)
+        # 7. errors: a clear message with the path, never a crash
         bad = os.path.join(tmp, "bad")
         shutil.copytree(weak, bad)
         victim = os.path.join(bad, "t03", "1", "result.json")
