@@ -42,6 +42,7 @@ static const char help[] =
 	"  KEYNODE_TASK_ID, KEYNODE_TASK_INTENT, KEYNODE_START_URL (already open in the first tab;\n"
 	"  empty when the task has none: the agent starts on a blank tab)\n"
 	"  KEYNODE_ANSWER_FILE  every line appended there is an answer\n"
+	"  KEYNODE_USAGE_FILE   JSON lines {\"model\",\"input_tokens\",\"output_tokens\",\"usd\"} (cost)\n"
 	"  KEYNODE_RUN_ID, KEYNODE_ATTEMPT_DIR; with --browser: KEYNODE_BROWSER_CONTEXT_ID and\n"
 	"  KEYNODE_TARGET_ID (the attempt's own context and tab)\n"
 	"An attempt ends when the agent exits, at --timeout or when the step budget is spent (the whole\n"
@@ -78,7 +79,7 @@ static const char help[] =
 	"                    when installed, else /usr/lib/chromium/chromium)\n"
 	"  --quiet           no progress\n"
 	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
-	"                    (default: the built-in signatures)\n"
+	"                    (default: the built-in signatures); its region: labels the run\n"
 
 ;
 
@@ -86,14 +87,11 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"  --agent-name NAME the agent's name in summary.json and `keynode leaderboard` (default: CMD)\n"
 	"  --model NAME      the model the agent uses, for the same (default: the one model its usage\n"
 	"                    lines name)\n"
-	"  --region LABEL    where the run runs from (default: $KEYNODE_REGION), in the environment\n"
+	"  --region LABEL    where the run runs from, in the environment (default: $KEYNODE_REGION,\n"
+	"                    else keynode.yaml region:)\n"
 	"  --mix-environments  with --resume: go on although the earlier attempts ran in another\n"
 	"                    environment (another Chromium, locale, time zone, region, task file…)\n"
-	"\n"
-	"Every result.json and summary.json carry \"environment\" (keynode version and commit, Chromium\n"
-	"version, user agent, headless, viewport, locale, time zone, OS, region, the task file's\n"
-	"SHA-256, the judge). The agent may append JSON lines {\"model\", \"input_tokens\",\n"
-	"\"output_tokens\", \"usd\"} to KEYNODE_USAGE_FILE: results get \"usage\", summary.json \"cost\".\n"
+
 	"  --server URL      make each attempt's run on keynode serve at URL (token: KEYNODE_API_TOKEN):\n"
 	"                    the task file is loaded there (POST /api/tasksets), then every attempt is\n"
 	"                    POST /api/runs with its browser and step budget, so runs land in\n"
@@ -104,6 +102,11 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"  --trace M         the run trace of each attempt in <attempt>/trace/ (screenshots, element,\n"
 	"                    console/network, key-node evidence per step; `keynode trace show`): off\n"
 	"                    (default), on, or failures (kept only for attempts that did not finish)\n"
+	"\n"
+	"Every result.json and summary.json carry \"environment\" (keynode version and commit, Chromium\n"
+	"version, user agent, headless, viewport, locale, time zone, OS, region, the task file's\n"
+	"SHA-256, the judge). The agent may append JSON lines {\"model\", \"input_tokens\",\n"
+	"\"output_tokens\", \"usd\"} to KEYNODE_USAGE_FILE: results get \"usage\", summary.json \"cost\".\n"
 	"\n"
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found, a page of the task's own site that does not answer: reason unreachable) are not the\n"
@@ -394,7 +397,7 @@ int kn_cmd_run(int argc, char **argv)
 		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE}, {NULL, 0, NULL, 0}};
 	const char *tasks = NULL, *out = NULL, *config_path = NULL, *server = NULL;
 	kn_run_meta meta = {0};
-	const char *region = getenv("KEYNODE_REGION");
+	const char *region = getenv("KEYNODE_REGION"), *region_opt = NULL;
 	int mix = 0;
 	json_t *environment = NULL;
 	char *env_text = NULL;
@@ -429,7 +432,7 @@ int kn_cmd_run(int argc, char **argv)
 		case O_TASKSET: r.taskset = optarg; break;
 		case O_AGENT_NAME: meta.agent_name = optarg; break;
 		case O_MODEL: meta.model = optarg; break;
-		case O_REGION: region = optarg; break;
+		case O_REGION: region = region_opt = optarg; break;
 		case O_MIX: mix = 1; break;
 		case O_PARALLEL:
 			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
@@ -517,6 +520,8 @@ int kn_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	kn_cli_blocked_rules(&r.blocked, cfg);
+	if (!region_opt && cfg && cfg->region) /* --region, then KEYNODE_REGION, then keynode.yaml */
+		region = region && *region ? region : cfg->region;
 	if (r.taskset && !server) {
 		kn_cli_usage_error("run", "--taskset goes with --server");
 		goto done;
