@@ -23,6 +23,11 @@ static void copy(char *dst, size_t cap, const char *src)
 	snprintf(dst, cap, "%s", src ? src : "");
 }
 
+static double clamp(double v, double hi)
+{
+	return v > 0 ? (v < hi ? v : hi) : 0;
+}
+
 int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 {
 	memset(row, 0, sizeof *row);
@@ -73,9 +78,10 @@ int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 	json_t *u = json_object_get(j, "usage");
 	if (json_is_object(u)) {
 		row->has_usage = 1;
-		row->usd = json_number_value(json_object_get(u, "usd"));
-		row->input_tokens = (long long)json_integer_value(json_object_get(u, "input_tokens"));
-		row->output_tokens = (long long)json_integer_value(json_object_get(u, "output_tokens"));
+		/* clamped: a folder anyone may edit must not overflow the run's sums */
+		row->usd = clamp(json_number_value(json_object_get(u, "usd")), 1e9);
+		row->input_tokens = (long long)clamp((double)json_integer_value(json_object_get(u, "input_tokens")), 1e13);
+		row->output_tokens = (long long)clamp((double)json_integer_value(json_object_get(u, "output_tokens")), 1e13);
 		copy(row->model, sizeof row->model, json_string_value(json_array_get(json_object_get(u, "models"), 0)));
 	}
 	json_t *env = json_object_get(j, "environment");

@@ -11,6 +11,8 @@
 #define USAGE_MAX_BYTES (8u * 1024u * 1024u)
 #define USAGE_LINE_MAX 4096
 #define USAGE_MODELS_MAX 16
+#define USAGE_TOKENS_MAX 1000000000000LL /* per line: more is not a usage line (and sums stay exact) */
+#define USAGE_USD_MAX 1e9
 
 json_t *kn_usage_read(const char *path)
 {
@@ -37,10 +39,14 @@ json_t *kn_usage_read(const char *path)
 		json_t *j = json_loads(line, 0, NULL), *mi = json_object_get(j, "input_tokens"),
 		       *mo = json_object_get(j, "output_tokens"), *mu = json_object_get(j, "usd"),
 		       *mm = json_object_get(j, "model");
-		int ok = json_is_object(j) && (!mi || (json_is_integer(mi) && json_integer_value(mi) >= 0)) &&
-		         (!mo || (json_is_integer(mo) && json_integer_value(mo) >= 0)) &&
-		         (!mu || (json_is_number(mu) && json_number_value(mu) >= 0)) && (!mm || json_is_string(mm)) &&
-		         (mi || mo || mu);
+		int ok = json_is_object(j) &&
+		         (!mi || (json_is_integer(mi) && json_integer_value(mi) >= 0 &&
+		                  json_integer_value(mi) <= USAGE_TOKENS_MAX)) &&
+		         (!mo || (json_is_integer(mo) && json_integer_value(mo) >= 0 &&
+		                  json_integer_value(mo) <= USAGE_TOKENS_MAX)) &&
+		         (!mu || (json_is_number(mu) && json_number_value(mu) >= 0 &&
+		                  json_number_value(mu) <= USAGE_USD_MAX)) &&
+		         (!mm || json_is_string(mm)) && (mi || mo || mu);
 		if (!ok) {
 			bad++;
 		} else {
