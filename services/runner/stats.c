@@ -85,6 +85,7 @@ int kn_stats_build(kn_stats *out, const kn_run_row *rows, size_t n, const kn_run
 		if (strcmp(r->status, "done") == 0) {
 			t->rows[t->n++] = r;
 			t->successes += (size_t)r->completed;
+			kn_stats_summary_add(&t->sum, r);
 		} else if (strcmp(r->status, "blocked") == 0) {
 			t->blocked++;
 		} else if (strcmp(r->status, "error") == 0) {
@@ -104,6 +105,23 @@ void kn_stats_clear(kn_stats *s)
 	memset(s, 0, sizeof *s);
 }
 
+/* into += from (the sums only) */
+static void summary_merge(kn_summary *into, const kn_summary *from)
+{
+	into->tasks += from->tasks;
+	into->sum_reached += from->sum_reached;
+	into->sum_total += from->sum_total;
+	into->sum_score += from->sum_score;
+	into->sum_eff += from->sum_eff;
+	into->n_success += from->n_success;
+	into->n_near += from->n_near;
+	into->n_functional_tasks += from->n_functional_tasks;
+	into->n_functional_ok += from->n_functional_ok;
+	into->n_reward_tasks += from->n_reward_tasks;
+	into->n_reward_full += from->n_reward_full;
+	into->sum_reward += from->sum_reward;
+}
+
 void kn_stats_rates(double v[KN_RATE_N], int ok[KN_RATE_N], const kn_stats *s, const size_t *pick,
                     size_t n_pick, int attempt)
 {
@@ -113,8 +131,12 @@ void kn_stats_rates(double v[KN_RATE_N], int ok[KN_RATE_N], const kn_stats *s, c
 	for (size_t i = 0; i < m; i++) {
 		const kn_stats_task *t = &s->tasks[pick ? pick[i] : i];
 		planned += attempt > 0 ? 1 : t->planned;
+		if (attempt <= 0) { /* the bootstrap's path: the task's sums, added once */
+			summary_merge(&sum, &t->sum);
+			continue;
+		}
 		for (size_t k = 0; k < t->n; k++)
-			if (attempt <= 0 || t->rows[k]->attempt == attempt)
+			if (t->rows[k]->attempt == attempt)
 				kn_stats_summary_add(&sum, t->rows[k]);
 	}
 	kn_summary_finish(&sum);

@@ -47,6 +47,7 @@ typedef struct kn_stats_task {
 	size_t n, successes;             /* executable attempts, successes among them */
 	size_t planned;                  /* K */
 	size_t errors, unreachable, blocked; /* finished attempts left out; errors without unreachable */
+	kn_summary sum;                  /* the WebCanvas sums of its executable attempts */
 } kn_stats_task;
 
 typedef struct kn_stats {

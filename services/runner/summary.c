@@ -6,6 +6,8 @@
 #include "summary.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
@@ -99,14 +101,18 @@ int kn_run_row_load(kn_run_row *row, const char *path, kn_err *err)
 	if (!f)
 		return errno == ENOENT ? kn_err_set(err, KN_ENOTFOUND, "%s: no such file", path)
 		                       : kn_err_set(err, KN_EIO, "%s: %s", path, strerror(errno));
-	char *buf = malloc(KN_RESULT_MAX);
-	size_t len = buf ? fread(buf, 1, KN_RESULT_MAX, f) : 0;
+	/* sized by the file (a run folder is read back whole: compare, leaderboard), capped */
+	struct stat st;
+	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (uintmax_t)st.st_size < KN_RESULT_MAX
+	             ? (size_t)st.st_size + 1 : KN_RESULT_MAX;
+	char *buf = malloc(cap);
+	size_t len = buf ? fread(buf, 1, cap, f) : 0;
 	fclose(f);
 	if (!buf)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	if (len == KN_RESULT_MAX) {
+	if (len == KN_RESULT_MAX || (len == cap && cap < KN_RESULT_MAX)) { /* grew while read, or too big */
 		free(buf);
-		return kn_err_set(err, KN_ELIMIT, "%s: over %u bytes", path, KN_RESULT_MAX);
+		return kn_err_set(err, KN_ELIMIT, "%s: over %u bytes or changing", path, KN_RESULT_MAX);
 	}
 	kn_err e = {0};
 	int rc = kn_run_row_parse(row, buf, len, &e);
