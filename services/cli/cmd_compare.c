@@ -16,7 +16,7 @@
 #include "stats.h"
 
 static const char help[] =
-	"usage: keynode compare DIR_A DIR_B [--json | --markdown]\n"
+	"usage: keynode compare DIR_A DIR_B [DIR…] [--json | --markdown]\n"
 	"\n"
 	"Compare two `keynode run` folders (A the baseline, B the change) on the tasks both ran: same\n"
 	"task id and same task content (the SHA-256 in summary.json task_set; folders without it are\n"
@@ -26,7 +26,8 @@ static const char help[] =
 	"seed). Per task, success is the share of its executable attempts that finished: B won a task\n"
 	"when its share is higher, lost it when lower. The exact two-sided sign test on won against lost\n"
 	"(McNemar's exact test when each task ran once) decides: p < 0.05 is a significant difference.\n"
-	"Warnings say when the task sets, the environments or the repeats differ.\n"
+	"Warnings say when the task sets, the environments or the repeats differ. With more folders,\n"
+	"each is compared with DIR_A (--json: an array of the comparisons).\n"
 	"\n"
 	"options:\n"
 	"  --json        the comparison as JSON\n"
@@ -36,6 +37,7 @@ static const char help[] =
 
 #define ALPHA 0.05
 
+/* One folder of a comparison: its paired tasks and their statistics are the comparison's. */
 typedef struct side {
 	kn_rundir *dir;
 	kn_run_task *paired;     /* the paired tasks of this folder, same order in both */
@@ -317,34 +319,39 @@ int kn_cmd_compare(int argc, char **argv)
 	}
 	if (fmt < 0)
 		return kn_cli_usage_error("compare", "--json and --markdown exclude each other");
-	if (argc - optind != 2)
-		return kn_cli_usage_error("compare", "give two run folders, DIR_A DIR_B");
-	side s[2] = {{0}};
+	if (argc - optind < 2)
+		return kn_cli_usage_error("compare", "give two run folders, DIR_A DIR_B (more: each against DIR_A)");
+	kn_rundir *base = NULL;
 	kn_err err = {0};
-	int rc = KN_EXIT_OK;
-	for (int i = 0; i < 2 && rc == KN_EXIT_OK; i++) {
-		int lr = kn_rundir_load(&s[i].dir, argv[optind + i], &err);
-		if (lr) {
-			fprintf(stderr, "keynode compare: %s\n", err.msg);
-			rc = lr == KN_EINVAL ? KN_EXIT_FAIL : KN_EXIT_USAGE;
+	int rc = KN_EXIT_OK, lr = kn_rundir_load(&base, argv[optind], &err);
+	json_t *all = json_array();
+	for (int i = optind + 1; !lr && all && i < argc; i++) {
+		side a = {.dir = base}, b = {0};
+		json_t *j = NULL;
+		if ((lr = kn_rundir_load(&b.dir, argv[i], &err)) == 0 && !(j = compare(&a, &b, &err)))
+			lr = KN_ENOMEM;
+		json_array_append_new(all, j);
+		kn_stats_clear(&a.st), kn_stats_clear(&b.st);
+		free(a.paired), free(b.paired);
+		kn_rundir_free(b.dir);
+	}
+	if (lr || !all) {
+		fprintf(stderr, "keynode compare: %s\n", all ? err.msg : "out of memory");
+		rc = lr == KN_EINVAL ? KN_EXIT_FAIL : KN_EXIT_USAGE;
+	} else if (fmt == 1) { /* one comparison: its object; more: an array of them */
+		json_dumpf(json_array_size(all) == 1 ? json_array_get(all, 0) : all, stdout,
+		           JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+		fputc('\n', stdout);
+	} else {
+		size_t i;
+		json_t *j;
+		json_array_foreach(all, i, j) {
+			if (i)
+				fputs(fmt == 2 ? "\n---\n\n" : "\n", stdout);
+			print(stdout, j, fmt == 2);
 		}
 	}
-	json_t *j = rc == KN_EXIT_OK ? compare(&s[0], &s[1], &err) : NULL;
-	if (rc == KN_EXIT_OK && !j) {
-		fprintf(stderr, "keynode compare: %s\n", err.msg);
-		rc = KN_EXIT_USAGE;
-	}
-	if (j && fmt == 1) {
-		json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
-		fputc('\n', stdout);
-	} else if (j) {
-		print(stdout, j, fmt == 2);
-	}
-	json_decref(j);
-	for (int i = 0; i < 2; i++) {
-		kn_stats_clear(&s[i].st);
-		free(s[i].paired);
-		kn_rundir_free(s[i].dir);
-	}
+	json_decref(all);
+	kn_rundir_free(base);
 	return rc;
 }

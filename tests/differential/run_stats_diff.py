@@ -530,6 +530,10 @@ def main():
         txt = run_compare(args.keynode, weak, strong2)
         check(txt.returncode == 0 and "only in B (1): t30" in txt.stdout and "t04" in txt.stdout
               and "warning: task sets differ" in txt.stdout, "compare table lists only-in-B and changed: " + txt.stdout[-600:])
+        three = run_compare(args.keynode, weak, strong, weak2, "--json")
+        arr = json.loads(three.stdout) if three.returncode == 0 else None
+        check(isinstance(arr, list) and len(arr) == 2 and arr[0]["significant"] and arr[0]["b"]["dir"] == strong
+              and arr[1]["b"]["dir"] == weak2, "compare A B C --json: B and C each against A")
         md = run_compare(args.keynode, weak, strong2, "--markdown")
         check(md.returncode == 0 and "| task_success_rate |" in md.stdout and "**Verdict:**" in md.stdout,
               "compare --markdown: " + md.stdout[:300])
