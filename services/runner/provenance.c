@@ -132,8 +132,10 @@ json_t *kn_run_environment(const kn_run_env_opts *o)
 	else if (!o->browser && o->probe)
 		version = binary_version(o->chromium);
 	const char *product = json_string_value(json_object_get(browser, "Browser"));
+	/* a running browser says "HeadlessChrome/…" in old headless mode; new headless and headful
+	 * both say "Chrome/…", so anything else is unknown */
 	json_t *headless = !o->browser ? json_true()
-	                   : product ? json_boolean(strncmp(product, "HeadlessChrome", 14) == 0) : json_null();
+	                   : product && strncmp(product, "HeadlessChrome", 14) == 0 ? json_true() : json_null();
 	const kn_eval_opts *e = o->eval;
 	json_t *judge = json_pack("{s:s, s:s, s:f}", "mode", e && e->mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default",
 	                          "semantic", e && e->semantic ? "custom" : "offline", "threshold",
@@ -174,8 +176,8 @@ void kn_run_environment_browser(json_t *env, const char *http)
 		json_object_set_new(env, "user_agent", json_string(ua));
 	if (product && json_is_null(json_object_get(env, "chromium_version")))
 		json_object_set_new(env, "chromium_version", version_of(product));
-	if (product && json_is_null(json_object_get(env, "headless")))
-		json_object_set_new(env, "headless", json_boolean(strncmp(product, "HeadlessChrome", 14) == 0));
+	if (product && strncmp(product, "HeadlessChrome", 14) == 0)
+		json_object_set_new(env, "headless", json_true());
 	json_decref(v);
 }
 

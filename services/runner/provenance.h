@@ -28,7 +28,8 @@ typedef struct kn_run_env_opts {
 json_t *kn_run_environment(const kn_run_env_opts *o);
 
 /* Add what the attempt's own browser says (GET http_base/json/version): browser_product and
- * user_agent; headless when the base could not tell. Nothing when it does not answer in 2 s. */
+ * user_agent; headless true when it says HeadlessChrome (new headless mode says Chrome, as a
+ * headful browser does: then headless stays as it was). Nothing when it does not answer in 2 s. */
 void kn_run_environment_browser(json_t *env, const char *http_base);
 
 /* The keys (of those kn_run_environment sets, keynode_commit aside) whose values differ between
