@@ -5,6 +5,7 @@
  * segment is shaped like a host name, so a relative value such as "item.html?id=7" or "/cart" names
  * no site. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -148,6 +149,40 @@ int kn_task_own_site(const kn_task *task, const char *url)
 	}
 	free(token);
 	return own;
+}
+
+void kn_task_site(char *out, size_t cap, const kn_task *task)
+{
+	site s;
+	char buf[2048];
+	if (!cap)
+		return;
+	out[0] = '\0';
+	if (task->start_url && site_of_url(&s, task->start_url)) {
+		snprintf(out, cap, "%s", s.host);
+		return;
+	}
+	const char *netloc = NULL;
+	for (size_t i = 0; i < task->n_keynodes; i++) {
+		const kn_keynode *k = &task->keynodes[i];
+		if (k->target != KN_TARGET_URL)
+			continue;
+		size_t n = strcspn(k->expect ? k->expect : "", "|"); /* the first of " |OR| " references */
+		while (n > 0 && k->expect[n - 1] == ' ')
+			n--;
+		if (n < sizeof buf) {
+			memcpy(buf, k->expect, n);
+			buf[n] = '\0';
+			if (site_of_value(&s, buf)) {
+				snprintf(out, cap, "%s", s.host);
+				return;
+			}
+		}
+		if (!netloc && k->netloc && *k->netloc)
+			netloc = k->netloc;
+	}
+	if (netloc)
+		snprintf(out, cap, "%s", netloc);
 }
 
 int kn_net_error_unreachable(const char *error_text)

@@ -30,6 +30,11 @@
  * KN_ENOTFOUND when the file's directory does not exist, KN_EINVAL for another scheme. */
 int kn_cdp_discover(char **out, const char *endpoint, int timeout_ms, kn_err *err);
 
+/* GET base/json/version of an http://HOST:PORT endpoint: *out the answer object (Browser,
+ * User-Agent, Protocol-Version, V8-Version, webSocketDebuggerUrl; the caller's). KN_ETIMEOUT,
+ * KN_EIO (no answer), KN_EPROTO (not 200, not a JSON object, too large), KN_ENOMEM. */
+int kn_cdp_version(json_t **out, const char *base, int timeout_ms, kn_err *err);
+
 /* --- message decoding (pure; fuzzed) --- */
 
 typedef enum kn_cdp_msg_kind { KN_CDP_REPLY, KN_CDP_EVENT } kn_cdp_msg_kind;

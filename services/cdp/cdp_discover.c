@@ -44,9 +44,9 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
 	return n;
 }
 
-/* GET base/json/version and return its webSocketDebuggerUrl. */
-static int discover_http(char **out, const char *base, int timeout_ms, kn_err *err)
+int kn_cdp_version(json_t **out, const char *base, int timeout_ms, kn_err *err)
 {
+	*out = NULL;
 	size_t blen = strlen(base);
 	while (blen && base[blen - 1] == '/')
 		blen--;
@@ -86,24 +86,32 @@ static int discover_http(char **out, const char *base, int timeout_ms, kn_err *e
 		rc = kn_err_set(err, KN_EIO, "discover %s: %s", url, *ebuf ? ebuf : curl_easy_strerror(cc));
 	else if (status != 200)
 		rc = kn_err_set(err, KN_EPROTO, "discover %s: HTTP status %ld", url, status);
-	if (rc) {
-		free(b.p);
-		free(url);
-		return rc;
-	}
-
 	json_error_t jerr;
-	json_t *root = b.p ? json_loadb(b.p, b.n, 0, &jerr) : NULL;
-	const char *ws = json_string_value(json_object_get(root, "webSocketDebuggerUrl"));
-	if (!root)
-		rc = kn_err_set(err, KN_EPROTO, "discover %s: answer is not JSON", url);
-	else if (!ws || strncmp(ws, "ws://", 5) != 0)
-		rc = kn_err_set(err, KN_EPROTO, "discover %s: no ws:// webSocketDebuggerUrl", url);
-	else if (!(*out = strdup(ws)))
-		rc = kn_err_set(err, KN_ENOMEM, "discover %s: out of memory", url);
-	json_decref(root);
+	json_t *root = rc == 0 && b.p ? json_loadb(b.p, b.n, 0, &jerr) : NULL;
+	if (rc == 0 && !json_is_object(root)) {
+		rc = kn_err_set(err, KN_EPROTO, "discover %s: answer is not a JSON object", url);
+		json_decref(root);
+		root = NULL;
+	}
+	*out = root;
 	free(b.p);
 	free(url);
+	return rc;
+}
+
+/* GET base/json/version and return its webSocketDebuggerUrl. */
+static int discover_http(char **out, const char *base, int timeout_ms, kn_err *err)
+{
+	json_t *root = NULL;
+	int rc = kn_cdp_version(&root, base, timeout_ms, err);
+	if (rc)
+		return rc;
+	const char *ws = json_string_value(json_object_get(root, "webSocketDebuggerUrl"));
+	if (!ws || strncmp(ws, "ws://", 5) != 0)
+		rc = kn_err_set(err, KN_EPROTO, "discover %s/json/version: no ws:// webSocketDebuggerUrl", base);
+	else if (!(*out = strdup(ws)))
+		rc = kn_err_set(err, KN_ENOMEM, "discover %s: out of memory", base);
+	json_decref(root);
 	return rc;
 }
 

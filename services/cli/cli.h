@@ -37,6 +37,8 @@ int kn_cmd_migrate(int argc, char **argv);
 int kn_cmd_worker(int argc, char **argv);
 int kn_cmd_serve(int argc, char **argv);
 int kn_cmd_run(int argc, char **argv);
+int kn_cmd_compare(int argc, char **argv);     /* cmd_compare.c */
+int kn_cmd_leaderboard(int argc, char **argv); /* cmd_leaderboard.c */
 
 /* Print "keynode CMD: message" to stderr and return KN_EXIT_USAGE. */
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -21,13 +21,15 @@
 #include "blocked.h"
 #include "cli.h"
 #include "runner.h"
+#include "provenance.h"
 #include "summary.h"
+#include "task_digest.h"
 
 static const char help[] =
 	"usage: keynode run --tasks FILE --agent 'CMD …' [--task ID]… [--parallel N] [--repeat K]\n"
 	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN] [--warm N]\n"
-	"                   [--config FILE]\n"
+	"                   [--config FILE] [--agent-name NAME] [--model NAME]\n"
 	"                   [--server URL [--taskset NAME]]\n"
 	"                   [--trace on|off|failures]\n"
 	"\n"
@@ -40,6 +42,7 @@ static const char help[] =
 	"  KEYNODE_TASK_ID, KEYNODE_TASK_INTENT, KEYNODE_START_URL (already open in the first tab;\n"
 	"  empty when the task has none: the agent starts on a blank tab)\n"
 	"  KEYNODE_ANSWER_FILE  every line appended there is an answer\n"
+	"  KEYNODE_USAGE_FILE   JSON lines {\"model\",\"input_tokens\",\"output_tokens\",\"usd\"} (cost)\n"
 	"  KEYNODE_RUN_ID, KEYNODE_ATTEMPT_DIR; with --browser: KEYNODE_BROWSER_CONTEXT_ID and\n"
 	"  KEYNODE_TARGET_ID (the attempt's own context and tab)\n"
 	"An attempt ends when the agent exits, at --timeout or when the step budget is spent (the whole\n"
@@ -76,11 +79,19 @@ static const char help[] =
 	"                    when installed, else /usr/lib/chromium/chromium)\n"
 	"  --quiet           no progress\n"
 	"  --config FILE     keynode.yaml: its blocked: section says when a site refused service\n"
-	"                    (default: the built-in signatures)\n"
+	"                    (default: the built-in signatures); its region: labels the run\n"
 
 ;
 
 static const char help_server[] = /* the rest of --help (one string would pass ISO C's 4095) */
+	"  --agent-name NAME the agent's name in summary.json and `keynode leaderboard` (default: CMD)\n"
+	"  --model NAME      the model the agent uses, for the same (default: the one model its usage\n"
+	"                    lines name)\n"
+	"  --region LABEL    where the run runs from, in the environment (default: $KEYNODE_REGION,\n"
+	"                    else keynode.yaml region:)\n"
+	"  --mix-environments  with --resume: go on although the earlier attempts ran in another\n"
+	"                    environment (another Chromium, locale, time zone, region, task file…)\n"
+
 	"  --server URL      make each attempt's run on keynode serve at URL (token: KEYNODE_API_TOKEN):\n"
 	"                    the task file is loaded there (POST /api/tasksets), then every attempt is\n"
 	"                    POST /api/runs with its browser and step budget, so runs land in\n"
@@ -91,6 +102,11 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"  --trace M         the run trace of each attempt in <attempt>/trace/ (screenshots, element,\n"
 	"                    console/network, key-node evidence per step; `keynode trace show`): off\n"
 	"                    (default), on, or failures (kept only for attempts that did not finish)\n"
+	"\n"
+	"Every result.json and summary.json carry \"environment\" (keynode version and commit, Chromium\n"
+	"version, user agent, headless, viewport, locale, time zone, OS, region, the task file's\n"
+	"SHA-256, the judge). The agent may append JSON lines {\"model\", \"input_tokens\",\n"
+	"\"output_tokens\", \"usd\"} to KEYNODE_USAGE_FILE: results get \"usage\", summary.json \"cost\".\n"
 	"\n"
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found, a page of the task's own site that does not answer: reason unreachable) are not the\n"
@@ -107,6 +123,7 @@ struct item {
 
 struct run {
 	int trace;              /* --trace (kn_trace_mode) */
+	const char *environment; /* kn_run_environment as JSON text, for every attempt's result.json */
 	struct item *items;
 	size_t n_items;
 	atomic_size_t next;
@@ -184,7 +201,7 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 		                     .chromium = r->chromium, .pool = r->pool, .viewport_w = r->vw, .viewport_h = r->vh,
 		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
 		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref,
-		                     .trace = r->trace};
+		                     .trace = r->trace, .environment = r->environment};
 		kn_err err = {0};
 		if (kn_attempt_run(&rep, &o, &err) != 0) {
 			pthread_mutex_lock(&r->lock);
@@ -294,6 +311,24 @@ static int check_dir(const char *dir, int resume)
 	return 0;
 }
 
+/* --resume: refuse to add attempts to a folder whose earlier ones ran in another environment
+ * (summary.json "environment"), unless mix; with mix, now records what differed. */
+static int check_environment(const char *dir, json_t *now, int mix)
+{
+	char path[4200], diff[2048];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	json_t *s = json_load_file(path, 0, NULL);
+	json_t *earlier = json_object_get(s, "environment");
+	int n = kn_run_environment_diff(diff, sizeof diff, earlier, now), rc = KN_EXIT_OK;
+	if (n && !mix)
+		rc = kn_cli_usage_error("run", "--resume: the attempts in %s ran in another environment (%s); give "
+		                        "--mix-environments to resume all the same, or another --out", dir, diff);
+	else if (n)
+		json_object_set_new(now, "mixed_with_earlier", json_string(diff));
+	json_decref(s);
+	return rc;
+}
+
 /* Plan K attempts of every selected task; with --resume mark those with a kept result. */
 static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n_ids, int repeat,
                 int resume, const char *tasks)
@@ -344,7 +379,7 @@ int kn_cmd_run(int argc, char **argv)
 {
 	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
 	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG, O_WARM,
-	       O_SERVER, O_TASKSET };
+	       O_SERVER, O_TASKSET, O_AGENT_NAME, O_MODEL, O_REGION, O_MIX };
 	static const struct option opts[] = {
 		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
 		{"task", required_argument, NULL, O_TASK},         {"parallel", required_argument, NULL, O_PARALLEL},
@@ -357,8 +392,15 @@ int kn_cmd_run(int argc, char **argv)
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
 		{"config", required_argument, NULL, O_CONFIG},
 		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
+		{"agent-name", required_argument, NULL, O_AGENT_NAME}, {"model", required_argument, NULL, O_MODEL},
+		{"region", required_argument, NULL, O_REGION},     {"mix-environments", no_argument, NULL, O_MIX},
 		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE}, {NULL, 0, NULL, 0}};
 	const char *tasks = NULL, *out = NULL, *config_path = NULL, *server = NULL;
+	kn_run_meta meta = {0};
+	const char *region = getenv("KEYNODE_REGION"), *region_opt = NULL;
+	int mix = 0;
+	json_t *environment = NULL;
+	char *env_text = NULL;
 	kn_config *cfg = NULL;
 	kn_remote *remote = NULL;
 	char *set_name = NULL;
@@ -388,6 +430,10 @@ int kn_cmd_run(int argc, char **argv)
 		case O_CONFIG: config_path = optarg; break;
 		case O_SERVER: server = optarg; break;
 		case O_TASKSET: r.taskset = optarg; break;
+		case O_AGENT_NAME: meta.agent_name = optarg; break;
+		case O_MODEL: meta.model = optarg; break;
+		case O_REGION: region = region_opt = optarg; break;
+		case O_MIX: mix = 1; break;
 		case O_PARALLEL:
 			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
 				kn_cli_usage_error("run", "--parallel must be 1..64");
@@ -474,6 +520,8 @@ int kn_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	kn_cli_blocked_rules(&r.blocked, cfg);
+	if (!region_opt && cfg && cfg->region) /* --region, then KEYNODE_REGION, then keynode.yaml */
+		region = region && *region ? region : cfg->region;
 	if (r.taskset && !server) {
 		kn_cli_usage_error("run", "--taskset goes with --server");
 		goto done;
@@ -503,6 +551,19 @@ int kn_cmd_run(int argc, char **argv)
 		rc = lr == KN_ENOTFOUND || lr == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
 		goto done;
 	}
+	char file_sha[65];
+	meta.tasks_sha256 = kn_sha256_file_hex(file_sha, tasks, NULL) == 0 ? file_sha : NULL;
+	kn_run_env_opts eo = {.chromium = r.chromium ? r.chromium : kn_runner_chromium_default(),
+	                      .browser = r.n_browsers ? r.browsers[0] : NULL, .viewport_w = r.vw,
+	                      .viewport_h = r.vh, .region = region && *region ? region : NULL,
+	                      .tasks_sha256 = meta.tasks_sha256, .eval = &r.eval, .probe = resume};
+	if (!(environment = kn_run_environment(&eo)) || !(env_text = json_dumps(environment, JSON_COMPACT)))
+		goto done;
+	r.environment = env_text;
+	meta.environment = environment;
+	if (resume && (rc = check_environment(out, environment, mix)) != 0)
+		goto done;
+	rc = KN_EXIT_USAGE;
 	r.t0 = time(NULL);
 	snprintf(base, sizeof base, "r%ld", (long)r.t0);
 	r.run_base = base;
@@ -587,26 +648,32 @@ int kn_cmd_run(int argc, char **argv)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 
 	kn_run_row *rows = calloc(r.n_items + 1, sizeof *rows);
-	kn_run_totals t = {.planned = r.n_items, .wall_s = kn_time_mono_s() - r.t0_mono};
+	kn_run_totals t = {.wall_s = kn_time_mono_s() - r.t0_mono};
 	size_t n = 0;
-	for (size_t i = 0; rows && i < r.n_items; i++) {
-		if (!r.items[i].has_row)
-			continue;
-		rows[n] = r.items[i].row;
-		const kn_run_row *row = &rows[n++];
-		t.finished++;
-		t.executable += strcmp(row->status, "done") == 0;
-		t.errors += strcmp(row->status, "error") == 0;
-		t.blocked += strcmp(row->status, "blocked") == 0;
-		t.successes += strcmp(row->status, "done") == 0 && row->completed;
-	}
-	t.interrupted = r.n_items - t.finished;
+	for (size_t i = 0; rows && i < r.n_items; i++)
+		if (r.items[i].has_row)
+			rows[n++] = r.items[i].row;
+	kn_run_totals_count(&t, rows, n, r.n_items);
 	t.ran = t.finished - pre_done;
-	if (!rows || kn_run_summary_write(rows, n, &t, repeat, out, r.quiet ? NULL : stdout, &err) != 0)
+	char t_start[32], t_end[32];
+	time_t now = time(NULL);
+	strftime(t_start, sizeof t_start, "%Y-%m-%dT%H:%M:%SZ", gmtime(&r.t0));
+	strftime(t_end, sizeof t_end, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
+	meta.agent = r.agent;
+	meta.started = t_start;
+	meta.finished = t_end;
+	meta.tasks_file = tasks;
+	kn_run_task *planned = calloc(r.n_items / (size_t)repeat + 1, sizeof *planned);
+	for (size_t i = 0; planned && i < r.n_items; i += (size_t)repeat)
+		if (kn_run_task_describe(&planned[meta.n_tasks++], r.items[i].task) != 0)
+			planned[meta.n_tasks - 1].sha256[0] = '\0';
+	meta.tasks = planned;
+	if (!rows || kn_run_summary_write(rows, n, &t, repeat, &meta, out, r.quiet ? NULL : stdout, &err) != 0)
 		fprintf(stderr, "keynode run: %s\n", rows ? err.msg : "out of memory");
 	else if (!r.quiet)
 		printf("results in %s (summary.json, summary.csv)\n", out);
 	free(rows);
+	free(planned);
 	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors || t.blocked ? KN_EXIT_FAIL
 	                                                             : KN_EXIT_OK;
 	pthread_mutex_destroy(&r.lock);
@@ -620,5 +687,7 @@ done:
 	kn_config_free(cfg);
 	kn_remote_free(remote);
 	free(set_name);
+	json_decref(environment);
+	free(env_text);
 	return rc;
 }

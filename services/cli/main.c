@@ -28,6 +28,8 @@ static const char usage[] =
 	"  migrate                apply the service database schema migrations (PostgreSQL)\n"
 	"  worker                 claim and run replay jobs from the database (a worker process)\n"
 	"  run                    run any agent over a task set: fresh browser per attempt, summary\n"
+	"  compare                compare two `keynode run` folders task by task (paired, with intervals)\n"
+	"  leaderboard            one row per `keynode run` folder: Markdown, CSV or JSON\n"
 	"  trace                  show a run trace (--trace): steps, screenshots, key-node evidence\n"
 	"\n"
 	"Run `keynode COMMAND --help` for a command's options.\n"
@@ -147,6 +149,10 @@ int main(int argc, char **argv)
 		rc = kn_cmd_worker(argc - 1, argv + 1);
 	else if (strcmp(cmd, "run") == 0)
 		rc = kn_cmd_run(argc - 1, argv + 1);
+	else if (strcmp(cmd, "compare") == 0)
+		rc = kn_cmd_compare(argc - 1, argv + 1);
+	else if (strcmp(cmd, "leaderboard") == 0)
+		rc = kn_cmd_leaderboard(argc - 1, argv + 1);
 	else if (strcmp(cmd, "trace") == 0)
 		rc = kn_cmd_trace(argc - 1, argv + 1);
 	else {

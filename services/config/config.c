@@ -598,10 +598,12 @@ static int load_root(loader *l, kn_config *c, const node *root)
 {
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
 		                             "verdict_cache", "alerts", "schedules", "health", "sites",
-		                             "blocked", "agents", "trace", "replay" };
-	const node *v[13], *w[2];
+		                             "blocked", "agents", "trace", "replay", "region" };
+	const node *v[14], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 13, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 14, v)) != 0)
+		return rc;
+	if (SET(v[13]) && (rc = get_str(l, v[13], "region", &c->region, 1)) != 0)
 		return rc;
 	if (v[12] && (rc = kn_config_load_replay(l, c, v[12])) != 0)
 		return rc;

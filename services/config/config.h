@@ -70,6 +70,8 @@ typedef struct kn_config {
 		} llm;
 	} semantic;
 	char *verdict_cache;       /* NULL: not set (the default cache file); "off": none */
+	char *region;              /* where runs run from, a label for `keynode run`'s environment;
+	                            * NULL: not set (--region and KEYNODE_REGION override) */
 	kn_config_alert *alerts;
 	size_t n_alerts;
 	kn_config_schedule *schedules;

@@ -34,6 +34,7 @@ void kn_config_free(kn_config *c)
 	free(c->semantic.llm.model);
 	free(c->semantic.llm.api_key_env);
 	free(c->verdict_cache);
+	free(c->region);
 	for (size_t i = 0; i < c->n_alerts; i++)
 		free(c->alerts[i].url);
 	free(c->alerts);

@@ -23,6 +23,7 @@
 #include "keynode/site.h"
 #include "keynode/utf8.h"
 #include "monitor.h"
+#include "provenance.h"
 #include "worker_browser.h"
 
 extern char **environ;
@@ -51,6 +52,8 @@ struct attempt {
 	kn_remote_run *rr;       /* --server: the run is serve's (attempt_remote.c); mon is NULL */
 	const char *run_id;      /* o->run_id, or the server's */
 	char *unreachable;       /* the start page's "unreachable" evidence (JSON text), NULL: none */
+	json_t *env;             /* result.json "environment" (provenance.h); NULL: none */
+	char *usage;             /* KEYNODE_USAGE_FILE */
 	int ready, ended;
 	FILE *answers;
 	char line[KN_ANSWER_LINE_MAX + 1];
@@ -168,7 +171,7 @@ static char **agent_env(const struct attempt *a, const char *ws, const char *htt
 		{"KEYNODE_START_URL", t->start_url ? t->start_url : ""},
 		{"KEYNODE_ANSWER_FILE", answer},    {"KEYNODE_RUN_ID", a->run_id},
 		{"KEYNODE_ATTEMPT_DIR", a->o->dir}, {"KEYNODE_BROWSER_CONTEXT_ID", context_id},
-		{"KEYNODE_TARGET_ID", target_id}};
+		{"KEYNODE_TARGET_ID", target_id},   {"KEYNODE_USAGE_FILE", a->usage}};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		if (!pairs[i][1])
 			continue;
@@ -279,8 +282,14 @@ static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remo
 		kn_eval_free(empty);
 	}
 	a->rep->overhead_end_s = t_end > 0 ? kn_time_mono_s() - t_end : 0;
-	if (j)
+	if (j) {
 		json_object_set_new(j, "attempt", report_json(a->rep));
+		if (a->env)
+			json_object_set(j, "environment", a->env);
+		json_t *usage = kn_usage_read(a->usage);
+		if (usage)
+			json_object_set_new(j, "usage", usage);
+	}
 	char tmp[4200];
 	snprintf(tmp, sizeof tmp, "%s.tmp", path ? path : "");
 	FILE *f = path && j ? fopen(tmp, "w") : NULL;
@@ -375,7 +384,9 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	answer = path_in(o->dir, "answers.txt");
 	traj = path_in(o->dir, "trajectory.jsonl");
 	log = path_in(o->dir, "agent.log");
-	if (!answer || !traj || !log) {
+	a.usage = path_in(o->dir, "usage.jsonl");
+	a.env = o->environment ? json_loads(o->environment, 0, NULL) : NULL;
+	if (!answer || !traj || !log || !a.usage) {
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -410,6 +421,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		errorf(rep, "", "out of memory");
 		goto result;
 	}
+	kn_run_environment_browser(a.env, http); /* this browser's product and user agent */
 	/* 2. the start page, before keynode attaches: the agent starts on it */
 	/* a launched browser loads the start page while it starts (kn_local_browser_start_at) */
 	int preloaded = o->pool ? pooled_page : !o->browser && o->task->start_url && (strncmp(o->task->start_url, "http://", 7) == 0 ||
@@ -537,6 +549,7 @@ out:
 		fclose(a.answers);
 	env_free(env);
 	free(ws), free(http), free(context), free(target), free(answer), free(traj), free(log);
-	free(net_error), free(a.unreachable);
+	free(net_error), free(a.unreachable), free(a.usage);
+	json_decref(a.env);
 	return rc;
 }

@@ -109,6 +109,8 @@ typedef struct kn_attempt_opts {
 	                          * server's run id is the attempt's; NULL: local (attempt_remote.c) */
 	const char *task_ref;    /* with server: the task as the server knows it (TASKSET:TASK) */
 	int trace;               /* kn_trace_mode: the run trace in <dir>/trace/ (services/trace) */
+	const char *environment; /* JSON text of kn_run_environment (provenance.h): result.json's
+	                          * "environment", with this attempt's browser added; NULL: none */
 } kn_attempt_opts;
 
 typedef enum kn_attempt_status {
@@ -156,6 +158,11 @@ void kn_runner_folder_name(char *out, size_t cap, const char *id);
  * /usr/lib/chromium/chromium-headless-shell when installed (it starts in about half the time),
  * else /usr/lib/chromium/chromium. */
 const char *kn_runner_chromium_default(void);
+
+/* The usage an agent appended to KEYNODE_USAGE_FILE at path (usage.c): {input_tokens,
+ * output_tokens, usd, models, lines, bad_lines}, the caller's; NULL when there is no such file or
+ * it holds no line. */
+json_t *kn_usage_read(const char *path);
 
 /* mkdir -p path (0755). 0, or -1 with errno. */
 int kn_runner_mkdirs(const char *path);

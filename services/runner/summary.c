@@ -6,6 +6,9 @@
 #include "summary.h"
 
 #include <errno.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +16,18 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "stats.h"
 
 #define KN_RESULT_MAX (16u * 1024u * 1024u)
 
 static void copy(char *dst, size_t cap, const char *src)
 {
 	snprintf(dst, cap, "%s", src ? src : "");
+}
+
+static double clamp(double v, double hi)
+{
+	return v > 0 ? (v < hi ? v : hi) : 0;
 }
 
 int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
@@ -68,6 +77,19 @@ int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 	row->overhead_end_s = json_number_value(json_object_get(a, "overhead_end_s"));
 	json_t *ec = json_object_get(a, "exit_code");
 	row->exit_code = json_is_integer(ec) ? (int)json_integer_value(ec) : -1;
+	json_t *u = json_object_get(j, "usage");
+	if (json_is_object(u)) {
+		row->has_usage = 1;
+		/* clamped: a folder anyone may edit must not overflow the run's sums */
+		row->usd = clamp(json_number_value(json_object_get(u, "usd")), 1e9);
+		row->input_tokens = (long long)clamp((double)json_integer_value(json_object_get(u, "input_tokens")), 1e13);
+		row->output_tokens = (long long)clamp((double)json_integer_value(json_object_get(u, "output_tokens")), 1e13);
+		copy(row->model, sizeof row->model, json_string_value(json_array_get(json_object_get(u, "models"), 0)));
+	}
+	json_t *env = json_object_get(j, "environment");
+	copy(row->user_agent, sizeof row->user_agent, json_string_value(json_object_get(env, "user_agent")));
+	copy(row->chromium_version, sizeof row->chromium_version,
+	     json_string_value(json_object_get(env, "chromium_version")));
 done:
 	json_decref(j);
 	return rc;
@@ -79,14 +101,18 @@ int kn_run_row_load(kn_run_row *row, const char *path, kn_err *err)
 	if (!f)
 		return errno == ENOENT ? kn_err_set(err, KN_ENOTFOUND, "%s: no such file", path)
 		                       : kn_err_set(err, KN_EIO, "%s: %s", path, strerror(errno));
-	char *buf = malloc(KN_RESULT_MAX);
-	size_t len = buf ? fread(buf, 1, KN_RESULT_MAX, f) : 0;
+	/* sized by the file (a run folder is read back whole: compare, leaderboard), capped */
+	struct stat st;
+	size_t cap = fstat(fileno(f), &st) == 0 && st.st_size >= 0 && (uintmax_t)st.st_size < KN_RESULT_MAX
+	             ? (size_t)st.st_size + 1 : KN_RESULT_MAX;
+	char *buf = malloc(cap);
+	size_t len = buf ? fread(buf, 1, cap, f) : 0;
 	fclose(f);
 	if (!buf)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	if (len == KN_RESULT_MAX) {
+	if (len == KN_RESULT_MAX || (len == cap && cap < KN_RESULT_MAX)) { /* grew while read, or too big */
 		free(buf);
-		return kn_err_set(err, KN_ELIMIT, "%s: over %u bytes", path, KN_RESULT_MAX);
+		return kn_err_set(err, KN_ELIMIT, "%s: over %u bytes or changing", path, KN_RESULT_MAX);
 	}
 	kn_err e = {0};
 	int rc = kn_run_row_parse(row, buf, len, &e);
@@ -173,8 +199,137 @@ static int write_csv(const kn_run_row *rows, size_t n, const char *path)
 	return fclose(f) == 0 ? 0 : KN_EIO;
 }
 
+void kn_run_totals_count(kn_run_totals *t, const kn_run_row *rows, size_t n, size_t planned)
+{
+	t->planned = planned;
+	t->finished = n;
+	t->executable = t->errors = t->blocked = t->successes = 0;
+	for (size_t i = 0; i < n; i++) {
+		t->executable += strcmp(rows[i].status, "done") == 0;
+		t->errors += strcmp(rows[i].status, "error") == 0;
+		t->blocked += strcmp(rows[i].status, "blocked") == 0;
+		t->successes += strcmp(rows[i].status, "done") == 0 && rows[i].completed;
+	}
+	t->interrupted = planned > n ? planned - n : 0;
+}
+
+/* The distinct non-empty values of a row field (offset into kn_run_row), at most 16. */
+static json_t *distinct(const kn_run_row *rows, size_t n, size_t off)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < n; i++) {
+		const char *v = (const char *)&rows[i] + off;
+		size_t k, seen = 0;
+		json_t *x;
+		json_array_foreach(a, k, x)
+			seen |= strcmp(json_string_value(x), v) == 0;
+		if (*v && !seen && json_array_size(a) < 16)
+			json_array_append_new(a, json_string(v));
+	}
+	return a;
+}
+
+/* summary.json's account of the run: the agent, the task set with each task's hash and site,
+ * when, and the environment (kn_run_meta) with the user agent(s) the attempts' browsers gave. */
+static void put_meta(json_t *j, const kn_run_meta *m, const kn_run_row *rows, size_t n)
+{
+	if (!m)
+		return;
+	json_t *tasks = json_array(), *models = distinct(rows, n, offsetof(kn_run_row, model));
+	for (size_t i = 0; tasks && i < m->n_tasks; i++)
+		json_array_append_new(tasks, json_pack("{s:s, s:s?, s:s?}", "task", m->tasks[i].id, "sha256",
+		                                       m->tasks[i].sha256[0] ? m->tasks[i].sha256 : NULL, "site",
+		                                       m->tasks[i].site[0] ? m->tasks[i].site : NULL));
+	const char *model = m->model ? m->model /* else the one model the usage files name */
+	                    : json_array_size(models) == 1 ? json_string_value(json_array_get(models, 0)) : NULL;
+	json_object_set_new(j, "agent", json_pack("{s:s?, s:s?, s:s?}", "command", m->agent, "name",
+	                                          m->agent_name, "model", model));
+	json_decref(models);
+	json_object_set_new(j, "task_set", json_pack("{s:s?, s:s?, s:o}", "file", m->tasks_file, "sha256",
+	                                             m->tasks_sha256, "tasks", tasks));
+	if (m->started)
+		json_object_set_new(j, "started", json_string(m->started));
+	if (m->finished)
+		json_object_set_new(j, "finished", json_string(m->finished));
+	if (!m->environment)
+		return;
+	/* what the attempts' browsers said: one value, or every value when they differ */
+	json_t *env = json_deep_copy(m->environment);
+	const struct { const char *key, *keys; size_t off; } seen[] = {
+		{"user_agent", "user_agents", offsetof(kn_run_row, user_agent)},
+		{"chromium_version", "chromium_versions", offsetof(kn_run_row, chromium_version)}};
+	for (size_t i = 0; env && i < sizeof seen / sizeof seen[0]; i++) {
+		json_t *v = distinct(rows, n, seen[i].off);
+		json_t *cur = json_object_get(env, seen[i].key);
+		size_t k, known = 0;
+		json_t *x;
+		json_array_foreach(v, k, x)
+			known |= json_equal(x, cur);
+		if (json_is_string(cur) && !known && json_array_size(v)) /* the run's own, beside the attempts' */
+			json_array_insert(v, 0, cur);
+		if (json_array_size(v) == 1)
+			json_object_set(env, seen[i].key, json_array_get(v, 0));
+		else if (json_array_size(v) > 1)
+			json_object_set(env, seen[i].keys, v);
+		json_decref(v);
+	}
+	json_object_set_new(j, "environment", env);
+}
+
+/* summary.json "time" (the agent's seconds per executable attempt) and, when some attempt has a
+ * usage (KEYNODE_USAGE_FILE), "cost": tokens and dollars over every finished attempt, dollars per
+ * success, and WebCanvas's usd_efficiency_score — dollars over the key nodes reached (their
+ * experiment_results.py: total token cost / sum of step scores), here over executable attempts. */
+static void put_cost(json_t *j, const kn_run_row *rows, size_t n)
+{
+	double usd = 0, usd_exe = 0, reached = 0, *ag = calloc(n + 1, sizeof *ag);
+	long long in = 0, out = 0;
+	size_t with = 0, succ = 0, na = 0;
+	for (size_t i = 0; ag && i < n; i++) {
+		const kn_run_row *r = &rows[i];
+		int exe = strcmp(r->status, "done") == 0;
+		if (exe) {
+			reached += r->reached;
+			succ += (size_t)r->completed;
+			ag[na++] = r->agent_s;
+		}
+		if (!r->has_usage)
+			continue;
+		with++;
+		usd += r->usd;
+		usd_exe += exe ? r->usd : 0;
+		in += r->input_tokens;
+		out += r->output_tokens;
+	}
+	double p50 = 0, p95 = 0;
+	quantiles(ag, na, &p50, &p95);
+	free(ag);
+	json_object_set_new(j, "time", json_pack("{s:I, s:f, s:f}", "attempts", (json_int_t)na,
+	                                         "agent_p50_s", p50, "agent_p95_s", p95));
+	if (!with)
+		return;
+	json_object_set_new(j, "cost", json_pack("{s:I, s:I, s:I, s:f, s:f, s:o, s:f, s:o}",
+	                                         "attempts_with_usage", (json_int_t)with, "input_tokens",
+	                                         (json_int_t)in, "output_tokens", (json_int_t)out, "usd", usd,
+	                                         "usd_executable", usd_exe, "usd_per_success",
+	                                         succ ? json_real(usd / (double)succ) : json_null(),
+	                                         "usd_efficiency_score", reached > 0 ? usd_exe / reached : 0.0,
+	                                         "models", distinct(rows, n, offsetof(kn_run_row, model))));
+}
+
+/* "  [0.1234, 0.5678]" for a rate of ci (summary.json's ci95), "" when it has none. */
+static const char *ci_text(char *buf, size_t cap, const json_t *ci, const char *rate)
+{
+	json_t *p = json_object_get(ci, rate);
+	buf[0] = '\0';
+	if (json_array_size(p) == 2)
+		snprintf(buf, cap, "  95%% CI [%.4f, %.4f]", json_number_value(json_array_get(p, 0)),
+		         json_number_value(json_array_get(p, 1)));
+	return buf;
+}
+
 int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *t, int repeat,
-                         const char *dir, FILE *out, kn_err *err)
+                         const kn_run_meta *meta, const char *dir, FILE *out, kn_err *err)
 {
 	kn_summary s;
 	kn_summary_init(&s);
@@ -195,23 +350,7 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 			                                          "reason", r->reason));
 			continue;
 		}
-		/* kn_summary_add's sums, from the result's numbers */
-		s.tasks++;
-		s.sum_reached += r->reached;
-		s.sum_total += r->total;
-		s.sum_score += r->score;
-		s.sum_eff += r->efficiency;
-		s.n_success += (size_t)r->completed;
-		s.n_near += r->missing == 1;
-		if (r->functional >= 0) {
-			s.n_functional_tasks++;
-			s.n_functional_ok += (size_t)r->functional;
-		}
-		if (r->reward >= 0) {
-			s.n_reward_tasks++;
-			s.sum_reward += r->reward;
-			s.n_reward_full += r->reward >= 1.0;
-		}
+		kn_stats_summary_add(&s, r);
 		if (r->overhead_start_s > 0) {
 			os[no] = r->overhead_start_s;
 			oe[no++] = r->overhead_end_s;
@@ -255,10 +394,16 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 	}
 	char path[4200];
 	int rc = 0;
+	if (j) {
+		put_meta(j, meta, rows, n);
+		put_cost(j, rows, n);
+		if (kn_run_summary_stats(j, rows, n, repeat, meta) != 0)
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
 	snprintf(path, sizeof path, "%s/summary.json", dir);
-	FILE *f = j ? fopen(path, "w") : NULL;
-	if (!f || json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0 ||
-	    fputc('\n', f) == EOF)
+	FILE *f = j && !rc ? fopen(path, "w") : NULL;
+	if (!rc && (!f || json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0 ||
+	    fputc('\n', f) == EOF))
 		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
 	if (f && fclose(f) != 0 && !rc)
 		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
@@ -281,11 +426,40 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 		for (size_t k = 0; k < n; k++)
 			if (strcmp(rows[k].status, "done") != 0)
 				fprintf(out, "  excluded %s #%d: %s\n", rows[k].task, rows[k].attempt, rows[k].reason);
-		fprintf(out, "  key_node_completion_rate  %.4f\n  average_step_score_rate   %.4f\n"
-		        "  task_success_rate         %.4f\n  task_near_success_rate    %.4f\n"
-		        "  efficiency_score          %.4f\n  functional_success_rate   %.4f\n",
-		        s.key_node_completion_rate, s.average_step_score_rate, s.task_success_rate,
-		        s.task_near_success_rate, s.efficiency_score, s.functional_success_rate);
+		json_t *ci = json_object_get(j, "ci95"), *den = json_object_get(j, "denominators");
+		const char *names[] = {"key_node_completion_rate", "average_step_score_rate", "task_success_rate",
+		                       "task_near_success_rate", "efficiency_score", "functional_success_rate"};
+		const double vals[] = {s.key_node_completion_rate, s.average_step_score_rate, s.task_success_rate,
+		                       s.task_near_success_rate, s.efficiency_score, s.functional_success_rate};
+		char buf[64];
+		for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+			fprintf(out, "  %-25s %.4f%s\n", names[i], vals[i], ci_text(buf, sizeof buf, ci, names[i]));
+		json_t *pl = json_object_get(den, "planned");
+		fprintf(out, "  task success over all %lld planned attempts (error, unreachable, blocked, missing "
+		        "count as failures): %.4f%s\n", (long long)json_integer_value(json_object_get(pl, "attempts")),
+		        json_number_value(json_object_get(pl, "task_success_rate")),
+		        ci_text(buf, sizeof buf, pl, "ci95"));
+		for (int k = 1; k <= repeat && repeat > 1; k++) {
+			char key[16];
+			snprintf(key, sizeof key, "%d", k);
+			json_t *pa = json_object_get(json_object_get(j, "pass_at_k"), key),
+			       *pl2 = json_object_get(json_object_get(j, "pass_all_k"), key);
+			if (json_is_number(pa))
+				fprintf(out, "  pass@%d %.4f  pass^%d %.4f\n", k, json_number_value(pa), k,
+				        json_number_value(pl2));
+		}
+		json_t *sd = json_object_get(json_object_get(j, "std_over_repeats"), "task_success_rate");
+		if (sd)
+			fprintf(out, "  task_success_rate std over the %d repeats %.4f\n", repeat, json_number_value(sd));
+		if (json_object_size(json_object_get(j, "per_site")) > 1) {
+			const char *site;
+			json_t *o;
+			json_object_foreach(json_object_get(j, "per_site"), site, o)
+				fprintf(out, "  site %-30s %3lld tasks %4lld attempts  task_success_rate %.4f\n", site,
+				        (long long)json_integer_value(json_object_get(o, "tasks")),
+				        (long long)json_integer_value(json_object_get(o, "attempts")),
+				        json_number_value(json_object_get(o, "task_success_rate")));
+		}
 		if (s.n_reward_tasks)
 			fprintf(out, "  task_score                %.2f\n  reward_success_rate       %.4f (%zu "
 			        "attempts with a purchase)\n", s.task_score, s.reward_success_rate,
@@ -293,6 +467,18 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 		if (repeat > 1)
 			fprintf(out, "  reliability (K=%d): solved in all K %.4f, in at least one %.4f\n", repeat,
 			        nt ? (double)all / (double)nt : 0, nt ? (double)any / (double)nt : 0);
+		json_t *cost = json_object_get(j, "cost"), *tm = json_object_get(j, "time");
+		fprintf(out, "  agent time per attempt: median %.1f s, p95 %.1f s\n",
+		        json_number_value(json_object_get(tm, "agent_p50_s")),
+		        json_number_value(json_object_get(tm, "agent_p95_s")));
+		if (cost)
+			fprintf(out, "  cost: $%.4f (%lld input, %lld output tokens; %lld attempts with usage), $%.4f per "
+			        "success, usd_efficiency_score %.4f\n", json_number_value(json_object_get(cost, "usd")),
+			        (long long)json_integer_value(json_object_get(cost, "input_tokens")),
+			        (long long)json_integer_value(json_object_get(cost, "output_tokens")),
+			        (long long)json_integer_value(json_object_get(cost, "attempts_with_usage")),
+			        json_number_value(json_object_get(cost, "usd_per_success")),
+			        json_number_value(json_object_get(cost, "usd_efficiency_score")));
 		fprintf(out, "  keynode overhead per attempt: start median %.3f s (p95 %.3f), end median %.3f s "
 		        "(p95 %.3f); %.1f attempts/minute\n", os_med, os_p95, oe_med, oe_p95, apm);
 	}

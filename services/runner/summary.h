@@ -8,6 +8,8 @@
 
 #include <stdio.h>
 
+#include <jansson.h>
+
 #include "keynode/error.h"
 
 /* One attempt as its result.json tells it. */
@@ -24,6 +26,12 @@ typedef struct kn_run_row {
 	int total, missing, steps;
 	double agent_s, overhead_start_s, overhead_end_s;
 	int exit_code;           /* -1: none */
+	int has_usage;           /* the result has "usage" (KEYNODE_USAGE_FILE) */
+	double usd;
+	long long input_tokens, output_tokens;
+	char model[64];          /* the first model the usage names; "" none */
+	char user_agent[256];    /* environment.user_agent; "" none */
+	char chromium_version[32]; /* environment.chromium_version; "" none */
 } kn_run_row;
 
 /* Parse a result.json document (len bytes at buf) into row. KN_EINVAL with err for anything but a
@@ -40,9 +48,37 @@ typedef struct kn_run_totals {
 	double wall_s;           /* elapsed wall-clock of this invocation */
 } kn_run_totals;
 
+/* Count rows into *t (planned, finished, executable, errors, blocked, successes, interrupted);
+ * planned is given, ran and wall_s are left as they are. */
+void kn_run_totals_count(kn_run_totals *t, const kn_run_row *rows, size_t n, size_t planned);
+
+/* A planned task: its id, its site (the start URL's host, else its first URL key node's:
+ * kn_task_site) and the SHA-256 of its content (task_digest.c). */
+typedef struct kn_run_task {
+	const char *id;      /* borrowed */
+	char site[256];      /* "" when none */
+	char sha256[65];     /* hex; "" when unknown */
+} kn_run_task;
+
+/* What summary.json says about the run beside the numbers; every field may be NULL. */
+typedef struct kn_run_meta {
+	const kn_run_task *tasks;  /* the plan, n_tasks of them (NULL: the tasks the rows name) */
+	size_t n_tasks;
+	const char *agent, *agent_name, *model; /* --agent, --agent-name, --model */
+	const char *tasks_file, *tasks_sha256;  /* the task file and the SHA-256 of its bytes */
+	const char *started, *finished;         /* RFC 3339, UTC */
+	json_t *environment;                    /* provenance (borrowed), written as is */
+} kn_run_meta;
+
 /* Write summary.json and summary.csv into dir and the table with the metrics to out (may be
- * NULL). rows: the finished attempts (done or error), any order. repeat: K. */
+ * NULL). rows: the finished attempts (done or error), any order. repeat: K. meta may be NULL. */
 int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *t, int repeat,
-                         const char *dir, FILE *out, kn_err *err);
+                         const kn_run_meta *meta, const char *dir, FILE *out, kn_err *err);
+
+/* The uncertainty keys of summary.json (README.md "Uncertainty": ci95, bootstrap, per_repeat,
+ * std_over_repeats, pass_at_k, pass_all_k, pass_k_tasks, per_site, denominators) added to j, from
+ * rows planned as meta's tasks (NULL: the rows' tasks) `repeat` times each. KN_ENOMEM. */
+int kn_run_summary_stats(json_t *j, const kn_run_row *rows, size_t n, int repeat,
+                         const kn_run_meta *meta);
 
 #endif

@@ -73,6 +73,7 @@ static void test_example(void **state)
 	assert_double_equal(c->semantic.llm.price_completion, 0.6, 1e-12);
 	assert_true(c->semantic.llm.price_set);
 	assert_string_equal(c->verdict_cache, "/var/cache/keynode/verdicts.jsonl");
+	assert_string_equal(c->region, "eu-west");
 	assert_int_equal(c->n_alerts, 2);
 	assert_int_equal(c->alerts[0].type, KN_ALERT_WEBHOOK);
 	assert_string_equal(c->alerts[0].url, "http://127.0.0.1:9000/hooks/keynode");
@@ -106,6 +107,7 @@ static void check_defaults(const kn_config *c)
 	assert_false(c->semantic.llm.timeout_set);
 	assert_false(c->semantic.llm.price_set);
 	assert_null(c->verdict_cache);
+	assert_null(c->region);
 	assert_int_equal(c->n_alerts, 0);
 	assert_int_equal(c->n_schedules, 0);
 	assert_int_equal(c->health_broken_after, 2);

@@ -112,7 +112,7 @@ static void test_summary(void **state)
 	                   .ran = 6, .wall_s = 60};
 	FILE *out = tmpfile();
 	kn_err err = {0};
-	assert_int_equal(kn_run_summary_write(rows, 6, &t, 2, dir, out, &err), 0);
+	assert_int_equal(kn_run_summary_write(rows, 6, &t, 2, NULL, dir, out, &err), 0);
 	fclose(out);
 	char path[128];
 	snprintf(path, sizeof path, "%s/summary.json", dir);
@@ -182,7 +182,7 @@ static void test_blocked(void **state)
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	assert_non_null(out);
-	assert_int_equal(kn_run_summary_write(rows, 3, &t, 1, dir, out, &err), 0);
+	assert_int_equal(kn_run_summary_write(rows, 3, &t, 1, NULL, dir, out, &err), 0);
 	fclose(out);
 	assert_non_null(strstr(text, "excluded: 1 error, 1 blocked"));
 	free(text);
@@ -241,7 +241,7 @@ static void test_reward(void **state)
 	size_t len = 0;
 	FILE *out = open_memstream(&text, &len);
 	assert_non_null(out);
-	assert_int_equal(kn_run_summary_write(rows, 5, &t, 1, dir, out, &err), 0);
+	assert_int_equal(kn_run_summary_write(rows, 5, &t, 1, NULL, dir, out, &err), 0);
 	fclose(out);
 	/* (1 + 0.625 + 0) / 3 = 0.541666… → 54.17; one of three at 1 */
 	assert_non_null(strstr(text, "task_score                54.17\n"));
@@ -280,7 +280,7 @@ static void test_reward(void **state)
 	text = NULL;
 	out = open_memstream(&text, &len);
 	assert_non_null(out);
-	assert_int_equal(kn_run_summary_write(rows + 3, 1, &t, 1, dir, out, &err), 0);
+	assert_int_equal(kn_run_summary_write(rows + 3, 1, &t, 1, NULL, dir, out, &err), 0);
 	fclose(out);
 	assert_null(strstr(text, "task_score"));
 	free(text);

@@ -92,6 +92,32 @@ static void test_netloc_and_lists(void **state)
 	kn_taskset_free(set);
 }
 
+/* The site a task is reported under: start URL host, else the first URL key node naming a host,
+ * else a netloc token, else none. */
+static void test_task_site(void **state)
+{
+	(void)state;
+	kn_taskset *set = load("tasks:\n"
+	                       "  - id: a\n    intent: x\n    start_url: http://WWW.Shop.example:8100/s\n"
+	                       "    key_nodes:\n      - url: { include: \"https://other.example/x\" }\n"
+	                       "  - id: b\n    intent: x\n    key_nodes:\n"
+	                       "      - element_path: { exact: \"#go\" }\n"
+	                       "      - url: { include: \"/relative\", netloc: united }\n"
+	                       "      - url: { exact: \"www.tickets.org/buy |OR| http://b.test/y\" }\n"
+	                       "  - id: c\n    intent: x\n    key_nodes:\n"
+	                       "      - url: { include: \"/flights\", netloc: united }\n"
+	                       "  - id: d\n    intent: x\n    key_nodes:\n      - answer: { exact: \"42\" }\n");
+	char site[64];
+	const char *const want[] = {"shop.example", "tickets.org", "united", ""};
+	for (size_t i = 0; i < 4; i++) {
+		kn_task_site(site, sizeof site, &set->tasks[i]);
+		assert_string_equal(site, want[i]);
+	}
+	kn_task_site(site, 5, &set->tasks[0]); /* cut to the buffer */
+	assert_string_equal(site, "shop");
+	kn_taskset_free(set);
+}
+
 static void test_net_errors(void **state)
 {
 	(void)state;
@@ -154,6 +180,7 @@ int main(void)
 		cmocka_unit_test(test_own_sites),
 		cmocka_unit_test(test_netloc_and_lists),
 		cmocka_unit_test(test_net_errors),
+		cmocka_unit_test(test_task_site),
 		cmocka_unit_test(test_eval_unreachable),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -17,6 +17,12 @@
  * without case and without a leading "www.". */
 int kn_task_own_site(const kn_task *task, const char *url);
 
+/* The site a task is reported under (per-site results): the host of its start URL, else the host
+ * its first URL key node names (an absolute URL, or a value beginning "host[:port]/"; a key node
+ * naming none is passed over), else that key node's `netloc` token; lower case, without "www.",
+ * without port. out gets "" when none. out has cap bytes (longer hosts are cut). */
+void kn_task_site(char *out, size_t cap, const kn_task *task);
+
 /* 1 when a navigation's network error (Chromium's "net::ERR_…" text) means the site could not be
  * reached: name resolution, a refused, reset, closed, failed or timed-out connection, an address
  * unreachable, an empty response, or a TLS / certificate error. 0 for anything else (a cancelled

@@ -1,0 +1,213 @@
+/* cmd_leaderboard.c — `keynode leaderboard DIR…`: one row per `keynode run` folder in the
+ * Mind2Web-Live leaderboard layout (agent, model, completion rate, task success rate, each with
+ * its 95 % interval, attempts, task-set SHA-256, date) as Markdown, CSV or JSON. The numbers are
+ * recomputed from the attempts (kn_rundir_load, services/runner/stats.h), so a folder written by
+ * an older keynode gets its intervals too. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli.h"
+#include "rundir.h"
+#include "stats.h"
+
+static const char help[] =
+	"usage: keynode leaderboard DIR… [--markdown | --csv | --json]\n"
+	"\n"
+	"One row per `keynode run` folder, best task success rate first: agent (--agent-name, else the\n"
+	"command), model (--model), completion rate (key_node_completion_rate) and task success rate\n"
+	"over executable attempts, each with its 95 % bootstrap interval over tasks (summary.json\n"
+	"ci95), executable and planned attempts, the task file's SHA-256 and the date the run ended.\n"
+	"Rows that ran different task sets are flagged on stderr: they do not rank against each other.\n"
+	"\n"
+	"options:\n"
+	"  --markdown   a Markdown table, rates in percent (default)\n"
+	"  --csv        one line per folder, rates as fractions, header line first\n"
+	"  --json       an array of objects\n"
+	"\n"
+	"exit: 0 done, 1 a file in a folder is malformed, 2 usage error or a folder not found\n";
+
+static json_t *row_of(const kn_rundir *d, kn_err *err)
+{
+	kn_stats st;
+	if (kn_stats_build(&st, d->rows, d->n_rows, d->tasks, d->n_tasks, d->repeat) != 0) {
+		kn_err_set(err, KN_ENOMEM, "out of memory");
+		return NULL;
+	}
+	double v[KN_RATE_N], lo[KN_RATE_N], hi[KN_RATE_N];
+	int ok[KN_RATE_N], cok[KN_RATE_N];
+	kn_stats_rates(v, ok, &st, NULL, 0, 0);
+	size_t exe = 0, planned = 0;
+	for (size_t i = 0; i < st.n_tasks; i++)
+		exe += st.tasks[i].n, planned += st.tasks[i].planned;
+	json_t *r = NULL;
+	if (kn_stats_ci95(lo, hi, cok, &st, NULL) == 0) {
+		const char *date = d->meta.finished ? d->meta.finished : d->meta.started;
+		r = json_pack("{s:s, s:s?, s:f, s:[f, f], s:f, s:[f, f], s:I, s:I, s:I, s:s?, s:s?, s:s}",
+		              "agent", d->meta.agent_name ? d->meta.agent_name : d->meta.agent ? d->meta.agent : "-",
+		              "model", d->meta.model, "completion_rate", v[KN_RATE_KNCR], "completion_rate_ci95",
+		              lo[KN_RATE_KNCR], hi[KN_RATE_KNCR], "task_success_rate", v[KN_RATE_TSR],
+		              "task_success_rate_ci95", lo[KN_RATE_TSR], hi[KN_RATE_TSR], "tasks",
+		              (json_int_t)st.n_tasks, "attempts", (json_int_t)exe, "attempts_planned",
+		              (json_int_t)planned, "task_set_sha256", d->meta.tasks_sha256, "date", date, "dir",
+		              d->path);
+	}
+	if (!r)
+		kn_err_set(err, KN_ENOMEM, "out of memory");
+	kn_stats_clear(&st);
+	return r;
+}
+
+static int by_success(const void *x, const void *y)
+{
+	double a = json_number_value(json_object_get(*(json_t *const *)x, "task_success_rate")),
+	       b = json_number_value(json_object_get(*(json_t *const *)y, "task_success_rate"));
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static double num(const json_t *r, const char *k, int i)
+{
+	const json_t *v = json_object_get(r, k);
+	return json_number_value(i < 0 ? v : json_array_get(v, (size_t)i));
+}
+
+static const char *s_or(const json_t *r, const char *k, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(r, k));
+	return s ? s : dflt;
+}
+
+static void csv_text(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s == '\n' || *s == '\r' ? ' ' : *s);
+	}
+	putchar('"');
+}
+
+/* Markdown cell text: no pipes or line breaks. */
+static void md_text(const char *s)
+{
+	for (; *s; s++)
+		putchar(*s == '|' ? '/' : *s == '\n' || *s == '\r' ? ' ' : *s);
+}
+
+static void print(json_t *rows, int fmt)
+{
+	size_t i;
+	json_t *r;
+	if (fmt == 1) {
+		json_dumpf(rows, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+		putchar('\n');
+		return;
+	}
+	if (fmt == 2) {
+		puts("rank,agent,model,completion_rate,completion_rate_ci95_low,completion_rate_ci95_high,"
+		     "task_success_rate,task_success_rate_ci95_low,task_success_rate_ci95_high,tasks,attempts,"
+		     "attempts_planned,task_set_sha256,date,dir");
+		json_array_foreach(rows, i, r) {
+			printf("%zu,", i + 1);
+			csv_text(s_or(r, "agent", ""));
+			putchar(',');
+			csv_text(s_or(r, "model", ""));
+			printf(",%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%lld,%lld,%lld,%s,%s,", num(r, "completion_rate", -1),
+			       num(r, "completion_rate_ci95", 0), num(r, "completion_rate_ci95", 1),
+			       num(r, "task_success_rate", -1), num(r, "task_success_rate_ci95", 0),
+			       num(r, "task_success_rate_ci95", 1), (long long)json_integer_value(json_object_get(r, "tasks")),
+			       (long long)json_integer_value(json_object_get(r, "attempts")),
+			       (long long)json_integer_value(json_object_get(r, "attempts_planned")),
+			       s_or(r, "task_set_sha256", ""), s_or(r, "date", ""));
+			csv_text(s_or(r, "dir", ""));
+			putchar('\n');
+		}
+		return;
+	}
+	puts("| # | Agent | Model | Completion rate (%) | Task success rate (%) | Attempts | Task set | Date |");
+	puts("|---:|---|---|---|---|---:|---|---|");
+	json_array_foreach(rows, i, r) {
+		printf("| %zu | ", i + 1);
+		md_text(s_or(r, "agent", "-"));
+		fputs(" | ", stdout);
+		md_text(s_or(r, "model", "-"));
+		const char *sha = s_or(r, "task_set_sha256", "-");
+		printf(" | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %lld / %lld | `%.12s` | %.10s |\n",
+		       100 * num(r, "completion_rate", -1), 100 * num(r, "completion_rate_ci95", 0),
+		       100 * num(r, "completion_rate_ci95", 1), 100 * num(r, "task_success_rate", -1),
+		       100 * num(r, "task_success_rate_ci95", 0), 100 * num(r, "task_success_rate_ci95", 1),
+		       (long long)json_integer_value(json_object_get(r, "attempts")),
+		       (long long)json_integer_value(json_object_get(r, "attempts_planned")), sha,
+		       s_or(r, "date", "-"));
+	}
+	puts("\nRates over executable attempts; [95 % bootstrap interval over tasks]; attempts executable / "
+	     "planned.");
+}
+
+int kn_cmd_leaderboard(int argc, char **argv)
+{
+	enum { O_JSON = 0x100, O_CSV, O_MD };
+	static const struct option opts[] = {{"json", no_argument, NULL, O_JSON},
+	                                     {"csv", no_argument, NULL, O_CSV},
+	                                     {"markdown", no_argument, NULL, O_MD},
+	                                     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
+	int c, fmt = -1;
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		int want = c == O_JSON ? 1 : c == O_CSV ? 2 : c == O_MD ? 0 : -2;
+		if (c == 'h') {
+			fputs(help, stdout);
+			return KN_EXIT_OK;
+		}
+		if (want == -2)
+			return kn_cli_usage_error("leaderboard", "bad option");
+		if (fmt >= 0 && fmt != want)
+			return kn_cli_usage_error("leaderboard", "give one of --markdown, --csv, --json");
+		fmt = want;
+	}
+	if (optind >= argc)
+		return kn_cli_usage_error("leaderboard", "give one or more run folders");
+	json_t *rows = json_array();
+	int rc = rows ? KN_EXIT_OK : KN_EXIT_USAGE;
+	for (int i = optind; rc == KN_EXIT_OK && i < argc; i++) {
+		kn_rundir *d = NULL;
+		kn_err err = {0};
+		int lr = kn_rundir_load(&d, argv[i], &err);
+		json_t *r = lr == 0 ? row_of(d, &err) : NULL;
+		if (!r) {
+			fprintf(stderr, "keynode leaderboard: %s\n", err.msg);
+			rc = lr == KN_EINVAL ? KN_EXIT_FAIL : KN_EXIT_USAGE;
+		} else {
+			json_array_append_new(rows, r);
+		}
+		kn_rundir_free(d);
+	}
+	if (rc == KN_EXIT_OK) {
+		size_t n = json_array_size(rows);
+		int mixed = 0;
+		for (size_t i = 0; i < n; i++) /* an unknown set differs from every set */
+			mixed |= !json_is_string(json_object_get(json_array_get(rows, i), "task_set_sha256")) ||
+			         strcmp(s_or(json_array_get(rows, i), "task_set_sha256", ""),
+			                s_or(json_array_get(rows, 0), "task_set_sha256", "")) != 0;
+		mixed &= n > 1;
+		json_t **v = calloc(n + 1, sizeof *v);
+		for (size_t i = 0; v && i < n; i++)
+			v[i] = json_incref(json_array_get(rows, i));
+		if (v)
+			qsort(v, n, sizeof *v, by_success);
+		json_t *sorted = json_array();
+		for (size_t i = 0; v && i < n; i++)
+			json_array_append_new(sorted, v[i]);
+		free(v);
+		if (mixed)
+			fprintf(stderr, "keynode leaderboard: warning: the folders ran different task sets (task_set "
+			        "SHA-256 differs or is unknown): their rows do not rank against each other\n");
+		print(sorted, fmt < 0 ? 0 : fmt);
+		json_decref(sorted);
+	}
+	json_decref(rows);
+	return rc;
+}

@@ -1,0 +1,34 @@
+/* rundir.h — a `keynode run` output folder read back (rundir.c), for keynode compare and keynode
+ * leaderboard: every attempt's result.json (DIR/<task>/<k>/result.json; tries set aside as
+ * <k>.error-N are not attempts) and what summary.json says about the run (its plan, the tasks'
+ * hashes and sites, the agent, the environment), so folders written by any version compare. */
+#ifndef KEYNODE_RUN_RUNDIR_H
+#define KEYNODE_RUN_RUNDIR_H
+
+#include <jansson.h>
+
+#include "keynode/error.h"
+#include "summary.h"
+
+#define KN_RUNDIR_MAX_ATTEMPTS 200000 /* result.json files read from one folder */
+
+typedef struct kn_rundir {
+	char *path;
+	kn_run_row *rows;        /* every attempt with a result.json (any status), folder order */
+	size_t n_rows;
+	kn_run_task *tasks;      /* the plan: summary.json task_set.tasks, else the rows' tasks */
+	size_t n_tasks;
+	int hashes;              /* 1 when every planned task has a content hash */
+	int repeat;              /* summary.json reliability.repeat, at least the highest k seen */
+	json_t *summary;         /* summary.json, NULL when the folder has none */
+	kn_run_meta meta;        /* agent, model, task file and hash, dates, environment (borrowed) */
+} kn_rundir;
+
+/* Read the run folder dir. *out is the caller's (kn_rundir_free). Errors name the file:
+ * KN_ENOTFOUND (no such folder), KN_EINVAL (not a run folder: neither summary.json nor any
+ * <task>/<k>/result.json; a malformed result.json or summary.json, with its path), KN_ELIMIT,
+ * KN_EIO, KN_ENOMEM. */
+int kn_rundir_load(kn_rundir **out, const char *dir, kn_err *err);
+void kn_rundir_free(kn_rundir *d);
+
+#endif
