@@ -236,7 +236,7 @@ double kn_purchase_price(const char *text)
 			break;
 		p++;
 	}
-	return v[n - 1];
+	return n == 2 && v[0] > v[1] ? v[0] : v[n - 1];
 }
 
 int kn_purchase_reward(const kn_purchase *spec, const kn_purchase_read *rd, kn_reward *out,
