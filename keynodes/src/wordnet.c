@@ -235,6 +235,20 @@ static const entry *noun_lemma(const kn_wordnet *wn, const char *w)
 	return NULL;
 }
 
+/* A word WordNet does not know with an adjective's ending ("breathable", "stainless"-like
+ * coinages): spaCy tags those as adjectives. */
+static int adjective_suffix(const char *w)
+{
+	static const char *const suffix[] = {"able", "ible", "less", "ous", "ful"};
+	size_t n = strlen(w);
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		size_t l = strlen(suffix[i]);
+		if (n > l + 2 && strcmp(w + n - l, suffix[i]) == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int kn_wordnet_is_noun(const kn_wordnet *wn, const char *word)
 {
 	for (size_t i = 0; i < sizeof function_words / sizeof function_words[0]; i++)
@@ -245,6 +259,6 @@ int kn_wordnet_is_noun(const kn_wordnet *wn, const char *word)
 	if (e)
 		other = e->tags[ADJ] > e->tags[ADV] ? e->tags[ADJ] : e->tags[ADV];
 	if (!noun)
-		return other < 0;
+		return other < 0 && !adjective_suffix(word);
 	return other <= noun->tags[NOUN];
 }

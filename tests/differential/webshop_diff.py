@@ -113,7 +113,10 @@ class Nouns:
         t = self.tags.get(w, {})
         other = max(t.get("adj", -1), t.get("adv", -1))
         n = self.noun_tags(w)
-        return other < 0 if n is None else other <= n
+        if n is None:
+            return other < 0 and not any(
+                len(w) > len(s) + 2 and w.endswith(s) for s in ("able", "ible", "less", "ous", "ful"))
+        return other <= n
 
     def of(self, name):
         out = []

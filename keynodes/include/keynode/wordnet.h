@@ -24,8 +24,10 @@ int kn_wordnet_shared(const kn_wordnet **out, kn_err *err);
 /* 1 when the lower-case word counts as a noun (a type word), 0 when not: a function word
  * (determiner, preposition, conjunction, pronoun: WordNet has none), a word WordNet knows only as
  * an adjective or adverb, or one tagged more often as an adjective or adverb than as a noun in
- * WordNet's sense-tagged corpus (the tagsense_cnt field); nouns by WordNet's morphy rules (plurals:
- * -s, -es, -ies, -men and noun.exc) and words WordNet does not know (names, brands) are nouns. */
+ * WordNet's sense-tagged corpus (the tagsense_cnt field), or one WordNet does not know ending like
+ * an adjective (-able, -ible, -less, -ous, -ful, after at least 3 more letters); nouns by WordNet's
+ * morphy rules (plurals: -s, -es, -ies, -men and noun.exc) and other words WordNet does not know
+ * (names, brands) are nouns. */
 int kn_wordnet_is_noun(const kn_wordnet *wn, const char *word);
 
 #endif
