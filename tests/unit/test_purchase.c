@@ -347,7 +347,9 @@ static const char yaml[] =
 	"      options: { color: blue, size: 9 }\n"
 	"      price_max: 60\n"
 	"      buy: \"#buy\"\n"
-	"      read: { title: \"#title\", price: \"#price\" }\n";
+	"      scorer: indel\n"
+	"      read: { title: \"#title\", price: \"#price\", bullets: \".features li\","
+	" description: \"#about\" }\n";
 
 static void purchase_fails(const char *body, const char *want)
 {
@@ -381,6 +383,9 @@ static void test_yaml(void **state)
 	assert_string_equal(p->buy, "#buy");
 	assert_string_equal(p->read_title, "#title");
 	assert_null(p->read_attributes);
+	assert_string_equal(p->read_bullets, ".features li");
+	assert_string_equal(p->read_description, "#about");
+	assert_int_equal(p->scorer, KN_FUZZ_INDEL);
 	char *js = NULL;
 	assert_int_equal(kn_purchase_script(&js, p, NULL, 0), 0);
 	assert_non_null(strstr(js, "[\"#title\",\".attributes li\","));
@@ -448,6 +453,8 @@ static void test_yaml(void **state)
 	purchase_fails("\n      type: t\n      read: { colour: x }\n", "unknown key 'colour' in 'read'");
 	purchase_fails("\n      type: t\n      attributes: [[a]]\n", "must be text");
 	purchase_fails("\n      type: \"\"\n", "'type' is empty");
+	purchase_fails("\n      type: t\n      scorer: fuzzy\n", "'scorer' must be difflib or indel");
+	purchase_fails("\n      type: t\n      read: { bullets: [a] }\n", "must be text");
 }
 
 int main(void)
