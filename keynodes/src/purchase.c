@@ -157,7 +157,7 @@ static double type_reward(double title_score)
 
 /* --- attributes and price --- */
 
-/* g in str.lower() of text (Python's `in`: a substring; byte-wise equals code-point-wise on UTF-8). */
+/* g in str.lower() of text (Python's `in`: a substring; byte-wise is code-point-wise on UTF-8). */
 static int in_lower(const char *g, const char *text, int *found)
 {
 	char *low = NULL;

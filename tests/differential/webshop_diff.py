@@ -114,8 +114,8 @@ class Nouns:
         other = max(t.get("adj", -1), t.get("adv", -1))
         n = self.noun_tags(w)
         if n is None:
-            return other < 0 and not any(
-                len(w) > len(s) + 2 and w.endswith(s) for s in ("able", "ible", "less", "ous", "ful"))
+            return other < 0 and not any(len(w) > len(s) + 2 and w.endswith(s)
+                                         for s in ("able", "ible", "less", "ous", "ful"))
         return other <= n
 
     def of(self, name):

@@ -2,8 +2,8 @@
  * examples and hand-worked cases (difflib's ratio, the Indel scorer, Unicode processing), WebShop's
  * own test_goal.py cases (the spaCy scores it records, against keynode's WordNet noun filter), the
  * text rules (title, bullet points joined, description; Python's lower()), the price reading,
- * the touched-options filter of the reading script, the colour normalisation, rewards as exact fractions (wrong
- * options, over budget, wrong type, partial type, nothing bought), the `purchase:` YAML and its
+ * the touched-options filter of the reading script, the colour normalisation, rewards as exact
+ * fractions (wrong options, over budget, wrong type, partial type, nothing bought), the `purchase:` YAML and its
  * errors, the purchase read's JSON, the evaluator's buy detection and run result, and the score
  * summary's task_score / reward_success_rate. */
 #include <stdarg.h>

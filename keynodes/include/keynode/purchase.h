@@ -73,7 +73,8 @@ int kn_purchase_token_set_ratio(const char *a, const char *b);
 /* WebShop's price of a price text: the numbers after each "$" (keynode: the whole text when there
  * is no "$"), every character but digits and "." dropped; one number is the price, two a range
  * (WebShop draws the price in it at random: keynode takes the larger, so a range is within the
- * limit only when all of it is); further numbers are ignored. -1 when unreadable (no digits, or not one decimal number). */
+ * limit only when all of it is); further numbers are ignored. -1 when unreadable (no digits, or
+ * not one decimal number). */
 double kn_purchase_price(const char *text);
 
 /* WebShop's normalize_color: the first colour name of its list found in s, else s (borrowed

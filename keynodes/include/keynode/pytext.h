@@ -1,6 +1,6 @@
-/* pytext.h — Python's str semantics on UTF-8 text, where WebArena's evaluator depends on them:
- * str.isspace / strip(), str.isalnum(), str.lower() (full Unicode mappings, "İ" becomes two code points), len()
- * in code points, and html.unescape(). Tables are generated from a Python (keynodes/tools/
+/* pytext.h — Python's str semantics on UTF-8 text, where WebArena's evaluator and WebShop's thefuzz
+ * depend on them: str.isspace / strip(), str.isalnum(), str.lower() (full Unicode mappings, "İ"
+ * becomes two code points), len() in code points, and html.unescape(). Tables are generated from a Python (keynodes/tools/
  * gen_pytext.py; the version is named in the generated files). Ill-formed UTF-8 bytes are kept
  * as they are and count as one character each. Pure and thread-safe. */
 #ifndef KEYNODE_PYTEXT_H
