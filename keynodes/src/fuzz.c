@@ -72,26 +72,71 @@ static int decode(cps *out, const char *s)
 	return 0;
 }
 
+/* b's positions by character, as difflib's b2j: idx holds (character, position) sorted, so each
+ * character's positions are one run; next[j] is the next position of b[j]'s character. */
+typedef struct occ {
+	uint32_t c;
+	size_t j;
+} occ;
+
+typedef struct b2j {
+	occ *idx;
+	size_t *next;
+	unsigned char *popular; /* per position: its character is popular (autojunk) */
+} b2j;
+
+static int by_char(const void *x, const void *y)
+{
+	const occ *p = x, *q = y;
+	return p->c != q->c ? (p->c < q->c ? -1 : 1) : (p->j < q->j ? -1 : p->j > q->j);
+}
+
+/* The first position in b (n long) of character c, or SIZE_MAX when b has none or it is
+ * popular. */
+static size_t first_of(const b2j *m, size_t n, uint32_t c)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->idx[mid].c < c)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == n || m->idx[lo].c != c || m->popular[m->idx[lo].j])
+		return SIZE_MAX;
+	return m->idx[lo].j;
+}
+
 /* difflib's matching characters: the sum of get_matching_blocks() sizes. find_longest_match
  * keeps the earliest longest block (first in a, then in b) and extends it over equal neighbours;
- * b's popular characters (autojunk) start no block. -1 when out of memory. */
+ * b's popular characters (autojunk: more than 1 + len/100 of them once b has 200) start no block.
+ * The same walk as difflib's over b2j, so its cost follows the matches, not |a|·|b|. -1 when out
+ * of memory. */
 static long difflib_matches(const cps *a, const cps *b)
 {
-	size_t la = a->n, lb = b->n, top = 0, sum = 0;
-	size_t *prev = calloc(lb + 1, sizeof *prev), *cur = calloc(lb + 1, sizeof *cur);
+	size_t la = a->n, lb = b->n, top = 0, sum = 0, gen = 1;
+	b2j m = {malloc((lb + 1) * sizeof(occ)), malloc((lb + 1) * sizeof(size_t)), calloc(lb + 1, 1)};
+	/* j2len of the row before and of this one: an entry counts when its stamp is the row's */
+	size_t *len0 = calloc(lb + 1, sizeof *len0), *len1 = calloc(lb + 1, sizeof *len1);
+	size_t *st0 = calloc(lb + 1, sizeof *st0), *st1 = calloc(lb + 1, sizeof *st1);
 	size_t (*stack)[4] = malloc((la + lb + 2) * sizeof *stack);
-	unsigned char *popular = calloc(lb + 1, 1);
 	long r = -1;
-	if (!prev || !cur || !stack || !popular)
+	if (!m.idx || !m.next || !m.popular || !len0 || !len1 || !st0 || !st1 || !stack)
 		goto done;
-	if (lb >= 200) { /* SequenceMatcher.__chain_b, autojunk */
-		size_t ntest = lb / 100 + 1;
-		for (size_t j = 0; j < lb; j++) {
-			size_t c = 0;
-			for (size_t x = 0; x < lb; x++)
-				c += b->v[x] == b->v[j];
-			popular[j] = c > ntest;
+	for (size_t j = 0; j < lb; j++)
+		m.idx[j] = (occ){b->v[j], j};
+	qsort(m.idx, lb, sizeof *m.idx, by_char);
+	for (size_t k = 0; k < lb;) {
+		size_t e = k;
+		while (e < lb && m.idx[e].c == m.idx[k].c)
+			e++;
+		int pop = lb >= 200 && e - k > lb / 100 + 1;
+		for (size_t x = k; x < e; x++) {
+			m.next[m.idx[x].j] = x + 1 < e ? m.idx[x + 1].j : SIZE_MAX;
+			m.popular[m.idx[x].j] = (unsigned char)pop;
 		}
+		k = e;
 	}
 	stack[top][0] = 0, stack[top][1] = la, stack[top][2] = 0, stack[top][3] = lb;
 	top++;
@@ -99,20 +144,20 @@ static long difflib_matches(const cps *a, const cps *b)
 		top--;
 		size_t alo = stack[top][0], ahi = stack[top][1], blo = stack[top][2], bhi = stack[top][3];
 		size_t bi = alo, bj = blo, bs = 0;
-		memset(prev, 0, (lb + 1) * sizeof *prev);
-		for (size_t i = alo; i < ahi; i++) {
-			for (size_t j = blo; j < bhi; j++) {
-				size_t k = 0;
-				if (a->v[i] == b->v[j] && !popular[j]) {
-					k = (j > blo ? prev[j - 1] : 0) + 1;
-					if (k > bs)
-						bi = i + 1 - k, bj = j + 1 - k, bs = k;
-				}
-				cur[j] = k;
+		gen += 2; /* no row of an earlier call is this call's row before */
+		for (size_t i = alo; i < ahi; i++, gen++) {
+			for (size_t j = first_of(&m, lb, a->v[i]); j != SIZE_MAX && j < bhi; j = m.next[j]) {
+				if (j < blo)
+					continue;
+				size_t k = (j > blo && st0[j - 1] == gen - 1 ? len0[j - 1] : 0) + 1;
+				len1[j] = k, st1[j] = gen;
+				if (k > bs)
+					bi = i + 1 - k, bj = j + 1 - k, bs = k;
 			}
-			size_t *t = prev;
-			prev = cur;
-			cur = t;
+			size_t *t = len0;
+			len0 = len1, len1 = t;
+			t = st0;
+			st0 = st1, st1 = t;
 		}
 		while (bi > alo && bj > blo && a->v[bi - 1] == b->v[bj - 1])
 			bi--, bj--, bs++;
@@ -133,7 +178,8 @@ static long difflib_matches(const cps *a, const cps *b)
 	}
 	r = (long)sum;
 done:
-	free(prev), free(cur), free(stack), free(popular);
+	free(m.idx), free(m.next), free(m.popular);
+	free(len0), free(len1), free(st0), free(st1), free(stack);
 	return r;
 }
 

@@ -306,6 +306,15 @@ def ratio_case(rng, id_):
     return {"id": id_, "ratio": [a, b], "scorer": rng.choice(["difflib", "difflib", "indel"])}
 
 
+def long_ratio_case(rng, id_):
+    """Texts of 150 to 450 characters: difflib's autojunk (popular characters of a second string of
+    200 or more) and long matching-block recursions."""
+    words = [rng.choice(ATTRS + OPTIONS) for _ in range(rng.randrange(20, 50))]
+    a = " ".join(words)
+    b = " ".join(typo(rng, w) if rng.random() < 0.3 else w for w in rng.sample(words, len(words)))
+    return {"id": id_, "ratio": [a, b], "scorer": "difflib"}
+
+
 FIXED_RATIOS = [  # the issue's and thefuzz's own examples, both orders
     ("fast charngig", "fast charging"), ("fast charging", "fast charngig"),
     ("crème brûlée", "CRÈME BRÛLÉE"), ("water\u2013resistant", "water resistant"),
@@ -324,6 +333,7 @@ def main():
     rng = random.Random(28)
     cases = [make_case(rng, n, "r%d" % n) for n in range(args.cases)]
     cases += [ratio_case(rng, "f%d" % n) for n in range(args.cases)]
+    cases += [long_ratio_case(rng, "l%d" % n) for n in range(args.cases // 8)]
     cases += [{"id": "x%d" % i, "ratio": [a, b], "scorer": "difflib"}
               for i, (a, b) in enumerate(FIXED_RATIOS)]
     want = {}
