@@ -67,18 +67,19 @@ static int read_file(char **out, const char *dir, const char *name, kn_err *err)
 	if (!f)
 		return kn_err_set(err, KN_EIO, "cannot read the WordNet lexicon %s: %s (the product-type "
 		                  "rule needs it: install Debian's wordnet-base)", path, strerror(errno));
-	char *buf = NULL;
 	long n = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-	if (n >= 0 && fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)n + 1)) &&
-	    fread(buf, 1, (size_t)n, f) == (size_t)n) {
-		buf[n] = '\0';
-		*out = buf;
-	}
+	char *buf = n >= 0 ? malloc((size_t)n + 1) : NULL;
+	int rc = n < 0 ? KN_EIO : buf ? 0 : KN_ENOMEM;
+	if (!rc && (fseek(f, 0, SEEK_SET) != 0 || fread(buf, 1, (size_t)n, f) != (size_t)n))
+		rc = KN_EIO;
 	fclose(f);
-	if (*out)
-		return 0;
-	free(buf);
-	return kn_err_set(err, buf ? KN_EIO : KN_ENOMEM, "cannot read the WordNet lexicon %s", path);
+	if (rc) {
+		free(buf);
+		return kn_err_set(err, rc, "cannot read the WordNet lexicon %s", path);
+	}
+	buf[n] = '\0';
+	*out = buf;
+	return 0;
 }
 
 /* index.<pos>: "lemma pos synset_cnt p_cnt ptr… sense_cnt tagsense_cnt offsets…" a line; the
@@ -158,7 +159,7 @@ int kn_wordnet_load(kn_wordnet **out, const char *dir, kn_err *err)
 			lines++;
 	}
 	size_t cap = 1024;
-	while (cap < lines * 2)
+	while (cap < lines + lines / 2) /* a load factor of at most 2/3 */
 		cap *= 2;
 	wn->mask = cap - 1;
 	if (!(wn->slots = calloc(cap, sizeof *wn->slots))) {
