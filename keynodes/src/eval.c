@@ -401,9 +401,9 @@ static int rise(kn_eval *ev, size_t i, double s)
 	return 1;
 }
 
-/* Check every node below 1 against e (page = the URL the check sees); returns rises or error. */
 static int touch(kn_eval *ev, const char *sel);
 
+/* Check every node below 1 against e (page = the URL the check sees); returns rises or error. */
 static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_err *err)
 {
 	int rises = 0, rc = 0;
