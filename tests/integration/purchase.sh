@@ -32,7 +32,7 @@ tasks=$tmp/market.yaml
 kn_chromium_start "$tmp" || kn_finish
 
 # purchase NAME TASK MODE WANT PARTS — the agent, `keynode watch` (a purchase is the 5th step: goto,
-# product, colour, size, buy; a run without one ends after 2 s idle); WANT is the
+# product, colour, size, buy; a run without one ends after 5 s idle: on a loaded machine a first page load can take over 2 s); WANT is the
 # reward as a jq expression (a fraction), PARTS a jq test of .reward_parts
 purchase() {
   local name=$1 task=$2 mode=$3 want=$4 parts=$5 steps=${6:-5} dir=$tmp/$1
@@ -46,7 +46,7 @@ purchase() {
     sleep 0.05
   done
   "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" \
-    --until idle:2 --run-id "$name" --out "$tmp/$name.json" 2>"$dir/watch.err" &
+    --until idle:5 --run-id "$name" --out "$tmp/$name.json" 2>"$dir/watch.err" &
   local wpid=$!
   kn_pids+=("$wpid")
   for _ in $(seq 1 200); do
