@@ -31,9 +31,10 @@ tasks=$tmp/market.yaml
 # one browser for every run (each agent starts with a goto, each watch is a run of its own)
 kn_chromium_start "$tmp" || kn_finish
 
-# purchase NAME TASK MODE WANT PARTS — the agent, `keynode watch` (a purchase is the 5th step: goto,
-# product, colour, size, buy; a run without one ends after 5 s idle: on a loaded machine a first page load can take over 2 s); WANT is the
-# reward as a jq expression (a fraction), PARTS a jq test of .reward_parts
+# purchase NAME TASK MODE WANT PARTS [STEPS] — the agent, `keynode watch` (a purchase is the 5th step:
+# goto, product, colour, size, buy; fewer when the agent leaves an option alone; a run without one
+# ends after 5 s idle: on a loaded machine a first page load can take over 2 s); WANT is the reward
+# as a jq expression (a fraction), PARTS a jq test of .reward_parts
 purchase() {
   local name=$1 task=$2 mode=$3 want=$4 parts=$5 steps=${6:-5} dir=$tmp/$1
   mkdir -p "$dir"
