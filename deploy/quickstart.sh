@@ -16,6 +16,7 @@ packages=(build-essential cmake pkg-config libwebsockets-dev libcurl4-openssl-de
 # the real web applications of tests/realapps (tests/integration/realapps.sh), served by PHP's built-in server
 packages+=(dokuwiki php-cli php-sqlite3 wordpress wordpress-theme-twentytwentythree
   wordpress-theme-twentytwentytwo mariadb-server php-mysql)  # WordPress on a private MariaDB (no SQLite drop-in in Debian)
+packages+=(wordnet-base)  # the product-type rule of the purchase reward: WordNet's noun index (keynodes/README.md)
 packages+=(chromium-headless-shell)  # `keynode run`'s default browser when installed: starts in about half the time (services/runner)
 
 install_packages() {

@@ -118,6 +118,9 @@ void kn_eval_free(kn_eval *ev)
 	json_decref(ev->unreachable);
 	free(ev->buy_norm);
 	free(ev->purchase_error);
+	for (size_t i = 0; i < ev->n_touched; i++)
+		free(ev->touched[i]);
+	free(ev->touched);
 	url_cache_reset(&ev->cur);
 	free(ev);
 }
@@ -398,6 +401,8 @@ static int rise(kn_eval *ev, size_t i, double s)
 	return 1;
 }
 
+static int touch(kn_eval *ev, const char *sel);
+
 /* Check every node below 1 against e (page = the URL the check sees); returns rises or error. */
 static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_err *err)
 {
@@ -428,6 +433,9 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 		}
 		rises += rise(ev, i, s);
 	}
+	if (ev->task->purchase && !ev->bought && e->selector && *e->selector &&
+	    (e->type == KN_EV_CLICK || e->type == KN_EV_SELECT) && touch(ev, e->selector) != 0)
+		rc = rc ? rc : KN_ENOMEM;
 	if (ev->buy_norm && !ev->bought && e->type == KN_EV_CLICK && e->selector) {
 		/* the purchase action: the first click on the buy element (WebShop ends at buy) */
 		if (!ev->sel_done && kn_selector_normalise(&ev->sel_norm, e->selector) != 0)
@@ -553,6 +561,32 @@ int kn_eval_functional(const kn_eval *ev)
 	return any ? ok : -1;
 }
 
+/* Remember sel among the elements the agent acted on (the options it chose: purchase.h). */
+static int touch(kn_eval *ev, const char *sel)
+{
+	for (size_t i = 0; i < ev->n_touched; i++)
+		if (strcmp(ev->touched[i], sel) == 0)
+			return 0;
+	if (!ev->touched && !(ev->touched = calloc(KN_EVAL_MAX_TOUCHED, sizeof *ev->touched)))
+		return KN_ENOMEM;
+	char *s = strdup(sel);
+	if (!s)
+		return KN_ENOMEM;
+	if (ev->n_touched == KN_EVAL_MAX_TOUCHED) { /* the oldest goes */
+		free(ev->touched[0]);
+		memmove(ev->touched, ev->touched + 1, (KN_EVAL_MAX_TOUCHED - 1) * sizeof *ev->touched);
+		ev->n_touched--;
+	}
+	ev->touched[ev->n_touched++] = s;
+	return 0;
+}
+
+const char *const *kn_eval_purchase_touched(const kn_eval *ev, size_t *n)
+{
+	*n = ev->n_touched;
+	return (const char *const *)ev->touched;
+}
+
 int kn_eval_purchase_wanted(const kn_eval *ev)
 {
 	const kn_purchase *p = ev->task->purchase;
@@ -578,8 +612,14 @@ int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn
 		ev->purchase_error = strdup(error ? error : "the purchase read gave no JSON object");
 		return 0;
 	}
-	kn_purchase_reward(p, &rd, &ev->reward);
+	kn_err rerr = {0};
+	int rc = kn_purchase_reward(p, &rd, &ev->reward, &rerr);
 	kn_purchase_read_free(h);
+	if (rc) { /* not scored: the run result says why (reward_error) */
+		free(ev->purchase_error);
+		ev->purchase_error = strdup(rerr.msg);
+		return 0;
+	}
 	ev->purchase_read = 1;
 	return 0;
 }

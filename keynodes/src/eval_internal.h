@@ -62,6 +62,8 @@ struct kn_eval {
 	int purchase_read;    /* a purchase read was recorded */
 	kn_reward reward;
 	char *purchase_error; /* why the purchase read failed */
+	char **touched;       /* selectors of the click and select events, distinct, oldest first */
+	size_t n_touched;
 	struct kn_defer *defer; /* deferred semantic judgements (eval_defer.c); NULL until the first */
 	kn_evidence_fn evid; void *evid_ud; /* evidence.h: each check reported, with its input */
 	const char *seen; int checked; char *seen_own; /* evidence: what the node being checked read */

@@ -95,7 +95,7 @@ struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id)
 		json_object_set_new(j, "functional_semantics", json_string("webarena"));
 	if (ev->task->purchase) {
 		kn_reward none;
-		kn_purchase_reward(NULL, NULL, &none);
+		kn_purchase_reward(NULL, NULL, &none, NULL);
 		json_object_set_new(j, "reward", json_real(kn_eval_reward(ev)));
 		json_object_set_new(j, "reward_parts",
 		                    kn_reward_json(ev->purchase_read ? &ev->reward : &none,

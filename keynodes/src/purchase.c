@@ -1,10 +1,11 @@
-/* purchase.c — WebShop's graded purchase reward (purchase.h), after web_agent_site/engine/goal.py:
- * the type reward from the title's share of the type's words, attributes met by a fuzzy match
- * (token_set_ratio > 85) with any attribute read or as a substring of the title or attribute
- * texts, options met by a fuzzy match of colour-normalised values, and the price limit; the
+/* purchase.c — WebShop's graded purchase reward (purchase.h), by the rules of
+ * web_agent_site/engine/goal.py: the type reward from the share of the desired name's nouns in the
+ * bought title (nouns by wordnet.h, spaCy's tagger in WebShop), attributes met by thefuzz's
+ * token_set_ratio > 85 (fuzz.h) with an attribute read or as a substring of the lower-cased title,
+ * bullet points joined by spaces, or description; options the agent chose met by the same fuzzy
+ * match after normalize_color; the price limit on the price as WebShop reads a price text; the
  * reading script and its JSON. keynodes/README.md "Purchase reward" lists where keynode differs
- * (no spaCy noun tagging, no query/category match). */
-#include <ctype.h>
+ * (the tagger, no query/category match, a price range). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,8 @@
 #include <jansson.h>
 
 #include "keynode/purchase.h"
-
+#include "keynode/pytext.h"
+#include "keynode/wordnet.h"
 #define NO_LIMIT 1000000.0 /* WebShop's price_upper when an instruction has none */
 
 /* The colour names WebShop's normalize_color looks for, in its order (data, not code). */
@@ -40,222 +42,248 @@ const char *kn_purchase_normalize_color(const char *s)
 	return s;
 }
 
-/* thefuzz's full_process with force_ascii: non-ASCII dropped, non-word characters (not letters,
- * digits or '_') become spaces, lower case. Then the whitespace-separated words, sorted and
- * deduplicated, into w (pointers into buf). */
-static size_t words(char *buf, const char *s, char **w, size_t cap)
-{
-	size_t k = 0, n = 0;
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if (*p >= 0x80)
-			continue;
-		buf[k++] = (char)(isalnum(*p) || *p == '_' ? tolower(*p) : ' ');
-	}
-	buf[k] = '\0';
-	for (char *tok = strtok(buf, " "); tok && n < cap; tok = strtok(NULL, " "))
-		w[n++] = tok;
-	for (size_t i = 1; i < n; i++) /* insertion sort: few words */
-		for (size_t j = i; j > 0 && strcmp(w[j - 1], w[j]) > 0; j--) {
-			char *t = w[j];
-			w[j] = w[j - 1];
-			w[j - 1] = t;
-		}
-	size_t u = 0;
-	for (size_t i = 0; i < n; i++)
-		if (u == 0 || strcmp(w[u - 1], w[i]) != 0)
-			w[u++] = w[i];
-	return u;
-}
-
-static int has_word(char *const *w, size_t n, const char *x)
-{
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(w[i], x) == 0)
-			return 1;
-	return 0;
-}
-
-/* Indel distance: |a| + |b| − 2·LCS(a, b). */
-static size_t indel(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b);
-	size_t *row = calloc(lb + 1, sizeof *row);
-	if (!row)
-		return la + lb;
-	for (size_t i = 1; i <= la; i++) {
-		size_t diag = 0;
-		for (size_t j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			row[j] = a[i - 1] == b[j - 1] ? diag + 1 : (row[j] > row[j - 1] ? row[j] : row[j - 1]);
-			diag = up;
-		}
-	}
-	size_t lcs = row[lb];
-	free(row);
-	return la + lb - 2 * lcs;
-}
-
-static double norm_score(size_t dist, size_t lensum)
-{
-	return lensum ? 100.0 - 100.0 * (double)dist / (double)lensum : 100.0;
-}
-
-/* Join the words of w not in other (sorted) with single spaces into out. */
-static size_t join_diff(char *out, char *const *w, size_t n, char *const *other, size_t no)
-{
-	size_t k = 0;
-	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		if (has_word(other, no, w[i]))
-			continue;
-		k += (size_t)sprintf(out + k, "%s%s", k ? " " : "", w[i]);
-	}
-	return k;
-}
-
-/* Python's round(): halves to even. */
-static int py_round(double x)
-{
-	double f = floor(x), d = x - f;
-	if (d > 0.5 || (d == 0.5 && fmod(f, 2) != 0))
-		f += 1;
-	return (int)f;
-}
-
 int kn_purchase_token_set_ratio(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	char *ba = malloc(la + 1), *bb = malloc(lb + 1), *da = malloc(la + 1), *db = malloc(lb + 1);
-	char **wa = malloc((la / 2 + 1) * sizeof *wa), **wb = malloc((lb / 2 + 1) * sizeof *wb);
-	int r = 0;
-	if (!ba || !bb || !da || !db || !wa || !wb)
-		goto done;
-	size_t na = words(ba, a, wa, la / 2 + 1), nb = words(bb, b, wb, lb / 2 + 1);
-	if (!na || !nb)
-		goto done;
-	size_t sect = 0, n_sect = 0;
-	for (size_t i = 0; i < na; i++)
-		if (has_word(wb, nb, wa[i]))
-			sect += strlen(wa[i]) + (n_sect++ ? 1 : 0);
-	size_t ab = join_diff(da, wa, na, wb, nb), ba_len = join_diff(db, wb, nb, wa, na);
-	if (n_sect && (!ab || !ba_len)) { /* one is part of the other */
-		r = 100;
-		goto done;
-	}
-	size_t sect_ab = sect + (sect ? 1 : 0) + ab, sect_ba = sect + (sect ? 1 : 0) + ba_len;
-	double best = norm_score(indel(da, db), sect_ab + sect_ba);
-	if (sect) {
-		double s1 = norm_score((sect ? 1 : 0) + ab, sect + sect_ab);
-		double s2 = norm_score((sect ? 1 : 0) + ba_len, sect + sect_ba);
-		best = s1 > best ? s1 : best;
-		best = s2 > best ? s2 : best;
-	}
-	r = py_round(best);
-done:
-	free(ba), free(bb), free(da), free(db), free(wa), free(wb);
-	return r;
+	int r;
+	return kn_fuzz_token_set_ratio(&r, a, b, KN_FUZZ_DIFFLIB) == 0 ? r : 0;
 }
 
-static int contains_lower(const char *hay, const char *needle)
-{
-	if (!hay)
-		return 0;
-	char *low = strdup(hay);
-	if (!low)
-		return 0;
-	for (char *p = low; *p; p++)
-		*p = (char)tolower((unsigned char)*p);
-	int ok = strstr(low, needle) != NULL;
-	free(low);
-	return ok;
-}
+/* --- the type rule --- */
 
-/* The type reward: the title's share of the type's words (WebShop uses the nouns; keynode all
- * words of `type`), then WebShop's steps (no query or category match here). */
-static double type_reward(const char *type, const char *title, double *title_score)
+/* The lower-cased nouns of name into w (each the caller's), a list in order. Tokens as spaCy cuts
+ * a name, roughly: runs of letters and digits (str.isalnum), a "." between two of them inside the
+ * token ("d.o.n", "3.1"); the "s" of "'s" is no token. Numbers (ASCII digits and dots) are not
+ * nouns, nor what kn_wordnet_is_noun says is not. Returns the count, or -1 out of memory. */
+static long nouns(const kn_wordnet *wn, const char *name, char ***w)
 {
-	size_t lt = strlen(type), lti = strlen(title);
-	char *bt = malloc(lt + 1), *bti = malloc(lti + 1);
-	char **wt = malloc((lt / 2 + 1) * sizeof *wt), **wti = malloc((lti / 2 + 1) * sizeof *wti);
-	*title_score = 0;
-	if (bt && bti && wt && wti) {
-		/* the type's words as a list (WebShop divides by its length), the title's as a set */
-		size_t n = 0;
-		for (const unsigned char *p = (const unsigned char *)type; *p;) {
-			while (*p && !isalnum(*p))
-				p++;
-			const unsigned char *s = p;
-			while (*p && isalnum(*p))
-				p++;
-			if (p > s)
-				n++;
+	size_t n = strlen(name), cnt = 0;
+	*w = calloc(n / 2 + 1, sizeof **w);
+	if (!*w)
+		return -1;
+	for (size_t i = 0; i < n;) {
+		unsigned cp, prev = 0;
+		size_t l = kn_py_next(name + i, n - i, &cp);
+		if (cp == 0xFFFFFFFFu || !kn_py_isalnum(cp)) {
+			i += l;
+			continue;
 		}
-		size_t nt = words(bt, type, wt, lt / 2 + 1), nti = words(bti, title, wti, lti / 2 + 1);
-		size_t hit = 0;
-		for (size_t i = 0; i < nt; i++)
-			hit += has_word(wti, nti, wt[i]);
-		*title_score = n ? (double)hit / (double)n : 0.2;
+		size_t b = i, e = i;
+		int numeric = 1;
+		while (e < n) {
+			l = kn_py_next(name + e, n - e, &cp);
+			if (cp == '.' && e + l < n) { /* a dot between two alnum characters stays inside */
+				unsigned nx;
+				kn_py_next(name + e + l, n - e - l, &nx);
+				if (prev && nx != 0xFFFFFFFFu && kn_py_isalnum(nx)) {
+					e += l;
+					prev = cp;
+					continue;
+				}
+			}
+			if (cp == 0xFFFFFFFFu || !kn_py_isalnum(cp))
+				break;
+			numeric &= cp < 0x80 && cp >= '0' && cp <= '9';
+			prev = cp;
+			e += l;
+		}
+		i = e;
+		int apos_s = e - b == 1 && (name[b] == 's' || name[b] == 'S') && b > 0 &&
+		             (name[b - 1] == '\'' ||
+		              (b >= 3 && memcmp(name + b - 3, "\xe2\x80\x99", 3) == 0));
+		if (numeric || apos_s)
+			continue;
+		char *low = NULL;
+		if (kn_py_lower(&low, name + b, e - b) != 0)
+			return -1;
+		if (!kn_wordnet_is_noun(wn, low)) {
+			free(low);
+			continue;
+		}
+		(*w)[cnt++] = low;
 	}
-	free(bt), free(bti), free(wt), free(wti);
-	double r = *title_score > 0.2 ? 1.0 : 0.5;
-	if (*title_score < 0.1)
+	return (long)cnt;
+}
+
+static void free_words(char **w, long n)
+{
+	for (long i = 0; i < n; i++)
+		free(w[i]);
+	free(w);
+}
+
+int kn_purchase_title_score(double *out, const char *desired, const char *bought, kn_err *err)
+{
+	const kn_wordnet *wn;
+	char **d = NULL, **b = NULL;
+	long nd = -1, nb = -1;
+	*out = 0;
+	int rc = kn_wordnet_shared(&wn, err);
+	if (rc)
+		return rc;
+	nd = nouns(wn, desired, &d);
+	nb = nd < 0 ? -1 : nouns(wn, bought, &b);
+	if (nd < 0 || nb < 0) {
+		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	} else if (nd == 0) {
+		*out = 0.2; /* WebShop: no desired noun */
+	} else {
+		/* len(set(bought) & set(desired)) / len(desired) */
+		long hit = 0;
+		for (long i = 0; i < nd; i++) {
+			int seen = 0, found = 0;
+			for (long k = 0; k < i && !seen; k++)
+				seen = strcmp(d[k], d[i]) == 0;
+			for (long k = 0; k < nb && !found && !seen; k++)
+				found = strcmp(b[k], d[i]) == 0;
+			hit += found;
+		}
+		*out = (double)hit / (double)nd;
+	}
+	free_words(d, nd < 0 ? 0 : nd);
+	free_words(b, nb < 0 ? 0 : nb);
+	return rc;
+}
+
+/* WebShop's r_type from title_score (keynode has no query or category to match). */
+static double type_reward(double title_score)
+{
+	double r = title_score > 0.2 ? 1.0 : 0.5;
+	if (title_score < 0.1)
 		r = 0.1;
-	if (*title_score == 0.0)
+	if (title_score == 0.0)
 		r = 0.0;
 	return r;
 }
 
-static double parse_price(const char *s)
+/* --- attributes and price --- */
+
+/* g in str.lower() of text (Python's `in`: a substring; byte-wise is code-point-wise on UTF-8). */
+static int in_lower(const char *g, const char *text, int *found)
 {
-	if (!s)
-		return -1;
-	const char *p = s;
-	while (*p && !(*p >= '0' && *p <= '9'))
-		p++;
-	if (!*p)
-		return -1;
-	char num[64];
-	size_t k = 0;
-	for (; *p && k < sizeof num - 1 && ((*p >= '0' && *p <= '9') || *p == ',' || *p == '.'); p++)
-		if (*p != ',')
-			num[k++] = *p;
-	num[k] = '\0';
-	return strtod(num, NULL);
+	char *low = NULL;
+	if (!text)
+		return 0;
+	if (kn_py_lower(&low, text, strlen(text)) != 0)
+		return KN_ENOMEM;
+	*found = strstr(low, g) != NULL;
+	free(low);
+	return 0;
 }
 
-void kn_purchase_reward(const kn_purchase *spec, const kn_purchase_read *rd, kn_reward *out)
+/* " ".join(items) */
+static char *joined(const char *const *items, size_t n)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < n; i++)
+		len += strlen(items[i]) + 1;
+	char *r = malloc(len), *p = r;
+	if (!r)
+		return NULL;
+	*p = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(items[i]);
+		if (i)
+			*p++ = ' ';
+		memcpy(p, items[i], l + 1);
+		p += l;
+	}
+	return r;
+}
+
+static int attribute_met(const kn_purchase *spec, const kn_purchase_read *rd, const char *bullets,
+                         const char *g, int *met)
+{
+	int rc = 0;
+	*met = 0;
+	for (size_t i = 0; i < rd->n_attributes && !*met; i++) {
+		int r;
+		if ((rc = kn_fuzz_token_set_ratio(&r, rd->attributes[i], g, spec->scorer)) != 0)
+			return rc;
+		*met = r > 85;
+	}
+	if (!*met && (rc = in_lower(g, rd->title ? rd->title : "", met)) != 0)
+		return rc;
+	if (!*met && (rc = in_lower(g, bullets, met)) != 0)
+		return rc;
+	if (!*met && (rc = in_lower(g, rd->description ? rd->description : "", met)) != 0)
+		return rc;
+	return 0;
+}
+
+double kn_purchase_price(const char *text)
+{
+	if (!text)
+		return -1;
+	const char *p = strchr(text, '$');
+	p = p ? p + 1 : text; /* keynode: a text without "$" is one number */
+	double v[2];
+	int n = 0;
+	while (n < 2) {
+		/* re.sub(r"[^\d.]", "", piece) up to the next "$", then Decimal(): one decimal number */
+		char num[64];
+		size_t k = 0, digits = 0, dots = 0;
+		for (; *p && *p != '$'; p++)
+			if (((*p >= '0' && *p <= '9') || *p == '.') && k < sizeof num - 1) {
+				digits += *p != '.';
+				dots += *p == '.';
+				num[k++] = *p;
+			}
+		num[k] = '\0';
+		if (!digits || dots > 1)
+			return -1;
+		v[n++] = strtod(num, NULL);
+		if (*p != '$')
+			break;
+		p++;
+	}
+	return n == 2 && v[0] > v[1] ? v[0] : v[n - 1];
+}
+
+int kn_purchase_reward(const kn_purchase *spec, const kn_purchase_read *rd, kn_reward *out,
+                       kn_err *err)
 {
 	memset(out, 0, sizeof *out);
 	out->price = -1;
 	if (!spec || !rd)
-		return;
-	const char *title = rd->title ? rd->title : "";
-	out->r_type = type_reward(spec->type ? spec->type : "", title, &out->title_score);
-	for (size_t g = 0; g < spec->n_attributes; g++) {
-		const char *ga = spec->attributes[g];
-		int met = 0;
-		for (size_t i = 0; i < rd->n_attributes && !met; i++)
-			met = kn_purchase_token_set_ratio(rd->attributes[i], ga) > 85;
-		if (!met)
-			met = contains_lower(title, ga);
-		for (size_t i = 0; i < rd->n_attributes && !met; i++) /* the bullet points */
-			met = contains_lower(rd->attributes[i], ga);
+		return 0;
+	int rc = kn_purchase_title_score(&out->title_score, spec->type ? spec->type : "",
+	                                 rd->title ? rd->title : "", err);
+	char *bullets = rc ? NULL : joined(rd->bullets, rd->n_bullets);
+	if (!rc && !bullets)
+		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	for (size_t g = 0; !rc && g < spec->n_attributes; g++) {
+		int met;
+		rc = attribute_met(spec, rd, bullets, spec->attributes[g], &met);
 		out->attributes_met += (size_t)met;
 	}
-	for (size_t g = 0; g < spec->n_options; g++) {
+	free(bullets);
+	for (size_t g = 0; !rc && g < spec->n_options; g++) {
 		const char *go = kn_purchase_normalize_color(spec->options[g].value);
-		for (size_t i = 0; i < rd->n_options; i++)
-			if (kn_purchase_token_set_ratio(kn_purchase_normalize_color(rd->options[i]), go) > 85) {
+		for (size_t i = 0; !rc && i < rd->n_options; i++) {
+			int r;
+			rc = kn_fuzz_token_set_ratio(&r, kn_purchase_normalize_color(rd->options[i]), go,
+			                             spec->scorer);
+			if (!rc && r > 85) {
 				out->options_met++;
 				break;
 			}
+		}
 	}
-	out->price = parse_price(rd->price);
+	if (rc) {
+		if (rc == KN_ENOMEM)
+			kn_err_set(err, rc, "out of memory");
+		memset(out, 0, sizeof *out);
+		out->price = -1;
+		return rc;
+	}
+	out->r_type = type_reward(out->title_score);
+	out->price = kn_purchase_price(rd->price);
 	out->price_ok = out->price >= 0 &&
 	                out->price <= (spec->price_max > 0 ? spec->price_max : NO_LIMIT);
 	double den = (double)(spec->n_attributes + spec->n_options + 1);
 	out->reward = ((double)out->attributes_met + (double)out->options_met + out->price_ok) / den *
 	              out->r_type;
+	return 0;
 }
 
 /* --- reading the page --- */
@@ -264,26 +292,40 @@ void kn_purchase_reward(const kn_purchase *spec, const kn_purchase_read *rd, kn_
 #define DEF_ATTRS ".attributes li"
 #define DEF_OPTIONS "select, input[type=radio]:checked, input[type=checkbox]:checked"
 #define DEF_PRICE ".price"
+#define DEF_BULLETS ".bullets li"
+#define DEF_DESCRIPTION ".description"
 
-int kn_purchase_script(char **out, const kn_purchase *spec)
+int kn_purchase_script(char **out, const kn_purchase *spec, const char *const *touched,
+                       size_t n_touched)
 {
 	*out = NULL;
-	json_t *sel = json_pack("[s, s, s, s]", spec->read_title ? spec->read_title : DEF_TITLE,
+	json_t *sel = json_pack("[s, s, s, s, s, s, []]",
+	                        spec->read_title ? spec->read_title : DEF_TITLE,
 	                        spec->read_attributes ? spec->read_attributes : DEF_ATTRS,
 	                        spec->read_options ? spec->read_options : DEF_OPTIONS,
-	                        spec->read_price ? spec->read_price : DEF_PRICE);
+	                        spec->read_price ? spec->read_price : DEF_PRICE,
+	                        spec->read_bullets ? spec->read_bullets : DEF_BULLETS,
+	                        spec->read_description ? spec->read_description : DEF_DESCRIPTION);
+	for (size_t i = 0; sel && i < n_touched; i++)
+		json_array_append_new(json_array_get(sel, 6), json_string(touched[i]));
 	char *lit = sel ? json_dumps(sel, JSON_COMPACT) : NULL;
 	json_decref(sel);
 	if (!lit)
 		return KN_ENOMEM;
+	/* an option element counts when a touched selector names it or a label of it */
 	static const char fmt[] =
-		"(() => { const [ts, as, os, ps] = %s;"
+		"(() => { const [ts, as, os, ps, bs, ds, touched] = %s;"
 		" const txt = e => String(e.innerText !== undefined ? e.innerText : e.textContent).trim();"
 		" const one = s => { const e = document.querySelector(s); return e ? txt(e) : null; };"
-		" const opts = [...document.querySelectorAll(os)].map(e => e.localName === 'select' ?"
-		" (e.selectedOptions[0] ? e.selectedOptions[0].value : '') : e.value).filter(x => x);"
-		" return JSON.stringify({title: one(ts), attributes: [...document.querySelectorAll(as)]"
-		".map(txt).filter(x => x), options: opts, price: one(ps)}); })()";
+		" const all = s => [...document.querySelectorAll(s)].map(txt).filter(x => x);"
+		" const acted = touched.map(s => { try { return document.querySelector(s); }"
+		" catch (x) { return null; } }).filter(t => t);"
+		" const chosen = e => acted.some(t => t === e || (t.localName === 'label' && t.control === e));"
+		" const opts = [...document.querySelectorAll(os)].filter(chosen).map(e =>"
+		" e.localName === 'select' ? (e.selectedOptions[0] ? e.selectedOptions[0].value : '') :"
+		" (e.checked === false ? '' : e.value)).filter(x => x);"
+		" return JSON.stringify({title: one(ts), attributes: all(as), options: opts, price: one(ps),"
+		" bullets: all(bs), description: one(ds)}); })()";
 	size_t n = strlen(lit) + sizeof fmt;
 	char *r = malloc(n);
 	if (r)
@@ -295,7 +337,7 @@ int kn_purchase_script(char **out, const kn_purchase *spec)
 
 struct read_handle {
 	json_t *j;
-	const char **attrs, **opts;
+	const char **attrs, **opts, **bullets;
 };
 
 static const char **strings(json_t *a, size_t *n)
@@ -331,8 +373,11 @@ int kn_purchase_read_parse(void **handle, kn_purchase_read *read, const char *js
 	read->price = json_string_value(json_object_get(j, "price"));
 	h->attrs = strings(json_object_get(j, "attributes"), &read->n_attributes);
 	h->opts = strings(json_object_get(j, "options"), &read->n_options);
+	h->bullets = strings(json_object_get(j, "bullets"), &read->n_bullets);
+	read->description = json_string_value(json_object_get(j, "description"));
 	read->attributes = h->attrs;
 	read->options = h->opts;
+	read->bullets = h->bullets;
 	*handle = h;
 	return 0;
 }
@@ -345,6 +390,7 @@ void kn_purchase_read_free(void *handle)
 	json_decref(h->j);
 	free(h->attrs);
 	free(h->opts);
+	free(h->bullets);
 	free(h);
 }
 
@@ -384,5 +430,7 @@ void kn_purchase_free(kn_purchase *p)
 	free(p->read_attributes);
 	free(p->read_options);
 	free(p->read_price);
+	free(p->read_bullets);
+	free(p->read_description);
 	free(p);
 }

@@ -1,4 +1,4 @@
-/* pytext.c — Python's str.isspace / strip / lower / len and html.unescape over UTF-8
+/* pytext.c — Python's str.isspace / isalnum / strip / lower / len and html.unescape over UTF-8
  * (pytext.h), from the tables gen_pytext.py generates (pytext_lower.c, pytext_entities*.c). */
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +75,13 @@ static int in_ranges(const unsigned (*r)[2], size_t n, unsigned cp)
 
 /* The code point before offset i of s (skipping case-ignorable ones): its cased-ness, as
  * Python's handle_capital_sigma looks back (dir < 0) or forward (dir > 0, from offset i). */
+int kn_py_isalnum(unsigned cp)
+{
+	if (cp < 0x80)
+		return (cp >= '0' && cp <= '9') || ((cp | 0x20) >= 'a' && (cp | 0x20) <= 'z');
+	return in_ranges(kn_py_alnum, kn_py_alnum_count, cp);
+}
+
 static int cased_neighbour(const char *s, size_t n, size_t i, int dir)
 {
 	unsigned cp = 0;

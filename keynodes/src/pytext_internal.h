@@ -22,6 +22,8 @@ extern const struct kn_py_lower kn_py_lower_table[];
 extern const size_t kn_py_lower_count;
 extern const unsigned kn_py_cased[][2], kn_py_case_ignorable[][2]; /* sorted [lo, hi] ranges */
 extern const size_t kn_py_cased_count, kn_py_case_ignorable_count;
+extern const unsigned kn_py_alnum[][2]; /* str.isalnum(), sorted [lo, hi] ranges */
+extern const size_t kn_py_alnum_count;
 extern const struct kn_py_entity kn_py_entity_table_1[], kn_py_entity_table_2[];
 extern const size_t kn_py_entity_count_1, kn_py_entity_count_2;
 extern const struct kn_py_charref kn_py_invalid_charref_table[];

@@ -1,6 +1,7 @@
 /* task_yaml_purchase.c — the `purchase:` mapping of a task (purchase.h) for the YAML task loader
  * (task_yaml.c): the product type asked for, attributes and options to match, price_max, whether
- * to buy, and `read:` (where the page shows title, attributes, options and price). */
+ * to buy, the fuzzy scorer, and `read:` (where the page shows title, attributes, options, price,
+ * bullet points and description). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,8 +12,9 @@
 /* ---- purchase: (purchase.h) ---- */
 
 static const char *const purchase_keys[] = { "type", "attributes", "options", "price_max", "buy",
-                                             "read" };
-static const char *const read_keys[] = { "title", "attributes", "options", "price" };
+                                             "read", "scorer" };
+static const char *const read_keys[] = { "title", "attributes", "options", "price", "bullets",
+                                         "description" };
 
 /* A list of texts (or one text) into *items. */
 static int purchase_list(loader *l, const char *what, char ***items, size_t *n)
@@ -70,24 +72,42 @@ static int purchase_options(loader *l, kn_purchase *p)
 	}
 }
 
-/* read: {title, attributes, options, price} — CSS selectors. */
+/* read: {title, attributes, options, price, bullets, description} — CSS selectors. */
 static int purchase_read(loader *l, kn_purchase *p)
 {
 	int rc, w;
 	unsigned seen = 0;
-	if ((rc = kn_ty_open_mapping(l, "'read' must be a mapping of title, attributes, options "
-	                                "and price to CSS selectors; ", NULL)) != 0)
+	if ((rc = kn_ty_open_mapping(l, "'read' must be a mapping of title, attributes, options, "
+	                                "price, bullets and description to CSS selectors; ", NULL)) != 0)
 		return rc;
 	for (;;) {
-		if ((rc = kn_ty_read_field(l, read_keys, 4, "read", &seen, NULL, &w)) != 0)
+		if ((rc = kn_ty_read_field(l, read_keys, 6, "read", &seen, NULL, &w)) != 0)
 			return rc;
 		if (w < 0)
 			return 0;
-		char **slot = w == 0 ? &p->read_title : w == 1 ? &p->read_attributes
-		              : w == 2 ? &p->read_options : &p->read_price;
+		char **slots[] = { &p->read_title, &p->read_attributes, &p->read_options,
+		                   &p->read_price, &p->read_bullets, &p->read_description };
+		char **slot = slots[w];
 		if ((rc = kn_ty_read_text(l, read_keys[w], 0, slot, NULL)) != 0)
 			return rc;
 	}
+}
+
+/* scorer: difflib | indel (fuzz.h) */
+static int purchase_scorer(loader *l, kn_purchase *p)
+{
+	yev v;
+	int rc = kn_ty_next_event(l, &v);
+	if (rc)
+		return rc;
+	if (v.type == YAML_SCALAR_EVENT && strcmp(v.val, "difflib") == 0)
+		p->scorer = KN_FUZZ_DIFFLIB;
+	else if (v.type == YAML_SCALAR_EVENT && strcmp(v.val, "indel") == 0)
+		p->scorer = KN_FUZZ_INDEL;
+	else
+		return kn_ty_fail(l, KN_EINVAL, v.at, "'scorer' must be difflib or indel, found %s",
+		                  kn_ty_found(l, &v));
+	return 0;
 }
 
 /* A task's purchase: mapping (keynodes/README.md "Purchase reward"). */
@@ -97,13 +117,13 @@ int kn_ty_parse_purchase(loader *l, kn_task *t)
 	unsigned seen = 0;
 	pos at;
 	if ((rc = kn_ty_open_mapping(l, "'purchase' must be a mapping (type, attributes, options, "
-	                                "price_max, buy, read); ", &at)) != 0)
+	                                "price_max, buy, read, scorer); ", &at)) != 0)
 		return rc;
 	if (!(t->purchase = calloc(1, sizeof *t->purchase)))
 		return kn_ty_oom(l);
 	kn_purchase *p = t->purchase;
 	for (;;) {
-		if ((rc = kn_ty_read_field(l, purchase_keys, 6, "purchase", &seen, NULL, &w)) != 0)
+		if ((rc = kn_ty_read_field(l, purchase_keys, 7, "purchase", &seen, NULL, &w)) != 0)
 			return rc;
 		if (w < 0)
 			break;
@@ -117,6 +137,8 @@ int kn_ty_parse_purchase(loader *l, kn_task *t)
 			rc = kn_ty_read_text(l, "buy", 0, &p->buy, NULL);
 		else if (w == 5)
 			rc = purchase_read(l, p);
+		else if (w == 6)
+			rc = purchase_scorer(l, p);
 		else {
 			yev v;
 			if ((rc = kn_ty_next_event(l, &v)) != 0)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """gen_pytext.py — writes keynodes/src/pytext_lower.c and pytext_entities{1,2}.c: the Unicode
-tables keynode needs to do what Python's str.lower() and html.unescape() do (functional checks,
+tables keynode needs to do what Python's str.lower(), str.isalnum() and html.unescape() do (functional checks,
 `webarena` semantics). Run it with
 the Python whose behaviour you want (the committed tables come from the version named in them):
 
@@ -82,6 +82,8 @@ def lower_tables(w):
         lambda c: chr(c).islower() or chr(c).isupper() or chr(c).istitle()))
     range_table(w, "kn_py_case_ignorable", ranges(
         lambda c: unicodedata.category(chr(c)) in ("Mn", "Me", "Cf", "Lm", "Sk") or c in MID))
+    # str.isalnum() (also what re's \w matches, with "_"): thefuzz's full_process
+    range_table(w, "kn_py_alnum", ranges(lambda c: chr(c).isalnum()))
     inv = sorted(html._invalid_charrefs.items())
     w("const struct kn_py_charref kn_py_invalid_charref_table[] = {\n")
     packed(["{0x%x, %s}" % (num, c_str(val)) for num, val in inv], w)

@@ -148,7 +148,10 @@ static void on_world(void *ud, kn_cdp *c, json_t *result, const char *error)
 	json_t *ctx = json_object_get(result, "executionContextId");
 	char *script = NULL, *loc = NULL;
 	if (pc->purchase) { /* purchase.h: the page's title, attributes, options and price */
-		if (kn_purchase_script(&loc, pc->task->purchase) == 0 && (script = malloc(strlen(loc) + 4)))
+		size_t nt;
+		const char *const *touched = kn_eval_purchase_touched(pc->ev, &nt);
+		if (kn_purchase_script(&loc, pc->task->purchase, touched, nt) == 0 &&
+		    (script = malloc(strlen(loc) + 4)))
 			sprintf(script, "js:%s", loc);
 		free(loc);
 		loc = script;

@@ -7,8 +7,9 @@
 # (keynodes/README.md "Purchase reward"):
 #   shoe:   type "trail running shoe", attributes waterproof + lightweight, colour blue, size 9,
 #           price ≤ 60 → denominator 2 + 2 + 1 = 5
-#   jacket: type "lightweight rain jacket for hiking trips" (6 words), waterproof + packable, navy,
-#           m, price ≤ 80 → denominator 5; "Hiking Boot Classic" shares 1 of 6 type words → r_type 0.5
+#   jacket: type "lightweight rain jacket for hiking trips" (5 nouns), waterproof + packable, navy,
+#           m, price ≤ 80 → denominator 5; "Hiking Boot Classic" shares 1 of 5 → r_type 0.5
+#   issue 28's cases (goal.py's text and option rules) at the end
 #
 #   tests/integration/purchase.sh KEYNODE_BIN REPO_DIR
 set -u -o pipefail
@@ -30,9 +31,10 @@ tasks=$tmp/market.yaml
 # one browser for every run (each agent starts with a goto, each watch is a run of its own)
 kn_chromium_start "$tmp" || kn_finish
 
-# purchase NAME TASK MODE WANT PARTS — the agent, `keynode watch` (a purchase is the 5th step: goto,
-# product, colour, size, buy; a run without one ends after 2 s idle); WANT is the
-# reward as a jq expression (a fraction), PARTS a jq test of .reward_parts
+# purchase NAME TASK MODE WANT PARTS [STEPS] — the agent, `keynode watch` (a purchase is the 5th step:
+# goto, product, colour, size, buy; fewer when the agent leaves an option alone; a run without one
+# ends after 5 s idle: on a loaded machine a first page load can take over 2 s); WANT is the reward
+# as a jq expression (a fraction), PARTS a jq test of .reward_parts
 purchase() {
   local name=$1 task=$2 mode=$3 want=$4 parts=$5 steps=${6:-5} dir=$tmp/$1
   mkdir -p "$dir"
@@ -45,7 +47,7 @@ purchase() {
     sleep 0.05
   done
   "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" \
-    --until idle:2 --run-id "$name" --out "$tmp/$name.json" 2>"$dir/watch.err" &
+    --until idle:5 --run-id "$name" --out "$tmp/$name.json" 2>"$dir/watch.err" &
   local wpid=$!
   kn_pids+=("$wpid")
   for _ in $(seq 1 200); do
@@ -87,10 +89,24 @@ purchase shoe-none market-shoe 1:blue:9:look 0 '(.purchased | not) and .type == 
 purchase jacket-right market-jacket 5:navy:m:buy 1 '.attributes_met == 2 and .title_score > 0.3'
 purchase jacket-colour market-jacket 5:red:m:buy 4/5 '.options_met == 1'
 purchase jacket-size market-jacket 5:navy:s:buy 4/5 '.options_met == 1 and .price == 1'
-# the boot for the jacket: 1 of 6 type words (r_type 0.5), waterproof only, over budget:
+# the boot for the jacket: 1 of 5 type nouns (r_type 0.5), waterproof only, over budget:
 # (1 + 0 + 0) / 5 × 0.5 = 1/10
 purchase jacket-boot market-jacket 4:brown:10:buy 1/10 '.type == 0.5 and .attributes_met == 1'
 # socks: no type word, r_type 0
 purchase jacket-socks market-jacket 6:white:m:buy 0 '.type == 0'
+# issue 28, goal.py's rules (denominator 4 + 2 + 1 = 7 for the ramekin): "crème brûlée" in the
+# title "CRÈME BRÛLÉE …" (Python's lower()), "water resistant" against "water–resistant" (an en
+# dash separates), "stainless steel" over two bullet points, "bpa free" in the description, a type
+# of accented words: all met, 1
+purchase ramekin-right market-ramekin '7:blue:1 pack:buy' 1 \
+  '.attributes_met == 4 and .options_met == 2 and .title_score == 1'
+# the pre-checked blue and the pre-selected "1 pack" untouched: no option chosen, 5/7
+purchase ramekin-untouched market-ramekin '7:-:-:buy' 5/7 '.options_met == 0 and .price == 1' 3
+# white chosen, the quantity select left at "1 pack": 5/7
+purchase ramekin-white market-ramekin '7:white:-:buy' 5/7 '.options_met == 0' 4
+# "fast charngig" against "fast charging": difflib's 85 is no match (Indel's 92 was), 1/2
+purchase charger market-charger '8:-:-:buy' 1/2 '.attributes_met == 0 and .price == 1' 3
+# "waterproof jacket" has one noun, "jacket": "Waterproof Hiking Boot" is another type, 0
+purchase jacket-for-boot market-waterproof-jacket '9:-:-:buy' 0 '.type == 0 and .title_score == 0' 3
 kn_stop "$cpid"
 kn_finish

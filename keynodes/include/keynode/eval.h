@@ -83,6 +83,10 @@ const char *kn_eval_url(const kn_eval *ev);
 int kn_eval_purchase_wanted(const kn_eval *ev);
 /* 1 when the task's buy element was clicked and nothing was read yet: read now. */
 int kn_eval_purchase_bought(const kn_eval *ev);
+/* The selectors of the elements the agent clicked or chose in (click and select events, at most
+ * KN_EVAL_MAX_TOUCHED, the latest kept): what kn_purchase_script reads options from. Borrowed. */
+#define KN_EVAL_MAX_TOUCHED 64
+const char *const *kn_eval_purchase_touched(const kn_eval *ev, size_t *n);
 /* Record what the purchase read returned (kn_purchase_script's JSON), or NULL with error; scores
  * the reward. KN_EINVAL when the task has no purchase. */
 int kn_eval_purchase_result(kn_eval *ev, const char *json, const char *error, kn_err *err);

@@ -1,6 +1,6 @@
-/* pytext.h — Python's str semantics on UTF-8 text, where WebArena's evaluator depends on them:
- * str.isspace / strip(), str.lower() (full Unicode mappings, "İ" becomes two code points), len()
- * in code points, and html.unescape(). Tables are generated from a Python (keynodes/tools/
+/* pytext.h — Python's str semantics on UTF-8 text, where WebArena's evaluator and WebShop's thefuzz
+ * depend on them: str.isspace / strip(), str.isalnum(), str.lower() (full Unicode mappings, "İ"
+ * becomes two code points), len() in code points, and html.unescape(). Tables are generated from a Python (keynodes/tools/
  * gen_pytext.py; the version is named in the generated files). Ill-formed UTF-8 bytes are kept
  * as they are and count as one character each. Pure and thread-safe. */
 #ifndef KEYNODE_PYTEXT_H
@@ -16,6 +16,9 @@ size_t kn_py_next(const char *s, size_t n, unsigned *cp);
 
 /* 1 when str.isspace() holds for the code point. */
 int kn_py_isspace(unsigned cp);
+
+/* 1 when str.isalnum() holds for the code point (what re's \w matches, "_" aside). */
+int kn_py_isalnum(unsigned cp);
 
 /* str.strip(): the offsets [*b, *e) of s (n bytes) without leading and trailing whitespace. */
 void kn_py_strip(const char *s, size_t n, size_t *b, size_t *e);

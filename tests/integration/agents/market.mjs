@@ -1,7 +1,7 @@
 // market.mjs — the agent of purchase.sh on Ridgeline Market (tests/sites/market): MODE is
 // "ID:COLOR:SIZE:buy", "ID:COLOR:SIZE:leave" or "ID:COLOR:SIZE:look" — goto the product page, pick
-// the colour radio and the size, then click #buy (leave: then go back to the index; look: leave
-// without buying).
+// the colour radio and the size (COLOR or SIZE "-": leave it as the page set it), then click #buy
+// (leave: then go back to the index; look: leave without buying).
 import { connect, mark, run, think, base, mode } from './lib.mjs';
 
 run(async () => {
@@ -11,8 +11,8 @@ run(async () => {
   await think();
   await page.click(`#product-${id}`);
   await page.waitForURL(/product\.html\?id=\d+$/);
-  await page.click(`#color-${color}`); // a click even when already checked: always a step
-  await page.selectOption('#size', size);
+  if (color !== '-') await page.click(`#color-${color}`); // a click even when already checked: a step
+  if (size !== '-') await page.selectOption('#size', size);
   await think();
   if (act === 'buy' || act === 'leave') {
     await page.click('#buy');

@@ -1,5 +1,6 @@
-/* product.js — renders product.html?id=N: title, price, attributes, colour radios
- * (#color-<name>, the first checked), the size <select> (the first selected); #buy places the
+/* product.js — renders product.html?id=N: title, price, attributes, bullet points and description
+ * (when the product has them), colour radios (#color-<name>, the first checked), the size <select>
+ * (the first selected); #buy places the
  * order on the page itself (#bought shows, the choices freeze), so the page still shows what was
  * bought. */
 (function () {
@@ -18,6 +19,13 @@
     li.textContent = a;
     ul.appendChild(li);
   });
+  var bl = document.getElementById('bullets');
+  (p.bullets || []).forEach(function (b) {
+    var li = document.createElement('li');
+    li.textContent = b;
+    bl.appendChild(li);
+  });
+  document.getElementById('description').textContent = p.description || '';
   var fs = document.getElementById('colors');
   p.colors.forEach(function (c, i) {
     var label = document.createElement('label');
