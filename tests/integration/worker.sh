@@ -16,7 +16,7 @@
 #                 healthy), an unreachable site (error, not broken): every transition in
 #                 health_transitions with its evidence, an alert per transition in the alerts table.
 #   cli           usage errors and an unreachable database: exit 2 with one line on stderr.
-# Env: KN_WORKER_JOBS (default 200: the acceptance number; the sanitizer build runs 30, see CMakeLists.txt),
+# Env: KN_WORKER_JOBS (default 200: the acceptance number; ctest runs 120, the sanitizer build 30: CMakeLists.txt),
 # KN_CHROMIUM (default /usr/lib/chromium/chromium), KN_KEEP=1 keeps the scratch folder.
 # Exit: 0 all checks passed, 1 any failed.
 set -u -o pipefail
