@@ -18,6 +18,8 @@ static const char *const lib[] = {
 	"const vis = e => { if (!e || !e.isConnected || !e.getClientRects().length) return false;",
 	" const s = getComputedStyle(e); return s.visibility !== 'hidden' && s.display !== 'none'; };\n",
 	"const isx = s => /^(\\/|\\(|xpath=)/.test(s);\n",
+	/* the library's own timers are not the page's work (tracker_js below) */
+	"const later = (f, ms) => { const T = globalThis[Symbol.for('keynode.replay.work')]; return T ? T.st(f, ms) : setTimeout(f, ms); };\n",
 	"const all = sel => { try { if (isx(sel)) { const x = document.evaluate(sel.replace(/^xpath=/, ''),",
 	" document, null, 7, null); const a = []; for (let i = 0; i < x.snapshotLength && i < 200; i++)",
 	" a.push(x.snapshotItem(i)); return a.filter(n => n.nodeType === 1); }",
@@ -80,11 +82,11 @@ static const char *const lib[] = {
 	 * two frames in a row (scrolling, animating: at most P.stable ms) and, for an action, enabled
 	 * (at most P.act ms) — past those bounds the step acts as it did before it waited */
 	"const tick = () => new Promise(r => { let d = 0; const f = () => { if (!d) { d = 1; r(); } };",
-	" requestAnimationFrame(f); setTimeout(f, 50); });\n",
+	" requestAnimationFrame(f); later(f, 50); });\n",
 	"const changed = ms => new Promise(r => { let d = 0; const o = new MutationObserver(() => f());",
 	" const f = () => { if (!d) { d = 1; o.disconnect(); r(); } };",
 	" o.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});",
-	" setTimeout(f, Math.max(0, ms)); });\n",
+	" later(f, Math.max(0, ms)); });\n",
 	"const off = (e, P) => P.verb !== 'wait' && !!(e.disabled || (/^(INPUT|SELECT|TEXTAREA|BUTTON)$/.test(e.tagName)",
 	" && e.closest('fieldset[disabled]')) || e.closest('[aria-disabled=\"true\"]'));\n",
 	/* a visible loading indicator (a spinner, a progress bar, aria-busy): the page is still at work */
@@ -147,16 +149,21 @@ static const char *const lib[] = {
 	 * at all yet, up to P.first ms for one), or after P.max ms: {n: changes since the mark}. A
 	 * document the mark did not see (a new page) is counted from its load event. */
 	" mark(P) { const k = Symbol.for('keynode.replay.dom'), o = globalThis[k]; if (o) o.ob.disconnect();",
-	" const s = {n: 0, last: performance.now()}; s.ob = new MutationObserver(l => { s.n += l.length; s.last = performance.now(); });",
+	" const s = {n: 0, last: performance.now(), early: !!(P && P.early)}; s.at = s.last;",
+	" s.ob = new MutationObserver(l => { s.n += l.length; s.last = performance.now(); });",
 	" s.ob.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});",
 	" Object.defineProperty(globalThis, k, {value: s, configurable: true}); return s; },\n",
 	" quiet(P) { let s = globalThis[Symbol.for('keynode.replay.dom')];",
 	" if (!s) { s = K.mark(P); s.fresh = 1; const n = performance.getEntriesByType('navigation')[0];",
 	" if (n && n.loadEventEnd) s.last = n.loadEventEnd; }",
 	" const t0 = performance.now(), seen = () => s.n || s.fresh;",
+	/* nothing changed yet, and the page has nothing of the action's own left to do (tracker_js) */
+	" const T = globalThis[Symbol.for('keynode.replay.work')], idle = now => s.early && T && !s.fresh &&",
+	" !T.pending(s.at, t0 + P.first) && now - Math.max(t0, T.last) >= P.q && !busy() &&",
+	" !document.getAnimations().some(a => a.playState === 'running' && isFinite(a.effect ? a.effect.getComputedTiming().endTime : Infinity));",
 	" return new Promise(r => { const f = () => { const now = performance.now();",
-	" if (now - t0 >= P.max || (!seen() && !(P.first && now - t0 < P.first)) || (seen() && now - s.last >= P.q && !busy()))",
-	" r({n: s.n}); else setTimeout(f, 15); }; f(); }); },\n",
+	" if (now - t0 >= P.max || (!seen() && !(P.first && now - t0 < P.first && !idle(now))) || (seen() && now - s.last >= P.q && !busy()))",
+	" r({n: s.n}); else later(f, 15); }; f(); }); },\n",
 	" state(P) { const n = performance.getEntriesByType('navigation')[0] || {};",
 	" return {url: location.href, ready: document.readyState, status: n.responseStatus || 0}; },\n",
 	" excerpt(P) { let e = null; const s = P.sel || '';\n",
@@ -168,6 +175,33 @@ static const char *const lib[] = {
 	" return {found: !!e, html: h.length > 2048 ? h.slice(0, 2048) + '\\u2026' : h}; }\n",
 	"};\n",
 };
+
+/* Installed in the replay tab before any page script (wait.c, Page.addScriptToEvaluateOnNewDocument):
+ * the work a page's own scripts have pending — each setTimeout and requestIdleCallback (with its due
+ * time) until it runs or is cancelled, each fetch and XMLHttpRequest until it ends — and when the last
+ * of them ended (T.last). pending(at, until): work started at or after `at` (an action's mark) that is still to
+ * come by `until` (a timer due later is beyond the window anyway). quiet() above ends an action's
+ * consequence window early on it: an action whose handlers started nothing has no consequence
+ * coming. The wrappers call the originals and return what they return. */
+const char kn_replay_tracker_js[] =
+	"(() => { const k = Symbol.for('keynode.replay.work'); if (globalThis[k]) return;\n"
+	"const now = () => performance.now(), W = new Map(), T = {last: 0, st: setTimeout.bind(globalThis),\n"
+	" pending: (at, until) => { for (const w of W.values()) if (w.at >= at && w.due <= until) return true; return false; } };\n"
+	"Object.defineProperty(globalThis, k, {value: T});\n"
+	"const add = due => { const w = {at: now(), due: due}; W.set(w, w); return w; }, done = w => { if (W.delete(w)) T.last = now(); };\n"
+	/* setTimeout and requestIdleCallback: until the callback ran or was cancelled */
+	"const timer = (set, clear) => { const s0 = globalThis[set], c0 = globalThis[clear]; if (!s0) return;\n"
+	" globalThis[set] = function (f, d, ...a) { if (typeof f !== 'function') return s0.call(this, f, d, ...a);\n"
+	"  const w = add(now() + (+d || 0)); w.c = clear; w.id = s0.call(this, function (...x) { done(w); return f.apply(this, x); }, d, ...a); return w.id; };\n"
+	" globalThis[clear] = function (id) { for (const w of W.values()) if (w.id === id && w.c === clear) done(w); return c0.call(this, id); }; };\n"
+	"timer('setTimeout', 'clearTimeout'); timer('requestIdleCallback', 'cancelIdleCallback');\n"
+	/* fetch and XMLHttpRequest: until the answer (or the failure) came */
+	"const call = (f, self, a, w) => { try { return f.apply(self, a); } catch (e) { done(w); throw e; } };\n"
+	"const fe = globalThis.fetch; if (fe) globalThis.fetch = function (...a) { const w = add(0);\n"
+	" const p = call(fe, this, a, w); p.then(() => done(w), () => done(w)); return p; };\n"
+	"const XS = XMLHttpRequest.prototype.send; XMLHttpRequest.prototype.send = function (...a) { const w = add(0);\n"
+	" this.addEventListener('loadend', () => done(w)); return call(XS, this, a, w); };\n"
+	"})();\n";
 
 char *kn_replay_page_expr(const char *fn, json_t *params)
 {

@@ -593,7 +593,8 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	}
 	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT ||
 	    st->verb == KN_STEP_PRESS || st->verb == KN_STEP_SCROLL)
-		kn_replay_wait_dom_mark(&r->w); /* settling asks whether the action changed the DOM */
+		kn_replay_wait_dom_mark(&r->w, !st->selector || !strstr(st->selector, " >> ")); /* settling asks
+		   whether the action changed the DOM (in a frame: its work is not the top document's) */
 	kn_replay_wait_mark(&r->w, &mark); /* what the action starts is what comes after this */
 	switch (st->verb) {
 	case KN_STEP_GOTO: {

@@ -17,6 +17,8 @@ char *kn_replay_page_expr(const char *fn, json_t *params);
  * a navigating page. */
 int kn_replay_page_call(kn_cdp *c, const char *session, const char *fn, json_t *params,
                         json_t **value, kn_err *err);
+/* The work tracker installed in the replay tab before the page's scripts (page_js.c). */
+extern const char kn_replay_tracker_js[];
 
 
 /* ---- waiting for the browser (wait.c) */
@@ -58,8 +60,10 @@ void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m);
 /* Serve the loop until an event counts or ms pass; 1 when an event came. */
 int kn_replay_wait_any(kn_replay_waiter *w, int ms);
 /* Before an action: the page starts counting its DOM changes (page_js.c mark), so that settling
- * knows whether the action changed anything. */
-void kn_replay_wait_dom_mark(kn_replay_waiter *w);
+ * knows whether the action changed anything. early: an action in the top document, whose page's own
+ * work (timers, requests) the tracker sees: when it changed nothing and started nothing, its
+ * consequence window ends after s->quiet_ms instead of s->consequence_ms. */
+void kn_replay_wait_dom_mark(kn_replay_waiter *w, int early);
 /* kn_replay_settle flags: the step navigates (goto, back, forward: a navigation is expected, not
  * only possible); the tab was just opened (its first document, about:blank, is not the page); the
  * step's own postcondition is waited for instead of a first consequence (postcond.c). */

@@ -238,6 +238,12 @@ int kn_replay_wait_attach(kn_replay_waiter *w, kn_cdp_loop *loop, kn_cdp *c, con
 		if (rc)
 			return rc;
 	}
+	json_t *r = NULL; /* the page's own work, tracked from before its first script (page_js.c) */
+	int rc = kn_cdp_call(c, session, "Page.addScriptToEvaluateOnNewDocument",
+	                     json_pack("{s:s, s:b}", "source", kn_replay_tracker_js, "runImmediately", 1), &r, err);
+	json_decref(r);
+	if (rc)
+		return rc;
 	json_t *tree = NULL;
 	kn_err e;
 	if (kn_cdp_call(c, session, "Page.getFrameTree", NULL, &tree, &e) == 0) {
@@ -332,11 +338,12 @@ static int nothing_moved(const kn_replay_waiter *w, const kn_replay_mark *m)
 	       w->window_opens == m->window_opens && strcmp(w->popup, m->popup) == 0;
 }
 
-void kn_replay_wait_dom_mark(kn_replay_waiter *w)
+void kn_replay_wait_dom_mark(kn_replay_waiter *w, int early)
 {
-	json_t *v = NULL;
+	json_t *v = NULL, *p = json_pack("{s:b}", "early", early);
 	kn_err e;
-	kn_replay_page_call(w->c, w->session, "mark", NULL, &v, &e);
+	kn_replay_page_call(w->c, w->session, "mark", p, &v, &e); /* p is borrowed */
+	json_decref(p);
 	json_decref(v);
 }
 

@@ -159,19 +159,13 @@ echo "$total"
   sed 's/^/# note: /' "$tmp/notes"
 } >>"$out"
 
-# RESULTS.md: the subsection "### LABEL" of the section below, replaced or appended
+# RESULTS.md: the subsection "### LABEL" of the section below, replaced or appended (results_md.py)
+head='## False alarms on sites that did not change — `tests/bench/bench_falsealarm.sh` (issue 22)'
+intro='Each task of the corpus tests/sites/async (tests/sites/async-v2/EXPECTED.md) replayed N times unchanged and once changed, per mode (inline: the task file'"'"'s steps; after: workflows with postconditions). false alarms: unchanged replays not passed (of N); drift: passed with a drift warning; leaks: reports with a key node counted before the first step (a page of an earlier validation scored in this one: see the notes); missed: the changed replay passed; right step: the changed replay broken at the expected step, reason and key node. keynode/Playwright: median wall time of the passing unchanged replays (whole keynode process) and of tests/bench/bench_replay_pw.mjs (same steps, waiting for the same outcomes; node start-up not counted); ratio = keynode / Playwright. Run: `tests/bench/bench_falsealarm.sh KEYNODE . [N] [RESULT_FILE]`.'
 if [ "$md" != - ]; then
-  python3 - "$md" "$label" "$n" "$modes" "$machine" "$tmp/rows" "$total" "$tmp/notes" <<'EOF' || kn_fail "RESULTS.md not updated"
-import re, sys
-md, label, n, modes, machine, rows, total, notes = sys.argv[1:]
-head = "## False alarms on sites that did not change — `tests/bench/bench_falsealarm.sh` (issue 22)"
-intro = ("Each task of the corpus tests/sites/async (tests/sites/async-v2/EXPECTED.md) replayed N times unchanged and once "
-         "changed, per mode (inline: the task file's steps; after: workflows with postconditions). false alarms: unchanged "
-         "replays not passed (of N); drift: passed with a drift warning; leaks: reports with a key node counted before the first step (a page of an earlier validation scored in this one: see the notes); missed: the changed replay passed; right step: the "
-         "changed replay broken at the expected step, reason and key node. keynode/Playwright: median wall time of the passing "
-         "unchanged replays (whole keynode process) and of tests/bench/bench_replay_pw.mjs (same steps, waiting for the same "
-         "outcomes; node start-up not counted); ratio = keynode / Playwright. "
-         "Run: `tests/bench/bench_falsealarm.sh KEYNODE . [N] [RESULT_FILE]`.")
+  python3 - "$label" "$n" "$modes" "$machine" "$tmp/rows" "$total" "$tmp/notes" <<'EOF' |
+import sys
+label, n, modes, machine, rows, total, notes = sys.argv[1:]
 out = [f"### {label}", "", f"N = {n}, modes: {modes}. Machine: {machine}.", "",
        "| task | mode | false alarms | drift | leaks | missed break | right step | keynode ms | Playwright ms | ratio |",
        "|---|---|---|---|---|---|---|---|---|---|"]
@@ -188,24 +182,8 @@ nl = [l.rstrip("\n") for l in open(notes)]
 nl = [l for l in nl if "changed" in l or "leak" in l or "playwright" in l]
 if nl:
     out += ["Wrong verdicts on the changed site and leaks (every false alarm is in the result file):", ""] + [f"- {l}" for l in nl[:30]] + [""]
-text = open(md).read()
-sub = "\n".join(out) + "\n"
-if head not in text:
-    text = text.rstrip("\n") + "\n\n" + head + "\n\n" + intro + "\n\n" + sub
-else:
-    start = text.index(head)
-    nxt = re.search(r"^## ", text[start + len(head):], re.M)
-    end = start + len(head) + nxt.start() if nxt else len(text)
-    section = text[start:end]
-    m = re.search(r"^### " + re.escape(label) + r"\n", section, re.M)
-    if m:
-        after = re.search(r"^###? ", section[m.end():], re.M)
-        stop = m.end() + after.start() if after else len(section)
-        section = section[:m.start()] + sub + ("\n" if after else "") + section[stop:]
-    else:
-        section = section.rstrip("\n") + "\n\n" + sub
-    text = text[:start] + section.rstrip("\n") + "\n" + ("\n" + text[end:] if end < len(text) else "")
-open(md, "w").write(text)
+print("\n".join(out))
 EOF
+    "$src/tests/bench/results_md.py" "$md" "$head" "$label" "$intro" || kn_fail "RESULTS.md not updated"
 fi
 kn_finish
