@@ -17,6 +17,7 @@ const char *kn_strerror(int code)
 	case KN_ETIMEOUT: return "timed out";
 	case KN_ELIMIT: return "limit exceeded";
 	case KN_EUNSUPPORTED: return "not supported";
+	case KN_EBUSY: return "in use by another process";
 	default: return "unknown error";
 	}
 }

@@ -26,6 +26,8 @@
 #include "keynode/fs.h"
 #include "verdict.h"
 
+#define SPOOL_SLOTS 16 /* serves on one machine and database sharing the default spool */
+
 static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
 	"                     [--log-requests] [--workflows DIR] [--verdict-wait MS]\n"
@@ -44,7 +46,8 @@ static const char help[] =
 	"  --spool-dir DIR   where events wait on disk while the database is unreachable (default\n"
 	"                    $KEYNODE_SPOOL_DIR, else $STATE_DIRECTORY/spool (systemd), else\n"
 	"                    $XDG_STATE_HOME/keynode/spool, else ~/.local/state/keynode/spool);\n"
-	"                    created (0700) when missing, one subfolder per database\n"
+	"                    created (0700) when missing, one subfolder per database; a default\n"
+	"                    spool in use by another serve: the next free one (KEY.2 … KEY.16)\n"
 	"  --log-requests    one log line per request\n"
 	"  --workflows DIR   a task file uploaded through POST /api/tasksets gets DIR/<task-id>.yaml\n"
 	"                    (`keynode record`) as its tasks' reference steps; stored with the task\n"
@@ -248,7 +251,7 @@ int kn_cmd_serve(int argc, char **argv)
 	}
 	/* one spool per database: records of one are never flushed into another */
 	if (!spool_base || kn_ingest_spool_key(key, sizeof key, db, &err) != 0 ||
-	    !(spool = malloc(strlen(spool_base) + strlen(key) + 2))) {
+	    !(spool = malloc(strlen(spool_base) + strlen(key) + 8))) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg[0] ? err.msg : "out of memory");
 		goto done;
 	}
@@ -324,9 +327,19 @@ int kn_cmd_serve(int argc, char **argv)
 	io.spool_dir = spool;
 	io.on_durable = wake; /* held answers (POST …/events) go out as soon as they are durable */
 	io.on_durable_ud = &sv;
-	if (kn_ingest_new(&ingest, &io, &err) != 0) {
-		fprintf(stderr, "keynode serve: ingest: %s\n", err.msg);
-		goto done;
+	/* without --spool-dir, a serve that finds the default spool in use takes the next free slot
+	 * (KEY.2, KEY.3 …): several serves share a machine, and the one that takes the slot a dead
+	 * serve left flushes what it holds (the same database) */
+	for (int slot = 1;; slot++) {
+		if (slot > 1)
+			sprintf(spool, "%s/%s.%d", spool_base, key, slot);
+		int irc = kn_ingest_new(&ingest, &io, &err);
+		if (irc == 0)
+			break;
+		if (irc != KN_EBUSY || spool_arg || slot == SPOOL_SLOTS) {
+			fprintf(stderr, "keynode serve: ingest: %s\n", err.msg);
+			goto done;
+		}
 	}
 	/* what a dead process left in the spool goes in before its runs are ended */
 	if (kn_ingest_sync(ingest, 30000, &err) != 0)

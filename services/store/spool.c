@@ -257,14 +257,12 @@ int kn_spool_open(kn_spool **out, const char *dir, uint64_t max_bytes, kn_err *e
 		int e = errno;
 		if (sp->lock_fd >= 0)
 			close(sp->lock_fd);
-		if (e == EWOULDBLOCK)
-			kn_err_set(err, KN_EIO, "%s is in use by another process (give each its own spool "
-			                        "directory)", dir);
-		else
-			kn_err_set(err, KN_EIO, "%s: %s", path, strerror(e));
+		rc = e == EWOULDBLOCK ? kn_err_set(err, KN_EBUSY, "%s is in use by another process (give each "
+		                                                  "its own spool directory)", dir)
+		                      : kn_err_set(err, KN_EIO, "%s: %s", path, strerror(e));
 		free(path);
 		free(sp);
-		return KN_EIO;
+		return rc;
 	}
 	snprintf(path, plen, "%s/spool.log", dir);
 	sp->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);

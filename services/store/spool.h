@@ -57,7 +57,7 @@ typedef void (*kn_spool_warn_fn)(void *ud, const char *msg);
 
 /* Open (creating dir, its parents and the file) for appending and reading, holding an exclusive
  * lock (dir/spool.lock, flock) for as long as it is open: a second process on the same directory
- * gets KN_EIO "… is in use by another process"; a file not ending in a newline (a
+ * gets KN_EBUSY "… is in use by another process"; a file not ending in a newline (a
  * torn write) gets one, so the fragment is one bad line. max_bytes caps the file (0: no cap).
  * *out the caller's (kn_spool_close). KN_EIO with the reason. */
 int kn_spool_open(kn_spool **out, const char *dir, uint64_t max_bytes, kn_err *err);

@@ -46,6 +46,19 @@ d=$(find "$SPOOL" -mindepth 1 -maxdepth 1 -type d)
   kn_fail "spool dir: $d $(stat -c %a "$SPOOL" 2>&1)"
 out=$(KEYNODE_DATABASE_URL="$KN_PG_URL" "$KN" serve --listen 127.0.0.1:0 --spool-dir "$SPOOL" 2>&1); rc=$?
 [ $rc = 2 ] && grep -q "in use by another process" <<<"$out" && kn_ok "a second serve on the same spool: exit 2 ($out)" || kn_fail "second serve on the spool: $rc $out"
+# without --spool-dir, serves on one machine share the default spool folder: each its own slot
+keep_pid=$serve_pid keep_base=$api_base default_pids=()
+for i in 1 2; do
+  KEYNODE_DATABASE_URL="$KN_PG_URL" XDG_STATE_HOME=$tmp/xdg kn_serve_start "$KN" "$tmp/serve-default-$i.log" --listen 127.0.0.1:0 ||
+    kn_fail "serve #$i with the default spool did not start: $(tail -2 "$tmp/serve-default-$i.log")"
+  default_pids+=("$serve_pid")
+done
+kill -TERM "${default_pids[@]}" 2>/dev/null
+wait "${default_pids[@]}" 2>/dev/null; for p in "${default_pids[@]}"; do kn_forget "$p"; done
+serve_pid=$keep_pid api_base=$keep_base
+slots=$(cd "$tmp/xdg/keynode/spool" 2>/dev/null && ls -d keynode-* | tr '\n' ' ')
+[[ "$slots" =~ ^keynode-[0-9a-f]{8}\ keynode-[0-9a-f]{8}\.2\ $ ]] && grep -q "spool=\"$tmp/xdg/keynode/spool/keynode-[0-9a-f]*\.2\"" "$tmp/serve-default-2.log" &&
+  kn_ok "two serves on the default spool: the second took the next slot ($slots)" || kn_fail "default spool slots: '$slots'"
 printf 'database: { url: "host=/nonexistent-kn dbname=other" }\n' >"$tmp/other.yaml"
 
 # --- stop answers the final state; a GET right after agrees --------------------------------------

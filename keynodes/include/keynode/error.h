@@ -18,7 +18,8 @@ enum {
 	KN_EDB = -6,       /* database error */
 	KN_ETIMEOUT = -7,  /* an operation ran out of time */
 	KN_ELIMIT = -8,    /* input exceeds a configured cap */
-	KN_EUNSUPPORTED = -9 /* a construct keynode knows but cannot do */
+	KN_EUNSUPPORTED = -9, /* a construct keynode knows but cannot do */
+	KN_EBUSY = -10       /* held by another process (a lock) */
 };
 
 #define KN_ERR_MAX 512
