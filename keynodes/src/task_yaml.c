@@ -206,24 +206,28 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 		if (tg < 0)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "unknown target '%s' (expected url, element_path, element_value, "
-			                  "answer, cache_data or page, and optionally id)",
+			                  "answer, cache_data, page or request, and optionally id)",
 			                  kn_ty_clip(c, sizeof c, k.val));
 		if (have_target && (int)kn->target == tg)
 			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", kn_target_name((kn_target)tg));
 		if (have_target)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "two targets '%s' and '%s' (a key node has exactly one of url, "
-			                  "element_path, element_value, answer, cache_data or page)",
+			                  "element_path, element_value, answer, cache_data, page or request)",
 			                  kn_target_name(kn->target), kn_target_name((kn_target)tg));
 		have_target = 1;
 		kn->target = (kn_target)tg;
-		if ((rc = parse_target(l, kn, kn_target_name((kn_target)tg), &mat)) != 0)
+		if (tg == KN_TARGET_REQUEST)
+			rc = kn_ty_parse_request(l, &kn->request, &mat);
+		else
+			rc = parse_target(l, kn, kn_target_name((kn_target)tg), &mat);
+		if (rc)
 			return rc;
 	}
 	if (!have_target)
 		return kn_ty_fail(l, KN_EINVAL, start->at,
 		                  "no target (expected one of url, element_path, element_value, answer, "
-		                  "cache_data or page)");
+		                  "cache_data, page or request)");
 	if (!kn->id) {
 		char id[32];
 		snprintf(id, sizeof id, "k%zu", ni + 1);

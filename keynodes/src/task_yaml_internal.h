@@ -150,4 +150,11 @@ int kn_ty_parse_workflow(loader *l, pos at, const yev *first);
 
 int kn_ty_parse_purchase(loader *l, kn_task *t);
 
+/* ---- task_yaml_request.c ---- */
+
+/* The value of a `request` key node (or a guard rule): *out is set at once and is the caller's
+ * even on failure (kn_request_spec_free). *at gets where the mapping starts. */
+struct kn_request_spec;
+int kn_ty_parse_request(loader *l, struct kn_request_spec **out, pos *at);
+
 #endif

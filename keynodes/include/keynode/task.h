@@ -17,8 +17,11 @@ typedef enum kn_target {
 	KN_TARGET_ELEMENT_VALUE,
 	KN_TARGET_ANSWER,     /* final_answer_* : the agent's reported answer */
 	KN_TARGET_CACHE_DATA, /* cache_data_*   : checked against answer events too */
-	KN_TARGET_PAGE        /* page: text read from the live page when the run ends (functional.h) */
+	KN_TARGET_PAGE,       /* page: text read from the live page when the run ends (functional.h) */
+	KN_TARGET_REQUEST     /* request: an HTTP request the browser sent (request.h; issue 23) */
 } kn_target;
+
+struct kn_request_spec;
 
 typedef enum kn_matcher {
 	KN_MATCH_EXACT,
@@ -55,6 +58,8 @@ typedef struct kn_keynode {
 	char *locator;   /* page: a CSS selector, or "js:EXPRESSION" */
 	int page_from_last; /* page: KN_PAGE_REDDIT_POST = the URL is WebArena's
 	                     * reddit_get_post_url of the agent's last URL (page_url is NULL) */
+	struct kn_request_spec *request; /* request: method, URL and body matchers (request.h);
+	                                  * expect holds its description */
 } kn_keynode;
 
 /* kn_keynode.page_from_last */
