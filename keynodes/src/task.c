@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "keynode/match.h"
+#include "keynode/guard.h"
 #include "keynode/purchase.h"
 #include "keynode/request.h"
 #include "keynode/task.h"
@@ -280,6 +281,8 @@ void kn_task_clear(kn_task *t)
 	kn_purchase_free(t->purchase);
 	free(t->workflow_file);
 	free(t->recorded_at);
+	kn_guard_clear(t->guard);
+	free(t->guard);
 	memset(t, 0, sizeof *t);
 }
 
@@ -291,6 +294,8 @@ void kn_taskset_free(kn_taskset *set)
 		kn_task_clear(&set->tasks[i]);
 	free(set->tasks);
 	free(set->source);
+	kn_guard_clear(set->guard);
+	free(set->guard);
 	free(set);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/guard.h"
 #include "keynode/request.h"
 
 #include "task_yaml_internal.h"
@@ -92,10 +93,50 @@ static int read_body(loader *l, kn_request_spec *s)
 	}
 }
 
-enum { RQ_METHOD, RQ_URL, RQ_BODY, N_RQ };
-static const char *const request_keys[N_RQ] = {"method", "url", "body"};
+enum { RQ_METHOD, RQ_URL, RQ_BODY, RQ_RESPOND, N_RQ };
+static const char *const request_keys[N_RQ] = {"method", "url", "body", "respond"};
 
-int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at)
+/* A guard rule's respond: error, or { status, body }. */
+static int read_respond(loader *l, kn_guard_rule *rule)
+{
+	yev e, k;
+	int rc, end;
+	if ((rc = kn_ty_next_event(l, &e)) != 0)
+		return rc;
+	if (e.type == YAML_SCALAR_EVENT && e.len == 5 && !memcmp(e.val, "error", 5)) {
+		rule->fail = 1;
+		return 0;
+	}
+	if (e.type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, e.at, "'respond' is error or { status: 403, body: \"...\" }; "
+		                  "found %s", kn_ty_found(l, &e));
+	for (;;) {
+		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
+			return rc;
+		if (end)
+			return 0;
+		if (k.len == 6 && !memcmp(k.val, "status", 6)) {
+			yev v;
+			long long n;
+			if ((rc = kn_ty_next_event(l, &v)) != 0 ||
+			    (rc = kn_ty_take_count(l, &v, "status", 599, &n)) != 0)
+				return rc;
+			if (n < 100)
+				return kn_ty_fail(l, KN_EINVAL, v.at, "'status' is an HTTP status, 100 to 599");
+			rule->status = (int)n;
+		} else if (k.len == 4 && !memcmp(k.val, "body", 4) && !rule->body) {
+			if ((rc = kn_ty_read_text(l, "body", 1, &rule->body, NULL)) != 0)
+				return rc;
+		} else {
+			char c[72];
+			return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in 'respond' (expected status "
+			                  "or body)", kn_ty_clip(c, sizeof c, k.val));
+		}
+	}
+}
+
+int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at, kn_guard_rule *rule,
+                        const yev *start)
 {
 	int rc, w;
 	unsigned seen = 0;
@@ -103,15 +144,29 @@ int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at)
 	if (!s)
 		return kn_ty_oom(l);
 	*out = s; /* the caller's even on failure */
-	if ((rc = kn_ty_open_mapping(l, "'request' must be a mapping of method, url and body, such as "
-	                                "{ method: POST, url: { include: \"/api/orders\" } }; ", at)) != 0)
+	if (start && start->type != YAML_MAPPING_START_EVENT)
+		return kn_ty_fail(l, KN_EINVAL, start->at, "a guard rule is a mapping of method, url, body "
+		                  "and respond, such as { method: POST, url: { include: \"/api/orders\" } }; "
+		                  "found %s", kn_ty_found(l, start));
+	if (!start && (rc = kn_ty_open_mapping(l, rule ? "a guard rule is a mapping of method, url, body and "
+	                                       "respond, such as { method: POST, url: { include: "
+	                                       "\"/api/orders\" } }; "
+	                                     : "'request' must be a mapping of method, url and body, such as "
+	                                       "{ method: POST, url: { include: \"/api/orders\" } }; ",
+	                             at)) != 0)
 		return rc;
+	if (start && at)
+		*at = start->at;
 	for (;;) {
-		if ((rc = kn_ty_read_field(l, request_keys, N_RQ, "request", &seen, NULL, &w)) != 0)
+		if ((rc = kn_ty_read_field(l, request_keys, rule ? N_RQ : N_RQ - 1,
+		                           rule ? "guard rule" : "request", &seen, NULL, &w)) != 0)
 			return rc;
 		if (w < 0)
 			return 0;
-		if (w == RQ_METHOD) {
+		if (w == RQ_RESPOND) {
+			if ((rc = read_respond(l, rule)) != 0)
+				return rc;
+		} else if (w == RQ_METHOD) {
 			char *m = NULL;
 			pos mat;
 			kn_err e = {0};
@@ -137,4 +192,26 @@ int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at)
 			return rc;
 		}
 	}
+}
+
+/* One guard list item. */
+static int guard_item(loader *l, void *ud, const yev *start)
+{
+	kn_guard *g = ud;
+	if (g->n >= KN_GUARD_MAX_RULES)
+		return kn_ty_fail(l, KN_ELIMIT, start->at, "'guard' has more than %d rules", KN_GUARD_MAX_RULES);
+	kn_guard_rule *nr = realloc(g->rules, (g->n + 1) * sizeof *nr);
+	if (!nr)
+		return kn_ty_oom(l);
+	g->rules = nr;
+	kn_guard_rule *r = &nr[g->n++];
+	memset(r, 0, sizeof *r);
+	r->line = start->at.line;
+	r->column = start->at.col;
+	return kn_ty_parse_request(l, &r->spec, NULL, r, start);
+}
+
+int kn_ty_parse_guard(loader *l, kn_guard *g)
+{
+	return kn_ty_parse_list(l, "guard", "guard rules", guard_item, g, NULL);
 }

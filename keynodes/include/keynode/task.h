@@ -117,6 +117,8 @@ typedef struct kn_task {
 	int viewport_w, viewport_h; /* the recorded workflow's viewport; 0: not recorded */
 	char *workflow_file;  /* the workflow file the steps came from (workflow.h); NULL: inline */
 	char *recorded_at;    /* a workflow file's recorded_at, as written; NULL: not said */
+	struct kn_guard *guard;           /* `guard:` / `end_on_guard:` (guard.h); NULL: none */
+	const struct kn_guard *set_guard; /* its task set's, borrowed from the kn_taskset; NULL: none */
 } kn_task;
 
 typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB, KN_FORMAT_WEBARENA } kn_format;
@@ -126,6 +128,7 @@ typedef struct kn_taskset {
 	kn_format format;
 	kn_task *tasks;
 	size_t n_tasks;
+	struct kn_guard *guard; /* the set's `guard:` (guard.h), each task's set_guard; NULL: none */
 } kn_taskset;
 
 /* A WebArena site placeholder: __NAME__ in an imported URL becomes url (config `sites:`). */
