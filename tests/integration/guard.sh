@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # guard.sh — request key nodes and guard rules live (issue 23): real headless Chromium, `keynode sites`
-# serving tests/sites/guard with its request log on, `keynode watch` on tests/sites/guard/tasks.yaml,
-# and a Playwright agent (agents/guard.mjs) that orders with a JSON fetch and a sendBeacon, books a
-# table with a classic form answered 303 and posts a multipart review with a file.
-#   free   no guard rules: all 8 key nodes reached, each request at the step of the click that sent it;
-#          the server's log shows the four POSTs arrived (the fixtures are real)
-#   held   the same under rules holding all four (end_on_guard: false): all 8 key nodes reached, four
-#          request events with held: true, the agent saw keynode's answers, and the server's log shows
-#          none of the four POSTs arrived
+# serving tests/sites/guard twice (the second port is a cross-origin payment frame's origin) with their
+# request logs on, `keynode watch` on tests/sites/guard/tasks.yaml, and a Playwright agent
+# (agents/guard.mjs) that orders with a JSON fetch and a sendBeacon, books a table with a classic form
+# answered 303, posts a multipart review with a file, and pays in a form inside the cross-origin frame.
+#   free   no guard rules: all 10 key nodes reached, each request at the step of the click that sent
+#          it; the servers' logs show the five POSTs arrived (the fixtures are real)
+#   held   the same under rules holding all five (end_on_guard: false): all 10 key nodes reached, five
+#          request events with held: true, the agent saw keynode's answers, and the servers' logs show
+#          none of the five POSTs arrived
 #   end    a rule with end_on_guard on (the default): the run ends at the held order ("guard")
 # In every file the test wrote, no secret appears (card number, password, beacon token, bearer
 # token); the held trajectory writes the CVC, the card number and the Authorization header redacted.
@@ -35,13 +36,24 @@ for _ in $(seq 1 100); do
 done
 [ -n "$port" ] || { kn_fail "keynode sites did not start: $(tail -3 "$tmp/sites.log")"; kn_finish; }
 base=http://127.0.0.1:$port
+# the same folder on a second port: the payment frame's origin (a cross-origin iframe)
+"$kn" sites --dir "$repo/tests/sites/guard" --port 0 --log-requests >"$tmp/sites2.log" 2>&1 &
+kn_pids+=("$!")
+port2=
+for _ in $(seq 1 100); do
+  port2=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites2.log" | head -1)
+  [ -n "$port2" ] && break
+  sleep 0.05
+done
+[ -n "$port2" ] || { kn_fail "the second keynode sites did not start"; kn_finish; }
 sed "s#127.0.0.1:8100#127.0.0.1:$port#g" "$repo/tests/sites/guard/tasks.yaml" >"$tmp/tasks.yaml"
 kn_chromium_start "$tmp" || kn_finish
 
 # posts PATH — how many POSTs to PATH the server's log shows
-posts() { grep -c "method=POST path=\"$1\"" "$tmp/sites.log"; }
+posts() { cat "$tmp/sites.log" "$tmp/sites2.log" | grep -c "method=POST path=\"$1\""; }
 
-# watch_run NAME TASK MODE — the agent and `keynode watch` until 3 s without an event
+# watch_run NAME TASK MODE — the agent and `keynode watch` until every key node is reached (or 10 s
+# without an event: a run that fails)
 watch_run() {
   local name=$1 task=$2 mode=$3 dir=$tmp/$1
   mkdir -p "$dir"
@@ -53,7 +65,7 @@ watch_run() {
     grep -q "^connected" "$dir/marks" 2>/dev/null && break
     sleep 0.05
   done
-  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --until idle:3 --step-limit -1 \
+  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --until finished --until idle:10 --step-limit -1 \
     --run-id "$name" --trajectory "$dir/traj.jsonl" --out "$dir/result.json" 2>"$dir/watch.err" &
   local wpid=$!
   kn_pids+=("$wpid")
@@ -79,32 +91,32 @@ check_nodes() {
   if jq -e '.score == 1 and ([.key_nodes[].score] | all(. == 1))' "$tmp/$name/result.json" >/dev/null \
     && same_step "$name" order click-order && same_step "$name" order-card click-order \
     && same_step "$name" beacon click-order && same_step "$name" booking click-book \
-    && same_step "$name" review click-send; then
-    kn_ok "$name: all 8 key nodes reached, each request at the step of its click"
+    && same_step "$name" review click-send && same_step "$name" payment click-pay; then
+    kn_ok "$name: all 10 key nodes reached, each request at the step of its click"
   else
     kn_fail "$name: key nodes: $(jq -c '[.key_nodes[] | [.id, .score, .reached_at_step]]' "$tmp/$name/result.json" 2>&1)"
   fi
 }
 
-paths=(/api/orders /api/beacon /classic/submit /upload/submit)
+paths=(/api/orders /api/beacon /classic/submit /upload/submit /pay/submit)
 
 # free: no rules, every request reaches the server
-watch_run free guard-free full
+watch_run free guard-free full:$port2
 check_nodes free
 before=()
 for p in "${paths[@]}"; do before+=("$(posts "$p")"); done
-if [ "${before[*]}" = "1 1 1 1" ]; then
-  kn_ok "free: the server's log shows each of the four POSTs once"
+if [ "${before[*]}" = "1 1 1 1 1" ]; then
+  kn_ok "free: the servers' logs show each of the five POSTs once"
 else
   kn_fail "free: POSTs in the server's log (${paths[*]}): ${before[*]}"
 fi
 grep -q "^order-thanks" "$tmp/free/marks" && grep -q "^classic-thanks" "$tmp/free/marks" \
-  && grep -q "^upload-thanks" "$tmp/free/marks" \
+  && grep -q "^upload-thanks" "$tmp/free/marks" && grep -q "^pay-thanks" "$tmp/free/marks" \
   && kn_ok "free: the agent saw the site's answers" \
   || kn_fail "free: the agent's marks: $(tr '\n' ' ' <"$tmp/free/marks")"
 
-# held: rules hold all four; nothing reaches the server
-watch_run held guard-held full
+# held: rules hold all five; nothing reaches the servers
+watch_run held guard-held full:$port2
 check_nodes held
 after=()
 for p in "${paths[@]}"; do after+=("$(posts "$p")"); done
@@ -114,10 +126,10 @@ else
   kn_fail "held: POSTs in the server's log (${paths[*]}) went from ${before[*]} to ${after[*]}"
 fi
 n_held=$(jq -s '[.[] | select(.type == "request" and .request.held == true)] | length' "$tmp/held/traj.jsonl")
-[ "$n_held" = 4 ] && kn_ok "held: four request events with held: true" \
+[ "$n_held" = 5 ] && kn_ok "held: five request events with held: true" \
   || kn_fail "held: $n_held held request events"
 grep -q "^order-held" "$tmp/held/marks" && grep -q "^classic-held" "$tmp/held/marks" \
-  && grep -q "^upload-held" "$tmp/held/marks" \
+  && grep -q "^upload-held" "$tmp/held/marks" && grep -q "^pay-held" "$tmp/held/marks" \
   && kn_ok "held: the agent got keynode's answers (the rule's body, the held page)" \
   || kn_fail "held: the agent's marks: $(tr '\n' ' ' <"$tmp/held/marks")"
 if jq -s -e '[.[] | select(.type == "request" and (.request.url | endswith("/api/orders")))][0].request
@@ -130,8 +142,8 @@ fi
 
 # end: end_on_guard (default on) ends the run at the held order
 watch_run end guard-end checkout
-if grep -q 'msg="request held"' "$tmp/end/watch.err" && jq -e '.score == 1 and .steps == 6' "$tmp/end/result.json" >/dev/null \
-   && [ "$(posts /api/orders)" = "${after[0]}" ] && grep -q 'guard' "$tmp/end/watch.err"; then
+if grep -q 'msg="request held"' "$tmp/end/watch.err" && jq -e '.score == 0.5 and .steps == 6' "$tmp/end/result.json" >/dev/null \
+   && [ "$(posts /api/orders)" = "${after[0]}" ] && grep -q '^run ended: guard' "$tmp/end/watch.err"; then
   kn_ok "end: the held order ended the run"
 else
   kn_fail "end: $(jq -c '{score, steps, status}' "$tmp/end/result.json" 2>&1) $(grep -i 'guard\|held' "$tmp/end/watch.err" | head -3)"

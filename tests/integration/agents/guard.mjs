@@ -3,7 +3,8 @@
 // form POST answered 303), and posts a five-star review with a 10-byte photo (multipart). MODE
 // "full" does all three; "checkout" only the order. After each submission it waits for what the page
 // shows — the site's answer, or keynode's "Held by keynode" page — and marks which ("NAME-thanks" or
-// "NAME-held"). Secrets are typed, never printed.
+// "NAME-held"). MODE "full:PORT" then pays in a cross-origin frame (frame.html, the frame served on
+// PORT). Secrets are typed, never printed.
 import { connect, mark, run, think, base, mode, say } from './lib.mjs';
 
 const shown = async (page, name) => {
@@ -25,7 +26,7 @@ run(async () => {
   const status = await page.textContent('#status');
   mark(`order-${status.includes('held') ? 'held' : status.includes('KN-1001') ? 'thanks' : 'other'}`);
   say(status);
-  if (mode === 'checkout') return mark('last');
+  if (mode.startsWith('checkout')) return mark('last');
   await think();
   await page.goto(`${base}/classic.html`);
   await page.fill('#name', 'Ann Lee');
@@ -43,5 +44,18 @@ run(async () => {
   await think();
   await page.click('#send');
   await shown(page, 'upload');
+  // the payment form in a cross-origin frame (MODE full:PORT — the second server's port)
+  const payPort = mode.split(':')[1];
+  if (payPort) {
+    await think();
+    await page.goto(`${base}/frame.html?pay=${payPort}`);
+    const frame = page.frameLocator('#pay-frame');
+    await frame.locator('#amount').fill('25');
+    await frame.locator('#card').fill('4111 1111 1111 1111');
+    await think();
+    await frame.locator('#pay').click();
+    const el = await frame.locator('#thanks, #keynode-held').first().elementHandle({ timeout: 15000 });
+    mark(`pay-${(await el.getAttribute('id')) === 'keynode-held' ? 'held' : 'thanks'}`);
+  }
   mark('last');
 });
