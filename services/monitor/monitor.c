@@ -119,7 +119,7 @@ static void emit_pair(kn_monitor *m, kn_event *ev, kn_event *clear)
 	if (m->o.progress)
 		kn_progress_event(m->o.progress, m->o.task, m->eval, ev, kn_eval_steps(m->eval) > before, rises);
 	if (m->o.on_event)
-		m->o.on_event(m->o.ud, m, ev, rises);
+		m->o.on_event(m->o.ud, m, m->o.on_event_clear && clear ? clear : ev, rises);
 	if (m->o.until_finished && kn_eval_completed(m->eval))
 		kn_monitor_stop(m, KN_END_FINISHED);
 	else if (m->o.until_steps > 0 && kn_eval_steps(m->eval) >= m->o.until_steps)

@@ -63,6 +63,9 @@ typedef struct kn_monitor_opts {
 	 * (NULL: none), and the redaction rules for what is written (NULL: the defaults) */
 	const struct kn_guard *guard;
 	const struct kn_redact *redact;
+	/* 1: on_event gets each event before redaction (keynode record: a workflow step must replay the
+	 * card number that was typed; workflow files are the one thing written with it) */
+	int on_event_clear;
 } kn_monitor_opts;
 
 /* Connect to the browser at ws_url and start watching. *out is the caller's (kn_monitor_free). */
