@@ -45,3 +45,22 @@ int kn_base64_decode(unsigned char **out, size_t *len, const char *in, size_t n)
 	*len = w;
 	return 0;
 }
+
+int kn_base64_encode(char **out, const unsigned char *in, size_t n)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *o = malloc((n + 2) / 3 * 4 + 1), *p = o;
+	*out = o;
+	if (!o)
+		return KN_ENOMEM;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
+		             (i + 2 < n ? in[i + 2] : 0);
+		*p++ = a[v >> 18 & 63];
+		*p++ = a[v >> 12 & 63];
+		*p++ = i + 1 < n ? a[v >> 6 & 63] : '=';
+		*p++ = i + 2 < n ? a[v & 63] : '=';
+	}
+	*p = '\0';
+	return 0;
+}

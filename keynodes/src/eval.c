@@ -15,6 +15,7 @@
 #include "keynode/functional.h"
 #include "keynode/grow.h"
 #include "keynode/purchase.h"
+#include "keynode/request.h"
 #include "keynode/url.h"
 
 #include "eval_internal.h"
@@ -374,6 +375,15 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		return 0;
 	case KN_TARGET_PAGE: /* read from the browser when the run ends: kn_eval_page_result */
 		return 0;
+	case KN_TARGET_REQUEST: {
+		if (e->type != KN_EV_REQUEST || !e->request)
+			return 0;
+		/* semantic body matchers are judged at once, by the synchronous judge (README) */
+		ev->checked = 1, ev->seen = e->request->url;
+		int r = kn_request_match(kn->request, e->request, ev->opts.semantic, ev->opts.threshold, err);
+		*score = r == 1;
+		return r < 0 ? r : 0;
+	}
 	}
 	return 0;
 }
@@ -414,8 +424,9 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 		int last = ev->sem == KN_FUNC_SEM_WEBARENA && kn->functional &&
 		           e->type == KN_EV_ANSWER &&
 		           (kn->target == KN_TARGET_ANSWER || kn->target == KN_TARGET_CACHE_DATA);
-		if (st->pub.score >= 1.0 && !last)
-			continue;
+		if ((st->pub.score >= 1.0 && !last) ||
+		    (e->type == KN_EV_REQUEST) != (kn->target == KN_TARGET_REQUEST))
+			continue; /* a request event checks request nodes only, and only it does */
 		double s;
 		st->final_gen += (unsigned)last;
 		ev->seen = NULL, ev->checked = 0;
@@ -479,7 +490,8 @@ int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 	if (ev->opts.mode == KN_MODE_WEBCANVAS) {
 		/* Upstream checks a step before its action runs: the URL is the page the action starts
 		 * from (for a goto/back, the page before it). Navigations alone are not checked. */
-		if (step || e->type == KN_EV_TYPE) { /* a continued `type` is checked with its step */
+		/* a continued `type` is checked with its step; a request credits the step that sent it */
+		if (step || e->type == KN_EV_TYPE || e->type == KN_EV_REQUEST) {
 			ev->steps += step;
 			if (e->type != KN_EV_NAVIGATE && e->url && url_cache_set(ev, &ev->cur, e->url))
 				return KN_ENOMEM;

@@ -10,10 +10,11 @@
 #include <jansson.h>
 
 #include "keynode/event.h"
+#include "keynode/request.h"
 
 static const char *const type_names[KN_EV__COUNT] = {
 	"navigate", "click", "type", "select", "submit", "press", "scroll", "tab_open", "tab_close",
-	"answer", "hover", "dialog", "download", "drag"};
+	"answer", "hover", "dialog", "download", "drag", "request"};
 
 static const char *const how_names[KN_NAV__COUNT] = {
 	[KN_NAV_GOTO] = "goto",       [KN_NAV_BACK] = "back",       [KN_NAV_FORWARD] = "forward",
@@ -71,6 +72,7 @@ int kn_event_is_step(const kn_event *ev)
 	case KN_EV_SUBMIT:
 	case KN_EV_DIALOG:
 	case KN_EV_DOWNLOAD:
+	case KN_EV_REQUEST:
 	case KN_EV_TAB_OPEN:
 	case KN_EV_TAB_CLOSE: return 0;
 	default: return (unsigned)ev->type < KN_EV__COUNT;
@@ -79,6 +81,8 @@ int kn_event_is_step(const kn_event *ev)
 
 struct owned {
 	json_t *json;
+	kn_request req;   /* a request event's `request`, its strings in json */
+	kn_field *pairs;  /* req's headers then fields */
 	const char *matched[];
 };
 
@@ -89,6 +93,7 @@ void kn_event_clear(kn_event *ev)
 	struct owned *o = ev->owned_;
 	if (o) {
 		json_decref(o->json);
+		free(o->pairs);
 		free(o);
 	}
 	memset(ev, 0, sizeof *ev);
@@ -128,6 +133,63 @@ static int get_box(kn_event *ev, json_t *b, kn_err *err)
 	return 0;
 }
 
+/* A string of j or an error naming the field. */
+static int req_str(const char **out, json_t *v, const char *what, size_t i, kn_err *err)
+{
+	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
+		return kn_err_set(err, KN_EINVAL, "field \"request\": %s %zu: expected a string", what, i);
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* "request": {method, url, headers: {name: value}, fields: [[name, value]…], held}: required on
+ * request events, refused elsewhere. */
+static int get_request(kn_event *ev, struct owned *o, json_t *r, kn_err *err)
+{
+	if (!r || json_is_null(r))
+		return ev->type == KN_EV_REQUEST
+		               ? kn_err_set(err, KN_EINVAL, "field \"request\": missing on a request event")
+		               : 0;
+	if (ev->type != KN_EV_REQUEST || !json_is_object(r))
+		return kn_err_set(err, KN_EINVAL, "field \"request\": expected an object on request "
+		                                  "events only");
+	json_t *h = json_object_get(r, "headers"), *f = json_object_get(r, "fields");
+	if ((h && !json_is_object(h)) || (f && !json_is_array(f)))
+		return kn_err_set(err, KN_EINVAL, "field \"request\": headers is an object, fields an "
+		                                  "array of [name, value]");
+	size_t nh = h ? json_object_size(h) : 0, nf = f ? json_array_size(f) : 0, i = 0;
+	if (nh + nf && !(o->pairs = calloc(nh + nf, sizeof *o->pairs)))
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	kn_request *q = &o->req;
+	const char *k;
+	json_t *v;
+	int rc;
+	json_object_foreach(h, k, v) {
+		o->pairs[i].name = k;
+		if ((rc = req_str(&o->pairs[i].value, v, "header", i, err)) != 0)
+			return rc;
+		i++;
+	}
+	for (size_t j = 0; j < nf; j++, i++) {
+		json_t *p = json_array_get(f, j);
+		if (!json_is_array(p) || json_array_size(p) != 2)
+			return kn_err_set(err, KN_EINVAL, "field \"request\": field %zu: expected [name, value]", j);
+		if ((rc = req_str(&o->pairs[i].name, json_array_get(p, 0), "field", j, err)) ||
+		    (rc = req_str(&o->pairs[i].value, json_array_get(p, 1), "field", j, err)))
+			return rc;
+	}
+	q->headers = o->pairs;
+	q->n_headers = nh;
+	q->fields = o->pairs + nh;
+	q->n_fields = nf;
+	json_t *m = json_object_get(r, "method"), *u = json_object_get(r, "url");
+	if ((rc = req_str(&q->method, m, "method", 0, err)) || (rc = req_str(&q->url, u, "url", 0, err)))
+		return rc;
+	q->held = json_is_true(json_object_get(r, "held"));
+	ev->request = q;
+	return 0;
+}
+
 /* Fill ev from the parsed object j, which ev then owns (even on failure). */
 static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 {
@@ -149,6 +211,7 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 		json_decref(j);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
+	memset(o, 0, sizeof *o);
 	o->json = j;
 	ev->owned_ = o;
 	if (m && !json_is_null(m) && !json_is_array(m))
@@ -213,7 +276,9 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 			return kn_err_set(err, KN_EINVAL, "field \"pixels\": expected a number of pixels ≥ 0");
 		ev->pixels = (long)(d + 0.5);
 	}
-	return get_box(ev, json_object_get(j, "box"), err);
+	if ((rc = get_box(ev, json_object_get(j, "box"), err)) != 0)
+		return rc;
+	return get_request(ev, o, json_object_get(j, "request"), err);
 }
 
 int kn_event_parse(kn_event *ev, const char *line, size_t len, kn_err *err)
@@ -460,6 +525,26 @@ int kn_traj_write_event(FILE *f, const kn_event *ev)
 	if (ev->has_box)
 		bad |= json_object_set_new(j, "box", json_pack("{s:f, s:f, s:f, s:f}", "x", ev->box[0], "y", ev->box[1],
 		                                               "width", ev->box[2], "height", ev->box[3]));
+	if (ev->request) {
+		const kn_request *q = ev->request;
+		json_t *r = json_pack("{s:s?, s:s?}", "method", q->method, "url", q->url);
+		json_t *h = json_object(), *fl = json_array();
+		bad |= !r || !h || !fl;
+		for (size_t i = 0; !bad && i < q->n_headers; i++)
+			bad |= json_object_set_new(h, q->headers[i].name, json_string(q->headers[i].value));
+		for (size_t i = 0; !bad && i < q->n_fields; i++)
+			bad |= json_array_append_new(fl, json_pack("[s,s]", q->fields[i].name, q->fields[i].value));
+		if (!bad && q->n_headers)
+			bad |= json_object_set(r, "headers", h);
+		if (!bad)
+			bad |= json_object_set(r, "fields", fl);
+		if (!bad && q->held)
+			bad |= json_object_set_new(r, "held", json_true());
+		json_decref(h);
+		json_decref(fl);
+		if (r)
+			bad |= json_object_set_new(j, "request", r);
+	}
 	if (bad) { /* json_string refuses invalid UTF-8 */
 		json_decref(j);
 		return KN_EINVAL;

@@ -55,6 +55,10 @@ static const char *why_of(const kn_keynode *kn, const kn_event *e, int checked, 
 		return score >= 1 ? "the answer matched" : "the answer did not match";
 	case KN_TARGET_PAGE:
 		return "read from the page when the run ends";
+	case KN_TARGET_REQUEST:
+		if (!checked)
+			return "not a request";
+		return score >= 1 ? "the request matched" : "the request did not match";
 	}
 	return "";
 }

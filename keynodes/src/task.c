@@ -6,14 +6,16 @@
 #include <string.h>
 
 #include "keynode/match.h"
+#include "keynode/guard.h"
 #include "keynode/purchase.h"
+#include "keynode/request.h"
 #include "keynode/task.h"
 
 static const char *const target_names[] = {"url", "element_path", "element_value", "answer",
-                                           "cache_data", "page"};
+                                           "cache_data", "page", "request"};
 static const char *const matcher_names[] = {"exact", "include", "semantic", "regex",
                                             "must_include", "fuzzy", "gold_in_pred"};
-#define N_TARGET_NAMES 6
+#define N_TARGET_NAMES 7
 #define N_MATCHER_NAMES 7
 static const char *const verb_names[] = {"goto", "click", "type", "select", "press",
                                          "scroll", "wait", "back", "forward", "answer", "dialog"};
@@ -98,6 +100,7 @@ static const char *const function_names[N_TARGET_NAMES][N_MATCHER_NAMES] = {
 	{"cache_data_exact_match", "cache_data_included_match", "cache_data_semantic_match",
 	 "cache_data_regex_match", "cache_data_must_include_match", "cache_data_fuzzy_match", NULL},
 	{"page_exact_match", NULL, NULL, "page_regex_match", "page_must_include_match", NULL, NULL},
+	{"request_match", NULL, NULL, NULL, NULL, NULL, NULL}, /* keynode's extension (request.h) */
 };
 
 const char *kn_keynode_function_name(kn_target target, kn_matcher matcher)
@@ -126,6 +129,11 @@ int kn_keynode_prepare(kn_keynode *kn, kn_err *err)
 		return kn_err_set(err, KN_EINVAL, "matcher '%s' is not available for target '%s'",
 		                  kn_matcher_name(kn->matcher), kn_target_name(kn->target));
 	if (!kn->expect && kn->n_items && kn_keynode_join_items(kn) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	if (kn->target == KN_TARGET_REQUEST && !kn->request)
+		return kn_err_set(err, KN_EINVAL, "a request key node needs its method, url or body");
+	if (kn->target == KN_TARGET_REQUEST && !kn->expect &&
+	    kn_request_spec_describe(&kn->expect, kn->request) != 0)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (!kn->expect)
 		return kn_err_set(err, KN_EINVAL, "missing expected value");
@@ -224,6 +232,7 @@ void kn_keynode_clear(kn_keynode *kn)
 	free(kn->items);
 	free(kn->page_url);
 	free(kn->locator);
+	kn_request_spec_free(kn->request);
 	memset(kn, 0, sizeof *kn);
 }
 
@@ -272,6 +281,8 @@ void kn_task_clear(kn_task *t)
 	kn_purchase_free(t->purchase);
 	free(t->workflow_file);
 	free(t->recorded_at);
+	kn_guard_clear(t->guard);
+	free(t->guard);
 	memset(t, 0, sizeof *t);
 }
 
@@ -283,6 +294,8 @@ void kn_taskset_free(kn_taskset *set)
 		kn_task_clear(&set->tasks[i]);
 	free(set->tasks);
 	free(set->source);
+	kn_guard_clear(set->guard);
+	free(set->guard);
 	free(set);
 }
 

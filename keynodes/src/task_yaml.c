@@ -18,6 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/guard.h"
+
 #include "task_yaml_internal.h"
 
 /* ---- pass 2: the schema ---- */
@@ -206,24 +208,28 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 		if (tg < 0)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "unknown target '%s' (expected url, element_path, element_value, "
-			                  "answer, cache_data or page, and optionally id)",
+			                  "answer, cache_data, page or request, and optionally id)",
 			                  kn_ty_clip(c, sizeof c, k.val));
 		if (have_target && (int)kn->target == tg)
 			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", kn_target_name((kn_target)tg));
 		if (have_target)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "two targets '%s' and '%s' (a key node has exactly one of url, "
-			                  "element_path, element_value, answer, cache_data or page)",
+			                  "element_path, element_value, answer, cache_data, page or request)",
 			                  kn_target_name(kn->target), kn_target_name((kn_target)tg));
 		have_target = 1;
 		kn->target = (kn_target)tg;
-		if ((rc = parse_target(l, kn, kn_target_name((kn_target)tg), &mat)) != 0)
+		if (tg == KN_TARGET_REQUEST)
+			rc = kn_ty_parse_request(l, &kn->request, &mat, NULL, NULL);
+		else
+			rc = parse_target(l, kn, kn_target_name((kn_target)tg), &mat);
+		if (rc)
 			return rc;
 	}
 	if (!have_target)
 		return kn_ty_fail(l, KN_EINVAL, start->at,
 		                  "no target (expected one of url, element_path, element_value, answer, "
-		                  "cache_data or page)");
+		                  "cache_data, page or request)");
 	if (!kn->id) {
 		char id[32];
 		snprintf(id, sizeof id, "k%zu", ni + 1);
@@ -271,9 +277,27 @@ static int parse_keynodes(loader *l, size_t ti)
 }
 
 enum { TK_ID, TK_INTENT, TK_START_URL, TK_REFLEN, TK_ANSWER, TK_KEYNODES, TK_STEPS, TK_PURCHASE,
-       N_TK };
+       TK_GUARD, TK_END_ON_GUARD, N_TK };
 static const char *const task_keys[N_TK] = { "id", "intent", "start_url", "reference_length",
-                                             "answer", "key_nodes", "steps", "purchase" };
+                                             "answer", "key_nodes", "steps", "purchase", "guard",
+                                             "end_on_guard" };
+
+/* *g, allocated on first need (end_on_guard not said: -1). */
+static kn_guard *guard_of(kn_guard **g)
+{
+	if (!*g && (*g = calloc(1, sizeof **g)) != NULL)
+		(*g)->end_on_guard = -1;
+	return *g;
+}
+
+/* `guard:` or `end_on_guard:` (which) into *g. */
+static int parse_guard_key(loader *l, kn_guard **g, int end_on_guard)
+{
+	if (!guard_of(g))
+		return kn_ty_oom(l);
+	return end_on_guard ? kn_ty_read_bool(l, "end_on_guard", &(*g)->end_on_guard)
+	                    : kn_ty_parse_guard(l, *g);
+}
 
 /* One task mapping whose start event was at `at`. first, when not NULL, is its first key, already
  * read (a single task at the top level). */
@@ -340,6 +364,10 @@ static int parse_task(loader *l, pos at, const yev *first)
 		case TK_PURCHASE:
 			rc = kn_ty_parse_purchase(l, t);
 			break;
+		case TK_GUARD:
+		case TK_END_ON_GUARD:
+			rc = parse_guard_key(l, &t->guard, w == TK_END_ON_GUARD);
+			break;
 		default:
 			rc = kn_ty_parse_steps(l, ti);
 			break;
@@ -380,11 +408,38 @@ static int parse_tasks(loader *l)
 	return 0;
 }
 
+enum { SK_TASKS, SK_GUARD, SK_END_ON_GUARD, N_SK };
+static const char *const set_keys[N_SK] = {"tasks", "guard", "end_on_guard"};
+
+/* A task set: `tasks:` with the set's `guard:` and `end_on_guard:`, in any order; first is the
+ * first key, already read. */
+static int parse_set(loader *l, const yev *first)
+{
+	unsigned seen = 0;
+	int rc, w;
+	for (;;) {
+		if ((rc = kn_ty_read_field(l, set_keys, N_SK, NULL, &seen, &first, &w)) != 0)
+			return rc;
+		if (w < 0)
+			break;
+		if (w == SK_TASKS)
+			rc = parse_tasks(l);
+		else
+			rc = parse_guard_key(l, &l->set->guard, w == SK_END_ON_GUARD);
+		if (rc)
+			return rc;
+	}
+	if (!(seen & (1u << SK_TASKS)))
+		return kn_ty_fail(l, KN_EINVAL, kn_ty_pos_at(1, 1), "'guard' at the top level belongs to a task set: add 'tasks:' (a single task starts with 'id')");
+	for (size_t i = 0; i < l->set->n_tasks; i++)
+		l->set->tasks[i].set_guard = l->set->guard;
+	return 0;
+}
+
 static int parse_document(loader *l)
 {
 	yev e, k;
 	int rc, end;
-	char c[72];
 	if ((rc = kn_ty_next_event(l, &e)) != 0 || (rc = kn_ty_next_event(l, &e)) != 0)
 		return rc; /* stream start, then document start or stream end */
 	if (e.type == YAML_STREAM_END_EVENT)
@@ -407,15 +462,9 @@ static int parse_document(loader *l)
 	if (l->workflow) {
 		if ((rc = kn_ty_parse_workflow(l, at, &k)) != 0)
 			return rc;
-	} else if (k.len == 5 && !memcmp(k.val, "tasks", 5)) {
-		if ((rc = parse_tasks(l)) != 0 || (rc = kn_ty_read_key(l, &k, &end)) != 0)
+	} else if (kn_ty_lookup(set_keys, N_SK, k.val, k.len) >= 0) {
+		if ((rc = parse_set(l, &k)) != 0)
 			return rc;
-		if (!end && k.len == 5 && !memcmp(k.val, "tasks", 5))
-			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key 'tasks'");
-		if (!end)
-			return kn_ty_fail(l, KN_EINVAL, k.at,
-			                  "unknown top-level key '%s' (a file with 'tasks:' holds only "
-			                  "that list)", kn_ty_clip(c, sizeof c, k.val));
 	} else if ((rc = parse_task(l, at, &k)) != 0) {
 		return rc;
 	}

@@ -150,4 +150,17 @@ int kn_ty_parse_workflow(loader *l, pos at, const yev *first);
 
 int kn_ty_parse_purchase(loader *l, kn_task *t);
 
+/* ---- task_yaml_request.c ---- */
+
+/* The value of a `request` key node, or with rule a guard rule (its `respond` into rule): *out is
+ * set at once and is the caller's even on failure (kn_request_spec_free). *at gets where the
+ * mapping starts; start, when not NULL, is its start event, already read. */
+struct kn_request_spec;
+struct kn_guard_rule;
+struct kn_guard;
+int kn_ty_parse_request(loader *l, struct kn_request_spec **out, pos *at, struct kn_guard_rule *rule,
+                        const yev *start);
+/* `guard:` — a list of guard rules appended to g. */
+int kn_ty_parse_guard(loader *l, struct kn_guard *g);
+
 #endif

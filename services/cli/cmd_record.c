@@ -416,7 +416,7 @@ int kn_cmd_record(int argc, char **argv)
 	double idle_s = 0;
 	/* "finished" is checked here, not by the monitor: the step that reached the last key node
 	 * still has its navigation (its postcondition) to come */
-	kn_monitor_opts mo = {.eval = {.step_limit = -1}};
+	kn_monitor_opts mo = {.eval = {.step_limit = -1}, .on_event_clear = 1};
 	kn_until until = {0};
 	FILE *progress = stdout;
 	while ((c = getopt_long(argc, argv, "hq", opts, NULL)) != -1) {

@@ -12,6 +12,7 @@
 
 #include <jansson.h>
 
+#include "keynode/redact.h"
 #include "cli.h"
 #include "keynode/workflow.h"
 #include "keynode/fs.h"
@@ -242,6 +243,10 @@ int kn_cmd_replay(int argc, char **argv)
 	}
 	kn_cli_blocked_rules(&blocked, cfg); /* keynode.yaml blocked: (blocked_opts.c) */
 	ro.blocked = &blocked;
+	kn_redact redact; /* keynode.yaml guard: and redact: (issue 23) */
+	kn_config_redact_rules(&redact, cfg);
+	ro.guard = cfg ? cfg->guard : NULL;
+	ro.redact = &redact;
 	kn_cli_replay_waits(&ro, cfg); /* keynode.yaml replay: (replay_waits.c) */
 	kn_taskset *set = NULL;
 	int r = kn_taskset_load_file(&set, tasks, NULL, &err);

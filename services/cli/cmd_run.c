@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/redact.h"
 #include "blocked.h"
 #include "cli.h"
 #include "runner.h"
@@ -140,6 +141,8 @@ struct run {
 	double timeout_s;
 	kn_eval_opts eval;
 	kn_blocked_rules blocked; /* --config: keynode.yaml blocked: (blocked_opts.c) */
+	const struct kn_guard *guard; /* --config: keynode.yaml guard: and redact: (issue 23) */
+	kn_redact redact;
 	time_t t0;
 	double t0_mono;
 };
@@ -201,6 +204,7 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 		                     .chromium = r->chromium, .pool = r->pool, .viewport_w = r->vw, .viewport_h = r->vh,
 		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
 		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref,
+		                     .guard = r->guard, .redact = &r->redact,
 		                     .trace = r->trace, .environment = r->environment};
 		kn_err err = {0};
 		if (kn_attempt_run(&rep, &o, &err) != 0) {
@@ -520,6 +524,8 @@ int kn_cmd_run(int argc, char **argv)
 		goto done;
 	}
 	kn_cli_blocked_rules(&r.blocked, cfg);
+	kn_config_redact_rules(&r.redact, cfg);
+	r.guard = cfg ? cfg->guard : NULL;
 	if (!region_opt && cfg && cfg->region) /* --region, then KEYNODE_REGION, then keynode.yaml */
 		region = region && *region ? region : cfg->region;
 	if (r.taskset && !server) {

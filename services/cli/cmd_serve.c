@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "keynode/redact.h"
 #include "alerts.h"
 #include "api.h"
 #include "cli.h"
@@ -365,6 +366,10 @@ int kn_cmd_serve(int argc, char **argv)
 	ro.trace_mode = (int)tro.mode;
 	ro.trace_root = sv.traces;
 	ro.trace_max_bytes = (long long)max_mb * 1024 * 1024;
+	kn_redact redact; /* keynode.yaml guard: and redact: (issue 23), for every watched run */
+	kn_config_redact_rules(&redact, cfg);
+	ro.guard = cfg->guard;
+	ro.redact = &redact;
 	if (cfg->semantic.backend == KN_CONFIG_LLM) {
 		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
 		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "keynode/redact.h"
 #include "cli.h"
 #include "judge_async.h"
 #include "keynode/fs.h"
@@ -212,6 +213,10 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_blocked_rules blocked; /* --config: its blocked: section (blocked_opts.c) */
 	kn_cli_blocked_rules(&blocked, so.config);
 	mo.blocked = &blocked;
+	kn_redact redact; /* --config: keynode.yaml guard: and redact: (issue 23) */
+	kn_config_redact_rules(&redact, so.config);
+	mo.guard = so.config ? so.config->guard : NULL;
+	mo.redact = &redact;
 	/* after --config: its sites: resolve WebArena placeholders */
 	int r = kn_cli_load_tasks(&set, tasks, so.config, "watch", &err);
 	if (r) {

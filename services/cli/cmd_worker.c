@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "keynode/redact.h"
 #include "alerts.h"
 #include "keynode/fs.h"
 #include "cli.h"
@@ -206,6 +207,10 @@ int kn_cmd_worker(int argc, char **argv)
 	/* keynode.yaml `blocked:` (services/replay/blocked.h): lists not given keep their defaults */
 	kn_cli_blocked_rules(&blocked, cfg);
 	wo.validate.replay.blocked = &blocked;
+	kn_redact redact; /* keynode.yaml guard: and redact: (issue 23) */
+	kn_config_redact_rules(&redact, cfg);
+	wo.validate.replay.guard = cfg->guard;
+	wo.validate.replay.redact = &redact;
 	/* keynode.yaml `replay:` waits; --element-timeout and --settle-timeout win */
 	int element_ms = wo.validate.replay.element_timeout_ms, settle_ms = wo.validate.replay.wait.settle_ms;
 	kn_cli_replay_waits(&wo.validate.replay, cfg);

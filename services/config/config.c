@@ -598,10 +598,17 @@ static int load_root(loader *l, kn_config *c, const node *root)
 {
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
 		                             "verdict_cache", "alerts", "schedules", "health", "sites",
-		                             "blocked", "agents", "trace", "replay", "region" };
-	const node *v[14], *w[2];
+		                             "blocked", "agents", "trace", "replay", "region", "guard",
+		                             "end_on_guard", "redact" };
+	const node *v[17], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 14, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 17, v)) != 0)
+		return rc;
+	if (v[14] && (rc = kn_config_load_guard(l, c, v[14])) != 0)
+		return rc;
+	if (v[15] && (rc = kn_config_load_end_on_guard(l, c, v[15])) != 0)
+		return rc;
+	if (v[16] && (rc = kn_config_load_redact(l, c, v[16])) != 0)
 		return rc;
 	if (SET(v[13]) && (rc = get_str(l, v[13], "region", &c->region, 1)) != 0)
 		return rc;
@@ -676,6 +683,10 @@ static int load_root(loader *l, kn_config *c, const node *root)
 
 /* config_internal.h: the helpers above for the section loaders in other files */
 int kn_config_is_null(const node *n) { return is_null(n); }
+int kn_config_load_strings(loader *l, const node *s, const char *key, char ***v, size_t *n)
+{
+	return load_strings(l, s, key, v, n);
+}
 int kn_config_fields(loader *l, const node *m, const char *path, const char *const *names, int n,
                      const node **vals) { return fields_of(l, m, path, names, n, vals); }
 int kn_config_get_str(loader *l, const node *n, const char *path, char **dst, int nonempty)
@@ -695,6 +706,7 @@ static int defaults(kn_config **out, kn_err *err)
 	c->semantic.llm.timeout_ms = 30000;
 	c->health_broken_after = 2;
 	c->blocked.enabled = c->blocked.geo = 1;
+	c->redact.enabled = 1;
 	c->http_stream_idle_s = 60;
 	c->http_max_run_events = 1000000;
 	return 0;

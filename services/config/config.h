@@ -113,7 +113,20 @@ typedef struct kn_config {
 		int element_timeout_ms, settle_ms, quiet_ms, quiet_max_ms, consequence_ms, script_quiet_ms,
 		    network_max_ms, postcondition_ms, grace_ms;
 	} replay;
+	/* `guard:` and `end_on_guard:` (config_guard.c; keynode/guard.h): the rules every live run holds
+	 * requests by, beside its task's and task set's; NULL: none given */
+	struct kn_guard *guard;
+	/* `redact:` (keynode/redact.h): extra secret names; enabled 1 by default */
+	struct kn_config_redact {
+		int enabled;
+		char **fields, **headers;
+		size_t n_fields, n_headers;
+	} redact;
 } kn_config;
+
+/* The redaction rules of c (borrowing its lists) for kn_redact_*; c NULL: the defaults. */
+struct kn_redact;
+void kn_config_redact_rules(struct kn_redact *out, const kn_config *c);
 
 /* Read and parse the file at path (errors named by path), then apply the environment overrides.
  * On success *out is the caller's (kn_config_free); on failure *out is NULL, err says why and the

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "config.h"
+#include "keynode/guard.h"
 
 void kn_config_free(kn_config *c)
 {
@@ -53,5 +54,13 @@ void kn_config_free(kn_config *c)
 	}
 	free(c->agents);
 	free(c->trace.dir);
+	kn_guard_clear(c->guard);
+	free(c->guard);
+	for (size_t i = 0; i < c->redact.n_fields; i++)
+		free(c->redact.fields[i]);
+	free(c->redact.fields);
+	for (size_t i = 0; i < c->redact.n_headers; i++)
+		free(c->redact.headers[i]);
+	free(c->redact.headers);
 	free(c);
 }

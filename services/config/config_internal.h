@@ -38,6 +38,12 @@ int kn_config_load_agents(loader *l, kn_config *c, const node *m);
 /* trace: {mode, dir, keep_days, max_mb} (config_trace.c) into c->trace. */
 int kn_config_load_trace(loader *l, kn_config *c, const node *m);
 int kn_config_load_replay(loader *l, kn_config *c, const node *m);
+/* guard: [rules], end_on_guard: bool, redact: {enabled, fields, headers} (config_guard.c). */
+int kn_config_load_guard(loader *l, kn_config *c, const node *s);
+int kn_config_load_end_on_guard(loader *l, kn_config *c, const node *n);
+int kn_config_load_redact(loader *l, kn_config *c, const node *m);
+/* A list of non-empty strings into *v (n items). */
+int kn_config_load_strings(loader *l, const node *s, const char *key, char ***v, size_t *n);
 
 /* config.c's schema helpers, for the section loaders above: a YAML null; mapping m's values by
  * key (unknown and repeated keys fail, named by path); a string copy; an integer in [lo, hi]. */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/guard.h"
 #include "keynode/randid.h"
 #include "log.h"
 #include "monitor.h"
@@ -81,8 +82,16 @@ static void buy_read_start(kn_monitor *m, const char *tab)
 			kn_log_msg("error", "monitor", "cannot read the purchase", NULL);
 }
 
+static void emit_pair(kn_monitor *m, kn_event *ev, kn_event *clear);
+
 /* The pipeline: every event gets its time, goes to the trajectory, the evaluator, the person. */
 static void emit(kn_monitor *m, kn_event *ev)
+{
+	emit_pair(m, ev, NULL);
+}
+
+/* emit, with the evaluator fed clear (the same event before redaction, requests.h) when not NULL. */
+static void emit_pair(kn_monitor *m, kn_event *ev, kn_event *clear)
 {
 	if (m->end_reason || m->verdict_reason)
 		return;
@@ -98,7 +107,9 @@ static void emit(kn_monitor *m, kn_event *ev)
 		kn_log_msg("error", "monitor", "cannot write trajectory event", NULL);
 	int before = kn_eval_steps(m->eval);
 	kn_err err = {0};
-	int rises = kn_eval_feed(m->eval, ev, &err);
+	if (clear)
+		clear->t = ev->t;
+	int rises = kn_eval_feed(m->eval, clear ? clear : ev, &err);
 	kn_trace_event(m->o.trace, m->cdp, ev); /* after the evaluator: the checks' evidence is in */
 	char q[512];
 	if (rises < 0)
@@ -108,7 +119,7 @@ static void emit(kn_monitor *m, kn_event *ev)
 	if (m->o.progress)
 		kn_progress_event(m->o.progress, m->o.task, m->eval, ev, kn_eval_steps(m->eval) > before, rises);
 	if (m->o.on_event)
-		m->o.on_event(m->o.ud, m, ev, rises);
+		m->o.on_event(m->o.ud, m, m->o.on_event_clear && clear ? clear : ev, rises);
 	if (m->o.until_finished && kn_eval_completed(m->eval))
 		kn_monitor_stop(m, KN_END_FINISHED);
 	else if (m->o.until_steps > 0 && kn_eval_steps(m->eval) >= m->o.until_steps)
@@ -258,6 +269,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	/* only for failed main documents (unreachable.h): no bodies kept */
 	kn_cdp_send(m->cdp, session, "Network.enable",
 	            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
+	kn_requests_attach(m->requests, m->cdp, session, 0); /* requests sent, the guard (requests.h) */
 	if (m->o.viewport_w > 0 && m->o.viewport_h > 0) /* monitor.h: before the tab runs on */
 		kn_cdp_send(m->cdp, session, "Emulation.setDeviceMetricsOverride",
 		            json_pack("{s:i, s:i, s:f, s:b}", "width", m->o.viewport_w, "height", m->o.viewport_h,
@@ -370,7 +382,14 @@ static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t
 		missed_navigation(m, t, ev.url); /* the page is somewhere we were not told of: say so first */
 	if (m->o.on_payload)
 		m->o.on_payload(m->o.ud, m, t->id, json_string_value(payload), json_string_length(payload));
-	emit(m, &ev);
+	/* a card number, a CVC, a token typed into a field is written [redacted]; the evaluator sees it
+	 * (redact.h; the recorder itself masks password fields) */
+	kn_event clear = ev;
+	int secret = (ev.type == KN_EV_TYPE || ev.type == KN_EV_SELECT) && ev.value &&
+	             kn_redact_field(m->o.redact, ev.selector, ev.value);
+	if (secret)
+		ev.value = KN_REDACTED;
+	emit_pair(m, &ev, secret ? &clear : NULL);
 	kn_event_clear(&ev);
 }
 
@@ -449,6 +468,10 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 {
 	(void)c;
 	kn_monitor *m = ud;
+	/* a paused request is answered in every case, after the end too (held ones stay held) */
+	if (kn_requests_event(m->requests, m->cdp, session, method, params, m->end_reason != NULL) &&
+	    strcmp(method, "Fetch.requestPaused") == 0)
+		return;
 	if (m->end_reason) { /* over; the trace's last steps still take their screenshots (services/trace) */
 		struct tab *t = strncmp(method, "Page.", 5) == 0 ? tab_by_session(m, session) : NULL;
 		if (t)
@@ -470,6 +493,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		} else if (type && strcmp(type, "page") == 0)
 			attach_page(m, sid, info);
 		else if (type && strcmp(type, "iframe") == 0 && owner) {
+			kn_requests_attach(m->requests, m->cdp, sid, 1); /* before the frame runs */
 			char *src = NULL;
 			if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
 				kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
@@ -479,8 +503,11 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			kn_log_msg("info", "monitor", "frame target attached", "tab=%s type=iframe url=\"%s\"", owner->id,
 			           kn_log_quote(q, sizeof q, kn_json_str(info, "url")));
 			free(src);
-		} else
+		} else {
+			if (own_context(m, info) && kn_requests_intercepting(m->requests))
+				kn_requests_attach(m->requests, m->cdp, sid, 0); /* workers, service workers */
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		}
 		return;
 	}
 	if (strcmp(method, "Target.detachedFromTarget") == 0) {
@@ -731,6 +758,46 @@ int kn_monitor_answer(kn_monitor *m, const char *text)
 	return 0;
 }
 
+/* A request a page sent, or the guard held (requests.h): an event (redacted; the evaluator gets it
+ * in clear), and a held one may end the run. */
+static void on_request(void *ud, const kn_request_seen *r)
+{
+	kn_monitor *m = ud;
+	const char *ts = kn_frames_tab_of(m->frames, r->session);
+	struct tab *t = tab_by_session(m, ts ? ts : r->session);
+	kn_event pub = {.type = KN_EV_REQUEST, .tab = t ? t->id : m->last_tab[0] ? m->last_tab : NULL,
+	                .url = t ? t->url : NULL, .trusted = -1, .frame = ts != NULL, .t = r->wall_ms,
+	                .request = r->redacted};
+	kn_event clear = pub;
+	clear.request = r->clear;
+	if (r->held_by) {
+		char q[600];
+		kn_log_msg("info", "monitor", "request held", "method=%s url=\"%s\" rule_line=%d",
+		           r->redacted->method, kn_log_quote(q, sizeof q, r->redacted->url), r->held_by->line);
+	}
+	emit_pair(m, &pub, &clear);
+	if (r->held_by && m->end_on_guard && !m->end_reason && !m->stopping)
+		kn_monitor_stop(m, KN_END_GUARD);
+}
+
+/* end_on_guard: the task's, else its set's, else keynode.yaml's; on when nobody said. */
+static int ends_on_guard(const kn_monitor_opts *o)
+{
+	const kn_guard *g[] = {o->task->guard, o->task->set_guard, o->guard};
+	for (size_t i = 0; i < 3; i++)
+		if (g[i] && g[i]->end_on_guard >= 0)
+			return g[i]->end_on_guard;
+	return 1;
+}
+
+static int has_request_nodes(const kn_task *t)
+{
+	for (size_t i = 0; i < t->n_keynodes; i++)
+		if (t->keynodes[i].target == KN_TARGET_REQUEST)
+			return 1;
+	return 0;
+}
+
 int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
                      const kn_monitor_opts *opts, kn_err *err)
 {
@@ -744,9 +811,15 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	m->wall_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
+	kn_requests_opts ro = {.guards = {opts->task->guard, opts->task->set_guard, opts->guard},
+	                       .redact = opts->redact, .request_nodes = has_request_nodes(opts->task),
+	                       .on_request = on_request, .ud = m};
+	m->end_on_guard = ends_on_guard(opts);
 	int rc = kn_frames_new(&m->frames);
-	if (rc || (rc = kn_eval_new(&m->eval, opts->task, &opts->eval)) != 0) {
+	if (rc || (rc = kn_requests_new(&m->requests, &ro)) != 0 ||
+	    (rc = kn_eval_new(&m->eval, opts->task, &opts->eval)) != 0) {
 		kn_frames_free(m->frames);
+		kn_requests_free(m->requests);
 		free(m);
 		return kn_err_set(err, rc, "out of memory");
 	}
@@ -757,6 +830,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	kn_cdp_opts co = {.timeout_ms = opts->cdp_timeout_ms};
 	if ((rc = kn_cdp_connect(&m->cdp, loop, ws_url, &co, &h, err)) != 0) {
 		kn_frames_free(m->frames);
+		kn_requests_free(m->requests);
 		kn_eval_free(m->eval);
 		free(m);
 		return rc;
@@ -792,6 +866,7 @@ void kn_monitor_free(kn_monitor *m)
 		tab_free(t);
 	}
 	kn_frames_free(m->frames);
+	kn_requests_free(m->requests); /* its pending replies failed with the connection */
 	kn_eval_free(m->eval);
 	free(m->newtab_href);
 	free(m);

@@ -59,6 +59,13 @@ typedef struct kn_monitor_opts {
 	/* watch only the tabs of this browser context (replay validation's own: another context's tabs,
 	 * an earlier validation's or an agent's, are never scored in this run); NULL: every tab */
 	const char *browser_context;
+	/* issue 23 (requests.h): keynode.yaml's guard rules, held beside the task's and its set's
+	 * (NULL: none), and the redaction rules for what is written (NULL: the defaults) */
+	const struct kn_guard *guard;
+	const struct kn_redact *redact;
+	/* 1: on_event gets each event before redaction (keynode record: a workflow step must replay the
+	 * card number that was typed; workflow files are the one thing written with it) */
+	int on_event_clear;
 } kn_monitor_opts;
 
 /* Connect to the browser at ws_url and start watching. *out is the caller's (kn_monitor_free). */
@@ -74,7 +81,8 @@ typedef enum kn_end {
 	KN_END_STEP_LIMIT,   /* "step limit": past the evaluator's step budget */
 	KN_END_IDLE,         /* "idle": until idle:S */
 	KN_END_BROWSER_GONE, /* "browser disconnected" */
-	KN_END_UNREACHABLE   /* "unreachable": the task's own site did not answer (unreachable.h) */
+	KN_END_UNREACHABLE,  /* "unreachable": the task's own site did not answer (unreachable.h) */
+	KN_END_GUARD         /* "guard": a guard rule held a request and end_on_guard is on (requests.h) */
 } kn_end;
 const char *kn_end_name(kn_end e);
 /* The reason whose name is name; KN_EINVAL when none is. */

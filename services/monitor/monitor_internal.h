@@ -7,6 +7,7 @@
 #include "history.h"
 #include "monitor.h"
 #include "page_check.h"
+#include "requests.h"
 #include "unreachable.h"
 
 struct tab {
@@ -59,6 +60,8 @@ struct kn_monitor {
 	const char *verdict_reason; /* the end's reason, static text; NULL: not waiting */
 	kn_cdp_timer *verdict_timer;
 	int verdict_waited;        /* the wait is over (all came, or the bound passed) */
+	kn_requests *requests;     /* requests sent and the guard (requests.c) */
+	int end_on_guard;          /* a held request ends the run */
 };
 
 /* monitor.c: the run ends with reason (progress, on_end) — unless verdicts are awaited. */

@@ -57,6 +57,10 @@ typedef struct kn_replay_opts {
 	int evidence;           /* on a failed step capture screenshot, URL and DOM excerpt */
 	int viewport_w, viewport_h; /* 0: the task's recorded viewport, else KN_VIEWPORT_DEFAULT_* */
 	const kn_blocked_rules *blocked; /* blocked detection after each step; NULL: the defaults */
+	/* validation's monitor (issue 23): keynode.yaml's guard rules beside the task's (NULL: none)
+	 * and the redaction rules (NULL: the defaults) */
+	const struct kn_guard *guard;
+	const struct kn_redact *redact;
 } kn_replay_opts;
 
 /* How one step went. */

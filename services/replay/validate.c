@@ -369,7 +369,8 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	struct attached att = {.pages = pages};
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
 	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace,
-	                      .on_ready = monitor_ready, .ud = &att.ready, .browser_context = ctx};
+	                      .on_ready = monitor_ready, .ud = &att.ready, .browser_context = ctx,
+	                      .guard = o.replay.guard, .redact = o.replay.redact};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
 	/* ready: every tab attached and its recorder installed (Page.enable went before it on the same

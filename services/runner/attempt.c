@@ -448,7 +448,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	free(tdir);
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
 	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .blocked = o->blocked,
-	                      .trace = tr};
+	                      .trace = tr, .guard = o->guard, .redact = o->redact};
 	if (o->server) { /* serve's monitor: it answers once every tab records */
 		if (kn_remote_run_start(&a.rr, o->server, o->task_ref, http, o->eval.step_limit, &e) != 0) {
 			errorf(rep, "server: ", e.msg);

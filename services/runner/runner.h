@@ -102,6 +102,8 @@ typedef struct kn_attempt_opts {
 	double timeout_s;        /* agent wall-clock budget; <= 0: none */
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
 	const struct kn_blocked_rules *blocked; /* when the site refused service (blocked.h); NULL: defaults */
+	const struct kn_guard *guard;   /* keynode.yaml's guard rules (issue 23); NULL: none */
+	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
 	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
 	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */
 	const kn_remote *server; /* --server: the run is made by serve's monitor (POST /api/runs on

@@ -243,6 +243,8 @@ static void post_start(void *ud)
 	mo.until_idle_s = run->until.idle_s;
 	mo.until_steps = run->until.steps;
 	mo.cdp_timeout_ms = r->o.cdp_timeout_ms;
+	mo.guard = r->o.guard;
+	mo.redact = r->o.redact;
 	mo.on_event = mon_on_event;
 	mo.on_ready = mon_on_ready;
 	mo.on_end = mon_on_end;

@@ -51,6 +51,8 @@ typedef struct kn_runs_opts {
 	int trace_mode;              /* kn_trace_mode; 0 off */
 	const char *trace_root;
 	long long trace_max_bytes;   /* screenshots per run; 0 no cap */
+	const struct kn_guard *guard;   /* keynode.yaml's guard rules (issue 23); NULL: none */
+	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
 } kn_runs_opts;
 
 /* Start the loop thread. *out the caller's (kn_runs_free). */

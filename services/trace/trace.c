@@ -12,6 +12,7 @@
 
 #include "keynode/evidence.h"
 #include "keynode/fs.h"
+#include "keynode/request.h"
 #include "trace_internal.h"
 
 int kn_trace_mode_parse(kn_trace_mode *out, const char *s)
@@ -168,6 +169,18 @@ static json_t *event_json(kn_trace *t, const kn_event *ev)
 	set_opt(o, "text", ev->text, 2000);
 	set_opt(o, "value", ev->value, 500);
 	set_opt(o, "key", ev->key, 64);
+	if (ev->request) { /* issue 23: what was sent (already redacted), and whether it was held */
+		const kn_request *q = ev->request;
+		json_t *r = json_object(), *f = json_array();
+		set_opt(r, "method", q->method, 32);
+		set_opt(r, "url", q->url, 2000);
+		for (size_t i = 0; f && i < q->n_fields && i < 100; i++)
+			json_array_append_new(f, json_pack("[s,s]", q->fields[i].name, q->fields[i].value));
+		json_object_set_new(r, "fields", f);
+		if (q->held)
+			json_object_set_new(r, "held", json_true());
+		json_object_set_new(o, "request", r);
+	}
 	return o;
 }
 

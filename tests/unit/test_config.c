@@ -14,6 +14,8 @@
 
 #include "kn_test.h"
 #include "config.h"
+#include "keynode/guard.h"
+#include "keynode/redact.h"
 
 #define EXAMPLE KN_TESTS_DIR "/../deploy/keynode.example.yaml"
 
@@ -428,6 +430,38 @@ static void test_replay(void **state)
 	fails("replay: 5\n", KN_EINVAL, "k.yaml:1:9: replay: expected a mapping");
 }
 
+/* guard:, end_on_guard:, redact: (config_guard.c, issue 23) */
+static void test_guard(void **state)
+{
+	(void)state;
+	kn_config *c = load("guard:\n  - { method: POST, url: { include: /api/orders }, respond: { status: 403, body: x } }\n"
+	                    "  - { body: { qty: { exact: '2' } }, respond: error }\nend_on_guard: false\n"
+	                    "redact: { fields: [nonce], headers: [x-sid] }\n");
+	assert_non_null(c->guard);
+	assert_int_equal(c->guard->n, 2);
+	assert_int_equal(c->guard->rules[0].status, 403);
+	assert_int_equal(c->guard->rules[0].line, 2);
+	assert_int_equal(c->guard->rules[1].fail, 1);
+	assert_int_equal(c->guard->end_on_guard, 0);
+	kn_redact r;
+	kn_config_redact_rules(&r, c);
+	assert_int_equal(r.off, 0);
+	assert_true(kn_redact_field(&r, "_wpnonce", "x"));
+	assert_true(kn_redact_header(&r, "X-Sid"));
+	kn_config_free(c);
+	c = load("redact: { enabled: false }\n");
+	assert_null(c->guard);
+	kn_config_redact_rules(&r, c);
+	assert_int_equal(r.off, 1);
+	kn_config_free(c);
+	fails("guard: { method: POST }\n", KN_EINVAL, "k.yaml:1:8: guard: expected a list of rules");
+	fails("guard:\n  - { url: { fuzzy: a } }\n", KN_EINVAL,
+	      "k.yaml:2:5: guard[0]: url.fuzzy: unknown matcher (expected exact, include, semantic or regex)");
+	fails("guard:\n  - { respond: later }\n", KN_EINVAL, "k.yaml:2:5: guard[0]: respond: expected error or {status, body}");
+	fails("end_on_guard: maybe\n", KN_EINVAL, "k.yaml:1:15: end_on_guard: expected true or false");
+	fails("redact: { words: [a] }\n", KN_EINVAL, "k.yaml:1:11: redact.words: unknown key");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +475,7 @@ int main(void)
 		cmocka_unit_test(test_agents),
 		cmocka_unit_test(test_trace),
 		cmocka_unit_test(test_replay),
+		cmocka_unit_test(test_guard),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,7 +17,7 @@ static void test_errors_keynodes(void **state)
 	(void)state;
 	expect_error(TASK_HEAD KN "      - title: { exact: a }\n", KN_EINVAL,
 	             NAME ":5:9: task 'shop-1' key node 1: unknown target 'title' (expected url, "
-	             "element_path, element_value, answer, cache_data or page, and optionally id)");
+	             "element_path, element_value, answer, cache_data, page or request, and optionally id)");
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n      - url: { fuzzy: a }\n",
 	             KN_EINVAL,
 	             NAME ":6:16: task 'shop-1' key node 2: unknown matcher 'fuzzy' (expected exact, "
@@ -31,7 +31,7 @@ static void test_errors_keynodes(void **state)
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n        answer: { exact: b }\n",
 	             KN_EINVAL,
 	             NAME ":6:9: task 'shop-1' key node 1: two targets 'url' and 'answer' (a key node "
-	             "has exactly one of url, element_path, element_value, answer, cache_data or page)");
+	             "has exactly one of url, element_path, element_value, answer, cache_data, page or request)");
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n        url: { include: b }\n",
 	             KN_EINVAL, NAME ":6:9: task 'shop-1' key node 1: duplicate key 'url'");
 	expect_error(TASK_HEAD KN "      - url: { include: a, include: b }\n", KN_EINVAL,
@@ -40,7 +40,7 @@ static void test_errors_keynodes(void **state)
 	             NAME ":5:36: task 'shop-1' key node 1: duplicate key 'key'");
 	expect_error(TASK_HEAD KN "      - id: only\n", KN_EINVAL,
 	             NAME ":5:9: task 'shop-1' key node 1: no target (expected one of url, "
-	             "element_path, element_value, answer, cache_data or page)");
+	             "element_path, element_value, answer, cache_data, page or request)");
 	expect_error(TASK_HEAD KN "      - url: { key: q }\n", KN_EINVAL,
 	             NAME ":5:14: task 'shop-1' key node 1: 'url' has no matcher (expected exact, "
 	             "include, semantic, regex or gold_in_pred)");
@@ -150,12 +150,12 @@ static void test_errors_tasks(void **state)
 	             "http://host/path, found '/shop/'");
 	expect_error(TASK_HEAD "    keynodes: []\n", KN_EINVAL,
 	             NAME ":4:5: task 'shop-1': unknown key 'keynodes' (expected id, intent, "
-	             "start_url, reference_length, answer, key_nodes, steps or purchase)");
+	             "start_url, reference_length, answer, key_nodes, steps, purchase, guard or end_on_guard)");
 	expect_error(TASK_HEAD "    intent: again\n", KN_EINVAL,
 	             NAME ":4:5: task 'shop-1': duplicate key 'intent'");
 	expect_error(TASK_HEAD "    <<: { answer: a }\n", KN_EINVAL,
 	             NAME ":4:5: task 'shop-1': unknown key '<<' (expected id, intent, start_url, "
-	             "reference_length, answer, key_nodes, steps or purchase)");
+	             "reference_length, answer, key_nodes, steps, purchase, guard or end_on_guard)");
 	/* long values are shortened in messages */
 #define A40 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	expect_error("tasks:\n  - id: " A40 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", KN_EINVAL,
@@ -276,8 +276,7 @@ static void test_errors_document(void **state)
 	             NAME ":1:1: expected a mapping holding 'tasks:' or a single task at the top "
 	             "level, found the text 'hello'");
 	expect_error("tasks:\n  - id: a\n    intent: x\n" ONE_NODE "version: 2\n", KN_EINVAL,
-	             NAME ":6:1: unknown top-level key 'version' (a file with 'tasks:' holds only that "
-	             "list)");
+	             NAME ":6:1: unknown key 'version' (expected tasks, guard or end_on_guard)");
 	expect_error("tasks: []\ntasks: []\n", KN_EINVAL, NAME ":1:8: 'tasks' is empty");
 	expect_error("tasks: [{id: a, intent: x, key_nodes: [{url: {include: a}}]}]\ntasks: []\n",
 	             KN_EINVAL, NAME ":2:1: duplicate key 'tasks'");
@@ -290,7 +289,7 @@ static void test_errors_document(void **state)
 	expect_error("? [a]\n: b\n", KN_EINVAL, NAME ":1:3: a key must be a plain name, found a list");
 	expect_error("version: 1\ntasks: []\n", KN_EINVAL,
 	             NAME ":1:1: task 1: unknown key 'version' (expected id, intent, start_url, "
-	             "reference_length, answer, key_nodes, steps or purchase)");
+	             "reference_length, answer, key_nodes, steps, purchase, guard or end_on_guard)");
 }
 
 static void test_errors_yaml_syntax(void **state)

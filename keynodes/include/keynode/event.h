@@ -19,6 +19,8 @@ typedef enum kn_event_type {
 	KN_EV_DIALOG, /* issue 12: a JavaScript dialog closed (information, not a step) */
 	KN_EV_DOWNLOAD, /* issue 12: a download began (information, not a step: its click is the step) */
 	KN_EV_DRAG,   /* issue 12: an element dragged and dropped (a step; value = where it was dropped) */
+	KN_EV_REQUEST, /* issue 23: an HTTP request the page sent (information, not a step: it credits
+	                * the step that caused it); the event's `request` says what was sent */
 	KN_EV__COUNT
 } kn_event_type;
 
@@ -57,6 +59,7 @@ typedef struct kn_event {
 	int has_box;
 	double box[4];
 	long pixels;                /* scroll: how far the burst went ("pixels"); 0 not known */
+	const struct kn_request *request; /* request events: what was sent (request.h); else NULL */
 	void *owned_;               /* parse storage */
 } kn_event;
 

@@ -17,8 +17,11 @@ typedef enum kn_target {
 	KN_TARGET_ELEMENT_VALUE,
 	KN_TARGET_ANSWER,     /* final_answer_* : the agent's reported answer */
 	KN_TARGET_CACHE_DATA, /* cache_data_*   : checked against answer events too */
-	KN_TARGET_PAGE        /* page: text read from the live page when the run ends (functional.h) */
+	KN_TARGET_PAGE,       /* page: text read from the live page when the run ends (functional.h) */
+	KN_TARGET_REQUEST     /* request: an HTTP request the browser sent (request.h; issue 23) */
 } kn_target;
+
+struct kn_request_spec;
 
 typedef enum kn_matcher {
 	KN_MATCH_EXACT,
@@ -55,6 +58,8 @@ typedef struct kn_keynode {
 	char *locator;   /* page: a CSS selector, or "js:EXPRESSION" */
 	int page_from_last; /* page: KN_PAGE_REDDIT_POST = the URL is WebArena's
 	                     * reddit_get_post_url of the agent's last URL (page_url is NULL) */
+	struct kn_request_spec *request; /* request: method, URL and body matchers (request.h);
+	                                  * expect holds its description */
 } kn_keynode;
 
 /* kn_keynode.page_from_last */
@@ -112,6 +117,8 @@ typedef struct kn_task {
 	int viewport_w, viewport_h; /* the recorded workflow's viewport; 0: not recorded */
 	char *workflow_file;  /* the workflow file the steps came from (workflow.h); NULL: inline */
 	char *recorded_at;    /* a workflow file's recorded_at, as written; NULL: not said */
+	struct kn_guard *guard;           /* `guard:` / `end_on_guard:` (guard.h); NULL: none */
+	const struct kn_guard *set_guard; /* its task set's, borrowed from the kn_taskset; NULL: none */
 } kn_task;
 
 typedef enum kn_format { KN_FORMAT_YAML, KN_FORMAT_MIND2WEB, KN_FORMAT_WEBARENA } kn_format;
@@ -121,6 +128,7 @@ typedef struct kn_taskset {
 	kn_format format;
 	kn_task *tasks;
 	size_t n_tasks;
+	struct kn_guard *guard; /* the set's `guard:` (guard.h), each task's set_guard; NULL: none */
 } kn_taskset;
 
 /* A WebArena site placeholder: __NAME__ in an imported URL becomes url (config `sites:`). */

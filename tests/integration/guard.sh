@@ -1,0 +1,157 @@
+#!/usr/bin/env bash
+# guard.sh — request key nodes and guard rules live (issue 23): real headless Chromium, `keynode sites`
+# serving tests/sites/guard twice (the second port is a cross-origin payment frame's origin) with their
+# request logs on, `keynode watch` on tests/sites/guard/tasks.yaml, and a Playwright agent
+# (agents/guard.mjs) that orders with a JSON fetch and a sendBeacon, books a table with a classic form
+# answered 303, posts a multipart review with a file, and pays in a form inside the cross-origin frame.
+#   free   no guard rules: all 10 key nodes reached, each request at the step of the click that sent
+#          it; the servers' logs show the five POSTs arrived (the fixtures are real)
+#   held   the same under rules holding all five (end_on_guard: false): all 10 key nodes reached, five
+#          request events with held: true, the agent saw keynode's answers, and the servers' logs show
+#          none of the five POSTs arrived
+#   end    a rule with end_on_guard on (the default): the run ends at the held order ("guard")
+# In every file the test wrote, no secret appears (card number, password, beacon token, bearer
+# token); the held trajectory writes the CVC, the card number and the Authorization header redacted.
+#
+#   tests/integration/guard.sh KEYNODE_BIN REPO_DIR
+set -u -o pipefail
+kn=${1:?usage: guard.sh KEYNODE_BIN REPO_DIR}
+repo=$(cd "${2:?usage: guard.sh KEYNODE_BIN REPO_DIR}" && pwd)
+here=$repo/tests/integration
+. "$here/lib.sh"
+kn_lib_init guard
+
+command -v jq >/dev/null 2>&1 || { kn_fail "jq not found"; kn_finish; }
+command -v node >/dev/null 2>&1 || { kn_fail "node not found"; kn_finish; }
+"$here/node/ensure.sh" || { kn_fail "playwright-core could not be installed"; kn_finish; }
+
+# the sites server with its own request log (one line per request: method, path, status)
+"$kn" sites --dir "$repo/tests/sites/guard" --port 0 --log-requests >"$tmp/sites.log" 2>&1 &
+kn_pids+=("$!")
+port=
+for _ in $(seq 1 100); do
+  port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites.log" | head -1)
+  [ -n "$port" ] && break
+  sleep 0.05
+done
+[ -n "$port" ] || { kn_fail "keynode sites did not start: $(tail -3 "$tmp/sites.log")"; kn_finish; }
+base=http://127.0.0.1:$port
+# the same folder on a second port: the payment frame's origin (a cross-origin iframe)
+"$kn" sites --dir "$repo/tests/sites/guard" --port 0 --log-requests >"$tmp/sites2.log" 2>&1 &
+kn_pids+=("$!")
+port2=
+for _ in $(seq 1 100); do
+  port2=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites2.log" | head -1)
+  [ -n "$port2" ] && break
+  sleep 0.05
+done
+[ -n "$port2" ] || { kn_fail "the second keynode sites did not start"; kn_finish; }
+sed "s#127.0.0.1:8100#127.0.0.1:$port#g" "$repo/tests/sites/guard/tasks.yaml" >"$tmp/tasks.yaml"
+kn_chromium_start "$tmp" || kn_finish
+
+# posts PATH — how many POSTs to PATH the server's log shows
+posts() { cat "$tmp/sites.log" "$tmp/sites2.log" | grep -c "method=POST path=\"$1\""; }
+
+# watch_run NAME TASK MODE — the agent and `keynode watch` until every key node is reached (or 10 s
+# without an event: a run that fails)
+watch_run() {
+  local name=$1 task=$2 mode=$3 dir=$tmp/$1
+  mkdir -p "$dir"
+  KN_AGENT_GO=$dir/go node "$here/agents/guard.mjs" "$cdp" "$base" "$dir/marks" "$mode" \
+    >"$dir/agent.log" 2>&1 &
+  local apid=$!
+  kn_pids+=("$apid")
+  for _ in $(seq 1 400); do
+    grep -q "^connected" "$dir/marks" 2>/dev/null && break
+    sleep 0.05
+  done
+  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --until finished --until idle:10 --step-limit -1 \
+    --run-id "$name" --trajectory "$dir/traj.jsonl" --out "$dir/result.json" 2>"$dir/watch.err" &
+  local wpid=$!
+  kn_pids+=("$wpid")
+  for _ in $(seq 1 200); do
+    grep -q "watching" "$dir/watch.err" && break
+    sleep 0.05
+  done
+  touch "$dir/go"
+  wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
+  kn_forget "$apid"
+  wait "$wpid"
+  kn_forget "$wpid"
+}
+
+# node ID's reached_at_step equals node OTHER's (the request credits the click that sent it)
+same_step() {
+  jq -e --arg a "$2" --arg b "$3" '[.key_nodes[] | {(.id): .reached_at_step}] | add
+    | (.[$a] != null and .[$a] == .[$b])' "$tmp/$1/result.json" >/dev/null
+}
+
+check_nodes() {
+  local name=$1
+  if jq -e '.score == 1 and ([.key_nodes[].score] | all(. == 1))' "$tmp/$name/result.json" >/dev/null \
+    && same_step "$name" order click-order && same_step "$name" order-card click-order \
+    && same_step "$name" beacon click-order && same_step "$name" booking click-book \
+    && same_step "$name" review click-send && same_step "$name" payment click-pay; then
+    kn_ok "$name: all 10 key nodes reached, each request at the step of its click"
+  else
+    kn_fail "$name: key nodes: $(jq -c '[.key_nodes[] | [.id, .score, .reached_at_step]]' "$tmp/$name/result.json" 2>&1)"
+  fi
+}
+
+paths=(/api/orders /api/beacon /classic/submit /upload/submit /pay/submit)
+
+# free: no rules, every request reaches the server
+watch_run free guard-free full:$port2
+check_nodes free
+before=()
+for p in "${paths[@]}"; do before+=("$(posts "$p")"); done
+if [ "${before[*]}" = "1 1 1 1 1" ]; then
+  kn_ok "free: the servers' logs show each of the five POSTs once"
+else
+  kn_fail "free: POSTs in the server's log (${paths[*]}): ${before[*]}"
+fi
+grep -q "^order-thanks" "$tmp/free/marks" && grep -q "^classic-thanks" "$tmp/free/marks" \
+  && grep -q "^upload-thanks" "$tmp/free/marks" && grep -q "^pay-thanks" "$tmp/free/marks" \
+  && kn_ok "free: the agent saw the site's answers" \
+  || kn_fail "free: the agent's marks: $(tr '\n' ' ' <"$tmp/free/marks")"
+
+# held: rules hold all five; nothing reaches the servers
+watch_run held guard-held full:$port2
+check_nodes held
+after=()
+for p in "${paths[@]}"; do after+=("$(posts "$p")"); done
+if [ "${after[*]}" = "${before[*]}" ]; then
+  kn_ok "held: no guarded POST reached the server"
+else
+  kn_fail "held: POSTs in the server's log (${paths[*]}) went from ${before[*]} to ${after[*]}"
+fi
+n_held=$(jq -s '[.[] | select(.type == "request" and .request.held == true)] | length' "$tmp/held/traj.jsonl")
+[ "$n_held" = 5 ] && kn_ok "held: five request events with held: true" \
+  || kn_fail "held: $n_held held request events"
+grep -q "^order-held" "$tmp/held/marks" && grep -q "^classic-held" "$tmp/held/marks" \
+  && grep -q "^upload-held" "$tmp/held/marks" && grep -q "^pay-held" "$tmp/held/marks" \
+  && kn_ok "held: the agent got keynode's answers (the rule's body, the held page)" \
+  || kn_fail "held: the agent's marks: $(tr '\n' ' ' <"$tmp/held/marks")"
+if jq -s -e '[.[] | select(.type == "request" and (.request.url | endswith("/api/orders")))][0].request
+    | (.fields | map({(.[0]): .[1]}) | add | .["card.number"] == "[redacted]" and .["card.cvc"] == "[redacted]"
+       and .qty == "2") and .headers.authorization == "[redacted]"' "$tmp/held/traj.jsonl" >/dev/null; then
+  kn_ok "held: the order's card, CVC and Authorization header are written redacted"
+else
+  kn_fail "held: the order as written: $(jq -c 'select(.type == "request")' "$tmp/held/traj.jsonl" | head -1)"
+fi
+
+# end: end_on_guard (default on) ends the run at the held order
+watch_run end guard-end checkout
+if grep -q 'msg="request held"' "$tmp/end/watch.err" && jq -e '.score == 0.5 and .steps == 6' "$tmp/end/result.json" >/dev/null \
+   && [ "$(posts /api/orders)" = "${after[0]}" ] && grep -q '^run ended: guard' "$tmp/end/watch.err"; then
+  kn_ok "end: the held order ended the run"
+else
+  kn_fail "end: $(jq -c '{score, steps, status}' "$tmp/end/result.json" 2>&1) $(grep -i 'guard\|held' "$tmp/end/watch.err" | head -3)"
+fi
+
+# no secret in any file the test wrote (the agent types them; keynode must write none)
+leaks=$(grep -rlF -e 'hunter2_SECRET_pw' -e 'tok_SECRET_beacon' -e 'sk_SECRET_bearer' -e '4111 1111 1111 1111' \
+  -e '4111111111111111' "$tmp" --exclude-dir=profile 2>/dev/null)
+[ -z "$leaks" ] && kn_ok "no secret in any file written" || kn_fail "secrets written in clear: $leaks"
+
+kn_finish
