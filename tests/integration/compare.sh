@@ -92,6 +92,10 @@ expect "resume --mix-environments: exit 0" $? 0
 expect "the LLM judge's model and prompt hash in result.json and summary.json" \
   "$(jq -r '.environment.judge | [.semantic, .model, (.prompt_sha256 | test("^[0-9a-f]{64}$")), .prompt_version] | join(" ")' "$tmp/resume/t1/1/result.json") $(jq -c '.environment.judge == input.environment.judge' "$tmp/resume/t1/1/result.json" "$tmp/resume/summary.json")" \
   "llm toy-judge true 1 true"
+node "$repo/tests/integration/schema-validate.mjs" "$repo" run-result "$tmp/resume/t1/1/result.json" >"$tmp/sv1.log" 2>&1 &&
+  node "$repo/tests/integration/schema-validate.mjs" "$repo" run-summary "$tmp/resume/summary.json" >"$tmp/sv2.log" 2>&1 &&
+  kn_ok "result.json and summary.json with the LLM judge: valid against their schemas" ||
+  kn_fail "schemas: $(cat "$tmp/sv1.log" "$tmp/sv2.log")"
 expect "summary.json says what was mixed" "$(jq -r '.environment.mixed_with_earlier | test("^judge: ")' "$tmp/resume/summary.json")" true
 
 "$kn" leaderboard "$tmp/idle" "$tmp/goto1" --markdown >"$tmp/lb.md" 2>"$tmp/lb.err"
