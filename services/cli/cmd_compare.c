@@ -6,7 +6,6 @@
  * comparison itself is kn_run_compare (services/runner/compare.c, also behind the dashboard's
  * GET /api/agent-runs/compare); this file prints it. */
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
