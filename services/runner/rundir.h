@@ -37,7 +37,8 @@ void kn_rundir_free(kn_rundir *d);
 
 /* Read agent batch `batch` of the store (kn_store_agent_batch_results_json) as a run: its plan
  * (ids TASKSET:TASK, sites and content hashes of the task versions), every stored attempt, K the
- * batch's repeat, the agent's name and the first attempt's environment. path is "agent batch N".
+ * batch's repeat, the agent's name and the environment of the first attempt whose browser said
+ * its version (else of the first attempt). path is "agent batch N".
  * A stored result that does not parse is left out. KN_ENOTFOUND no such batch, store errors,
  * KN_ENOMEM. */
 struct kn_store;

@@ -39,8 +39,13 @@ static int take_results(kn_rundir *d, kn_err *err)
 		kn_run_row *row = &d->rows[d->n_rows++];
 		snprintf(row->task, sizeof row->task, "%s", str(r, "task")); /* TASKSET:TASK, as the plan */
 		row->attempt = (int)k;
-		if (!d->meta.environment && json_is_object(json_object_get(res, "environment")))
-			d->meta.environment = json_object_get(res, "environment");
+		/* the batch's environment: the first attempt's whose browser answered (/json/version
+		 * within its 2 s), else the first one's */
+		json_t *env = json_object_get(res, "environment");
+		if (json_is_object(env) && (!d->meta.environment ||
+		    (json_is_null(json_object_get(d->meta.environment, "chromium_version")) &&
+		     json_is_string(json_object_get(env, "chromium_version")))))
+			d->meta.environment = env;
 	}
 	return 0;
 }

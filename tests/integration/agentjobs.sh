@@ -274,6 +274,8 @@ EOF
     "$(jq -c '[.a.batch, .b.batch, .paired, .sign_test.won, .sign_test.lost, .significant, .rates.task_success_rate.diff, [.per_task[] | "\(.task):\(.outcome)"], .only_b]' <<<"$c")" \
     "[$newer,$batch,1,1,0,false,1,[\"tasks:shop-checkout:won\"],[\"tasks:shop-red-runner-cart\"]]"
   expect "compare: the repeats differ, said" "$(jq -r '[.warnings[] | select(startswith("repeats differ"))] | length' <<<"$c")" 1
+  expect "provenance: every result of a worker has keynode run's environment" \
+    "$(kn_psql "SELECT count(*) FROM agent_results WHERE batch IN ($batch, $newer) AND result -> 'environment' ? 'chromium_version' AND result #>> '{environment,keynode_version}' <> '' AND result #>> '{environment,judge,semantic}' = 'offline'")" 5
   expect "compare: a batch against itself, no difference" \
     "$(api "$base/api/agent-runs/compare?a=$batch&b=$batch" | jq -c '[.paired, .sign_test.tied, .significant]')" "[2,2,false]"
   expect "compare: bad ids 400, an unknown batch 404" \
