@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <glob.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -91,7 +92,13 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"  --region LABEL    where the run runs from, in the environment (default: $KEYNODE_REGION,\n"
 	"                    else keynode.yaml region:)\n"
 	"  --mix-environments  with --resume: go on although the earlier attempts ran in another\n"
-	"                    environment (another Chromium, locale, time zone, region, task file…)\n"
+	"                    environment (another Chromium, locale, time zone, region, task file,\n"
+	"                    judge…; read from summary.json and from every attempt's result.json)\n"
+	"  --semantic offline|llm, --llm-url URL, --llm-model NAME, --llm-key-env VAR,\n"
+	"  --llm-timeout MS, --llm-price P[,C], --verdict-cache FILE\n"
+	"                    the semantic judge of semantic key nodes, as in `keynode score --help`\n"
+	"                    (--config: its semantic section); an LLM judge's model and the SHA-256\n"
+	"                    of its prompt template are in the environment (judge)\n"
 
 	"  --server URL      make each attempt's run on keynode serve at URL (token: KEYNODE_API_TOKEN):\n"
 	"                    the task file is loaded there (POST /api/tasksets), then every attempt is\n"
@@ -316,21 +323,31 @@ static int check_dir(const char *dir, int resume)
 }
 
 /* --resume: refuse to add attempts to a folder whose earlier ones ran in another environment
- * (summary.json "environment"), unless mix; with mix, now records what differed. */
+ * (summary.json "environment", and every attempt's own result.json "environment": a folder whose
+ * summary was never written, or was deleted, is checked all the same), unless mix; with mix, now
+ * records what differed. */
 static int check_environment(const char *dir, json_t *now, int mix)
 {
 	char path[4200], diff[2048];
 	snprintf(path, sizeof path, "%s/summary.json", dir);
 	json_t *s = json_load_file(path, 0, NULL);
-	json_t *earlier = json_object_get(s, "environment");
-	int n = kn_run_environment_diff(diff, sizeof diff, earlier, now), rc = KN_EXIT_OK;
-	if (n && !mix)
-		rc = kn_cli_usage_error("run", "--resume: the attempts in %s ran in another environment (%s); give "
-		                        "--mix-environments to resume all the same, or another --out", dir, diff);
-	else if (n)
-		json_object_set_new(now, "mixed_with_earlier", json_string(diff));
+	int n = kn_run_environment_diff(diff, sizeof diff, json_object_get(s, "environment"), now);
 	json_decref(s);
-	return rc;
+	glob_t g = {0};
+	snprintf(path, sizeof path, "%s/*/*/result.json", dir);
+	if (!n && glob(path, 0, NULL, &g) == 0)
+		for (size_t i = 0; !n && i < g.gl_pathc; i++) {
+			json_t *r = json_load_file(g.gl_pathv[i], 0, NULL);
+			n = kn_run_environment_diff(diff, sizeof diff, json_object_get(r, "environment"), now);
+			json_decref(r);
+		}
+	globfree(&g);
+	if (n && !mix)
+		return kn_cli_usage_error("run", "--resume: the attempts in %s ran in another environment (%s); "
+		                          "give --mix-environments to resume all the same, or another --out", dir, diff);
+	if (n)
+		json_object_set_new(now, "mixed_with_earlier", json_string(diff));
+	return KN_EXIT_OK;
 }
 
 /* Plan K attempts of every selected task; with --resume mark those with a kept result. */
@@ -398,7 +415,10 @@ int kn_cmd_run(int argc, char **argv)
 		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
 		{"agent-name", required_argument, NULL, O_AGENT_NAME}, {"model", required_argument, NULL, O_MODEL},
 		{"region", required_argument, NULL, O_REGION},     {"mix-environments", no_argument, NULL, O_MIX},
-		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE}, {NULL, 0, NULL, 0}};
+		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE},
+		KN_CLI_SEMANTIC_LONGOPTS, /* its "config" comes after run's own: getopt_long takes run's */
+		{NULL, 0, NULL, 0}};
+	kn_cli_semantic so = {0};
 	const char *tasks = NULL, *out = NULL, *config_path = NULL, *server = NULL;
 	kn_run_meta meta = {0};
 	const char *region = getenv("KEYNODE_REGION"), *region_opt = NULL;
@@ -431,7 +451,7 @@ int kn_cmd_run(int argc, char **argv)
 		case O_BROWSER: r.browsers[r.n_browsers++] = optarg; break;
 		case O_CHROMIUM: r.chromium = optarg; break;
 		case O_QUIET: r.quiet = 1; break;
-		case O_CONFIG: config_path = optarg; break;
+		case O_CONFIG: config_path = so.config_path = optarg; break;
 		case O_SERVER: server = optarg; break;
 		case O_TASKSET: r.taskset = optarg; break;
 		case O_AGENT_NAME: meta.agent_name = optarg; break;
@@ -492,6 +512,11 @@ int kn_cmd_run(int argc, char **argv)
 			rc = KN_EXIT_OK;
 			goto done;
 		default: {
+			int sr = kn_cli_semantic_option(&so, "run", c, optarg);
+			if (sr > 0)
+				break;
+			if (sr < 0)
+				goto done;
 			kn_cli_trace tro = {0};
 			int tr = kn_cli_trace_option(&tro, "run", c, optarg);
 			if (tr > 0) {
@@ -559,6 +584,8 @@ int kn_cmd_run(int argc, char **argv)
 	}
 	char file_sha[65];
 	meta.tasks_sha256 = kn_sha256_file_hex(file_sha, tasks, NULL) == 0 ? file_sha : NULL;
+	if (kn_cli_semantic_open(&so, "run", &r.eval) != KN_EXIT_OK)
+		goto done;
 	kn_run_env_opts eo = {.chromium = r.chromium ? r.chromium : kn_runner_chromium_default(),
 	                      .browser = r.n_browsers ? r.browsers[0] : NULL, .viewport_w = r.vw,
 	                      .viewport_h = r.vh, .region = region && *region ? region : NULL,
@@ -695,5 +722,6 @@ done:
 	free(set_name);
 	json_decref(environment);
 	free(env_text);
+	kn_cli_semantic_close(&so);
 	return rc;
 }

@@ -226,6 +226,8 @@ int kn_cmd_worker(int argc, char **argv)
 	if (cfg->n_agents && agent_names && agent_cmds) {
 		agents.names = agent_names, agents.commands = agent_cmds, agents.n = cfg->n_agents;
 		agents.chromium = wo.chromium;
+		agents.region = getenv("KEYNODE_REGION") && *getenv("KEYNODE_REGION") ? getenv("KEYNODE_REGION")
+		                                                                        : cfg->region;
 		wo.other_job = kn_worker_agent_job;
 		wo.other_ud = &agents;
 		kn_runner_adopt_orphans(); /* what an agent leaves behind comes back to be stopped */

@@ -42,6 +42,7 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_RUN_TRACE_TAR] = "GET /api/runs/{id}/trace.tar",
 	[KN_ROUTE_TASK_DRIFT] = "GET /api/tasks/{id}/drift",
 	[KN_ROUTE_AGENT_RUNS] = "GET /api/agent-runs",
+	[KN_ROUTE_AGENT_RUNS_COMPARE] = "GET /api/agent-runs/compare",
 };
 
 const char *kn_route_name(kn_route r)
@@ -183,6 +184,8 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 			                        KN_ROUTE_NONE, alert_verbs, 1);
 		if (strcmp(rest, "/workflows") == 0 || strcmp(rest, "/workflows/") == 0)
 			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_WORKFLOWS_POST);
+		if (strcmp(rest, "/agent-runs/compare") == 0) /* batch ids are numbers: never "compare" */
+			return pick(out, m, KN_ROUTE_AGENT_RUNS_COMPARE, KN_ROUTE_NONE);
 		if (strncmp(rest, "/agent-runs", 11) == 0 && (rest[11] == '\0' || rest[11] == '/'))
 			return match_collection(out, id, idcap, m, rest + 11, KN_ROUTE_AGENT_RUNS,
 			                        KN_ROUTE_AGENT_RUNS_POST, KN_ROUTE_AGENT_RUN, NULL, 0);

@@ -53,6 +53,7 @@ typedef enum kn_route {
 	KN_ROUTE_RUN_TRACE_TAR,  /* GET /api/runs/{id}/trace.tar (the whole trace, one ustar archive) */
 	KN_ROUTE_TASK_DRIFT,     /* GET /api/tasks/{id}/drift (issue 16: the drift diff, api_drift.c) */
 	KN_ROUTE_AGENT_RUNS,     /* GET /api/agent-runs?before=ID&limit=N (a page of batches) */
+	KN_ROUTE_AGENT_RUNS_COMPARE, /* GET /api/agent-runs/compare?a=ID&b=ID (issue 24: two batches paired) */
 	KN_ROUTE__COUNT
 } kn_route;
 

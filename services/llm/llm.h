@@ -73,6 +73,11 @@ void kn_llm_stats_get(kn_llm *llm, kn_llm_stats *out);
 
 /* --- the pure parts (llm_answer.c), exposed for tests and the fuzz target --- */
 
+/* The prompt template, what the provenance hashes (prompt_sha256 of a run's environment): the
+ * system prompt, a blank line, and the user message with its JSON data left as placeholders. A
+ * change to either message changes it. */
+const char *kn_llm_prompt_template(void);
+
 /* The request body for a judgement: {"model", "temperature": 0, "messages": [system, user]}.
  * *out (NUL-terminated JSON) is the caller's. */
 int kn_llm_request_body(char **out, const char *model, const char *rule, const char *phrase,

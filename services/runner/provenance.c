@@ -17,6 +17,8 @@
 #include <unistd.h>
 
 #include "cdp.h"
+#include "llm.h"
+#include "task_digest.h"
 
 #ifndef KN_VERSION
 #define KN_VERSION "unknown"
@@ -121,6 +123,26 @@ static json_t *os(void)
 	return json_string(buf);
 }
 
+/* The judge: evaluation mode, threshold, and the semantic judge — offline, an LLM (its model and
+ * the SHA-256 of its prompt template: a verdict depends on both), or another (custom). */
+static json_t *judge_json(const kn_eval_opts *e)
+{
+	const char *name = e && e->semantic ? e->semantic->name : NULL;
+	int llm = name && strncmp(name, "llm:", 4) == 0;
+	json_t *j = json_pack("{s:s, s:s, s:f}", "mode", e && e->mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default",
+	                      "semantic", llm ? "llm" : e && e->semantic ? "custom" : "offline", "threshold",
+	                      e && e->threshold > 0 ? e->threshold : 0.7);
+	if (j && llm) {
+		const char *t = kn_llm_prompt_template();
+		char hex[65];
+		kn_sha256_hex(hex, t, strlen(t));
+		json_object_set_new(j, "model", json_string(name + 4));
+		json_object_set_new(j, "prompt_sha256", json_string(hex));
+		json_object_set_new(j, "prompt_version", json_integer(KN_LLM_PROMPT_VERSION));
+	}
+	return j;
+}
+
 json_t *kn_run_environment(const kn_run_env_opts *o)
 {
 	json_t *env = json_object(), *browser = NULL;
@@ -136,10 +158,7 @@ json_t *kn_run_environment(const kn_run_env_opts *o)
 	 * both say "Chrome/…", so anything else is unknown */
 	json_t *headless = !o->browser ? json_true()
 	                   : product && strncmp(product, "HeadlessChrome", 14) == 0 ? json_true() : json_null();
-	const kn_eval_opts *e = o->eval;
-	json_t *judge = json_pack("{s:s, s:s, s:f}", "mode", e && e->mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default",
-	                          "semantic", e && e->semantic ? "custom" : "offline", "threshold",
-	                          e && e->threshold > 0 ? e->threshold : 0.7);
+	json_t *judge = judge_json(o->eval);
 	json_object_set_new(env, "keynode_version", json_string(KN_VERSION));
 	json_object_set_new(env, "keynode_commit", *KN_GIT_COMMIT ? json_string(KN_GIT_COMMIT) : json_null());
 	json_object_set_new(env, "chromium_version", version_of(version ? version : product));

@@ -1,9 +1,12 @@
 /* rundir.h — a `keynode run` output folder read back (rundir.c), for keynode compare and keynode
  * leaderboard: every attempt's result.json (DIR/<task>/<k>/result.json; tries set aside as
  * <k>.error-N are not attempts) and what summary.json says about the run (its plan, the tasks'
- * hashes and sites, the agent, the environment), so folders written by any version compare. */
+ * hashes and sites, the agent, the environment), so folders written by any version compare.
+ * An agent batch of the job queue reads the same way (rundir_batch.c), for the dashboard. */
 #ifndef KEYNODE_RUN_RUNDIR_H
 #define KEYNODE_RUN_RUNDIR_H
+
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -20,7 +23,8 @@ typedef struct kn_rundir {
 	size_t n_tasks;
 	int hashes;              /* 1 when every planned task has a content hash */
 	int repeat;              /* summary.json reliability.repeat, at least the highest k seen */
-	json_t *summary;         /* summary.json, NULL when the folder has none */
+	json_t *summary;         /* summary.json, NULL when the folder has none; a batch: the store's
+	                            kn_store_agent_batch_results_json (which the strings borrow) */
 	kn_run_meta meta;        /* agent, model, task file and hash, dates, environment (borrowed) */
 } kn_rundir;
 
@@ -30,5 +34,14 @@ typedef struct kn_rundir {
  * KN_EIO, KN_ENOMEM. */
 int kn_rundir_load(kn_rundir **out, const char *dir, kn_err *err);
 void kn_rundir_free(kn_rundir *d);
+
+/* Read agent batch `batch` of the store (kn_store_agent_batch_results_json) as a run: its plan
+ * (ids TASKSET:TASK, sites and content hashes of the task versions), every stored attempt, K the
+ * batch's repeat, the agent's name and the environment of the first attempt whose browser said
+ * its version (else of the first attempt). path is "agent batch N".
+ * A stored result that does not parse is left out. KN_ENOTFOUND no such batch, store errors,
+ * KN_ENOMEM. */
+struct kn_store;
+int kn_rundir_from_batch(kn_rundir **out, struct kn_store *st, int64_t batch, kn_err *err);
 
 #endif

@@ -522,6 +522,7 @@ static void route(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp 
 	case KN_ROUTE_TASK_WORKFLOW: kn_api_workflow_get(st, req, resp); break;
 	case KN_ROUTE_TASK_DRIFT: kn_api_drift_get(st, a->o.trace_root, req, resp); break;
 	case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_AGENT_RUN: case KN_ROUTE_AGENT_RUNS:
+	case KN_ROUTE_AGENT_RUNS_COMPARE:
 		kn_api_agent_runs(st, req, resp);
 		break;
 	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;

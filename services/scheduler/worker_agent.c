@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "provenance.h"
 #include "runner.h"
 #include "store.h"
 
@@ -87,7 +88,7 @@ int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
 			cmd = a->commands[i];
 	kn_taskset *set = NULL;
 	kn_err e = {0};
-	char *dir = NULL, *run_id = NULL, *result = NULL, why[600] = "";
+	char *dir = NULL, *run_id = NULL, *result = NULL, *env_text = NULL, why[600] = "";
 	r = kn_store_task_load(st, job.task_version, &set, &e);
 	if (r == KN_EIO || r == KN_EDB) {
 		kn_err_set(err, r, "%s", e.msg);
@@ -110,9 +111,15 @@ int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
 		r = kn_err_set(err, KN_ENOMEM, "out of memory");
 		goto out;
 	}
+	/* provenance, as `keynode run`'s (provenance.h): batches compared on the dashboard say when their
+	 * attempts ran in different environments */
+	json_t *env = kn_run_environment(&(kn_run_env_opts){
+		.chromium = a->chromium ? a->chromium : kn_runner_chromium_default(), .region = a->region});
+	env_text = env ? json_dumps(env, JSON_COMPACT) : NULL;
+	json_decref(env);
 	kn_attempt_opts o = {.task = task, .agent_cmd = cmd, .dir = dir, .run_id = run_id,
 	                     .chromium = a->chromium, .timeout_s = a->timeout_s,
-	                     .stop = kn_worker_stop_flag(w)};
+	                     .stop = kn_worker_stop_flag(w), .environment = env_text};
 	kn_attempt_report rep;
 	int retried = 0, ran;
 	/* an infrastructure error (start page down, browser crash, agent not startable) is tried again,
@@ -173,7 +180,7 @@ complete:
 out:
 	kn_worker_hold(w, 0);
 	kn_taskset_free(set);
-	free(dir), free(run_id), free(result);
+	free(dir), free(run_id), free(result), free(env_text);
 	if (r == 0)
 		return 1;
 	return r == KN_EIO || r == KN_EDB ? r : 1; /* other failures were this job's, not the queue's */

@@ -1,7 +1,8 @@
 /* worker_agent.h — agent jobs in `keynode worker` (issue 14): attempts of POST /api/agent-runs
  * batches, claimed from the replay job queue under the same lease and heartbeat, run as one
  * `keynode run` attempt each (services/runner: a fresh private Chromium, the monitor ready, the
- * agent's process group), completed exactly once (kn_store_agent_job_complete).
+ * agent's process group), completed exactly once (kn_store_agent_job_complete). Each result.json
+ * carries `keynode run`'s environment (provenance.h; tasks_sha256 null: a job names a task version).
  *
  * Security: the worker runs only the agents of its keynode.yaml `agents:` mapping; a job names an
  * agent, never a command line, and a worker claims only jobs of the agents it has. */
@@ -19,6 +20,8 @@ typedef struct kn_worker_agents {
 	const char *dir;             /* attempt folders DIR/<batch>/<task>/<k> (created) */
 	const char *chromium;        /* browser binary; NULL: the default */
 	double timeout_s;            /* an agent's wall-clock budget; <= 0: none */
+	const char *region;          /* the results' environment region (KEYNODE_REGION, else keynode.yaml
+	                              * region:); NULL: none */
 } kn_worker_agents;
 
 /* The kn_worker_opts.other_job hook (ud: a kn_worker_agents that outlives the worker): claim one

@@ -230,6 +230,12 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 /* The batch as JSON (services/http/API.md AGENT_BATCH: progress, metrics, per-task results);
  * *out the caller's. KN_ENOTFOUND when there is no such batch. */
 int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *err);
+/* The batch's plan and stored attempts, for the statistics and the comparison of batches
+ * (services/runner/rundir_batch.c): {"id", "agent", "repeat", "created", "tasks": [{"task":
+ * "TASKSET:TASK", "site", "sha256" (the task version's hash)}…], "results": [{"task", "attempt",
+ * "result": result.json}…]}, tasks and results sorted. *out the caller's. KN_ENOTFOUND when there
+ * is no such batch. */
+int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, char **out, kn_err *err);
 /* A page of batches, newest first (services/http/API.md AGENT_BATCHES): those with an id below
  * before (<= 0: from the newest), at most limit, each with progress and metrics, and
  * "next_before" (the cursor of the next page, null at the last). *out the caller's. */

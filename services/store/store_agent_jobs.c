@@ -176,12 +176,12 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 static const char sql_batch_json[] =
 	"WITH b AS (SELECT * FROM agent_batches WHERE id = $1),"
 	" a AS (SELECT j.id, j.task_version, j.attempt_no, j.state, j.worker, j.attempts, t.task_key,"
-	"  s.name AS taskset, r.status, r.completed, r.score, r.result #>> '{attempt,reason}' AS reason,"
+	"  s.name AS taskset, v.site, r.status, r.completed, r.score, r.result #>> '{attempt,reason}' AS reason,"
 	"  r.result #>> '{attempt,end}' AS end_reason, r.worker AS done_by, r.retried"
 	"  FROM jobs j JOIN task_versions v ON v.id = j.task_version JOIN tasks t ON t.id = v.task_id"
 	"  JOIN tasksets s ON s.id = t.taskset_id LEFT JOIN agent_results r ON r.job_id = j.id"
 	"  WHERE j.batch = $1),"
-	" per AS (SELECT task_version, min(task_key) AS task_key, min(taskset) AS taskset,"
+	" per AS (SELECT task_version, min(task_key) AS task_key, min(taskset) AS taskset, min(site) AS site,"
 	"  count(*) FILTER (WHERE status = 'done') AS executable,"
 	"  count(*) FILTER (WHERE status = 'done' AND completed) AS successes,"
 	"  json_agg(json_build_object('attempt', attempt_no, 'job', id, 'state', state, 'status', status,"
@@ -202,7 +202,7 @@ static const char sql_batch_json[] =
 	"   'mean_score', avg(score) FILTER (WHERE status = 'done'),"
 	"   'tasks_solved_all', (SELECT count(*) FROM per WHERE executable > 0 AND successes = executable),"
 	"   'tasks_solved_any', (SELECT count(*) FROM per WHERE successes > 0)) FROM a),"
-	"  'tasks', COALESCE((SELECT json_agg(json_build_object('task', task_key, 'taskset', taskset,"
+	"  'tasks', COALESCE((SELECT json_agg(json_build_object('task', task_key, 'taskset', taskset, 'site', site,"
 	"   'executable', executable, 'successes', successes, 'success_rate', CASE WHEN executable > 0"
 	"   THEN successes::float8 / executable END, 'attempts', attempts) ORDER BY task_key) FROM per), '[]'))"
 	" FROM b";
@@ -213,6 +213,27 @@ int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *e
 	char bb[24];
 	const char *p[1] = {kn_store_i64(bb, batch)};
 	int rc = kn_store_q_text(st, out, sql_batch_json, 1, p, err);
+	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
+}
+
+static const char sql_batch_results[] =
+	"SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'created', kn_ts(b.created),"
+	"  'tasks', COALESCE((SELECT json_agg(json_build_object('task', s.name || ':' || t.task_key,"
+	"   'site', v.site, 'sha256', v.hash) ORDER BY s.name, t.task_key)"
+	"   FROM task_versions v JOIN tasks t ON t.id = v.task_id JOIN tasksets s ON s.id = t.taskset_id"
+	"   WHERE v.id IN (SELECT task_version FROM jobs WHERE batch = b.id)), '[]'),"
+	"  'results', COALESCE((SELECT json_agg(json_build_object('task', s.name || ':' || t.task_key,"
+	"   'attempt', r.attempt_no, 'result', r.result) ORDER BY s.name, t.task_key, r.attempt_no)"
+	"   FROM agent_results r JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id"
+	"   JOIN tasksets s ON s.id = t.taskset_id WHERE r.batch = b.id), '[]'))"
+	" FROM agent_batches b WHERE b.id = $1";
+
+int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, char **out, kn_err *err)
+{
+	*out = NULL;
+	char bb[24];
+	const char *p[1] = {kn_store_i64(bb, batch)};
+	int rc = kn_store_q_text(st, out, sql_batch_results, 1, p, err);
 	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
 }
 

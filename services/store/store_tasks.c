@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "keynode/purchase.h"
+#include "keynode/site.h"
 #include "store_internal.h"
 
 #define KN_TASK_JSON_MAX (8u * 1024u * 1024u)
@@ -132,11 +133,15 @@ static const char sql_version[] =
 	"  key_nodes)"
 	"  SELECT $1, COALESCE((SELECT max(version) FROM task_versions WHERE task_id = $1), 0) + 1,"
 	"   h.hash, $2::json, $3, $4,"
-	"   substring($4 from '^[a-zA-Z][a-zA-Z0-9+.-]*://(?:[^/?#@]*@)?([^/:?#]*)'), $5::int"
+	"   NULLIF($6, ''), $5::int"
 	"  FROM h WHERE NOT EXISTS (SELECT 1 FROM tasks t JOIN task_versions v ON v.id = t.current_version"
 	"   WHERE t.id = $1 AND v.hash = h.hash)"
 	"  RETURNING id)"
 	" UPDATE tasks SET current_version = ins.id FROM ins WHERE tasks.id = $1 RETURNING ins.id";
+/* A version stored before the site rule was kn_task_site's gets it when its task set is loaded again. */
+static const char sql_site[] =
+	"UPDATE task_versions v SET site = NULLIF($2, '') FROM tasks t WHERE t.id = $1"
+	" AND v.id = t.current_version AND v.site IS DISTINCT FROM NULLIF($2, '')";
 
 int kn_store_taskset_put(kn_store *st, const char *name, const char *source, const kn_taskset *set,
                          int64_t *taskset_id, size_t *new_versions, kn_err *err)
@@ -171,16 +176,20 @@ int kn_store_taskset_put(kn_store *st, const char *name, const char *source, con
 			kn_err_set(err, rc, "task '%s': cannot build its JSON", t->id);
 			goto fail;
 		}
-		char tb[24], nb[24];
-		const char *p3[5] = {kn_store_i64(tb, tid), json, t->intent, t->start_url,
-		                     kn_store_i64(nb, (int64_t)t->n_keynodes)};
+		char tb[24], nb[24], site[256];
+		kn_task_site(site, sizeof site, t); /* the site of per_site results (keynode/site.h) */
+		const char *p3[6] = {kn_store_i64(tb, tid), json, t->intent, t->start_url,
+		                     kn_store_i64(nb, (int64_t)t->n_keynodes), site};
 		PGresult *res;
-		rc = kn_store_q(st, &res, sql_version, 5, p3, err);
+		rc = kn_store_q(st, &res, sql_version, 6, p3, err);
 		free(json);
 		if (rc)
 			goto fail;
-		fresh += (size_t)PQntuples(res);
+		int made = PQntuples(res);
+		fresh += (size_t)made;
 		PQclear(res);
+		if (!made && (rc = kn_store_q(st, NULL, sql_site, 2, (const char *[2]){tb, site}, err)))
+			goto fail;
 	}
 	if ((rc = kn_store_commit(st, err)))
 		goto fail;

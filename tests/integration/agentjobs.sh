@@ -14,7 +14,9 @@
 #            shows progress, metrics and per-task results, and so does the dashboard's batch view in
 #            headless Chromium (batch-page.mjs); every attempt's run and events are in runs/events (kind
 #            agent) and on GET /api/runs/{id}; GET /api/agent-runs pages the batches (and the dashboard
-#            lists them)
+#            lists them); issue 24: the batch's uncertainty (stats) and task sites (a task without a
+#            start URL: its URL key node's), GET /api/agent-runs/compare on two batches, and the
+#            dashboard's site column and filter, uncertainty and comparison pages
 #   retries  infrastructure errors of agent jobs tried again up to the batch's "retries" (an agent that cannot
 #            start once, one that never can, retries 0), errored tries' folders kept aside
 #   external POST /api/runs with "step_limit": 2 and no browser: the post of the step past the budget ends
@@ -244,10 +246,45 @@ EOF
   expect "list: no token needed to read (as GET /api/runs)" \
     "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/agent-runs")" \
     "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/runs")"
+  # issue 24: a batch's uncertainty and sites (keynode run's code: kn_run_summary_stats, kn_task_site)
+  b=$(api "$base/api/agent-runs/$batch")
+  expect "stats: task success and its 95 % interval, pass@2, pass^2, per site" \
+    "$(jq -c '[.stats.rates.task_success_rate, .stats.ci95.task_success_rate, .stats.pass_at_k["2"], .stats.pass_all_k["2"], (.stats.per_site | keys), .stats.denominators.planned.attempts]' <<<"$b")" \
+    '[1,[1,1],1,1,["127.0.0.1"],4]'
+  expect "stats: every task's site" "$(jq -r '[.tasks[].site] | join(" ")' <<<"$b")" "127.0.0.1 127.0.0.1"
+  # Mind2Web-Live tasks have no start URL: their site is their first URL key node's (or its netloc)
+  printf '%s\n' 'tasks:' \
+    '  - { id: m2w-flight, intent: x, key_nodes: [ { url: { include: "/flights", netloc: united } } ] }' \
+    '  - { id: m2w-tickets, intent: x, key_nodes: [ { url: { exact: "www.Tickets.org/buy |OR| http://b.test/y" } } ] }' >"$tmp/m2w.yaml"
+  api -X POST --data-binary @"$tmp/m2w.yaml" "$base/api/tasksets?name=m2w" >/dev/null
+  expect "sites: a task without a start URL has its URL key node's site" \
+    "$(api "$base/api/tasks" | jq -r '[.tasks[] | select(.taskset == "m2w") | "\(.id)=\(.site)"] | join(" ")')" \
+    "m2w-flight=united m2w-tickets=tickets.org"
+  expect "sites: ?site= filters by it" "$(api "$base/api/tasks?site=united" | jq -r '[.tasks[].id] | join(" ")')" m2w-flight
+  kn_psql "UPDATE task_versions SET site = NULL WHERE task_id IN (SELECT t.id FROM tasks t JOIN tasksets s ON s.id = t.taskset_id WHERE s.name = 'm2w')" >/dev/null
+  api -X POST --data-binary @"$tmp/m2w.yaml" "$base/api/tasksets?name=m2w" >/dev/null
+  expect "sites: a version stored without its site gets it when its set is loaded again" \
+    "$(kn_psql "SELECT string_agg(v.site, ' ' ORDER BY t.task_key) FROM tasks t JOIN tasksets s ON s.id = t.taskset_id JOIN task_versions v ON v.id = t.current_version WHERE s.name = 'm2w'")" \
+    "united tickets.org"
+  # the paired comparison of two batches (keynode compare's kn_run_compare): $batch (pw, every attempt a
+  # success) against $newer (agent "other" = true: shop-checkout failed once)
+  wait_sql 120 "SELECT state FROM jobs WHERE batch = ${newer:-0}" done || kn_fail "compare: batch $newer not run"
+  c=$(api "$base/api/agent-runs/compare?a=$newer&b=$batch")
+  expect "compare: paired on the task both ran, B won it, the rest listed" \
+    "$(jq -c '[.a.batch, .b.batch, .paired, .sign_test.won, .sign_test.lost, .significant, .rates.task_success_rate.diff, [.per_task[] | "\(.task):\(.outcome)"], .only_b]' <<<"$c")" \
+    "[$newer,$batch,1,1,0,false,1,[\"tasks:shop-checkout:won\"],[\"tasks:shop-red-runner-cart\"]]"
+  expect "compare: the repeats differ, said" "$(jq -r '[.warnings[] | select(startswith("repeats differ"))] | length' <<<"$c")" 1
+  expect "provenance: every result of a worker has keynode run's environment" \
+    "$(kn_psql "SELECT count(*) FROM agent_results WHERE batch IN ($batch, $newer) AND result -> 'environment' ? 'chromium_version' AND result #>> '{environment,keynode_version}' <> '' AND result #>> '{environment,judge,semantic}' = 'offline'")" 5
+  expect "compare: a batch against itself, no difference" \
+    "$(api "$base/api/agent-runs/compare?a=$batch&b=$batch" | jq -c '[.paired, .sign_test.tied, .significant]')" "[2,2,false]"
+  expect "compare: bad ids 400, an unknown batch 404" \
+    "$(api -o /dev/null -w '%{http_code}' "$base/api/agent-runs/compare?a=x&b=$batch") $(api -o /dev/null -w '%{http_code}' "$base/api/agent-runs/compare?a=999999&b=$batch")" \
+    "400 404"
   # the dashboard's list of batches and batch view, in a real browser (batch-page.mjs)
   mkdir -p "$tmp/dash"
   if kn_chromium_start "$tmp/dash"; then
-    node "$repo/tests/integration/batch-page.mjs" "$cdp" "$base" "$token" "$batch" 4 2 >"$tmp/dash/page.out" 2>&1
+    node "$repo/tests/integration/batch-page.mjs" "$cdp" "$base" "$token" "$batch" 4 2 "$newer" m2w-flight united >"$tmp/dash/page.out" 2>&1
     prc=$?
     sed 's/^/  /' "$tmp/dash/page.out"
     [ $prc = 0 ] && kn_ok "jobs: the dashboard shows the batch" || kn_fail "jobs: batch-page.mjs exit $prc"

@@ -5,6 +5,9 @@
 # an agent that does nothing (`true`). compare finds the difference the agents really have (B won all
 # six tasks, exact sign test p = 0.03125 < 0.05) and "no significant difference" between the two
 # batches of the same agent; the results carry the environment and the cost; the leaderboard ranks.
+# `keynode run --resume` refuses a folder whose attempts ran in another environment (another
+# Chromium; another semantic judge) even without summary.json, unless --mix-environments; an LLM
+# judge's model and prompt hash are in result.json and summary.json.
 # (Agents on the local sites are deterministic: the same agent twice ties on every task.)
 #
 #   tests/integration/compare.sh KEYNODE_BIN REPO_DIR
@@ -67,6 +70,33 @@ grep -q "^verdict: no significant difference" "$tmp/c2.txt" && kn_ok "compare id
   kn_fail "compare idle idle: $(cat "$tmp/c2.txt")"
 grep -q "^warning:" "$tmp/c2.txt" && kn_fail "compare idle idle: a warning for the same environment: $(grep warning "$tmp/c2.txt")" ||
   kn_ok "compare idle idle: same environment, same tasks: no warning"
+
+# --resume refuses another environment even when summary.json is missing: the attempts' own
+# result.json say where they ran (a Chromium that says another version; nothing is launched)
+cp -r "$tmp/idle" "$tmp/resume" && rm -f "$tmp/resume/summary.json" "$tmp/resume/summary.csv"
+printf '#!/bin/sh\n[ "$1" = --version ] && { echo "Chromium 1.2.3.4"; exit 0; }\nexit 1\n' >"$tmp/old-chromium"
+chmod +x "$tmp/old-chromium"
+resume() { # resume NAME ARGS… — keynode run --resume on $tmp/resume, the idle batch's options
+  "$kn" run --tasks "$tmp/tasks.yaml" --out "$tmp/resume" --agent-name idle --agent true --timeout 60 \
+    --region test-lab --quiet --resume "${@:2}" >"$tmp/$1.log" 2>&1
+}
+resume r1 --chromium "$tmp/old-chromium"
+expect "resume, no summary.json, another Chromium: refused (exit 2)" "$? $(grep -c 'chromium_version: .*then, "1.2.3.4" now' "$tmp/r1.log")" "2 1"
+# an LLM judge: its model and prompt hash in the environment; another judge is another environment
+rm -r "$tmp/resume/t1/1"
+llm=(--semantic llm --llm-url http://127.0.0.1:9 --llm-model toy-judge --verdict-cache off)
+resume r2 "${llm[@]}"
+expect "resume with another judge: refused (exit 2), the judge named" "$? $(grep -c 'judge: ' "$tmp/r2.log")" "2 1"
+resume r3 "${llm[@]}" --mix-environments
+expect "resume --mix-environments: exit 0" $? 0
+expect "the LLM judge's model and prompt hash in result.json and summary.json" \
+  "$(jq -r '.environment.judge | [.semantic, .model, (.prompt_sha256 | test("^[0-9a-f]{64}$")), .prompt_version] | join(" ")' "$tmp/resume/t1/1/result.json") $(jq -c '.environment.judge == input.environment.judge' "$tmp/resume/t1/1/result.json" "$tmp/resume/summary.json")" \
+  "llm toy-judge true 1 true"
+node "$repo/tests/integration/schema-validate.mjs" "$repo" run-result "$tmp/resume/t1/1/result.json" >"$tmp/sv1.log" 2>&1 &&
+  node "$repo/tests/integration/schema-validate.mjs" "$repo" run-summary "$tmp/resume/summary.json" >"$tmp/sv2.log" 2>&1 &&
+  kn_ok "result.json and summary.json with the LLM judge: valid against their schemas" ||
+  kn_fail "schemas: $(cat "$tmp/sv1.log" "$tmp/sv2.log")"
+expect "summary.json says what was mixed" "$(jq -r '.environment.mixed_with_earlier | test("^judge: ")' "$tmp/resume/summary.json")" true
 
 "$kn" leaderboard "$tmp/idle" "$tmp/goto1" --markdown >"$tmp/lb.md" 2>"$tmp/lb.err"
 expect "leaderboard: exit 0" $? 0

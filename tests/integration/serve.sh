@@ -8,7 +8,8 @@
 # injection strings and odd bytes in every path/query/body parameter (a 4xx JSON error, the database
 # unchanged); 413/400/404/405; /healthz; /metrics parsed as Prometheus text; durability (PostgreSQL
 # stopped in the middle of a run while events keep coming: afterwards every event is stored exactly once,
-# seq 1..N without gaps); SIGTERM with a live run (its result written, exit 0).
+# seq 1..N without gaps); SIGTERM with a live run (its result written, exit 0); agent batches stored by SQL:
+# their uncertainty and their paired comparison (GET /api/agent-runs/{id} stats, /api/agent-runs/compare).
 #
 #   serve.sh KEYNODE_BINARY REPO_DIR
 # Needs PostgreSQL 15, Chromium, node + node/ensure.sh packages, curl, jq: a missing one is a failure.
@@ -237,6 +238,26 @@ c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=3"); [ "$c" = 200 ] && j
 c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=0"); [ "$c" = 400 ] && is_error_json && kn_ok "GET /api/replays?limit=0: 400" || kn_fail "GET /api/replays limit=0: $c"
 c=$(api "$B/api/replays?task=no-such-task"); [ "$c" = 404 ] && kn_ok "GET /api/replays unknown task: 404" || kn_fail "GET /api/replays unknown task: $c"
 kn_psql "DELETE FROM replay_results WHERE report::text = '{}'" >/dev/null
+
+# --- agent batches: their uncertainty and their paired comparison (issue 24) ------------------------------
+# two batches of two tasks × 2 whose attempts are stored by SQL as a worker stores them (result.json in
+# agent_results, the job done): batch A fails every attempt, batch B succeeds in every one. The statistics
+# and the comparison are keynode run's and keynode compare's own C code (agentjobs.sh has real workers;
+# this one runs under ASan too).
+ba=$(curl -s "${W[@]}" -d '{"agent":"a","tasks":["sites:shop-red-runner-cart","sites:shop-checkout"],"repeat":2}' "$B/api/agent-runs" | jq -r .id)
+bb=$(curl -s "${W[@]}" -d '{"agent":"b","tasks":["sites:shop-red-runner-cart","sites:shop-checkout"],"repeat":2}' "$B/api/agent-runs" | jq -r .id)
+kn_psql "INSERT INTO agent_results (job_id, batch, task_version, attempt_no, worker, status, completed, score, result)
+  SELECT j.id, j.batch, j.task_version, j.attempt_no, 'sql', 'done', j.batch = $bb, 1,
+    json_build_object('task', t.task_key, 'score', (j.batch = $bb)::int, 'reached', 0, 'key_nodes', '[]'::json,
+      'completion', j.batch = $bb, 'status', 'finished', 'attempt', json_build_object('status', 'done'))
+  FROM jobs j JOIN task_versions v ON v.id = j.task_version JOIN tasks t ON t.id = v.task_id WHERE j.batch IN ($ba, $bb);
+  UPDATE jobs SET state = 'done' WHERE batch IN ($ba, $bb)" >/dev/null
+c=$(api "$B/api/agent-runs/$bb"); [ "$c" = 200 ] && jq -e '.stats.rates.task_success_rate == 1 and .stats.ci95.task_success_rate == [1, 1] and .stats.pass_at_k["2"] == 1 and .stats.denominators.planned.attempts == 4 and (.stats.per_site | keys) == ["127.0.0.1"] and ([.tasks[].site] | unique) == ["127.0.0.1"]' "$tmp/body" >/dev/null \
+  && kn_ok "GET /api/agent-runs/{id}: stats (rates, ci95, pass@k, per_site, denominators) and sites" || kn_fail "batch stats: $c $(head -c 600 "$tmp/body")"
+c=$(api "$B/api/agent-runs/compare?a=$ba&b=$bb"); [ "$c" = 200 ] && jq -e --argjson a "$ba" '.a.batch == $a and .paired == 2 and .sign_test.won == 2 and .sign_test.lost == 0 and .significant == false and .sign_test.p_value == 0.5 and .rates.task_success_rate.diff == 1 and .rates.task_success_rate.ci95 == [1, 1] and ([.per_task[].outcome] | unique) == ["won"] and .only_a == [] and .warnings == []' "$tmp/body" >/dev/null \
+  && kn_ok "GET /api/agent-runs/compare: B won both paired tasks, p = 0.5, not significant" || kn_fail "compare: $c $(head -c 600 "$tmp/body")"
+c=$(api "$B/api/agent-runs/compare?a=$ba"); c2=$(api "$B/api/agent-runs/compare?a=$ba&b=1%27%20OR%201=1"); c3=$(api "$B/api/agent-runs/compare?a=$ba&b=99999999")
+[ "$c $c2 $c3" = "400 400 404" ] && kn_ok "compare: a missing or odd id 400, an unknown batch 404" || kn_fail "compare errors: $c $c2 $c3"
 
 # --- an external run, and durability across a database outage -------------------------------------------
 c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); XID=$(jq -r .id "$tmp/body")

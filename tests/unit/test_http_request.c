@@ -70,6 +70,11 @@ static void test_routes(void **state)
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/agent-runs/12"), 0);
 	assert_int_equal(r, KN_ROUTE_AGENT_RUN);
 	assert_string_equal(id, "12");
+	/* the comparison of two batches is its own route, never batch "compare" */
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/agent-runs/compare"), 0);
+	assert_int_equal(r, KN_ROUTE_AGENT_RUNS_COMPARE);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/agent-runs/compare"), KN_EUNSUPPORTED);
+	assert_false(kn_route_is_write(KN_ROUTE_AGENT_RUNS_COMPARE));
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/m2w:1/workflow"), KN_EUNSUPPORTED);
 	/* SQL in a path parameter is just an id (the store binds it) */
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/' OR 1=1; DROP TABLE runs;--"), 0);

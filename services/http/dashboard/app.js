@@ -12,6 +12,7 @@ import * as run from './run.js';
 import * as alerts from './alerts.js';
 import * as batch from './batch.js';
 import * as batches from './batches.js';
+import * as compare from './compare.js';
 import * as trace from './trace.js';
 import * as drift from './drift.js';
 
@@ -29,6 +30,7 @@ function route(hash) {
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', mod: run, params: { id: parts[1] } };
   if (parts[0] === 'runs') return { page: 'runs', mod: runs, params: {} };
   if (parts[0] === 'alerts') return { page: 'alerts', mod: alerts, params: {} };
+  if (parts[0] === 'agent-runs' && parts[1] === 'compare' && parts[2] && parts[3]) return { page: 'compare', mod: compare, params: { a: parts[2], b: parts[3] } };
   if (parts[0] === 'agent-runs' && parts[1]) return { page: 'batch', mod: batch, params: { id: parts[1] } };
   if (parts[0] === 'agent-runs') return { page: 'batches', mod: batches, params: {} };
   return { page: 'overview', mod: overview, params: {} };
@@ -63,7 +65,7 @@ async function show() {
   current = { gen, cleanups: [], abort };
   const r = route(location.hash);
   for (const a of document.querySelectorAll('#nav a')) {
-    a.classList.toggle('active', a.dataset.route === r.page || ((r.page === 'run' || r.page === 'trace') && a.dataset.route === 'runs') || (r.page === 'batch' && a.dataset.route === 'batches'));
+    a.classList.toggle('active', a.dataset.route === r.page || ((r.page === 'run' || r.page === 'trace') && a.dataset.route === 'runs') || ((r.page === 'batch' || r.page === 'compare') && a.dataset.route === 'batches'));
   }
   view.dataset.page = r.page;
   view.dataset.state = 'loading';

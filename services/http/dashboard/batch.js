@@ -1,13 +1,16 @@
 // batch.js — the agent batch page, #/agent-runs/<id>: a batch of agent attempts run as worker jobs
 // (POST /api/agent-runs). Progress (done / running / queued of the jobs), the batch's metrics over
-// executable attempts, and per task its success rate and every attempt (state, status, score, the
-// worker that ran it, how often it was claimed). Refreshes every 3 s until every job is done.
+// executable attempts, their uncertainty (the batch's "stats": each rate with its 95 % bootstrap
+// interval, pass@k and pass^k — keynode run's summary.json numbers, computed by the same code), and
+// per task its site, success rate and every attempt (state, status, score, the worker that ran it,
+// how often it was claimed), filterable by site. Refreshes every 3 s until every job is done.
 // Every string from the API is a text node (el()).
 
 import { el, badge, scoreBar, fmtTime, fmtScore, taskHref } from './dom.js';
 import { api } from './api.js';
 
 const REFRESH_MS = 3000;
+const filters = { site: '' };
 
 function tile(label, value, cls) {
   return el('div', { class: `tile tile-${cls}` },
@@ -29,9 +32,48 @@ function attemptCell(a) {
   return cell;
 }
 
+function ci(x) {
+  return Array.isArray(x) && x.length === 2 ? `[${rate(x[0])}, ${rate(x[1])}]` : '—';
+}
+
+// The uncertainty of the batch: each rate with its interval, then pass@k / pass^k for k ≤ repeat.
+function uncertainty(st) {
+  const rates = st.rates || {};
+  const ci95 = st.ci95 || {};
+  const planned = (st.denominators || {}).planned || {};
+  const rows = Object.keys(rates).filter((r) => r !== 'task_success_rate_planned').map((r) =>
+    el('tr', { 'data-rate': r }, el('td', { class: 'mono' }, r), el('td', { class: 'num rate-value' }, rate(rates[r])),
+      el('td', { class: 'num rate-ci' }, ci(ci95[r]))));
+  if (typeof planned.task_success_rate === 'number') {
+    rows.push(el('tr', { 'data-rate': 'task_success_rate_planned' },
+      el('td', { class: 'mono' }, `task_success_rate over all ${planned.attempts} planned attempts`),
+      el('td', { class: 'num rate-value' }, rate(planned.task_success_rate)), el('td', { class: 'num rate-ci' }, ci(planned.ci95))));
+  }
+  const ks = Object.keys(st.pass_at_k || {}).sort((x, y) => Number(x) - Number(y));
+  const boot = st.bootstrap || {};
+  return el('section', { id: 'batch-uncertainty', class: 'card' },
+    el('div', { class: 'card-head' }, el('h2', {}, 'Uncertainty'),
+      el('span', { class: 'muted small' }, `95 % intervals: bootstrap over ${boot.tasks ?? '?'} tasks, ${boot.resamples ?? '?'} draws, seed ${boot.seed ?? '?'}`)),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'batch-rates', class: 'table' },
+      el('thead', {}, el('tr', {}, ['rate', 'value', '95 % interval'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows.length ? rows : el('tr', { class: 'empty' }, el('td', { colspan: 3 }, 'no executable attempt yet'))))),
+    el('div', { class: 'table-wrap' }, el('table', { id: 'batch-pass-k', class: 'table' },
+      el('thead', {}, el('tr', {}, ['k', 'pass@k (any of k)', 'pass^k (all of k)', 'tasks'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, ks.map((k) => el('tr', { 'data-k': k }, el('td', { class: 'num' }, k),
+        el('td', { class: 'num pass-at-k' }, rate(st.pass_at_k[k])),
+        el('td', { class: 'num pass-all-k' }, rate((st.pass_all_k || {})[k])),
+        el('td', { class: 'num' }, String((st.pass_k_tasks || {})[k] ?? '—'))))))));
+}
+
 function paint(view, b) {
   const m = b.metrics || {};
-  const tasks = Array.isArray(b.tasks) ? b.tasks : [];
+  const all = Array.isArray(b.tasks) ? b.tasks : [];
+  const sites = [...new Set(all.map((t) => t.site).filter(Boolean))].sort();
+  if (filters.site && !sites.includes(filters.site)) filters.site = '';
+  const tasks = all.filter((t) => !filters.site || t.site === filters.site);
+  const siteSel = el('select', { id: 'batch-filter-site', 'aria-label': 'site' },
+    el('option', { value: '' }, 'all sites'), sites.map((x) => el('option', { value: x, selected: x === filters.site }, x)));
+  siteSel.addEventListener('change', () => { filters.site = siteSel.value; paint(view, b); });
   const pct = b.jobs ? Math.round((100 * (b.done ?? 0)) / b.jobs) : 0;
   const fill = el('span', { class: 'scorebar-fill fill-good' });
   fill.style.width = `${pct}%`;
@@ -50,12 +92,15 @@ function paint(view, b) {
       tile('errors', m.errors, 'error'),
       tile('blocked', m.blocked, 'blocked'),
       tile('solved in all K', m.tasks_solved_all, 'flaky')),
+    uncertainty(b.stats || {}),
     el('section', { class: 'card' },
-      el('div', { class: 'card-head' }, el('h2', {}, 'Tasks')),
+      el('div', { class: 'card-head' }, el('h2', {}, 'Tasks'),
+        el('div', { class: 'filters' }, siteSel, el('span', { id: 'batch-task-count', class: 'muted' }, `${tasks.length} of ${all.length} tasks`))),
       el('div', { class: 'table-wrap' }, el('table', { id: 'batch-tasks', class: 'table' },
-        el('thead', {}, el('tr', {}, ['task', 'success rate', 'attempts'].map((h) => el('th', { scope: 'col' }, h)))),
-        el('tbody', {}, tasks.map((t) => el('tr', { 'data-task': t.task },
+        el('thead', {}, el('tr', {}, ['task', 'site', 'success rate', 'attempts'].map((h) => el('th', { scope: 'col' }, h)))),
+        el('tbody', {}, tasks.map((t) => el('tr', { 'data-task': t.task, 'data-site': t.site ?? '' },
           el('td', { class: 'mono' }, el('a', { href: taskHref(`${t.taskset}:${t.task}`) }, t.task ?? '')),
+          el('td', { class: 'mono task-site' }, t.site ?? '—'),
           el('td', { class: 'num' }, rate(t.success_rate)),
           el('td', {}, (Array.isArray(t.attempts) ? t.attempts : []).map(attemptCell)))))))));
 }

@@ -1,6 +1,7 @@
 // batches.js — the agent batches page, #/agent-runs: the newest batches of agent attempts
 // (GET /api/agent-runs, a page at a time, newest first) with their progress and success rate, each
 // linking to its batch view (batch.js, #/agent-runs/<id>). "Older" follows the API's next_before.
+// "Compare" opens the paired comparison of two batches (compare.js, #/agent-runs/compare/<A>/<B>).
 // Every string from the API is a text node (el()).
 
 import { el, fmtTime, fmtAgo } from './dom.js';
@@ -39,8 +40,22 @@ export async function render(view, _params, ctx) {
   }
   more.addEventListener('click', () => { if (next !== null) load(next).catch(() => {}); });
   await load(null);
+  const ca = el('input', { id: 'compare-a', type: 'text', placeholder: 'batch A (baseline)', 'aria-label': 'batch A' });
+  const cb = el('input', { id: 'compare-b', type: 'text', placeholder: 'batch B (change)', 'aria-label': 'batch B' });
+  const form = el('form', { id: 'compare-form', class: 'filters' }, ca, cb,
+    el('button', { type: 'submit', class: 'btn', id: 'compare-go' }, 'Compare'));
+  form.addEventListener('submit', (ev) => {
+    ev.preventDefault();
+    const a = ca.value.trim(), b = cb.value.trim();
+    if (/^[1-9][0-9]*$/.test(a) && /^[1-9][0-9]*$/.test(b)) location.hash = `#/agent-runs/compare/${a}/${b}`;
+    else ctx.flash('give two batch ids (numbers)', 'error');
+  });
   view.replaceChildren(
     el('h1', {}, 'Agent runs'),
+    el('section', { class: 'card' },
+      el('div', { class: 'card-head' }, el('h2', {}, 'Compare two batches'),
+        el('span', { class: 'muted small' }, 'B against A, paired on the tasks both ran (as keynode compare)')),
+      form),
     el('section', { class: 'card' },
       el('div', { class: 'card-head' }, el('h2', {}, 'Batches, newest first')),
       el('div', { class: 'table-wrap' }, el('table', { id: 'batches-table', class: 'table' },
