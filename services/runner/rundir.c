@@ -91,6 +91,20 @@ static int read_summary(kn_rundir *d, kn_err *err)
 	return rc;
 }
 
+static const char *str(const json_t *o, const char *k);
+
+void kn_rundir_add_task(kn_rundir *d, const json_t *t)
+{
+	const char *id = str(t, "task"), *h = str(t, "sha256"), *site = str(t, "site");
+	if (!id)
+		return;
+	kn_run_task *p = &d->tasks[d->n_tasks++];
+	p->id = id;
+	snprintf(p->site, sizeof p->site, "%s", site ? site : "");
+	snprintf(p->sha256, sizeof p->sha256, "%s", h && strlen(h) == 64 ? h : "");
+	d->hashes &= p->sha256[0] != '\0';
+}
+
 static const char *str(const json_t *o, const char *k)
 {
 	return json_string_value(json_object_get(o, k));
@@ -117,16 +131,8 @@ static int take_meta(kn_rundir *d)
 	if (!d->tasks)
 		return KN_ENOMEM;
 	d->hashes = n > 0;
-	json_array_foreach(list, i, t) {
-		const char *id = str(t, "task"), *h = str(t, "sha256"), *site = str(t, "site");
-		if (!id)
-			continue;
-		kn_run_task *p = &d->tasks[d->n_tasks++];
-		p->id = id;
-		snprintf(p->site, sizeof p->site, "%s", site ? site : "");
-		snprintf(p->sha256, sizeof p->sha256, "%s", h && strlen(h) == 64 ? h : "");
-		d->hashes &= p->sha256[0] != '\0';
-	}
+	json_array_foreach(list, i, t)
+		kn_rundir_add_task(d, t);
 	if (d->n_tasks == 0) /* an older summary, or none: the tasks the attempts name */
 		for (size_t k = 0; k < d->n_rows; k++)
 			d->tasks[d->n_tasks++] = (kn_run_task){.id = d->rows[k].task};

@@ -34,6 +34,9 @@ typedef struct kn_rundir {
  * KN_EIO, KN_ENOMEM. */
 int kn_rundir_load(kn_rundir **out, const char *dir, kn_err *err);
 void kn_rundir_free(kn_rundir *d);
+/* Append planned task t ({task, site, sha256}; borrowed: d->tasks point into it) to d->tasks, which
+ * has room; a task without an id is skipped, d->hashes cleared when it has no 64-hex-digit hash. */
+void kn_rundir_add_task(kn_rundir *d, const json_t *t);
 
 /* Read agent batch `batch` of the store (kn_store_agent_batch_results_json) as a run: its plan
  * (ids TASKSET:TASK, sites and content hashes of the task versions), every stored attempt, K the

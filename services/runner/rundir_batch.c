@@ -80,16 +80,8 @@ int kn_rundir_from_batch(kn_rundir **out, kn_store *st, int64_t batch, kn_err *e
 		return rc ? rc : kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
 	d->hashes = 1;
-	json_array_foreach(tasks, i, t) {
-		const char *id = str(t, "task"), *site = str(t, "site"), *h = str(t, "sha256");
-		if (!id)
-			continue;
-		kn_run_task *p = &d->tasks[d->n_tasks++];
-		p->id = id;
-		snprintf(p->site, sizeof p->site, "%s", site ? site : "");
-		snprintf(p->sha256, sizeof p->sha256, "%s", h && strlen(h) == 64 ? h : "");
-		d->hashes &= p->sha256[0] != '\0';
-	}
+	json_array_foreach(tasks, i, t)
+		kn_rundir_add_task(d, t);
 	d->meta.tasks = d->tasks;
 	d->meta.n_tasks = d->n_tasks;
 	*out = d;
