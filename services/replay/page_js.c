@@ -179,21 +179,21 @@ static const char *const lib[] = {
 /* Installed in the replay tab before any page script (wait.c, Page.addScriptToEvaluateOnNewDocument):
  * the work a page's own scripts have pending — each setTimeout and requestIdleCallback (with its due
  * time) until it runs or is cancelled, each fetch and XMLHttpRequest until it ends — and when the last
- * of them ended (T.last). pending(at, until): work started at or after `at` (an action's mark) that is still to
- * come by `until` (a timer due later is beyond the window anyway). quiet() above ends an action's
+ * of them ended (T.last). pending(at, until): work started at or after `at` (an action's mark)
+ * that is still to come by `until` (a timer due later is beyond the window anyway). quiet() above ends an action's
  * consequence window early on it: an action whose handlers started nothing has no consequence
  * coming. The wrappers call the originals and return what they return. */
 const char kn_replay_tracker_js[] =
 	"(() => { const k = Symbol.for('keynode.replay.work'); if (globalThis[k]) return;\n"
-	"const now = () => performance.now(), W = new Map(), T = {last: 0, st: setTimeout.bind(globalThis),\n"
-	" pending: (at, until) => { for (const w of W.values()) if (w.at >= at && w.due <= until) return true; return false; } };\n"
+	"const now = () => performance.now(), W = new Set(), T = {last: 0, st: setTimeout.bind(globalThis),\n"
+	" pending: (at, until) => { for (const w of W) if (w.at >= at && w.due <= until) return true; return false; } };\n"
 	"Object.defineProperty(globalThis, k, {value: T});\n"
-	"const add = due => { const w = {at: now(), due: due}; W.set(w, w); return w; }, done = w => { if (W.delete(w)) T.last = now(); };\n"
+	"const add = due => { const w = {at: now(), due: due}; W.add(w); return w; }, done = w => { if (W.delete(w)) T.last = now(); };\n"
 	/* setTimeout and requestIdleCallback: until the callback ran or was cancelled */
 	"const timer = (set, clear) => { const s0 = globalThis[set], c0 = globalThis[clear]; if (!s0) return;\n"
 	" globalThis[set] = function (f, d, ...a) { if (typeof f !== 'function') return s0.call(this, f, d, ...a);\n"
 	"  const w = add(now() + (+d || 0)); w.c = clear; w.id = s0.call(this, function (...x) { done(w); return f.apply(this, x); }, d, ...a); return w.id; };\n"
-	" globalThis[clear] = function (id) { for (const w of W.values()) if (w.id === id && w.c === clear) done(w); return c0.call(this, id); }; };\n"
+	" globalThis[clear] = function (id) { for (const w of W) if (w.id === id && w.c === clear) done(w); return c0.call(this, id); }; };\n"
 	"timer('setTimeout', 'clearTimeout'); timer('requestIdleCallback', 'cancelIdleCallback');\n"
 	/* fetch and XMLHttpRequest: until the answer (or the failure) came */
 	"const call = (f, self, a, w) => { try { return f.apply(self, a); } catch (e) { done(w); throw e; } };\n"
