@@ -60,6 +60,20 @@ int kn_guard_add_json(kn_guard *g, const json_t *rule, kn_err *err)
 	return rc;
 }
 
+json_t *kn_guard_rule_to_json(const kn_guard_rule *r)
+{
+	json_t *o = kn_request_spec_to_json(r->spec);
+	json_t *resp = r->fail ? json_string("error")
+	               : r->status || r->body ? json_pack("{s:i, s:s?}", "status", r->status ? r->status : 200,
+	                                                  "body", r->body)
+	                                      : NULL;
+	if (!o || ((r->fail || r->status || r->body) && json_object_set_new(o, "respond", resp))) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req)
 {
 	for (size_t i = 0; g && i < g->n; i++)

@@ -255,6 +255,8 @@ void kn_step_clear(kn_step *st)
 	free(st->frame);
 	free(st->expect_url);
 	free(st->expect_value);
+	kn_request_spec_free(st->held);
+	free(st->secret);
 	memset(st, 0, sizeof *st);
 }
 

@@ -3,7 +3,7 @@
  * type, select, press, scroll, wait, back, forward, answer) with its value; locating verbs take a
  * mapping with a selector, the verb's own fields and locator hints, including the record-time
  * fingerprint (test_id, tag, classes, dom_path, frame), and an optional `after:` postcondition
- * (url, navigated, value). A workflow file is one mapping {workflow: 1, task, recorded_at,
+ * (url, navigated, value, held). A workflow file is one mapping {workflow: 1, task, recorded_at,
  * viewport, start_url, steps}, loaded as one task holding its id, steps and viewport. */
 #include <limits.h>
 #include <stdio.h>
@@ -15,13 +15,24 @@
 #define VERB_LIST "goto, click, type, select, press, scroll, wait, back, forward, answer or dialog"
 
 enum { LOC_SELECTOR, LOC_TEXT, LOC_VALUE, LOC_ENTER, LOC_ID, LOC_NAME, LOC_ARIA, LOC_ROLE, LOC_HREF,
-       LOC_TEST_ID, LOC_TAG, LOC_CLASSES, LOC_PATH, LOC_FRAME, N_LOC };
+       LOC_TEST_ID, LOC_TAG, LOC_CLASSES, LOC_PATH, LOC_FRAME, LOC_SECRET, N_LOC };
 static const char *const loc_keys[N_LOC] = { "selector", "text", "value", "enter", "id", "name",
                                              "aria_label", "role", "href", "test_id", "tag",
-                                             "classes", "dom_path", "frame" };
+                                             "classes", "dom_path", "frame", "secret" };
 /* The record-time fingerprint (workflow.h): hints every locating verb accepts. */
 #define LOC_FINGERPRINT (1u << LOC_TEST_ID | 1u << LOC_TAG | 1u << LOC_CLASSES | 1u << LOC_PATH | \
                          1u << LOC_FRAME)
+
+/* 1 when s is a secret's name: [A-Za-z0-9_]+ (an environment variable's suffix). */
+static int secret_name(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') || *s == '_'))
+			return 0;
+	return 1;
+}
 
 /* The mapping of click/type/select/wait: a selector, the verb's own fields (allowed: a bit set
  * over LOC_*), and locator hints. */
@@ -40,11 +51,12 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 			break;
 		int f = kn_ty_lookup(loc_keys, N_LOC, k.val, k.len);
 		if (f < 0 || !(allowed & (1u << f))) {
-			char list[160] = "";
-			for (int i = 0; i < N_LOC; i++) /* the fingerprint keys are for recorded workflows */
-				if ((allowed & ~LOC_FINGERPRINT) & (1u << i)) {
+			char list[200] = "";
+			unsigned named = allowed & ~LOC_FINGERPRINT; /* the fingerprint keys are for recorded workflows */
+			for (int i = 0; i < N_LOC; i++)
+				if (named & (1u << i)) {
 					if (list[0])
-						strcat(list, i == LOC_HREF ? " or " : ", ");
+						strcat(list, named >> (i + 1) ? ", " : " or ");
 					strcat(list, loc_keys[i]);
 				}
 			return kn_ty_fail(l, KN_EINVAL, k.at, "unknown key '%s' in '%s' (expected %s)",
@@ -74,17 +86,25 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 		case LOC_CLASSES: dst = &st->classes; break;
 		case LOC_PATH: dst = &st->dom_path; break;
 		case LOC_FRAME: dst = &st->frame; break;
+		case LOC_SECRET: dst = &st->secret; break;
 		default: dst = &st->hint_href; break;
 		}
 		if ((rc = kn_ty_read_text(l, loc_keys[f],
 		                          f == LOC_VALUE || f == LOC_TEXT || f == LOC_CLASSES,
 		                          dst, NULL)) != 0)
 			return rc;
+		if (f == LOC_SECRET && !secret_name(st->secret))
+			return kn_ty_fail(l, KN_EINVAL, k.at, "'secret' must be a name of letters, digits and '_' "
+			                  "(the step types $KN_SECRET_<name>), found '%s'",
+			                  kn_ty_clip(c, sizeof c, st->secret));
 	}
 	if (!st->selector)
 		return kn_ty_fail(l, KN_EINVAL, at, "'%s' needs a selector", verb);
-	if ((allowed & (1u << LOC_VALUE)) && !st->value)
-		return kn_ty_fail(l, KN_EINVAL, at, "'%s' needs a value", verb);
+	if (st->value && st->secret)
+		return kn_ty_fail(l, KN_EINVAL, at, "'%s' has a value or a secret, not both", verb);
+	if ((allowed & (1u << LOC_VALUE)) && !st->value && !st->secret)
+		return kn_ty_fail(l, KN_EINVAL, at, "'%s' needs a value%s", verb,
+		                  allowed & (1u << LOC_SECRET) ? " (or a secret)" : "");
 	return 0;
 }
 
@@ -222,15 +242,16 @@ static int parse_verb_value(loader *l, kn_step *st, const char *verb)
 			                  verb, kn_ty_found(l, &v));
 		return parse_locator(l, st, verb, v.at,
 		                     st->verb == KN_STEP_CLICK  ? 1u << LOC_TEXT
-		                     : st->verb == KN_STEP_TYPE ? 1u << LOC_VALUE | 1u << LOC_ENTER
+		                     : st->verb == KN_STEP_TYPE ? 1u << LOC_VALUE | 1u << LOC_ENTER | 1u << LOC_SECRET
 		                                                : 1u << LOC_VALUE);
 	}
 }
 
-enum { AF_URL, AF_NAVIGATED, AF_VALUE, N_AF };
-static const char *const after_keys[N_AF] = { "url", "navigated", "value" };
+enum { AF_URL, AF_NAVIGATED, AF_VALUE, AF_HELD, N_AF };
+static const char *const after_keys[N_AF] = { "url", "navigated", "value", "held" };
 
-/* A step's recorded postcondition: `after: {url, navigated, value}` (workflow.h). */
+/* A step's recorded postcondition: `after: {url, navigated, value, held}` (workflow.h); held is a
+ * request spec as a `request` key node writes it. */
 static int parse_after(loader *l, kn_step *st)
 {
 	int rc, f, nav;
@@ -247,6 +268,8 @@ static int parse_after(loader *l, kn_step *st)
 			rc = kn_ty_read_url(l, "after.url", &st->expect_url);
 		else if (f == AF_VALUE)
 			rc = kn_ty_read_text(l, "after.value", 1, &st->expect_value, NULL);
+		else if (f == AF_HELD)
+			rc = kn_ty_parse_request(l, &st->held, NULL, NULL, NULL);
 		else if ((rc = kn_ty_read_bool(l, "navigated", &nav)) == 0)
 			st->navigated = nav ? 1 : 2;
 		if (rc)

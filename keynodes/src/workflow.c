@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "keynode/request.h"
 #include "keynode/workflow.h"
 
 #define MAX_WORKFLOW_BYTES (4u * 1024u * 1024u)
@@ -575,6 +576,38 @@ static void put_field(FILE *f, int *first, const char *key, const char *val)
 	*first = 0;
 }
 
+/* {MATCHER: "expect"} */
+static void put_matcher(FILE *f, const kn_keynode *kn)
+{
+	fprintf(f, "{ %s: ", kn_matcher_name(kn->matcher));
+	kn_workflow_put_str(f, kn->expect);
+	fputs(" }", f);
+}
+
+/* A request spec in the form a `request` key node is written (task files, request.h). */
+static void put_spec(FILE *f, const kn_request_spec *s)
+{
+	fputs("{", f);
+	int first = 1;
+	put_field(f, &first, "method", s->method);
+	if (s->url) {
+		fprintf(f, "%surl: ", first ? " " : ", ");
+		put_matcher(f, s->url);
+		first = 0;
+	}
+	if (s->n_fields) {
+		fprintf(f, "%sbody: {", first ? " " : ",\n        ");
+		for (size_t i = 0; i < s->n_fields; i++) {
+			fputs(i ? ",\n          " : " ", f);
+			kn_workflow_put_str(f, s->fields[i].key);
+			fputs(": ", f);
+			put_matcher(f, &s->fields[i]);
+		}
+		fputs(" }", f);
+	}
+	fputs(" }", f);
+}
+
 void kn_workflow_write_step(FILE *f, const kn_step *st)
 {
 	const char *verb = kn_step_verb_name(st->verb);
@@ -617,7 +650,9 @@ void kn_workflow_write_step(FILE *f, const kn_step *st)
 		int first = 1;
 		fprintf(f, "  - %s: {", verb);
 		put_field(f, &first, "selector", st->selector);
-		if (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT)
+		if (st->verb == KN_STEP_TYPE && st->secret)
+			put_field(f, &first, "secret", st->secret);
+		else if (st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT)
 			put_field(f, &first, "value", st->value ? st->value : "");
 		if (st->verb == KN_STEP_TYPE && st->enter)
 			fputs(", enter: true", f);
@@ -636,7 +671,7 @@ void kn_workflow_write_step(FILE *f, const kn_step *st)
 		fputs(" }\n", f);
 	}
 	}
-	if (st->expect_url || st->navigated || st->expect_value) {
+	if (st->expect_url || st->navigated || st->expect_value || st->held) {
 		int first = 1;
 		fputs("    after: {", f);
 		put_field(f, &first, "url", st->expect_url);
@@ -645,6 +680,10 @@ void kn_workflow_write_step(FILE *f, const kn_step *st)
 			first = 0;
 		}
 		put_field(f, &first, "value", st->expect_value);
+		if (st->held) {
+			fprintf(f, "%sheld: ", first ? " " : ",\n      ");
+			put_spec(f, st->held);
+		}
 		fputs(" }\n", f);
 	}
 }

@@ -16,6 +16,8 @@
 
 #include "cli.h"
 #include "keynode/fs.h"
+#include "keynode/redact.h"
+#include "keynode/request.h"
 #include "keynode/until.h"
 #include "keynode/url.h"
 #include "keynode/workflow.h"
@@ -237,6 +239,87 @@ static void on_navigate(struct rec *r, const kn_event *ev)
 	}
 }
 
+/* 1 when a typed value is a secret never written (redact.h's defaults, or the recorder's mask of a
+ * password field). */
+static int secret_typed(const kn_event *ev)
+{
+	return ev->value && (kn_redact_field(NULL, ev->selector, ev->value) ||
+	                     strcmp(ev->value, "\u2022\u2022\u2022\u2022") == 0);
+}
+
+/* A secret step's name: the field's name, else its id, else its selector, as [A-Z0-9_]
+ * ("cc-number" → CC_NUMBER); the replay types $KN_SECRET_<name>. */
+static void name_secret(kn_step *st)
+{
+	const char *from = st->hint_name ? st->hint_name : st->hint_id ? st->hint_id : st->selector;
+	char name[64];
+	size_t n = 0;
+	for (const char *p = from ? from : ""; *p && n < sizeof name - 1; p++) {
+		int alnum = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9');
+		if (alnum)
+			name[n++] = (char)(*p >= 'a' && *p <= 'z' ? *p - 'a' + 'A' : *p);
+		else if (n && name[n - 1] != '_')
+			name[n++] = '_';
+	}
+	while (n && name[n - 1] == '_')
+		n--;
+	name[n] = '\0';
+	set_str(&st->secret, n ? name : "FIELD");
+	free(st->value);
+	st->value = NULL;
+	free(st->expect_value); /* its value after the step would be the secret */
+	st->expect_value = NULL;
+}
+
+/* 1 when a field's recorded value looks generated anew on every visit — a hex or base64 token
+ * (a nonce, a form's checksum), an epoch time — so comparing it would fail every replay. */
+static int generated_value(const char *v)
+{
+	size_t n = strlen(v), digits = 0, hex = 0, b64 = 0;
+	for (const char *p = v; *p; p++) {
+		int d = *p >= '0' && *p <= '9', h = d || (*p >= 'a' && *p <= 'f') || (*p >= 'A' && *p <= 'F');
+		digits += d;
+		hex += h;
+		b64 += h || (*p >= 'g' && *p <= 'z') || (*p >= 'G' && *p <= 'Z') || *p == '+' || *p == '/' ||
+		       *p == '=' || *p == '-' || *p == '_';
+	}
+	if (digits == n)
+		return (n == 10 || n == 13) && v[0] == '1'; /* seconds or milliseconds since 1970 */
+	return (hex == n && n >= 8 && digits) || (b64 == n && n >= 20 && digits >= 3);
+}
+
+/* The request a step sent that a guard rule held, as the step's recorded `held:` (workflow.h): its
+ * method, its host and path, and each body field's value, leaving out secrets (redact.h) and
+ * generated values. The first held request of a step is kept. */
+static void take_held(struct rec *r, const kn_request *q)
+{
+	if (!r->wf.n_steps || !q->held || r->wf.steps[r->wf.n_steps - 1].held)
+		return;
+	kn_step *st = &r->wf.steps[r->wf.n_steps - 1];
+	kn_request_spec *s = calloc(1, sizeof *s);
+	char *url = NULL; /* host, port and path: the include form (url.h) without its fragment */
+	kn_err err = {0};
+	int rc = !s ? KN_ENOMEM : kn_url_include_form(&url, q->url ? q->url : "");
+	if (!rc) {
+		url[strcspn(url, "#")] = '\0';
+		rc = kn_request_spec_set_method(s, q->method, &err);
+	}
+	if (!rc)
+		rc = kn_request_spec_set_url(s, KN_MATCH_INCLUDE, url, NULL, &err);
+	for (size_t i = 0; !rc && i < q->n_fields; i++)
+		if (!kn_redact_field(NULL, q->fields[i].name, q->fields[i].value) && !generated_value(q->fields[i].value))
+			rc = kn_request_spec_add_field(s, NULL, q->fields[i].name, KN_MATCH_EXACT, q->fields[i].value, &err);
+	free(url);
+	if (rc) {
+		kn_request_spec_free(s);
+		return;
+	}
+	st->held = s;
+	if (r->progress)
+		fprintf(r->progress, "  step %zu held   %s %s (%zu fields)\n", r->wf.n_steps, q->method,
+		        s->url->expect, s->n_fields);
+}
+
 static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 {
 	(void)rises;
@@ -249,6 +332,10 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	case KN_EV_NAVIGATE:
 		on_navigate(r, ev);
 		return;
+	case KN_EV_REQUEST:
+		if (ev->request)
+			take_held(r, ev->request);
+		return;
 	case KN_EV_TYPE:
 		if (r->wf.n_steps) { /* one field typed into twice in a row is one step, its last value */
 			kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
@@ -257,8 +344,14 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 			           prev->navigated != 1;
 			free(sel);
 			if (same) {
-				set_str(&prev->value, ev->value ? ev->value : "");
-				set_str(&prev->expect_value, ev->value);
+				if (secret_typed(ev)) {
+					name_secret(prev);
+				} else {
+					free(prev->secret);
+					prev->secret = NULL;
+					set_str(&prev->value, ev->value ? ev->value : "");
+					set_str(&prev->expect_value, ev->value);
+				}
 				return;
 			}
 		}
@@ -294,6 +387,8 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 	}
 	if (st->selector)
 		take_hints(r, st);
+	if (st->verb == KN_STEP_TYPE && secret_typed(ev))
+		name_secret(st);
 	if (st->selector && ev->tab) {
 		struct desc_req *q = malloc(sizeof *q);
 		json_t *p = json_pack("{s:s}", "sel", st->selector);

@@ -505,8 +505,18 @@ static kn_step_outcome not_found(const kn_step *st, const struct found *f, kn_er
 
 /* type: focus the located element (as fill() does: no click, which would be a step of its own),
  * clear it (select all + a trusted Backspace when it holds text), insert the value. */
+const char *kn_replay_secret(const kn_step *st, char *var, size_t cap)
+{
+	snprintf(var, cap, "KN_SECRET_%s", st->secret ? st->secret : "");
+	return st->secret ? getenv(var) : st->value;
+}
+
 static int type_into(struct rp *r, const kn_step *st, const struct found *f, kn_err *err)
 {
+	char var[96];
+	const char *text = kn_replay_secret(st, var, sizeof var);
+	if (!text)
+		return kn_err_set(err, KN_EINVAL, "%s is not set (the step types the secret %s)", var, st->secret);
 	json_t *v = NULL, *p = json_pack("{s:s}", "sel", f->sel ? f->sel : st->selector);
 	int rc = p ? page(r, "focus", p, &v, err) : KN_ENOMEM;
 	json_decref(p);
@@ -518,16 +528,16 @@ static int type_into(struct rp *r, const kn_step *st, const struct found *f, kn_
 	if (!rc && json_integer_value(json_object_get(v, "had")) > 0)
 		rc = press_key(r, "Backspace", err);
 	json_decref(v);
-	if (!rc && st->value && *st->value)
-		rc = call(r, "Input.insertText", json_pack("{s:s}", "text", st->value), NULL, err);
-	if (!rc && st->value && *st->value && before) {
+	if (!rc && *text)
+		rc = call(r, "Input.insertText", json_pack("{s:s}", "text", text), NULL, err);
+	if (!rc && *text && before) {
 		/* a field that ignored the typing (a script resetting it, an inert overlay) fails here,
 		 * not at a key node three steps on */
 		v = NULL;
 		p = json_pack("{s:s}", "sel", f->sel ? f->sel : st->selector);
 		if (p && page(r, "value", p, &v, err) == 0) {
 			const char *after = json_string_value(json_object_get(v, "value"));
-			if (after && strcmp(after, st->value) != 0 && strcmp(after, before) == 0)
+			if (after && strcmp(after, text) != 0 && strcmp(after, before) == 0)
 				rc = kn_err_set(err, KN_EINVAL, "the value of %s did not change (still '%.60s')",
 				                st->selector, after);
 		}

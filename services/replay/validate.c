@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "heal.h"
+#include "held.h"
 #include "repair.h"
 #include "keynode/workflow.h"
 #include "log.h"
@@ -121,19 +122,29 @@ void kn_replay_report_free(kn_replay_report *r)
 	free(r);
 }
 
-static void monitor_ready(void *ud, kn_monitor *m)
-{
-	(void)m;
-	*(int *)ud = 1;
-}
-
-static int monitor_ended(void *ud) { return kn_monitor_ended(ud); }
-
 struct attached {
 	kn_monitor *m;
 	int ready;
 	size_t pages;
+	kn_held_check held; /* a guarded workflow's recorded requests (held.h) */
 };
+
+static void monitor_ready(void *ud, kn_monitor *m)
+{
+	(void)m;
+	((struct attached *)ud)->ready = 1;
+}
+
+/* Each request the page sent, in clear (on_event_clear): held ones against the workflow's. */
+static void monitor_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
+{
+	(void)m;
+	(void)rises;
+	if (ev->type == KN_EV_REQUEST && ev->request)
+		kn_held_check_seen(&((struct attached *)ud)->held, ev->request);
+}
+
+static int monitor_ended(void *ud) { return kn_monitor_ended(ud); }
 
 /* The monitor watches every page that was open when it connected, its recorder installed. */
 static int monitor_attached(void *ud)
@@ -323,9 +334,23 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	int broken_node = -1, rc = 0;
 	kn_end end;
 
+	struct attached att = {0};
+	if (kn_held_check_init(&att.held, task) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < task->n_steps; i++) {
+		char var[96];
+		if (task->steps[i].verb == KN_STEP_TYPE && !kn_replay_secret(&task->steps[i], var, sizeof var)) {
+			/* the site is not at fault: the replay cannot type what it was not given */
+			snprintf(reason, sizeof reason, "secret not set: step %zu types %s", i + 1, var);
+			status = KN_REPLAY_ERROR;
+			goto judge;
+		}
+	}
 	kn_cdp_handlers h = kn_replay_link_handlers(&link);
-	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0)
+	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0) {
+		kn_held_check_clear(&att.held);
 		return rc;
+	}
 	if (!kn_replay_link_wait_open(&link, loop, 10000)) {
 		snprintf(reason, sizeof reason, "browser unreachable: %.200s", k->closed ? k->reason : "timed out");
 		status = KN_REPLAY_ERROR;
@@ -366,10 +391,11 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		}
 		json_decref(v);
 	}
-	struct attached att = {.pages = pages};
+	att.pages = pages;
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
 	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace,
-	                      .on_ready = monitor_ready, .ud = &att.ready, .browser_context = ctx,
+	                      .on_ready = monitor_ready, .on_event = monitor_event, .on_event_clear = 1,
+	                      .ud = &att, .browser_context = ctx,
 	                      .guard = o.replay.guard, .redact = o.replay.redact};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
@@ -415,6 +441,14 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 			if (status == KN_REPLAY_PASSED)
 				status = KN_REPLAY_BROKEN;
 		}
+	size_t held_step;
+	if ((status == KN_REPLAY_PASSED || (status == KN_REPLAY_BROKEN && !res.failed_step)) &&
+	    (held_step = kn_held_check_failed(&att.held, res.detail, sizeof res.detail)) > 0) {
+		/* every step worked, but the request a step sent is not the one recorded (held.h) */
+		status = KN_REPLAY_BROKEN;
+		res.failed_step = (int)held_step;
+		snprintf(reason, sizeof reason, "held request differs");
+	}
 	if (status == KN_REPLAY_BROKEN && !res.failed_step && res.target_id && !k->closed) {
 		/* every step worked but a key node was not reached: the page where the replay ended */
 		json_t *a = NULL;
@@ -466,6 +500,7 @@ fail: {
 }
 done:
 	kn_monitor_free(m);
+	kn_held_check_clear(&att.held);
 	if (c && !k->closed) {
 		if (ctx) {
 			json_t *d = NULL;

@@ -8,7 +8,9 @@
 
 #include <jansson.h>
 
+#include "keynode/guard.h"
 #include "keynode/purchase.h"
+#include "keynode/request.h"
 #include "keynode/site.h"
 #include "store_internal.h"
 
@@ -39,6 +41,10 @@ static int put_workflow_fields(json_t *e, const kn_step *s)
 			bad |= put(e, keys[i], json_string(vals[i]));
 	if (s->navigated)
 		bad |= put(e, "navigated", json_integer(s->navigated));
+	if (s->held) /* issue 23: the request a guarded workflow's step sent (held.h) */
+		bad |= put(e, "held", kn_request_spec_to_json(s->held));
+	if (s->secret)
+		bad |= put(e, "secret", json_string(s->secret));
 	if (s->scroll_px)
 		bad |= put(e, "scroll_px", json_integer(s->scroll_px));
 	return bad;
@@ -70,6 +76,29 @@ static json_t *purchase_json(const kn_purchase *p)
 	return o;
 }
 
+/* The guard rules a task is run under (its own, then its set's) and its end_on_guard, as
+ * {rules: [...], end_on_guard}; NULL when out of memory. */
+static json_t *guard_json(const kn_task *task)
+{
+	json_t *o = json_object(), *rules = json_array();
+	const kn_guard *g[2] = {task->guard, task->set_guard};
+	int bad = !o || !rules, end = -1;
+	for (size_t i = 0; i < 2; i++) {
+		for (size_t j = 0; !bad && g[i] && j < g[i]->n; j++)
+			bad |= json_array_append_new(rules, kn_guard_rule_to_json(&g[i]->rules[j]));
+		if (g[i] && end < 0)
+			end = g[i]->end_on_guard;
+	}
+	bad = bad || json_object_set(o, "rules", rules) ||
+	      (end >= 0 && json_object_set_new(o, "end_on_guard", json_boolean(end)));
+	json_decref(rules);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 int kn_store_task_json(char **out, const kn_task *task)
 {
 	*out = NULL;
@@ -90,6 +119,8 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(e, "ref_url", str_or_null(k->ref_url)) | put(e, "xpath", json_boolean(k->xpath)) |
 		       put(e, "function", str_or_null(k->function ? k->function
 		                                                  : kn_keynode_function_name(k->target, k->matcher)));
+		if (!bad && k->request)
+			bad |= put(e, "request", kn_request_spec_to_json(k->request));
 		bad |= json_array_append_new(kns, e);
 	}
 	for (size_t i = 0; !bad && i < task->n_steps; i++) {
@@ -112,6 +143,8 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(o, "viewport_h", json_integer(task->viewport_h));
 	if (task->purchase)
 		bad |= put(o, "purchase", purchase_json(task->purchase));
+	if (!bad && (task->guard || task->set_guard)) /* the task's and its set's rules, kept as one */
+		bad |= put(o, "guard", guard_json(task));
 	if (!bad)
 		*out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(kns);
@@ -264,6 +297,9 @@ static int keynode_from_json(kn_keynode *k, const json_t *e, kn_err *err)
 	k->xpath = json_is_true(json_object_get(e, "xpath"));
 	if (bad || !k->id || !k->function || kn_keynode_parse_function(k, k->function) != 0)
 		return kn_err_set(err, KN_EINVAL, "stored task: bad key node");
+	const json_t *rq = json_object_get(e, "request");
+	if (k->target == KN_TARGET_REQUEST && (!rq || kn_request_spec_from_json(&k->request, rq, err) != 0))
+		return kn_err_set(err, KN_EINVAL, "stored task: bad request key node '%s'", k->id);
 	return kn_keynode_prepare(k, err);
 }
 
@@ -298,6 +334,10 @@ static int step_from_json(kn_step *s, const json_t *e, kn_err *err)
 	s->expect_value = get_str(e, "expect_value", &bad);
 	s->navigated = (int)json_integer_value(json_object_get(e, "navigated"));
 	s->scroll_px = (long)json_integer_value(json_object_get(e, "scroll_px"));
+	s->secret = get_str(e, "secret", &bad);
+	const json_t *held = json_object_get(e, "held");
+	if (held && kn_request_spec_from_json(&s->held, held, err) != 0)
+		bad = 1;
 	if (bad || !found)
 		return kn_err_set(err, KN_EINVAL, "stored task: bad step");
 	return 0;
@@ -339,6 +379,23 @@ static int purchase_from_json(kn_purchase **out, const json_t *o, kn_err *err)
 	return bad ? kn_err_set(err, KN_EINVAL, "stored task: bad purchase") : 0;
 }
 
+/* guard_json's object back into the task's own guard. */
+static int guard_from_json(kn_task *t, const json_t *o, kn_err *err)
+{
+	const json_t *rules = json_object_get(o, "rules"), *end = json_object_get(o, "end_on_guard");
+	if (!(t->guard = calloc(1, sizeof *t->guard)))
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	t->guard->end_on_guard = end ? json_is_true(end) : -1;
+	size_t i;
+	const json_t *r;
+	json_array_foreach(rules, i, r) {
+		int rc = kn_guard_add_json(t->guard, r, err);
+		if (rc)
+			return rc;
+	}
+	return json_is_array(rules) ? 0 : kn_err_set(err, KN_EINVAL, "stored task: bad guard");
+}
+
 static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 {
 	int bad = !json_is_object(o);
@@ -371,8 +428,9 @@ static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 		if (rc != 0)
 			return rc;
 	}
-	const json_t *pu = json_object_get(o, "purchase");
-	return pu ? purchase_from_json(&t->purchase, pu, err) : 0;
+	const json_t *pu = json_object_get(o, "purchase"), *g = json_object_get(o, "guard");
+	int rc = pu ? purchase_from_json(&t->purchase, pu, err) : 0;
+	return !rc && g ? guard_from_json(t, g, err) : rc;
 }
 
 int kn_store_task_load(kn_store *st, int64_t version_id, kn_taskset **out, kn_err *err)

@@ -147,6 +147,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_migrate_concurrent),
 		cmocka_unit_test(test_task_versions),
 		cmocka_unit_test(test_task_purchase),
+		cmocka_unit_test(test_task_guard),
 		cmocka_unit_test(test_injection_verbatim),
 		cmocka_unit_test(test_events_once),
 		cmocka_unit_test(test_run_finish_idempotent),

@@ -45,6 +45,7 @@ void test_migrate_failure_rolls_back(void **state);
 void test_migrate_concurrent(void **state);
 void test_task_versions(void **state);
 void test_task_purchase(void **state);
+void test_task_guard(void **state);
 void test_injection_verbatim(void **state);
 void test_events_once(void **state);
 void test_run_finish_idempotent(void **state);

@@ -1,5 +1,7 @@
 /* store_test_tasks.c — store_test (store_test.c): migrations, task versions, SQL injection and
  * odd strings in every text parameter stored and read back verbatim. */
+#include "keynode/guard.h"
+#include "keynode/request.h"
 #include "store_test.h"
 
 static const char *const evil[] = {
@@ -208,6 +210,65 @@ void test_task_purchase(void **state)
 	char *a, *b;
 	assert_int_equal(kn_store_task_json(&a, &set->tasks[0]), 0);
 	assert_int_equal(kn_store_task_json(&b, &back->tasks[0]), 0);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	kn_taskset_free(back);
+	kn_taskset_free(set);
+}
+
+/* Issue 23: a request key node, the guard rules (the task's and its set's) and a guarded workflow's
+ * held request and secret step survive the stored definition (workers replay from it). */
+void test_task_guard(void **state)
+{
+	(void)state;
+	kn_err err;
+	kn_taskset *set = load_yaml("guard:\n"
+	                            "  - { method: POST, url: { include: /api/beacon }, respond: error }\n"
+	                            "tasks:\n"
+	                            "  - id: g-order\n"
+	                            "    intent: order two lamps\n"
+	                            "    key_nodes:\n"
+	                            "      - request: { method: POST, url: { include: /api/orders },\n"
+	                            "                   body: { qty: { exact: \"2\" }, card.cvc: { regex: \"^7\" } } }\n"
+	                            "    end_on_guard: false\n"
+	                            "    guard:\n"
+	                            "      - { method: POST, url: { include: /api/orders }, respond: { status: 202, body: held } }\n"
+	                            "    steps:\n"
+	                            "      - goto: http://127.0.0.1:1/c.html\n"
+	                            "      - type: { selector: \"#cvc\", secret: CVC }\n"
+	                            "      - click: { selector: \"#buy\" }\n"
+	                            "        after: { held: { method: POST, url: { include: \"127.0.0.1:1/api/orders\" },\n"
+	                            "                         body: { qty: { exact: \"2\" } } } }\n");
+	int64_t sid = 0;
+	size_t fresh = 0;
+	assert_int_equal(kn_store_taskset_put(st, "guarded", "g.yaml", set, &sid, &fresh, &err), 0);
+	kn_taskset *back = NULL;
+	assert_int_equal(kn_store_task_load(st, version_of("guarded:g-order"), &back, &err), 0);
+	const kn_task *t = &back->tasks[0];
+	assert_non_null(t->keynodes[0].request);
+	assert_int_equal(t->keynodes[0].request->n_fields, 2);
+	assert_string_equal(t->keynodes[0].request->fields[1].key, "card.cvc");
+	assert_int_equal(t->keynodes[0].request->fields[1].matcher, KN_MATCH_REGEX);
+	assert_non_null(t->guard);
+	assert_int_equal(t->guard->n, 2); /* the task's rule, then its set's */
+	assert_int_equal(t->guard->end_on_guard, 0);
+	assert_int_equal(t->guard->rules[0].status, 202);
+	assert_string_equal(t->guard->rules[0].body, "held");
+	assert_int_equal(t->guard->rules[1].fail, 1);
+	assert_string_equal(t->steps[1].secret, "CVC");
+	assert_null(t->steps[1].value);
+	assert_non_null(t->steps[2].held);
+	assert_string_equal(t->steps[2].held->fields[0].expect, "2");
+	/* a held request against the stored key node: the same match as the file's */
+	kn_field f[] = {{"qty", "2"}, {"card.cvc", "731"}};
+	kn_request q = {.method = "POST", .url = "http://127.0.0.1:1/api/orders", .fields = f, .n_fields = 2};
+	assert_int_equal(kn_request_match(t->keynodes[0].request, &q, NULL, 0, &err), 1);
+	f[0].value = "3";
+	assert_int_equal(kn_request_match(t->keynodes[0].request, &q, NULL, 0, &err), 0);
+	char *a, *b;
+	assert_int_equal(kn_store_task_json(&a, &set->tasks[0]), 0);
+	assert_int_equal(kn_store_task_json(&b, t), 0);
 	assert_string_equal(a, b);
 	free(a);
 	free(b);

@@ -206,7 +206,7 @@ static void test_errors_steps(void **state)
 	expect_error(STEPS("      - click: { selector: '' }\n"), KN_EINVAL,
 	             NAME ":7:28: task 'shop-1' step 1: 'selector' is empty");
 	expect_error(STEPS("      - type: { selector: '#q' }\n"), KN_EINVAL,
-	             NAME ":7:15: task 'shop-1' step 1: 'type' needs a value");
+	             NAME ":7:15: task 'shop-1' step 1: 'type' needs a value (or a secret)");
 	expect_error(STEPS("      - select: { selector: '#q', text: x }\n"), KN_EINVAL,
 	             NAME ":7:35: task 'shop-1' step 1: unknown key 'text' in 'select' (expected "
 	             "selector, value, id, name, aria_label, role or href)");

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keynode/request.h"
 #include "keynode/workflow.h"
 
 static const char good[] =
@@ -91,6 +92,16 @@ static void test_malformed(void **state)
 	     "    after: {}\n", KN_EINVAL, "duplicate key 'after'");
 	load("task: t\nsteps:\n  - click: { selector: '#a', colour: red }\n", KN_EINVAL,
 	     "unknown key 'colour' in 'click'");
+	/* issue 23: a secret step names an environment variable's suffix, and has no value beside it */
+	load("task: t\nsteps:\n  - type: { selector: '#cc', secret: 'CC NUM' }\n", KN_EINVAL,
+	     "w.yaml:3:30: workflow of 't' step 1: 'secret' must be a name of letters, digits and '_'");
+	load("task: t\nsteps:\n  - type: { selector: '#cc', secret: CC, value: '4' }\n", KN_EINVAL,
+	     "w.yaml:3:11: workflow of 't' step 1: 'type' has a value or a secret, not both");
+	load("task: t\nsteps:\n  - type: { selector: '#cc' }\n", KN_EINVAL, "'type' needs a value (or a secret)");
+	load("task: t\nsteps:\n  - click: { selector: '#a', secret: X }\n", KN_EINVAL,
+	     "unknown key 'secret' in 'click'");
+	load("task: t\nsteps:\n  - click: { selector: '#a' }\n    after: { held: { method: POST, colour: red } }\n",
+	     KN_EINVAL, "w.yaml:4:36:");
 	/* an invalid selector: the step's position and what is wrong */
 	load("task: t\nsteps:\n  - back\n  - click: { selector: 'a[href' }\n", KN_EINVAL,
 	     "w.yaml:4:5: step 2: invalid CSS selector: unclosed '[' at character 2");
@@ -289,6 +300,30 @@ static void test_write_roundtrip(void **state)
 	assert_int_equal(again->tasks[0].steps[0].scroll_px, 1600);
 	assert_string_equal(again->tasks[0].steps[1].value, "up");
 	assert_int_equal(again->tasks[0].steps[1].scroll_px, 0);
+	kn_taskset_free(again);
+	free(buf);
+	kn_taskset_free(set);
+	/* issue 23: a secret step and a held request survive the writer, the secret's value unwritten */
+	set = load("task: t\nsteps:\n  - type: { selector: '#cc-number', secret: CC_NUMBER }\n"
+	           "  - click: { selector: '#buy' }\n"
+	           "    after: { navigated: false, held: { method: POST, url: { include: '127.0.0.1:1/api/orders' },\n"
+	           "             body: { qty: { exact: '2' }, items.0.sku: { exact: 'L \"1\"' } } } }\n", 0, NULL);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(kn_workflow_write(f, &set->tasks[0], NULL), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "  - type: { selector: \"#cc-number\", secret: \"CC_NUMBER\" }\n"));
+	again = load(buf, 0, NULL);
+	const kn_step *ty = &again->tasks[0].steps[0], *cl = &again->tasks[0].steps[1];
+	assert_string_equal(ty->secret, "CC_NUMBER");
+	assert_null(ty->value);
+	assert_non_null(cl->held);
+	assert_string_equal(cl->held->method, "POST");
+	assert_int_equal(cl->held->url->matcher, KN_MATCH_INCLUDE);
+	assert_string_equal(cl->held->url->expect, "127.0.0.1:1/api/orders");
+	assert_int_equal(cl->held->n_fields, 2);
+	assert_string_equal(cl->held->fields[1].key, "items.0.sku");
+	assert_string_equal(cl->held->fields[1].expect, "L \"1\"");
+	assert_int_equal(cl->navigated, 2);
 	kn_taskset_free(again);
 	free(buf);
 	kn_taskset_free(set);

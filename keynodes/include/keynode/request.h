@@ -74,6 +74,10 @@ int kn_request_spec_set_method(kn_request_spec *s, const char *method, kn_err *e
 struct json_t;
 int kn_request_spec_from_json(kn_request_spec **out, const struct json_t *j, kn_err *err);
 
+/* The inverse: s as that JSON form (the stored definition of a task, services/store), NULL when out
+ * of memory. A field named twice keeps its last matcher. */
+struct json_t *kn_request_spec_to_json(const kn_request_spec *s);
+
 /* A short description for messages and the key node's expect: "POST include '/api/orders'
  * +3 fields". *out is the caller's. */
 int kn_request_spec_describe(char **out, const kn_request_spec *s);

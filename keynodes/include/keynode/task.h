@@ -95,6 +95,12 @@ typedef struct kn_step {
 	char *expect_url;     /* postcondition: the URL after the step */
 	int navigated;        /* postcondition: 1 a navigation happened, 2 none, 0 not recorded */
 	char *expect_value;   /* postcondition (type/select): the field's value after the step */
+	/* issue 23: a recorded request the step sent that a guard rule held (`after: {held: …}`): replay
+	 * validation checks the request held now against it; NULL when none */
+	struct kn_request_spec *held;
+	/* type: the value is a secret read from the environment variable KN_SECRET_<secret> when the
+	 * step is replayed (`secret: NAME`; a recorded password or card number is never written) */
+	char *secret;
 } kn_step;
 
 typedef struct kn_task {

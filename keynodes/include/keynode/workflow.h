@@ -5,8 +5,11 @@
  * folder beside it, one file per task: `workflows/<task-id>.yaml`, written by `keynode record`.
  * A workflow file is YAML: {workflow: 1, task, recorded_at, viewport, start_url, steps}, its steps
  * in task-file syntax plus the record-time fingerprint (test_id, tag, classes, dom_path, frame)
- * and the observed postcondition (`after: {url, navigated, value}`). Loading reuses the task-file
- * YAML loader (kn_load_opts.workflow), so errors carry file:line:col. */
+ * and the observed postcondition (`after: {url, navigated, value, held}`; held: the request the
+ * step sent that a guard rule held, as a request spec). A value typed into a secret field (a
+ * password, a card number, a CVC: redact.h) is never written: the step says `secret: NAME` and a
+ * replay types $KN_SECRET_NAME. Loading reuses the task-file YAML loader (kn_load_opts.workflow),
+ * so errors carry file:line:col. */
 #ifndef KEYNODE_WORKFLOW_H
 #define KEYNODE_WORKFLOW_H
 
