@@ -149,9 +149,94 @@ else
   kn_fail "end: $(jq -c '{score, steps, status}' "$tmp/end/result.json" 2>&1) $(grep -i 'guard\|held' "$tmp/end/watch.err" | head -3)"
 fi
 
+# replay: `keynode record` of the checkout under guard (the order held: the recording ends there) writes
+# the held order into the workflow (after: held) and the card and CVC as secrets; `replay --validate`
+# then passes REPLAYS times (KN_GUARD_REPLAYS, default 2; tests/bench/bench_guard_replay.sh runs 20)
+# with not one order reaching the server, is broken at the click when the page orders another
+# quantity, and is an error (not broken) when a secret is not given
+rdir=$tmp/record
+mkdir -p "$rdir"
+orders=$(posts /api/orders)
+KN_AGENT_GO=$rdir/go node "$here/agents/guard.mjs" "$cdp" "$base" "$rdir/marks" checkout >"$rdir/agent.log" 2>&1 &
+apid=$!
+kn_pids+=("$apid")
+for _ in $(seq 1 400); do grep -q "^connected" "$rdir/marks" 2>/dev/null && break; sleep 0.05; done
+"$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task guard-replay --out "$rdir/wf" --until idle:20 \
+  >"$rdir/record.out" 2>"$rdir/record.err" &
+rpid=$!
+kn_pids+=("$rpid")
+for _ in $(seq 1 200); do grep -q '^recording task' "$rdir/record.err" 2>/dev/null && break; sleep 0.05; done
+touch "$rdir/go"
+wait "$apid" || kn_fail "record: agent failed: $(tail -3 "$rdir/agent.log")"
+kn_forget "$apid"
+wait "$rpid"
+rrc=$?
+kn_forget "$rpid"
+wf=$rdir/wf/guard-replay.yaml
+if [ "$rrc" = 0 ] && grep -q 'secret: "CC_NUMBER"' "$wf" && grep -q 'secret: "CVC"' "$wf" \
+   && grep -q 'held: { method: "POST", url: { include: "127.0.0.1:'"$port"'/api/orders" }' "$wf" \
+   && grep -q '"qty": { exact: "2" }' "$wf" && grep -q '"color": { exact: "blue" }' "$wf" \
+   && ! grep -q 'card' "$wf"; then
+  kn_ok "record: the held order is the click's postcondition, the card and CVC are secrets"
+else
+  kn_fail "record (exit $rrc): $(tail -3 "$rdir/record.err") $(cat "$wf" 2>&1 | tr '\n' ' ')"
+fi
+[ "$(posts /api/orders)" = "$orders" ] || kn_fail "record: the order reached the server"
+# validate DIR [ENV…] — one replay --validate of guard-replay with the recorded workflow; its status
+validate() {
+  local d=$1
+  shift
+  env "$@" "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks.yaml" --task guard-replay \
+    --workflows "$rdir/wf" --out "$d" >"$d.out" 2>"$d.err"
+  jq -r .status "$d/guard-replay.json" 2>/dev/null
+}
+secrets=(KN_SECRET_CC_NUMBER='4111 1111 1111 1111' KN_SECRET_CVC=7391)
+replays=${KN_GUARD_REPLAYS:-2}
+passed=0
+for i in $(seq 1 "$replays"); do
+  st=$(validate "$rdir/replay-$i" "${secrets[@]}")
+  [ "$st" = passed ] && passed=$((passed + 1)) || kn_fail "replay $i: $st: $(jq -c .broken "$rdir/replay-$i/guard-replay.json" 2>&1) $(tail -2 "$rdir/replay-$i.err")"
+done
+if [ "$passed" = "$replays" ] && [ "$(posts /api/orders)" = "$orders" ]; then
+  kn_ok "replay: passed $passed of $replays times, not one order reached the server"
+else
+  kn_fail "replay: passed $passed of $replays; orders at the server: $orders -> $(posts /api/orders)"
+fi
+st=$(validate "$rdir/nosecret")
+if [ "$st" = error ] && grep -q 'KN_SECRET_CC_NUMBER' "$rdir/nosecret/guard-replay.json"; then
+  kn_ok "replay without the secrets: error, naming KN_SECRET_CC_NUMBER"
+else
+  kn_fail "replay without the secrets: $st $(jq -c .broken "$rdir/nosecret/guard-replay.json" 2>&1)"
+fi
+# the site changed: its checkout now orders one more than the quantity typed
+cp -r "$repo/tests/sites/guard" "$tmp/site3"
+sed -i "s/qty: Number(document.getElementById('qty').value),/qty: Number(document.getElementById('qty').value) + 1,/" \
+  "$tmp/site3/checkout.js"
+"$kn" sites --dir "$tmp/site3" --port 0 --log-requests >"$tmp/sites3.log" 2>&1 &
+kn_pids+=("$!")
+port3=
+for _ in $(seq 1 100); do
+  port3=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites3.log" | head -1)
+  [ -n "$port3" ] && break
+  sleep 0.05
+done
+mkdir -p "$rdir/wf3"
+sed "s#127.0.0.1:$port#127.0.0.1:$port3#g" "$wf" >"$rdir/wf3/guard-replay.yaml"
+sed "s#127.0.0.1:$port/#127.0.0.1:$port3/#" "$tmp/tasks.yaml" >"$rdir/tasks3.yaml"
+env "${secrets[@]}" "$kn" replay --validate --quiet --browser "$cdp" --tasks "$rdir/tasks3.yaml" --task guard-replay \
+  --workflows "$rdir/wf3" --out "$rdir/changed" >"$rdir/changed.out" 2>"$rdir/changed.err"
+if jq -e '.status == "broken" and .broken.reason == "held request differs" and .broken.selector == "#place-order"
+    and (.broken.detail | test("field .qty. is .3., recorded exact .2."))' "$rdir/changed/guard-replay.json" >/dev/null \
+   && ! grep -q 'path="/api/orders"' "$tmp/sites3.log"; then
+  kn_ok "replay of a changed checkout: broken at the click, the held order's qty 3 (recorded 2), nothing sent"
+else
+  kn_fail "replay of a changed checkout: $(jq -c '{status, broken}' "$rdir/changed/guard-replay.json" 2>&1)"
+fi
+
 # no secret in any file the test wrote (the agent types them; keynode must write none)
-leaks=$(grep -rlF -e 'hunter2_SECRET_pw' -e 'tok_SECRET_beacon' -e 'sk_SECRET_bearer' -e '4111 1111 1111 1111' \
-  -e '4111111111111111' "$tmp" --exclude-dir=profile 2>/dev/null)
+leaks=$( (grep -rlIF -e 'hunter2_SECRET_pw' -e 'tok_SECRET_beacon' -e 'sk_SECRET_bearer' -e '4111 1111 1111 1111' \
+  -e '4111111111111111' "$tmp" --exclude-dir=profile --exclude-dir=site3
+  grep -rlIw 7391 "$tmp" --exclude-dir=profile --exclude-dir=site3) 2>/dev/null | sort -u)
 [ -z "$leaks" ] && kn_ok "no secret in any file written" || kn_fail "secrets written in clear: $leaks"
 
 kn_finish
