@@ -106,6 +106,7 @@ sql() { mariadb -S "$tmp/wordpress/db/mysql.sock" -u root -N -B wp -e "$1" 2>&1;
 count='SELECT COUNT(*) FROM wp_comments'
 ours="SELECT COUNT(*) FROM wp_comments WHERE comment_content LIKE '%spare groundsheet%' AND comment_post_ID = 5"
 before=$(sql "$count")
+[[ $before =~ ^[0-9]+$ ]] || { kn_fail "WordPress's database: $before"; kn_finish; }
 watch wp-held wordpress-comment "$tmp/wp.yaml" wordpress-comment-held
 check "wp-held: the comment held (one request event, held: true)" "$(held_event wp-held wp-comments-post.php | tr '\n' ' ')" "true "
 check "wp-held: the sign-in sent, not held" "$(held_event wp-held wp-login.php | tr '\n' ' ')" "false "
