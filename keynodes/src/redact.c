@@ -12,7 +12,8 @@
 static const char *const words[] = {
 	"password", "passwd", "pwd", "secret", "token", "cvc", "cvv", "cardnumber", "card_number",
 	"card-number", "cc-number", "cc_number", "ccnumber", "cc-num", "cc_num", "cardno", "card_no",
-	"apikey", "api_key", "api-key", "cc-csc", "security_code", "securitycode", "auth_key"};
+	"apikey", "api_key", "api-key", "cc-csc", "security_code", "securitycode", "auth_key", "nonce",
+	"csrf", "xsrf", "sectok"};
 static const char *const exact[] = {"pin", "otp", "ssn", "csc", "cc", "pan", "pass", "pass1", "pass2",
                                     "user_pass"};
 static const char *const headers[] = {"authorization", "cookie", "proxy-authorization", "set-cookie",

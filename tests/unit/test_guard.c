@@ -130,7 +130,8 @@ static void test_redact(void **state)
 		{"card_number", "x"}, {"cvc", "123"}, {"CVV", "1"}, {"cc-csc", "1"}, {"csrf_token", "x"},
 		{"access_token", "x"}, {"client_secret", "x"}, {"pin", "1234"}, {"api_key", "k"},
 		{"note", "my card 4111 1111 1111 1111 thanks"}, {"x", "4111-1111-1111-1111"},
-		{"x", "378282246310005"},
+		{"x", "378282246310005"}, {"_wpnonce", "a1b2c3d4e5"}, {"sectok", "f00"}, {"X-CSRF", "1"},
+		{"_xsrf", "1"},
 	};
 	for (size_t i = 0; i < sizeof secret / sizeof secret[0]; i++) {
 		if (!kn_redact_field(NULL, secret[i][0], secret[i][1]))
@@ -146,9 +147,10 @@ static void test_redact(void **state)
 			print_error("a secret: %s=%s\n", plain[i][0], plain[i][1]);
 		assert_false(kn_redact_field(NULL, plain[i][0], plain[i][1]));
 	}
-	const char *extra[] = {"nonce"};
+	const char *extra[] = {"unfiltered_html"};
 	kn_redact r = {.fields = extra, .n_fields = 1};
-	assert_true(kn_redact_field(&r, "wp_nonce", "abc"));
+	assert_true(kn_redact_field(&r, "_wp_unfiltered_html_comment", "abc"));
+	assert_false(kn_redact_field(NULL, "_wp_unfiltered_html_comment", "abc"));
 	kn_redact off = {.off = 1};
 	assert_false(kn_redact_field(&off, "password", "x"));
 	assert_true(kn_redact_header(NULL, "Authorization"));

@@ -22,7 +22,8 @@ typedef struct kn_redact {
 /* 1 when a body field or query parameter called name, with this value, is a secret: its name holds
  * one of the words (password, passwd, pwd, secret, token, cvc, cvv, csc, cardnumber,
  * card_number, card-number, cc-number, cc_number, ccnumber, cc-num, cardno, apikey, api_key,
- * api-key, cc-csc, security_code, auth_key; case-insensitive), is one of pin, otp, ssn, csc, cc,
+ * api-key, cc-csc, security_code, auth_key, and the anti-forgery nonce, csrf, xsrf, sectok;
+ * case-insensitive), is one of pin, otp, ssn, csc, cc,
  * pan, pass, pass1, pass2, user_pass, or the value holds a card number
  * (13 to 19 digits, spaces or dashes between, passing the Luhn check). r NULL: the defaults. */
 int kn_redact_field(const kn_redact *r, const char *name, const char *value);
