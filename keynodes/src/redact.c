@@ -72,6 +72,9 @@ int kn_redact_field(const kn_redact *r, const char *name, const char *value)
 	for (size_t i = 0; r && name && i < r->n_fields; i++)
 		if (has_word(name, r->fields[i]))
 			return 1;
+	for (size_t i = 0; r && name && i < r->n_names; i++)
+		if (strcmp(name, r->names[i]) == 0)
+			return 1;
 	return value && has_card(value);
 }
 

@@ -342,6 +342,27 @@ static void missed_navigation(kn_monitor *m, struct tab *t, const char *url)
 	free(copy);
 }
 
+/* The recorder types a password field's value as this mask (recorder.js). */
+#define KN_RECORDER_PASSWORD_MASK "\u2022\u2022\u2022\u2022"
+
+/* A password input was typed into: its name (the payload's hints) is a secret in every request
+ * body and query from now on, whatever it is called (redact.h names). */
+static void learn_password_name(kn_monitor *m, const char *payload, size_t len)
+{
+	json_t *p = json_loadb(payload, len, 0, NULL);
+	const char *name = json_string_value(json_object_get(json_object_get(p, "hints"), "name"));
+	if (name && *name && !kn_redact_field(&m->redact, name, NULL) && m->redact.n_names < 64) {
+		char **grown = realloc(m->password_names, (m->redact.n_names + 1) * sizeof *grown);
+		if (grown) {
+			m->password_names = grown;
+			if ((grown[m->redact.n_names] = strdup(name)) != NULL)
+				m->redact.n_names++;
+			m->redact.names = (const char *const *)grown;
+		}
+	}
+	json_decref(p);
+}
+
 static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t *params)
 {
 	const char *name = kn_json_str(params, "name");
@@ -385,8 +406,10 @@ static void on_binding(kn_monitor *m, struct tab *t, const char *session, json_t
 	/* a card number, a CVC, a token typed into a field is written [redacted]; the evaluator sees it
 	 * (redact.h; the recorder itself masks password fields) */
 	kn_event clear = ev;
+	if (ev.type == KN_EV_TYPE && ev.value && strcmp(ev.value, KN_RECORDER_PASSWORD_MASK) == 0)
+		learn_password_name(m, json_string_value(payload), json_string_length(payload));
 	int secret = (ev.type == KN_EV_TYPE || ev.type == KN_EV_SELECT) && ev.value &&
-	             kn_redact_field(m->o.redact, ev.selector, ev.value);
+	             kn_redact_field(&m->redact, ev.selector, ev.value);
 	if (secret)
 		ev.value = KN_REDACTED;
 	emit_pair(m, &ev, secret ? &clear : NULL);
@@ -807,12 +830,14 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	m->loop = loop;
 	m->o = *opts;
+	if (opts->redact)
+		m->redact = *opts->redact;
 	m->start = m->last_event = kn_time_mono_s();
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	m->wall_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
 	kn_requests_opts ro = {.guards = {opts->task->guard, opts->task->set_guard, opts->guard},
-	                       .redact = opts->redact, .request_nodes = has_request_nodes(opts->task),
+	                       .redact = &m->redact, .request_nodes = has_request_nodes(opts->task),
 	                       .on_request = on_request, .ud = m};
 	m->end_on_guard = ends_on_guard(opts);
 	int rc = kn_frames_new(&m->frames);
@@ -869,5 +894,8 @@ void kn_monitor_free(kn_monitor *m)
 	kn_requests_free(m->requests); /* its pending replies failed with the connection */
 	kn_eval_free(m->eval);
 	free(m->newtab_href);
+	for (size_t i = 0; i < m->redact.n_names; i++)
+		free(m->password_names[i]);
+	free(m->password_names);
 	free(m);
 }

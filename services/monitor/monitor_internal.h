@@ -61,6 +61,8 @@ struct kn_monitor {
 	kn_cdp_timer *verdict_timer;
 	int verdict_waited;        /* the wait is over (all came, or the bound passed) */
 	kn_requests *requests;     /* requests sent and the guard (requests.c) */
+	kn_redact redact;          /* opts.redact's rules, plus the password inputs' names typed into */
+	char **password_names;     /* (redact.names: learned from the recorder's masked type events) */
 	int end_on_guard;          /* a held request ends the run */
 };
 

@@ -139,6 +139,15 @@ if jq -s -e '[.[] | select(.type == "request" and (.request.url | endswith("/api
 else
   kn_fail "held: the order as written: $(jq -c 'select(.type == "request")' "$tmp/held/traj.jsonl" | head -1)"
 fi
+for run in free held; do
+  if jq -s -e '[.[] | select(.type == "request" and (.request.url | endswith("/classic/submit")))][0].request
+      | .fields | map({(.[0]): .[1]}) | add | .door == "[redacted]" and .password == "[redacted]" and .party == "4"' \
+      "$tmp/$run/traj.jsonl" >/dev/null; then
+    kn_ok "$run: the booking's password and the door code (a password input named 'door') are written redacted"
+  else
+    kn_fail "$run: the booking as written: $(jq -c 'select(.type == "request" and (.request.url | endswith("/classic/submit")))' "$tmp/$run/traj.jsonl" | head -1)"
+  fi
+done
 
 # end: end_on_guard (default on) ends the run at the held order
 watch_run end guard-end checkout
@@ -234,7 +243,7 @@ else
 fi
 
 # no secret in any file the test wrote (the agent types them; keynode must write none)
-leaks=$( (grep -rlIF -e 'hunter2_SECRET_pw' -e 'tok_SECRET_beacon' -e 'sk_SECRET_bearer' -e '4111 1111 1111 1111' \
+leaks=$( (grep -rlIF -e 'hunter2_SECRET_pw' -e 'door_SECRET_77' -e 'tok_SECRET_beacon' -e 'sk_SECRET_bearer' -e '4111 1111 1111 1111' \
   -e '4111111111111111' "$tmp" --exclude-dir=profile --exclude-dir=site3
   grep -rlIw 7391 "$tmp" --exclude-dir=profile --exclude-dir=site3) 2>/dev/null | sort -u)
 [ -z "$leaks" ] && kn_ok "no secret in any file written" || kn_fail "secrets written in clear: $leaks"

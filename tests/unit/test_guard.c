@@ -151,6 +151,12 @@ static void test_redact(void **state)
 	kn_redact r = {.fields = extra, .n_fields = 1};
 	assert_true(kn_redact_field(&r, "_wp_unfiltered_html_comment", "abc"));
 	assert_false(kn_redact_field(NULL, "_wp_unfiltered_html_comment", "abc"));
+	const char *names[] = {"p"}; /* a password input's name, learned by the monitor */
+	kn_redact learned = {.names = names, .n_names = 1};
+	assert_true(kn_redact_field(&learned, "p", "hunter2"));
+	assert_false(kn_redact_field(&learned, "P", "x"));
+	assert_false(kn_redact_field(&learned, "pp", "x"));
+	assert_false(kn_redact_field(NULL, "p", "hunter2"));
 	kn_redact off = {.off = 1};
 	assert_false(kn_redact_field(&off, "password", "x"));
 	assert_true(kn_redact_header(NULL, "Authorization"));

@@ -16,6 +16,10 @@ typedef struct kn_redact {
 	size_t n_fields;
 	const char *const *headers; /* extra header names (lower case), beside the defaults */
 	size_t n_headers;
+	/* exact field names that are secrets here (a page's password inputs, which the monitor learns as
+	 * they are typed into: a login form's `p` is no secret by its name) */
+	const char *const *names;
+	size_t n_names;
 	int off;                    /* 1: redact nothing (keynode.yaml redact: { enabled: false }) */
 } kn_redact;
 

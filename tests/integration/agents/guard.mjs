@@ -33,6 +33,7 @@ run(async () => {
   await page.fill('#date', '2026-12-24');
   await page.selectOption('#party', '4');
   await page.fill('#password', 'hunter2_SECRET_pw');
+  await page.fill('#door', 'door_SECRET_77'); // a password input whose name says nothing of it
   await think();
   await page.click('#book');
   await shown(page, 'classic');
