@@ -316,6 +316,8 @@ int kn_cmd_serve(int argc, char **argv)
 	so.n_hosts = cfg->n_http_hosts;
 	so.origins = (const char *const *)cfg->http_origins;
 	so.n_origins = cfg->n_http_origins;
+	so.proxies = (const char *const *)cfg->http_proxies;
+	so.n_proxies = cfg->n_http_proxies;
 	so.stream_idle_s = cfg->http_stream_idle_s;
 	so.handle_worker = handle_worker;
 	so.worker_exit = worker_exit;

@@ -631,10 +631,13 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	}
 	if (v[1]) {
 		static const char *const hn[] = { "listen", "token", "hosts", "origins",
-		                                  "stream_idle_s", "max_run_events" };
-		const node *h[6];
+		                                  "stream_idle_s", "max_run_events", "trusted_proxies" };
+		const node *h[7];
 		long x;
-		if ((rc = fields_of(l, v[1], "http", hn, 6, h)) != 0)
+		if ((rc = fields_of(l, v[1], "http", hn, 7, h)) != 0)
+			return rc;
+		if (h[6] && (rc = load_strings(l, h[6], "http.trusted_proxies", &c->http_proxies,
+		                                &c->n_http_proxies)) != 0)
 			return rc;
 		if (SET(h[0]) && (rc = get_str(l, h[0], "http.listen", &c->http_listen, 1)) != 0)
 			return rc;

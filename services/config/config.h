@@ -51,6 +51,9 @@ typedef struct kn_config {
 	char **http_origins;       /* origins allowed to open /api/stream and call the API from a
 	                            * browser ("http://dash.example:8080"); none: same origin only */
 	size_t n_http_origins;
+	char **http_proxies;       /* http.trusted_proxies: peer addresses whose X-Forwarded-Host,
+	                            * -Proto and -For are believed (a load balancer); none: never */
+	size_t n_http_proxies;
 	int http_stream_idle_s;    /* [1, 3600]; a subscriber silent (no pong) this long is closed; 60 */
 	long http_max_run_events;  /* [1, 1e8]; events one run may hold; default 1000000 */
 	char **browsers;           /* CDP endpoints; n_browsers may be 0 */

@@ -18,6 +18,9 @@ void kn_config_free(kn_config *c)
 	for (size_t i = 0; i < c->n_http_origins; i++)
 		free(c->http_origins[i]);
 	free(c->http_origins);
+	for (size_t i = 0; i < c->n_http_proxies; i++)
+		free(c->http_proxies[i]);
+	free(c->http_proxies);
 	for (size_t i = 0; i < c->n_sites; i++) {
 		free(c->sites[i].name);
 		free(c->sites[i].url);

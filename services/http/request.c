@@ -473,6 +473,24 @@ static int same_name(const char *a, size_t an, const char *b, size_t bn)
 	return 1;
 }
 
+void kn_http_forwarded_for(const char *xff, char *out, size_t cap)
+{
+	out[0] = '\0';
+	if (!xff)
+		return;
+	const char *last = strrchr(xff, ',');
+	last = last ? last + 1 : xff;
+	while (*last == ' ' || *last == '\t')
+		last++;
+	size_t n = strlen(last);
+	while (n && (last[n - 1] == ' ' || last[n - 1] == '\t'))
+		n--;
+	if (n == 0 || n >= cap || !kn_http_text_ok(last, n) || memchr(last, ' ', n) || memchr(last, '"', n))
+		return;
+	memcpy(out, last, n);
+	out[n] = '\0';
+}
+
 int kn_http_host_ok(const char *host, const char *const *allowed, size_t n, const char *listen_host,
                     int loopback)
 {
@@ -506,15 +524,18 @@ int kn_http_host_ok(const char *host, const char *const *allowed, size_t n, cons
 	       same_name(listen_host, strlen(listen_host), b + 1, bn - 2);
 }
 
-int kn_http_origin_ok(const char *origin, const char *host, const char *const *allowed, size_t n)
+int kn_http_origin_ok(const char *origin, const char *host, int https, const char *const *allowed,
+                      size_t n)
 {
 	if (!origin)
 		return 1; /* not sent: not a cross-origin browser request */
 	size_t ol = strlen(origin);
 	while (ol && origin[ol - 1] == '/')
 		ol--;
-	if (host && *host && ol > 7 && same_name(origin, 7, "http://", 7) &&
-	    same_name(origin + 7, ol - 7, host, strlen(host)))
+	const char *scheme = https ? "https://" : "http://";
+	size_t sl = strlen(scheme);
+	if (host && *host && ol > sl && same_name(origin, sl, scheme, sl) &&
+	    same_name(origin + sl, ol - sl, host, strlen(host)))
 		return 1;
 	for (size_t i = 0; i < n; i++) {
 		size_t al = strlen(allowed[i]);

@@ -111,9 +111,15 @@ int kn_http_auth_ok(const char *header, const char *token);
 int kn_http_host_ok(const char *host, const char *const *allowed, size_t n, const char *listen_host,
                     int loopback);
 /* Cross-origin guard: 1 when the Origin header value origin (NULL: none sent — not a browser's
- * cross-origin request) is this server's own origin, "http://" + host (the Host header), or
- * one of allowed ("http://name:port", trailing slashes ignored). "null" and anything else: 0. */
-int kn_http_origin_ok(const char *origin, const char *host, const char *const *allowed, size_t n);
+ * cross-origin request) is this server's own origin, "http://" + host (the Host header;
+ * "https://" when https: a trusted proxy said X-Forwarded-Proto: https), or one of allowed
+ * ("http://name:port", trailing slashes ignored). "null" and anything else: 0. */
+int kn_http_origin_ok(const char *origin, const char *host, int https, const char *const *allowed,
+                      size_t n);
+/* The client a proxy forwarded for: the last address of an X-Forwarded-For value (the one the
+ * proxy itself saw; earlier ones are the client's word), trimmed, into out (cap bytes); "" when
+ * none is usable. */
+void kn_http_forwarded_for(const char *xff, char *out, size_t cap);
 
 /* 1 when s (len bytes) is valid UTF-8 without control bytes (tab excluded). */
 int kn_http_text_ok(const char *s, size_t len);

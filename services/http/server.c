@@ -298,22 +298,61 @@ static const char *header(struct lws *wsi, enum lws_token_indexes t, char *buf, 
 	return buf;
 }
 
-/* The Host and Origin guards (request.h): NULL when the request may go on, else why not. */
+/* The first entry of a proxy header's comma-separated value (name with its ':', lower case),
+ * trimmed, into buf; NULL when absent, empty or too long. */
+static const char *forwarded(struct lws *wsi, const char *name, char *buf, int cap)
+{
+	int n = lws_hdr_custom_copy(wsi, buf, cap, name, (int)strlen(name));
+	if (n <= 0)
+		return NULL;
+	buf[strcspn(buf, ",")] = '\0';
+	char *b = buf + strspn(buf, " \t");
+	size_t len = strcspn(b, " \t");
+	b[len] = '\0';
+	return len ? b : NULL;
+}
+
+int kn_srv_proxied(kn_server *s, struct lws *wsi)
+{
+	char ip[64] = "";
+	lws_get_peer_simple(wsi, ip, sizeof ip);
+	const char *a = strncmp(ip, "::ffff:", 7) == 0 ? ip + 7 : ip; /* IPv4 on a dual-stack socket */
+	for (size_t i = 0; *a && i < s->o.n_proxies; i++)
+		if (strcmp(a, s->o.proxies[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The Host and Origin guards (request.h): NULL when the request may go on, else why not. Behind a
+ * trusted proxy the Host and scheme the client used are its X-Forwarded-Host and -Proto. */
 const char *kn_srv_foreign(kn_server *s, struct lws *wsi)
 {
-	char host[300], origin[300];
+	char host[300], origin[300], fhost[300], proto[32];
 	const char *h = header(wsi, WSI_TOKEN_HOST, host, (int)sizeof host);
+	int https = 0;
+	if (kn_srv_proxied(s, wsi)) {
+		const char *fh = forwarded(wsi, "x-forwarded-host:", fhost, (int)sizeof fhost);
+		const char *fp = forwarded(wsi, "x-forwarded-proto:", proto, (int)sizeof proto);
+		h = fh ? fh : h;
+		https = fp && strcasecmp(fp, "https") == 0;
+	}
 	if (!kn_http_host_ok(h, s->o.hosts, s->o.n_hosts, s->host, s->loopback))
 		return "host not allowed";
 	const char *o = header(wsi, WSI_TOKEN_ORIGIN, origin, (int)sizeof origin);
-	if (!kn_http_origin_ok(o, h, s->o.origins, s->o.n_origins))
+	if (!kn_http_origin_ok(o, h, https, s->o.origins, s->o.n_origins))
 		return "origin not allowed";
 	return NULL;
 }
 
-void kn_srv_peer(struct lws *wsi, char *buf, size_t cap)
+void kn_srv_peer(kn_server *s, struct lws *wsi, char *buf, size_t cap)
 {
 	buf[0] = '\0';
+	char xff[512];
+	if (kn_srv_proxied(s, wsi) && header(wsi, WSI_TOKEN_X_FORWARDED_FOR, xff, (int)sizeof xff)) {
+		kn_http_forwarded_for(xff, buf, cap); /* the client the proxy saw */
+		if (buf[0])
+			return;
+	}
 	lws_get_peer_simple(wsi, buf, cap);
 }
 
@@ -434,7 +473,7 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 	const char *why = pss->route == KN_ROUTE_STATIC ? NULL : kn_srv_foreign(s, wsi);
 	if (why) {
 		char ip[64];
-		kn_srv_peer(wsi, ip, sizeof ip);
+		kn_srv_peer(s, wsi, ip, sizeof ip);
 		kn_log("warn", "http", "msg=\"request refused\" reason=\"%s\" client=%s route=\"%s\"", why, ip,
 		       kn_route_name(pss->route));
 		pss->close_after = has_body;
@@ -442,7 +481,8 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 		                  "configure http.hosts / http.origins to allow it");
 	}
 	int write = kn_route_is_write(pss->route);
-	if ((write || !s->loopback) && pss->route != KN_ROUTE_HEALTHZ &&
+	/* reads are open on a loopback listener, unless a proxy brought the request from elsewhere */
+	if ((write || !s->loopback || kn_srv_proxied(s, wsi)) && pss->route != KN_ROUTE_HEALTHZ &&
 	    pss->route != KN_ROUTE_STATIC && !kn_srv_authed(s, wsi, NULL)) {
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 401, "unauthorized",

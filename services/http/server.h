@@ -74,6 +74,11 @@ typedef struct kn_server_opts {
 	size_t n_hosts;
 	const char *const *origins;
 	size_t n_origins;
+	/* Peer addresses of trusted proxies (http.trusted_proxies): a request from one is judged on
+	 * its X-Forwarded-Host / -Proto (the Host and Origin guards) and X-Forwarded-For (the client
+	 * logged), and needs the token for reads even on a loopback listener. Borrowed. */
+	const char *const *proxies;
+	size_t n_proxies;
 	int stream_idle_s;          /* a websocket answering no ping this long is closed; 0 → 60 */
 	/* Deferred answers (kn_http_resp.defer), on a worker thread of the lane: *wctx is the
 	 * thread's own state (NULL at first; the handler may set it, e.g. to a database connection

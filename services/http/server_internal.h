@@ -62,7 +62,9 @@ int kn_srv_read_query(struct lws *wsi, kn_http_query *q, kn_err *err);
 /* The Host and Origin guards (request.h): NULL when the request may go on, else why not. */
 const char *kn_srv_foreign(kn_server *s, struct lws *wsi);
 /* The peer's address into buf ("" when unknown). */
-void kn_srv_peer(struct lws *wsi, char *buf, size_t cap);
+void kn_srv_peer(kn_server *s, struct lws *wsi, char *buf, size_t cap);
+/* 1 when wsi's peer is a trusted proxy (kn_server_opts.proxies). */
+int kn_srv_proxied(kn_server *s, struct lws *wsi);
 /* 1 when the request carries the right bearer token (header, or ?token= in q). */
 int kn_srv_authed(kn_server *s, struct lws *wsi, const kn_http_query *q);
 

@@ -1,5 +1,5 @@
 /* server_ws.c — the /api/stream websocket of `keynode serve` (server.h, services/http/API.md): who
- * may subscribe (the path, the Host/Origin guards, a token off loopback), the subscriber limits of
+ * may subscribe (the path, the Host/Origin guards, a token off loopback or through a trusted proxy), the subscriber limits of
  * kn_stream, and writing each subscriber's queue one message at a time. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,10 +8,10 @@
 #include "log.h"
 #include "server_internal.h"
 
-static int ws_refuse(struct lws *wsi, const char *why)
+static int ws_refuse(kn_server *s, struct lws *wsi, const char *why)
 {
 	char ip[64];
-	kn_srv_peer(wsi, ip, sizeof ip);
+	kn_srv_peer(s, wsi, ip, sizeof ip);
 	kn_log("warn", "http", "msg=\"stream subscriber refused\" reason=\"%s\" client=%s", why, ip);
 	return -1;
 }
@@ -21,18 +21,18 @@ int kn_srv_ws_filter(kn_server *s, struct lws *wsi)
 	char uri[64];
 	if (lws_hdr_copy(wsi, uri, (int)sizeof uri, WSI_TOKEN_GET_URI) <= 0 ||
 	    strcmp(uri, "/api/stream") != 0)
-		return ws_refuse(wsi, "not /api/stream");
+		return ws_refuse(s, wsi, "not /api/stream");
 	const char *why = kn_srv_foreign(s, wsi);
 	if (why)
-		return ws_refuse(wsi, why);
+		return ws_refuse(s, wsi, why);
 	kn_http_query q = {0};
 	kn_err err;
 	int ok = kn_srv_read_query(wsi, &q, &err) == 0, token = ok && kn_srv_authed(s, wsi, &q);
 	kn_http_query_clear(&q);
 	if (!ok)
-		return ws_refuse(wsi, "bad query");
-	if (!s->loopback && !token)
-		return ws_refuse(wsi, "no token");
+		return ws_refuse(s, wsi, "bad query");
+	if ((!s->loopback || kn_srv_proxied(s, wsi)) && !token)
+		return ws_refuse(s, wsi, "no token");
 	return 0;
 }
 
@@ -45,14 +45,14 @@ int kn_srv_ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
 		return -1;
 	const char *run = kn_http_query_get(&q, "run");
 	char ip[64];
-	kn_srv_peer(wsi, ip, sizeof ip);
+	kn_srv_peer(s, wsi, ip, sizeof ip);
 	int rc = kn_stream_subscribe_from(s->o.stream, run && *run ? run : NULL, wsi, ip,
 	                                  kn_srv_authed(s, wsi, &q), &pss->sub, &err);
 	kn_http_query_clear(&q);
 	if (rc) {
 		unsigned char why[] = "too many subscribers";
 		lws_close_reason(wsi, LWS_CLOSE_STATUS_POLICY_VIOLATION, why, sizeof why - 1);
-		return ws_refuse(wsi, err.msg);
+		return ws_refuse(s, wsi, err.msg);
 	}
 	kn_metrics_request(s->o.metrics, KN_ROUTE_STREAM, 101, 0);
 	return 0;

@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	/* without a list only the same origin passes: origin == "http://" + host, up to case and
 	 * trailing slashes (checked here by a plain reference implementation) */
-	if (kn_http_origin_ok(origin, host, list, 0)) {
+	if (kn_http_origin_ok(origin, host, 0, list, 0)) {
 		size_t ol = strlen(origin), hl = strlen(host);
 		while (ol && origin[ol - 1] == '/')
 			ol--;
@@ -57,7 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 		}
 	}
-	(void)kn_http_origin_ok(NULL, host, list, 1);
+	(void)kn_http_origin_ok(NULL, host, 1, list, 1);
+	char peer[64];
+	kn_http_forwarded_for(origin, peer, sizeof peer); /* an X-Forwarded-For value */
+	if (strlen(peer) >= sizeof peer || strchr(peer, ',') || strchr(peer, ' '))
+		abort();
 	(void)kn_http_host_ok(NULL, list, 1, NULL, 0);
 	free(host);
 	free(origin);

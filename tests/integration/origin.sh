@@ -81,6 +81,32 @@ c3=$(api -H "Host: keynode.test" -H "Origin: http://dash.test:8080" "$api_base/a
 [ "$c1" = 200 ] && [ "$c2" = 403 ] && [ "$c3" = 200 ] && [ "$c4" = 403 ] && kn_ok "http.hosts / http.origins: only the listed names and origins ($c1 $c2 $c3 $c4)" || kn_fail "configured lists: $c1 $c2 $c3 $c4"
 kn_stop "$s2"
 
+# --- behind a trusted proxy (issue 27): X-Forwarded-Host/-Proto/-For believed from it only ------------
+# The first serve trusts no proxy: the headers change nothing there (loopback Host, reads open).
+X=(-H "X-Forwarded-Host: kn.example" -H "X-Forwarded-Proto: https" -H "X-Forwarded-For: 127.9.9.9")
+c1=$(api "${X[@]}" "$B/api/tasks"); c2=$(api "${X[@]}" -H "Origin: https://kn.example" "$B/api/tasks")
+[ "$c1" = 200 ] && [ "$c2" = 403 ] && kn_ok "X-Forwarded-* from a peer that is no trusted proxy are ignored ($c1 $c2)" ||
+  kn_fail "untrusted X-Forwarded-*: $c1 $c2"
+P3=$(kn_free_port)
+printf 'http:
+  hosts: ["kn.example"]
+  trusted_proxies: ["127.0.0.1"]
+' >"$tmp/proxy.yaml"
+KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_serve_start "$KN" "$tmp/serve3.log" --config "$tmp/proxy.yaml" \
+  --listen "127.0.0.1:$P3" --spool-dir "$tmp/spool3" || kn_finish
+s3=$serve_pid
+c1=$(api "${X[@]}" -H "Origin: https://kn.example" "$api_base/api/tasks")      # through the proxy: a token is needed
+c2=$(api "${W[@]}" "${X[@]}" -H "Origin: https://kn.example" "$api_base/api/tasks") # the client's https origin
+c3=$(api "${W[@]}" "${X[@]}" -H "Origin: http://kn.example" "$api_base/api/tasks")  # not the scheme it used
+c4=$(api "${W[@]}" "$api_base/api/tasks")                                            # no X-Forwarded-Host: 127.0.0.1 is not listed
+c5=$(api "${W[@]}" -H "X-Forwarded-Host: evil.example" "$api_base/api/tasks")
+[ "$c1" = 401 ] && [ "$c2" = 200 ] && [ "$c3" = 403 ] && [ "$c4" = 403 ] && [ "$c5" = 403 ] &&
+  kn_ok "through a trusted proxy: reads need the token, Host and Origin are the forwarded ones ($c1 $c2 $c3 $c4 $c5)" ||
+  kn_fail "trusted proxy: $c1 $c2 $c3 $c4 $c5"
+grep -q 'msg="request refused" reason="origin not allowed" client=127.9.9.9' "$tmp/serve3.log" &&
+  kn_ok "a refusal through the proxy logs the forwarded client" || kn_fail "no log line with the forwarded client: $(grep refused "$tmp/serve3.log" | head -2)"
+kn_stop "$s3"
+
 # --- subscriber limits and idle timeout -----------------------------------------------------------
 node "$HERE/stream-hold.mjs" "ws://$HP/api/stream" 20 "" >"$tmp/hold.out" 2>&1 &
 hold=$!; kn_pids+=("$hold")

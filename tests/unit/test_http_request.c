@@ -335,18 +335,35 @@ static void test_host_origin(void **state)
 	assert_true(kn_http_host_ok("10.0.0.5", list, 2, "0.0.0.0", 0));
 	assert_false(kn_http_host_ok("localhost", list, 2, "127.0.0.1", 1));
 	/* origins */
-	assert_true(kn_http_origin_ok(NULL, "127.0.0.1:8080", none, 0));
-	assert_true(kn_http_origin_ok("http://127.0.0.1:8080", "127.0.0.1:8080", none, 0));
-	assert_true(kn_http_origin_ok("http://127.0.0.1:8080/", "127.0.0.1:8080", none, 0));
-	assert_false(kn_http_origin_ok("http://127.0.0.2:8080", "127.0.0.1:8080", none, 0));
-	assert_false(kn_http_origin_ok("http://localhost:8080", "127.0.0.1:8080", none, 0));
-	assert_false(kn_http_origin_ok("null", "127.0.0.1:8080", none, 0));
-	assert_false(kn_http_origin_ok("", "127.0.0.1:8080", none, 0));
-	assert_false(kn_http_origin_ok("http://", "", none, 0));
-	assert_false(kn_http_origin_ok("https://127.0.0.1:8080", "127.0.0.1:8080", none, 0));
+	assert_true(kn_http_origin_ok(NULL, "127.0.0.1:8080", 0, none, 0));
+	assert_true(kn_http_origin_ok("http://127.0.0.1:8080", "127.0.0.1:8080", 0, none, 0));
+	assert_true(kn_http_origin_ok("http://127.0.0.1:8080/", "127.0.0.1:8080", 0, none, 0));
+	assert_false(kn_http_origin_ok("http://127.0.0.2:8080", "127.0.0.1:8080", 0, none, 0));
+	assert_false(kn_http_origin_ok("http://localhost:8080", "127.0.0.1:8080", 0, none, 0));
+	assert_false(kn_http_origin_ok("null", "127.0.0.1:8080", 0, none, 0));
+	assert_false(kn_http_origin_ok("", "127.0.0.1:8080", 0, none, 0));
+	assert_false(kn_http_origin_ok("http://", "", 0, none, 0));
+	assert_false(kn_http_origin_ok("https://127.0.0.1:8080", "127.0.0.1:8080", 0, none, 0));
 	static const char *const ol[] = {"http://dash.example:8080/"};
-	assert_true(kn_http_origin_ok("http://dash.example:8080", "127.0.0.1:8080", ol, 1));
-	assert_false(kn_http_origin_ok("http://dash.example:8081", "127.0.0.1:8080", ol, 1));
+	assert_true(kn_http_origin_ok("http://dash.example:8080", "127.0.0.1:8080", 0, ol, 1));
+	assert_false(kn_http_origin_ok("http://dash.example:8081", "127.0.0.1:8080", 0, ol, 1));
+	/* behind a TLS proxy (X-Forwarded-Proto: https) the own origin is https:// + the host */
+	assert_true(kn_http_origin_ok("https://kn.example", "kn.example", 1, none, 0));
+	assert_false(kn_http_origin_ok("http://kn.example", "kn.example", 1, none, 0));
+	/* X-Forwarded-For: the last address is the one the proxy saw */
+	char peer[64];
+	kn_http_forwarded_for("10.0.0.9, 203.0.113.7 ", peer, sizeof peer);
+	assert_string_equal(peer, "203.0.113.7");
+	kn_http_forwarded_for("10.0.0.9", peer, sizeof peer);
+	assert_string_equal(peer, "10.0.0.9");
+	kn_http_forwarded_for("10.0.0.9,", peer, sizeof peer);
+	assert_string_equal(peer, "");
+	kn_http_forwarded_for(NULL, peer, sizeof peer);
+	assert_string_equal(peer, "");
+	kn_http_forwarded_for("1.2.3.4, a b", peer, sizeof peer);
+	assert_string_equal(peer, "");
+	kn_http_forwarded_for("1.2.3.4, 1234567890123456789012345678901234567890123456789012345678901234567890", peer, 16);
+	assert_string_equal(peer, "");
 }
 
 /* Subscriber limits: tokenless ones per address and in all; token holders keep their slots. */
