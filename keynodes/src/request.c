@@ -174,6 +174,35 @@ int kn_request_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *er
 	return 0;
 }
 
+/* {MATCHER: expect[, key: name]} of one matcher node. */
+static json_t *matcher_json(const kn_keynode *kn, int with_key)
+{
+	json_t *o = json_object();
+	if (o && json_object_set_new(o, kn_matcher_name(kn->matcher), json_string(kn->expect ? kn->expect : "")) != 0)
+		json_decref(o), o = NULL;
+	if (o && with_key && kn->key && json_object_set_new(o, "key", json_string(kn->key)) != 0)
+		json_decref(o), o = NULL;
+	return o;
+}
+
+json_t *kn_request_spec_to_json(const kn_request_spec *s)
+{
+	json_t *o = json_object(), *body = s->n_fields ? json_object() : NULL;
+	int bad = !o || (s->n_fields && !body);
+	if (!bad && s->method)
+		bad |= json_object_set_new(o, "method", json_string(s->method));
+	if (!bad && s->url)
+		bad |= json_object_set_new(o, "url", matcher_json(s->url, 1));
+	for (size_t i = 0; !bad && i < s->n_fields; i++)
+		bad |= json_object_set_new(body, s->fields[i].key, matcher_json(&s->fields[i], 0));
+	if (!bad && body)
+		bad |= json_object_set(o, "body", body);
+	json_decref(body);
+	if (bad)
+		json_decref(o);
+	return bad ? NULL : o;
+}
+
 int kn_request_spec_describe(char **out, const kn_request_spec *s)
 {
 	char buf[512];

@@ -8,7 +8,9 @@
 
 #include <jansson.h>
 
+#include "keynode/guard.h"
 #include "keynode/purchase.h"
+#include "keynode/request.h"
 #include "keynode/site.h"
 #include "store_internal.h"
 
@@ -90,6 +92,8 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(e, "ref_url", str_or_null(k->ref_url)) | put(e, "xpath", json_boolean(k->xpath)) |
 		       put(e, "function", str_or_null(k->function ? k->function
 		                                                  : kn_keynode_function_name(k->target, k->matcher)));
+		if (!bad && k->request) /* issue 23: the spec (only on request key nodes: other definitions unchanged) */
+			bad |= put(e, "request", kn_request_spec_to_json(k->request));
 		bad |= json_array_append_new(kns, e);
 	}
 	for (size_t i = 0; !bad && i < task->n_steps; i++) {
@@ -112,6 +116,10 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(o, "viewport_h", json_integer(task->viewport_h));
 	if (task->purchase)
 		bad |= put(o, "purchase", purchase_json(task->purchase));
+	if (task->guard) /* issue 23: the task's guard rules, and its set's (the run enforces both) */
+		bad |= put(o, "guard", kn_guard_to_json(task->guard));
+	if (task->set_guard)
+		bad |= put(o, "set_guard", kn_guard_to_json(task->set_guard));
 	if (!bad)
 		*out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(kns);
@@ -264,6 +272,9 @@ static int keynode_from_json(kn_keynode *k, const json_t *e, kn_err *err)
 	k->xpath = json_is_true(json_object_get(e, "xpath"));
 	if (bad || !k->id || !k->function || kn_keynode_parse_function(k, k->function) != 0)
 		return kn_err_set(err, KN_EINVAL, "stored task: bad key node");
+	const json_t *rq = json_object_get(e, "request");
+	if (rq && kn_request_spec_from_json(&k->request, rq, err) != 0)
+		return KN_EINVAL;
 	return kn_keynode_prepare(k, err);
 }
 
@@ -339,6 +350,24 @@ static int purchase_from_json(kn_purchase **out, const json_t *o, kn_err *err)
 	return bad ? kn_err_set(err, KN_EINVAL, "stored task: bad purchase") : 0;
 }
 
+/* A guard from its stored form (kn_guard_to_json); *out is the caller's (kn_guard_clear, free). */
+static int guard_from_json(kn_guard **out, const json_t *o, kn_err *err)
+{
+	kn_guard *g = calloc(1, sizeof *g);
+	*out = g;
+	if (!g)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	json_t *eog = json_object_get(o, "end_on_guard"), *r;
+	g->end_on_guard = json_is_boolean(eog) ? json_is_true(eog) : -1;
+	size_t i;
+	json_array_foreach(json_object_get(o, "rules"), i, r) {
+		int rc = kn_guard_add_json(g, r, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 {
 	int bad = !json_is_object(o);
@@ -372,7 +401,10 @@ static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 			return rc;
 	}
 	const json_t *pu = json_object_get(o, "purchase");
-	return pu ? purchase_from_json(&t->purchase, pu, err) : 0;
+	int rc = pu ? purchase_from_json(&t->purchase, pu, err) : 0;
+	if (!rc && json_object_get(o, "guard"))
+		rc = guard_from_json(&t->guard, json_object_get(o, "guard"), err);
+	return rc;
 }
 
 int kn_store_task_load(kn_store *st, int64_t version_id, kn_taskset **out, kn_err *err)
@@ -407,6 +439,9 @@ int kn_store_task_load(kn_store *st, int64_t version_id, kn_taskset **out, kn_er
 	set->n_tasks = 1;
 	rc = o ? task_from_json(&set->tasks[0], o, err)
 	       : kn_err_set(err, KN_EINVAL, "stored task: %s", je.text);
+	if (!rc && json_object_get(o, "set_guard")) /* the set's rules: the set owns them, the task borrows */
+		rc = guard_from_json(&set->guard, json_object_get(o, "set_guard"), err);
+	set->tasks[0].set_guard = set->guard;
 	json_decref(o);
 	if (rc != 0) {
 		kn_taskset_free(set);
