@@ -1,4 +1,5 @@
-/* guard.c — guard rules (guard.h): their JSON form (keynode.yaml's `guard:` goes through it), the
+/* guard.c — guard rules (guard.h): their JSON form (keynode.yaml's `guard:` goes through it, a stored
+ * task's definition is written in it), the
  * match of a request against them, and the page a held navigation shows. The YAML form of a task
  * file is read by task_yaml_request.c into the same struct. */
 #include <stdint.h>
@@ -60,18 +61,31 @@ int kn_guard_add_json(kn_guard *g, const json_t *rule, kn_err *err)
 	return rc;
 }
 
-json_t *kn_guard_rule_to_json(const kn_guard_rule *r)
+json_t *kn_guard_to_json(const kn_guard *g)
 {
-	json_t *o = kn_request_spec_to_json(r->spec);
-	json_t *resp = r->fail ? json_string("error")
-	               : r->status || r->body ? json_pack("{s:i, s:s?}", "status", r->status ? r->status : 200,
-	                                                  "body", r->body)
-	                                      : NULL;
-	if (!o || ((r->fail || r->status || r->body) && json_object_set_new(o, "respond", resp))) {
-		json_decref(o);
-		return NULL;
+	json_t *o = json_object(), *rules = json_array();
+	int bad = !o || !rules;
+	for (size_t i = 0; !bad && i < g->n; i++) {
+		const kn_guard_rule *r = &g->rules[i];
+		json_t *j = kn_request_spec_to_json(r->spec);
+		bad |= !j;
+		if (!bad && r->fail)
+			bad |= json_object_set_new(j, "respond", json_string("error"));
+		else if (!bad && (r->status || r->body)) {
+			json_t *resp = json_object();
+			bad |= !resp || (r->status && json_object_set_new(resp, "status", json_integer(r->status))) ||
+			       (r->body && json_object_set_new(resp, "body", json_string(r->body)));
+			bad |= json_object_set_new(j, "respond", resp);
+		}
+		bad |= json_array_append_new(rules, j);
 	}
-	return o;
+	if (!bad)
+		bad |= json_object_set(o, "rules", rules) |
+		       json_object_set_new(o, "end_on_guard", g->end_on_guard < 0 ? json_null() : json_boolean(g->end_on_guard));
+	json_decref(rules);
+	if (bad)
+		json_decref(o);
+	return bad ? NULL : o;
 }
 
 const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req)

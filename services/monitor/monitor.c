@@ -791,6 +791,20 @@ static void on_request(void *ud, const kn_request_seen *r)
 	kn_event pub = {.type = KN_EV_REQUEST, .tab = t ? t->id : m->last_tab[0] ? m->last_tab : NULL,
 	                .url = t ? t->url : NULL, .trusted = -1, .frame = ts != NULL, .t = r->wall_ms,
 	                .request = r->redacted};
+	/* matched: the request key nodes the request (in clear) meets, reached before or not — what the
+	 * trace, the run page and the drift diff show beside it */
+	const kn_task *task = m->o.task;
+	const char **ids = task->n_keynodes ? calloc(task->n_keynodes, sizeof *ids) : NULL;
+	size_t n_ids = 0;
+	for (size_t i = 0; ids && i < task->n_keynodes; i++) {
+		const kn_keynode *kn = &task->keynodes[i];
+		kn_err err = {0};
+		if (kn->target == KN_TARGET_REQUEST && kn->request &&
+		    kn_request_match(kn->request, r->clear, m->o.eval.semantic, m->o.eval.threshold, &err) == 1)
+			ids[n_ids++] = kn->id;
+	}
+	if (n_ids)
+		pub.matched = ids, pub.n_matched = n_ids;
 	kn_event clear = pub;
 	clear.request = r->clear;
 	if (r->held_by) {
@@ -799,6 +813,7 @@ static void on_request(void *ud, const kn_request_seen *r)
 		           r->redacted->method, kn_log_quote(q, sizeof q, r->redacted->url), r->held_by->line);
 	}
 	emit_pair(m, &pub, &clear);
+	free(ids);
 	if (r->held_by && m->end_on_guard && !m->end_reason && !m->stopping)
 		kn_monitor_stop(m, KN_END_GUARD);
 }

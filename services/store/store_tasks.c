@@ -76,29 +76,6 @@ static json_t *purchase_json(const kn_purchase *p)
 	return o;
 }
 
-/* The guard rules a task is run under (its own, then its set's) and its end_on_guard, as
- * {rules: [...], end_on_guard}; NULL when out of memory. */
-static json_t *guard_json(const kn_task *task)
-{
-	json_t *o = json_object(), *rules = json_array();
-	const kn_guard *g[2] = {task->guard, task->set_guard};
-	int bad = !o || !rules, end = -1;
-	for (size_t i = 0; i < 2; i++) {
-		for (size_t j = 0; !bad && g[i] && j < g[i]->n; j++)
-			bad |= json_array_append_new(rules, kn_guard_rule_to_json(&g[i]->rules[j]));
-		if (g[i] && end < 0)
-			end = g[i]->end_on_guard;
-	}
-	bad = bad || json_object_set(o, "rules", rules) ||
-	      (end >= 0 && json_object_set_new(o, "end_on_guard", json_boolean(end)));
-	json_decref(rules);
-	if (bad) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
 int kn_store_task_json(char **out, const kn_task *task)
 {
 	*out = NULL;
@@ -119,7 +96,7 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(e, "ref_url", str_or_null(k->ref_url)) | put(e, "xpath", json_boolean(k->xpath)) |
 		       put(e, "function", str_or_null(k->function ? k->function
 		                                                  : kn_keynode_function_name(k->target, k->matcher)));
-		if (!bad && k->request)
+		if (!bad && k->request) /* issue 23: the spec (only on request key nodes: other definitions unchanged) */
 			bad |= put(e, "request", kn_request_spec_to_json(k->request));
 		bad |= json_array_append_new(kns, e);
 	}
@@ -143,8 +120,10 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(o, "viewport_h", json_integer(task->viewport_h));
 	if (task->purchase)
 		bad |= put(o, "purchase", purchase_json(task->purchase));
-	if (!bad && (task->guard || task->set_guard)) /* the task's and its set's rules, kept as one */
-		bad |= put(o, "guard", guard_json(task));
+	if (task->guard) /* issue 23: the task's guard rules, and its set's (the run enforces both) */
+		bad |= put(o, "guard", kn_guard_to_json(task->guard));
+	if (task->set_guard)
+		bad |= put(o, "set_guard", kn_guard_to_json(task->set_guard));
 	if (!bad)
 		*out = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(kns);
@@ -298,8 +277,8 @@ static int keynode_from_json(kn_keynode *k, const json_t *e, kn_err *err)
 	if (bad || !k->id || !k->function || kn_keynode_parse_function(k, k->function) != 0)
 		return kn_err_set(err, KN_EINVAL, "stored task: bad key node");
 	const json_t *rq = json_object_get(e, "request");
-	if (k->target == KN_TARGET_REQUEST && (!rq || kn_request_spec_from_json(&k->request, rq, err) != 0))
-		return kn_err_set(err, KN_EINVAL, "stored task: bad request key node '%s'", k->id);
+	if (rq && kn_request_spec_from_json(&k->request, rq, err) != 0)
+		return KN_EINVAL;
 	return kn_keynode_prepare(k, err);
 }
 
@@ -379,21 +358,22 @@ static int purchase_from_json(kn_purchase **out, const json_t *o, kn_err *err)
 	return bad ? kn_err_set(err, KN_EINVAL, "stored task: bad purchase") : 0;
 }
 
-/* guard_json's object back into the task's own guard. */
-static int guard_from_json(kn_task *t, const json_t *o, kn_err *err)
+/* A guard from its stored form (kn_guard_to_json); *out is the caller's (kn_guard_clear, free). */
+static int guard_from_json(kn_guard **out, const json_t *o, kn_err *err)
 {
-	const json_t *rules = json_object_get(o, "rules"), *end = json_object_get(o, "end_on_guard");
-	if (!(t->guard = calloc(1, sizeof *t->guard)))
+	kn_guard *g = calloc(1, sizeof *g);
+	*out = g;
+	if (!g)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	t->guard->end_on_guard = end ? json_is_true(end) : -1;
+	json_t *eog = json_object_get(o, "end_on_guard"), *r;
+	g->end_on_guard = json_is_boolean(eog) ? json_is_true(eog) : -1;
 	size_t i;
-	const json_t *r;
-	json_array_foreach(rules, i, r) {
-		int rc = kn_guard_add_json(t->guard, r, err);
+	json_array_foreach(json_object_get(o, "rules"), i, r) {
+		int rc = kn_guard_add_json(g, r, err);
 		if (rc)
 			return rc;
 	}
-	return json_is_array(rules) ? 0 : kn_err_set(err, KN_EINVAL, "stored task: bad guard");
+	return 0;
 }
 
 static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
@@ -428,9 +408,11 @@ static int task_from_json(kn_task *t, const json_t *o, kn_err *err)
 		if (rc != 0)
 			return rc;
 	}
-	const json_t *pu = json_object_get(o, "purchase"), *g = json_object_get(o, "guard");
+	const json_t *pu = json_object_get(o, "purchase");
 	int rc = pu ? purchase_from_json(&t->purchase, pu, err) : 0;
-	return !rc && g ? guard_from_json(t, g, err) : rc;
+	if (!rc && json_object_get(o, "guard"))
+		rc = guard_from_json(&t->guard, json_object_get(o, "guard"), err);
+	return rc;
 }
 
 int kn_store_task_load(kn_store *st, int64_t version_id, kn_taskset **out, kn_err *err)
@@ -465,6 +447,9 @@ int kn_store_task_load(kn_store *st, int64_t version_id, kn_taskset **out, kn_er
 	set->n_tasks = 1;
 	rc = o ? task_from_json(&set->tasks[0], o, err)
 	       : kn_err_set(err, KN_EINVAL, "stored task: %s", je.text);
+	if (!rc && json_object_get(o, "set_guard")) /* the set's rules: the set owns them, the task borrows */
+		rc = guard_from_json(&set->guard, json_object_get(o, "set_guard"), err);
+	set->tasks[0].set_guard = set->guard;
 	json_decref(o);
 	if (rc != 0) {
 		kn_taskset_free(set);

@@ -142,8 +142,19 @@ int kn_trace_parse(json_t **out, const char *buf, size_t len, const char *name, 
 /* One paragraph per key node ("k3 not reached: at step 4 the selector `#size` resolved to
  * nothing; …") from a loaded index, into idx's key_nodes[i].summary. */
 int kn_trace_summarise(json_t *idx);
-/* The terminal view of a loaded index: header, steps, evidence, the node summaries. */
+/* The terminal view of a loaded index: header, steps, evidence, the requests, the node
+ * summaries. */
 int kn_trace_print(FILE *f, json_t *idx);
+
+/* ---- requests (trace_requests.c, issue 23) ---- */
+
+/* The requests of a trace index in order (the `request` events its steps hold), as a new array
+ * of {step (the step it is credited to), method, url, held, matched (the key-node ids it met),
+ * fields ([name, value] pairs, secrets as the trace has them: redacted)}; members of the wrong
+ * type count as missing. NULL only when out of memory. */
+json_t *kn_trace_requests(const json_t *idx);
+/* Print them, one line each, and the body fields indented under it (nothing when none). */
+void kn_trace_print_requests(FILE *f, const json_t *requests);
 
 /* ---- drift diff (trace_drift.c) ---- */
 
@@ -154,7 +165,10 @@ int kn_trace_print(FILE *f, json_t *idx);
  * "drift"), "recorded" (the workflow's element fingerprint), "passing" / "failing" (outcome, url,
  * resolved, drift, selector, locator, locator_score, proposed_selector, detail, trace_step,
  * screenshot, title, element), "key_nodes" ({id, passing, failing, changed}), "changed_key_nodes",
- * "repairs" (fail's, verbatim) and "broken" (fail's). Any JSON is accepted: members of the wrong
+ * "repairs" (fail's, verbatim), "broken" (fail's), and "requests" — both traces' requests paired by
+ * method and URL form ({method, url_form, change: same|changed|missing|new, passing, failing,
+ * differs of "held", "matched", "fields", fields_changed}) — with "changed_requests" counting
+ * those not the same. Any JSON is accepted: members of the wrong
  * type count as missing. KN_EINVAL when a report is not an object. */
 int kn_trace_drift(json_t **out, const json_t *pass, const json_t *pass_trace, const json_t *fail,
                    const json_t *fail_trace, kn_err *err);

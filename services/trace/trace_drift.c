@@ -232,6 +232,92 @@ static json_t *key_nodes(const json_t *pass, const json_t *fail, json_t *changed
 	return out;
 }
 
+#define MAX_REQUESTS 500 /* requests paired per side */
+
+/* Is the [name, value] pair p among fields? */
+static int has_field(const json_t *fields, const json_t *p)
+{
+	size_t i;
+	json_t *x;
+	json_array_foreach(fields, i, x)
+		if (json_equal(x, p))
+			return 1;
+	return 0;
+}
+
+/* The names of the fields whose values differ between a and b (in one and not the other), once each. */
+static json_t *fields_changed(const json_t *a, const json_t *b)
+{
+	json_t *names = json_array(), *x;
+	const json_t *sides[2][2] = {{a, b}, {b, a}};
+	size_t i;
+	for (size_t k = 0; names && k < 2; k++)
+		json_array_foreach(sides[k][0], i, x) {
+			json_t *n = json_array_get(x, 0);
+			size_t j;
+			json_t *y;
+			int seen = 0;
+			json_array_foreach(names, j, y)
+				seen |= json_equal(y, n);
+			if (json_is_string(n) && !seen && !has_field(sides[k][1], x))
+				json_array_append(names, n);
+		}
+	return names;
+}
+
+/* The two replays' requests (issue 23), paired: each passing request with the first failing one not
+ * yet taken of the same method and URL form; the failing replay's others follow as "new". Each pair
+ * says its change — same, changed (held, matched key nodes or fields differ: differs names them,
+ * fields_changed the fields), missing (the failing replay did not send it) or new — and
+ * *n_changed counts those that are not the same. */
+static json_t *requests_pair(const json_t *pass_trace, const json_t *fail_trace, int *n_changed)
+{
+	json_t *rp = kn_trace_requests(pass_trace), *rf = kn_trace_requests(fail_trace), *out = json_array();
+	size_t np = json_array_size(rp), nf = json_array_size(rf);
+	np = np > MAX_REQUESTS ? MAX_REQUESTS : np;
+	nf = nf > MAX_REQUESTS ? MAX_REQUESTS : nf;
+	char taken[MAX_REQUESTS] = {0}, ua[2100], ub[2100];
+	*n_changed = 0;
+	for (size_t i = 0; out && rp && rf && i < np + nf; i++) {
+		json_t *a = i < np ? json_array_get(rp, i) : NULL, *b = NULL;
+		if (a) {
+			url_form(ua, sizeof ua, str(a, "url"));
+			for (size_t j = 0; j < nf && !b; j++) {
+				json_t *c = json_array_get(rf, j);
+				url_form(ub, sizeof ub, str(c, "url"));
+				if (!taken[j] && same_str(str(a, "method"), str(c, "method")) && strcmp(ua, ub) == 0)
+					b = c, taken[j] = 1;
+			}
+		} else if (!taken[i - np]) {
+			b = json_array_get(rf, i - np);
+			url_form(ua, sizeof ua, str(b, "url"));
+		} else {
+			continue;
+		}
+		json_t *d = json_array(), *fc = NULL;
+		const char *change = !b ? "missing" : !a ? "new" : "same";
+		if (a && b) {
+			if (json_is_true(json_object_get(a, "held")) != json_is_true(json_object_get(b, "held")))
+				json_array_append_new(d, json_string("held"));
+			if (!json_equal(json_object_get(a, "matched"), json_object_get(b, "matched")))
+				json_array_append_new(d, json_string("matched"));
+			fc = fields_changed(json_object_get(a, "fields"), json_object_get(b, "fields"));
+			if (json_array_size(fc))
+				json_array_append_new(d, json_string("fields"));
+			if (json_array_size(d))
+				change = "changed";
+		}
+		*n_changed += strcmp(change, "same") != 0;
+		json_array_append_new(out, json_pack("{s:s, s:s, s:s, s:O?, s:O?, s:o, s:o}", "method",
+		                                     str(a ? a : b, "method"), "url_form", ua, "change", change,
+		                                     "passing", a, "failing", b, "differs", d ? d : json_array(),
+		                                     "fields_changed", fc ? fc : json_array()));
+	}
+	json_decref(rp);
+	json_decref(rf);
+	return out ? out : json_array();
+}
+
 int kn_trace_drift(json_t **out, const json_t *pass, const json_t *pass_trace, const json_t *fail,
                    const json_t *fail_trace, kn_err *err)
 {
@@ -273,6 +359,9 @@ int kn_trace_drift(json_t **out, const json_t *pass, const json_t *pass_trace, c
 		json_object_set_new(o, "step", json_null());
 	}
 	json_object_set_new(o, "key_nodes", key_nodes(pass, fail, changed));
+	int n_req = 0;
+	json_object_set_new(o, "requests", requests_pair(pass_trace, fail_trace, &n_req));
+	json_object_set_new(o, "changed_requests", json_integer(n_req));
 	json_object_set_new(o, "changed_key_nodes", changed);
 	json_t *rep = json_object_get(fail, "repairs");
 	json_object_set_new(o, "repairs", json_is_array(rep) ? json_deep_copy(rep) : json_array());

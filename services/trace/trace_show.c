@@ -207,9 +207,15 @@ int kn_trace_print(FILE *f, json_t *idx)
 			else
 				fprintf(f, "  network: %s %s\n", str(x, "error"), str(x, "url"));
 		}
-		json_array_foreach(json_object_get(s, "events"), k, x)
-			fprintf(f, "  then %s%s%s %s\n", str(x, "type"), *str(x, "how") ? " by " : "", str(x, "how"),
-			        str(x, "url"));
+		json_array_foreach(json_object_get(s, "events"), k, x) {
+			json_t *q = json_object_get(x, "request");
+			if (json_is_object(q)) /* a request: what was sent (or held), not the page it came from */
+				fprintf(f, "  then request %s %s%s\n", str(q, "method"), str(q, "url"),
+				        json_is_true(json_object_get(q, "held")) ? " (held by keynode)" : "");
+			else
+				fprintf(f, "  then %s%s%s %s\n", str(x, "type"), *str(x, "how") ? " by " : "",
+				        str(x, "how"), str(x, "url"));
+		}
 		json_array_foreach(json_object_get(s, "evidence"), k, x) {
 			const char *in = json_string_value(json_object_get(x, "input"));
 			fprintf(f, "  %s %s: %s", str(x, "node"), str(x, "matcher"), str(x, "why"));
@@ -218,6 +224,9 @@ int kn_trace_print(FILE *f, json_t *idx)
 			fprintf(f, " (score %g)\n", json_number_value(json_object_get(x, "score")));
 		}
 	}
+	json_t *requests = kn_trace_requests(idx);
+	kn_trace_print_requests(f, requests);
+	json_decref(requests);
 	fprintf(f, "\nkey nodes:\n");
 	json_array_foreach(json_object_get(idx, "key_nodes"), i, x) {
 		const char *sum = str(x, "summary");

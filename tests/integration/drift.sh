@@ -12,8 +12,9 @@
 #      screenshots are served; the flaky alert links the drift diff;
 #   3. malformed ids and missing replays: clear 4xx, serve still up;
 #   4. the dashboard's drift page in headless Chromium (drift-page.mjs): screenshots load, the hostile title
-#      and a repair proposal injected into the stored report render as text, no console error; the task
-#      page and the alert link to it. Screenshot of the page to ARTIFACT_DIR (KN_UPDATE_DOCS=1: docs/img/).
+#      and a repair proposal injected into the stored report render as text, the requests of both sides (a
+#      held order injected into the passing trace, the same order sent with another quantity into the
+#      failing one: issue 23) paired as changed, no console error; the task page and the alert link to it. Screenshot of the page to ARTIFACT_DIR (KN_UPDATE_DOCS=1: docs/img/).
 #
 #   tests/integration/drift.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
 set -u -o pipefail
@@ -190,6 +191,21 @@ repairs=$(jq -nc --arg y "$xss_yaml" '[{step: 2, kind: "url_key_node", key_node:
   verify_report: {status: "passed", drift_steps: []}}]')
 [ -n "$(kn_psql "UPDATE replay_results SET report = report || jsonb_build_object('repairs', \$r\$$repairs\$r\$::jsonb) WHERE run_id = '$run2' RETURNING id")" ] ||
   kn_fail "a repair proposal put into the failing report"
+# requests (issue 23): the passing replay's trace holds the order held by keynode and matching key node
+# "order", the failing one's the same order sent, with another quantity and no key node matched (written
+# into both trace indexes as a guarded replay's trace holds them); the route pairs them as "changed"
+for r in "$run1 true order 2" "$run2 false - 3"; do
+  read -r rid held node qty <<<"$r"
+  jq --arg u "$base/api/orders?n=$rid" --argjson held "$held" --arg node "$node" --arg qty "$qty" \
+    '.steps[-1].events += [{type: "request", url: .steps[-1].page_url, request: {method: "POST", url: $u, held: $held,
+      matched: (if $node == "-" then [] else [$node] end), fields: [["item", "lamp"], ["qty", $qty], ["card", "[redacted]"]]}}]' \
+    "$tmp/traces/$rid/index.json" >"$tmp/idx.json" && mv "$tmp/idx.json" "$tmp/traces/$rid/index.json" ||
+    kn_fail "requests written into the trace of $rid"
+done
+curl -s -o "$tmp/dr.json" "$B/api/tasks/$eref/drift"
+check "drift: the requests of both replays paired, the order changed (held, matched key nodes, qty)" \
+  "$(jq -r '"\(.changed_requests) " + ([.requests[] | "\(.method) \(.url_form) \(.change) \(.differs | join(",")) \(.fields_changed | join(",")) \(.passing.held) \(.failing.held)"] | join("; "))' "$tmp/dr.json")" \
+  "1 POST /api/orders?n changed held,matched,fields qty true false"
 node "$here/drift-page.mjs" "$view_cdp" "$B" "$ref" "$xss_title" "$xss_yaml" "$out" >"$tmp/page.log" 2>&1
 prc=$?
 while IFS= read -r line; do case $line in ok*) kn_ok "${line#ok   }";; FAIL*) kn_fail "${line#FAIL }";; esac; done <"$tmp/page.log"

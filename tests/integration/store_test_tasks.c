@@ -251,11 +251,14 @@ void test_task_guard(void **state)
 	assert_string_equal(t->keynodes[0].request->fields[1].key, "card.cvc");
 	assert_int_equal(t->keynodes[0].request->fields[1].matcher, KN_MATCH_REGEX);
 	assert_non_null(t->guard);
-	assert_int_equal(t->guard->n, 2); /* the task's rule, then its set's */
+	assert_int_equal(t->guard->n, 1); /* the task's rule; its set's are the loaded set's */
 	assert_int_equal(t->guard->end_on_guard, 0);
 	assert_int_equal(t->guard->rules[0].status, 202);
 	assert_string_equal(t->guard->rules[0].body, "held");
-	assert_int_equal(t->guard->rules[1].fail, 1);
+	assert_non_null(t->set_guard);
+	assert_ptr_equal(t->set_guard, back->guard);
+	assert_int_equal(t->set_guard->n, 1);
+	assert_int_equal(t->set_guard->rules[0].fail, 1);
 	assert_string_equal(t->steps[1].secret, "CVC");
 	assert_null(t->steps[1].value);
 	assert_non_null(t->steps[2].held);

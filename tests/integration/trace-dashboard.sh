@@ -9,7 +9,10 @@
 #     panel, step details, hostile title and answer as text, no console error; screenshots of the film strip
 #     and the evidence panel (ARTIFACT_DIR; KN_UPDATE_DOCS=1 writes them to docs/img/ for the README);
 #   - the trace's index row in PostgreSQL (schemas/sql/050_traces.sql: kind, status, steps, shots, bytes);
-#   - retention: serve with --trace-keep-days 1 removes a trace folder older than a day at start, and its row.
+#   - retention: serve with --trace-keep-days 1 removes a trace folder older than a day at start, and its row;
+#   - a guarded run (issue 23) on tests/sites/guard (agents/guard.mjs, checkout): the held order and the sent
+#     beacon in the stored events (the key nodes they matched, the card redacted), the trace, `keynode trace
+#     show` and the run page's Requests card (run-requests.mjs).
 #
 #   tests/integration/trace-dashboard.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
 set -u -o pipefail
@@ -118,6 +121,80 @@ done
 kn_ok "traces of unknown or unsafe run ids: 404"
 c=$(curl -s -o /dev/null -w '%{http_code}' "$B/api/runs/$run/trace-shot?step=x"); [ "$c" = 400 ] && kn_ok "trace-shot?step=x: 400" || kn_fail "trace-shot?step=x: $c"
 c=$(curl -s -o /dev/null -w '%{http_code}' "$B/api/runs/$run/trace-shot?step=9999"); [ "$c" = 404 ] && kn_ok "trace-shot of a step without one: 404" || kn_fail "trace-shot?step=9999: $c"
+
+# ---- a guarded run (issue 23): tests/sites/guard served as its own root, a watched run whose guard holds the
+# order (its card typed in clear) while the beacon is sent; its requests in the stored events, the trace,
+# `keynode trace show` and the run page
+kn_sites_start "$kn" "$repo/tests/sites/guard" "$tmp/gsites.log" || kn_finish
+gbase=http://127.0.0.1:$port
+cat >"$tmp/guard.yaml" <<YAML
+tasks:
+  - id: guard-dash
+    intent: Order two blue lamps; the order is held
+    start_url: $gbase/checkout.html
+    key_nodes:
+      - id: order
+        request: { method: POST, url: { include: /api/orders }, body: { item: { exact: lamp }, qty: { exact: "2" } } }
+      - id: beacon
+        request: { method: POST, url: { include: /api/beacon }, body: { event: { exact: checkout } } }
+      - id: click-order
+        element_path: { exact: "#place-order" }
+    end_on_guard: false
+    guard:
+      - { method: POST, url: { include: /api/orders } }
+YAML
+c=$(curl -s -o "$tmp/gts.json" -w '%{http_code}' "${W[@]}" --data-binary @"$tmp/guard.yaml" "$B/api/tasksets?name=guard")
+[ "$c" = 201 ] || kn_fail "POST /api/tasksets guard: $c $(cat "$tmp/gts.json")"
+: >"$tmp/gmarks"
+KN_AGENT_GO=$tmp/ggo node "$here/agents/guard.mjs" "$agent_cdp" "$gbase" "$tmp/gmarks" checkout >"$tmp/gagent.log" 2>&1 &
+apid=$!
+kn_pids+=("$apid")
+for _ in $(seq 1 600); do grep -q '^connected' "$tmp/gmarks" 2>/dev/null && break; sleep 0.1; done
+c=$(curl -s -o "$tmp/grun.json" -w '%{http_code}' "${W[@]}" \
+  --data "{\"task\": \"guard:guard-dash\", \"browser\": \"$agent_cdp\"}" "$B/api/runs")
+grun=$(jq -r '.id // empty' "$tmp/grun.json")
+[ "$c" = 201 ] && [ -n "$grun" ] || { kn_fail "POST /api/runs guard: $c $(cat "$tmp/grun.json")"; kn_finish; }
+touch "$tmp/ggo"
+wait "$apid"; arc=$?; kn_forget "$apid"
+[ "$arc" = 0 ] && grep -q '^order-held' "$tmp/gmarks" && kn_ok "guarded run: the page got keynode's answer to the order" ||
+  kn_fail "guard agent: $arc $(tail -3 "$tmp/gagent.log")"
+# both POSTs stored (the order held, the beacon sent), then the run stopped: its trace is written
+for _ in $(seq 1 300); do
+  curl -s "$B/api/runs/$grun" | jq -e '[.events[]? | select(.type == "request" and .request.method == "POST")] | length == 2' >/dev/null && break
+  sleep 0.1
+done
+curl -s -o /dev/null "${W[@]}" -X POST "$B/api/runs/$grun/stop"
+for _ in $(seq 1 300); do
+  c=$(curl -s -o "$tmp/gindex.json" -w '%{http_code}' "$B/api/runs/$grun/trace")
+  [ "$c" = 200 ] && break
+  sleep 0.1
+done
+[ "$c" = 200 ] || kn_fail "guarded run: no trace ($c)"
+curl -s "$B/api/runs/$grun" >"$tmp/grun-get.json"
+check_jq() { # NAME FILTER FILE WANT
+  local got
+  got=$(jq -r "$2" "$3" 2>&1)
+  [ "$got" = "$4" ] && kn_ok "$1" || kn_fail "$1: got '$got', want '$4'"
+}
+check_jq "stored events: the order held, matched order; the beacon sent, matched beacon" \
+  '[.events[] | select(.type == "request" and .request.method == "POST") | "\(.request.url | sub(".*/api/"; "")) \(.request.held // false) \(.matched // [] | join(","))"] | sort | join("; ")' \
+  "$tmp/grun-get.json" "beacon false beacon; orders true order"
+check_jq "stored events: the card number redacted" \
+  '[.events[] | select(.type == "request") | .request.fields[]? | select(.[0] == "card.number") | .[1]] | join(",")' \
+  "$tmp/grun-get.json" "[redacted]"
+check_jq "the trace: the held order with the key node it matched, credited to the click that sent it" \
+  '[.steps[] | .step as $s | .events[]? | select(.request.held) | "\($s) \(.request.matched | join(","))"] | join(";")' \
+  "$tmp/gindex.json" "$(jq -r '[.key_nodes[] | select(.id == "click-order") | .reached_at_step] | first' "$tmp/gindex.json") order"
+"$kn" trace show "$tmp/traces/$grun" >"$tmp/gshow.txt" 2>&1
+grep -qE '^  step [0-9]+  POST http://127\.0\.0\.1:[0-9]+/api/orders  HELD by keynode \(never sent\), matched order$' "$tmp/gshow.txt" &&
+  grep -qE '^  step [0-9]+  POST http://127\.0\.0\.1:[0-9]+/api/beacon  sent, matched beacon$' "$tmp/gshow.txt" &&
+  grep -qxF '      card.number = "[redacted]"' "$tmp/gshow.txt" && ! grep -q '4111' "$tmp/gshow.txt" &&
+  kn_ok "keynode trace show lists the requests: held or sent, the key node matched, the card redacted" ||
+  kn_fail "trace show: $(sed -n '/^requests:/,/^key nodes:/p' "$tmp/gshow.txt" | head -20)"
+node "$here/run-requests.mjs" "$view_cdp" "$B" "$grun" "$out" >"$tmp/rpage.log" 2>&1
+prc=$?
+while IFS= read -r line; do case $line in ok*) kn_ok "${line#ok   }";; FAIL*) kn_fail "${line#FAIL }";; esac; done <"$tmp/rpage.log"
+[ "$prc" = 0 ] || kn_fail "run-requests.mjs exit $prc: $(tail -3 "$tmp/rpage.log")"
 
 node "$here/trace-dashboard.mjs" "$view_cdp" "$B" "$run" "$steps" "$xss_title" "$xss_answer" "$out" >"$tmp/page.log" 2>&1
 prc=$?

@@ -1,5 +1,6 @@
 /* test_guard.c — guard rules (issue 23) in task files (task and task-set level, respond, errors
- * with file:line:col), their JSON form (keynode.yaml), their match, and the redaction rules. */
+ * with file:line:col), their JSON form (keynode.yaml) and its writer (a stored task), their match, and
+ * the redaction rules. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -122,6 +123,38 @@ static void test_json(void **state)
 	assert_non_null(strstr(kn_guard_page_html(), "Held by keynode"));
 }
 
+/* The JSON form written back (kn_guard_to_json, kn_request_spec_to_json: a stored task's definition)
+ * reads back into the same rules, and writes the same text again. */
+static void test_to_json(void **state)
+{
+	(void)state;
+	const char *rules = "[{\"method\":\"POST\",\"url\":{\"include\":\"/api/orders\",\"key\":\"ref\"},"
+	                    "\"body\":{\"qty\":{\"exact\":\"2\"},\"note\":{\"semantic\":\"a gift\"}},"
+	                    "\"respond\":{\"status\":202,\"body\":\"held\"}},"
+	                    "{\"url\":{\"regex\":\"/pay$\"},\"respond\":\"error\"},{\"method\":\"PUT\"}]";
+	kn_guard g = {.end_on_guard = 0};
+	kn_err err = {0};
+	json_t *a = json_loads(rules, 0, NULL), *r;
+	size_t i;
+	json_array_foreach(a, i, r)
+		assert_int_equal(kn_guard_add_json(&g, r, &err), 0);
+	json_t *j = kn_guard_to_json(&g);
+	assert_non_null(j);
+	assert_true(json_equal(json_object_get(j, "rules"), a)); /* every member, in its form */
+	assert_true(json_is_false(json_object_get(j, "end_on_guard")));
+	kn_guard h = {.end_on_guard = -1};
+	json_array_foreach(json_object_get(j, "rules"), i, r)
+		assert_int_equal(kn_guard_add_json(&h, r, &err), 0);
+	json_t *k = kn_guard_to_json(&h);
+	assert_true(json_equal(json_object_get(k, "rules"), a));
+	assert_true(json_is_null(json_object_get(k, "end_on_guard"))); /* not said */
+	kn_request q = {.method = "PUT", .url = "http://s/api/cart"};
+	assert_ptr_equal(kn_guard_match(&h, &q), &h.rules[2]);
+	json_decref(a), json_decref(j), json_decref(k);
+	kn_guard_clear(&g);
+	kn_guard_clear(&h);
+}
+
 static void test_redact(void **state)
 {
 	(void)state;
@@ -179,6 +212,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_to_json),
 		cmocka_unit_test(test_redact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

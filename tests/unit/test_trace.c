@@ -1,7 +1,8 @@
 /* test_trace.c — the run trace's pure parts (services/trace, keynode/evidence.h): the evaluator's
  * evidence of each key-node check (input seen, why, score) as a trace records it; the index reader
  * refusing malformed input with the member named; the per-node paragraphs ("k3 not reached: at
- * step 4 the selector `#size` resolved to nothing"); the ustar archive of a trace folder. */
+ * step 4 the selector `#size` resolved to nothing"); the ustar archive of a trace folder; the requests a
+ * trace lists (issue 23). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <cmocka.h>
 
 #include "keynode/evidence.h"
+#include "keynode/request.h"
 #include "trace.h"
 
 static const char task_yaml[] =
@@ -226,6 +228,80 @@ static void test_tar(void **state)
 	assert_int_equal(system(rm), 0);
 }
 
+/* Requests (issue 23): a request event a trace writes carries what was sent (redacted), held, and the
+ * key nodes the monitor found it matched; `trace show` lists them with the step each is credited to. */
+static void test_requests(void **state)
+{
+	(void)state;
+	static const char yaml[] = "tasks:\n"
+	                           "  - id: t\n"
+	                           "    intent: order\n"
+	                           "    key_nodes:\n"
+	                           "      - id: order\n"
+	                           "        request: { method: POST, url: { include: /api/orders } }\n";
+	kn_taskset *set = NULL;
+	kn_err err;
+	assert_int_equal(kn_taskset_load_buffer(&set, yaml, sizeof yaml - 1, "t.yaml", NULL, &err), 0);
+	const kn_task *task = kn_taskset_find(set, "t");
+	kn_eval *ev = NULL;
+	assert_int_equal(kn_eval_new(&ev, task, NULL), 0);
+	char dir[] = "/tmp/kn-test-trace-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	kn_trace *t = NULL;
+	kn_trace_opts o = {.mode = KN_TRACE_ON, .run_id = "r", .task = task};
+	assert_int_equal(kn_trace_new(&t, dir, &o, &err), 0);
+	kn_trace_bind_eval(t, ev);
+	kn_event nav = {.type = KN_EV_NAVIGATE, .how = "goto", .url = "http://h/shop/", .tab = "T1", .trusted = -1};
+	kn_event click = {.type = KN_EV_CLICK, .url = "http://h/shop/", .tab = "T1", .selector = "#buy", .trusted = 1};
+	const kn_field fields[] = {{"item", "lamp"}, {"card.number", "[redacted]"}};
+	kn_request held = {.method = "POST", .url = "http://h/api/orders", .fields = fields, .n_fields = 2, .held = 1};
+	kn_request beacon = {.method = "POST", .url = "http://h/api/beacon"};
+	const char *const ids[] = {"order"};
+	kn_event rq = {.type = KN_EV_REQUEST, .url = "http://h/shop/", .tab = "T1", .trusted = -1, .request = &held,
+	               .matched = ids, .n_matched = 1};
+	kn_event rb = {.type = KN_EV_REQUEST, .url = "http://h/shop/", .tab = "T1", .trusted = -1, .request = &beacon};
+	const kn_event *seq[] = {&nav, &click, &rq, &rb};
+	for (size_t i = 0; i < 4; i++) {
+		assert_true(kn_eval_feed(ev, seq[i], &err) >= 0);
+		kn_trace_event(t, NULL, seq[i]);
+	}
+	int kept = 0;
+	assert_int_equal(kn_trace_finish(t, ev, "finished", NULL, 0, &kept, &err), 0);
+	assert_int_equal(kept, 1);
+	kn_trace_free(t);
+	json_t *idx = NULL;
+	assert_int_equal(kn_trace_load(&idx, dir, &err), 0);
+	json_t *rs = kn_trace_requests(idx);
+	assert_int_equal(json_array_size(rs), 2);
+	json_t *r0 = json_array_get(rs, 0);
+	assert_int_equal(json_integer_value(json_object_get(r0, "step")), 2); /* credited to the click */
+	assert_true(json_is_true(json_object_get(r0, "held")));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(r0, "matched"), 0)), "order");
+	json_decref(rs);
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&out, &len);
+	assert_int_equal(kn_trace_print(f, idx), 0);
+	fclose(f);
+	const char *want[] = {"  then request POST http://h/api/orders (held by keynode)\n",
+	                      "\nrequests:\n"
+	                      "  step 2  POST http://h/api/orders  HELD by keynode (never sent), matched order\n"
+	                      "      item = \"lamp\"\n"
+	                      "      card.number = \"[redacted]\"\n"
+	                      "  step 2  POST http://h/api/beacon  sent, matched no key node\n",
+	                      "order reached at step 2"};
+	for (size_t i = 0; i < 3; i++)
+		if (!strstr(out, want[i]))
+			fail_msg("want \"%s\" in:\n%s", want[i], out);
+	free(out);
+	json_decref(idx);
+	char rm[100];
+	snprintf(rm, sizeof rm, "rm -rf %s", dir);
+	assert_int_equal(system(rm), 0);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -233,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_tar),
+		cmocka_unit_test(test_requests),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,7 +2,7 @@
  * under each criterion (outcome, URL form, resolved selector, drift flag), URL forms that must not
  * differ (host, port, parameter values, parameter order), the pairing of workflow steps with trace
  * steps (a `type … enter` is two trace steps, a `wait` none), key nodes that changed, repairs passed
- * on verbatim, and malformed reports. */
+ * on verbatim, the two replays' requests paired (issue 23), and malformed reports. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -174,6 +174,64 @@ static void test_repairs_and_broken_verbatim(void **state)
 	json_decref(d);
 }
 
+/* A trace whose step 2 sent (or held) the requests in events (a JSON array text of request objects). */
+static json_t *trace_with(const char *requests)
+{
+	char buf[4096];
+	json_t *rs = J(requests), *ev = json_array(), *r;
+	size_t i;
+	json_array_foreach(rs, i, r)
+		json_array_append_new(ev, json_pack("{s:s, s:s, s:O}", "type", "request", "url", "http://h/shop/", "request", r));
+	json_decref(rs);
+	snprintf(buf, sizeof buf, "{\"steps\": [{\"step\": 1, \"type\": \"navigate\"}, {\"step\": 2, \"type\": \"click\"}]}");
+	json_t *t = J(buf);
+	json_object_set_new(json_array_get(json_object_get(t, "steps"), 1), "events", ev);
+	return t;
+}
+
+/* Requests (issue 23): paired by method and URL form; the held order changed (a field and the key
+ * node it matched), the beacon went missing, a new request came; the same request is "same". */
+static void test_requests(void **state)
+{
+	(void)state;
+	json_t *pt = trace_with("[{\"method\": \"POST\", \"url\": \"http://h:1/api/orders?x=1\", \"held\": true,"
+	                        " \"matched\": [\"order\"], \"fields\": [[\"item\", \"lamp\"], [\"qty\", \"2\"], [\"card\", \"[redacted]\"]]},"
+	                        "{\"method\": \"POST\", \"url\": \"http://h:1/api/beacon\", \"fields\": []},"
+	                        "{\"method\": \"PUT\", \"url\": \"http://h:1/api/cart\", \"fields\": [[\"n\", \"1\"]]}]");
+	json_t *ft = trace_with("[{\"method\": \"PUT\", \"url\": \"http://h:2/api/cart\", \"fields\": [[\"n\", \"1\"]]},"
+	                        "{\"method\": \"POST\", \"url\": \"http://h:2/api/orders?x=2\", \"held\": true,"
+	                        " \"matched\": [], \"fields\": [[\"item\", \"lamp\"], [\"qty\", \"3\"], [\"card\", \"[redacted]\"]]},"
+	                        "{\"method\": \"POST\", \"url\": \"http://h:2/api/track\"}]");
+	json_t *d = drift(report("[" GOTO("http://h/") "]", NULL), pt, report("[" GOTO("http://h/") "]", NULL), ft);
+	json_t *rq = json_object_get(d, "requests");
+	assert_int_equal(json_array_size(rq), 4);
+	assert_int_equal(json_integer_value(json_object_get(d, "changed_requests")), 3);
+	const char *want[][3] = {{"/api/orders?x", "changed", "matched,fields"},
+	                         {"/api/beacon", "missing", ""},
+	                         {"/api/cart", "same", ""},
+	                         {"/api/track", "new", ""}};
+	for (size_t i = 0; i < 4; i++) {
+		json_t *r = json_array_get(rq, i), *v;
+		char buf[64];
+		assert_string_equal(json_string_value(json_object_get(r, "url_form")), want[i][0]);
+		assert_string_equal(json_string_value(json_object_get(r, "change")), want[i][1]);
+		assert_string_equal(differs(r, buf, sizeof buf), want[i][2]);
+		size_t k;
+		json_array_foreach(json_object_get(r, "fields_changed"), k, v)
+			assert_string_equal(json_string_value(v), "qty"); /* the redacted card is the same on both */
+	}
+	json_t *o = json_array_get(rq, 0);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "passing"), "step")), 2);
+	assert_true(json_is_true(json_object_get(json_object_get(o, "failing"), "held")));
+	assert_true(json_is_null(json_object_get(json_array_get(rq, 1), "failing")));
+	assert_true(json_is_null(json_object_get(json_array_get(rq, 3), "passing")));
+	json_decref(d);
+	/* no traces: no requests */
+	d = drift(report("[]", NULL), NULL, report("[]", NULL), NULL);
+	assert_int_equal(json_array_size(json_object_get(d, "requests")), 0);
+	json_decref(d);
+}
+
 static void test_malformed(void **state)
 {
 	(void)state;
@@ -202,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_url_param_renamed), cmocka_unit_test(test_url_forms_that_do_not_differ),
 		cmocka_unit_test(test_failed_and_not_run), cmocka_unit_test(test_drift_and_selector),
 		cmocka_unit_test(test_trace_alignment), cmocka_unit_test(test_repairs_and_broken_verbatim),
+		cmocka_unit_test(test_requests),
 		cmocka_unit_test(test_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

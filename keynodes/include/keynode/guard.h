@@ -36,8 +36,9 @@ const char *kn_guard_page_html(void);
  * body}); err names the member. */
 struct json_t;
 int kn_guard_add_json(kn_guard *g, const struct json_t *rule, kn_err *err);
-/* The inverse: r as that JSON form (a stored task's definition), NULL when out of memory. */
-struct json_t *kn_guard_rule_to_json(const kn_guard_rule *r);
+/* g as {rules: [each rule's JSON form, as kn_guard_add_json reads it], end_on_guard: true, false or
+ * null (not said)}, a new reference; NULL when out of memory (the stored task definition). */
+struct json_t *kn_guard_to_json(const kn_guard *g);
 /* The first rule of g matching req, or NULL (a judge failure counts as no match). */
 const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req);
 /* 1 when a run under g ends at a held request (end_on_guard, default on). */

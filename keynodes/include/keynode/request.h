@@ -73,9 +73,8 @@ int kn_request_spec_set_method(kn_request_spec *s, const char *method, kn_err *e
  * Mind2Web-Live extension `request_match`; docs/formats.md). err says which member is wrong. */
 struct json_t;
 int kn_request_spec_from_json(kn_request_spec **out, const struct json_t *j, kn_err *err);
-
-/* The inverse: s as that JSON form (the stored definition of a task, services/store), NULL when out
- * of memory. A field named twice keeps its last matcher. */
+/* The JSON form of s (what kn_request_spec_from_json reads back), a new reference; NULL when out of
+ * memory. */
 struct json_t *kn_request_spec_to_json(const kn_request_spec *s);
 
 /* A short description for messages and the key node's expect: "POST include '/api/orders'

@@ -2,7 +2,8 @@
 // beside the failing one at the first step that differs (a different outcome, URL form after the step,
 // resolved selector or drift flag; services/trace/README.md "Drift diff"): both screenshots and URLs, the
 // element the workflow recorded vs what the failing replay found, the key nodes whose outcome changed,
-// and any repair the failing replay's report proposes (text only: never applied from here). Everything
+// the requests each replay sent or had held, paired (issue 23), and any repair the failing replay's report
+// proposes (text only: never applied from here). Everything
 // from the pages and reports — titles, URLs, DOM, selectors, YAML — is untrusted and goes in as text.
 
 import { el, badge, fmtScore, fmtTime, taskHref } from './dom.js';
@@ -62,6 +63,36 @@ function keyNodes(list) {
         el('td', {}, k.changed ? 'changed' : ''))))));
 }
 
+// the two replays' requests (issue 23), paired by method and URL form: each pair's change (same,
+// changed — held, matched key nodes or fields —, missing from the failing replay, new in it), and per side
+// the step, held or sent, the key nodes matched and the body fields (secrets already redacted)
+const CHANGES = { same: 'same', changed: 'changed', missing: 'missing in the failing replay', new: 'new in the failing replay' };
+function requestCell(r) {
+  if (!r || typeof r !== 'object') return el('td', { class: 'muted' }, 'not sent');
+  const matched = Array.isArray(r.matched) && r.matched.length ? `matched ${r.matched.map(str).join(', ')}` : 'no key node matched';
+  const fields = Array.isArray(r.fields) ? r.fields.filter((f) => Array.isArray(f)) : [];
+  return el('td', {},
+    r.held === true ? el('span', { class: 'badge req-held' }, 'held by keynode') : el('span', { class: 'badge req-sent' }, 'sent'),
+    ` step ${str(r.step)} · `, el('span', { class: 'req-matched-text' }, matched),
+    el('div', { class: 'mono small' }, str(r.url)),
+    fields.length ? el('div', { class: 'mono muted small req-fields' },
+      fields.slice(0, 12).map((f) => `${str(f[0])}=${str(f[1])}`).join('  ') + (fields.length > 12 ? ` … +${fields.length - 12}` : '')) : null);
+}
+
+function requests(list, n) {
+  const rows = Array.isArray(list) ? list : [];
+  return el('div', { class: 'card', id: 'drift-requests-card' }, el('h2', {}, 'Requests'),
+    el('p', { class: 'muted', id: 'drift-requests-changed' }, !rows.length ? 'neither replay\'s trace recorded a request'
+      : n ? `${n} of ${rows.length} requests changed, went missing or are new` : 'the same requests on both sides'),
+    rows.length ? el('table', { class: 'table', id: 'drift-requests' },
+      el('thead', {}, el('tr', {}, ['request', 'last passing', 'failing', 'change'].map((h) => el('th', { scope: 'col' }, h)))),
+      el('tbody', {}, rows.map((r) => el('tr', { class: r.change === 'same' ? '' : 'drift-changed', 'data-change': str(r.change) },
+        el('td', { class: 'mono' }, `${str(r.method)} ${str(r.url_form)}`),
+        requestCell(r.passing), requestCell(r.failing),
+        el('td', { class: 'req-change' }, CHANGES[r.change] || str(r.change),
+          Array.isArray(r.differs) && r.differs.length ? ` (${r.differs.map(str).join(', ')}${Array.isArray(r.fields_changed) && r.fields_changed.length ? `: ${r.fields_changed.map(str).join(', ')}` : ''})` : ''))))) : null);
+}
+
 function repairs(list) {
   if (!Array.isArray(list) || !list.length) return null;
   return list.map((r, i) => el('div', { class: 'card drift-repair', id: `drift-repair-${i}` },
@@ -99,5 +130,6 @@ export async function render(view, params, ctx) {
       side('passing', 'Last passing replay', d.passing_replay, d.passing),
       side('failing', 'Failing replay', d.failing_replay, d.failing)),
     recorded(d.recorded, d.failing),
-    keyNodes(d.key_nodes));
+    keyNodes(d.key_nodes),
+    requests(d.requests, d.changed_requests));
 }

@@ -5,6 +5,8 @@
 // GET /api/runs/{id} holds only the first page of events: the rest is read on demand, one page of
 // GET /api/runs/{id}/events?after=SEQ at a time, by the "load more" button under the log (pages go
 // in seq order before any event the live feed added).
+// The requests the run's pages sent or a guard rule held (request events, issue 23) are listed in their
+// own card above the log, in the order they came (held ones with a "held by keynode" badge).
 // A run of a task with `purchase:` carries `reward` and `reward_parts` (or `reward_error`): shown
 // as a stat and a list of parts, hidden for other runs.
 
@@ -16,7 +18,26 @@ const MAX_LOG = 1000; // events the live feed keeps in the log (pages loaded on 
 const PAGE = 1000;
 
 function eventKey(e) {
-  return `${e.t}|${e.type}|${e.url ?? ''}|${e.selector ?? ''}|${e.value ?? ''}|${e.text ?? ''}`;
+  const q = e.request && typeof e.request === 'object' ? `|${e.request.method ?? ''} ${e.request.url ?? ''}` : '';
+  return `${e.t}|${e.type}|${e.url ?? ''}|${e.selector ?? ''}|${e.value ?? ''}|${e.text ?? ''}${q}`;
+}
+
+// a request the run's pages sent or a guard rule held (issue 23): method, URL, a "held by keynode"
+// badge or "sent", the request key nodes it matched (the event's `matched`) and its body fields as
+// written (secrets already redacted)
+export function requestItem(e, attrs = {}) {
+  const q = e.request;
+  const held = q.held === true;
+  const matched = Array.isArray(e.matched) ? e.matched.map(asText) : [];
+  const fields = Array.isArray(q.fields) ? q.fields.filter((f) => Array.isArray(f)) : [];
+  return el('li', { class: `req${held ? ' req-is-held' : ''}`, 'data-held': String(held), ...attrs },
+    held ? el('span', { class: 'badge req-held' }, 'held by keynode') : el('span', { class: 'badge req-sent' }, 'sent'),
+    el('span', { class: 'req-method mono' }, asText(q.method ?? '?')),
+    el('span', { class: 'req-url mono' }, asText(q.url ?? '')),
+    el('span', { class: matched.length ? 'req-matched' : 'req-matched req-none' },
+      matched.length ? `matched ${matched.join(', ')}` : 'no key node matched'),
+    fields.length ? el('span', { class: 'req-fields mono muted' },
+      fields.slice(0, 12).map((f) => `${asText(f[0])}=${asText(f[1])}`).join('  ') + (fields.length > 12 ? ` … +${fields.length - 12}` : '')) : null);
 }
 
 function stepChart(scores) {
@@ -47,6 +68,9 @@ export async function render(view, params, ctx) {
     seen: new Set(), events: 0, total: r.events_total, next: r.events_next ?? null, firstLive: null,
   };
   const nodeList = el('ol', { id: 'run-keynodes', class: 'keynodes' });
+  const reqList = el('ol', { id: 'run-requests', class: 'reqs' });
+  const reqCard = el('section', { class: 'card', id: 'run-requests-card', hidden: true },
+    el('h2', {}, 'Requests'), reqList);
   const log = el('ol', { id: 'run-log', class: 'log' });
   const statusBox = el('span', { id: 'run-status' });
   const liveBox = el('span', { id: 'run-live', class: 'live' });
@@ -117,12 +141,18 @@ export async function render(view, params, ctx) {
     st.seen.add(key);
     st.events++;
     const matched = Array.isArray(e.matched) && e.matched.length ? e.matched : null;
-    const what = e.type === 'answer' ? e.text : (e.selector ?? e.url ?? '');
+    const req = e.type === 'request' && e.request && typeof e.request === 'object' ? e.request : null;
+    const what = e.type === 'answer' ? e.text : req ? `${req.method ?? '?'} ${req.url ?? ''}` : (e.selector ?? e.url ?? '');
+    if (req) {
+      reqCard.hidden = false;
+      reqList.append(requestItem(e));
+    }
     const li = el('li', { class: `ev ev-${token(e.type)}`, 'data-type': token(e.type) },
       el('span', { class: 'ev-t mono muted' }, typeof e.t === 'number' ? `${e.t.toFixed(3)} s` : ''),
       el('span', { class: 'ev-type' }, e.type ?? '?', e.how ? ` (${e.how})` : ''),
       el('span', { class: 'ev-what mono' }, asText(what)),
       e.value !== undefined && e.type !== 'answer' ? el('span', { class: 'ev-value mono' }, `= ${asText(e.value)}`) : null,
+      req && req.held === true ? el('span', { class: 'badge req-held' }, 'held by keynode') : null,
       matched ? el('span', { class: 'ev-matched' }, `matched ${matched.join(', ')}`) : null);
     if (!live) {
       log.insertBefore(li, st.firstLive && st.firstLive.isConnected ? st.firstLive : null);
@@ -216,6 +246,7 @@ export async function render(view, params, ctx) {
     el('section', { class: 'grid2' },
       el('div', { class: 'card' }, el('h2', {}, 'Key nodes'), nodeList),
       el('div', { class: 'card' }, el('h2', {}, 'Step score'), chartBox)),
+    reqCard,
     el('section', { class: 'card' }, el('h2', {}, 'Events'), log, more));
   paintNodes();
   paintHead();
