@@ -436,7 +436,7 @@ static void test_guard(void **state)
 	(void)state;
 	kn_config *c = load("guard:\n  - { method: POST, url: { include: /api/orders }, respond: { status: 403, body: x } }\n"
 	                    "  - { body: { qty: { exact: '2' } }, respond: error }\nend_on_guard: false\n"
-	                    "redact: { fields: [nonce], headers: [x-sid] }\n");
+	                    "redact: { fields: [unfiltered], headers: [x-sid] }\n");
 	assert_non_null(c->guard);
 	assert_int_equal(c->guard->n, 2);
 	assert_int_equal(c->guard->rules[0].status, 403);
@@ -446,7 +446,7 @@ static void test_guard(void **state)
 	kn_redact r;
 	kn_config_redact_rules(&r, c);
 	assert_int_equal(r.off, 0);
-	assert_true(kn_redact_field(&r, "_wpnonce", "x"));
+	assert_true(kn_redact_field(&r, "_wp_unfiltered_html_comment", "x"));
 	assert_true(kn_redact_header(&r, "X-Sid"));
 	kn_config_free(c);
 	c = load("redact: { enabled: false }\n");
@@ -462,10 +462,27 @@ static void test_guard(void **state)
 	fails("redact: { words: [a] }\n", KN_EINVAL, "k.yaml:1:11: redact.words: unknown key");
 }
 
+/* http.trusted_proxies (issue 27): a list of peer addresses; none by default. */
+static void test_proxies(void **state)
+{
+	(void)state;
+	kn_config *c = load("http: { trusted_proxies: [10.0.0.5, \"::1\"] }\n");
+	assert_int_equal(c->n_http_proxies, 2);
+	assert_string_equal(c->http_proxies[0], "10.0.0.5");
+	assert_string_equal(c->http_proxies[1], "::1");
+	kn_config_free(c);
+	c = load("http: {}\n");
+	assert_int_equal(c->n_http_proxies, 0);
+	kn_config_free(c);
+	fails("http: { trusted_proxies: 10.0.0.5 }\n", KN_EINVAL,
+	      "k.yaml:1:26: http.trusted_proxies: expected a sequence");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
+		cmocka_unit_test(test_proxies),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_errors_keys),
