@@ -69,17 +69,8 @@ window.benchRequests = async function (n) {
   return out;
 };
 JS
-# kn_sites_start without --log-requests: started by hand to count the POSTs that arrived
-port=
-"$kn" sites --dir "$site" --port 0 --log-requests >"$tmp/sites.log" 2>&1 &
-sites_pid=$!
-kn_pids+=("$sites_pid")
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites.log" | head -1)
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { kn_fail "keynode sites did not start: $(tail -3 "$tmp/sites.log")"; kn_finish; }
+# with its request log: the POSTs that arrived are counted
+kn_sites_start "$kn" "$site" "$tmp/sites.log" --log-requests || kn_finish
 base=http://127.0.0.1:$port
 # the tasks: a URL key node never reached keeps every run going until the bench stops it
 cat >"$tmp/tasks.yaml" <<YAML

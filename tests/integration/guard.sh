@@ -25,27 +25,12 @@ command -v jq >/dev/null 2>&1 || { kn_fail "jq not found"; kn_finish; }
 command -v node >/dev/null 2>&1 || { kn_fail "node not found"; kn_finish; }
 "$here/node/ensure.sh" || { kn_fail "playwright-core could not be installed"; kn_finish; }
 
-# the sites server with its own request log (one line per request: method, path, status)
-"$kn" sites --dir "$repo/tests/sites/guard" --port 0 --log-requests >"$tmp/sites.log" 2>&1 &
-kn_pids+=("$!")
-port=
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites.log" | head -1)
-  [ -n "$port" ] && break
-  sleep 0.05
-done
-[ -n "$port" ] || { kn_fail "keynode sites did not start: $(tail -3 "$tmp/sites.log")"; kn_finish; }
+# the same folder on a second port: the payment frame's origin (a cross-site iframe); each server with its
+# own request log (one line per request: method, path, status)
+kn_sites_start "$kn" "$repo/tests/sites/guard" "$tmp/sites2.log" --log-requests || kn_finish
+port2=$port
+kn_sites_start "$kn" "$repo/tests/sites/guard" "$tmp/sites.log" --log-requests || kn_finish
 base=http://127.0.0.1:$port
-# the same folder on a second port: the payment frame's origin (a cross-origin iframe)
-"$kn" sites --dir "$repo/tests/sites/guard" --port 0 --log-requests >"$tmp/sites2.log" 2>&1 &
-kn_pids+=("$!")
-port2=
-for _ in $(seq 1 100); do
-  port2=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites2.log" | head -1)
-  [ -n "$port2" ] && break
-  sleep 0.05
-done
-[ -n "$port2" ] || { kn_fail "the second keynode sites did not start"; kn_finish; }
 sed "s#127.0.0.1:8100#127.0.0.1:$port#g" "$repo/tests/sites/guard/tasks.yaml" >"$tmp/tasks.yaml"
 kn_chromium_start "$tmp" || kn_finish
 
@@ -221,14 +206,9 @@ fi
 cp -r "$repo/tests/sites/guard" "$tmp/site3"
 sed -i "s/qty: Number(document.getElementById('qty').value),/qty: Number(document.getElementById('qty').value) + 1,/" \
   "$tmp/site3/checkout.js"
-"$kn" sites --dir "$tmp/site3" --port 0 --log-requests >"$tmp/sites3.log" 2>&1 &
-kn_pids+=("$!")
-port3=
-for _ in $(seq 1 100); do
-  port3=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/sites3.log" | head -1)
-  [ -n "$port3" ] && break
-  sleep 0.05
-done
+port1=$port
+kn_sites_start "$kn" "$tmp/site3" "$tmp/sites3.log" --log-requests || kn_finish
+port3=$port port=$port1
 mkdir -p "$rdir/wf3"
 sed "s#127.0.0.1:$port#127.0.0.1:$port3#g" "$wf" >"$rdir/wf3/guard-replay.yaml"
 sed "s#127.0.0.1:$port/#127.0.0.1:$port3/#" "$tmp/tasks.yaml" >"$rdir/tasks3.yaml"

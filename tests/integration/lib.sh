@@ -120,11 +120,12 @@ kn_chromium_start() {
   return 1
 }
 
-# kn_sites_start KEYNODE DIR LOG — `keynode sites --dir DIR --port 0`; sets port and sites_pid
+# kn_sites_start KEYNODE DIR LOG [SITES ARGS…] — `keynode sites --dir DIR --port 0 ARGS`; sets port and sites_pid
 kn_sites_start() {
   local kn=$1 dir=$2 log=$3
+  shift 3
   port=
-  "$kn" sites --dir "$dir" --port 0 >"$log" 2>&1 &
+  "$kn" sites --dir "$dir" --port 0 "$@" >"$log" 2>&1 &
   sites_pid=$!
   kn_pids+=("$sites_pid")
   for _ in $(seq 1 100); do

@@ -4,7 +4,7 @@
 #
 #   tests/integration/realapps_guard.sh KEYNODE_BIN REPO_DIR
 #
-# DokuWiki (tests/realapps/dokuwiki-guard-tasks.yaml, agents/dokuwiki-edit.mjs: the Returns page edited and
+# DokuWiki (tests/realapps/dokuwiki-guard-tasks.yaml, agents/dokuwiki-editor.mjs: the Returns page edited and
 # saved). held: the task's guard rule holds the save (POST doku.php, do[save]); the run ends at it, the request
 # key node is reached, the trajectory has the request with held: true, the agent sees keynode's "Held by
 # keynode" page, and DokuWiki's database — its data folder: the page file under data/pages, data/attic and
@@ -81,13 +81,13 @@ page=$tmp/dokuwiki/data/pages/trailhead/returns.txt
 # the page files, the attic (old revisions) and the changes logs, one checksum
 dw_state() { (cd "$tmp/dokuwiki/data" && { find pages attic -type f; find meta -name '*.changes'; } | sort | xargs md5sum | md5sum); }
 before=$(dw_state)
-watch dw-held dokuwiki-edit "$tmp/dw.yaml" dokuwiki-edit-held
+watch dw-held dokuwiki-editor "$tmp/dw.yaml" dokuwiki-edit-held
 check "dw-held: the save held (one request event, held: true)" "$(held_event dw-held doku.php | tr '\n' ' ')" "true "
 check "dw-held: keynode's log says it held one request" "$(grep -c 'msg="request held"' "$tmp/dw-held/watch.err")" 1
 check "dw-held: the agent saw keynode's held page" "$(grep -c '^edit-held' "$tmp/dw-held/marks")" 1
 check "dw-held: the data folder unchanged (pages, attic, changes logs)" "$(dw_state)" "$before"
 check "dw-held: the page file has no new line" "$(grep -c 'Gift cards' "$page")" 0
-watch dw-control dokuwiki-edit "$tmp/dw.yaml" dokuwiki-edit
+watch dw-control dokuwiki-editor "$tmp/dw.yaml" dokuwiki-edit
 check "dw-control: the save sent (held: false)" "$(held_event dw-control doku.php | tr '\n' ' ')" "false "
 check "dw-control: the agent saw the saved page" "$(grep -c '^edit-saved' "$tmp/dw-control/marks")" 1
 check "dw-control: the page file has the new line" "$(grep -c 'Gift cards are final sale' "$page")" 1

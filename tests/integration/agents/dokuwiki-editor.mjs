@@ -1,6 +1,7 @@
-// dokuwiki-editor.mjs — an editor on the real DokuWiki of tests/realapps with its ACL on (dokuwiki.sh acl:
-// visitors may edit; for realapps_record.sh): opens the Returns page, opens the editor from the page
-// tools, adds a line and saves (task dokuwiki-edit-returns).
+// dokuwiki-editor.mjs — an editor on the real DokuWiki of tests/realapps (realapps_record.sh with its ACL on:
+// dokuwiki.sh acl, visitors may edit; realapps_guard.sh under guard): opens the Returns page, opens the
+// editor from the page tools, adds a line and saves; then marks what the browser shows — the saved page or
+// keynode's "Held by keynode" page ("edit-saved" or "edit-held").
 //   goto the Returns page · Edit this page · type · Save
 import { connect, mark, run, say, think, base } from './lib.mjs';
 
@@ -19,7 +20,7 @@ run(async () => {
   await area.fill('====== Returns ======\nUnused gear within 30 days, with the receipt.\nGift cards are final sale.\n');
   await think();
   say('save');
-  await page.click('#edbtn__save');
-  await page.waitForURL((u) => u.searchParams.get('do') !== 'edit');
+  await Promise.all([page.waitForNavigation(), page.click('#edbtn__save')]); // the saved page, or the held one
+  mark(`edit-${(await page.$('#keynode-held')) ? 'held' : 'saved'}`);
   mark('last');
 });
