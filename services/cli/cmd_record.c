@@ -247,7 +247,7 @@ static void on_navigate(struct rec *r, const kn_event *ev)
 static int secret_typed(const kn_event *ev)
 {
 	return ev->value && (kn_redact_field(NULL, ev->selector, ev->value) ||
-	                     strcmp(ev->value, "\u2022\u2022\u2022\u2022") == 0);
+	                     strcmp(ev->value, KN_RECORDER_PASSWORD_MASK) == 0);
 }
 
 /* A secret step's name: the field's name, else its id, else its selector, as [A-Z0-9_]

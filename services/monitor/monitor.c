@@ -342,9 +342,6 @@ static void missed_navigation(kn_monitor *m, struct tab *t, const char *url)
 	free(copy);
 }
 
-/* The recorder types a password field's value as this mask (recorder.js). */
-#define KN_RECORDER_PASSWORD_MASK "\u2022\u2022\u2022\u2022"
-
 /* A password input was typed into: its name (the payload's hints) is a secret in every request
  * body and query from now on, whatever it is called (redact.h names). */
 static void learn_password_name(kn_monitor *m, const char *payload, size_t len)

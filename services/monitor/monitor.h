@@ -16,6 +16,9 @@
 #include "keynode/eval.h"
 #include "trace.h"
 
+/* The value the recorder gives a password field's typing (recorder.js): its text is never sent. */
+#define KN_RECORDER_PASSWORD_MASK "\u2022\u2022\u2022\u2022"
+
 typedef struct kn_monitor kn_monitor;
 
 typedef struct kn_monitor_opts {
