@@ -100,7 +100,7 @@ static void emit_pair(kn_monitor *m, kn_event *ev, kn_event *clear)
 	double now_t = kn_time_mono_s() - m->start, at = ev->t > 0 ? ev->t / 1000.0 - m->wall_start : now_t;
 	ev->t = m->last_t = at > now_t ? now_t : at < m->last_t ? m->last_t : at;
 	m->last_event = kn_time_mono_s();
-	if (ev->tab)
+	if (ev->tab && ev->tab != m->last_tab) /* a worker's request names the last tab itself (on_request) */
 		snprintf(m->last_tab, sizeof m->last_tab, "%s", ev->tab);
 	m->events++;
 	if (m->o.trajectory && kn_traj_write_event(m->o.trajectory, ev) != 0)
