@@ -17,7 +17,8 @@
 # spread over both serves (both serves' owners in runs, both upstreams in nginx's log, every event stored
 # exactly once); replays queued with POST /api/replays run by both workers against the remote browser
 # (each job done once, one passing result each); the dashboard and the live feed (/api/stream websocket).
-# Faults, one by one: work1's link cut while it holds a lease (its lease expires, work2 finishes the job,
+# Faults, one by one: api1 cut from db (a blackhole route) while events arrive (acknowledged from its spool,
+# flushed after, each stored once); work1's link cut while it holds a lease (its lease expires, work2 finishes the job,
 # exactly one result); api1 SIGKILLed with a run live (the load balancer fails over to api2; api1
 # restarted ends the run "service restarted"). PostgreSQL is read over its Unix socket for the checks.
 #
@@ -90,12 +91,19 @@ mkdir -p "$d" "$s" && chown postgres:postgres "$tmp/pg" "$d" "$s" && chmod 700 "
 su postgres -c "$kn_pgbin/initdb -D $d -U postgres -A trust -E UTF8 --no-sync" >"$tmp/initdb.log" 2>&1 ||
   { kn_fail "initdb: $(tail -3 "$tmp/initdb.log")"; kn_finish; }
 echo "host all all $net.0/24 trust" >>"$d/pg_hba.conf"
-nx db su postgres -c "$kn_pgbin/pg_ctl -D $d -l $d/server.log -w -o \"-p 5432 -k $s -c listen_addresses='${addr[db]}' -c fsync=off\" start" \
+# server-side TCP keepalives: a serve cut from db leaves its owner-lock session behind on the server
+# (the client's end timed out, its RST dropped); until PostgreSQL notices, the lock says the owner lives
+# and the runs of a later crash of that serve are never ended "service restarted" (issue 27 finding)
+pg_tcp="-c tcp_keepalives_idle=1 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3"
+nx db su postgres -c "$kn_pgbin/pg_ctl -D $d -l $d/server.log -w -o \"-p 5432 -k $s -c listen_addresses='${addr[db]}' -c fsync=off $pg_tcp\" start" \
   >/dev/null 2>&1 || { kn_fail "PostgreSQL on db: $(tail -3 "$d/server.log")"; kn_finish; }
 kn_pg_dir=$d
 KN_PG_URL="host=$s port=5432 user=postgres dbname=keynode" # the test's own view, over the Unix socket
 psql -q "host=$s port=5432 user=postgres dbname=postgres" -c "CREATE DATABASE keynode" >/dev/null || { kn_fail "CREATE DATABASE"; kn_finish; }
 DB="host=${addr[db]} port=5432 user=postgres dbname=keynode connect_timeout=5"
+# libpq's TCP timeouts: without them a serve whose packets to db are dropped waits on its open connection
+# (TCP retransmission, minutes) and never spools — every events post is a 503 after 10 s (issue 27 finding)
+DB_TCP="$DB tcp_user_timeout=3000 keepalives_idle=1 keepalives_interval=1 keepalives_count=3"
 nx api1 "$kn" migrate --database "$DB" >"$tmp/migrate.log" 2>&1 && kn_ok "keynode migrate from api1 over the network" ||
   { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
 
@@ -124,7 +132,7 @@ printf 'http:\n  hosts: ["10.231.1.1"]\n' >"$tmp/serve.yaml" # the load balancer
 # serve_up HOST — `keynode serve` on HOST's address, port 8080; sets HOST_pid
 serve_up() {
   local h=$1 log=$tmp/$1.log
-  ip netns exec "$ns-$h" env KEYNODE_DATABASE_URL="$DB" KEYNODE_API_TOKEN="$TOKEN" "$kn" serve --config "$tmp/serve.yaml" \
+  ip netns exec "$ns-$h" env KEYNODE_DATABASE_URL="$DB_TCP" KEYNODE_API_TOKEN="$TOKEN" "$kn" serve --config "$tmp/serve.yaml" \
     --listen "${addr[$h]}:8080" --spool-dir "$tmp/spool-$h" --log-requests >>"$log" 2>&1 &
   eval "${h}_pid=$!"
   kn_pids+=("$!")
@@ -250,6 +258,39 @@ c=$(api -o "$tmp/wrong.json" -w '%{http_code}' -b "kn_api=$other" -d '{"t":1,"ty
   kn_fail "events on the other serve: $c $(cat "$tmp/wrong.json")"
 api -o /dev/null -b "kn_api=$up" -X POST "$LB/api/runs/$id/stop"
 
+# ---- fault: api1 cut from db while events arrive (a blackhole route: its link to the lb stays up) ----------
+# run_on HOST — a run made through the lb that landed on HOST (others made on the way are stopped); sets on_run
+run_on() {
+  local id up
+  on_run=
+  for _ in 1 2 3 4; do
+    read -r id up < <(new_run)
+    [ "$up" = "${addr[$1]}:8080" ] && { on_run=$id; return 0; }
+    api -o /dev/null -b "kn_api=$up" -X POST "$LB/api/runs/$id/stop"
+  done
+  return 1
+}
+if run_on api1; then
+  ip -n "$ns-api1" route add blackhole "${addr[db]}/32"
+  bad=0 m=1000
+  for k in $(seq 1 10); do
+    b=$(for e in 1 2 3 4; do printf '{"t":%d,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?n=%d"}\n' $((k * 4 + e)) $((m + e)); done)
+    m=$((m + 4))
+    c=$(api -o "$tmp/cut.json" -w '%{http_code}' -b "kn_api=${addr[api1]}:8080" --data-binary "$b" "$LB/api/runs/$on_run/events")
+    [ "$c" = 200 ] || { bad=1; echo "    batch $k: $c $(cat "$tmp/cut.json")"; }
+  done
+  expect "api1 cut from db: 10 event batches acknowledged" "$bad" 0
+  grep -q 'msg="database unreachable, spooling' "$tmp/api1.log" && kn_ok "api1 spooled them (its log)" ||
+    kn_fail "api1 did not say it spools: $(grep component=ingest "$tmp/api1.log" | tail -2)"
+  ip -n "$ns-api1" route del blackhole "${addr[db]}/32"
+  wait_sql 30 "SELECT count(*) FROM events WHERE run_id = '$on_run'" 40 || kn_fail "the spool was not flushed"
+  expect "the spool flushed: each of the 40 events stored once" \
+    "$(kn_psql "SELECT count(DISTINCT line->>'url') || ' ' || count(*) || ' ' || max(seq) FROM events WHERE run_id = '$on_run'")" "40 40 40"
+  expect "stop after the outage" "$(api -b "kn_api=${addr[api1]}:8080" -X POST "$LB/api/runs/$on_run/stop" | jq -r .status)" incomplete
+else
+  kn_fail "no run landed on api1"
+fi
+
 # ---- the live feed and the dashboard through the lb --------------------------------------------------------
 wait "$stream_pid"; rc=$?; kn_forget "$stream_pid"
 sup=$(grep '/api/stream' "$tmp/nginx/logs/access.log" | grep -o 'up=[0-9.:]*' | head -1)
@@ -328,15 +369,12 @@ expect "a replay's result through the lb" \
   "$(api "$LB/api/replays?task=sites:shop-checkout&limit=10" | jq -r '[.replays[] | .status] | unique | join(",")')" passed
 
 # ---- fault: api1 killed while a run is live -------------------------------------------------------------
-live=
-for _ in 1 2 3 4; do # until a run lands on api1
-  read -r id up < <(new_run)
-  [ "$up" = "${addr[api1]}:8080" ] && { live=$id; break; }
-  api -o /dev/null -b "kn_api=$up" -X POST "$LB/api/runs/$id/stop"
-done
+run_on api1; live=$on_run
 if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
   api -o /dev/null -b "kn_api=${addr[api1]}:8080" -d '{"t":1,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?q=x"}' \
-    "$LB/api/runs/$live/events"
+    "$LB/api/runs/$live/events" -w '%{http_code}' >"$tmp/live.code"
+  expect "a run live on api1 with an acknowledged event, in PostgreSQL" \
+    "$(cat "$tmp/live.code") $(kn_psql "SELECT count(*) FROM events WHERE run_id = '$live'")" "200 1"
   kill -KILL "$api1_pid"; wait "$api1_pid" 2>/dev/null; kn_forget "$api1_pid"
   ok=0
   for _ in $(seq 1 10); do [ "$(H curl -s -o /dev/null -w '%{http_code}' "$LB/healthz")" = 200 ] && ok=$((ok + 1)); done
