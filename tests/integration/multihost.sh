@@ -389,5 +389,9 @@ if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
   expect "the ended run through the lb" "$(api "$LB/api/runs/$live" | jq -r '.status')" error
 fi
 expect "no run left live" "$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL")" 0
+# stop every keynode process the usual way (SIGTERM) so a sanitizer build reports what it found
+for p in "${api1_pid:-}" "${api2_pid:-}"; do [ -n "$p" ] && kn_stop "$p"; done
+expect "no sanitizer report in any keynode log" \
+  "$(grep -l 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' "$tmp"/*.log "$tmp"/*.out 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')" ""
 echo "  (total $(($(date +%s) - t0)) s)"
 kn_finish
