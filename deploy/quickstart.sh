@@ -18,6 +18,7 @@ packages+=(dokuwiki php-cli php-sqlite3 wordpress wordpress-theme-twentytwentyth
   wordpress-theme-twentytwentytwo mariadb-server php-mysql)  # WordPress on a private MariaDB (no SQLite drop-in in Debian)
 packages+=(wordnet-base)  # the product-type rule of the purchase reward: WordNet's noun index (keynodes/README.md)
 packages+=(chromium-headless-shell)  # `keynode run`'s default browser when installed: starts in about half the time (services/runner)
+packages+=(nginx-light socat)  # the load balancer and the CDP forwarder of the multi-host test (tests/integration/multihost.sh)
 
 install_packages() {
   local missing=()

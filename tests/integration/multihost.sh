@@ -1,0 +1,397 @@
+#!/usr/bin/env bash
+# multihost.sh — keynode deployed on several "hosts" (issue 27 items 1 and 2): network namespaces joined
+# by veth links to a bridge in a namespace of their own, each host its own address on a private test
+# subnet (10.231.0.0/24; the harness on a link of its own, 10.231.1.0/30, to the load balancer only):
+#
+#   db        10.231.0.2   a private throwaway PostgreSQL listening on its host address
+#   lb        10.231.0.10  nginx (Debian's nginx-light), round robin over api1/api2, websockets proxied;
+#             10.231.1.1   the harness's side. A cookie kn_api=ADDR:PORT (the X-Kn-Upstream answer
+#                          header of the request that made a run) pins later requests to that serve
+#   api1/2    10.231.0.11/12  `keynode serve` on one database, http.hosts: the load balancer's name
+#   work1/2   10.231.0.21/22  `keynode worker --browser http://10.231.0.30:9222`
+#   browsers  10.231.0.30  chromium-headless-shell, its CDP forwarded to 10.231.0.30:9222 (socat), and `keynode sites`
+#                          (tests/sites) on the browser host's own 127.0.0.1:8100
+#   harness   10.231.1.2   curl, node; knows only the load balancer (no route to 10.231.0.0/24)
+#
+# Checks, through the load balancer only: the task-set upload; external runs with harness-posted events
+# spread over both serves (both serves' owners in runs, both upstreams in nginx's log, every event stored
+# exactly once); replays queued with POST /api/replays run by both workers against the remote browser
+# (each job done once, one passing result each); the dashboard and the live feed (/api/stream websocket).
+# Faults, one by one: api1 cut from db (a blackhole route) while events arrive (acknowledged from its spool,
+# flushed after, each stored once); work1's link cut while it holds a lease (its lease expires, work2 finishes the job,
+# exactly one result); api1 SIGKILLed with a run live (the load balancer fails over to api2; api1
+# restarted ends the run "service restarted"). PostgreSQL is read over its Unix socket for the checks.
+#
+#   tests/integration/multihost.sh KEYNODE_BIN REPO_DIR
+#
+# Needs root (ip netns), nginx, chromium-headless-shell, socat, PostgreSQL 15, node (node/ensure.sh), curl, jq:
+# a missing one is a failure. Every namespace, link and process it makes goes in its EXIT trap.
+# Env: KN_MH_RUNS (external runs, default 6), KN_MH_REPLAYS (queued replays, default 8), KN_KEEP=1.
+set -u -o pipefail
+kn=${1:?usage: multihost.sh KEYNODE_BIN REPO_DIR}
+repo=$(cd "${2:?usage: multihost.sh KEYNODE_BIN REPO_DIR}" && pwd)
+. "$repo/tests/integration/lib.sh"
+nruns=${KN_MH_RUNS:-6}
+nreplays=${KN_MH_REPLAYS:-8}
+for t in ip nginx chromium-headless-shell socat curl jq node; do
+  command -v $t >/dev/null || { echo "FAIL $t not found"; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "FAIL multihost.sh needs root (ip netns)"; exit 1; }
+[ -x "$kn" ] || { echo "FAIL no keynode binary at $kn"; exit 1; }
+"$repo/tests/integration/node/ensure.sh" || exit 1
+kn_lib_init multihost
+ns=kn$$ # every namespace this test makes: $ns-HOST
+hosts=(net db lb api1 api2 work1 work2 browsers harness)
+net_down() {
+  local h p
+  for h in "${hosts[@]}"; do
+    ip netns list | grep -qw "$ns-$h" || continue
+    for p in $(ip netns pids "$ns-$h" 2>/dev/null); do kill -KILL "$p" 2>/dev/null; done
+    ip netns delete "$ns-$h"
+  done
+}
+trap 'kn_lib_cleanup; net_down' EXIT
+expect() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want '$3'"; fi; }
+nx() { local h=$1; shift; ip netns exec "$ns-$h" "$@"; } # run in host H's namespace (background jobs call
+# ip netns exec themselves: it execs the command, so $! is the process, not a subshell)
+# wait_sql SECONDS SQL EXPECTED — poll until the query answers EXPECTED (bounded: not a timing assertion)
+wait_sql() {
+  local got=
+  for _ in $(seq 1 $(($1 * 5))); do
+    got=$(kn_psql "$2" 2>/dev/null)
+    [ "$got" = "$3" ] && return 0
+    sleep 0.2
+  done
+  echo "  (waited $1 s for '$3', last answer '$got')"
+  return 1
+}
+t0=$(date +%s)
+
+# ---- the network -----------------------------------------------------------------------------------------
+net=10.231.0
+for h in "${hosts[@]}"; do ip netns add "$ns-$h" && ip -n "$ns-$h" link set lo up || { kn_fail "ip netns add $ns-$h"; kn_finish; }; done
+ip -n "$ns-net" link add br0 type bridge && ip -n "$ns-net" link set br0 up || { kn_fail "bridge"; kn_finish; }
+declare -A addr=([db]=$net.2 [lb]=$net.10 [api1]=$net.11 [api2]=$net.12 [work1]=$net.21 [work2]=$net.22 [browsers]=$net.30)
+for h in db lb api1 api2 work1 work2 browsers; do
+  ip -n "$ns-net" link add "v-$h" type veth peer name eth0 netns "$ns-$h" &&
+    ip -n "$ns-net" link set "v-$h" master br0 up &&
+    ip -n "$ns-$h" addr add "${addr[$h]}/24" dev eth0 && ip -n "$ns-$h" link set eth0 up ||
+    { kn_fail "link of $h"; kn_finish; }
+done
+# the harness: a link of its own to the load balancer, no route further
+ip -n "$ns-lb" link add eth1 type veth peer name eth0 netns "$ns-harness" &&
+  ip -n "$ns-lb" addr add 10.231.1.1/30 dev eth1 && ip -n "$ns-lb" link set eth1 up &&
+  ip -n "$ns-harness" addr add 10.231.1.2/30 dev eth0 && ip -n "$ns-harness" link set eth0 up ||
+  { kn_fail "the harness's link"; kn_finish; }
+LB=http://10.231.1.1
+
+# ---- db: a private cluster on its host address -----------------------------------------------------------
+d=$tmp/pg/data s=$tmp/pg/sock
+mkdir -p "$d" "$s" && chown postgres:postgres "$tmp/pg" "$d" "$s" && chmod 700 "$d"
+su postgres -c "$kn_pgbin/initdb -D $d -U postgres -A trust -E UTF8 --no-sync" >"$tmp/initdb.log" 2>&1 ||
+  { kn_fail "initdb: $(tail -3 "$tmp/initdb.log")"; kn_finish; }
+echo "host all all $net.0/24 trust" >>"$d/pg_hba.conf"
+# server-side TCP keepalives: a serve cut from db leaves its owner-lock session behind on the server
+# (the client's end timed out, its RST dropped); until PostgreSQL notices, the lock says the owner lives
+# and the runs of a later crash of that serve are never ended "service restarted" (issue 27 finding)
+pg_tcp="-c tcp_keepalives_idle=1 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3"
+nx db su postgres -c "$kn_pgbin/pg_ctl -D $d -l $d/server.log -w -o \"-p 5432 -k $s -c listen_addresses='${addr[db]}' -c fsync=off $pg_tcp\" start" \
+  >/dev/null 2>&1 || { kn_fail "PostgreSQL on db: $(tail -3 "$d/server.log")"; kn_finish; }
+kn_pg_dir=$d
+KN_PG_URL="host=$s port=5432 user=postgres dbname=keynode" # the test's own view, over the Unix socket
+psql -q "host=$s port=5432 user=postgres dbname=postgres" -c "CREATE DATABASE keynode" >/dev/null || { kn_fail "CREATE DATABASE"; kn_finish; }
+DB="host=${addr[db]} port=5432 user=postgres dbname=keynode connect_timeout=5"
+# libpq's TCP timeouts: without them a serve whose packets to db are dropped waits on its open connection
+# (TCP retransmission, minutes) and never spools — every events post is a 503 after 10 s (issue 27 finding)
+DB_TCP="$DB tcp_user_timeout=3000 keepalives_idle=1 keepalives_interval=1 keepalives_count=3"
+nx api1 "$kn" migrate --database "$DB" >"$tmp/migrate.log" 2>&1 && kn_ok "keynode migrate from api1 over the network" ||
+  { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
+
+# ---- browsers: the sites on the browser host's loopback, CDP on its address ----------------------------
+ip netns exec "$ns-browsers" "$kn" sites --dir "$repo/tests/sites" --port 8100 >"$tmp/sites.log" 2>&1 &
+kn_pids+=("$!")
+# Chromium 156 ignores --remote-debugging-address (CDP on 127.0.0.1 only): socat forwards the host's
+# address to it, so the workers reach the browser only through 10.231.0.30:9222. Its TCP keepalive and
+# TCP_USER_TIMEOUT (setsockopt 6:18, 3 s) close the browser side of a connection whose worker dropped off the network: Chromium holds every new
+# tab paused until each browser-level auto-attach client (a worker's monitor, waitForDebuggerOnStart)
+# resumes it, so a dead worker's connection left open stalls every other worker on that browser
+ip netns exec "$ns-browsers" chromium-headless-shell --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
+  --user-data-dir="$tmp/chrome" --remote-debugging-port=9223 about:blank >"$tmp/chromium.log" 2>&1 &
+kn_pids+=("$!")
+ip netns exec "$ns-browsers" socat "TCP-LISTEN:9222,bind=${addr[browsers]},fork,reuseaddr,keepalive,keepidle=1,keepintvl=1,keepcnt=3,setsockopt-int=6:18:3000" \
+  TCP:127.0.0.1:9223 2>"$tmp/socat.log" &
+kn_pids+=("$!")
+CDP=http://${addr[browsers]}:9222
+up=0
+for _ in $(seq 1 200); do nx work1 curl -s --max-time 1 "$CDP/json/version" | grep -q webSocketDebuggerUrl && { up=1; break; }; sleep 0.1; done
+[ $up = 1 ] && kn_ok "CDP of the browser host reached from work1 at $CDP" || { kn_fail "CDP: $(tail -3 "$tmp/chromium.log")"; kn_finish; }
+
+# ---- api1, api2 -----------------------------------------------------------------------------------------
+TOKEN=mh-$RANDOM$RANDOM
+printf 'http:\n  hosts: ["10.231.1.1"]\n' >"$tmp/serve.yaml" # the load balancer's name as the harness uses it
+# serve_up HOST — `keynode serve` on HOST's address, port 8080; sets HOST_pid
+serve_up() {
+  local h=$1 log=$tmp/$1.log
+  ip netns exec "$ns-$h" env KEYNODE_DATABASE_URL="$DB_TCP" KEYNODE_API_TOKEN="$TOKEN" "$kn" serve --config "$tmp/serve.yaml" \
+    --listen "${addr[$h]}:8080" --spool-dir "$tmp/spool-$h" --log-requests >>"$log" 2>&1 &
+  eval "${h}_pid=$!"
+  kn_pids+=("$!")
+  for _ in $(seq 1 200); do
+    c=$(grep -c 'msg="serving"' "$log" 2>/dev/null)
+    [ "${c:-0}" -ge "${2:-1}" ] && return 0
+    kill -0 "$!" 2>/dev/null || break
+    sleep 0.05
+  done
+  kn_fail "serve on $h did not start: $(tail -3 "$log")"
+  kn_finish
+}
+serve_up api1
+serve_up api2
+
+# ---- lb ----------------------------------------------------------------------------------------------
+mkdir -p "$tmp/nginx/logs"
+cat >"$tmp/nginx/nginx.conf" <<EOF
+worker_processes 1;
+pid $tmp/nginx/nginx.pid;
+error_log $tmp/nginx/logs/error.log;
+daemon off;
+events { worker_connections 256; }
+http {
+  access_log $tmp/nginx/logs/access.log;
+  client_body_temp_path $tmp/nginx/body;
+  proxy_temp_path $tmp/nginx/proxy;
+  fastcgi_temp_path $tmp/nginx/fastcgi;
+  uwsgi_temp_path $tmp/nginx/uwsgi;
+  scgi_temp_path $tmp/nginx/scgi;
+  log_format up '\$remote_addr "\$request" \$status up=\$upstream_addr';
+  upstream api { server ${addr[api1]}:8080 max_fails=0; server ${addr[api2]}:8080 max_fails=0; }
+  upstream api1 { server ${addr[api1]}:8080; }
+  upstream api2 { server ${addr[api2]}:8080; }
+  map \$cookie_kn_api \$kn_pool { "${addr[api1]}:8080" api1; "${addr[api2]}:8080" api2; default api; }
+  map \$http_upgrade \$connection_upgrade { default upgrade; "" close; }
+  server {
+    listen 10.231.1.1:80;
+    access_log $tmp/nginx/logs/access.log up;
+    client_max_body_size 16m;
+    location / {
+      proxy_pass http://\$kn_pool;
+      proxy_http_version 1.1;
+      proxy_set_header Host \$http_host;
+      proxy_set_header Upgrade \$http_upgrade;
+      proxy_set_header Connection \$connection_upgrade;
+      proxy_read_timeout 120s;
+      proxy_buffering off;
+      add_header X-Kn-Upstream \$upstream_addr always;
+    }
+  }
+}
+EOF
+ip netns exec "$ns-lb" nginx -p "$tmp/nginx" -e "$tmp/nginx/logs/error.log" -c "$tmp/nginx/nginx.conf" &
+lb_pid=$!
+kn_pids+=("$lb_pid")
+H() { nx harness "$@"; } # the harness's commands
+api() { H curl -s --max-time 30 -H "Authorization: Bearer $TOKEN" "$@"; }
+up=0
+for _ in $(seq 1 100); do [ "$(H curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$LB/healthz")" = 200 ] && { up=1; break; }; sleep 0.1; done
+[ $up = 1 ] && kn_ok "the load balancer answers the harness" || { kn_fail "nginx: $(tail -3 "$tmp/nginx/logs/error.log")"; kn_finish; }
+expect "the harness has no route to the serves, the database or the browser" \
+  "$(for h in api1 db browsers; do H curl -s -o /dev/null --max-time 1 "http://${addr[$h]}:8080/" && echo "$h reached"; done)" ""
+echo "  (set up in $(($(date +%s) - t0)) s)"
+
+# ---- task set, API runs with harness-posted events ------------------------------------------------------
+cp "$repo/tests/sites/tasks.yaml" "$tmp/tasks.yaml" # its URLs name 127.0.0.1:8100: the browser host's own loopback
+expect "task set uploaded through the load balancer" \
+  "$(api -o /dev/null -w '%{http_code}' --data-binary @"$tmp/tasks.yaml" "$LB/api/tasksets?name=sites")" 201
+expect "a foreign Host is refused behind the proxy (http.hosts)" \
+  "$(H curl -s -o /dev/null -w '%{http_code}' -H 'Host: evil.example' "$LB/api/runs")" 403
+expect "reads need the token (not a loopback listener)" "$(H curl -s -o /dev/null -w '%{http_code}' "$LB/api/runs")" 401
+
+# new_run — POST /api/runs through the lb; prints "ID UPSTREAM"
+new_run() {
+  api -D "$tmp/run.hdr" -o "$tmp/run.json" -d '{"task":"sites:shop-red-runner-cart"}' "$LB/api/runs" >/dev/null
+  echo "$(jq -r .id "$tmp/run.json") $(tr -d '\r' <"$tmp/run.hdr" | sed -n 's/^X-Kn-Upstream: //Ip')"
+}
+runs=() ups=() n=0 bad=0
+for i in $(seq 1 "$nruns"); do
+  read -r id up < <(new_run)
+  [[ "$id" == r-* ]] || { bad=1; echo "    run $i: $(cat "$tmp/run.json")"; continue; }
+  runs+=("$id") ups+=("$up")
+done
+# the live feed of the first run through the lb, pinned to its serve by the cookie
+ip netns exec "$ns-harness" env KN_STREAM_COOKIE="kn_api=${ups[0]}" node "$repo/tests/integration/stream-client.mjs" "ws://10.231.1.1/api/stream?run=${runs[0]}&token=$TOKEN" \
+  "$tmp/stream.out" "${runs[0]}" 60 >"$tmp/stream.log" 2>&1 &
+stream_pid=$!
+kn_pids+=("$stream_pid")
+for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/stream.out" 2>/dev/null && break; sleep 0.05; done
+for k in $(seq 1 5); do
+  for j in "${!runs[@]}"; do
+    b=$(for e in 1 2 3 4; do printf '{"t":%d,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?n=%d"}\n' $((k * 4 + e)) $((n + e)); done)
+    n=$((n + 4))
+    c=$(api -o /dev/null -w '%{http_code}' -b "kn_api=${ups[$j]}" --data-binary "$b" "$LB/api/runs/${runs[$j]}/events")
+    [ "$c" = 200 ] || { bad=1; echo "    events of ${runs[$j]} via ${ups[$j]}: $c"; }
+  done
+done
+expect "$nruns runs made through the lb, 5 event batches each posted and acknowledged" "$bad" 0
+for j in "${!runs[@]}"; do api -o /dev/null -b "kn_api=${ups[$j]}" -X POST "$LB/api/runs/${runs[$j]}/stop"; done
+expect "the runs spread over both serves (their X-Kn-Upstream)" "$(printf '%s\n' "${ups[@]}" | sort -u | tr '\n' ' ')" \
+  "${addr[api1]}:8080 ${addr[api2]}:8080 "
+expect "both serves' owners in runs" \
+  "$(kn_psql "SELECT count(DISTINCT owner) FROM runs WHERE id IN ($(printf "'%s'," "${runs[@]}" | sed 's/,$//'))")" 2
+expect "nginx's log: requests went to both upstreams" \
+  "$(grep -o 'up=10\.231\.0\.1[12]:8080' "$tmp/nginx/logs/access.log" | sort -u | tr '\n' ' ')" \
+  "up=${addr[api1]}:8080 up=${addr[api2]}:8080 "
+grep -q 'POST /api/runs/' "$tmp/api1.log" && grep -q 'POST /api/runs/' "$tmp/api2.log" &&
+  kn_ok "each serve's log shows event posts" || kn_fail "event posts in the serves' logs"
+seq 1 "$n" >"$tmp/posted.txt"
+kn_psql "SELECT substring(line->>'url' from 'n=([0-9]+)') FROM events WHERE run_id IN ($(printf "'%s'," "${runs[@]}" | sed 's/,$//'))" |
+  sort -n >"$tmp/stored.txt"
+expect "every posted event stored exactly once ($n)" "$(diff "$tmp/posted.txt" "$tmp/stored.txt" >/dev/null && echo same)" same
+expect "every run ended (stop through the lb, on its serve)" \
+  "$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND id IN ($(printf "'%s'," "${runs[@]}" | sed 's/,$//'))")" "$nruns"
+# a run's events posted to the serve that did not make it: refused (the live run is only in its serve's
+# memory: issue 27 item 3), never stored silently
+read -r id up < <(new_run)
+other=${addr[api1]}:8080; [ "$up" = "$other" ] && other=${addr[api2]}:8080
+c=$(api -o "$tmp/wrong.json" -w '%{http_code}' -b "kn_api=$other" -d '{"t":1,"type":"click"}' "$LB/api/runs/$id/events")
+[ "${c:0:1}" = 4 ] && [ "$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$id'")" = 0 ] &&
+  kn_ok "events for a run of the other serve: refused ($c $(jq -r .error "$tmp/wrong.json")), nothing stored" ||
+  kn_fail "events on the other serve: $c $(cat "$tmp/wrong.json")"
+api -o /dev/null -b "kn_api=$up" -X POST "$LB/api/runs/$id/stop"
+
+# ---- fault: api1 cut from db while events arrive (a blackhole route: its link to the lb stays up) ----------
+# run_on HOST — a run made through the lb that landed on HOST (others made on the way are stopped); sets on_run
+run_on() {
+  local id up
+  on_run=
+  for _ in 1 2 3 4; do
+    read -r id up < <(new_run)
+    [ "$up" = "${addr[$1]}:8080" ] && { on_run=$id; return 0; }
+    api -o /dev/null -b "kn_api=$up" -X POST "$LB/api/runs/$id/stop"
+  done
+  return 1
+}
+if run_on api1; then
+  ip -n "$ns-api1" route add blackhole "${addr[db]}/32"
+  bad=0 m=1000
+  for k in $(seq 1 10); do
+    b=$(for e in 1 2 3 4; do printf '{"t":%d,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?n=%d"}\n' $((k * 4 + e)) $((m + e)); done)
+    m=$((m + 4))
+    c=$(api -o "$tmp/cut.json" -w '%{http_code}' -b "kn_api=${addr[api1]}:8080" --data-binary "$b" "$LB/api/runs/$on_run/events")
+    [ "$c" = 200 ] || { bad=1; echo "    batch $k: $c $(cat "$tmp/cut.json")"; }
+  done
+  expect "api1 cut from db: 10 event batches acknowledged" "$bad" 0
+  grep -q 'msg="database unreachable, spooling' "$tmp/api1.log" && kn_ok "api1 spooled them (its log)" ||
+    kn_fail "api1 did not say it spools: $(grep component=ingest "$tmp/api1.log" | tail -2)"
+  ip -n "$ns-api1" route del blackhole "${addr[db]}/32"
+  wait_sql 30 "SELECT count(*) FROM events WHERE run_id = '$on_run'" 40 || kn_fail "the spool was not flushed"
+  expect "the spool flushed: each of the 40 events stored once" \
+    "$(kn_psql "SELECT count(DISTINCT line->>'url') || ' ' || count(*) || ' ' || max(seq) FROM events WHERE run_id = '$on_run'")" "40 40 40"
+  expect "stop after the outage" "$(api -b "kn_api=${addr[api1]}:8080" -X POST "$LB/api/runs/$on_run/stop" | jq -r .status)" incomplete
+else
+  kn_fail "no run landed on api1"
+fi
+
+# ---- the live feed and the dashboard through the lb --------------------------------------------------------
+wait "$stream_pid"; rc=$?; kn_forget "$stream_pid"
+sup=$(grep '/api/stream' "$tmp/nginx/logs/access.log" | grep -o 'up=[0-9.:]*' | head -1)
+if [ "$sup" = "up=${ups[0]}" ]; then
+  [ $rc = 0 ] && [ "$(grep -c '"type":"event"' "$tmp/stream.out")" = 20 ] &&
+    kn_ok "live feed (websocket through nginx, 101 $(grep -c '/api/stream.* 101 ' "$tmp/nginx/logs/access.log")): the run's 20 events and its end" ||
+    kn_fail "live feed: exit $rc, $(head -c 300 "$tmp/stream.out")"
+else # the stream went to the other serve: it knows nothing of the run (issue 27 item 3)
+  echo "  note: the stream of ${runs[0]} (made on ${ups[0]}) went to $sup: $(head -c 200 "$tmp/stream.out")"
+  kn_fail "live feed: the stream landed on the serve that does not run ${runs[0]}"
+fi
+expect "dashboard page through the lb" "$(H curl -s "$LB/" | grep -c 'src="/static/app.js"')" 1
+expect "dashboard script through the lb" "$(H curl -s -o /dev/null -w '%{http_code}' "$LB/static/app.js")" 200
+echo "  (runs and feed done at $(($(date +%s) - t0)) s)"
+
+# ---- replays queued through the lb, run by both workers on the remote browser ----------------------------
+printf '# database from KEYNODE_DATABASE_URL\n' >"$tmp/worker.yaml"
+worker_up() {
+  ip netns exec "$ns-$1" env KEYNODE_DATABASE_URL="$DB" "$kn" worker --config "$tmp/worker.yaml" --browser "$CDP" --id "$1" \
+    --poll 200 --lease 4 --element-timeout 5000 --settle-timeout 20000 >"$tmp/$1.out" 2>"$tmp/$1.log" &
+  eval "${1}_pid=$!"
+  kn_pids+=("$!")
+}
+# not popup-newsletter: replayed by a worker on this shared remote browser its popup's key nodes are not
+# reached (broken, twice per job), though it passes in replay.sh — an open finding of issue 27
+tasks=${KN_MH_TASKS:-shop-red-runner-cart forum-new-post spa-mail-dark-theme forum-compare-replies forum-gear-category shop-checkout}
+tasks=($tasks)
+first=$(kn_psql "SELECT coalesce(max(id), 0) FROM jobs")
+bad=0
+for i in $(seq 1 "$nreplays"); do
+  t=${tasks[$(((i - 1) % ${#tasks[@]}))]}
+  c=$(api -o "$tmp/rp.json" -w '%{http_code}' -d "{\"task\":\"sites:$t\"}" "$LB/api/replays")
+  [ "$c" = 202 ] || { bad=1; echo "    replay $t: $c $(cat "$tmp/rp.json")"; }
+done
+expect "$nreplays replays queued through the lb" "$bad" 0
+batch="id > $first"
+worker_up work1
+worker_up work2
+# fault: work1's link cut while it holds a lease, after it finished two jobs — freeze it, check the lease
+# is its own, cut, thaw
+wait_sql 60 "SELECT count(*) >= 2 FROM jobs WHERE $batch AND worker = 'work1' AND state = 'done'" t ||
+  kn_fail "work1 finished no two replays: $(tail -3 "$tmp/work1.log")"
+cut_job=
+for _ in $(seq 1 300); do
+  j=$(kn_psql "SELECT id FROM jobs WHERE worker = 'work1' AND state = 'running' AND $batch LIMIT 1")
+  if [ -n "$j" ]; then
+    kill -STOP "$work1_pid"
+    if [ "$(kn_psql "SELECT state || ' ' || worker FROM jobs WHERE id = $j")" = "running work1" ]; then
+      ip -n "$ns-work1" link set eth0 down
+      cut_job=$j
+      kill -CONT "$work1_pid"
+      break
+    fi
+    kill -CONT "$work1_pid"
+  fi
+  sleep 0.05
+done
+[ -n "$cut_job" ] && kn_ok "work1's link cut while it holds the lease of job $cut_job" || kn_fail "work1 never held a lease"
+wait_sql 90 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$nreplays" &&
+  kn_ok "all $nreplays replays done" || kn_fail "replays done: $(tail -3 "$tmp/work2.log")"
+[ -n "$cut_job" ] && expect "the cut worker's job finished by work2 after its lease expired" \
+  "$(kn_psql "SELECT state || ' ' || worker || ' ' || (attempts >= 2) FROM jobs WHERE id = $cut_job")" "done work2 true"
+# work1 back on the network: whatever it still held must not make a second result
+ip -n "$ns-work1" link set eth0 up
+kn_stop "$work1_pid"
+kn_stop "$work2_pid"
+expect "one result per replay job, none twice" \
+  "$(kn_psql "SELECT count(*) || ' ' || count(DISTINCT job_id) FROM replay_results WHERE job_id > $first")" "$nreplays $nreplays"
+expect "every replay passed on the remote browser" \
+  "$(kn_psql "SELECT count(*) FROM replay_results WHERE job_id > $first AND status = 'passed'")" "$nreplays"
+expect "both workers stored replays" "$(kn_psql "SELECT count(DISTINCT owner) FROM runs WHERE kind = 'replay'")" 2
+expect "every job points at its result" \
+  "$(kn_psql "SELECT count(*) FROM jobs j JOIN replay_results r ON r.id = j.replay_id AND r.job_id = j.id WHERE j.$batch")" "$nreplays"
+echo "  (jobs per worker: $(kn_psql "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM jobs WHERE $batch GROUP BY worker ORDER BY worker) d"); at $(($(date +%s) - t0)) s)"
+expect "a replay's result through the lb" \
+  "$(api "$LB/api/replays?task=sites:shop-checkout&limit=10" | jq -r '[.replays[] | .status] | unique | join(",")')" passed
+
+# ---- fault: api1 killed while a run is live -------------------------------------------------------------
+run_on api1; live=$on_run
+if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
+  api -o /dev/null -b "kn_api=${addr[api1]}:8080" -d '{"t":1,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?q=x"}' \
+    "$LB/api/runs/$live/events" -w '%{http_code}' >"$tmp/live.code"
+  expect "a run live on api1 with an acknowledged event, in PostgreSQL" \
+    "$(cat "$tmp/live.code") $(kn_psql "SELECT count(*) FROM events WHERE run_id = '$live'")" "200 1"
+  kill -KILL "$api1_pid"; wait "$api1_pid" 2>/dev/null; kn_forget "$api1_pid"
+  ok=0
+  for _ in $(seq 1 10); do [ "$(H curl -s -o /dev/null -w '%{http_code}' "$LB/healthz")" = 200 ] && ok=$((ok + 1)); done
+  expect "api1 down: the lb still answers (10 of 10 through api2)" "$ok" 10
+  read -r id2 up2 < <(new_run)
+  expect "api1 down: a new run is made on api2" "$up2" "${addr[api2]}:8080"
+  api -o /dev/null -b "kn_api=$up2" -X POST "$LB/api/runs/$id2/stop"
+  serve_up api1 2
+  expect "api1 restarted: the run it left live ended as service restarted" \
+    "$(kn_psql "SELECT status || ',' || (ended IS NOT NULL) || ',' || (result->>'reason') FROM runs WHERE id = '$live'")" \
+    "error,true,service restarted"
+  expect "the ended run through the lb" "$(api "$LB/api/runs/$live" | jq -r '.status')" error
+fi
+expect "no run left live" "$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL")" 0
+# stop every keynode process the usual way (SIGTERM) so a sanitizer build reports what it found
+for p in "${api1_pid:-}" "${api2_pid:-}"; do [ -n "$p" ] && kn_stop "$p"; done
+expect "no sanitizer report in any keynode log" \
+  "$(grep -l 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' "$tmp"/*.log "$tmp"/*.out 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')" ""
+echo "  (total $(($(date +%s) - t0)) s)"
+kn_finish
