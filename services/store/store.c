@@ -43,10 +43,14 @@ int kn_store_open(kn_store **out, const char *conninfo, kn_err *err)
 		free(st);
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
-	/* A default connect_timeout, so an unreachable host cannot hang a caller (or the ingest
-	 * writer) for the kernel's TCP timeout; the conninfo's own setting, expanded later, wins. */
-	static const char *const keys[] = {"connect_timeout", "dbname", NULL};
-	const char *const vals[] = {"10", conninfo, NULL};
+	/* Defaults so an unreachable host cannot hang a caller (or the ingest writer) for the kernel's
+	 * TCP timeouts: connect_timeout; and for a database whose packets are dropped mid-connection (a
+	 * network partition, no RST) keepalives and tcp_user_timeout, so a query on it fails within ~5 s
+	 * and the writer spools instead of every events post waiting into a 503 (issue 27, multihost.sh).
+	 * The conninfo's own settings, expanded later, win. */
+	static const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
+	                                   "keepalives_count", "tcp_user_timeout", "dbname", NULL};
+	const char *const vals[] = {"10", "1", "5", "2", "3", "5000", conninfo, NULL};
 	st->conn = PQconnectdbParams(keys, vals, 1);
 	if (!st->conn || PQstatus(st->conn) != CONNECTION_OK) {
 		char m[256];
