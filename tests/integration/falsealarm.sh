@@ -41,6 +41,9 @@ for v in 1 2; do
   for f in "$corpus"/postconditions/*.yaml; do on_port "$f" "$p" >"$tmp/after-v$v/$(basename "$f")"; done
 done
 
+# a recorded workflow never holds the card number the agent typed (late-iframe): it says `secret: CARD`, and
+# a replay types $KN_SECRET_CARD (issue 23)
+export KN_SECRET_CARD=4242424242424242
 # validate OUTDIR TASKFILE TASK [REPLAY_ARGS…] — one `replay --validate` of TASK, its report OUTDIR/TASK.json
 validate() {
   local out=$1 file=$2 t=$3
