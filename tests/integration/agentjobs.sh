@@ -80,17 +80,6 @@ check_clean() {
   for _ in $(seq 1 100); do left=$(leftovers); [ -z "$left" ] && break; sleep 0.2; done
   if [ -z "$left" ]; then kn_ok "$1: no agent or browser left"; else kn_fail "$1: left running: $left"; fi
 }
-# wait_sql SECONDS SQL EXPECTED — poll until the query answers EXPECTED (bounded: not a timing assertion)
-wait_sql() {
-  local got=
-  for _ in $(seq 1 $(($1 * 5))); do
-    got=$(kn_psql "$2" 2>/dev/null)
-    [ "$got" = "$3" ] && return 0
-    sleep 0.2
-  done
-  echo "  (waited $1 s for '$3', last answer '$got')"
-  return 1
-}
 
 if want server; then
   KEYNODE_API_TOKEN=$token "$kn" run --server "$base" --tasks "$tmp/tasks.yaml" --out "$tmp/srv" \
@@ -194,7 +183,7 @@ EOF
   kn_forget "$w1_pid"
   keep="$w2_pid"
   touch "$tmp/gate"
-  wait_sql 240 "SELECT count(*) FROM jobs WHERE batch = $batch AND state = 'done'" 4 ||
+  kn_wait_sql 240 "SELECT count(*) FROM jobs WHERE batch = $batch AND state = 'done'" 4 ||
     kn_fail "jobs: the batch did not finish: $(tail -5 "$tmp/w2.log")"
   expect "jobs: every job done" "$(kn_psql "SELECT count(*) FILTER (WHERE state = 'done') || '/' || count(*) FROM jobs WHERE batch = $batch")" 4/4
   expect "jobs: one result per job, none twice" \
@@ -268,7 +257,7 @@ EOF
     "united tickets.org"
   # the paired comparison of two batches (keynode compare's kn_run_compare): $batch (pw, every attempt a
   # success) against $newer (agent "other" = true: shop-checkout failed once)
-  wait_sql 120 "SELECT state FROM jobs WHERE batch = ${newer:-0}" done || kn_fail "compare: batch $newer not run"
+  kn_wait_sql 120 "SELECT state FROM jobs WHERE batch = ${newer:-0}" done || kn_fail "compare: batch $newer not run"
   c=$(api "$base/api/agent-runs/compare?a=$newer&b=$batch")
   expect "compare: paired on the task both ran, B won it, the rest listed" \
     "$(jq -c '[.a.batch, .b.batch, .paired, .sign_test.won, .sign_test.lost, .significant, .rates.task_success_rate.diff, [.per_task[] | "\(.task):\(.outcome)"], .only_b]' <<<"$c")" \
@@ -310,7 +299,7 @@ if want security; then
   # batch ("other", taskset: every task once) and runs it
   nob=$(api -X POST -d '{"agent": "nobody", "tasks": ["tasks:shop-checkout"]}' "$base/api/agent-runs" | jq -r .id)
   oth=$(api -X POST -d '{"agent": "other", "tasks": ["tasks:shop-checkout"]}' "$base/api/agent-runs" | jq -r .id)
-  wait_sql 120 "SELECT state FROM jobs WHERE batch = ${oth:-0}" done ||
+  kn_wait_sql 120 "SELECT state FROM jobs WHERE batch = ${oth:-0}" done ||
     kn_fail "security: the job of agent 'other' was not run"
   expect "security: the job of an agent no worker has stays queued, never claimed" \
     "$(kn_psql "SELECT state || ' ' || attempts FROM jobs WHERE batch = ${nob:-0}")" "queued 0"
@@ -351,7 +340,7 @@ EOF
   w3_pid=$!
   kn_pids+=("$w3_pid")
   keep="$w3_pid"
-  wait_sql 180 "SELECT count(*) FROM jobs WHERE batch IN (${bf:-0}, ${bm:-0}, ${b0:-0}) AND state = 'done'" 3 ||
+  kn_wait_sql 180 "SELECT count(*) FROM jobs WHERE batch IN (${bf:-0}, ${bm:-0}, ${b0:-0}) AND state = 'done'" 3 ||
     kn_fail "retries: the jobs did not finish: $(tail -5 "$tmp/w3.log")"
   res() { kn_psql "SELECT status || ' ' || retried || ' ' || COALESCE(result #>> '{attempt,reason}', '-') FROM agent_results WHERE batch = ${1:-0}"; }
   expect "retries: the agent that could not start once ran on the retry" "$(res "$bf")" "done 1 -"

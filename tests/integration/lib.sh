@@ -95,6 +95,17 @@ kn_pg_stop() {
 
 # kn_psql SQL — run SQL on the test database, unaligned tuples only
 kn_psql() { psql -X -q -A -t "$KN_PG_URL" -c "$1"; }
+# kn_wait_sql SECONDS SQL EXPECTED — poll until the query answers EXPECTED (bounded: not a timing assertion)
+kn_wait_sql() {
+  local got=
+  for _ in $(seq 1 $(($1 * 5))); do
+    got=$(kn_psql "$2" 2>/dev/null)
+    [ "$got" = "$3" ] && return 0
+    sleep 0.2
+  done
+  echo "  (waited $1 s for '$3', last answer '$got')"
+  return 1
+}
 
 # kn_chromium_start DIR — a private headless Chromium with its profile in DIR
 kn_chromium_start() {

@@ -54,17 +54,6 @@ trap 'kn_lib_cleanup; net_down' EXIT
 expect() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want '$3'"; fi; }
 nx() { local h=$1; shift; ip netns exec "$ns-$h" "$@"; } # run in host H's namespace (background jobs call
 # ip netns exec themselves: it execs the command, so $! is the process, not a subshell)
-# wait_sql SECONDS SQL EXPECTED — poll until the query answers EXPECTED (bounded: not a timing assertion)
-wait_sql() {
-  local got=
-  for _ in $(seq 1 $(($1 * 5))); do
-    got=$(kn_psql "$2" 2>/dev/null)
-    [ "$got" = "$3" ] && return 0
-    sleep 0.2
-  done
-  echo "  (waited $1 s for '$3', last answer '$got')"
-  return 1
-}
 t0=$(date +%s)
 
 # ---- the network -----------------------------------------------------------------------------------------
@@ -290,7 +279,7 @@ if run_on api1; then
   grep -q 'msg="database unreachable, spooling' "$tmp/api1.log" && kn_ok "api1 spooled them (its log)" ||
     kn_fail "api1 did not say it spools: $(grep component=ingest "$tmp/api1.log" | tail -2)"
   ip -n "$ns-api1" route del blackhole "${addr[db]}/32"
-  wait_sql 30 "SELECT count(*) FROM events WHERE run_id = '$on_run'" 40 || kn_fail "the spool was not flushed"
+  kn_wait_sql 30 "SELECT count(*) FROM events WHERE run_id = '$on_run'" 40 || kn_fail "the spool was not flushed"
   expect "the spool flushed: each of the 40 events stored once" \
     "$(kn_psql "SELECT count(DISTINCT line->>'url') || ' ' || count(*) || ' ' || max(seq) FROM events WHERE run_id = '$on_run'")" "40 40 40"
   expect "stop after the outage" "$(api -b "kn_api=${addr[api1]}:8080" -X POST "$LB/api/runs/$on_run/stop" | jq -r .status)" incomplete
@@ -338,7 +327,7 @@ worker_up work1
 worker_up work2
 # fault: work1's link cut while it holds a lease, after it finished two jobs — freeze it, check the lease
 # is its own, cut, thaw
-wait_sql 60 "SELECT count(*) >= 2 FROM jobs WHERE $batch AND worker = 'work1' AND state = 'done'" t ||
+kn_wait_sql 60 "SELECT count(*) >= 2 FROM jobs WHERE $batch AND worker = 'work1' AND state = 'done'" t ||
   kn_fail "work1 finished no two replays: $(tail -3 "$tmp/work1.log")"
 cut_job=
 for _ in $(seq 1 300); do
@@ -356,7 +345,7 @@ for _ in $(seq 1 300); do
   sleep 0.05
 done
 [ -n "$cut_job" ] && kn_ok "work1's link cut while it holds the lease of job $cut_job" || kn_fail "work1 never held a lease"
-wait_sql 90 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$nreplays" &&
+kn_wait_sql 90 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$nreplays" &&
   kn_ok "all $nreplays replays done" || kn_fail "replays done: $(tail -3 "$tmp/work2.log")"
 [ -n "$cut_job" ] && expect "the cut worker's job finished by work2 after its lease expired" \
   "$(kn_psql "SELECT state || ' ' || worker || ' ' || (attempts >= 2) FROM jobs WHERE id = $cut_job")" "done work2 true"

@@ -32,18 +32,6 @@ njobs=${KN_WORKER_JOBS:-200}
 # check NAME ACTUAL EXPECTED
 check() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want '$3'"; fi; }
 
-# wait_for SECONDS SQL EXPECTED — poll until the query answers EXPECTED (bounded: not a timing assertion)
-wait_for() {
-  local i got=
-  for i in $(seq 1 $(($1 * 5))); do
-    got=$(kn_psql "$2" 2>/dev/null)
-    [ "$got" = "$3" ] && return 0
-    sleep 0.2
-  done
-  echo "  (waited $1 s for '$3', last answer '$got')"
-  return 1
-}
-
 # start_worker NAME [ARGS…] — a `keynode worker` in the background; sets wpid, log in $tmp/NAME.log
 start_worker() {
   local name=$1
@@ -145,7 +133,7 @@ done
 [ -n "$killed_job" ] && kn_ok "w1 SIGKILLed holding the lease of job $killed_job" ||
   kn_fail "w1 never held a lease"
 
-wait_for 330 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$njobs" &&
+kn_wait_sql 330 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$njobs" &&
   kn_ok "all $njobs jobs done" || kn_fail "all $njobs jobs done"
 check "one result per job" \
   "$(kn_psql "SELECT count(*) || ' ' || count(DISTINCT job_id) FROM replay_results WHERE job_id BETWEEN $first AND $last")" \
@@ -235,7 +223,7 @@ check "each transition's evidence names its stored replay" \
 check "broken evidence says why" \
   "$(kn_psql "SELECT count(*) FROM health_transitions WHERE task_id = $task_id AND to_state = 'broken' AND evidence->>'retried' = 'true' AND coalesce(evidence->>'reason', '') <> ''")" 1
 # an alert per transition except unknown → healthy (health.h), wait: alerts are recorded on their thread
-wait_for 20 "SELECT string_agg(dedupe_key, ' ' ORDER BY id) FROM alerts WHERE dedupe_key LIKE '%health-open-post%'" \
+kn_wait_sql 20 "SELECT string_agg(dedupe_key, ' ' ORDER BY id) FROM alerts WHERE dedupe_key LIKE '%health-open-post%'" \
   "health:health:health-open-post:flaky health:health:health-open-post:broken health:health:health-open-post:recovered health:health:health-open-post:healthy health:health:health-open-post:error" &&
   kn_ok "an alert per transition (5)" ||
   kn_fail "an alert per transition: $(kn_psql "SELECT string_agg(dedupe_key, ' ' ORDER BY id) FROM alerts")"
