@@ -503,14 +503,14 @@ static kn_step_outcome not_found(const kn_step *st, const struct found *f, kn_er
 	return KN_STEP_NOT_FOUND;
 }
 
-/* type: focus the located element (as fill() does: no click, which would be a step of its own),
- * clear it (select all + a trusted Backspace when it holds text), insert the value. */
 const char *kn_replay_secret(const kn_step *st, char *var, size_t cap)
 {
 	snprintf(var, cap, "KN_SECRET_%s", st->secret ? st->secret : "");
-	return st->secret ? getenv(var) : st->value;
+	return st->secret ? getenv(var) : st->value ? st->value : "";
 }
 
+/* type: focus the located element (as fill() does: no click, which would be a step of its own),
+ * clear it (select all + a trusted Backspace when it holds text), insert the value. */
 static int type_into(struct rp *r, const kn_step *st, const struct found *f, kn_err *err)
 {
 	char var[96];

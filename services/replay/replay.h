@@ -106,8 +106,8 @@ kn_cdp_handlers kn_replay_link_handlers(kn_replay_link *l);
 /* Serve loop until the connection opened or closed (at most timeout_ms): 1 when open. */
 int kn_replay_link_wait_open(kn_replay_link *l, kn_cdp_loop *loop, int timeout_ms);
 
-/* What a type step types: its value, or for a `secret:` step the environment variable
- * KN_SECRET_<secret> (written into var, cap bytes), NULL when that is not set. */
+/* What a type step types: its value ("" when it has none), or for a `secret:` step the environment
+ * variable KN_SECRET_<secret> (its name written into var, cap bytes), NULL when that is not set. */
 const char *kn_replay_secret(const kn_step *st, char *var, size_t cap);
 
 /* Replay task's steps in a new tab of the browser on connection c (or opts->target_id); link is
