@@ -154,9 +154,10 @@ int kn_cdp_call(kn_cdp *c, const char *session_id, const char *method, json_t *p
  * turn, without a close frame. NULL or an already finished connection: no-op. */
 void kn_cdp_close(kn_cdp *c);
 
-/* Counters for benchmarks and /metrics. */
+/* Counters for benchmarks and /metrics; timeouts: commands the browser did not answer within their
+ * timeout (a replay tells an overloaded or lost browser from a changed site by it). */
 typedef struct kn_cdp_stats {
-	unsigned long long messages_in, messages_out, bytes_in, dropped;
+	unsigned long long messages_in, messages_out, bytes_in, dropped, timeouts;
 } kn_cdp_stats;
 void kn_cdp_get_stats(const kn_cdp *c, kn_cdp_stats *out);
 

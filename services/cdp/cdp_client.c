@@ -275,6 +275,7 @@ static void on_timeout_sul(lws_sorted_usec_list_t *sul)
 		plist_unlink(c, p);
 		tab_take(c, p->id);
 		pending_done(c, p, NULL, "timed out", KN_ETIMEOUT);
+		c->stats.timeouts++;
 		failed = 1;
 	}
 	if (!c->finished && c->p_head)

@@ -11,6 +11,8 @@ void kn_cli_replay_waits(kn_replay_opts *ro, const kn_config *cfg)
 	const struct kn_config_replay *c = &cfg->replay;
 	if (c->element_timeout_ms > 0)
 		ro->element_timeout_ms = c->element_timeout_ms;
+	if (c->command_timeout_ms > 0)
+		ro->command_timeout_ms = c->command_timeout_ms;
 	kn_replay_waits *w = &ro->wait;
 	const int *from[] = {&c->settle_ms, &c->quiet_ms, &c->quiet_max_ms, &c->consequence_ms, &c->script_quiet_ms,
 	                     &c->network_max_ms, &c->postcondition_ms, &c->grace_ms};

@@ -113,7 +113,7 @@ typedef struct kn_config {
 	/* `replay:` — what replay validation waits for (config_replay.c; kn_replay_waits): each in ms,
 	 * 0 not set (the default), -1 set to 0 (that wait is off) */
 	struct kn_config_replay {
-		int element_timeout_ms, settle_ms, quiet_ms, quiet_max_ms, consequence_ms, script_quiet_ms,
+		int element_timeout_ms, settle_ms, command_timeout_ms, quiet_ms, quiet_max_ms, consequence_ms, script_quiet_ms,
 		    network_max_ms, postcondition_ms, grace_ms;
 	} replay;
 	/* `guard:` and `end_on_guard:` (config_guard.c; keynode/guard.h): the rules every live run holds

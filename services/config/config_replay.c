@@ -1,10 +1,13 @@
 /* config_replay.c — the `replay:` section of keynode.yaml (issue 22): how long replay validation
  * (`keynode replay --validate --config`, `keynode worker`) waits for a step's element and for the
  * consequences of each action (services/replay/README.md "A step"). Every key is optional and in
- * milliseconds; 0 turns a wait off (element_timeout_ms and settle_ms: at least 1):
+ * milliseconds; 0 turns a wait off (element_timeout_ms, settle_ms, command_timeout_ms: at least 1):
  *   replay:
  *     element_timeout_ms: 5000   # a step's element, located and actionable
- *     settle_ms: 10000           # the page must have settled, else "navigation timeout"
+ *     settle_ms: 10000           # the page settled, else gone on once its document is in place,
+ *                                # else "navigation timeout" (an error: slow is not changed)
+ *     command_timeout_ms: 30000  # the browser answers each DevTools command within this, else a
+ *                                # failing step is "browser timeout" (an error)
  *     quiet_ms: 100              # the DOM held still this long
  *     quiet_max_ms: 1000         # a DOM that never holds still is waited for no longer
  *     consequence_ms: 500        # an action that changed nothing yet gets this long to (a timer)
@@ -18,12 +21,12 @@
 
 int kn_config_load_replay(loader *l, kn_config *c, const node *m)
 {
-	static const char *const names[] = {"element_timeout_ms", "settle_ms", "quiet_ms", "quiet_max_ms",
+	static const char *const names[] = {"element_timeout_ms", "settle_ms", "command_timeout_ms", "quiet_ms", "quiet_max_ms",
 	                                    "consequence_ms", "script_quiet_ms", "network_max_ms",
 	                                    "postcondition_ms", "grace_ms"};
 	enum { N = sizeof names / sizeof names[0] };
 	struct kn_config_replay *r = &c->replay;
-	int *f[N] = {&r->element_timeout_ms, &r->settle_ms, &r->quiet_ms, &r->quiet_max_ms, &r->consequence_ms,
+	int *f[N] = {&r->element_timeout_ms, &r->settle_ms, &r->command_timeout_ms, &r->quiet_ms, &r->quiet_max_ms, &r->consequence_ms,
 	             &r->script_quiet_ms, &r->network_max_ms, &r->postcondition_ms, &r->grace_ms};
 	const node *v[N];
 	int rc;
@@ -35,7 +38,7 @@ int kn_config_load_replay(loader *l, kn_config *c, const node *m)
 		char key[48];
 		long x;
 		snprintf(key, sizeof key, "replay.%s", names[i]);
-		if ((rc = kn_config_get_long(l, v[i], key, i < 2 ? 1 : 0, 600000, &x)) != 0)
+		if ((rc = kn_config_get_long(l, v[i], key, i < 3 ? 1 : 0, 600000, &x)) != 0)
 			return rc;
 		*f[i] = x ? (int)x : -1; /* -1: set to 0, the wait is off */
 	}

@@ -52,6 +52,8 @@ struct pss {
 	const char *body;
 	size_t len, off;
 	const kn_sites_redirect *pending; /* a POST's redirect, answered when its body is read */
+	char *late;   /* the path of a `kn-delay` request, answered when its timer fires (owned) */
+	int late_head; /* that request was a HEAD */
 };
 
 static const char builtin_404[] =
@@ -64,6 +66,9 @@ static const char body_403[] =
 static const char body_405[] =
 	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Method not allowed"
 	"</title></head><body><h1>405 — only GET and HEAD</h1></body></html>\n";
+static const char body_400[] =
+	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Bad request</title>"
+	"</head><body><h1>400 — kn-delay takes 1 to 60000 (milliseconds)</h1></body></html>\n";
 static const char body_301[] =
 	"<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Moved</title>"
 	"</head><body><h1>301 — moved</h1></body></html>\n";
@@ -312,6 +317,9 @@ static int redirect(kn_sites *s, struct lws *wsi, struct pss *pss, int head, con
 	return respond(s, wsi, pss, head, (unsigned)d->status, body_301, sizeof body_301 - 1, d->to);
 }
 
+static int serve_file(kn_sites *s, struct lws *wsi, struct pss *pss, int head, const char *method,
+                      const char *path);
+
 static int handle_request(kn_sites *s, struct lws *wsi, struct pss *pss, const char *path)
 {
 	int head = lws_hdr_total_length(wsi, WSI_TOKEN_HEAD_URI) > 0;
@@ -339,6 +347,26 @@ static int handle_request(kn_sites *s, struct lws *wsi, struct pss *pss, const c
 		return respond(s, wsi, pss, 0, HTTP_STATUS_METHOD_NOT_ALLOWED, body_405,
 		               sizeof body_405 - 1, NULL);
 	}
+	char arg[64];
+	const char *delay = lws_get_urlarg_by_name(wsi, "kn-delay=", arg, (int)sizeof arg);
+	if (delay) {
+		int ms = kn_sites_delay_ms(delay);
+		if (ms < 0 || !(pss->late = strdup(path))) {
+			log_request(s, method, path, 400);
+			return respond(s, wsi, pss, head, HTTP_STATUS_BAD_REQUEST, body_400, sizeof body_400 - 1, NULL);
+		}
+		pss->late_head = head;
+		lws_set_timeout(wsi, PENDING_TIMEOUT_HTTP_CONTENT, ms / 1000 + 10);
+		lws_set_timer_usecs(wsi, (lws_usec_t)ms * LWS_US_PER_MS);
+		return 0; /* LWS_CALLBACK_TIMER: serve_file */
+	}
+	return serve_file(s, wsi, pss, head, method, path);
+}
+
+/* Answer a GET or HEAD of path from the served directory (a file, its folder's slash, 403, 404). */
+static int serve_file(kn_sites *s, struct lws *wsi, struct pss *pss, int head, const char *method,
+                      const char *path)
+{
 	char *file;
 	int redirect;
 	int res = kn_sites_resolve(&file, &redirect, s->root, path);
@@ -390,6 +418,23 @@ static int sites_callback(struct lws *wsi, enum lws_callback_reasons reason, voi
 	case LWS_CALLBACK_HTTP_WRITEABLE:
 		if (pss && pss->body)
 			return write_body(wsi, pss);
+		break;
+	case LWS_CALLBACK_TIMER: /* a kn-delay request's time has come */
+		if (pss && pss->late) {
+			char *path = pss->late;
+			pss->late = NULL;
+			lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
+			int rc = serve_file(lws_context_user(lws_get_context(wsi)), wsi, pss, pss->late_head,
+			                    pss->late_head ? "HEAD" : "GET", path);
+			free(path);
+			return rc;
+		}
+		break;
+	case LWS_CALLBACK_CLOSED_HTTP: /* gone before its delay ended */
+		if (pss) {
+			free(pss->late);
+			pss->late = NULL;
+		}
 		break;
 	default:
 		break;

@@ -191,3 +191,14 @@ int kn_sites_rules_cacheable(const char *fs_path)
 	free(marker);
 	return yes;
 }
+
+int kn_sites_delay_ms(const char *value)
+{
+	long ms = 0;
+	size_t i = 0;
+	for (; value && value[i] >= '0' && value[i] <= '9' && i < 6; i++)
+		ms = ms * 10 + (value[i] - '0');
+	if (!value || i == 0 || value[i] || ms < 1 || ms > KN_SITES_DELAY_MAX_MS)
+		return -1;
+	return (int)ms;
+}

@@ -62,6 +62,13 @@ int kn_sites_rules_is_rule_file(const char *path);
 /* 1 when the folder holding the file at fs_path (a real path) has a `_cacheable` marker. */
 int kn_sites_rules_cacheable(const char *fs_path);
 
+/* A slow answer (issue 22's false alarms: the tracker pixel that holds a page's `load`, the server
+ * slow to send a document): any GET or HEAD with the query parameter `kn-delay=MS` is answered
+ * MS milliseconds late. The parameter's value (NUL-terminated): MS for 1..KN_SITES_DELAY_MAX_MS
+ * decimal digits without sign or space, -1 for anything else (answered 400). */
+#define KN_SITES_DELAY_MAX_MS 60000
+int kn_sites_delay_ms(const char *value);
+
 /* NULL is a no-op. */
 void kn_sites_rules_free(kn_sites_rules *r);
 

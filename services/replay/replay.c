@@ -27,6 +27,7 @@ struct rp {
 	kn_replay_waiter w; /* what the tab's session reported (wait.c) */
 	kn_replay_waits wt; /* o.wait resolved */
 	int framed;         /* the step runs in a frame (its selector crossed one) */
+	int nav_unanswered; /* the step's Page.navigate timed out: it waits for the site (the commit) */
 };
 
 /* Where a step's element was found. */
@@ -42,8 +43,9 @@ struct found {
 const char *kn_step_outcome_name(kn_step_outcome o)
 {
 	static const char *const names[] = {"ok", "ok-by-fallback", "element not found", "action failed",
-	                                    "navigation timeout", "http error", "site unreachable", "blocked"};
-	return (unsigned)o <= KN_STEP_BLOCKED ? names[o] : "?";
+	                                    "navigation timeout", "http error", "site unreachable", "blocked",
+	                                    "browser timeout"};
+	return (unsigned)o <= KN_STEP_BROWSER_TIMEOUT ? names[o] : "?";
 }
 
 int kn_step_outcome_ok(kn_step_outcome o) { return o == KN_STEP_OK || o == KN_STEP_OK_FALLBACK; }
@@ -611,6 +613,13 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		json_t *nav = NULL;
 		flags = KN_SETTLE_NAV;
 		rc = call(r, "Page.navigate", json_pack("{s:s}", "url", st->value), &nav, err);
+		if (rc == KN_ETIMEOUT) { /* Page.navigate answers once the document committed */
+			r->nav_unanswered = 1;
+			kn_err_set(err, KN_ETIMEOUT, "the page did not load (Page.navigate unanswered: no document committed)");
+			json_decref(nav);
+			free(f.sel);
+			return KN_STEP_NAV_TIMEOUT;
+		}
 		const char *fail = json_string_value(json_object_get(nav, "errorText"));
 		if (!rc && fail && *fail) {
 			kn_err_set(err, KN_EIO, "navigation to %s failed: %s", st->value, fail);
@@ -696,8 +705,18 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	}
 	if (!settled && post && !switched)
 		settled = wait_postcondition(r, st, &mark);
+	if (settled && kn_replay_wait_in_place(&r->w) == 1) {
+		/* slow is not changed: the document is there and parsed, only its `load` (an ad, a
+		 * tracker, a slow image) or its network is late; the next step's locate wait and the
+		 * key nodes judge the page */
+		rep->unsettled = 1;
+		settled = 0;
+	}
 	if (settled) {
-		kn_err_set(err, KN_ETIMEOUT, "page did not finish loading");
+		kn_err_set(err, KN_ETIMEOUT, "the page did not load within %d ms (%s)", r->wt.settle_ms,
+		           r->w.detached ? "the tab went away" : r->w.uncommitted || r->w.nav_pending
+		                                                        ? "no document committed"
+		                                                        : "its document not parsed");
 		return KN_STEP_NAV_TIMEOUT;
 	}
 	/* a site refusing service is not a broken workflow (blocked.h) */
@@ -753,6 +772,28 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	return o;
 }
 
+/* run_step, and a failure while the browser left a DevTools command unanswered — other than a
+ * goto's Page.navigate, which waits for the site — is the browser's (an overloaded or frozen
+ * browser, its host lost), not the site's. */
+static kn_step_outcome run_step_judged(struct rp *r, const kn_step *st, kn_replay_result *res,
+                                       kn_step_report *rep, kn_err *err)
+{
+	kn_cdp_stats before, after;
+	kn_cdp_get_stats(r->c, &before);
+	r->nav_unanswered = 0;
+	kn_step_outcome o = run_step(r, st, res, rep, err);
+	kn_cdp_get_stats(r->c, &after);
+	if (kn_step_outcome_ok(o) || o == KN_STEP_BLOCKED || o == KN_STEP_UNREACHABLE ||
+	    after.timeouts - before.timeouts <= (unsigned long long)r->nav_unanswered)
+		return o;
+	char was[sizeof err->msg];
+	snprintf(was, sizeof was, "%s", err->msg);
+	kn_err_set(err, KN_ETIMEOUT, "the browser did not answer %llu command(s) in time (%s: %.180s)",
+	           after.timeouts - before.timeouts - (unsigned long long)r->nav_unanswered,
+	           kn_step_outcome_name(o), was);
+	return KN_STEP_BROWSER_TIMEOUT;
+}
+
 /* kn_replay_task once the waiter listens: the tab, the viewport, each step. */
 static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res, kn_err *err)
 {
@@ -776,7 +817,7 @@ static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res
 		kn_step_report *rep = &res->steps[i];
 		kn_err e = {0};
 		r->dialog = i + 1 < task->n_steps && task->steps[i + 1].verb == KN_STEP_DIALOG ? &task->steps[i + 1] : NULL;
-		kn_step_outcome o = run_step(r, st, res, rep, &e);
+		kn_step_outcome o = run_step_judged(r, st, res, rep, &e);
 		rep->outcome = o;
 		res->n_steps = i + 1;
 		if (!kn_step_outcome_ok(o))
@@ -788,9 +829,13 @@ static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res
 			if (o == KN_STEP_OK_FALLBACK)
 				fprintf(r->o.progress, " (by %s, score %.2f) — drift: propose %s", rep->locator, rep->score,
 				        rep->proposed ? rep->proposed : "?");
+			if (rep->unsettled)
+				fprintf(r->o.progress, " (not settled within %d ms: went on, its document in place)",
+				        r->wt.settle_ms);
 			else if (!kn_step_outcome_ok(o))
 				fprintf(r->o.progress, " — %s", e.msg);
 			fputc('\n', r->o.progress);
+			fflush(r->o.progress);
 		}
 		if (!kn_step_outcome_ok(o)) {
 			res->failed_step = (int)i + 1;

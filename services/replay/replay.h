@@ -15,18 +15,23 @@
 #include "trace.h"
 
 /* A step's verdict. OK_FALLBACK: done, but the recorded selector no longer finds the element
- * (a fallback locator or healing did): a drift warning. HTTP_ERROR: the page the step led to
- * answered 4xx/5xx. UNREACHABLE: the site could not be reached (connection refused, DNS).
- * BLOCKED: the page the step led to refused service (blocked.h; the replay stops there). */
+ * (a fallback locator or healing did): a drift warning. NAV_TIMEOUT: the document the step led to
+ * was not in place (committed and parsed) within settle_ms — the site was slow, which says nothing
+ * of a change (a document in place whose `load` is late is gone on with: the step is ok).
+ * HTTP_ERROR: the page the step led to answered 4xx/5xx. UNREACHABLE: the site could not be
+ * reached (connection refused, DNS). BLOCKED: the page the step led to refused service (blocked.h;
+ * the replay stops there). BROWSER_TIMEOUT: the step failed while the browser left a DevTools
+ * command unanswered (kn_cdp_stats.timeouts): an overloaded or lost browser, not the site. */
 typedef enum kn_step_outcome {
 	KN_STEP_OK, KN_STEP_OK_FALLBACK, KN_STEP_NOT_FOUND, KN_STEP_ACTION_FAILED, KN_STEP_NAV_TIMEOUT,
-	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE, KN_STEP_BLOCKED
+	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE, KN_STEP_BLOCKED, KN_STEP_BROWSER_TIMEOUT
 } kn_step_outcome;
 
 /* What a step waits for after its action (services/replay/README.md "A step"; keynode.yaml
  * `replay:`): 0 → the default, negative → that wait is off. */
 typedef struct kn_replay_waits {
-	int settle_ms;        /* the page must have settled within this, else "navigation timeout"; 10000 */
+	int settle_ms;        /* the page settled within this, else it goes on once its document is in
+	                       * place (a late `load`), or "navigation timeout"; 10000 */
 	int quiet_ms;         /* the DOM held still this long (transitions, renders); 100 */
 	int quiet_max_ms;     /* a DOM that never holds still is waited for no longer; 1000 */
 	int consequence_ms;   /* an action that changed nothing yet is given this long to (a timer); 500 */
@@ -41,6 +46,9 @@ kn_replay_waits kn_replay_waits_resolve(const kn_replay_waits *wait);
 
 typedef struct kn_replay_opts {
 	int element_timeout_ms; /* wait for a step's element; 0 → 5000 */
+	int command_timeout_ms; /* validation's connection: each DevTools command answered within this
+	                         * (kn_cdp_opts.timeout_ms; at least element_timeout_ms + 2000, the
+	                         * longest in-page wait); 0 → KN_CDP_TIMEOUT_DEFAULT_MS */
 	kn_replay_waits wait;   /* what a step waits for after its action */
 	int fallback_after_ms;  /* fallback locators only after the selector failed this long; 0 → 300 */
 	int heal_after_ms;      /* healing only after this long; 0 → 1500 (clamped to the element timeout) */
@@ -72,6 +80,8 @@ typedef struct kn_step_report {
 	char *proposed;          /* OK_FALLBACK: a selector that finds the element now (owned) */
 	char detail[256];        /* why it failed (or, for a drift, what disagreed); else empty */
 	char *url_after;         /* the page's URL once the step settled (owned; NULL: not known) */
+	int unsettled;           /* the page had not settled within settle_ms, its document in place:
+	                          * gone on (a late `load`, a busy network); the report's "settled": false */
 	char *found_now;         /* OK_FALLBACK: the element found, as JSON {alts: [{how, sel}], sig}
 	                          * (page_js.c alts; owned; NULL: not taken), for repair.c */
 } kn_step_report;
@@ -125,7 +135,7 @@ void kn_replay_evidence_clear(kn_replay_evidence *ev);
 void kn_replay_capture(kn_cdp *c, const char *session, const char *selector, kn_replay_evidence *ev);
 
 /* "ok", "ok-by-fallback", "element not found", "action failed", "navigation timeout",
- * "http error", "site unreachable", "blocked". */
+ * "http error", "site unreachable", "blocked", "browser timeout". */
 const char *kn_step_outcome_name(kn_step_outcome o);
 /* 1 for OK and OK_FALLBACK. */
 int kn_step_outcome_ok(kn_step_outcome o);

@@ -33,6 +33,7 @@ typedef struct kn_replay_waiter {
 	unsigned xhr_started;       /* requests a script made (fetch, XHR) */
 	int loading;                /* the main frame started loading and has not stopped */
 	int nav_pending;            /* a navigation was requested and has not started yet */
+	int uncommitted;            /* the main frame started loading a document not committed yet */
 	double nav_requested_at;    /* kn_time_mono_ms */
 	double net_at;              /* the last request started or ended */
 	double xhr_at;              /* the last script request ended */
@@ -57,6 +58,10 @@ void kn_replay_wait_clear(kn_replay_waiter *w);
 void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *session, json_t *params);
 /* Where the counters stand now, to compare with after an action. */
 void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m);
+/* 1 when the tab's document is in place although the page has not settled: no navigation
+ * requested or loading that has not committed, and the document parsed (readyState interactive
+ * or complete) — what is late is its `load` or its network. 0 otherwise. */
+int kn_replay_wait_in_place(kn_replay_waiter *w);
 /* Serve the loop until an event counts or ms pass; 1 when an event came. */
 int kn_replay_wait_any(kn_replay_waiter *w, int ms);
 /* Before an action: the page starts counting its DOM changes (page_js.c mark), so that settling

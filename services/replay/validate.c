@@ -241,6 +241,8 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 			json_object_set_new(o, "detail", json_string(s->detail));
 		if (o && s->url_after)
 			json_object_set_new(o, "url", json_string(s->url_after));
+		if (o && s->unsettled)
+			json_object_set_new(o, "settled", json_false());
 		if (o && st->expect_url && s->url_after)
 			json_object_set_new(o, "postcondition", json_boolean(postcondition_holds(st, s)));
 		json_t *rec = o ? kn_replay_step_recorded(st) : NULL; /* for drift diffs (issue 16) */
@@ -347,7 +349,12 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		}
 	}
 	kn_cdp_handlers h = kn_replay_link_handlers(&link);
-	if ((rc = kn_cdp_connect(&c, loop, ws_url, NULL, &h, err)) != 0) {
+	/* an in-page wait for an element answers after up to element_timeout_ms: never cut short */
+	int element_ms = o.replay.element_timeout_ms ? o.replay.element_timeout_ms : 5000;
+	kn_cdp_opts co = {.timeout_ms = o.replay.command_timeout_ms};
+	if (co.timeout_ms && co.timeout_ms < element_ms + 2000)
+		co.timeout_ms = element_ms + 2000;
+	if ((rc = kn_cdp_connect(&c, loop, ws_url, &co, &h, err)) != 0) {
 		kn_held_check_clear(&att.held);
 		return rc;
 	}
@@ -431,6 +438,11 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 		status = KN_REPLAY_ERROR;
 	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_BLOCKED) {
 		status = KN_REPLAY_BLOCKED; /* the site refused service: not broken (blocked.h) */
+	} else if (res.failed_step && (res.steps[res.failed_step - 1].outcome == KN_STEP_NAV_TIMEOUT ||
+	                               res.steps[res.failed_step - 1].outcome == KN_STEP_BROWSER_TIMEOUT)) {
+		/* a page that did not load in time, a browser that did not answer: slow or overloaded, which
+		 * says nothing of a change — not judged (error), never a false "broken" */
+		status = KN_REPLAY_ERROR;
 	} else if (res.failed_step) {
 		status = KN_REPLAY_BROKEN;
 	}

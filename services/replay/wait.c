@@ -179,11 +179,13 @@ void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *s
 		w->nav_started++;
 		w->loading = 1;
 		w->nav_pending = 0;
+		w->uncommitted = 1;
 	} else if (strcmp(method, "Page.frameStoppedLoading") == 0) {
 		if (!main_frame(w, kn_json_str(params, "frameId")))
 			return;
 		w->loading = 0;
 		w->nav_pending = 0;
+		w->uncommitted = 0;
 		w->nav_stopped++;
 	} else if (strcmp(method, "Page.frameNavigated") == 0) {
 		json_t *f = json_object_get(params, "frame");
@@ -196,6 +198,7 @@ void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *s
 			snprintf(w->url, sizeof w->url, "%s", url);
 		w->nav_committed++;
 		w->nav_pending = 0;
+		w->uncommitted = 0;
 	} else if (strcmp(method, "Page.navigatedWithinDocument") == 0) {
 		if (!main_frame(w, kn_json_str(params, "frameId")))
 			return;
@@ -316,6 +319,21 @@ static int page_ready(kn_replay_waiter *w, char *url, size_t n)
 	}
 	json_decref(v);
 	return ready;
+}
+
+int kn_replay_wait_in_place(kn_replay_waiter *w)
+{
+	if (w->detached || w->nav_pending || w->uncommitted)
+		return 0;
+	json_t *v = NULL;
+	kn_err e;
+	int parsed = 0;
+	if (kn_replay_page_call(w->c, w->session, "state", NULL, &v, &e) == 0) {
+		const char *r = json_string_value(json_object_get(v, "ready"));
+		parsed = r && (strcmp(r, "interactive") == 0 || strcmp(r, "complete") == 0);
+	}
+	json_decref(v);
+	return parsed;
 }
 
 int kn_replay_wait_popup(kn_replay_waiter *w, const kn_replay_mark *m, char *out, size_t n)

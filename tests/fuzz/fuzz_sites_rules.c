@@ -2,7 +2,8 @@
  * arbitrary bytes. Besides not crashing it holds the parser to its promise: every rule it accepts
  * has a FROM starting with '/', a TO starting with '/' (not "//") or http(s)://, both printable
  * ASCII without spaces (a Location header can never be split or smuggled), a status from the
- * allowed five, distinct FROMs, and each FROM finds its own rule. */
+ * allowed five, distinct FROMs, and each FROM finds its own rule. The same bytes as a `kn-delay`
+ * value: -1 or a delay in 1..KN_SITES_DELAY_MAX_MS. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,15 @@ static int clean(const char *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	char *value = malloc(size + 1);
+	if (!value)
+		return 0;
+	memcpy(value, data, size);
+	value[size] = '\0';
+	int ms = kn_sites_delay_ms(value);
+	free(value);
+	if (ms != -1 && (ms < 1 || ms > KN_SITES_DELAY_MAX_MS))
+		abort();
 	kn_sites_rules *r = NULL;
 	kn_err err;
 	int rc = kn_sites_rules_parse(&r, (const char *)data, size, "_redirects", &err);

@@ -423,7 +423,13 @@ static void test_replay(void **state)
 	assert_int_equal(c->replay.settle_ms, 10000);
 	assert_int_equal(c->replay.consequence_ms, 500);
 	assert_int_equal(c->replay.postcondition_ms, 5000);
+	assert_int_equal(c->replay.command_timeout_ms, 30000);
 	kn_config_free(c);
+	c = load("replay: {command_timeout_ms: 3000}\n");
+	assert_int_equal(c->replay.command_timeout_ms, 3000);
+	kn_config_free(c);
+	fails("replay: {command_timeout_ms: 0}\n", KN_EINVAL,
+	      "k.yaml:1:30: replay.command_timeout_ms: expected an integer in [1, 600000]");
 	fails("replay: {settle_ms: 0}\n", KN_EINVAL, "k.yaml:1:21: replay.settle_ms: expected an integer in [1, 600000]");
 	fails("replay: {quiet_ms: -5}\n", KN_EINVAL, "k.yaml:1:20: replay.quiet_ms: expected an integer in [0, 600000]");
 	fails("replay: {grace: 1}\n", KN_EINVAL, "k.yaml:1:10: replay.grace: unknown key");

@@ -118,6 +118,25 @@ static void test_limits(void **state)
 	free(text);
 }
 
+/* kn-delay=MS: 1..60000 decimal digits, nothing else */
+static void test_delay(void **state)
+{
+	(void)state;
+	assert_int_equal(kn_sites_delay_ms("1"), 1);
+	assert_int_equal(kn_sites_delay_ms("4000"), 4000);
+	assert_int_equal(kn_sites_delay_ms("060000"), 60000);
+	assert_int_equal(kn_sites_delay_ms("60001"), -1);
+	assert_int_equal(kn_sites_delay_ms("0"), -1);
+	assert_int_equal(kn_sites_delay_ms(""), -1);
+	assert_int_equal(kn_sites_delay_ms("-5"), -1);
+	assert_int_equal(kn_sites_delay_ms("+5"), -1);
+	assert_int_equal(kn_sites_delay_ms(" 5"), -1);
+	assert_int_equal(kn_sites_delay_ms("5 "), -1);
+	assert_int_equal(kn_sites_delay_ms("5ms"), -1);
+	assert_int_equal(kn_sites_delay_ms("9999999999999999999999"), -1);
+	assert_int_equal(kn_sites_delay_ms(NULL), -1);
+}
+
 static void test_files(void **state)
 {
 	(void)state;
@@ -171,6 +190,7 @@ int main(void)
 		cmocka_unit_test(test_bad),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_files),
+		cmocka_unit_test(test_delay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

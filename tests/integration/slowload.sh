@@ -1,0 +1,98 @@
+#!/bin/bash
+# slowload.sh — slow is not changed (the false alarms of a loaded machine or a slow site): replay
+# validation against real headless Chromium and `keynode sites` serving tests/sites/slow, with keynode.yaml
+# `replay: {settle_ms: 1500, command_timeout_ms: 7000}`:
+#   - late-load (twice): the checkout's tracker pixel comes 4 s late (kn-delay), holding `load` past the
+#     settle bound while the page is in place: passed, step 2 "settled": false, the key node reached;
+#   - late-document: the checkout a click leads to comes 4 s late: error, "navigation timeout" at
+#     step 2 (its document not there), never broken; late-goto: a goto's document 9 s late (Page.navigate
+#     unanswered past command_timeout_ms): error, "navigation timeout" at step 1;
+#   - late-load on tests/sites/slow-v2 (orders paused: no "Place order"): broken at step 3, element not
+#     found — the slow page is still judged;
+#   - late-load with the browser frozen (SIGSTOP) during step 2 and thawed after it failed: error,
+#     "browser timeout" at step 2, never broken.
+# usage: slowload.sh KEYNODE SOURCE_DIR
+kn=$1 src=$2
+. "$(dirname "$0")/lib.sh"
+kn_lib_init slowload
+command -v jq >/dev/null || kn_fail "missing jq"
+sites=$src/tests/sites
+kn_chromium_start "$tmp" || kn_finish
+printf 'replay:\n  settle_ms: 1500\n  command_timeout_ms: 7000\n' >"$tmp/keynode.yaml"
+
+# serve ROOT NAME — serve ROOT and write the tasks with its port to $tmp/tasks-NAME.yaml
+serve() {
+  kn_sites_start "$kn" "$1" "$tmp/sites-$2.log" || kn_finish
+  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/slow/tasks.yaml" >"$tmp/tasks-$2.yaml"
+}
+# replay NAME TASK OUT — one validation into $tmp/OUT (its exit code in rc, its lines in $tmp/OUT.out)
+replay() {
+  "$kn" replay --validate --no-repairs --config "$tmp/keynode.yaml" --browser "$cdp" --tasks "$tmp/tasks-$1.yaml" \
+    --task "$2" --out "$tmp/$3" >"$tmp/$3.out" 2>"$tmp/$3.err"
+  rc=$?
+}
+report() { jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), steps: [.replay.steps[] | {outcome, settled, detail}]}' "$1" 2>&1; }
+
+serve "$sites/slow" v1
+for i in 1 2; do
+  replay v1 late-load "late-load-$i"
+  f=$tmp/late-load-$i/late-load.json
+  [ "$rc" = 0 ] && jq -e '.status == "passed" and ([.replay.steps[] | .outcome] == ["ok", "ok", "ok"])
+      and .replay.steps[1].settled == false and .replay.steps[0].settled == null
+      and ([.replay.key_nodes[] | .reached] | all)' "$f" >/dev/null &&
+    kn_ok "late-load run $i: passed; step 2 went on with its load 4 s late (settled: false)" ||
+    kn_fail "late-load run $i: exit $rc: $(report "$f") $(tail -3 "$tmp/late-load-$i.err")"
+done
+grep -q 'step 2/3 click .*ok (not settled within 1500 ms: went on, its document in place)' "$tmp/late-load-1.err" &&
+  kn_ok "late-load: the progress line says the step went on unsettled" ||
+  kn_fail "late-load: no 'went on' line: $(cat "$tmp/late-load-1.err")"
+for i in 1; do
+  replay v1 late-document "late-document-$i"
+  f=$tmp/late-document-$i/late-document.json
+  [ "$rc" = 2 ] && jq -e '.status == "error" and .broken.step == 2 and .broken.reason == "navigation timeout"
+      and (.broken.detail | test("did not load within 1500 ms \\((no document committed|its document not parsed)\\)"))
+      and .replay.steps[1].outcome == "navigation timeout"' "$f" >/dev/null &&
+    kn_ok "late-document run $i: error (navigation timeout at step 2, the document not there), not broken" ||
+    kn_fail "late-document run $i: exit $rc: $(report "$f") $(tail -3 "$tmp/late-document-$i.err")"
+done
+replay v1 late-goto late-goto
+f=$tmp/late-goto/late-goto.json
+[ "$rc" = 2 ] && jq -e '.status == "error" and .broken.step == 1 and .broken.reason == "navigation timeout"
+    and (.broken.detail | test("Page.navigate unanswered"))' "$f" >/dev/null &&
+  kn_ok "late-goto: error (navigation timeout at step 1: Page.navigate unanswered), not broken" ||
+  kn_fail "late-goto: exit $rc: $(report "$f") $(tail -3 "$tmp/late-goto.err")"
+kn_stop "$sites_pid"
+
+# the changed checkout: the slow page is still judged on what it shows
+kn_sites_overlay "$sites/slow" "$sites/slow-v2" "$tmp/root-v2" || kn_fail "no slow-v2 root"
+serve "$tmp/root-v2" v2
+replay v2 late-load changed
+f=$tmp/changed/late-load.json
+[ "$rc" = 1 ] && jq -e '.status == "broken" and .broken.step == 3 and .broken.reason == "element not found"
+    and .replay.steps[1].settled == false' "$f" >/dev/null &&
+  kn_ok "slow-v2 (orders paused): broken at step 3, element not found" ||
+  kn_fail "slow-v2: exit $rc: $(report "$f")"
+kn_stop "$sites_pid"
+
+# the browser frozen mid-step: its commands go unanswered past command_timeout_ms
+serve "$sites/slow" v1b
+"$kn" replay --validate --no-repairs --config "$tmp/keynode.yaml" --browser "$cdp" --tasks "$tmp/tasks-v1b.yaml" \
+  --task late-load --out "$tmp/frozen" >"$tmp/frozen.out" 2>"$tmp/frozen.err" &
+rpid=$!
+kn_pids+=("$rpid")
+stopped=
+for _ in $(seq 1 400); do
+  if [ -z "$stopped" ] && grep -q 'step 1/3' "$tmp/frozen.err"; then kill -STOP "$cpid" && stopped=1; fi
+  if [ -n "$stopped" ] && grep -q 'step 2/3' "$tmp/frozen.err"; then break; fi
+  kill -0 "$rpid" 2>/dev/null || break
+  sleep 0.05
+done
+kill -CONT "$cpid"
+wait "$rpid"
+rc=$?
+f=$tmp/frozen/late-load.json
+[ -n "$stopped" ] && [ "$rc" = 2 ] && jq -e '.status == "error" and .broken.step == 2 and .broken.reason == "browser timeout"
+    and (.broken.detail | test("the browser did not answer [0-9]+ command\\(s\\) in time"))' "$f" >/dev/null &&
+  kn_ok "browser frozen during step 2: error (browser timeout), not broken" ||
+  kn_fail "frozen: stopped=$stopped exit $rc: $(report "$f") $(cat "$tmp/frozen.out") $(tail -3 "$tmp/frozen.err")"
+kn_finish
