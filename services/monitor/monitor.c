@@ -493,6 +493,13 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 	    strcmp(method, "Fetch.requestPaused") == 0)
 		return;
 	if (m->end_reason) { /* over; the trace's last steps still take their screenshots (services/trace) */
+		const char *sid = strcmp(method, "Target.attachedToTarget") == 0 ? kn_json_str(params, "sessionId") : NULL;
+		if (sid) { /* auto-attach waits for us: a tab opened now (another run's, another worker's on a
+		            * shared browser) must not stay paused while this connection lingers */
+			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+			kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
+			return;
+		}
 		struct tab *t = strncmp(method, "Page.", 5) == 0 ? tab_by_session(m, session) : NULL;
 		if (t)
 			kn_trace_cdp_event(m->o.trace, m->cdp, t->id, method, params);
