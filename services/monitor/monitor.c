@@ -484,6 +484,21 @@ static int own_context(const kn_monitor *m, json_t *info)
 	return !m->o.browser_context || (ctx && strcmp(ctx, m->o.browser_context) == 0);
 }
 
+/* A service worker of the run that was running before the watch began: its loaders were made
+ * before the browser session's Fetch.enable and no later Fetch.enable reaches them (requests.h).
+ * It is stopped once; its next event (the page's next request or navigation) starts it again, under
+ * interception. */
+static void restart_worker(kn_monitor *m, json_t *info)
+{
+	const char *id = kn_json_str(info, "targetId");
+	char q[512];
+	if (!id)
+		return;
+	kn_log_msg("info", "monitor", "service worker restarted under interception", "url=\"%s\"",
+	           kn_log_quote(q, sizeof q, kn_json_str(info, "url")));
+	kn_cdp_send(m->cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", id), NULL, NULL);
+}
+
 static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
 {
 	(void)c;
@@ -492,6 +507,21 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 	if (kn_requests_event(m->requests, m->cdp, session, method, params, m->end_reason != NULL) &&
 	    strcmp(method, "Fetch.requestPaused") == 0)
 		return;
+	/* the run's service workers, whose requests are decided at the browser session (requests.h) */
+	if (strcmp(method, "Target.attachedToTarget") == 0 || strcmp(method, "Target.targetCreated") == 0) {
+		json_t *info = json_object_get(params, "targetInfo");
+		const char *type = kn_json_str(info, "type");
+		if (type && strcmp(type, "service_worker") == 0 && own_context(m, info))
+			kn_requests_worker(m->requests, kn_json_str(info, "targetId"), 1);
+	} else if (strcmp(method, "Target.targetDestroyed") == 0) {
+		kn_requests_worker(m->requests, kn_json_str(params, "targetId"), 0);
+	}
+	/* a worker restarted while one of our sessions stayed attached to it (the same target) waits
+	 * for a debugger again: nobody else may be there to let it run */
+	if (strcmp(method, "Inspector.targetReloadedAfterCrash") == 0 && session) {
+		kn_cdp_send(m->cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		return;
+	}
 	if (m->end_reason) { /* over; the trace's last steps still take their screenshots (services/trace) */
 		const char *sid = strcmp(method, "Target.attachedToTarget") == 0 ? kn_json_str(params, "sessionId") : NULL;
 		if (sid) { /* auto-attach waits for us: a tab opened now (another run's, another worker's on a
@@ -531,9 +561,15 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			           kn_log_quote(q, sizeof q, kn_json_str(info, "url")));
 			free(src);
 		} else {
-			if (own_context(m, info) && kn_requests_intercepting(m->requests))
-				kn_requests_attach(m->requests, m->cdp, sid, 0); /* workers, service workers */
+			/* workers; a service worker's requests are decided at the browser session (requests.h) */
+			int sw = type && strcmp(type, "service_worker") == 0;
+			int mine = own_context(m, info) && kn_requests_intercepting(m->requests);
+			if (mine && !sw)
+				kn_requests_attach(m->requests, m->cdp, sid, 0);
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+			if (mine && sw && !session && !m->autoattach_done &&
+			    !json_is_true(json_object_get(params, "waitingForDebugger")))
+				restart_worker(m, info);
 		}
 		return;
 	}
@@ -629,6 +665,7 @@ static void on_open(void *ud, kn_cdp *c)
 {
 	kn_monitor *m = ud;
 	kn_cdp_send(c, NULL, "Target.setDiscoverTargets", json_pack("{s:b}", "discover", 1), NULL, NULL);
+	kn_requests_attach_browser(m->requests, c); /* before any worker the run may see starts */
 	/* the browser attaches the existing tabs (attachedToTarget) before it answers this */
 	if (kn_cdp_send(c, NULL, "Target.setAutoAttach",
 	                json_pack("{s:b, s:b, s:b}", "autoAttach", 1, "waitForDebuggerOnStart", 1,
@@ -822,6 +859,46 @@ static void on_request(void *ud, const kn_request_seen *r)
 		kn_monitor_stop(m, KN_END_GUARD);
 }
 
+/* The barrier before a service worker's request (requests.h): one round trip to every tab's page.
+ * The renderer sends a session's queued events before its answer, so the binding call of the click
+ * that made the page ask its worker is in before the request is recorded. */
+struct barrier {
+	void (*done)(void *arg, kn_cdp *c);
+	void *arg;
+	int left;
+};
+
+static void barrier_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)result, (void)error; /* a tab gone or busy past the CDP timeout: not waited for */
+	struct barrier *b = ud;
+	if (--b->left == 0) {
+		b->done(b->arg, c);
+		free(b);
+	}
+}
+
+static void request_barrier(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg)
+{
+	kn_monitor *m = ud;
+	struct barrier *b = calloc(1, sizeof *b);
+	if (!b) {
+		done(arg, c);
+		return;
+	}
+	b->done = done;
+	b->arg = arg;
+	b->left = 1;
+	for (struct tab *t = m->tabs; t; t = t->next) {
+		json_t *p = t->ctx_id ? json_pack("{s:s, s:i}", "expression", "0", "contextId", t->ctx_id)
+		                      : json_pack("{s:s}", "expression", "0");
+		b->left++;
+		if (kn_cdp_send(c, t->session, "Runtime.evaluate", p, barrier_reply, b) < 0)
+			b->left--;
+	}
+	barrier_reply(b, c, NULL, NULL);
+}
+
 /* end_on_guard: the task's, else its set's, else keynode.yaml's; on when nobody said. */
 static int ends_on_guard(const kn_monitor_opts *o)
 {
@@ -857,7 +934,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	m->wall_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
 	kn_requests_opts ro = {.guards = {opts->task->guard, opts->task->set_guard, opts->guard},
 	                       .redact = &m->redact, .request_nodes = has_request_nodes(opts->task),
-	                       .on_request = on_request, .ud = m};
+	                       .on_request = on_request, .barrier = request_barrier, .ud = m};
 	m->end_on_guard = ends_on_guard(opts);
 	int rc = kn_frames_new(&m->frames);
 	if (rc || (rc = kn_requests_new(&m->requests, &ro)) != 0 ||

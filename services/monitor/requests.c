@@ -1,7 +1,8 @@
-/* requests.c — requests a watched run's pages send, and the guard (requests.h). A request's body
- * comes inline (postData, or postDataEntries as base64 bytes) or, when Chromium kept it back, from
- * Network.getRequestPostData; a paused request waits for it before it is decided, so a guard rule
- * on a body field sees the body. Every Fetch.requestPaused is answered exactly once: held
+/* requests.c — requests a watched run's pages and service workers send, and the guard (requests.h).
+ * A service worker's request is decided at the browser session, after the owner's barrier. A
+ * request's body comes inline (postData, or postDataEntries as base64 bytes) or, when Chromium kept
+ * it back, from Network.getRequestPostData; a paused request waits for it before it is decided, so
+ * a guard rule on a body field sees the body. Every Fetch.requestPaused is answered exactly once: held
  * (fulfilled or failed), or continued — on every path, failures included, so no page ever hangs on
  * the monitor. */
 #include <stdlib.h>
@@ -16,6 +17,8 @@ struct kn_requests {
 	kn_requests_opts o;
 	int guarded;   /* some guard rule exists */
 	int intercept; /* Fetch.enable in every target: guarded or request key nodes */
+	char **workers; /* target ids of the run's service workers: their requests pause at the browser */
+	size_t n_workers, cap_workers;
 };
 
 /* The headers written with a request (beside the secret ones, always written as [redacted]). */
@@ -130,6 +133,11 @@ int kn_requests_new(kn_requests **out, const kn_requests_opts *o)
 
 void kn_requests_free(kn_requests *r)
 {
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_workers; i++)
+		free(r->workers[i]);
+	free(r->workers);
 	free(r);
 }
 
@@ -143,13 +151,8 @@ int kn_requests_intercepting(const kn_requests *r)
 	return r && r->intercept;
 }
 
-void kn_requests_attach(kn_requests *r, kn_cdp *c, const char *session, int network)
+static void fetch_enable(kn_cdp *c, const char *session)
 {
-	if (network)
-		kn_cdp_send(c, session, "Network.enable",
-		            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
-	if (!r->intercept)
-		return;
 	/* the resource types a page sends data with; images, scripts, styles and fonts pass untouched */
 	static const char *const types[] = {"Document", "XHR", "Fetch", "Ping", "EventSource", "Other"};
 	json_t *patterns = json_array();
@@ -157,6 +160,49 @@ void kn_requests_attach(kn_requests *r, kn_cdp *c, const char *session, int netw
 		json_array_append_new(patterns, json_pack("{s:s, s:s, s:s}", "urlPattern", "*", "resourceType",
 		                                          types[i], "requestStage", "Request"));
 	kn_cdp_send(c, session, "Fetch.enable", json_pack("{s:o}", "patterns", patterns), NULL, NULL);
+}
+
+void kn_requests_attach(kn_requests *r, kn_cdp *c, const char *session, int network)
+{
+	if (network)
+		kn_cdp_send(c, session, "Network.enable",
+		            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
+	if (r->intercept)
+		fetch_enable(c, session);
+}
+
+void kn_requests_attach_browser(kn_requests *r, kn_cdp *c)
+{
+	if (r->intercept)
+		fetch_enable(c, NULL);
+}
+
+static long worker_index(const kn_requests *r, const char *target_id)
+{
+	for (size_t i = 0; target_id && i < r->n_workers; i++)
+		if (strcmp(r->workers[i], target_id) == 0)
+			return (long)i;
+	return -1;
+}
+
+void kn_requests_worker(kn_requests *r, const char *target_id, int alive)
+{
+	long i = worker_index(r, target_id);
+	if (!alive && i >= 0) {
+		free(r->workers[i]);
+		r->workers[i] = r->workers[--r->n_workers];
+	} else if (alive && i < 0 && target_id) {
+		if (r->n_workers == r->cap_workers) {
+			size_t cap = r->cap_workers ? 2 * r->cap_workers : 4;
+			char **grown = realloc(r->workers, cap * sizeof *grown);
+			if (!grown)
+				return;
+			r->workers = grown;
+			r->cap_workers = cap;
+		}
+		if ((r->workers[r->n_workers] = strdup(target_id)))
+			r->n_workers++;
+	}
 }
 
 /* Recorded when sent: a method that sends data, or a GET of a script or beacon when asked. */
@@ -299,20 +345,10 @@ static void post_data_reply(void *ud, kn_cdp *c, json_t *result, const char *err
 	pending_free(p);
 }
 
-int kn_requests_event(kn_requests *r, kn_cdp *c, const char *session, const char *method,
-                      json_t *params, int ended)
+/* A request to record (and, paused, to decide): its body first, when Chromium kept it back. */
+static void take(kn_requests *r, kn_cdp *c, const char *session, json_t *params, int paused, int ended)
 {
-	int paused = strcmp(method, "Fetch.requestPaused") == 0;
-	if (!paused && strcmp(method, "Network.requestWillBeSent") != 0)
-		return 0;
-	if (!paused && (r->intercept || ended))
-		return 1; /* intercepting, requests are seen where they pause */
 	json_t *request = json_object_get(params, "request");
-	if (paused && json_object_get(params, "responseStatusCode")) { /* a response stage: not ours */
-		kn_cdp_send(c, session, "Fetch.continueRequest",
-		            json_pack("{s:s}", "requestId", kn_json_str(params, "requestId")), NULL, NULL);
-		return 1;
-	}
 	size_t len;
 	char *own;
 	const char *body = inline_body(request, &len, &own);
@@ -326,12 +362,49 @@ int kn_requests_event(kn_requests *r, kn_cdp *c, const char *session, const char
 			p->ended = ended;
 			if (kn_cdp_send(c, session, "Network.getRequestPostData",
 			                json_pack("{s:s}", "requestId", net_id), post_data_reply, p) >= 0)
-				return 1;
+				return;
 		}
 		if (p)
 			pending_free(p);
 	}
 	decide(r, c, session, params, paused, ended, body, len);
 	free(own);
+}
+
+static void barrier_done(void *arg, kn_cdp *c)
+{
+	struct pending *p = arg;
+	take(p->r, c, p->session, p->params, p->paused, p->ended);
+	pending_free(p);
+}
+
+int kn_requests_event(kn_requests *r, kn_cdp *c, const char *session, const char *method,
+                      json_t *params, int ended)
+{
+	int paused = strcmp(method, "Fetch.requestPaused") == 0;
+	if (!paused && strcmp(method, "Network.requestWillBeSent") != 0)
+		return 0;
+	if (!paused && (r->intercept || ended))
+		return 1; /* intercepting, requests are seen where they pause */
+	/* at the browser session every request pauses once more, after its own target's session let it
+	 * go: only the run's service workers' are decided there (requests.h) */
+	int worker = paused && !session;
+	if ((paused && json_object_get(params, "responseStatusCode")) ||
+	    (worker && worker_index(r, kn_json_str(params, "frameId")) < 0)) {
+		kn_cdp_send(c, session, "Fetch.continueRequest",
+		            json_pack("{s:s}", "requestId", kn_json_str(params, "requestId")), NULL, NULL);
+		return 1;
+	}
+	/* a worker's request comes by another way than the tab events of the action that caused it: it
+	 * waits until the tabs' events sent before it are in (opts.barrier) */
+	struct pending *p = worker && !ended && r->o.barrier ? calloc(1, sizeof *p) : NULL;
+	if (p) {
+		p->r = r;
+		p->params = json_incref(params);
+		p->paused = 1;
+		r->o.barrier(r->o.ud, c, barrier_done, p);
+		return 1;
+	}
+	take(r, c, session, params, paused, ended);
 	return 1;
 }

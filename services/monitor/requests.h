@@ -2,9 +2,10 @@
  * (issue 23; services/monitor/README.md "Requests and the guard").
  *
  * With guard rules or request key nodes, every attached target (tabs, out-of-process iframes,
- * workers and service workers) gets Fetch.enable for the resource types a page sends data with,
- * and each paused request is decided at once: a match is held (answered by keynode, never sent),
- * anything else continued. Interception is also what gives every body: Chromium keeps a form
+ * dedicated workers) gets Fetch.enable for the resource types a page sends data with, the browser
+ * session too (service workers' requests are decided there, kn_requests_attach_browser), and each
+ * paused request is decided at once: a match is held (answered by keynode, never sent), anything
+ * else continued. Interception is also what gives every body: Chromium keeps a form
  * upload's file parts from the Network domain ("No post data available"), not from Fetch. Without
  * either, requests are only seen on Network.requestWillBeSent in every tab and iframe session (a
  * body not inlined is asked for with Network.getRequestPostData; a file upload's then stays
@@ -40,6 +41,10 @@ typedef struct kn_requests_opts {
 	int request_nodes;         /* the task has request key nodes: intercept to read every body,
 	                            * and record GET fetch/XHR/beacon requests too */
 	void (*on_request)(void *ud, const kn_request_seen *r);
+	/* A service worker's paused request waits for barrier's done(arg, c) before it is decided and
+	 * recorded: the owner calls it once the events its tabs sent until now have arrived (the click
+	 * that caused the request comes first, and the request credits its step). NULL: no wait. */
+	void (*barrier)(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg);
 	void *ud;
 } kn_requests_opts;
 
@@ -53,6 +58,18 @@ int kn_requests_intercepting(const kn_requests *r);
 /* Set up a newly attached target's session before it runs: Network.enable when network (tab
  * sessions enable it themselves), Fetch.enable when intercepting (rules or request key nodes). */
 void kn_requests_attach(kn_requests *r, kn_cdp *c, const char *session, int network);
+/* The browser session's Fetch.enable (when intercepting), sent before the auto-attach: service
+ * workers' requests are decided there. Chromium gives a service worker its loaders when it starts,
+ * before any session on it could enable Fetch, and a later Fetch.enable on the worker's own session
+ * does not reach a worker started from installed scripts (one registered earlier, started again for
+ * a page); a browser session's Fetch is in the loaders of every worker started after it. Every other
+ * request pausing there — a tab's, once more after its own session let it go, another browser
+ * context's — is continued at once. A body Chromium keeps back is not asked for there (no
+ * networkId): a rule on a body field does not see it. */
+void kn_requests_attach_browser(kn_requests *r, kn_cdp *c);
+/* A service worker target of the run's browser context is there (alive) or gone: its requests
+ * paused at the browser session (frameId: the worker's target id) are the run's. */
+void kn_requests_worker(kn_requests *r, const char *target_id, int alive);
 /* Feed an event of any session. 1 when it was a request event it took (Network.requestWillBeSent
  * or Fetch.requestPaused), else 0. Fetch.requestPaused is always answered, also after the run ended
  * (ended: nothing more is recorded, held requests stay held). */

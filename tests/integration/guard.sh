@@ -10,6 +10,11 @@
 #          request events with held: true, the agent saw keynode's answers, and the servers' logs show
 #          none of the five POSTs arrived
 #   end    a rule with end_on_guard on (the default): the run ends at the held order ("guard")
+#   record/replay  the checkout recorded under guard and replayed (below)
+#   sw-*   a gift card a service worker sends (sw/): registered during the watch, registered earlier and
+#          started again for the page (KN_GUARD_SW_REPEATS times, default 1: held, then without the rule),
+#          left running by the previous run, started outside the watch — each captured at its click, held
+#          under the rule (the server's log: 0 arrivals) and sent without it (1 arrival)
 # In every file the test wrote, no secret appears (card number, password, beacon token, bearer
 # token); the held trajectory writes the CVC, the card number and the Authorization header redacted.
 #
@@ -37,12 +42,12 @@ kn_chromium_start "$tmp" || kn_finish
 # posts PATH — how many POSTs to PATH the server's log shows
 posts() { cat "$tmp/sites.log" "$tmp/sites2.log" | grep -c "method=POST path=\"$1\""; }
 
-# watch_run NAME TASK MODE — the agent and `keynode watch` until every key node is reached (or 10 s
-# without an event: a run that fails)
+# watch_run NAME TASK MODE [AGENT] — the agent (agents/guard.mjs unless AGENT) and `keynode watch` until
+# every key node is reached (or 10 s without an event: a run that fails)
 watch_run() {
-  local name=$1 task=$2 mode=$3 dir=$tmp/$1
+  local name=$1 task=$2 mode=$3 agent=${4:-guard.mjs} dir=$tmp/$1
   mkdir -p "$dir"
-  KN_AGENT_GO=$dir/go node "$here/agents/guard.mjs" "$cdp" "$base" "$dir/marks" "$mode" \
+  KN_AGENT_GO=$dir/go node "$here/agents/$agent" "$cdp" "$base" "$dir/marks" "$mode" \
     >"$dir/agent.log" 2>&1 &
   local apid=$!
   kn_pids+=("$apid")
@@ -221,6 +226,60 @@ if jq -e '.status == "broken" and .broken.reason == "held request differs" and .
 else
   kn_fail "replay of a changed checkout: $(jq -c '{status, broken}' "$rdir/changed/guard-replay.json" 2>&1)"
 fi
+
+# service workers: sw/sw.html registers sw/sw.js (scope /sw/), whose fetch handler answers the page's
+# POST /sw/send with its own fetch POST /api/giftcards — a request only the worker sends. Its target's own
+# Fetch.enable comes too late for a worker started again for a page (Chromium gives a worker its loaders
+# when it starts, from installed scripts, and no later Fetch.enable reaches them): keynode holds service
+# workers' requests at the browser session (services/monitor/README.md "Requests and the guard").
+#   sw-first      the worker registered during the watch (held)
+#   sw-held-I     the worker registered earlier, stopped (ServiceWorker.stopAllWorkers: Chromium stops a
+#                 worker idle for 30 s) and started again for the page: held, nothing arrives
+#   sw-free-I     the same without the rule: the request key node reached, the POST arrives once
+#                 (I = 1..KN_GUARD_SW_REPEATS, default 1: a flaky capture is a defect)
+#   sw-still      the worker left running by the last watched run: keynode stops it once when it
+#                 attaches, the page starts it again under interception: held
+#   sw-outside    the worker started for the page outside any watch, running when the watch begins: held
+# Each run: both key nodes at the click's step, one request event (held or not), the agent's answer.
+sw_ctl() {
+  node "$here/agents/guard-sw.mjs" "$cdp" "$base" "$tmp/sw-ctl.marks" "$1" >>"$tmp/sw-ctl.log" 2>&1 ||
+    kn_fail "sw: $1 failed: $(tail -2 "$tmp/sw-ctl.log")"
+}
+# sw_run NAME TASK held|thanks [restarted] — one watched run of agents/guard-sw.mjs and its checks;
+# restarted: keynode must say it stopped a worker that ran before the watch
+sw_run() {
+  local name=$1 task=$2 want=$3 before n arrived
+  before=$(posts /api/giftcards)
+  watch_run "$name" "$task" send guard-sw.mjs
+  arrived=$(($(posts /api/giftcards) - before))
+  n=$(jq -s --arg held "$([ "$want" = held ] && echo true || echo false)" '[.[] | select(.type == "request"
+      and (.request.url | endswith("/api/giftcards")) and ((.request.held == true) == ($held == "true")))] | length' \
+      "$tmp/$name/traj.jsonl" 2>/dev/null)
+  if jq -e '.score == 1' "$tmp/$name/result.json" >/dev/null 2>&1 && same_step "$name" giftcard click-gift \
+     && [ "$n" = 1 ] && [ "$arrived" = "$([ "$want" = held ] && echo 0 || echo 1)" ] \
+     && grep -q "^gift-$want" "$tmp/$name/marks" \
+     && { [ "${4:-}" != restarted ] || grep -q 'msg="service worker restarted under interception"' "$tmp/$name/watch.err"; }; then
+    kn_ok "$name: the worker's request reached its key node at the click, $([ "$want" = held ] && echo "held, 0 arrived" || echo "sent, 1 arrived")"
+  else
+    kn_fail "$name: key nodes $(jq -c '[.key_nodes[] | [.id, .score, .reached_at_step]]' "$tmp/$name/result.json" 2>&1),"\
+" $n request events, $arrived arrived, marks: $(tr '\n' ' ' <"$tmp/$name/marks"), $(grep -c 'restarted under' "$tmp/$name/watch.err") restarts"
+  fi
+}
+sw_run sw-first guard-sw-held held
+sw_repeats=${KN_GUARD_SW_REPEATS:-1}
+for i in $(seq 1 "$sw_repeats"); do
+  sw_ctl stop
+  sw_run "sw-held-$i" guard-sw-held held
+  sw_ctl stop
+  sw_run "sw-free-$i" guard-sw-free thanks
+done
+sw_run sw-still guard-sw-held held restarted
+sw_ctl stop
+sw_ctl load
+sw_run sw-outside guard-sw-held held restarted
+[ "$(grep -c '^stopped' "$tmp/sw-ctl.marks")" = $((2 * sw_repeats + 1)) ] && [ "$(posts /sw/send)" = 0 ] \
+  && kn_ok "sw: every stop left no worker running; no POST /sw/send reached the server (the worker answered it)" \
+  || kn_fail "sw: control marks $(tr '\n' ' ' <"$tmp/sw-ctl.marks"), POST /sw/send at the server: $(posts /sw/send)"
 
 # no secret in any file the test wrote (the agent types them; keynode must write none)
 leaks=$( (grep -rlIF -e 'hunter2_SECRET_pw' -e 'door_SECRET_77' -e 'tok_SECRET_beacon' -e 'sk_SECRET_bearer' -e '4111 1111 1111 1111' \
