@@ -21,6 +21,7 @@
 
 #include "judge_queue.h"
 #include "log.h"
+#include "relay.h"
 #include "runs.h"
 
 #define RECOVER_REASON "service restarted"
@@ -151,8 +152,10 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 		json_t *m = json_pack("{s:s, s:s, s:s, s:O}", "type", "end", "run", id, "reason",
 		                      RECOVER_REASON, "result", resj);
 		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
-		if (text)
+		if (text) {
 			kn_stream_publish(o->stream, id, text);
+			kn_runs_relay_send(o->relay, id, text);
+		}
 		free(text);
 		json_decref(m);
 		kn_err ae = {0};

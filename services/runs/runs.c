@@ -21,6 +21,7 @@
 #include "monitor.h"
 #include "log.h"
 #include "runs.h"
+#include "relay.h"
 #include "runs_internal.h"
 
 static int durable_ms(const kn_runs *r)
@@ -81,8 +82,10 @@ json_t *kn_run_reached(const kn_eval *ev, const kn_task *task)
 void kn_runs_publish(kn_runs *r, const char *run_id, json_t *msg)
 {
 	char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
-	if (text)
+	if (text) {
 		kn_stream_publish(r->o.stream, run_id, text);
+		kn_runs_relay_send(r->o.relay, run_id, text); /* the other serves' subscribers */
+	}
 	free(text);
 	json_decref(msg);
 }

@@ -53,6 +53,9 @@ typedef struct kn_runs_opts {
 	long long trace_max_bytes;   /* screenshots per run; 0 no cap */
 	const struct kn_guard *guard;   /* keynode.yaml's guard rules (issue 23); NULL: none */
 	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
+	/* the other serves' view of the live feed (relay.h): every run message published is also
+	 * relayed; NULL: none (borrowed) */
+	struct kn_runs_relay *relay;
 } kn_runs_opts;
 
 /* Start the loop thread. *out the caller's (kn_runs_free). */
@@ -114,6 +117,16 @@ char *kn_runs_result_text(const struct json_t *result, int extended);
  * announced on the stream ("end") and alerted. o: ingest unused, owner = this process. *n (may be
  * NULL) how many. Call after the spool left by the dead process was flushed. */
 int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err);
+
+/* The orphan sweep (sweep.c, issue 27 item 3): a thread that every period_s seconds runs
+ * kn_runs_recover over a connection of its own (the runs of serves that died while this one
+ * lives are ended "service restarted" within one period) and deletes the serve_instances rows of
+ * dead serves. o is copied (its pointers borrowed: they outlive the sweeper). *out the caller's. */
+typedef struct kn_runs_sweeper kn_runs_sweeper;
+int kn_runs_sweeper_new(kn_runs_sweeper **out, const char *conninfo, const kn_runs_opts *o,
+                        int period_s, kn_err *err);
+/* Stop (a sweep in progress finishes first) and free. */
+void kn_runs_sweeper_free(kn_runs_sweeper *s);
 
 /* The current UTC time as RFC 3339 with milliseconds (buf ≥ 32 bytes). */
 void kn_runs_now(char *buf, size_t cap);
