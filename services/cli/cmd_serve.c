@@ -438,11 +438,8 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
 	}
-	size_t recovered = 0;
-	if (kn_runs_recover(st, &ro, &recovered, &err) != 0)
-		kn_log_msg("error", "serve", "crash recovery failed", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));
-	else if (recovered)
-		kn_log_msg("info", "serve", "ended runs left live by a dead process", "runs=%zu", recovered);
+	/* runs a dead process left live: ended now (logged), then by the sweeper every period */
+	kn_runs_sweep(st, &ro, NULL, &err);
 	/* runs of serves that die while this one lives: ended within one period */
 	if (kn_runs_sweeper_new(&sweeper, db, &ro, cfg->http_orphan_sweep_s, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);

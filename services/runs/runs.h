@@ -118,10 +118,13 @@ char *kn_runs_result_text(const struct json_t *result, int extended);
  * NULL) how many. Call after the spool left by the dead process was flushed. */
 int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err);
 
-/* The orphan sweep (sweep.c, issue 27 item 3): a thread that every period_s seconds runs
- * kn_runs_recover over a connection of its own (the runs of serves that died while this one
- * lives are ended "service restarted" within one period) and deletes the serve_instances rows of
- * dead serves. o is copied (its pointers borrowed: they outlive the sweeper). *out the caller's. */
+/* One orphan sweep (sweep.c, issue 27 item 3): kn_runs_recover, then the serve_instances rows of
+ * dead serves deleted. Logged; *runs (may be NULL) how many runs were ended. serve calls it at
+ * start (after the spool a dead process left was flushed), then the sweeper every period. */
+int kn_runs_sweep(kn_store *st, const kn_runs_opts *o, size_t *runs, kn_err *err);
+/* A thread that every period_s seconds runs kn_runs_sweep over a connection of its own, so the
+ * runs of serves that die while this one lives are ended "service restarted" within one period.
+ * o is copied (its pointers borrowed: they outlive the sweeper). *out the caller's. */
 typedef struct kn_runs_sweeper kn_runs_sweeper;
 int kn_runs_sweeper_new(kn_runs_sweeper **out, const char *conninfo, const kn_runs_opts *o,
                         int period_s, kn_err *err);

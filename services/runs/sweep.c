@@ -28,22 +28,32 @@ struct kn_runs_sweeper {
 	pthread_t thread;
 };
 
+int kn_runs_sweep(kn_store *st, const kn_runs_opts *o, size_t *runs, kn_err *err)
+{
+	kn_err fe = {0};
+	char q[512];
+	size_t n = 0, serves = 0;
+	int rc = kn_runs_recover(st, o, &n, err);
+	if (rc)
+		kn_log_msg("error", "runs", "orphan sweep failed", "detail=\"%s\"", kn_log_quote(q, sizeof q, err->msg));
+	else if (n)
+		kn_log_msg("info", "runs", "orphan sweep: ended runs left live by a dead process", "runs=%zu", n);
+	if (kn_store_serve_forget_dead(st, o->owner, &serves, &fe) != 0)
+		kn_log_msg("warn", "runs", "orphan sweep: serve rows not cleared", "detail=\"%s\"",
+		           kn_log_quote(q, sizeof q, fe.msg));
+	else if (serves)
+		kn_log_msg("info", "runs", "orphan sweep: dead serves forgotten", "serves=%zu", serves);
+	if (runs)
+		*runs = n;
+	return rc;
+}
+
 static void sweep_once(kn_runs_sweeper *s, kn_store **st)
 {
 	kn_err err = {0};
-	char q[512];
 	if (!*st && kn_store_open(st, s->conninfo, &err) != 0)
 		return; /* the database is away: next period */
-	size_t runs = 0, serves = 0;
-	if (kn_runs_recover(*st, &s->o, &runs, &err) != 0)
-		kn_log_msg("warn", "runs", "orphan sweep failed", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));
-	else if (runs)
-		kn_log_msg("info", "runs", "orphan sweep: ended runs left live by a dead serve", "runs=%zu", runs);
-	if (kn_store_serve_forget_dead(*st, s->o.owner, &serves, &err) != 0)
-		kn_log_msg("warn", "runs", "orphan sweep: serve rows not cleared", "detail=\"%s\"",
-		           kn_log_quote(q, sizeof q, err.msg));
-	else if (serves)
-		kn_log_msg("info", "runs", "orphan sweep: dead serves forgotten", "serves=%zu", serves);
+	kn_runs_sweep(*st, &s->o, NULL, &err);
 }
 
 static void *sweep_main(void *arg)
