@@ -302,7 +302,8 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: the database is not migrated: run keynode migrate\n");
 		goto done;
 	}
-	/* st stays open: it holds this process's owner lock (crash recovery) while serve lives */
+	/* st stays open: it holds this process's owner lock (crash recovery) while serve lives; once
+	 * the sweeper runs, only its thread uses st (it takes the lock again after a reconnect) */
 	if (kn_store_owner_hold(st, owner, &err) != 0) {
 		fprintf(stderr, "keynode serve: database: %s\n", err.msg);
 		goto done;
@@ -439,9 +440,10 @@ int kn_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 	/* runs a dead process left live: ended now (logged), then by the sweeper every period */
-	kn_runs_sweep(st, &ro, NULL, &err);
+	kn_runs_sweep(st, &ro, NULL, NULL, &err);
 	/* runs of serves that die while this one lives: ended within one period */
-	if (kn_runs_sweeper_new(&sweeper, db, &ro, cfg->http_orphan_sweep_s, &err) != 0) {
+	kn_runs_sweeper_opts swo = {db, &ro, sv.runs, st, advertise, cfg->http_orphan_sweep_s};
+	if (kn_runs_sweeper_new(&sweeper, &swo, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
 	}

@@ -605,6 +605,17 @@ int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err)
 	return rc;
 }
 
+size_t kn_runs_live_ids(kn_runs *r, char (*ids)[KN_RUN_ID_MAX], size_t cap)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&r->mu);
+	for (struct run *run = r->live; run && n < cap; run = run->next)
+		if (!run->finishing)
+			memcpy(ids[n++], run->id, KN_RUN_ID_MAX);
+	pthread_mutex_unlock(&r->mu);
+	return n;
+}
+
 void kn_runs_tick(kn_runs *r)
 {
 	/* external runs with an idle limit */
