@@ -35,7 +35,7 @@ static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
 	"                     [--log-requests] [--workflows DIR] [--verdict-wait MS]\n"
 	"                     [--trace on|off|failures] [--trace-dir DIR] [--trace-keep-days N]\n"
-	"                     [--trace-max-mb N]\n"
+	"                     [--trace-max-mb N] [--advertise HOST:PORT]\n"
 	"\n"
 	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
 	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
@@ -64,6 +64,9 @@ static const char help[] =
 	"                    spool folder); GET /api/runs/{id}/trace serves them\n"
 	"  --trace-keep-days N  traces older than N days are removed (default 14; swept hourly)\n"
 	"  --trace-max-mb N  screenshots of one run stop at N MB (the steps say so; default 50)\n"
+	"  --advertise H:P   where the other serves on the database reach this one (default\n"
+	"                    http.advertise, else the listen address; a wildcard host: this machine's\n"
+	"                    name). Calls for a run this serve runs that reach another are forwarded here\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
 	"Events are acknowledged once durable (committed, or spooled and fdatasync'ed). Runs a\n"
@@ -190,8 +193,9 @@ int kn_cmd_serve(int argc, char **argv)
 		{"workflows", required_argument, NULL, 'w'}, {"verdict-wait", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_TRACE_LONGOPTS,
 		{"trace-keep-days", required_argument, NULL, 'K'}, {"trace-max-mb", required_argument, NULL, 'M'},
+		{"advertise", required_argument, NULL, 'A'},
 		{NULL, 0, NULL, 0}};
-	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
+	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL, *adv = NULL;
 	int log_requests = 0, c, verdict_wait = 0, keep_days = 0, max_mb = 0; /* 0: keynode.yaml's */
 	kn_cli_trace tro = {0};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -201,6 +205,12 @@ int kn_cmd_serve(int argc, char **argv)
 		case 's': spool_arg = optarg; break;
 		case 'L': log_requests = 1; break;
 		case 'w': workflows = optarg; break;
+		case 'A':
+			if (!kn_config_address_ok(optarg))
+				return kn_cli_usage_error("serve", "--advertise wants HOST:PORT (a name, an IPv4 "
+				                          "address or [IPv6], and a port 1-65535)");
+			adv = optarg;
+			break;
 		case 'V':
 			if (kn_cli_parse_int(&verdict_wait, optarg) || verdict_wait < 1 || verdict_wait > 3600000)
 				return kn_cli_usage_error("serve", "--verdict-wait wants milliseconds in [1, 3600000]");
@@ -340,8 +350,8 @@ int kn_cmd_serve(int argc, char **argv)
 	}
 	/* where the other serves forward calls for this serve's live runs (services/runs/README.md,
 	 * "Several serves") */
-	if (cfg->http_advertise)
-		snprintf(advertise, sizeof advertise, "%s", cfg->http_advertise);
+	if (adv || cfg->http_advertise)
+		snprintf(advertise, sizeof advertise, "%s", adv ? adv : cfg->http_advertise);
 	else if (kn_server_advertise(sv.srv, host, advertise, sizeof advertise, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
