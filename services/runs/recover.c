@@ -3,7 +3,8 @@
  * Each serve process records itself as the owner of the runs it starts and holds a PostgreSQL
  * session advisory lock named after itself (schemas/sql/020_run_owner.sql). When a process dies
  * (kill -9, a crash, a lost machine) its connection closes and the lock goes with it, so a serve
- * starting later can take the lock: that owner's live runs are orphans. Each is scored from the
+ * starting later, or the orphan sweep of a running one (sweep.c), can take the lock: that owner's
+ * live runs are orphans. Each is scored from the
  * events the store holds (read page by page, so a run of a million events costs no more memory
  * than a page), ended with status error and "reason": "service restarted", written with
  * kn_store_run_finish, announced on the stream as an "end" message and alerted. Runs of a process
