@@ -154,9 +154,13 @@ done
 expect_rows "each stored once, seq 1..12 in posting order" \
   "SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) || ' ' || string_agg(substring(line->>'url' from 'n=([0-9]+)'), ',' ORDER BY seq) FROM events WHERE run_id = '$mine'" \
   "12 12 12 1,2,3,4,5,6"
+# one event whose stream message passes PostgreSQL's 8000-byte NOTIFY payload: relayed truncated
+long=$(head -c 9000 /dev/zero | tr '\0' 'a')
+c=$(api "${W[@]}" -d "{\"t\":13,\"type\":\"navigate\",\"url\":\"http://127.0.0.1:1/$long\"}" "$B1/api/runs/$mine/events")
+[ "$c" = 200 ] || kn_fail "long event: $c $(cat "$tmp/body")"
 c=$(api "${W[@]}" -d '{"text":"done"}' "$B2/api/runs/$mine/answer"); s=$(jq -r .status "$tmp/body")
 [ "$c" = 200 ] && [ "$s" = running ] && kn_ok "answer through serve 2: forwarded ($c $s)" || kn_fail "forwarded answer: $c $(cat "$tmp/body")"
-c=$(api "${W[@]}" -H 'X-Kn-Forwarded: a-test' -d '{"t":13,"type":"click"}' "$B2/api/runs/$mine/events"); e=$(jq -r .error "$tmp/body")
+c=$(api "${W[@]}" -H 'X-Kn-Forwarded: a-test' -d '{"t":15,"type":"click"}' "$B2/api/runs/$mine/events"); e=$(jq -r .error "$tmp/body")
 [ "$c" = 409 ] && [ "$e" = "the run is not live here" ] && kn_ok "a call already forwarded is never forwarded again ($c $e)" || kn_fail "hop: $c $(cat "$tmp/body")"
 c=$(api "${W[@]}" -H 'X-Kn-Forwarded: a b' -d '{"t":13,"type":"click"}' "$B2/api/runs/$mine/events"); c2=$(api "${W[@]}" -H 'X-Kn-Forwarded: x' "$B2/api/runs")
 c3=$(api -H 'X-Kn-Forwarded: x' -d '{"t":13,"type":"click"}' "$B2/api/runs/$mine/events")
@@ -164,9 +168,10 @@ c3=$(api -H 'X-Kn-Forwarded: x' -d '{"t":13,"type":"click"}' "$B2/api/runs/$mine
 c=$(api "${W[@]}" -X POST "$B2/api/runs/$mine/stop"); s=$(jq -r '.status + "," + .run' "$tmp/body")
 [ "$c" = 200 ] && [ "$s" = "incomplete,$mine" ] && kn_ok "stop through serve 2: serve 1's result relayed ($s)" || kn_fail "forwarded stop: $c $(head -c 300 "$tmp/body")"
 wait "$xs"; rc=$?; kn_forget "$xs"
-[ $rc = 0 ] && [ "$(grep -c '"type":"event"' "$tmp/xstream.out")" = 13 ] && grep -q '"type":"end"' "$tmp/xstream.out" &&
-  [ "$(jq -r 'select(.type=="event") | .seq' "$tmp/xstream.out" | tr '\n' ' ')" = "1 2 3 4 5 6 7 8 9 10 11 12 13 " ] &&
-  kn_ok "serve 2's /api/stream?run= shows serve 1's run: its 13 events (12 posted, the answer) in order and its end" ||
+[ $rc = 0 ] && [ "$(grep -c '"type":"event"' "$tmp/xstream.out")" = 14 ] && grep -q '"type":"end"' "$tmp/xstream.out" &&
+  [ "$(jq -r 'select(.type=="event") | .seq' "$tmp/xstream.out" | tr '\n' ' ')" = "$(seq 1 14 | tr '\n' ' ')" ] &&
+  [ "$(jq -c 'select(.seq == 13) | [.truncated, .event, .type]' "$tmp/xstream.out")" = '[true,null,"event"]' ] &&
+  kn_ok "serve 2's /api/stream?run= shows serve 1's run: its 14 events (13 posted, the answer) in order, the one too large for NOTIFY truncated, and its end" ||
   kn_fail "relayed stream: exit $rc $(head -c 400 "$tmp/xstream.out")"
 c=$(api "${W[@]}" -d '{"t":14,"type":"click"}' "$B2/api/runs/$mine/events"); e=$(jq -r .error "$tmp/body")
 [ "$c" = 409 ] && [ "$e" = "the run already ended" ] && kn_ok "events after the end, through serve 2: 409 ($e)" || kn_fail "after end: $c $(cat "$tmp/body")"
