@@ -1,7 +1,7 @@
 /* forward.c — a call for a run that lives on another serve, sent there (forward.h).
  *
- * One libcurl handle per call, on the worker lane thread that answers it (never the server
- * thread): POST http://ADDRESS/api/runs/ID/{events,answer,stop} with the body as it came, this
+ * On the worker lane thread that answers the call (never the server thread), with that thread's
+ * libcurl handle (kept between calls, so a connection to an owner is reused): POST http://ADDRESS/api/runs/ID/{events,answer,stop} with the body as it came, this
  * serve's token, and X-Kn-Forwarded: this serve's owner id — the owner takes the call without
  * judging Host and Origin again (this serve did) and never forwards it further. Proxies from the
  * environment are not used (the serves talk directly), redirects are not followed, and the answer
@@ -49,8 +49,13 @@ static const char *route_tail(kn_route r)
 	}
 }
 
-int kn_runs_forward(const char *address, const char *me, const char *token, const kn_http_req *req,
-                    kn_http_resp *resp, kn_err *err)
+void kn_runs_forward_free(void *conn)
+{
+	curl_easy_cleanup(conn);
+}
+
+int kn_runs_forward(void **conn, const char *address, const char *me, const char *token,
+                    const kn_http_req *req, kn_http_resp *resp, kn_err *err)
 {
 	const char *tail = route_tail(req->route);
 	if (!tail || !address || !*address || !kn_http_hop_ok(me))
@@ -58,7 +63,10 @@ int kn_runs_forward(const char *address, const char *me, const char *token, cons
 	char *url = NULL, *auth = NULL, *hdr_hop = NULL, ebuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdr = NULL, *h1;
 	struct buf b = {0};
-	CURL *h = curl_easy_init();
+	/* one handle per worker thread: its connection cache keeps the connections to the owners */
+	CURL *h = *conn ? *conn : (*conn = curl_easy_init());
+	if (h)
+		curl_easy_reset(h);
 	char *id = h ? curl_easy_escape(h, req->id, 0) : NULL;
 	int rc = 0;
 	if (!h || !id || asprintf(&url, "http://%s/api/runs/%s/%s", address, id, tail) < 0 ||
@@ -109,7 +117,6 @@ int kn_runs_forward(const char *address, const char *me, const char *token, cons
 done:
 	curl_slist_free_all(hdr);
 	curl_free(id);
-	curl_easy_cleanup(h);
 	free(url);
 	free(auth);
 	free(hdr_hop);
