@@ -19,10 +19,12 @@
 #include "api.h"
 #include "cli.h"
 #include "log.h"
+#include "relay.h"
 #include "runs.h"
 #include "scheduler.h"
 #include "server.h"
 #include "store.h"
+#include "store_serve.h"
 #include "trace_routes.h"
 #include "keynode/fs.h"
 #include "verdict.h"
@@ -33,7 +35,7 @@ static const char help[] =
 	"usage: keynode serve [--config keynode.yaml] [--listen ADDR:PORT] [--spool-dir DIR]\n"
 	"                     [--log-requests] [--workflows DIR] [--verdict-wait MS]\n"
 	"                     [--trace on|off|failures] [--trace-dir DIR] [--trace-keep-days N]\n"
-	"                     [--trace-max-mb N]\n"
+	"                     [--trace-max-mb N] [--advertise HOST:PORT]\n"
 	"\n"
 	"Run the keynode service: the HTTP/JSON API (services/http/API.md), live runs watched in\n"
 	"browsers or fed by harnesses, the /api/stream websocket, /metrics, the dashboard at /, alerts\n"
@@ -62,10 +64,15 @@ static const char help[] =
 	"                    spool folder); GET /api/runs/{id}/trace serves them\n"
 	"  --trace-keep-days N  traces older than N days are removed (default 14; swept hourly)\n"
 	"  --trace-max-mb N  screenshots of one run stop at N MB (the steps say so; default 50)\n"
+	"  --advertise H:P   where the other serves on the database reach this one (default\n"
+	"                    http.advertise, else the listen address; a wildcard host: this machine's\n"
+	"                    name). Calls for a run this serve runs that reach another are forwarded here\n"
 	"\n"
 	"Reads need the token unless the listener is loopback-only; writes always need it.\n"
 	"Events are acknowledged once durable (committed, or spooled and fdatasync'ed). Runs a\n"
-	"killed serve left live are ended at start (status error, reason \"service restarted\").\n"
+	"killed serve left live are ended at start and by a sweep every http.orphan_sweep_s (status\n"
+	"error, reason \"service restarted\"). Several serves on one database forward a run's calls\n"
+	"to the serve that runs it (http.advertise) and relay its live feed to each other.\n"
 	"SIGTERM/SIGINT: live runs are stopped (results written), the ingest queue flushed, exit 0.\n"
 	"exit: 0 after a clean stop, 2 bad config, port taken, database unreachable or not migrated\n";
 
@@ -186,8 +193,9 @@ int kn_cmd_serve(int argc, char **argv)
 		{"workflows", required_argument, NULL, 'w'}, {"verdict-wait", required_argument, NULL, 'V'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_TRACE_LONGOPTS,
 		{"trace-keep-days", required_argument, NULL, 'K'}, {"trace-max-mb", required_argument, NULL, 'M'},
+		{"advertise", required_argument, NULL, 'A'},
 		{NULL, 0, NULL, 0}};
-	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL;
+	const char *config_path = NULL, *listen = NULL, *spool_arg = NULL, *workflows = NULL, *adv = NULL;
 	int log_requests = 0, c, verdict_wait = 0, keep_days = 0, max_mb = 0; /* 0: keynode.yaml's */
 	kn_cli_trace tro = {0};
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -197,6 +205,12 @@ int kn_cmd_serve(int argc, char **argv)
 		case 's': spool_arg = optarg; break;
 		case 'L': log_requests = 1; break;
 		case 'w': workflows = optarg; break;
+		case 'A':
+			if (!kn_config_address_ok(optarg))
+				return kn_cli_usage_error("serve", "--advertise wants HOST:PORT (a name, an IPv4 "
+				                          "address or [IPv6], and a port 1-65535)");
+			adv = optarg;
+			break;
 		case 'V':
 			if (kn_cli_parse_int(&verdict_wait, optarg) || verdict_wait < 1 || verdict_wait > 3600000)
 				return kn_cli_usage_error("serve", "--verdict-wait wants milliseconds in [1, 3600000]");
@@ -242,6 +256,10 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_store_verdicts *verdicts = NULL;
 	kn_llm *llm = NULL;
 	kn_store *st = NULL;
+	kn_runs_relay *relay = NULL;
+	kn_runs_sweeper *sweeper = NULL;
+	int registered = 0;
+	char advertise[KN_STORE_ADDRESS_MAX];
 	char *spool_base = spool_arg ? strdup(spool_arg) : kn_cli_default_spool(), *spool = NULL;
 	char owner[160], host[64] = "", key[64];
 	const char *db = cfg->database_url;
@@ -280,6 +298,10 @@ int kn_cmd_serve(int argc, char **argv)
 		gethostname(host, sizeof host - 1);
 		snprintf(owner, sizeof owner, "s-%s-%ld-%lld%03ld", host, (long)getpid(),
 		         (long long)now.tv_sec, now.tv_nsec / 1000000);
+		/* an owner id travels in X-Kn-Forwarded and the live feed relay: A-Z a-z 0-9 . _ - only */
+		for (char *o = owner; *o; o++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-", *o))
+				*o = '_';
 	}
 	if (kn_store_open(&st, db, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
@@ -290,7 +312,8 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: the database is not migrated: run keynode migrate\n");
 		goto done;
 	}
-	/* st stays open: it holds this process's owner lock (crash recovery) while serve lives */
+	/* st stays open: it holds this process's owner lock (crash recovery) while serve lives; once
+	 * the sweeper runs, only its thread uses st (it takes the lock again after a reconnect) */
 	if (kn_store_owner_hold(st, owner, &err) != 0) {
 		fprintf(stderr, "keynode serve: database: %s\n", err.msg);
 		goto done;
@@ -323,6 +346,24 @@ int kn_cmd_serve(int argc, char **argv)
 	so.worker_exit = worker_exit;
 	if (kn_server_new(&sv.srv, &so, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
+		goto done;
+	}
+	/* where the other serves forward calls for this serve's live runs (services/runs/README.md,
+	 * "Several serves") */
+	if (adv || cfg->http_advertise)
+		snprintf(advertise, sizeof advertise, "%s", adv ? adv : cfg->http_advertise);
+	else if (kn_server_advertise(sv.srv, host, advertise, sizeof advertise, &err) != 0) {
+		fprintf(stderr, "keynode serve: %s\n", err.msg);
+		goto done;
+	}
+	if (kn_store_serve_register(st, owner, advertise, &err) != 0) {
+		fprintf(stderr, "keynode serve: database: %s%s\n", err.msg,
+		        strstr(err.msg, "serve_instances") ? " (run keynode migrate)" : "");
+		goto done;
+	}
+	registered = 1;
+	if (kn_runs_relay_new(&relay, db, owner, sv.stream, &err) != 0) {
+		fprintf(stderr, "keynode serve: live feed relay: %s\n", err.msg);
 		goto done;
 	}
 	kn_ingest_opts io = {0};
@@ -372,6 +413,7 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_config_redact_rules(&redact, cfg);
 	ro.guard = cfg->guard;
 	ro.redact = &redact;
+	ro.relay = relay;
 	if (cfg->semantic.backend == KN_CONFIG_LLM) {
 		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
 		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;
@@ -407,12 +449,15 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
 	}
-	size_t recovered = 0;
-	if (kn_runs_recover(st, &ro, &recovered, &err) != 0)
-		kn_log_msg("error", "serve", "crash recovery failed", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));
-	else if (recovered)
-		kn_log_msg("info", "serve", "ended runs left live by a dead process", "runs=%zu", recovered);
-	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows, sv.traces};
+	/* runs a dead process left live: ended now (logged), then by the sweeper every period */
+	kn_runs_sweep(st, &ro, NULL, NULL, &err);
+	/* runs of serves that die while this one lives: ended within one period */
+	kn_runs_sweeper_opts swo = {db, &ro, sv.runs, st, advertise, cfg->http_orphan_sweep_s};
+	if (kn_runs_sweeper_new(&sweeper, &swo, &err) != 0) {
+		fprintf(stderr, "keynode serve: %s\n", err.msg);
+		goto done;
+	}
+	kn_api_opts apo = {db, sv.runs, ingest, metrics, 0, workflows, sv.traces, owner, so.token};
 	if (kn_api_new(&sv.api, &apo, &err) != 0) {
 		fprintf(stderr, "keynode serve: database unreachable: %s\n", err.msg);
 		goto done;
@@ -425,16 +470,20 @@ int kn_cmd_serve(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	kn_log_msg("info", "serve", "serving", "url=http://%s/ port=%d token=%s spool=\"%s\" owner=%s", so.listen,
-	           kn_server_port(sv.srv), so.token && *so.token ? "set" : "unset", kn_log_quote(q, sizeof q, spool),
-	           owner);
+	kn_log_msg("info", "serve", "serving", "url=http://%s/ port=%d token=%s spool=\"%s\" owner=%s advertise=%s",
+	           so.listen, kn_server_port(sv.srv), so.token && *so.token ? "set" : "unset",
+	           kn_log_quote(q, sizeof q, spool), owner, advertise);
 	rc = kn_server_run(sv.srv, &stop_flag);
 	kn_log_msg("info", "serve", "stopping", NULL);
 	exit_code = rc ? KN_EXIT_USAGE : KN_EXIT_OK;
 done:
 	kn_scheduler_free(sched);
+	kn_runs_sweeper_free(sweeper);
 	kn_runs_free(sv.runs); /* results of live runs go to ingest */
 	sv.runs = NULL;
+	kn_runs_relay_free(relay); /* after the runs' end messages */
+	if (registered && kn_store_serve_unregister(st, owner, &err) != 0)
+		kn_log_msg("warn", "serve", "serve row not deleted", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));
 	kn_alerts_free(alerts);
 	kn_llm_free(llm);
 	kn_store_verdicts_free(verdicts);

@@ -631,11 +631,24 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	}
 	if (v[1]) {
 		static const char *const hn[] = { "listen", "token", "hosts", "origins",
-		                                  "stream_idle_s", "max_run_events", "trusted_proxies" };
-		const node *h[7];
+		                                  "stream_idle_s", "max_run_events", "trusted_proxies",
+		                                  "advertise", "orphan_sweep_s" };
+		const node *h[9];
 		long x;
-		if ((rc = fields_of(l, v[1], "http", hn, 7, h)) != 0)
+		if ((rc = fields_of(l, v[1], "http", hn, 9, h)) != 0)
 			return rc;
+		if (SET(h[7])) {
+			if ((rc = get_str(l, h[7], "http.advertise", &c->http_advertise, 1)) != 0)
+				return rc;
+			if (!kn_config_address_ok(c->http_advertise))
+				return fail(l, KN_EINVAL, h[7]->line, h[7]->col, "http.advertise: expected HOST:PORT "
+				            "(a name, an IPv4 address or [IPv6], and a port 1-65535)");
+		}
+		if (SET(h[8])) {
+			if ((rc = get_long(l, h[8], "http.orphan_sweep_s", 1, 3600, &x)) != 0)
+				return rc;
+			c->http_orphan_sweep_s = (int)x;
+		}
 		if (h[6] && (rc = load_strings(l, h[6], "http.trusted_proxies", &c->http_proxies,
 		                                &c->n_http_proxies)) != 0)
 			return rc;
@@ -684,6 +697,26 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	return 0;
 }
 
+int kn_config_address_ok(const char *s)
+{
+	const char *colon = s ? strrchr(s, ':') : NULL;
+	if (!colon || colon == s || strlen(s) > 261)
+		return 0;
+	const char *p = colon + 1;
+	long port = 0;
+	if (!*p || strlen(p) > 5 || strspn(p, "0123456789") != strlen(p) || *p == '0')
+		return 0;
+	port = strtol(p, NULL, 10);
+	if (port < 1 || port > 65535)
+		return 0;
+	size_t hn = (size_t)(colon - s);
+	if (s[0] == '[') /* [IPv6] */
+		return hn > 2 && s[hn - 1] == ']' &&
+		       strspn(s + 1, "0123456789abcdefABCDEF:.") == hn - 2;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") == hn &&
+	       s[0] != '-' && s[0] != '.';
+}
+
 /* config_internal.h: the helpers above for the section loaders in other files */
 int kn_config_is_null(const node *n) { return is_null(n); }
 int kn_config_load_strings(loader *l, const node *s, const char *key, char ***v, size_t *n)
@@ -712,6 +745,7 @@ static int defaults(kn_config **out, kn_err *err)
 	c->redact.enabled = 1;
 	c->http_stream_idle_s = 60;
 	c->http_max_run_events = 1000000;
+	c->http_orphan_sweep_s = 30;
 	return 0;
 }
 

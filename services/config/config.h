@@ -56,6 +56,10 @@ typedef struct kn_config {
 	size_t n_http_proxies;
 	int http_stream_idle_s;    /* [1, 3600]; a subscriber silent (no pong) this long is closed; 60 */
 	long http_max_run_events;  /* [1, 1e8]; events one run may hold; default 1000000 */
+	char *http_advertise;      /* HOST:PORT other serves forward a run's calls to (issue 27);
+	                            * NULL: the listen address (a wildcard host: this machine's name) */
+	int http_orphan_sweep_s;   /* [1, 3600]; every this many seconds a serve ends the live runs of
+	                            * dead serves ("service restarted"); default 30 */
 	char **browsers;           /* CDP endpoints; n_browsers may be 0 */
 	size_t n_browsers;
 	struct {
@@ -144,6 +148,10 @@ int kn_config_load_buffer(kn_config **out, const char *buf, size_t len, const ch
 int kn_config_new(kn_config **out, kn_err *err);
 
 void kn_config_free(kn_config *cfg);
+
+/* 1 when s is HOST:PORT as http.advertise takes it: a name or IPv4 address of [A-Za-z0-9._-]
+ * (not starting with - or .), or [IPv6]; a port 1-65535 without a leading zero. */
+int kn_config_address_ok(const char *s);
 
 /* The command of the agent named name in `agents:`, or NULL (borrowed from c). */
 const char *kn_config_agent_command(const kn_config *c, const char *name);

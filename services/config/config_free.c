@@ -12,6 +12,7 @@ void kn_config_free(kn_config *c)
 	free(c->database_url);
 	free(c->http_listen);
 	free(c->http_token);
+	free(c->http_advertise);
 	for (size_t i = 0; i < c->n_http_hosts; i++)
 		free(c->http_hosts[i]);
 	free(c->http_hosts);

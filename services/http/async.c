@@ -1,8 +1,8 @@
 /* async.c — deferred answers: requests the server thread does not answer itself.
  *
  * A handler that would wait (a database read, a task-set upload, browser discovery, a run start
- * that waits for the monitor) sets kn_http_resp.defer to a lane instead of answering. The request
- * (route, id, query, body) moves into a job queued for that lane's worker threads: the read lane
+ * that waits for the monitor, a call forwarded to another serve) sets kn_http_resp.defer to a lane
+ * instead of answering. The request (route, id, query, body, X-Kn-Forwarded) moves into a job queued for that lane's worker threads: the read lane
  * for short database reads, the slow lane for what may take seconds, so a hanging browser never
  * delays a listing. A worker calls opts.handle_worker with its own state (e.g. its own database
  * connection: the store is not thread-safe), puts the answer on the done list and wakes the loop
@@ -29,6 +29,7 @@ struct kn_srv_job {
 	kn_http_query query;
 	char *body;
 	size_t body_len;
+	char hop[KN_HTTP_MAX_HOP + 1];
 	kn_http_resp resp;
 };
 
@@ -50,7 +51,7 @@ static void job_free(struct kn_srv_job *j)
 static void work(kn_server *s, void **wctx, struct kn_srv_job *j)
 {
 	kn_http_req req = {j->method, j->route, j->id, &j->query, j->body ? j->body : "",
-	                   j->body_len};
+	                   j->body_len, j->hop[0] ? j->hop : NULL};
 	s->o.handle_worker(s->o.ud, wctx, &req, &j->resp);
 	j->resp.defer = 0;
 	if (j->route == KN_ROUTE_METRICS && !j->resp.body && !j->resp.status) {
@@ -163,6 +164,7 @@ int kn_srv_defer(kn_server *s, struct lws *wsi, struct pss *pss, int lane)
 	j->method = pss->method;
 	j->route = pss->route;
 	memcpy(j->id, pss->id, sizeof j->id);
+	memcpy(j->hop, pss->hop, sizeof j->hop);
 	/* the request's own buffers move to the job: the connection holds nothing a worker reads */
 	j->query = pss->query;
 	memset(&pss->query, 0, sizeof pss->query);

@@ -491,6 +491,37 @@ void kn_http_forwarded_for(const char *xff, char *out, size_t cap)
 	out[n] = '\0';
 }
 
+int kn_http_advertise(char *out, size_t cap, const char *host, int port, const char *hostname,
+                      kn_err *err)
+{
+	if (cap)
+		out[0] = '\0';
+	if (!host || port < 1 || port > 65535)
+		return kn_err_set(err, KN_EINVAL, "no listen address to advertise");
+	int wild = !*host || strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0;
+	if (wild && (!hostname || !*hostname))
+		return kn_err_set(err, KN_EINVAL, "listening on every address and no host name: "
+		                  "set http.advertise");
+	const char *h = wild ? hostname : host;
+	int v6 = !wild && strchr(h, ':') != NULL;
+	int n = snprintf(out, cap, v6 ? "[%s]:%d" : "%s:%d", h, port);
+	if (n < 0 || (size_t)n >= cap)
+		return kn_err_set(err, KN_ELIMIT, "advertised address too long");
+	return 0;
+}
+
+int kn_route_forwardable(kn_route r)
+{
+	return r == KN_ROUTE_RUN_EVENTS || r == KN_ROUTE_RUN_ANSWER || r == KN_ROUTE_RUN_STOP;
+}
+
+int kn_http_hop_ok(const char *v)
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-";
+	size_t n = v ? strlen(v) : 0;
+	return n > 0 && n <= KN_HTTP_MAX_HOP && strspn(v, ok) == n;
+}
+
 int kn_http_host_ok(const char *host, const char *const *allowed, size_t n, const char *listen_host,
                     int loopback)
 {

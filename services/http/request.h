@@ -121,6 +121,25 @@ int kn_http_origin_ok(const char *origin, const char *host, int https, const cha
  * none is usable. */
 void kn_http_forwarded_for(const char *xff, char *out, size_t cap);
 
+/* The header a serve adds to a call it forwards to the serve that runs the run (issue 27;
+ * services/runs/README.md "Several serves"): its value is the forwarding serve's owner id. A
+ * request carrying it is never forwarded again. */
+#define KN_HTTP_HOP_HEADER "X-Kn-Forwarded"
+#define KN_HTTP_MAX_HOP 159
+/* 1 for the routes a serve forwards to the serve that runs the run: POST /api/runs/{id}/events,
+ * …/answer, …/stop. */
+int kn_route_forwardable(kn_route r);
+/* 1 when v is an acceptable X-Kn-Forwarded value: 1 to KN_HTTP_MAX_HOP bytes of
+ * [A-Za-z0-9._-]. */
+int kn_http_hop_ok(const char *v);
+
+/* The HOST:PORT other serves reach a server listening on host (numeric, without brackets) and
+ * port at (the default of http.advertise): a wildcard host (0.0.0.0, ::, empty) is replaced by
+ * hostname (this machine's name), an IPv6 address bracketed. KN_EINVAL when the host is a
+ * wildcard and hostname empty, KN_ELIMIT when out (cap bytes) is too small. */
+int kn_http_advertise(char *out, size_t cap, const char *host, int port, const char *hostname,
+                      kn_err *err);
+
 /* 1 when s (len bytes) is valid UTF-8 without control bytes (tab excluded). */
 int kn_http_text_ok(const char *s, size_t len);
 

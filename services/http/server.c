@@ -415,7 +415,7 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 			s->o.before_metrics(s->o.ud);
 		kn_http_resp r = {0};
 		if (s->o.handle_worker && s->o.handle) { /* gauges may need the database: a worker's */
-			kn_http_req mreq = {pss->method, pss->route, pss->id, &pss->query, "", 0};
+			kn_http_req mreq = {pss->method, pss->route, pss->id, &pss->query, "", 0, NULL};
 			s->o.handle(s->o.ud, &mreq, &r);
 			if (r.defer || r.body || r.status)
 				return answer_or_defer(s, wsi, pss, &r);
@@ -426,7 +426,7 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 		return send_answer(s, wsi, pss, &r, NULL, 0, 0);
 	}
 	kn_http_req req = {pss->method, pss->route, pss->id, &pss->query,
-	                   pss->body ? pss->body : "", pss->body_len};
+	                   pss->body ? pss->body : "", pss->body_len, pss->hop[0] ? pss->hop : NULL};
 	kn_http_resp r = {0};
 	if (s->o.handle)
 		s->o.handle(s->o.ud, &req, &r);
@@ -468,9 +468,19 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 400, "bad query", err.msg);
 	}
+	/* a call another serve forwarded (services/runs/README.md "Several serves"): that serve
+	 * judged its Host and Origin; here it needs the token like any write */
+	int hop = lws_hdr_custom_length(wsi, "x-kn-forwarded:", 15) > 0;
+	if (hop && (lws_hdr_custom_copy(wsi, pss->hop, (int)sizeof pss->hop, "x-kn-forwarded:", 15) <= 0 ||
+	            !kn_http_hop_ok(pss->hop) || !kn_route_forwardable(pss->route))) {
+		pss->hop[0] = '\0';
+		pss->close_after = has_body;
+		return send_error(s, wsi, pss, 400, "bad " KN_HTTP_HOP_HEADER,
+		                  "only on a run's events, answer and stop; 1 to 159 bytes of A-Z a-z 0-9 . _ -");
+	}
 	/* DNS rebinding (a foreign Host) and pages of other origins get nothing but the dashboard's
 	 * files (which hold no data) */
-	const char *why = pss->route == KN_ROUTE_STATIC ? NULL : kn_srv_foreign(s, wsi);
+	const char *why = pss->route == KN_ROUTE_STATIC || hop ? NULL : kn_srv_foreign(s, wsi);
 	if (why) {
 		char ip[64];
 		kn_srv_peer(s, wsi, ip, sizeof ip);
@@ -482,7 +492,7 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 	}
 	int write = kn_route_is_write(pss->route);
 	/* reads are open on a loopback listener, unless a proxy brought the request from elsewhere */
-	if ((write || !s->loopback || kn_srv_proxied(s, wsi)) && pss->route != KN_ROUTE_HEALTHZ &&
+	if ((write || hop || !s->loopback || kn_srv_proxied(s, wsi)) && pss->route != KN_ROUTE_HEALTHZ &&
 	    pss->route != KN_ROUTE_STATIC && !kn_srv_authed(s, wsi, NULL)) {
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 401, "unauthorized",
@@ -671,6 +681,11 @@ int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err)
 	s->proto = lws_vhost_name_to_protocol(s->vh, protocols[0].name);
 	*out = s;
 	return 0;
+}
+
+int kn_server_advertise(const kn_server *s, const char *hostname, char *out, size_t cap, kn_err *err)
+{
+	return kn_http_advertise(out, cap, s->host, s->port, hostname, err);
 }
 
 int kn_server_port(const kn_server *s)

@@ -25,6 +25,9 @@ typedef struct kn_http_req {
 	const kn_http_query *query;
 	const char *body;           /* NUL-terminated copy of the body; "" when none */
 	size_t body_len;
+	/* the X-Kn-Forwarded value (request.h KN_HTTP_HOP_HEADER): the owner id of the serve that
+	 * forwarded this call here; NULL: not forwarded */
+	const char *hop;
 } kn_http_req;
 
 typedef struct kn_http_resp {
@@ -98,6 +101,9 @@ typedef struct kn_server kn_server;
  * *out the caller's (kn_server_free). */
 int kn_server_new(kn_server **out, const kn_server_opts *opts, kn_err *err);
 int kn_server_port(const kn_server *s);
+/* The HOST:PORT other serves reach this one at when http.advertise is not set
+ * (request.h kn_http_advertise over the listen host, the bound port and hostname). */
+int kn_server_advertise(const kn_server *s, const char *hostname, char *out, size_t cap, kn_err *err);
 /* Serve until *stop becomes nonzero (polled every 100 ms; a signal also cuts the poll short). */
 int kn_server_run(kn_server *s, volatile sig_atomic_t *stop);
 /* Wake the server thread so queued stream messages get written; any thread. For kn_stream_new. */

@@ -40,6 +40,7 @@ struct pss {
 	char *body;
 	size_t body_len, body_cap;
 	int in_body, too_large;
+	char hop[KN_HTTP_MAX_HOP + 1]; /* kn_http_req.hop ("": not forwarded) */
 	struct timespec t0;
 	/* response */
 	char *out;

@@ -3,13 +3,15 @@
  * kn_api_handle is called on the server thread with a routed, size-checked request
  * (services/http/request.h did the parsing of the path and query). It answers there only what
  * needs no waiting — /healthz from the change listener's view of the database, cached listings
- * (api_cache.c), POST …/events (its answer is held until durable) — and defers everything else to
- * a worker lane of the server (services/http/async.c): reads to the read lane, writes, uploads and
- * run starts (browser discovery, waiting for the monitor) to the slow lane, where
- * kn_api_handle_worker answers with the worker thread's own store connection. Each route function
- * takes the store of the thread it runs on. This file checks the JSON bodies and parameters of each
- * route, maps store/registry codes to HTTP statuses (KN_ENOTFOUND 404, KN_EINVAL 400, KN_EIO 503
- * when the store could not reconnect, KN_EDB 500) and never passes a raw database message to a client
+ * (api_cache.c), POST …/events of a live run (its answer is held until durable) — and defers
+ * everything else to a worker lane of the server (services/http/async.c): reads to the read lane,
+ * writes, uploads and run starts (browser discovery, waiting for the monitor) to the slow lane,
+ * where kn_api_handle_worker answers with the worker thread's own store connection. Each route
+ * function takes the store of the thread it runs on. A run's events, answer or stop for a run that
+ * is not live here are forwarded to the serve that runs it (run_elsewhere, forward.c). This file
+ * checks the JSON bodies and parameters of each route, maps store/registry codes to HTTP statuses
+ * (KN_ENOTFOUND 404, KN_EINVAL 400, KN_EIO 503 when the store could not reconnect, KN_EDB 500) and
+ * never passes a raw database message to a client
  * without the "database error" primary message. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +26,9 @@
 #include "api_drift.h"
 #include "keynode/workflow.h"
 #include "cdp.h"
+#include "forward.h"
+#include "log.h"
+#include "store_serve.h"
 
 #define MAX_REF 256
 /* Answer with an error and leave the route function. */
@@ -41,13 +46,14 @@
 
 struct kn_api {
 	kn_api_opts o;
-	kn_store *st;               /* the server thread's (POST …/events' not-live check) */
 	kn_api_cache *cache;
 };
 
-/* A worker thread's own state: its store connection, opened at its first request. */
+/* A worker thread's own state: its store connection, opened at its first request, and its
+ * connections to other serves (forward.h). */
 struct worker {
 	kn_store *st;
+	void *fwd;
 };
 
 int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err)
@@ -56,11 +62,8 @@ int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err)
 	if (!a)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	a->o = *opts;
-	int rc = kn_store_open(&a->st, opts->conninfo, err);
-	if (!rc)
-		rc = kn_api_cache_new(&a->cache, opts->conninfo, err);
+	int rc = kn_api_cache_new(&a->cache, opts->conninfo, err);
 	if (rc) {
-		kn_store_free(a->st);
 		free(a);
 		return rc;
 	}
@@ -73,7 +76,6 @@ void kn_api_free(kn_api *a)
 	if (!a)
 		return;
 	kn_api_cache_free(a->cache);
-	kn_store_free(a->st);
 	free(a);
 }
 
@@ -321,23 +323,45 @@ static void get_events(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	answer_text(resp, 200, out);
 }
 
-/* A run that is not live: 409 when the store knows it (it ended), else 404. */
-static void not_live(kn_store *st, const char *id, kn_http_resp *resp)
+/* A call for a run that is not live here (issue 27 item 3; README "Several serves"): forwarded to
+ * the serve that runs it and its answer relayed; else 409 when the run ended or no live serve runs
+ * it, 404 when there is no such run. Worker lane only (a query, maybe a forward). */
+static void run_elsewhere(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_resp *resp)
 {
+	kn_store *st = w->st;
 	kn_err err = {0};
-	char *out = NULL;
-	int rc;
-	rc = kn_store_run_get_json(st, id, &out, &err);
-	free(out);
-	if (rc == 0)
-		kn_http_resp_error(resp, 409, "the run already ended", NULL);
-	else if (rc == KN_ENOTFOUND)
-		kn_http_resp_error(resp, 404, "not found", "no such run");
-	else
-		kn_api_store_failed(resp, rc, &err, "no such run");
+	kn_store_run_home home;
+	char q[512];
+	int rc = kn_store_run_home_get(st, req->id, &home, &err);
+	if (rc == KN_ENOTFOUND)
+		FAIL(resp, 404, "not found", "no such run");
+	if (rc)
+		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such run"));
+	if (home.ended || (a->o.owner && strcmp(home.owner, a->o.owner) == 0))
+		FAIL(resp, 409, "the run already ended", NULL); /* here: its end is being written */
+	if (req->hop || !home.address[0]) {
+		if (snprintf(q, sizeof q, "run by %s, which takes no calls (a worker, or a serve that is "
+		             "gone: its runs are ended by the orphan sweep)%s",
+		             home.owner[0] ? home.owner : "no serve",
+		             req->hop ? "; forwarded here by another serve" : "") < 0)
+			q[0] = '\0';
+		FAIL(resp, 409, "the run is not live here", q);
+	}
+	rc = kn_runs_forward(&w->fwd, home.address, a->o.owner, a->o.token, req, resp, &err);
+	kn_api_cache_bump(a->cache); /* the owner wrote before it answered */
+	if (rc) {
+		kn_log_msg("warn", "api", "cannot forward a run's call to its serve",
+		           "run=%s owner=%s detail=\"%s\"", req->id, home.owner, kn_log_quote(q, sizeof q, err.msg));
+		char d[sizeof err.msg + KN_STORE_OWNER_MAX + 96];
+		if (snprintf(d, sizeof d, "%s (run by %s; a serve that is gone has its runs ended by the "
+		             "orphan sweep)", err.msg, home.owner) < 0)
+			d[0] = '\0';
+		FAIL(resp, 503, "the run's serve is unreachable", d);
+	}
 }
 
-static void post_events(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+/* Server thread: a live run's events; a run not live here goes to the slow lane (run_elsewhere). */
+static void post_events(kn_api *a, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	char *out = NULL;
@@ -347,8 +371,10 @@ static void post_events(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 	uint64_t hold[2];
 	int rc = kn_runs_events(a->o.runs, req->id, req->body, req->body_len, &out, &queued, hold,
 	                        &err);
-	if (rc == KN_ENOTFOUND)
-		DO_RETURN(not_live(st, req->id, resp));
+	if (rc == KN_ENOTFOUND) {
+		resp->defer = KN_HTTP_LANE_SLOW;
+		return;
+	}
 	if (rc == KN_EUNSUPPORTED)
 		FAIL(resp, 409, "watched run", err.msg);
 	if (rc == KN_ELIMIT)
@@ -362,7 +388,7 @@ static void post_events(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 	resp->hold_upto = hold[1];
 }
 
-static void post_answer(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+static void post_answer(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_resp *resp)
 {
 	json_t *body;
 	if (body_object(&body, req, resp))
@@ -375,7 +401,7 @@ static void post_answer(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 		int rc = kn_runs_answer(a->o.runs, req->id, text, &err);
 		kn_api_cache_bump(a->cache); /* "until": "finished" may have ended the run */
 		if (rc == KN_ENOTFOUND)
-			not_live(st, req->id, resp);
+			run_elsewhere(a, w, req, resp);
 		else if (rc)
 			kn_http_resp_error(resp, 500, "cannot answer", err.msg);
 		else
@@ -384,14 +410,14 @@ static void post_answer(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 	json_decref(body);
 }
 
-static void post_stop(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+static void post_stop(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
 	char *result = NULL;
 	int rc = kn_runs_stop(a->o.runs, req->id, &result, &err);
 	kn_api_cache_bump(a->cache); /* the run's end is durable by now */
 	if (rc == KN_ENOTFOUND)
-		DO_RETURN(not_live(st, req->id, resp));
+		DO_RETURN(run_elsewhere(a, w, req, resp));
 	if (rc)
 		FAIL(resp, 500, "cannot stop the run", err.msg);
 	answer_text(resp, 200, result);
@@ -496,9 +522,10 @@ static void get_healthz(kn_store *st, kn_http_resp *resp)
 	answer_json(resp, up ? 200 : 503, json_pack("{s:b, s:b}", "ok", up, "database", up));
 }
 
-/* Every route, on the thread of st. */
-static void route(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+/* Every route, on the worker thread w (its store connection). */
+static void route(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_resp *resp)
 {
+	kn_store *st = w->st;
 	switch (req->route) {
 	case KN_ROUTE_TASKSETS_POST: post_taskset(a, st, req, resp); break;
 	case KN_ROUTE_TASKS: get_tasks(a, st, req, resp); break;
@@ -507,10 +534,10 @@ static void route(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp 
 	case KN_ROUTE_RUNS_POST: post_run(a, st, req, resp); break;
 	case KN_ROUTE_RUNS: get_runs(st, req, resp); break;
 	case KN_ROUTE_RUN: get_run(a, st, req, resp); break;
-	case KN_ROUTE_RUN_EVENTS: post_events(a, st, req, resp); break;
+	case KN_ROUTE_RUN_EVENTS: run_elsewhere(a, w, req, resp); break; /* not live here */
 	case KN_ROUTE_RUN_EVENTS_GET: get_events(st, req, resp); break;
-	case KN_ROUTE_RUN_ANSWER: post_answer(a, st, req, resp); break;
-	case KN_ROUTE_RUN_STOP: post_stop(a, st, req, resp); break;
+	case KN_ROUTE_RUN_ANSWER: post_answer(a, w, req, resp); break;
+	case KN_ROUTE_RUN_STOP: post_stop(a, w, req, resp); break;
 	case KN_ROUTE_REPLAYS_POST: post_replay(a, st, req, resp); break;
 	case KN_ROUTE_REPLAYS: get_replays(st, req, resp); break;
 	case KN_ROUTE_REPLAY_SHOT: get_screenshot(st, req, resp); break;
@@ -535,7 +562,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	char *out = NULL;
 	switch (req->route) {
 	case KN_ROUTE_RUN_EVENTS: /* its answer is held by the server until durable */
-		DO_RETURN(post_events(a, a->st, req, resp));
+		DO_RETURN(post_events(a, req, resp));
 	case KN_ROUTE_HEALTHZ: {
 		int db = kn_api_cache_db(a->cache);
 		if (db >= 0)
@@ -589,15 +616,17 @@ void kn_api_handle_worker(void *ud, void **wctx, const kn_http_req *req, kn_http
 			DO_RETURN(answer_json(resp, 503, json_pack("{s:b, s:b}", "ok", 0, "database", 0)));
 		DO_RETURN(kn_http_resp_error(resp, 503, "database unreachable", err.msg));
 	}
-	route(a, w->st, req, resp);
+	route(a, w, req, resp);
 }
 
 void kn_api_worker_exit(void *ud, void *wctx)
 {
 	(void)ud;
 	struct worker *w = wctx;
-	if (w)
+	if (w) {
 		kn_store_free(w->st);
+		kn_runs_forward_free(w->fwd);
+	}
 	free(w);
 }
 

@@ -22,9 +22,12 @@ typedef struct kn_api_opts {
 	                            * to the tasks it uploads; NULL: none (borrowed) */
 	const char *trace_root;    /* run and replay traces (services/trace), for the drift diff
 	                            * (api_drift.c); NULL: none (borrowed) */
+	/* this serve's owner id and its token: a run's call for a run of another serve is forwarded
+	 * there with them (forward.h); owner NULL: never forwarded (borrowed) */
+	const char *owner, *token;
 } kn_api_opts;
 
-/* Connect to the database. KN_EIO when it is unreachable. *out the caller's (kn_api_free). */
+/* Start the cache's change listener on the database. *out the caller's (kn_api_free). */
 int kn_api_new(kn_api **out, const kn_api_opts *opts, kn_err *err);
 void kn_api_free(kn_api *a);
 

@@ -3,7 +3,8 @@
  * Each serve process records itself as the owner of the runs it starts and holds a PostgreSQL
  * session advisory lock named after itself (schemas/sql/020_run_owner.sql). When a process dies
  * (kill -9, a crash, a lost machine) its connection closes and the lock goes with it, so a serve
- * starting later can take the lock: that owner's live runs are orphans. Each is scored from the
+ * starting later, or the orphan sweep of a running one (sweep.c), can take the lock: that owner's
+ * live runs are orphans. Each is scored from the
  * events the store holds (read page by page, so a run of a million events costs no more memory
  * than a page), ended with status error and "reason": "service restarted", written with
  * kn_store_run_finish, announced on the stream as an "end" message and alerted. Runs of a process
@@ -21,7 +22,9 @@
 
 #include "judge_queue.h"
 #include "log.h"
+#include "relay.h"
 #include "runs.h"
+#include "store_serve.h"
 
 #define RECOVER_REASON "service restarted"
 #define RECOVER_PAGE 5000
@@ -151,8 +154,10 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 		json_t *m = json_pack("{s:s, s:s, s:s, s:O}", "type", "end", "run", id, "reason",
 		                      RECOVER_REASON, "result", resj);
 		char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
-		if (text)
+		if (text) {
 			kn_stream_publish(o->stream, id, text);
+			kn_runs_relay_send(o->relay, id, text);
+		}
 		free(text);
 		json_decref(m);
 		kn_err ae = {0};
@@ -173,12 +178,19 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 
 int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
 {
+	return kn_runs_recover_of(st, o, NULL, n, err);
+}
+
+int kn_runs_recover_of(kn_store *st, const kn_runs_opts *o, const char *owners, size_t *n,
+                       kn_err *err)
+{
 	if (n)
 		*n = 0;
 	if (!st || !o || !o->owner)
 		return kn_err_set(err, KN_EINVAL, "recovery needs a store and this process's owner id");
 	char *list = NULL;
-	int rc = kn_store_orphans_take(st, o->owner, &list, err);
+	int rc = owners ? kn_store_orphans_take_of(st, o->owner, owners, &list, err)
+	                : kn_store_orphans_take(st, o->owner, &list, err);
 	if (rc)
 		return rc;
 	json_t *runs, *r, *j = parse_list(list, "runs", &runs);

@@ -21,6 +21,7 @@
 #include "monitor.h"
 #include "log.h"
 #include "runs.h"
+#include "relay.h"
 #include "runs_internal.h"
 
 static int durable_ms(const kn_runs *r)
@@ -81,8 +82,10 @@ json_t *kn_run_reached(const kn_eval *ev, const kn_task *task)
 void kn_runs_publish(kn_runs *r, const char *run_id, json_t *msg)
 {
 	char *text = msg ? json_dumps(msg, JSON_COMPACT) : NULL;
-	if (text)
+	if (text) {
 		kn_stream_publish(r->o.stream, run_id, text);
+		kn_runs_relay_send(r->o.relay, run_id, text); /* the other serves' subscribers */
+	}
 	free(text);
 	json_decref(msg);
 }
@@ -600,6 +603,17 @@ int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err)
 	int rc = wait_end(r, run, result, err);
 	kn_run_unref(run);
 	return rc;
+}
+
+size_t kn_runs_live_ids(kn_runs *r, char (*ids)[KN_RUN_ID_MAX], size_t cap)
+{
+	size_t n = 0;
+	pthread_mutex_lock(&r->mu);
+	for (struct run *run = r->live; run && n < cap; run = run->next)
+		if (!run->finishing)
+			memcpy(ids[n++], run->id, KN_RUN_ID_MAX);
+	pthread_mutex_unlock(&r->mu);
+	return n;
 }
 
 void kn_runs_tick(kn_runs *r)

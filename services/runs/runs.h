@@ -53,6 +53,9 @@ typedef struct kn_runs_opts {
 	long long trace_max_bytes;   /* screenshots per run; 0 no cap */
 	const struct kn_guard *guard;   /* keynode.yaml's guard rules (issue 23); NULL: none */
 	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
+	/* the other serves' view of the live feed (relay.h): every run message published is also
+	 * relayed; NULL: none (borrowed) */
+	struct kn_runs_relay *relay;
 } kn_runs_opts;
 
 /* Start the loop thread. *out the caller's (kn_runs_free). */
@@ -114,6 +117,39 @@ char *kn_runs_result_text(const struct json_t *result, int extended);
  * announced on the stream ("end") and alerted. o: ingest unused, owner = this process. *n (may be
  * NULL) how many. Call after the spool left by the dead process was flushed. */
 int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err);
+/* The same for the owners listed in owners (a JSON array of owner ids) only. */
+int kn_runs_recover_of(kn_store *st, const kn_runs_opts *o, const char *owners, size_t *n,
+                       kn_err *err);
+/* The ids of the live runs into ids (at most cap); returns how many. */
+size_t kn_runs_live_ids(kn_runs *r, char (*ids)[KN_RUN_ID_MAX], size_t cap);
+
+/* One orphan sweep (sweep.c, issue 27 item 3): kn_runs_recover_of the owners listed (a JSON array
+ * of owner ids; NULL: every owner whose lock can be taken), then the serve_instances rows of those
+ * dead serves deleted. Logged; *runs (may be NULL) how many runs were ended. serve calls it at
+ * start for all (after the spool a dead process left was flushed); the sweeper every period. */
+int kn_runs_sweep(kn_store *st, const kn_runs_opts *o, const char *owners, size_t *runs,
+                  kn_err *err);
+/* The sweeper: a thread that
+ * - every second checks the owner lock's connection (lock_st, borrowed: only this thread uses it
+ *   from now on); after a reconnect (the lock went with the old session) it takes the lock again,
+ *   writes this serve's row again (advertise) and ends the live runs the database says ended
+ *   (another serve's sweep took them while this one was cut off);
+ * - every period_s seconds sweeps, over a connection of its own, the owners whose lock it could
+ *   take at this sweep and the one before: a serve cut from the database for less than a period
+ *   keeps its runs, one dead (or cut off) for two periods has them ended "service restarted".
+ * o is copied (its pointers borrowed: they outlive the sweeper). *out the caller's. */
+typedef struct kn_runs_sweeper kn_runs_sweeper;
+typedef struct kn_runs_sweeper_opts {
+	const char *conninfo;
+	const kn_runs_opts *runs_opts;
+	kn_runs *runs;        /* this serve's registry (its runs ended by others are ended here) */
+	kn_store *lock_st;    /* the connection holding the owner lock; NULL: not watched */
+	const char *advertise;/* this serve's serve_instances address */
+	int period_s;
+} kn_runs_sweeper_opts;
+int kn_runs_sweeper_new(kn_runs_sweeper **out, const kn_runs_sweeper_opts *so, kn_err *err);
+/* Stop (a sweep in progress finishes first) and free. */
+void kn_runs_sweeper_free(kn_runs_sweeper *s);
 
 /* The current UTC time as RFC 3339 with milliseconds (buf ≥ 32 bytes). */
 void kn_runs_now(char *buf, size_t cap);

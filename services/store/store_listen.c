@@ -4,7 +4,8 @@
  * lost. A cache that drops everything on each call is therefore never older than the last commit
  * the listener has seen, and one that missed notifications while the connection was down is dropped
  * at the reconnect. The same callback carries "is the database reachable", which `serve` answers
- * /healthz from without a query. The thread waits in poll(2) on the connection's socket and a pipe
+ * /healthz from without a query. With kn_store_listener_new_payload (store_serve.h) each
+ * notification's payload is handed over too (the live feed of runs other serves run). The thread waits in poll(2) on the connection's socket and a pipe
  * that kn_store_listener_free writes to; while the database is unreachable it retries every 250 ms. */
 #include <errno.h>
 #include <poll.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "store_internal.h"
+#include "store_serve.h"
 
 #define RETRY_MS 250
 
@@ -22,6 +24,7 @@ struct kn_store_listener {
 	char *conninfo;
 	char channel[64];
 	void (*on_change)(void *ud, int up);
+	void (*on_payload)(void *ud, const char *payload); /* may be NULL */
 	void *ud;
 	int pipe[2];                /* [1] written once to stop the thread */
 	pthread_t thread;
@@ -78,7 +81,7 @@ static void *listen_main(void *arg)
 	for (;;) {
 		if (!c) {
 			c = listen_connect(l);
-			if (c || up != 0)
+			if ((c || up != 0) && l->on_change)
 				l->on_change(l->ud, c != NULL); /* (re)connected: whatever was missed is dropped */
 			up = c != NULL;
 			if (!c) {
@@ -93,16 +96,19 @@ static void *listen_main(void *arg)
 			PQfinish(c);
 			c = NULL;
 			up = 0;
-			l->on_change(l->ud, 0);
+			if (l->on_change)
+				l->on_change(l->ud, 0);
 			continue;
 		}
 		int any = 0;
 		PGnotify *n;
 		while ((n = PQnotifies(c)) != NULL) {
 			any = 1;
+			if (l->on_payload)
+				l->on_payload(l->ud, n->extra ? n->extra : "");
 			PQfreemem(n);
 		}
-		if (any)
+		if (any && l->on_change)
 			l->on_change(l->ud, 1);
 	}
 	PQfinish(c);
@@ -113,7 +119,18 @@ int kn_store_listener_new(kn_store_listener **out, const char *conninfo, const c
                           void (*on_change)(void *ud, int up), void *ud, kn_err *err)
 {
 	*out = NULL;
-	if (!conninfo || !channel || !on_change || !*channel || strlen(channel) >= 64 ||
+	if (!on_change)
+		return kn_err_set(err, KN_EINVAL, "bad listener options (no callback)");
+	return kn_store_listener_new_payload(out, conninfo, channel, on_change, NULL, ud, err);
+}
+
+int kn_store_listener_new_payload(kn_store_listener **out, const char *conninfo, const char *channel,
+                                  void (*on_change)(void *ud, int up),
+                                  void (*on_payload)(void *ud, const char *payload), void *ud,
+                                  kn_err *err)
+{
+	*out = NULL;
+	if (!conninfo || !channel || (!on_change && !on_payload) || !*channel || strlen(channel) >= 64 ||
 	    strspn(channel, "abcdefghijklmnopqrstuvwxyz_0123456789") != strlen(channel))
 		return kn_err_set(err, KN_EINVAL, "bad listener options (channel: lowercase identifier)");
 	kn_store_listener *l = calloc(1, sizeof *l);
@@ -123,6 +140,7 @@ int kn_store_listener_new(kn_store_listener **out, const char *conninfo, const c
 	}
 	snprintf(l->channel, sizeof l->channel, "%s", channel);
 	l->on_change = on_change;
+	l->on_payload = on_payload;
 	l->ud = ud;
 	if (pipe(l->pipe) != 0) {
 		free(l->conninfo);

@@ -8,10 +8,12 @@
 # on the stream); a second serve on the same spool is refused; the spool is made (0700) under a
 # missing parent, one folder per database; stop answers the final state and a GET right after says so;
 # the per-run event cap (413); a 1M-event run (200k in the sanitizer build) read back page by page;
-# a task id holding '/' read back; keep-alive after a POST without a body length.
+# a task id holding '/' read back; keep-alive after a POST without a body length. Two serves on the
+# database: a run's events, answer and stop sent to the serve that does not run it are forwarded, its
+# live feed relayed, and the run of a serve killed for good ended by the other's orphan sweep.
 #
 #   durability.sh KEYNODE_BINARY REPO_DIR
-# Needs PostgreSQL 15, node, curl, jq: a missing one is a failure.
+# Needs PostgreSQL 15, node (+ the pinned npm packages, node/ensure.sh), curl, jq: a missing one is a failure.
 set -u -o pipefail
 KN=${1:?usage: durability.sh KEYNODE REPO}
 REPO=${2:?usage: durability.sh KEYNODE REPO}
@@ -23,6 +25,7 @@ W=(-H "Authorization: Bearer $TOKEN")
 BIG=${KN_BIG_RUN_EVENTS:-1000000}
 
 for t in curl jq node; do command -v $t >/dev/null || { kn_fail "$t not found"; kn_finish; }; done
+"$HERE/node/ensure.sh" --no-chromium >"$tmp/ensure.log" 2>&1 || { kn_fail "node/ensure.sh: $(tail -3 "$tmp/ensure.log")"; kn_finish; }
 kn_pg_start || kn_finish
 "$KN" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 || { kn_fail "migrate: $(cat "$tmp/migrate.log")"; kn_finish; }
 api() { curl -s -o "$tmp/body" -D "$tmp/hdr" -w '%{http_code}' "$@"; }
@@ -89,7 +92,7 @@ for round in 1 2 3; do
   killed_runs+=("$live")
   [ $round = 3 ] && { kn_pg_start || kn_finish; }
   serve_up
-  grep -q 'msg="ended runs left live by a dead process"' "$tmp/serve.$P.log" && ! grep -q 'crash recovery failed' "$tmp/serve.$P.log" &&
+  grep -q 'ended runs left live by a dead process" runs=' "$tmp/serve.$P.log" && ! grep -q 'orphan sweep failed' "$tmp/serve.$P.log" &&
     kn_ok "round $round: restart ended the dead process's runs" ||
     kn_fail "round $round: no recovery line: $(grep -v 'component=http' "$tmp/serve.$P.log" | tail -3)"
 done
@@ -122,18 +125,71 @@ done
 live=$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL AND id <> '$(grep '^run ' "$tmp/acks" | tail -1 | cut -d' ' -f2)'")
 [ "$live" = 0 ] && kn_ok "no run left live but the poster's current one" || kn_fail "$live runs still live"
 
-# --- a live serve's runs are never recovered by another ------------------------------------------
+# --- two serves on one database (issue 27 item 3) -----------------------------------------------------
+# a live serve's runs are never recovered by another; a run's calls reaching the serve that does not run
+# it are forwarded to the one that does; its live feed is relayed; a serve killed for good has its live
+# runs ended by the survivor's orphan sweep (here every second)
 c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); mine=$(jq -r .id "$tmp/body")
 P2=$(kn_free_port)
-s1=$serve_pid
-KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_serve_start "$KN" "$tmp/serve2.log" --listen "127.0.0.1:$P2" --spool-dir "$tmp/spool2" || kn_finish
-s2=$serve_pid
+s1=$serve_pid B1=$B
+printf 'http:\n  orphan_sweep_s: 1\n' >"$tmp/sweep.yaml"
+KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_serve_start "$KN" "$tmp/serve2.log" --listen "127.0.0.1:$P2" \
+  --spool-dir "$tmp/spool2" --config "$tmp/sweep.yaml" || kn_finish
+s2=$serve_pid B2=$api_base
 [ "$(kn_psql "SELECT ended IS NULL FROM runs WHERE id = '$mine'")" = t ] && kn_ok "a second serve leaves the first one's live run alone" || kn_fail "second serve ended a live run"
+expect_rows() { [ "$(kn_psql "$2")" = "$3" ] && kn_ok "$1" || kn_fail "$1: got '$(kn_psql "$2")', want '$3'"; }
+expect_rows "both serves in serve_instances, each with its listen address" \
+  "SELECT string_agg(address, ' ' ORDER BY address) FROM serve_instances" "$(printf '%s\n' "${B1#http://}" "${B2#http://}" | sort | tr '\n' ' ' | sed 's/ $//')"
+node "$HERE/stream-client.mjs" "ws://${B2#http://}/api/stream?run=$mine" "$tmp/xstream.out" "$mine" 30 "$TOKEN" >"$tmp/xstream.log" 2>&1 &
+xs=$!; kn_pids+=("$xs")
+for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/xstream.out" 2>/dev/null && break; sleep 0.05; done
+bad=0
+for k in 1 2 3 4 5 6; do # alternately to each serve: seq 1..12 in posting order
+  b=$(printf '{"t":%d,"type":"navigate","url":"http://127.0.0.1:1/x?n=%d"}\n{"t":%d,"type":"click"}' $((2 * k - 1)) "$k" $((2 * k)))
+  base=$B1; [ $((k % 2)) = 0 ] && base=$B2
+  c=$(api "${W[@]}" --data-binary "$b" "$base/api/runs/$mine/events"); a=$(jq -r .accepted "$tmp/body")
+  [ "$c" = 200 ] && [ "$a" = 2 ] || { bad=1; echo "    batch $k via $base: $c $(cat "$tmp/body")"; }
+done
+[ $bad = 0 ] && kn_ok "events of a run of serve 1 posted to both serves: all acknowledged (serve 2 forwards to serve 1)" || kn_fail "forwarded events"
+expect_rows "each stored once, seq 1..12 in posting order" \
+  "SELECT count(*) || ' ' || count(DISTINCT seq) || ' ' || max(seq) || ' ' || string_agg(substring(line->>'url' from 'n=([0-9]+)'), ',' ORDER BY seq) FROM events WHERE run_id = '$mine'" \
+  "12 12 12 1,2,3,4,5,6"
+# one event whose stream message passes PostgreSQL's 8000-byte NOTIFY payload: relayed truncated
+long=$(head -c 9000 /dev/zero | tr '\0' 'a')
+c=$(api "${W[@]}" -d "{\"t\":13,\"type\":\"navigate\",\"url\":\"http://127.0.0.1:1/$long\"}" "$B1/api/runs/$mine/events")
+[ "$c" = 200 ] || kn_fail "long event: $c $(cat "$tmp/body")"
+c=$(api "${W[@]}" -d '{"text":"done"}' "$B2/api/runs/$mine/answer"); s=$(jq -r .status "$tmp/body")
+[ "$c" = 200 ] && [ "$s" = running ] && kn_ok "answer through serve 2: forwarded ($c $s)" || kn_fail "forwarded answer: $c $(cat "$tmp/body")"
+c=$(api "${W[@]}" -H 'X-Kn-Forwarded: a-test' -d '{"t":15,"type":"click"}' "$B2/api/runs/$mine/events"); e=$(jq -r .error "$tmp/body")
+[ "$c" = 409 ] && [ "$e" = "the run is not live here" ] && kn_ok "a call already forwarded is never forwarded again ($c $e)" || kn_fail "hop: $c $(cat "$tmp/body")"
+c=$(api "${W[@]}" -H 'X-Kn-Forwarded: a b' -d '{"t":13,"type":"click"}' "$B2/api/runs/$mine/events"); c2=$(api "${W[@]}" -H 'X-Kn-Forwarded: x' "$B2/api/runs")
+c3=$(api -H 'X-Kn-Forwarded: x' -d '{"t":13,"type":"click"}' "$B2/api/runs/$mine/events")
+[ "$c" = 400 ] && [ "$c2" = 400 ] && [ "$c3" = 401 ] && kn_ok "X-Kn-Forwarded: a bad value 400, on another route 400, without the token 401" || kn_fail "hop header: $c $c2 $c3"
+c=$(api "${W[@]}" -X POST "$B2/api/runs/$mine/stop"); s=$(jq -r '.status + "," + .run' "$tmp/body")
+[ "$c" = 200 ] && [ "$s" = "incomplete,$mine" ] && kn_ok "stop through serve 2: serve 1's result relayed ($s)" || kn_fail "forwarded stop: $c $(head -c 300 "$tmp/body")"
+wait "$xs"; rc=$?; kn_forget "$xs"
+[ $rc = 0 ] && [ "$(grep -c '"type":"event"' "$tmp/xstream.out")" = 14 ] && grep -q '"type":"end"' "$tmp/xstream.out" &&
+  [ "$(jq -r 'select(.type=="event") | .seq' "$tmp/xstream.out" | tr '\n' ' ')" = "$(seq 1 14 | tr '\n' ' ')" ] &&
+  [ "$(jq -c 'select(.seq == 13) | [.truncated, .event, .type]' "$tmp/xstream.out")" = '[true,null,"event"]' ] &&
+  kn_ok "serve 2's /api/stream?run= shows serve 1's run: its 14 events (13 posted, the answer) in order, the one too large for NOTIFY truncated, and its end" ||
+  kn_fail "relayed stream: exit $rc $(head -c 400 "$tmp/xstream.out")"
+c=$(api "${W[@]}" -d '{"t":14,"type":"click"}' "$B2/api/runs/$mine/events"); e=$(jq -r .error "$tmp/body")
+[ "$c" = 409 ] && [ "$e" = "the run already ended" ] && kn_ok "events after the end, through serve 2: 409 ($e)" || kn_fail "after end: $c $(cat "$tmp/body")"
+# serve 1 killed for good: serve 2's sweep (every 1 s) ends its live run, and its row goes
+c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B1/api/runs"); orph=$(jq -r .id "$tmp/body")
+c=$(api "${W[@]}" -d '{"t":1,"type":"navigate","url":"http://127.0.0.1:1/shop/search.html?q=x"}' "$B2/api/runs/$orph/events")
+[ "$c" = 200 ] || kn_fail "event for $orph through serve 2: $c"
+kill -KILL "$s1"; wait "$s1" 2>/dev/null; kn_forget "$s1"
+c=$(api "${W[@]}" -d '{"t":2,"type":"click"}' "$B2/api/runs/$orph/events"); e=$(jq -r .error "$tmp/body")
+[ "$c" = 503 ] || [ "$c" = 409 ] && kn_ok "events for a run of a killed serve: $c ($e), not taken" || kn_fail "events for the dead serve's run: $c $(cat "$tmp/body")"
+kn_wait_sql 20 "SELECT status || ',' || (result->>'reason') FROM runs WHERE id = '$orph'" "error,service restarted" &&
+  kn_ok "serve 1 killed and not restarted: serve 2's orphan sweep ended its live run \"service restarted\"" ||
+  kn_fail "sweep: $(kn_psql "SELECT status, ended FROM runs WHERE id = '$orph'") $(grep 'orphan sweep' "$tmp/serve2.log" | tail -2)"
+kn_wait_sql 10 "SELECT count(*) FROM serve_instances" 1 && kn_ok "the dead serve's row is gone, the live one's stays" || kn_fail "serve_instances: $(kn_psql 'SELECT owner FROM serve_instances')"
 kn_stop "$s2"
-serve_pid=$s1
+expect_rows "a clean stop deletes the serve's row" "SELECT count(*) FROM serve_instances" 0
 
 # --- the per-run cap --------------------------------------------------------------------------------
-kill -TERM "$serve_pid"; wait "$serve_pid" 2>/dev/null; kn_forget "$serve_pid"
 serve_up --config "$tmp/cap.yaml"
 c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); cid=$(jq -r .id "$tmp/body")
 ev50=$(for i in $(seq 1 50); do printf '{"t":%s,"type":"navigate","url":"http://127.0.0.1:1/c?%s"}\n' "$i" "$i"; done)

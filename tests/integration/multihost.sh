@@ -4,23 +4,25 @@
 # subnet (10.231.0.0/24; the harness on a link of its own, 10.231.1.0/30, to the load balancer only):
 #
 #   db        10.231.0.2   a private throwaway PostgreSQL listening on its host address
-#   lb        10.231.0.10  nginx (Debian's nginx-light), round robin over api1/api2, websockets proxied;
-#             10.231.1.1   the harness's side. A cookie kn_api=ADDR:PORT (the X-Kn-Upstream answer
-#                          header of the request that made a run) pins later requests to that serve
-#   api1/2    10.231.0.11/12  `keynode serve` on one database, http.hosts: the load balancer's name
+#   lb        10.231.0.10  nginx (Debian's nginx-light), plain round robin over api1/api2 (no affinity),
+#             10.231.1.1   websockets proxied; the harness's side. Each answer says which serve gave it
+#                          (X-Kn-Upstream)
+#   api1/2    10.231.0.11/12  `keynode serve` on one database, http.hosts: the load balancer's name; a run's
+#                          calls reaching the serve that does not run it are forwarded to the one that does
+#                          (its advertised address: its listen address), its live feed relayed (issue 27 item 3)
 #   work1/2   10.231.0.21/22  `keynode worker --browser http://10.231.0.30:9222`
 #   browsers  10.231.0.30  chromium-headless-shell, its CDP forwarded to 10.231.0.30:9222 (socat), and `keynode sites`
 #                          (tests/sites) on the browser host's own 127.0.0.1:8100
 #   harness   10.231.1.2   curl, node; knows only the load balancer (no route to 10.231.0.0/24)
 #
 # Checks, through the load balancer only: the task-set upload; external runs with harness-posted events
-# spread over both serves (both serves' owners in runs, both upstreams in nginx's log, every event stored
-# exactly once); replays queued with POST /api/replays run by both workers against the remote browser
+# spread over both serves (both serves' owners in runs, both upstreams in nginx's log; each run's event
+# posts and stops answered by either serve, every event stored exactly once); replays queued with POST /api/replays run by both workers against the remote browser
 # (each job done once, one passing result each); the dashboard and the live feed (/api/stream websocket).
 # Faults, one by one: api1 cut from db (a blackhole route) while events arrive (acknowledged from its spool,
 # flushed after, each stored once); work1's link cut while it holds a lease (its lease expires, work2 finishes the job,
-# exactly one result); api1 SIGKILLed with a run live (the load balancer fails over to api2; api1
-# restarted ends the run "service restarted"). PostgreSQL is read over its Unix socket for the checks.
+# exactly one result); api1 SIGKILLed with a run live and not restarted (the load balancer fails over to
+# api2, whose orphan sweep ends the run "service restarted"). PostgreSQL is read over its Unix socket.
 #
 #   tests/integration/multihost.sh KEYNODE_BIN REPO_DIR
 #
@@ -118,8 +120,9 @@ for _ in $(seq 1 200); do nx work1 curl -s --max-time 1 "$CDP/json/version" | gr
 
 # ---- api1, api2 -----------------------------------------------------------------------------------------
 TOKEN=mh-$RANDOM$RANDOM
-# the load balancer's name as the harness uses it; the load balancer a trusted proxy (its X-Forwarded-*)
-printf 'http:\n  hosts: ["10.231.1.1"]\n  trusted_proxies: ["%s"]\n' "${addr[lb]}" >"$tmp/serve.yaml"
+# the load balancer's name as the harness uses it; the load balancer a trusted proxy (its X-Forwarded-*);
+# the orphan sweep every 10 s (default 30): longer than the db cut below lasts, so api1 keeps its run
+printf 'http:\n  hosts: ["10.231.1.1"]\n  trusted_proxies: ["%s"]\n  orphan_sweep_s: 10\n' "${addr[lb]}" >"$tmp/serve.yaml"
 # serve_up HOST — `keynode serve` on HOST's address, port 8080; sets HOST_pid
 serve_up() {
   local h=$1 log=$tmp/$1.log
@@ -156,16 +159,13 @@ http {
   scgi_temp_path $tmp/nginx/scgi;
   log_format up '\$remote_addr "\$request" \$status up=\$upstream_addr';
   upstream api { server ${addr[api1]}:8080 max_fails=0; server ${addr[api2]}:8080 max_fails=0; }
-  upstream api1 { server ${addr[api1]}:8080; }
-  upstream api2 { server ${addr[api2]}:8080; }
-  map \$cookie_kn_api \$kn_pool { "${addr[api1]}:8080" api1; "${addr[api2]}:8080" api2; default api; }
   map \$http_upgrade \$connection_upgrade { default upgrade; "" close; }
   server {
     listen 10.231.1.1:80;
     access_log $tmp/nginx/logs/access.log up;
     client_max_body_size 16m;
     location / {
-      proxy_pass http://\$kn_pool;
+      proxy_pass http://api;
       proxy_http_version 1.1;
       proxy_set_header Host \$http_host;
       proxy_set_header X-Forwarded-Host \$http_host;
@@ -213,22 +213,38 @@ for i in $(seq 1 "$nruns"); do
   [[ "$id" == r-* ]] || { bad=1; echo "    run $i: $(cat "$tmp/run.json")"; continue; }
   runs+=("$id") ups+=("$up")
 done
-# the live feed of the first run through the lb, pinned to its serve by the cookie
-ip netns exec "$ns-harness" env KN_STREAM_COOKIE="kn_api=${ups[0]}" node "$repo/tests/integration/stream-client.mjs" "ws://10.231.1.1/api/stream?run=${runs[0]}&token=$TOKEN" \
-  "$tmp/stream.out" "${runs[0]}" 60 >"$tmp/stream.log" 2>&1 &
-stream_pid=$!
-kn_pids+=("$stream_pid")
-for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/stream.out" 2>/dev/null && break; sleep 0.05; done
+# the live feed of the first run through the lb, twice: round robin takes the two websockets to both serves
+stream_pids=()
+for w in 1 2; do
+  ip netns exec "$ns-harness" node "$repo/tests/integration/stream-client.mjs" "ws://10.231.1.1/api/stream?run=${runs[0]}&token=$TOKEN" \
+    "$tmp/stream$w.out" "${runs[0]}" 60 >"$tmp/stream$w.log" 2>&1 &
+  stream_pids+=("$!")
+  kn_pids+=("$!")
+  for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/stream$w.out" 2>/dev/null && break; sleep 0.05; done
+done
+# each batch's run and answering serve (X-Kn-Upstream); one more request per round, so with round robin
+# the batches of each run alternate between the serves
+: >"$tmp/posts.txt"
 for k in $(seq 1 5); do
+  [ $((${#runs[@]} % 2)) = 0 ] && H curl -s -o /dev/null "$LB/healthz"
   for j in "${!runs[@]}"; do
     b=$(for e in 1 2 3 4; do printf '{"t":%d,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?n=%d"}\n' $((k * 4 + e)) $((n + e)); done)
     n=$((n + 4))
-    c=$(api -o /dev/null -w '%{http_code}' -b "kn_api=${ups[$j]}" --data-binary "$b" "$LB/api/runs/${runs[$j]}/events")
-    [ "$c" = 200 ] || { bad=1; echo "    events of ${runs[$j]} via ${ups[$j]}: $c"; }
+    c=$(api -D "$tmp/ev.hdr" -o /dev/null -w '%{http_code}' --data-binary "$b" "$LB/api/runs/${runs[$j]}/events")
+    [ "$c" = 200 ] || { bad=1; echo "    events of ${runs[$j]} (made on ${ups[$j]}): $c"; }
+    echo "$j $(tr -d '\r' <"$tmp/ev.hdr" | sed -n 's/^X-Kn-Upstream: //Ip')" >>"$tmp/posts.txt"
   done
 done
-expect "$nruns runs made through the lb, 5 event batches each posted and acknowledged" "$bad" 0
-for j in "${!runs[@]}"; do api -o /dev/null -b "kn_api=${ups[$j]}" -X POST "$LB/api/runs/${runs[$j]}/stop"; done
+expect "$nruns runs made through the lb, 5 event batches each posted and acknowledged (no affinity)" "$bad" 0
+expect "each run's event batches answered by both serves (the one that does not run it forwards them)" \
+  "$(sort -u "$tmp/posts.txt" | awk '{n[$1]++} END {for (r in n) if (n[r] == 2) k++; print k + 0}')" "${#runs[@]}"
+bad=0 other=0
+for j in "${!runs[@]}"; do
+  c=$(api -D "$tmp/stop.hdr" -o "$tmp/stop.json" -w '%{http_code}' -X POST "$LB/api/runs/${runs[$j]}/stop")
+  [ "$c" = 200 ] && [ "$(jq -r .run "$tmp/stop.json")" = "${runs[$j]}" ] || { bad=1; echo "    stop ${runs[$j]}: $c $(head -c 200 "$tmp/stop.json")"; }
+  [ "$(tr -d '\r' <"$tmp/stop.hdr" | sed -n 's/^X-Kn-Upstream: //Ip')" = "${ups[$j]}" ] || other=$((other + 1))
+done
+expect "every stop through the lb answered with the run's result ($other of $nruns by the serve that does not run it)" "$bad" 0
 expect "the runs spread over both serves (their X-Kn-Upstream)" "$(printf '%s\n' "${ups[@]}" | sort -u | tr '\n' ' ')" \
   "${addr[api1]}:8080 ${addr[api2]}:8080 "
 expect "both serves' owners in runs" \
@@ -242,17 +258,10 @@ seq 1 "$n" >"$tmp/posted.txt"
 kn_psql "SELECT substring(line->>'url' from 'n=([0-9]+)') FROM events WHERE run_id IN ($(printf "'%s'," "${runs[@]}" | sed 's/,$//'))" |
   sort -n >"$tmp/stored.txt"
 expect "every posted event stored exactly once ($n)" "$(diff "$tmp/posted.txt" "$tmp/stored.txt" >/dev/null && echo same)" same
-expect "every run ended (stop through the lb, on its serve)" \
+expect "each run's events in posting order (seq 1..20)" \
+  "$(kn_psql "SELECT count(*) FROM (SELECT array_agg(substring(line->>'url' from 'n=([0-9]+)')::int ORDER BY seq) a, max(seq) m FROM events WHERE run_id IN ($(printf "'%s'," "${runs[@]}" | sed 's/,$//')) GROUP BY run_id) d WHERE m = 20 AND cardinality(a) = 20 AND a = (SELECT array_agg(x ORDER BY x) FROM unnest(a) x)")" "$nruns"
+expect "every run ended (stop through the lb)" \
   "$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NOT NULL AND id IN ($(printf "'%s'," "${runs[@]}" | sed 's/,$//'))")" "$nruns"
-# a run's events posted to the serve that did not make it: refused (the live run is only in its serve's
-# memory: issue 27 item 3), never stored silently
-read -r id up < <(new_run)
-other=${addr[api1]}:8080; [ "$up" = "$other" ] && other=${addr[api2]}:8080
-c=$(api -o "$tmp/wrong.json" -w '%{http_code}' -b "kn_api=$other" -d '{"t":1,"type":"click"}' "$LB/api/runs/$id/events")
-[ "${c:0:1}" = 4 ] && [ "$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$id'")" = 0 ] &&
-  kn_ok "events for a run of the other serve: refused, not half-taken ($c $(jq -r .error "$tmp/wrong.json"); a known limit, issue 27 item 3: the run's owner should take them), nothing stored" ||
-  kn_fail "events on the other serve: $c $(cat "$tmp/wrong.json")"
-api -o /dev/null -b "kn_api=$up" -X POST "$LB/api/runs/$id/stop"
 
 # ---- fault: api1 cut from db while events arrive (a blackhole route: its link to the lb stays up) ----------
 # run_on HOST — a run made through the lb that landed on HOST (others made on the way are stopped); sets on_run
@@ -262,7 +271,8 @@ run_on() {
   for _ in 1 2 3 4; do
     read -r id up < <(new_run)
     [ "$up" = "${addr[$1]}:8080" ] && { on_run=$id; return 0; }
-    api -o /dev/null -b "kn_api=$up" -X POST "$LB/api/runs/$id/stop"
+    api -o /dev/null -X POST "$LB/api/runs/$id/stop"
+    api -o /dev/null "$LB/healthz" # round robin: the next run goes to the other serve
   done
   return 1
 }
@@ -272,7 +282,7 @@ if run_on api1; then
   for k in $(seq 1 10); do
     b=$(for e in 1 2 3 4; do printf '{"t":%d,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?n=%d"}\n' $((k * 4 + e)) $((m + e)); done)
     m=$((m + 4))
-    c=$(api -o "$tmp/cut.json" -w '%{http_code}' -b "kn_api=${addr[api1]}:8080" --data-binary "$b" "$LB/api/runs/$on_run/events")
+    c=$(api -o "$tmp/cut.json" -w '%{http_code}' --data-binary "$b" "$LB/api/runs/$on_run/events")
     [ "$c" = 200 ] || { bad=1; echo "    batch $k: $c $(cat "$tmp/cut.json")"; }
   done
   expect "api1 cut from db: 10 event batches acknowledged" "$bad" 0
@@ -282,22 +292,24 @@ if run_on api1; then
   kn_wait_sql 30 "SELECT count(*) FROM events WHERE run_id = '$on_run'" 40 || kn_fail "the spool was not flushed"
   expect "the spool flushed: each of the 40 events stored once" \
     "$(kn_psql "SELECT count(DISTINCT line->>'url') || ' ' || count(*) || ' ' || max(seq) FROM events WHERE run_id = '$on_run'")" "40 40 40"
-  expect "stop after the outage" "$(api -b "kn_api=${addr[api1]}:8080" -X POST "$LB/api/runs/$on_run/stop" | jq -r .status)" incomplete
+  expect "stop after the outage" "$(api -X POST "$LB/api/runs/$on_run/stop" | jq -r .status)" incomplete
+  grep -q 'owner lock taken again' "$tmp/api1.log" && echo "  (api1's owner lock session was ended by PostgreSQL during the cut; api1 took the lock again)"
 else
   kn_fail "no run landed on api1"
 fi
 
 # ---- the live feed and the dashboard through the lb --------------------------------------------------------
-wait "$stream_pid"; rc=$?; kn_forget "$stream_pid"
-sup=$(grep '/api/stream' "$tmp/nginx/logs/access.log" | grep -o 'up=[0-9.:]*' | head -1)
-if [ "$sup" = "up=${ups[0]}" ]; then
-  [ $rc = 0 ] && [ "$(grep -c '"type":"event"' "$tmp/stream.out")" = 20 ] &&
-    kn_ok "live feed (websocket through nginx, 101 $(grep -c '/api/stream.* 101 ' "$tmp/nginx/logs/access.log")): the run's 20 events and its end" ||
-    kn_fail "live feed: exit $rc, $(head -c 300 "$tmp/stream.out")"
-else # the stream went to the other serve: it knows nothing of the run (issue 27 item 3)
-  echo "  note: the stream of ${runs[0]} (made on ${ups[0]}) went to $sup: $(head -c 200 "$tmp/stream.out")"
-  kn_fail "live feed: the stream landed on the serve that does not run ${runs[0]}"
-fi
+for w in 1 2; do
+  wait "${stream_pids[$((w - 1))]}"; rc=$?; kn_forget "${stream_pids[$((w - 1))]}"
+  [ $rc = 0 ] && [ "$(grep -c '"type":"event"' "$tmp/stream$w.out")" = 20 ] &&
+    [ "$(jq -r 'select(.type=="event") | .seq' "$tmp/stream$w.out" | tr '\n' ' ')" = "$(seq 1 20 | tr '\n' ' ')" ] &&
+    grep -q '"type":"end"' "$tmp/stream$w.out" &&
+    kn_ok "live feed $w (websocket through nginx; the run made on ${ups[0]}): the run's 20 events in order and its end" ||
+    kn_fail "live feed $w (run of ${ups[0]}): exit $rc, $(head -c 300 "$tmp/stream$w.out")"
+done
+expect "the two feeds were served by both serves (nginx's log)" \
+  "$(grep '/api/stream' "$tmp/nginx/logs/access.log" | grep -o 'up=[0-9.:]*' | sort -u | tr '\n' ' ')" \
+  "up=${addr[api1]}:8080 up=${addr[api2]}:8080 "
 expect "dashboard page through the lb" "$(H curl -s "$LB/" | grep -c 'src="/static/app.js"')" 1
 expect "dashboard script through the lb" "$(H curl -s -o /dev/null -w '%{http_code}' "$LB/static/app.js")" 200
 echo "  (runs and feed done at $(($(date +%s) - t0)) s)"
@@ -364,10 +376,10 @@ echo "  (jobs per worker: $(kn_psql "SELECT string_agg(worker || '=' || n, ' ') 
 expect "a replay's result through the lb" \
   "$(api "$LB/api/replays?task=sites:shop-checkout&limit=10" | jq -r '[.replays[] | .status] | unique | join(",")')" passed
 
-# ---- fault: api1 killed while a run is live -------------------------------------------------------------
+# ---- fault: api1 killed for good while a run is live ------------------------------------------------------
 run_on api1; live=$on_run
 if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
-  api -o /dev/null -b "kn_api=${addr[api1]}:8080" -d '{"t":1,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?q=x"}' \
+  api -o /dev/null -d '{"t":1,"type":"navigate","url":"http://127.0.0.1:8100/shop/search.html?q=x"}' \
     "$LB/api/runs/$live/events" -w '%{http_code}' >"$tmp/live.code"
   expect "a run live on api1 with an acknowledged event, in PostgreSQL" \
     "$(cat "$tmp/live.code") $(kn_psql "SELECT count(*) FROM events WHERE run_id = '$live'")" "200 1"
@@ -376,13 +388,20 @@ if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
   for _ in $(seq 1 10); do [ "$(H curl -s -o /dev/null -w '%{http_code}' "$LB/healthz")" = 200 ] && ok=$((ok + 1)); done
   expect "api1 down: the lb still answers (10 of 10 through api2)" "$ok" 10
   read -r id2 up2 < <(new_run)
-  expect "api1 down: a new run is made on api2" "$up2" "${addr[api2]}:8080"
-  api -o /dev/null -b "kn_api=$up2" -X POST "$LB/api/runs/$id2/stop"
-  serve_up api1 2
-  expect "api1 restarted: the run it left live ended as service restarted" \
-    "$(kn_psql "SELECT status || ',' || (ended IS NOT NULL) || ',' || (result->>'reason') FROM runs WHERE id = '$live'")" \
-    "error,true,service restarted"
+  expect "api1 down: a new run is made on api2 (the last upstream nginx tried)" "${up2##* }" "${addr[api2]}:8080"
+  api -o /dev/null -X POST "$LB/api/runs/$id2/stop"
+  # not restarted: api2's orphan sweep ends the run once it found api1's lock free at two sweeps (10 s apart); bounded wait, not a timing assertion
+  kn_wait_sql 60 "SELECT status || ',' || (ended IS NOT NULL) || ',' || (result->>'reason') FROM runs WHERE id = '$live'" \
+    "error,true,service restarted" &&
+    kn_ok "api1 killed and not restarted: api2's orphan sweep ended its live run as service restarted" ||
+    kn_fail "sweep: $(kn_psql "SELECT status, ended FROM runs WHERE id = '$live'") $(grep 'orphan sweep' "$tmp/api2.log" | tail -2)"
+  grep -q 'orphan sweep: ended runs left live by a dead process" runs=1' "$tmp/api2.log" && kn_ok "api2's log says so" ||
+    kn_fail "api2's log: $(grep 'orphan' "$tmp/api2.log" | tail -2)"
   expect "the ended run through the lb" "$(api "$LB/api/runs/$live" | jq -r '.status')" error
+  c=$(api -o "$tmp/late.json" -w '%{http_code}' -d '{"t":2,"type":"click"}' "$LB/api/runs/$live/events")
+  expect "its events after that: 409 (the run already ended), not stored" "$c $(kn_psql "SELECT count(*) FROM events WHERE run_id = '$live'")" "409 1"
+  kn_wait_sql 30 "SELECT string_agg(address, ' ') FROM serve_instances" "${addr[api2]}:8080" &&
+    kn_ok "serve_instances: api1's row gone, api2's left" || kn_fail "serve_instances: $(kn_psql 'SELECT owner, address FROM serve_instances')"
 fi
 expect "no run left live" "$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL")" 0
 # stop every keynode process the usual way (SIGTERM) so a sanitizer build reports what it found

@@ -5,7 +5,6 @@
 // Node 20 has no global WebSocket: this uses the `ws` package pinned in node/package.json (ensure.sh).
 // With MODE=slow in the environment it does the websocket handshake on a raw socket and then never reads
 // (a slow client the server must drop; the `ws` package resumes a paused socket by itself).
-// KN_STREAM_COOKIE in the environment is sent as the Cookie header (multihost.sh's load balancer pins on it).
 import { createRequire } from 'node:module';
 import fs from 'node:fs';
 import net from 'node:net';
@@ -38,7 +37,6 @@ if (process.env.MODE === 'slow') {
 
 function client() {
 const headers = token ? { Authorization: `Bearer ${token}` } : {};
-if (process.env.KN_STREAM_COOKIE) headers.Cookie = process.env.KN_STREAM_COOKIE; // multihost.sh: pins the lb's pick
 const ws = new WebSocket(url, { headers });
 const timer = setTimeout(() => { ws.terminate(); process.exit(3); }, Number(timeoutS) * 1000);
 ws.on('open', () => { fs.appendFileSync(out, JSON.stringify({ type: 'open' }) + '\n'); });

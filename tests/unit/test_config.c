@@ -484,11 +484,42 @@ static void test_proxies(void **state)
 	      "k.yaml:1:26: http.trusted_proxies: expected a sequence");
 }
 
+/* http.advertise and http.orphan_sweep_s (issue 27 item 3): checked at load. */
+static void test_advertise(void **state)
+{
+	(void)state;
+	kn_config *c = load("http: { advertise: \"api1.internal:8080\", orphan_sweep_s: 5 }\n");
+	assert_string_equal(c->http_advertise, "api1.internal:8080");
+	assert_int_equal(c->http_orphan_sweep_s, 5);
+	kn_config_free(c);
+	c = load("http: {}\n");
+	assert_null(c->http_advertise);
+	assert_int_equal(c->http_orphan_sweep_s, 30);
+	kn_config_free(c);
+	static const char *const good[] = {"10.0.0.11:8080", "[::1]:8080", "a:1",
+	                                   "api-2.example_x:65535", NULL};
+	for (size_t i = 0; good[i]; i++)
+		if (!kn_config_address_ok(good[i]))
+			fail_msg("refused '%s'", good[i]);
+	static const char *const bad[] = {"", ":8080", "host", "host:", "host:0", "host:65536",
+	                                  "host:08080", "host:80x", "ho st:80", "h/x:80", "-h:80",
+	                                  "[::1:80", "[]:80", "[fe80::1%eth0]:1", "http://h:80",
+	                                  "h:123456", NULL};
+	for (size_t i = 0; bad[i]; i++)
+		if (kn_config_address_ok(bad[i]))
+			fail_msg("accepted '%s'", bad[i]);
+	fails("http: { advertise: \"10.0.0.11\" }\n", KN_EINVAL,
+	      "k.yaml:1:20: http.advertise: expected HOST:PORT (a name, an IPv4 address or [IPv6], and a port 1-65535)");
+	fails("http: { advertise: \"\" }\n", KN_EINVAL, "k.yaml:1:20: http.advertise: must not be empty");
+	fails("http: { orphan_sweep_s: 0 }\n", KN_EINVAL, "k.yaml:1:25: http.orphan_sweep_s: expected an integer in [1, 3600]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_proxies),
+		cmocka_unit_test(test_advertise),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_errors_keys),

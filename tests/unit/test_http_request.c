@@ -1,6 +1,7 @@
 /* test_http_request.c — the API's trust boundary (services/http/request.h): routes, path
  * parameters, query strings, JSON bodies and the bearer token; plus the stream queues and the
- * metrics text of the same folder. */
+ * metrics text of the same folder; the calls serves forward to each other (X-Kn-Forwarded, the
+ * advertised address) and the relayed live feed's payload (stream_relay.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,6 +14,7 @@
 #include "metrics.h"
 #include "request.h"
 #include "stream.h"
+#include "stream_relay.h"
 
 static int route(kn_route *r, char *id, kn_http_method m, const char *path)
 {
@@ -400,13 +402,99 @@ static void test_stream_limits(void **state)
 	kn_stream_free(s);
 }
 
+/* X-Kn-Forwarded and the routes it may come with; the advertised address (issue 27 item 3). */
+static void test_forward(void **state)
+{
+	(void)state;
+	assert_true(kn_http_hop_ok("s-api1-4242-1764371234567"));
+	assert_true(kn_http_hop_ok("a"));
+	char long_ok[KN_HTTP_MAX_HOP + 2];
+	memset(long_ok, 'x', sizeof long_ok);
+	long_ok[KN_HTTP_MAX_HOP] = '\0';
+	assert_true(kn_http_hop_ok(long_ok));
+	long_ok[KN_HTTP_MAX_HOP] = 'x';
+	long_ok[KN_HTTP_MAX_HOP + 1] = '\0';
+	assert_false(kn_http_hop_ok(long_ok));
+	static const char *const bad[] = {"", "a b", "s-1,s-2", "a\r\nX-Evil: 1", "ä", "a/b", "a:b", NULL};
+	for (size_t i = 0; bad[i]; i++)
+		assert_false(kn_http_hop_ok(bad[i]));
+	assert_false(kn_http_hop_ok(NULL));
+	assert_true(kn_route_forwardable(KN_ROUTE_RUN_EVENTS));
+	assert_true(kn_route_forwardable(KN_ROUTE_RUN_ANSWER));
+	assert_true(kn_route_forwardable(KN_ROUTE_RUN_STOP));
+	assert_false(kn_route_forwardable(KN_ROUTE_RUNS_POST));
+	assert_false(kn_route_forwardable(KN_ROUTE_RUN));
+	assert_false(kn_route_forwardable(KN_ROUTE_STREAM));
+
+	char a[64];
+	kn_err err;
+	assert_int_equal(kn_http_advertise(a, sizeof a, "10.0.0.11", 8080, "api1", &err), 0);
+	assert_string_equal(a, "10.0.0.11:8080");
+	assert_int_equal(kn_http_advertise(a, sizeof a, "0.0.0.0", 8080, "api1", &err), 0);
+	assert_string_equal(a, "api1:8080");
+	assert_int_equal(kn_http_advertise(a, sizeof a, "::", 81, "api1", &err), 0);
+	assert_string_equal(a, "api1:81");
+	assert_int_equal(kn_http_advertise(a, sizeof a, "::1", 81, "api1", &err), 0);
+	assert_string_equal(a, "[::1]:81");
+	assert_int_equal(kn_http_advertise(a, sizeof a, "0.0.0.0", 81, "", &err), KN_EINVAL);
+	assert_int_equal(kn_http_advertise(a, sizeof a, "127.0.0.1", 0, "h", &err), KN_EINVAL);
+	assert_int_equal(kn_http_advertise(a, 8, "127.0.0.1", 8080, "h", &err), KN_ELIMIT);
+}
+
+/* The relayed live feed: what one serve formats another parses back; anything else is refused. */
+static void test_relay(void **state)
+{
+	(void)state;
+	kn_err err;
+	char *p = NULL;
+	const char *msg = "{\"type\":\"event\",\"run\":\"r-1a\",\"seq\":3}";
+	assert_int_equal(kn_relay_format(&p, "s-api1-1-2", 7, "r-1a", msg, &err), 0);
+	assert_string_equal(p, "s-api1-1-2 7 r-1a\n{\"type\":\"event\",\"run\":\"r-1a\",\"seq\":3}");
+	kn_relay_msg m;
+	assert_int_equal(kn_relay_parse(&m, p, &err), 0);
+	assert_string_equal(m.from, "s-api1-1-2");
+	assert_string_equal(m.run, "r-1a");
+	assert_true(m.n == 7);
+	assert_string_equal(m.msg, msg);
+	free(p);
+	/* a bad sender or run is never formatted; too large is KN_ELIMIT */
+	assert_int_equal(kn_relay_format(&p, "s 1", 1, "r-1a", msg, &err), KN_EINVAL);
+	assert_int_equal(kn_relay_format(&p, "s-1", 1, "r 1", msg, &err), KN_EINVAL);
+	assert_int_equal(kn_relay_format(&p, "s-1", 1, "r-1\n", msg, &err), KN_EINVAL);
+	char *big = malloc(KN_RELAY_MAX + 2);
+	memset(big, 'x', KN_RELAY_MAX + 1);
+	big[KN_RELAY_MAX + 1] = '\0';
+	assert_int_equal(kn_relay_format(&p, "s-1", 1, "r-1a", big, &err), KN_ELIMIT);
+	memset(big, 'x', KN_RELAY_MAX - 8);
+	big[KN_RELAY_MAX - 8] = '\0'; /* fits alone, not with the header */
+	assert_int_equal(kn_relay_format(&p, "s-1", 1, "r-1a", big, &err), KN_ELIMIT);
+	assert_null(p);
+	free(big);
+	/* malformed payloads */
+	static const char *const bad[] = {
+		"", "s-1", "s-1 7", "s-1 7 r-1a", "s-1 x r-1a\n{\"type\":\"end\",\"run\":\"r-1a\"}",
+		" 7 r-1a\n{\"type\":\"end\",\"run\":\"r-1a\"}",
+		"s-1 7 r-1a {\"type\":\"end\",\"run\":\"r-1a\"}",
+		"s-1 7 r-1a\n{\"type\":\"end\",\"run\":\"r-2\"}",   /* another run's message */
+		"s-1 7 r-1a\n{\"run\":\"r-1a\"}",                     /* no type */
+		"s-1 7 r-1a\n[\"r-1a\"]", "s-1 7 r-1a\nnot json",
+		"s-1 7 r-1a\n{\"type\":\"end\",\"run\":\"r-1a\",\"run\":\"r-1a\"}", /* duplicate key */
+		"s-1 123456789012345678901 r-1a\n{\"type\":\"end\",\"run\":\"r-1a\"}",
+		"s-1 7 r/1\n{\"type\":\"end\",\"run\":\"r/1\"}", NULL};
+	for (size_t i = 0; bad[i]; i++)
+		if (kn_relay_parse(&m, bad[i], &err) != KN_EINVAL)
+			fail_msg("accepted '%s'", bad[i]);
+	assert_int_equal(kn_relay_parse(&m, NULL, &err), KN_EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_routes), cmocka_unit_test(test_query), cmocka_unit_test(test_json),
 		cmocka_unit_test(test_auth),   cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_metrics), cmocka_unit_test(test_host_origin),
-		cmocka_unit_test(test_stream_limits),
+		cmocka_unit_test(test_stream_limits), cmocka_unit_test(test_forward),
+		cmocka_unit_test(test_relay),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
