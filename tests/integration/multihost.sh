@@ -21,8 +21,10 @@
 # (each job done once, one passing result each); the dashboard and the live feed (/api/stream websocket).
 # Faults, one by one: api1 cut from db (a blackhole route) while events arrive (acknowledged from its spool,
 # flushed after, each stored once); work1's link cut while it holds a lease (its lease expires, work2 finishes the job,
-# exactly one result); api1 SIGKILLed with a run live and not restarted (the load balancer fails over to
-# api2, whose orphan sweep ends the run "service restarted"). PostgreSQL is read over its Unix socket.
+# exactly one result); the browser host's link cut mid-replay (the worker's DevTools commands unanswered past
+# replay.command_timeout_ms: error, never broken; the host back, the next replay passes); api1 SIGKILLed with a
+# run live and not restarted (the load balancer fails over to api2, whose orphan sweep ends the run "service
+# restarted"). PostgreSQL is read over its Unix socket.
 #
 #   tests/integration/multihost.sh KEYNODE_BIN REPO_DIR
 #
@@ -100,7 +102,7 @@ nx api1 "$kn" migrate --database "$DB" >"$tmp/migrate.log" 2>&1 && kn_ok "keynod
   { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
 
 # ---- browsers: the sites on the browser host's loopback, CDP on its address ----------------------------
-ip netns exec "$ns-browsers" "$kn" sites --dir "$repo/tests/sites" --port 8100 >"$tmp/sites.log" 2>&1 &
+ip netns exec "$ns-browsers" "$kn" sites --dir "$repo/tests/sites" --port 8100 --log-requests >"$tmp/sites.log" 2>&1 &
 kn_pids+=("$!")
 # Chromium 156 ignores --remote-debugging-address (CDP on 127.0.0.1 only): socat forwards the host's
 # address to it, so the workers reach the browser only through 10.231.0.30:9222. Its TCP keepalive and
@@ -315,7 +317,9 @@ expect "dashboard script through the lb" "$(H curl -s -o /dev/null -w '%{http_co
 echo "  (runs and feed done at $(($(date +%s) - t0)) s)"
 
 # ---- replays queued through the lb, run by both workers on the remote browser ----------------------------
-printf '# database from KEYNODE_DATABASE_URL\n' >"$tmp/worker.yaml"
+# database from KEYNODE_DATABASE_URL; a DevTools command unanswered for 7 s is the browser's fault (the
+# browser host lost below), not the site's
+printf '# database from KEYNODE_DATABASE_URL\nreplay: {command_timeout_ms: 7000}\n' >"$tmp/worker.yaml"
 worker_up() {
   ip netns exec "$ns-$1" env KEYNODE_DATABASE_URL="$DB" "$kn" worker --config "$tmp/worker.yaml" --browser "$CDP" --id "$1" \
     --poll 200 --lease 4 --element-timeout 5000 --settle-timeout 20000 >"$tmp/$1.out" 2>"$tmp/$1.log" &
@@ -375,6 +379,33 @@ expect "every job points at its result" \
 echo "  (jobs per worker: $(kn_psql "SELECT string_agg(worker || '=' || n, ' ') FROM (SELECT worker, count(*) n FROM jobs WHERE $batch GROUP BY worker ORDER BY worker) d"); at $(($(date +%s) - t0)) s)"
 expect "a replay's result through the lb" \
   "$(api "$LB/api/replays?task=sites:shop-checkout&limit=10" | jq -r '[.replays[] | .status] | unique | join(",")')" passed
+
+# ---- fault: the browser host lost mid-replay (its link down: no reset, the worker's DevTools commands go
+# unanswered) — an error (browser timeout, then on the retry browser unreachable), never broken; the host
+# back, the next replay of the same task passes
+worker_up work2
+seen=$(grep -c 'path="/shop/item.html"' "$tmp/sites.log")
+lost=$(api -d '{"task":"sites:shop-checkout"}' "$LB/api/replays" | jq -r '.job // empty')
+under_way=
+for _ in $(seq 1 600); do # the replay under way: the browser fetched the product page (step 1; eleven steps to come)
+  [ "$(grep -c 'path="/shop/item.html"' "$tmp/sites.log")" -gt "$seen" ] && { under_way=1; break; }
+  sleep 0.05
+done
+ip -n "$ns-browsers" link set eth0 down
+[ -n "$under_way" ] && kn_ok "the browser host cut while the replay of job $lost was under way" ||
+  kn_fail "no replay under way to cut (job $lost): $(tail -3 "$tmp/work2.log")"
+kn_wait_sql 90 "SELECT state FROM jobs WHERE id = $lost" done ||
+  kn_fail "the cut replay's job never finished: $(tail -5 "$tmp/work2.log")"
+expect "the replay on the lost browser host is an error, not broken" \
+  "$(kn_psql "SELECT status || ' ' || (report->'broken'->>'reason' IN ('browser timeout', 'navigation timeout', 'browser disconnected') OR report->'broken'->>'reason' LIKE 'browser unreachable%') FROM replay_results WHERE job_id = $lost")" "error true"
+ip -n "$ns-browsers" link set eth0 up
+again=$(api -d '{"task":"sites:shop-checkout"}' "$LB/api/replays" | jq -r '.job // empty')
+kn_wait_sql 90 "SELECT state FROM jobs WHERE id = $again" done ||
+  kn_fail "the replay after the host came back never finished: $(tail -5 "$tmp/work2.log")"
+expect "the host back: the next replay passes" "$(kn_psql "SELECT status FROM replay_results WHERE job_id = $again")" passed
+expect "the task's health is not broken" \
+  "$(kn_psql "SELECT h.state <> 'broken' FROM task_health h JOIN tasks t ON t.id = h.task_id JOIN tasksets s ON s.id = t.taskset_id WHERE s.name = 'sites' AND t.task_key = 'shop-checkout'" 2>&1)" t
+kn_stop "$work2_pid"
 
 # ---- fault: api1 killed for good while a run is live ------------------------------------------------------
 run_on api1; live=$on_run
