@@ -59,10 +59,12 @@ watch_run() {
     --run-id "$name" --trajectory "$dir/traj.jsonl" --out "$dir/result.json" 2>"$dir/watch.err" &
   local wpid=$!
   kn_pids+=("$wpid")
-  for _ in $(seq 1 200); do
+  for _ in $(seq 1 600); do # a loaded machine: up to 30 s for the watch to attach
     grep -q "watching" "$dir/watch.err" && break
+    kill -0 "$wpid" 2>/dev/null || break
     sleep 0.05
   done
+  grep -q "watching" "$dir/watch.err" || kn_fail "$name: the watch is not watching: $(tail -3 "$dir/watch.err")"
   touch "$dir/go"
   wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
   kn_forget "$apid"
