@@ -52,10 +52,11 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 		1, p, err);
 }
 
-/* A list of runs or replays as JSON text: sql with $1 the version id of task_ref (NULL: every
- * task) and $2 limit (50 when <= 0, at most 1000). */
-static int list_json(kn_store *st, const char *task_ref, int limit, const char *sql, char **out,
-                     kn_err *err)
+/* One page of runs or replays as JSON text: sql with $1 the version id of task_ref (NULL: every
+ * task), $2 limit (50 when <= 0, at most 1000) and $3 the cursor before (NULL: the newest page);
+ * cursor_sql counts the rows that $1 names, so an unknown cursor is KN_EINVAL, not an empty page. */
+static int list_json(kn_store *st, const char *task_ref, const char *before, int limit,
+                     const char *cursor_sql, const char *sql, char **out, kn_err *err)
 {
 	*out = NULL;
 	if (limit <= 0)
@@ -70,17 +71,35 @@ static int list_json(kn_store *st, const char *task_ref, int limit, const char *
 			return rc;
 		kn_store_i64(vb, vid);
 	}
-	const char *p[2] = {task_ref ? vb : NULL, kn_store_i64(lb, limit)};
-	return kn_store_q_text(st, out, sql, 2, p, err);
+	if (before) {
+		int64_t n = 0;
+		const char *c[1] = {before};
+		int rc = kn_store_q_int64(st, &n, cursor_sql, 1, c, err);
+		if (rc != 0)
+			return rc;
+		if (n == 0)
+			return kn_err_set(err, KN_EINVAL, "before: no such row '%s' (pass the previous page's "
+			                  "next_before)", before);
+	}
+	const char *p[3] = {task_ref ? vb : NULL, kn_store_i64(lb, limit), before};
+	return kn_store_q_text(st, out, sql, 3, p, err);
 }
 
-int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+/* Keyset paging by (started, id) through runs_started_id (schemas/sql/130_year.sql): a page costs
+ * the same at any depth. */
+int kn_store_runs_json(kn_store *st, const char *task_ref, const char *before, int limit, char **out,
+                       kn_err *err)
 {
-	return list_json(st, task_ref, limit,
-		"SELECT json_build_object('runs', COALESCE(json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
-		" r.id DESC), '[]')) FROM (SELECT r.* FROM runs r WHERE $1::bigint IS NULL OR r.task_version IN"
-		" (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM task_versions"
-		" WHERE id = $1::bigint)) ORDER BY r.started DESC, r.id DESC LIMIT $2::int) r",
+	return list_json(st, task_ref, before, limit, "SELECT count(*) FROM runs WHERE id = $1",
+		"WITH page AS (SELECT r.* FROM runs r WHERE ($1::bigint IS NULL OR r.task_version IN"
+		"  (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM task_versions"
+		"  WHERE id = $1::bigint)))"
+		"  AND ($3::text IS NULL OR (r.started, r.id) < (SELECT c.started, c.id FROM runs c WHERE c.id = $3))"
+		"  ORDER BY r.started DESC, r.id DESC LIMIT $2::int + 1)"
+		" SELECT json_build_object('runs', COALESCE((SELECT json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
+		"  r.id DESC) FROM (SELECT * FROM page ORDER BY started DESC, id DESC LIMIT $2::int) r), '[]'),"
+		" 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
+		"  (SELECT id FROM page ORDER BY started DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)",
 		out, err);
 }
 
@@ -106,13 +125,21 @@ int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *
 	return rc;
 }
 
-int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+int kn_store_replays_json(kn_store *st, const char *task_ref, const char *before, int limit,
+                          char **out, kn_err *err)
 {
-	return list_json(st, task_ref, limit,
-		"SELECT json_build_object('replays', COALESCE(json_agg(kn_replay_summary(p) ORDER BY p.created DESC,"
-		" p.id DESC), '[]')) FROM (SELECT p.* FROM replay_results p WHERE $1::bigint IS NULL OR"
-		" p.task_version IN (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM"
-		" task_versions WHERE id = $1::bigint)) ORDER BY p.created DESC, p.id DESC LIMIT $2::int) p",
+	return list_json(st, task_ref, before, limit,
+		"SELECT count(*) FROM replay_results WHERE id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1 END)::bigint",
+		"WITH page AS (SELECT p.* FROM replay_results p WHERE ($1::bigint IS NULL OR"
+		"  p.task_version IN (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM"
+		"  task_versions WHERE id = $1::bigint)))"
+		"  AND ($3::bigint IS NULL OR (p.created, p.id) < (SELECT c.created, c.id FROM replay_results c"
+		"  WHERE c.id = $3::bigint))"
+		"  ORDER BY p.created DESC, p.id DESC LIMIT $2::int + 1)"
+		" SELECT json_build_object('replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY"
+		"  p.created DESC, p.id DESC) FROM (SELECT * FROM page ORDER BY created DESC, id DESC LIMIT $2::int) p),"
+		"  '[]'), 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
+		"  (SELECT id FROM page ORDER BY created DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)",
 		out, err);
 }
 
