@@ -13,10 +13,12 @@
 #      with curl, p50/p99; /api/tasks also uncached (a NOTIFY keynode_change before each request);
 #   5. sizes: database, per table, bytes per event (events' heap + indexes + TOAST / rows);
 #   6. `keynode prune --dry-run`, then `keynode prune` with `retention:` (events of agent and replay
-#      runs older than 90 days), timed, and the listings once more.
+#      runs older than 90 days × scale), timed, and the sizes once more.
 # Scale: KN_YEAR_SCALE (default 1: DAYS = 365, BATCHES = 300; 0.01: 4 days, 3 batches — the ctest smoke
 # `bench.year_smoke`, which also fails on any non-200 answer or an empty listing). Never asserts a time.
-#   tests/bench/bench_year.sh KEYNODE REPO [N] [RESULTS_MD]
+#   [KN_YEAR_BASELINE=OLD_KEYNODE] tests/bench/bench_year.sh KEYNODE REPO [N] [RESULTS_MD]
+# With KN_YEAR_BASELINE (a keynode binary from before this issue) step 4 runs first under it on the
+# schema before 130, so one generation gives the before and after numbers side by side.
 # N requests per page/listing (default 100); RESULTS_MD: the subsection "### DATE, keynode COMMIT, scale S"
 # of its "## A year of data" section is written (results_md.py).
 set -u -o pipefail
@@ -30,6 +32,7 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 kn_lib_init bench-year
 DAYS=$(python3 -c "print(max(1, round(365 * $SCALE)))")
 BATCHES=$(python3 -c "print(max(1, round(300 * $SCALE)))")
+KEEP=$(python3 -c "print(max(1, round(90 * $SCALE)))") # retention of the prune step, days
 REPEAT=3
 M2W=${KN_SHARED_DIR:-/work/shared}/data/mind2web-live/mind2web-live_test_20241024.json
 [ -f "$M2W" ] || { kn_fail "no Mind2Web-Live test split at $M2W"; kn_finish; }
@@ -51,7 +54,7 @@ done
 TOKEN=year$RANDOM
 serve_up() {
   P=$(kn_free_port)
-  KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN "$KN" serve --listen "127.0.0.1:$P" \
+  KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN "${SERVE_BIN:-$KN}" serve --listen "127.0.0.1:$P" \
     --spool-dir "$tmp/spool" "$@" 2>>"$tmp/serve.err" &
   spid=$!; kn_pids+=("$spid")
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$P/healthz" && break; sleep 0.05; done
@@ -123,22 +126,7 @@ sizes() { # LABEL
 }
 sizes "after generation"
 
-# 4. migrate on the filled database
-t=$(ms)
-"$KN" migrate --database "$KN_PG_URL" >"$tmp/migrate.out" 2>&1 && kn_ok "migrate on the filled database" ||
-  kn_fail "migrate: $(cat "$tmp/migrate.out")"
-say "\`keynode migrate\` on the filled database (applies $(ls "$REPO"/schemas/sql/[0-9]*.sql | xargs -n1 basename | awk -F_ '$1 >= 130' | tr '\n' ' ' | sed 's/ $//')): $(( $(ms) - t )) ms."
-say ""
-
-# 5. the pages and listings
-kn_psql "SELECT id FROM runs ORDER BY hashtext(id) LIMIT $N" >"$tmp/run_ids"
-kn_psql "SELECT 'm2w-live:' || task_key FROM tasks ORDER BY hashtext(task_key) LIMIT $N" >"$tmp/task_refs"
-# tasks with a drift diff: a broken replay after a passed one
-kn_psql "SELECT 'm2w-live:' || t.task_key FROM tasks t WHERE EXISTS (SELECT 1 FROM replay_results p
-  JOIN task_versions v ON v.id = p.task_version JOIN replay_results q ON q.task_version = p.task_version
-  WHERE v.task_id = t.id AND p.status = 'broken' AND q.status = 'passed' AND q.created < p.created)
-  ORDER BY hashtext(t.task_key) LIMIT $N" >"$tmp/broken_refs"
-kn_psql "SELECT id FROM agent_batches ORDER BY hashtext(id::text) LIMIT $N" >"$tmp/batch_ids"
+# 4. the pages and listings (measure), ids to ask for; the baseline first
 line() { sed -n "$(( ($2 - 1) % $(wc -l <"$1") + 1 ))p" "$1"; }
 # page NAME PRE URL_TEMPLATE… — N samples; in a template RUN, TASK, BROKEN, BATCH, BATCH2 become the
 # i-th id of their list; PRE (a shell command or ":") runs before each sample, outside the timing
@@ -199,11 +187,7 @@ measure() { # LABEL
   page "GET /api/tasks/ID/health" : /api/tasks/TASK/health
   page "GET /api/alerts" : /api/alerts
   page "GET /metrics" : /metrics
-  if [ -n "${KN_YEAR_DEEP:-}" ]; then
-    local before
-    before=$(kn_psql "SELECT $KN_YEAR_DEEP")
-    page "GET /api/runs, a page deep in the year ($KN_YEAR_DEEP)" : "/api/runs?before=$before"
-  fi
+  page "GET /api/runs?before=RUN (a page half a year deep)" : "/api/runs?before=$deep"
   say ""
   # the listings answer something (a year of data: none is empty)
   [ "$(body "/api/runs?limit=5" | jq '.runs | length')" = 5 ] && kn_ok "runs listed" || kn_fail "runs listing"
@@ -213,14 +197,34 @@ measure() { # LABEL
     kn_fail "replays listing"
   serve_down
 }
+kn_psql "SELECT id FROM runs ORDER BY hashtext(id) LIMIT $N" >"$tmp/run_ids"
+kn_psql "SELECT 'm2w-live:' || task_key FROM tasks ORDER BY hashtext(task_key) LIMIT $N" >"$tmp/task_refs"
+# tasks with a drift diff: a broken replay after a passed one
+kn_psql "SELECT 'm2w-live:' || t.task_key FROM tasks t WHERE EXISTS (SELECT 1 FROM replay_results p
+  JOIN task_versions v ON v.id = p.task_version JOIN replay_results q ON q.task_version = p.task_version
+  WHERE v.task_id = t.id AND p.status = 'broken' AND q.status = 'passed' AND q.created < p.created)
+  ORDER BY hashtext(t.task_key) LIMIT $N" >"$tmp/broken_refs"
+kn_psql "SELECT id FROM agent_batches ORDER BY hashtext(id::text) LIMIT $N" >"$tmp/batch_ids"
+deep=$(kn_psql "SELECT id FROM runs ORDER BY started DESC, id DESC OFFSET (SELECT count(*) / 2 FROM runs) LIMIT 1")
+if [ -n "${KN_YEAR_BASELINE:-}" ]; then # the same data under the keynode before this issue
+  SERVE_BIN=$KN_YEAR_BASELINE measure "before: KN_YEAR_BASELINE, schema before 130"
+fi
+
+# 5. migrate on the filled database, then the pages again
+t=$(ms)
+"$KN" migrate --database "$KN_PG_URL" >"$tmp/migrate.out" 2>&1 && kn_ok "migrate on the filled database" ||
+  kn_fail "migrate: $(cat "$tmp/migrate.out")"
+say "\`keynode migrate\` on the filled database: $(( $(ms) - t )) ms ($(head -1 "$tmp/migrate.out"))."
+say ""
+
 measure "after migrate"
 
 # 6. retention
 if "$KN" prune --help >/dev/null 2>&1; then
   cat >"$tmp/keynode.yaml" <<EOF
 retention:
-  agent_events_days: 90
-  replay_events_days: 90
+  agent_events_days: $KEEP
+  replay_events_days: $KEEP
 EOF
   before=$(kn_psql "SELECT count(*) FROM events")
   t=$(ms)
@@ -230,12 +234,12 @@ EOF
   [ "$(kn_psql "SELECT count(*) FROM events")" = "$before" ] && kn_ok "prune --dry-run deleted nothing" ||
     kn_fail "prune --dry-run deleted events"
   t=$(ms)
-  "$KN" prune --database "$KN_PG_URL" --config "$tmp/keynode.yaml" >"$tmp/prune.out" 2>&1 ||
-    kn_fail "prune: $(tail -3 "$tmp/prune.out")"
+  "$KN" prune --database "$KN_PG_URL" --config "$tmp/keynode.yaml" >"$tmp/prune.out" 2>"$tmp/prune.err" ||
+    kn_fail "prune: $(tail -3 "$tmp/prune.err")"
   prune_ms=$(($(ms) - t))
   after=$(kn_psql "SELECT count(*) FROM events")
   [ "$after" -lt "$before" ] && kn_ok "prune deleted $((before - after)) events" || kn_fail "prune deleted nothing"
-  say "\`keynode prune\` (events of agent and replay runs older than 90 days): --dry-run $dry_ms ms; the prune $prune_ms ms, $((before - after)) of $before events deleted ($(tail -1 "$tmp/prune.out" | sed 's/^.*msg=//'))."
+  say "\`keynode prune\` (events of agent and replay runs older than $KEEP days): --dry-run $dry_ms ms; the prune $prune_ms ms, $((before - after)) of $before events deleted ($(tr '\n' ';' <"$tmp/prune.out" | sed 's/;$//'))."
   say ""
   kn_psql "VACUUM ANALYZE" >/dev/null
   sizes "after the prune and a VACUUM"
