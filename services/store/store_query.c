@@ -17,8 +17,11 @@ int kn_store_tasks_json(kn_store *st, const char *site, const char *status, char
 		" FROM (SELECT s.name, t.task_key, json_build_object('id', t.task_key, 'taskset', s.name,"
 		"  'intent', v.intent, 'start_url', v.start_url, 'site', v.site, 'key_nodes', v.key_nodes,"
 		"  'version', v.version, 'health', COALESCE(h.state, 'unknown'),"
+		/* the newest run of each version by runs_by_version_started_id, then the newest of those:
+		 * a few index probes per task, not a walk down every task's runs (130_year.sql) */
 		"  'last_run', (SELECT json_build_object('id', r.id, 'score', r.score, 'status', r.status,"
-		"    'started', kn_ts(r.started)) FROM runs r JOIN task_versions rv ON rv.id = r.task_version"
+		"    'started', kn_ts(r.started)) FROM task_versions rv CROSS JOIN LATERAL (SELECT x.* FROM runs x"
+		"    WHERE x.task_version = rv.id ORDER BY x.started DESC, x.id DESC LIMIT 1) r"
 		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT 1)) AS x"
 		"  FROM tasks t JOIN tasksets s ON s.id = t.taskset_id"
 		"  JOIN task_versions v ON v.id = t.current_version LEFT JOIN task_health h ON h.task_id = t.id"
@@ -42,8 +45,9 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 		"  'versions', (SELECT count(*) FROM task_versions x WHERE x.task_id = t.id),"
 		"  'health', COALESCE(h.state, 'unknown'),"
 		"  'runs', COALESCE((SELECT json_agg(kn_run_summary(r) ORDER BY r.started DESC, r.id DESC)"
-		"    FROM (SELECT r.* FROM runs r JOIN task_versions rv ON rv.id = r.task_version"
-		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT " "20" ") r), '[]'),"
+		"    FROM (SELECT r.* FROM task_versions rv CROSS JOIN LATERAL (SELECT x.* FROM runs x"
+		"    WHERE x.task_version = rv.id ORDER BY x.started DESC, x.id DESC LIMIT 20) r"
+		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT 20) r), '[]'),"
 		"  'replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY p.created DESC, p.id DESC)"
 		"    FROM (SELECT p.* FROM replay_results p JOIN task_versions pv ON pv.id = p.task_version"
 		"    WHERE pv.task_id = t.id ORDER BY p.created DESC, p.id DESC LIMIT 20) p), '[]')))"
@@ -91,11 +95,15 @@ int kn_store_runs_json(kn_store *st, const char *task_ref, const char *before, i
                        kn_err *err)
 {
 	return list_json(st, task_ref, before, limit, "SELECT count(*) FROM runs WHERE id = $1",
-		"WITH page AS (SELECT r.* FROM runs r WHERE ($1::bigint IS NULL OR r.task_version IN"
-		"  (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM task_versions"
-		"  WHERE id = $1::bigint)))"
-		"  AND ($3::text IS NULL OR (r.started, r.id) < (SELECT c.started, c.id FROM runs c WHERE c.id = $3))"
-		"  ORDER BY r.started DESC, r.id DESC LIMIT $2::int + 1)"
+		/* a task's page: a page per version (runs_by_version_started_id), merged */
+		"WITH cur AS (SELECT c.started, c.id FROM runs c WHERE c.id = $3),"
+		" page AS (SELECT r.* FROM runs r WHERE $1::bigint IS NULL"
+		"  AND ($3::text IS NULL OR (r.started, r.id) < (SELECT started, id FROM cur))"
+		"  UNION ALL SELECT r.* FROM task_versions v CROSS JOIN LATERAL (SELECT x.* FROM runs x"
+		"  WHERE x.task_version = v.id AND ($3::text IS NULL OR (x.started, x.id) < (SELECT started, id FROM cur))"
+		"  ORDER BY x.started DESC, x.id DESC LIMIT $2::int + 1) r"
+		"  WHERE $1::bigint IS NOT NULL AND v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
+		"  ORDER BY started DESC, id DESC LIMIT $2::int + 1)"
 		" SELECT json_build_object('runs', COALESCE((SELECT json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
 		"  r.id DESC) FROM (SELECT * FROM page ORDER BY started DESC, id DESC LIMIT $2::int) r), '[]'),"
 		" 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"

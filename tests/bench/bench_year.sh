@@ -14,6 +14,8 @@
 #   5. sizes: database, per table, bytes per event (events' heap + indexes + TOAST / rows);
 #   6. `keynode prune --dry-run`, then `keynode prune` with `retention:` (events of agent and replay
 #      runs older than 90 days × scale), timed, and the sizes once more.
+# KN_YEAR_REUSE=DIR measures the cluster an earlier run left in DIR (its $tmp: KN_KEEP=1, or a run stopped
+# mid-way) instead of generating one; DIR is removed at the end unless KN_KEEP=1.
 # Scale: KN_YEAR_SCALE (default 1: DAYS = 365, BATCHES = 300; 0.01: 4 days, 3 batches — the ctest smoke
 # `bench.year_smoke`, which also fails on any non-200 answer or an empty listing). Never asserts a time.
 #   [KN_YEAR_BASELINE=OLD_KEYNODE] tests/bench/bench_year.sh KEYNODE REPO [N] [RESULTS_MD]
@@ -36,6 +38,11 @@ KEEP=$(python3 -c "print(max(1, round(90 * $SCALE)))") # retention of the prune 
 REPEAT=3
 M2W=${KN_SHARED_DIR:-/work/shared}/data/mind2web-live/mind2web-live_test_20241024.json
 [ -f "$M2W" ] || { kn_fail "no Mind2Web-Live test split at $M2W"; kn_finish; }
+REUSE=${KN_YEAR_REUSE:-}
+if [ -n "$REUSE" ]; then # the cluster of an earlier run (KN_KEEP=1, or one stopped mid-way): no generation
+  rm -rf "$tmp"; tmp=$REUSE
+  su postgres -c "$kn_pgbin/pg_ctl -D $tmp/pg/data -m fast -w stop" >/dev/null 2>&1
+fi
 kn_pg_start || kn_finish
 ms() { date +%s%3N; }
 machine="$(nproc) cpu $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ *//')"
@@ -44,13 +51,6 @@ report=$tmp/report.md
 : >"$report"
 say() { echo "$*"; echo "$*" >>"$report"; }
 
-# 1. the schema before this issue, the tasks through the API
-mkdir -p "$tmp/sql-before"
-for f in "$REPO"/schemas/sql/[0-9]*.sql; do
-  v=$(basename "$f" | cut -d_ -f1)
-  [ "$((10#$v))" -lt 130 ] && cp "$f" "$tmp/sql-before/"
-done
-"$KN" migrate --database "$KN_PG_URL" --dir "$tmp/sql-before" >/dev/null || { kn_fail "migrate (before 130)"; kn_finish; }
 TOKEN=year$RANDOM
 serve_up() {
   P=$(kn_free_port)
@@ -61,6 +61,14 @@ serve_up() {
   B=http://127.0.0.1:$P
 }
 serve_down() { kill -TERM "$spid"; wait "$spid"; kn_forget "$spid"; }
+if [ -z "$REUSE" ]; then
+# 1. the schema before this issue, the tasks through the API
+mkdir -p "$tmp/sql-before"
+for f in "$REPO"/schemas/sql/[0-9]*.sql; do
+  v=$(basename "$f" | cut -d_ -f1)
+  [ "$((10#$v))" -lt 130 ] && cp "$f" "$tmp/sql-before/"
+done
+"$KN" migrate --database "$KN_PG_URL" --dir "$tmp/sql-before" >/dev/null || { kn_fail "migrate (before 130)"; kn_finish; }
 python3 - "$M2W" "$tmp/tasks1.json" "$tmp/tasks2.json" <<'EOF'
 import json, sys
 src = json.load(open(sys.argv[1]))
@@ -106,6 +114,10 @@ EOF
 rc=$?
 gen_ms=$(($(ms) - t))
 [ $rc = 0 ] && kn_ok "generated in $((gen_ms / 1000)) s" || { kn_fail "generator: $(tail -5 "$tmp/gen.log")"; kn_finish; }
+else
+  gen_ms=0; kn_ok "reusing the cluster in $REUSE"
+  DAYS=$(kn_psql "SELECT count(*) FROM schedule_fires"); BATCHES=$(kn_psql "SELECT count(*) FROM agent_batches")
+fi
 counts=$(kn_psql "SELECT (SELECT count(*) FROM runs) || ' runs, ' || (SELECT count(*) FROM events) || ' events, '
   || (SELECT count(*) FROM replay_results) || ' replays, ' || (SELECT count(*) FROM agent_results) || ' agent attempts, '
   || (SELECT count(*) FROM jobs) || ' jobs, ' || (SELECT count(*) FROM health_transitions) || ' health transitions, '
