@@ -1,6 +1,7 @@
 /* store_query.c — the read side of the API: each function answers one GET of services/http/API.md
  * with one JSON text built in SQL (json_build_object / json_agg and the kn_* shape functions of
  * schemas/sql), so the HTTP layer only passes it on. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,26 +90,31 @@ static int list_json(kn_store *st, const char *task_ref, const char *before, int
 	return kn_store_q_text(st, out, sql, 3, p, err);
 }
 
-/* Keyset paging by (started, id) through runs_started_id (schemas/sql/130_year.sql): a page costs
- * the same at any depth. */
+/* Keyset paging by (started, id): every run through runs_started_id, a task's as a page per version
+ * (runs_by_version_started_id) merged; two statements, since one that could do both lets the planner
+ * sort every run (130_year.sql). */
 int kn_store_runs_json(kn_store *st, const char *task_ref, const char *before, int limit, char **out,
                        kn_err *err)
 {
-	return list_json(st, task_ref, before, limit, "SELECT count(*) FROM runs WHERE id = $1",
-		/* a task's page: a page per version (runs_by_version_started_id), merged */
+	static const char *const all =
+		"WITH page AS (SELECT r.* FROM runs r"
+		"  WHERE $1::bigint IS NULL AND ($3::text IS NULL OR (r.started, r.id) < (SELECT c.started, c.id"
+		"  FROM runs c WHERE c.id = $3)) ORDER BY r.started DESC, r.id DESC LIMIT $2::int + 1)";
+	static const char *const task =
 		"WITH cur AS (SELECT c.started, c.id FROM runs c WHERE c.id = $3),"
-		" page AS (SELECT r.* FROM runs r WHERE $1::bigint IS NULL"
-		"  AND ($3::text IS NULL OR (r.started, r.id) < (SELECT started, id FROM cur))"
-		"  UNION ALL SELECT r.* FROM task_versions v CROSS JOIN LATERAL (SELECT x.* FROM runs x"
+		" page AS (SELECT r.* FROM task_versions v CROSS JOIN LATERAL (SELECT x.* FROM runs x"
 		"  WHERE x.task_version = v.id AND ($3::text IS NULL OR (x.started, x.id) < (SELECT started, id FROM cur))"
 		"  ORDER BY x.started DESC, x.id DESC LIMIT $2::int + 1) r"
-		"  WHERE $1::bigint IS NOT NULL AND v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
-		"  ORDER BY started DESC, id DESC LIMIT $2::int + 1)"
+		"  WHERE v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
+		"  ORDER BY r.started DESC, r.id DESC LIMIT $2::int + 1)";
+	static const char *const tail =
 		" SELECT json_build_object('runs', COALESCE((SELECT json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
 		"  r.id DESC) FROM (SELECT * FROM page ORDER BY started DESC, id DESC LIMIT $2::int) r), '[]'),"
 		" 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
-		"  (SELECT id FROM page ORDER BY started DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)",
-		out, err);
+		"  (SELECT id FROM page ORDER BY started DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)";
+	char sql[2048];
+	snprintf(sql, sizeof sql, "%s%s", task_ref ? task : all, tail);
+	return list_json(st, task_ref, before, limit, "SELECT count(*) FROM runs WHERE id = $1", sql, out, err);
 }
 
 int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *err)
