@@ -144,11 +144,12 @@ int kn_store_replays_json(kn_store *st, const char *task_ref, const char *before
 {
 	return list_json(st, task_ref, before, limit,
 		"SELECT count(*) FROM replay_results WHERE id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1 END)::bigint",
-		"WITH page AS (SELECT p.* FROM replay_results p WHERE ($1::bigint IS NULL OR"
-		"  p.task_version IN (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM"
-		"  task_versions WHERE id = $1::bigint)))"
-		"  AND ($3::bigint IS NULL OR (p.created, p.id) < (SELECT c.created, c.id FROM replay_results c"
-		"  WHERE c.id = $3::bigint))"
+		/* the API asks for one task's: a page per version (replay_results_by_version), merged */
+		"WITH cur AS (SELECT c.created, c.id FROM replay_results c WHERE c.id = $3::bigint),"
+		" page AS (SELECT p.* FROM task_versions v CROSS JOIN LATERAL (SELECT x.* FROM replay_results x"
+		"  WHERE x.task_version = v.id AND ($3::bigint IS NULL OR (x.created, x.id) < (SELECT created, id FROM cur))"
+		"  ORDER BY x.created DESC, x.id DESC LIMIT $2::int + 1) p"
+		"  WHERE $1::bigint IS NULL OR v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
 		"  ORDER BY p.created DESC, p.id DESC LIMIT $2::int + 1)"
 		" SELECT json_build_object('replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY"
 		"  p.created DESC, p.id DESC) FROM (SELECT * FROM page ORDER BY created DESC, id DESC LIMIT $2::int) p),"
