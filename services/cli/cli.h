@@ -34,6 +34,13 @@ int kn_cli_attach_workflows(kn_taskset *set, const char *tasks_path, const char 
 int kn_cli_parse_viewport(int *w, int *h, const char *text);
 int kn_cmd_record(int argc, char **argv);
 int kn_cmd_migrate(int argc, char **argv);
+int kn_cmd_prune(int argc, char **argv); /* cmd_prune.c */
+/* serve's retention (serve_prune.c): a thread pruning as cfg's `retention:` says, 5 s after start and
+ * then hourly; *out NULL (and 0) when nothing is configured. _stop ends it between two batches and
+ * frees it; _stop(NULL) is a no-op. */
+typedef struct kn_serve_prune kn_serve_prune;
+int kn_serve_prune_start(kn_serve_prune **out, const char *conninfo, const kn_config *cfg, kn_err *err);
+void kn_serve_prune_stop(kn_serve_prune *p);
 int kn_cmd_worker(int argc, char **argv);
 int kn_cmd_serve(int argc, char **argv);
 int kn_cmd_run(int argc, char **argv);

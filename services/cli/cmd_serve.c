@@ -253,6 +253,7 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_ingest *ingest = NULL;
 	kn_alerts *alerts = NULL;
 	kn_scheduler *sched = NULL;
+	kn_serve_prune *prune = NULL;
 	kn_store_verdicts *verdicts = NULL;
 	kn_llm *llm = NULL;
 	kn_store *st = NULL;
@@ -466,6 +467,10 @@ int kn_cmd_serve(int argc, char **argv)
 		fprintf(stderr, "keynode serve: scheduler: %s\n", err.msg);
 		goto done;
 	}
+	if (kn_serve_prune_start(&prune, db, cfg, &err) != 0) { /* retention: (serve_prune.c) */
+		fprintf(stderr, "keynode serve: %s\n", err.msg);
+		goto done;
+	}
 	struct sigaction sa = {0};
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -477,6 +482,7 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_log_msg("info", "serve", "stopping", NULL);
 	exit_code = rc ? KN_EXIT_USAGE : KN_EXIT_OK;
 done:
+	kn_serve_prune_stop(prune);
 	kn_scheduler_free(sched);
 	kn_runs_sweeper_free(sweeper);
 	kn_runs_free(sv.runs); /* results of live runs go to ingest */

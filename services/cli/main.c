@@ -26,6 +26,7 @@ static const char usage[] =
 	"  sites                  serve the local test sites (tests/sites/) over HTTP\n"
 	"  serve                  run the service: HTTP/JSON API, live runs, stream, metrics\n"
 	"  migrate                apply the service database schema migrations (PostgreSQL)\n"
+	"  prune                  delete old events and screenshots from the database (retention)\n"
 	"  worker                 claim and run replay jobs from the database (a worker process)\n"
 	"  run                    run any agent over a task set: fresh browser per attempt, summary\n"
 	"  compare                compare two `keynode run` folders task by task (paired, with intervals)\n"
@@ -143,6 +144,8 @@ int main(int argc, char **argv)
 		rc = kn_cmd_serve(argc - 1, argv + 1);
 	else if (strcmp(cmd, "migrate") == 0)
 		rc = kn_cmd_migrate(argc - 1, argv + 1);
+	else if (strcmp(cmd, "prune") == 0)
+		rc = kn_cmd_prune(argc - 1, argv + 1);
 	else if (strcmp(cmd, "sites") == 0)
 		rc = kn_cmd_sites(argc - 1, argv + 1);
 	else if (strcmp(cmd, "worker") == 0)

@@ -599,10 +599,12 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
 		                             "verdict_cache", "alerts", "schedules", "health", "sites",
 		                             "blocked", "agents", "trace", "replay", "region", "guard",
-		                             "end_on_guard", "redact" };
-	const node *v[17], *w[2];
+		                             "end_on_guard", "redact", "retention" };
+	const node *v[18], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 17, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 18, v)) != 0)
+		return rc;
+	if (v[17] && (rc = kn_config_load_retention(l, c, v[17])) != 0)
 		return rc;
 	if (v[14] && (rc = kn_config_load_guard(l, c, v[14])) != 0)
 		return rc;

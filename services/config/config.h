@@ -114,6 +114,11 @@ typedef struct kn_config {
 		int keep_days;         /* [1, 36500]; 0: not set (14) */
 		int max_mb;            /* [1, 100000]; 0: not set (50) */
 	} trace;
+	/* `retention:` — what `keynode prune` and serve's hourly prune delete (config_retention.c,
+	 * services/store/store_prune.h): ages in days, each in [1, 36500]; 0: not set (kept for ever) */
+	struct kn_config_retention {
+		int agent_events_days, replay_events_days, screenshots_days;
+	} retention;
 	/* `replay:` — what replay validation waits for (config_replay.c; kn_replay_waits): each in ms,
 	 * 0 not set (the default), -1 set to 0 (that wait is off) */
 	struct kn_config_replay {

@@ -38,6 +38,8 @@ int kn_config_load_agents(loader *l, kn_config *c, const node *m);
 /* trace: {mode, dir, keep_days, max_mb} (config_trace.c) into c->trace. */
 int kn_config_load_trace(loader *l, kn_config *c, const node *m);
 int kn_config_load_replay(loader *l, kn_config *c, const node *m);
+/* retention: {agent_events_days, replay_events_days, screenshots_days} (config_retention.c). */
+int kn_config_load_retention(loader *l, kn_config *c, const node *m);
 /* guard: [rules], end_on_guard: bool, redact: {enabled, fields, headers} (config_guard.c). */
 int kn_config_load_guard(loader *l, kn_config *c, const node *s);
 int kn_config_load_end_on_guard(loader *l, kn_config *c, const node *n);

@@ -273,9 +273,10 @@ static void get_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	if (kn_http_query_int(&limit, req->query, "limit", 50, 1, 1000, &err))
 		FAIL(resp, 400, "bad limit", err.msg);
 	const char *task = kn_http_query_get(req->query, "task");
+	const char *before = kn_http_query_get(req->query, "before");
 	char *out = NULL;
 	int rc;
-	rc = kn_store_runs_json(st, task && *task ? task : NULL, limit, &out, &err);
+	rc = kn_store_runs_json(st, task && *task ? task : NULL, before, limit, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
@@ -462,7 +463,7 @@ static void get_replays(kn_store *st, const kn_http_req *req, kn_http_resp *resp
 		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	rc = kn_store_replays_json(st, task, limit, &out, &err);
+	rc = kn_store_replays_json(st, task, kn_http_query_get(req->query, "before"), limit, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such task"));
 	answer_text(resp, 200, out);
@@ -492,9 +493,12 @@ static void get_alerts(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	int all;
 	if (kn_http_query_int(&all, req->query, "all", 0, 0, 1, &err))
 		FAIL(resp, 400, "bad all", err.msg);
+	int limit;
+	if (kn_http_query_int(&limit, req->query, "limit", 200, 1, 1000, &err))
+		FAIL(resp, 400, "bad limit", err.msg);
 	char *out = NULL;
 	int rc;
-	rc = kn_store_alerts_json(st, all, 200, &out, &err);
+	rc = kn_store_alerts_json(st, all, kn_http_query_get(req->query, "before"), limit, &out, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, NULL));
 	answer_text(resp, 200, out);

@@ -110,8 +110,11 @@ int kn_store_tasks_json(kn_store *st, const char *site, const char *status, char
 /* The task (canonical JSON plus "taskset", "version", "versions", "health", "runs": recent runs,
  * "replays": recent replay results) for an API reference (see kn_store_task_resolve). */
 int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *err);
-/* {"runs": [...]} newest first, at most limit, optionally for one task reference. */
-int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err);
+/* {"runs": [...], "next_before": RUN|null} newest first (started, then id), at most limit (<= 0: 50,
+ * at most 1000), optionally for one task reference, older than run before (NULL: from the newest);
+ * next_before the last run listed when an older one exists. An unknown before is KN_EINVAL. */
+int kn_store_runs_json(kn_store *st, const char *task_ref, const char *before, int limit, char **out,
+                       kn_err *err);
 /* The run result (§3) plus "kind", "browser", "started", "ended", "events": the first
  * KN_STORE_RUN_EVENTS_INLINE trajectory lines, "events_total" and "events_next": the URL path of
  * the next page (GET /api/runs/{id}/events?after=SEQ) or null when every event is inline. */
@@ -141,12 +144,14 @@ int kn_store_orphans_release(kn_store *st, const char *me, kn_err *err);
 int kn_store_replay_orphans_end(kn_store *st, const char *me, const char *reason, size_t *n,
                                 kn_err *err);
 /* GET /api/replays: {"replays": [{"id", "task", "status", "run", "job", "created", "drift", "broken",
- * "screenshot": bool}…]} newest first, at most limit (≤ 0: 50), optionally for one task reference
- * (all its versions). */
+ * "screenshot": bool}…], "next_before": ID|null} newest first, at most limit (≤ 0: 50), optionally for
+ * one task reference (all its versions), older than replay before (NULL: from the newest; unknown:
+ * KN_EINVAL). */
 /* Replay results per status over every worker: *out is {"passed": N, "broken": N, …}, the
  * caller's. */
 int kn_store_replay_counts_json(kn_store *st, char **out, kn_err *err);
-int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err);
+int kn_store_replays_json(kn_store *st, const char *task_ref, const char *before, int limit,
+                          char **out, kn_err *err);
 
 /* ---- replay results, health, jobs (issue "Replay validation") ------------------------------ */
 
@@ -251,8 +256,10 @@ int kn_store_alert_put(kn_store *st, const char *dedupe_key, const char *severit
 int kn_store_alert_delivery(kn_store *st, int64_t id, const char *channel, int ok, int attempts,
                             const char *detail, kn_err *err);
 int kn_store_alert_ack(kn_store *st, int64_t id, kn_err *err);
-/* {"alerts": [...]} newest first */
-int kn_store_alerts_json(kn_store *st, int include_acked, int limit, char **out, kn_err *err);
+/* {"alerts": [...], "next_before": ID|null} newest first, at most limit (<= 0: 100, at most 1000; the API asks 200 by default),
+ * older than alert before (NULL: from the newest; unknown: KN_EINVAL). */
+int kn_store_alerts_json(kn_store *st, int include_acked, const char *before, int limit, char **out,
+                         kn_err *err);
 
 /* ---- semantic verdict cache (plugs into services/llm/verdict.h) ------------------------------ */
 

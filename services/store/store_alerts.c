@@ -63,16 +63,35 @@ int kn_store_alert_ack(kn_store *st, int64_t id, kn_err *err)
 	return n ? 0 : kn_err_set(err, KN_ENOTFOUND, "no alert %s", ib);
 }
 
-int kn_store_alerts_json(kn_store *st, int include_acked, int limit, char **out, kn_err *err)
+/* Keyset paging by (created, id) (alerts_open_created / alerts_created_id, 130_year.sql). */
+int kn_store_alerts_json(kn_store *st, int include_acked, const char *before, int limit, char **out,
+                         kn_err *err)
 {
+	*out = NULL;
 	if (limit <= 0)
 		limit = 100;
 	if (limit > 1000)
 		limit = 1000;
+	if (before) {
+		int64_t n = 0;
+		const char *c[1] = {before};
+		int rc = kn_store_q_int64(st, &n, "SELECT count(*) FROM alerts WHERE id ="
+		                          " (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1 END)::bigint", 1, c, err);
+		if (rc != 0)
+			return rc;
+		if (n == 0)
+			return kn_err_set(err, KN_EINVAL, "before: no alert '%s' (pass the previous page's "
+			                  "next_before)", before);
+	}
 	char lb[24];
-	const char *p[2] = {include_acked ? "true" : "false", kn_store_i64(lb, limit)};
+	const char *p[3] = {include_acked ? "true" : "false", kn_store_i64(lb, limit), before};
 	return kn_store_q_text(st, out,
-		"SELECT json_build_object('alerts', COALESCE(json_agg(kn_alert_json(a) ORDER BY a.created DESC,"
-		" a.id DESC), '[]')) FROM (SELECT * FROM alerts WHERE $1::bool OR acked_at IS NULL"
-		" ORDER BY created DESC, id DESC LIMIT $2::int) a", 2, p, err);
+		"WITH page AS (SELECT * FROM alerts a WHERE ($1::bool OR acked_at IS NULL)"
+		"  AND ($3::bigint IS NULL OR (a.created, a.id) < (SELECT c.created, c.id FROM alerts c WHERE c.id = $3::bigint))"
+		"  ORDER BY created DESC, id DESC LIMIT $2::int + 1)"
+		" SELECT json_build_object('alerts', COALESCE((SELECT json_agg(kn_alert_json(a) ORDER BY a.created DESC,"
+		"  a.id DESC) FROM (SELECT * FROM page ORDER BY created DESC, id DESC LIMIT $2::int) a), '[]'),"
+		" 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
+		"  (SELECT id FROM page ORDER BY created DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)",
+		3, p, err);
 }

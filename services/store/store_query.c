@@ -1,6 +1,7 @@
 /* store_query.c — the read side of the API: each function answers one GET of services/http/API.md
  * with one JSON text built in SQL (json_build_object / json_agg and the kn_* shape functions of
  * schemas/sql), so the HTTP layer only passes it on. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +18,11 @@ int kn_store_tasks_json(kn_store *st, const char *site, const char *status, char
 		" FROM (SELECT s.name, t.task_key, json_build_object('id', t.task_key, 'taskset', s.name,"
 		"  'intent', v.intent, 'start_url', v.start_url, 'site', v.site, 'key_nodes', v.key_nodes,"
 		"  'version', v.version, 'health', COALESCE(h.state, 'unknown'),"
+		/* the newest run of each version by runs_by_version_started_id, then the newest of those:
+		 * a few index probes per task, not a walk down every task's runs (130_year.sql) */
 		"  'last_run', (SELECT json_build_object('id', r.id, 'score', r.score, 'status', r.status,"
-		"    'started', kn_ts(r.started)) FROM runs r JOIN task_versions rv ON rv.id = r.task_version"
+		"    'started', kn_ts(r.started)) FROM task_versions rv CROSS JOIN LATERAL (SELECT x.* FROM runs x"
+		"    WHERE x.task_version = rv.id ORDER BY x.started DESC, x.id DESC LIMIT 1) r"
 		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT 1)) AS x"
 		"  FROM tasks t JOIN tasksets s ON s.id = t.taskset_id"
 		"  JOIN task_versions v ON v.id = t.current_version LEFT JOIN task_health h ON h.task_id = t.id"
@@ -42,8 +46,9 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 		"  'versions', (SELECT count(*) FROM task_versions x WHERE x.task_id = t.id),"
 		"  'health', COALESCE(h.state, 'unknown'),"
 		"  'runs', COALESCE((SELECT json_agg(kn_run_summary(r) ORDER BY r.started DESC, r.id DESC)"
-		"    FROM (SELECT r.* FROM runs r JOIN task_versions rv ON rv.id = r.task_version"
-		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT " "20" ") r), '[]'),"
+		"    FROM (SELECT r.* FROM task_versions rv CROSS JOIN LATERAL (SELECT x.* FROM runs x"
+		"    WHERE x.task_version = rv.id ORDER BY x.started DESC, x.id DESC LIMIT 20) r"
+		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT 20) r), '[]'),"
 		"  'replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY p.created DESC, p.id DESC)"
 		"    FROM (SELECT p.* FROM replay_results p JOIN task_versions pv ON pv.id = p.task_version"
 		"    WHERE pv.task_id = t.id ORDER BY p.created DESC, p.id DESC LIMIT 20) p), '[]')))"
@@ -52,10 +57,11 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 		1, p, err);
 }
 
-/* A list of runs or replays as JSON text: sql with $1 the version id of task_ref (NULL: every
- * task) and $2 limit (50 when <= 0, at most 1000). */
-static int list_json(kn_store *st, const char *task_ref, int limit, const char *sql, char **out,
-                     kn_err *err)
+/* One page of runs or replays as JSON text: sql with $1 the version id of task_ref (NULL: every
+ * task), $2 limit (50 when <= 0, at most 1000) and $3 the cursor before (NULL: the newest page);
+ * cursor_sql counts the rows that $1 names, so an unknown cursor is KN_EINVAL, not an empty page. */
+static int list_json(kn_store *st, const char *task_ref, const char *before, int limit,
+                     const char *cursor_sql, const char *sql, char **out, kn_err *err)
 {
 	*out = NULL;
 	if (limit <= 0)
@@ -70,18 +76,45 @@ static int list_json(kn_store *st, const char *task_ref, int limit, const char *
 			return rc;
 		kn_store_i64(vb, vid);
 	}
-	const char *p[2] = {task_ref ? vb : NULL, kn_store_i64(lb, limit)};
-	return kn_store_q_text(st, out, sql, 2, p, err);
+	if (before) {
+		int64_t n = 0;
+		const char *c[1] = {before};
+		int rc = kn_store_q_int64(st, &n, cursor_sql, 1, c, err);
+		if (rc != 0)
+			return rc;
+		if (n == 0)
+			return kn_err_set(err, KN_EINVAL, "before: no such row '%s' (pass the previous page's "
+			                  "next_before)", before);
+	}
+	const char *p[3] = {task_ref ? vb : NULL, kn_store_i64(lb, limit), before};
+	return kn_store_q_text(st, out, sql, 3, p, err);
 }
 
-int kn_store_runs_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+/* Keyset paging by (started, id): every run through runs_started_id, a task's as a page per version
+ * (runs_by_version_started_id) merged; two statements, since one that could do both lets the planner
+ * sort every run (130_year.sql). */
+int kn_store_runs_json(kn_store *st, const char *task_ref, const char *before, int limit, char **out,
+                       kn_err *err)
 {
-	return list_json(st, task_ref, limit,
-		"SELECT json_build_object('runs', COALESCE(json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
-		" r.id DESC), '[]')) FROM (SELECT r.* FROM runs r WHERE $1::bigint IS NULL OR r.task_version IN"
-		" (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM task_versions"
-		" WHERE id = $1::bigint)) ORDER BY r.started DESC, r.id DESC LIMIT $2::int) r",
-		out, err);
+	static const char *const all =
+		"WITH page AS (SELECT r.* FROM runs r"
+		"  WHERE $1::bigint IS NULL AND ($3::text IS NULL OR (r.started, r.id) < (SELECT c.started, c.id"
+		"  FROM runs c WHERE c.id = $3)) ORDER BY r.started DESC, r.id DESC LIMIT $2::int + 1)";
+	static const char *const task =
+		"WITH cur AS (SELECT c.started, c.id FROM runs c WHERE c.id = $3),"
+		" page AS (SELECT r.* FROM task_versions v CROSS JOIN LATERAL (SELECT x.* FROM runs x"
+		"  WHERE x.task_version = v.id AND ($3::text IS NULL OR (x.started, x.id) < (SELECT started, id FROM cur))"
+		"  ORDER BY x.started DESC, x.id DESC LIMIT $2::int + 1) r"
+		"  WHERE v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
+		"  ORDER BY r.started DESC, r.id DESC LIMIT $2::int + 1)";
+	static const char *const tail =
+		" SELECT json_build_object('runs', COALESCE((SELECT json_agg(kn_run_summary(r) ORDER BY r.started DESC,"
+		"  r.id DESC) FROM (SELECT * FROM page ORDER BY started DESC, id DESC LIMIT $2::int) r), '[]'),"
+		" 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
+		"  (SELECT id FROM page ORDER BY started DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)";
+	char sql[2048];
+	snprintf(sql, sizeof sql, "%s%s", task_ref ? task : all, tail);
+	return list_json(st, task_ref, before, limit, "SELECT count(*) FROM runs WHERE id = $1", sql, out, err);
 }
 
 int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *err)
@@ -106,13 +139,22 @@ int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *
 	return rc;
 }
 
-int kn_store_replays_json(kn_store *st, const char *task_ref, int limit, char **out, kn_err *err)
+int kn_store_replays_json(kn_store *st, const char *task_ref, const char *before, int limit,
+                          char **out, kn_err *err)
 {
-	return list_json(st, task_ref, limit,
-		"SELECT json_build_object('replays', COALESCE(json_agg(kn_replay_summary(p) ORDER BY p.created DESC,"
-		" p.id DESC), '[]')) FROM (SELECT p.* FROM replay_results p WHERE $1::bigint IS NULL OR"
-		" p.task_version IN (SELECT x.id FROM task_versions x WHERE x.task_id = (SELECT task_id FROM"
-		" task_versions WHERE id = $1::bigint)) ORDER BY p.created DESC, p.id DESC LIMIT $2::int) p",
+	return list_json(st, task_ref, before, limit,
+		"SELECT count(*) FROM replay_results WHERE id = (CASE WHEN $1 ~ '^[0-9]{1,18}$' THEN $1 END)::bigint",
+		/* the API asks for one task's: a page per version (replay_results_by_version), merged */
+		"WITH cur AS (SELECT c.created, c.id FROM replay_results c WHERE c.id = $3::bigint),"
+		" page AS (SELECT p.* FROM task_versions v CROSS JOIN LATERAL (SELECT x.* FROM replay_results x"
+		"  WHERE x.task_version = v.id AND ($3::bigint IS NULL OR (x.created, x.id) < (SELECT created, id FROM cur))"
+		"  ORDER BY x.created DESC, x.id DESC LIMIT $2::int + 1) p"
+		"  WHERE $1::bigint IS NULL OR v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
+		"  ORDER BY p.created DESC, p.id DESC LIMIT $2::int + 1)"
+		" SELECT json_build_object('replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY"
+		"  p.created DESC, p.id DESC) FROM (SELECT * FROM page ORDER BY created DESC, id DESC LIMIT $2::int) p),"
+		"  '[]'), 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
+		"  (SELECT id FROM page ORDER BY created DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)",
 		out, err);
 }
 

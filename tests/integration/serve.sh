@@ -235,6 +235,38 @@ nr=$(kn_psql "SELECT count(*) FROM replay_results r JOIN task_versions v ON v.id
 c=$(api "$B/api/replays?task=shop-red-runner-cart"); [ "$c" = 200 ] && [ "$nr" -ge 25 ] && jq -e --argjson n "$nr" '(.replays | length) == $n and ([.replays[].id] == ([.replays[].id] | sort | reverse))' "$tmp/body" >/dev/null \
   && kn_ok "GET /api/replays: all $nr results, newest first (not capped at 20)" || kn_fail "GET /api/replays all: $c nr=$nr $(head -c 300 "$tmp/body")"
 c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=3"); [ "$c" = 200 ] && jq -e '(.replays | length) == 3' "$tmp/body" >/dev/null && kn_ok "GET /api/replays?limit=3: 3" || kn_fail "GET /api/replays limit: $c"
+# keyset paging (issue 27): pages of 7 by next_before cover the same list, in order, each id once
+api "$B/api/replays?task=shop-red-runner-cart&limit=1000" >/dev/null; all=$(jq -c '[.replays[].id]' "$tmp/body")
+got='[]'; before=; pages=0
+while :; do
+  c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=7${before:+&before=$before}"); [ "$c" = 200 ] || break
+  got=$(jq -c --argjson g "$got" '$g + [.replays[].id]' "$tmp/body"); pages=$((pages + 1))
+  before=$(jq -r '.next_before // empty' "$tmp/body"); [ -n "$before" ] && [ "$pages" -lt 20 ] || break
+done
+[ "$got" = "$all" ] && [ "$pages" = $(( (nr + 6) / 7 )) ] && kn_ok "GET /api/replays: $pages pages of 7 by next_before, the whole list once, in order" \
+  || kn_fail "replays paging: $pages pages, $got vs $all"
+c=$(api "$B/api/replays?task=shop-red-runner-cart&before=999999999"); [ "$c" = 400 ] && is_error_json && kn_ok "GET /api/replays?before=unknown: 400" || kn_fail "replays before unknown: $c"
+c=$(api "$B/api/runs?limit=1"); r1=$(jq -r '.runs[0].id' "$tmp/body"); nb=$(jq -r '.next_before' "$tmp/body")
+c2=$(api "$B/api/runs?limit=1&before=$nb"); r2=$(jq -r '.runs[0].id' "$tmp/body")
+[ "$c" = 200 ] && [ "$c2" = 200 ] && [ "$nb" = "$r1" ] && [ -n "$r2" ] && [ "$r2" != null ] && [ "$r2" != "$r1" ] \
+  && [ "$(kn_psql "SELECT (SELECT (started, id) FROM runs WHERE id = '$r2') < (SELECT (started, id) FROM runs WHERE id = '$r1')")" = t ] \
+  && kn_ok "GET /api/runs?limit=1: next_before is the run listed; before= gives the next older one" || kn_fail "runs paging: $c $c2 $r1 $nb $r2"
+c=$(api "$B/api/runs?limit=1000"); [ "$c" = 200 ] && jq -e '.next_before == null' "$tmp/body" >/dev/null && kn_ok "GET /api/runs, last page: next_before null" || kn_fail "runs last page: $c"
+kn_psql "INSERT INTO alerts (dedupe_key, severity, title, created, acked_at) SELECT 'paging-' || g, 'info', 'paging',
+  now() - g * interval '1 s', CASE WHEN g % 2 = 0 THEN now() END FROM generate_series(1, 5) g" >/dev/null
+na=$(kn_psql "SELECT count(*) FROM alerts"); got='[]'; before=; pages=0
+while :; do
+  c=$(api "$B/api/alerts?all=1&limit=2${before:+&before=$before}"); [ "$c" = 200 ] || break
+  got=$(jq -c --argjson g "$got" '$g + [.alerts[].id]' "$tmp/body"); pages=$((pages + 1))
+  before=$(jq -r '.next_before // empty' "$tmp/body"); [ -n "$before" ] && [ "$pages" -lt 20 ] || break
+done
+[ "$(jq 'length' <<<"$got")" = "$na" ] && [ "$(jq 'unique | length' <<<"$got")" = "$na" ] && [ "$pages" = $(( (na + 1) / 2 )) ] \
+  && kn_ok "GET /api/alerts?all=1: $pages pages of 2 by next_before, each of the $na alerts once" || kn_fail "alerts paging: $pages pages $got of $na"
+c=$(api "$B/api/alerts?limit=1000"); [ "$c" = 200 ] && jq -e '([.alerts[] | select(.title == "paging")] | length) == 3' "$tmp/body" >/dev/null \
+  && kn_ok "GET /api/alerts: the open ones only" || kn_fail "open alerts: $c $(head -c 300 "$tmp/body")"
+c=$(api "$B/api/alerts?before=abc"); [ "$c" = 400 ] && kn_ok "GET /api/alerts?before=abc: 400" || kn_fail "alerts before abc: $c"
+kn_psql "DELETE FROM alerts WHERE title = 'paging'" >/dev/null
+c=$(api "$B/api/runs?before=r-no-such-run"); [ "$c" = 400 ] && is_error_json && kn_ok "GET /api/runs?before=unknown: 400" || kn_fail "runs before unknown: $c"
 c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=0"); [ "$c" = 400 ] && is_error_json && kn_ok "GET /api/replays?limit=0: 400" || kn_fail "GET /api/replays limit=0: $c"
 c=$(api "$B/api/replays?task=no-such-task"); [ "$c" = 404 ] && kn_ok "GET /api/replays unknown task: 404" || kn_fail "GET /api/replays unknown task: $c"
 kn_psql "DELETE FROM replay_results WHERE report::text = '{}'" >/dev/null

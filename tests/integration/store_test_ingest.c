@@ -181,7 +181,7 @@ void test_connection_loss(void **state)
 	assert_int_equal(kn_store_open(&s, pg_url, &err), 0);
 	unsigned long s0 = kn_store_session(s);
 	drop_idle("idle"); /* the suite's own connection too: its next read reconnects as well */
-	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), 0);
+	assert_int_equal(kn_store_runs_json(s, NULL, NULL, 1, &js, &err), 0);
 	free(js);
 	assert_int_equal(kn_store_session(s), s0 + 1);
 	n0 = sql_int("SELECT count(*) FROM jobs");
@@ -193,11 +193,11 @@ void test_connection_loss(void **state)
 	assert_int_equal(kn_store_session(s), s0 + 2);
 	assert_int_equal(kn_store_begin(s, &err), 0);
 	drop_idle("idle in transaction");
-	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), KN_EIO);
+	assert_int_equal(kn_store_runs_json(s, NULL, NULL, 1, &js, &err), KN_EIO);
 	assert_null(js);
-	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), KN_EIO); /* still in it */
+	assert_int_equal(kn_store_runs_json(s, NULL, NULL, 1, &js, &err), KN_EIO); /* still in it */
 	kn_store_rollback(s);
-	assert_int_equal(kn_store_runs_json(s, NULL, 1, &js, &err), 0);
+	assert_int_equal(kn_store_runs_json(s, NULL, NULL, 1, &js, &err), 0);
 	free(js);
 	assert_int_equal(kn_store_session(s), s0 + 3);
 	kn_store_free(s);

@@ -76,7 +76,7 @@ void test_run_finish_idempotent(void **state)
 	assert_int_equal(kn_store_run_finish(st, "r-events", "2026-11-22T12:00:09Z", "{oops", &err), KN_EDB);
 
 	char *js;
-	assert_int_equal(kn_store_runs_json(st, "t-two", 10, &js, &err), 0);
+	assert_int_equal(kn_store_runs_json(st, "t-two", NULL, 10, &js, &err), 0);
 	json_t *r = parse(js);
 	free(js);
 	json_t *s0 = json_array_get(json_object_get(r, "runs"), 0);
@@ -192,7 +192,7 @@ void test_jobs_lease(void **state)
 	has_keys(rp, rp_keys);
 	assert_string_equal(json_string_value(json_object_get(rp, "status")), "broken");
 	json_decref(t);
-	assert_int_equal(kn_store_replays_json(st, "t-one", 10, &js, &err), 0);
+	assert_int_equal(kn_store_replays_json(st, "t-one", NULL, 10, &js, &err), 0);
 	t = parse(js);
 	free(js);
 	json_t *reps = json_object_get(t, "replays");
@@ -201,7 +201,7 @@ void test_jobs_lease(void **state)
 	assert_true(json_is_true(json_object_get(json_array_get(reps, 1), "screenshot")));
 	assert_int_equal(json_integer_value(json_object_get(json_array_get(reps, 1), "job")), jid);
 	json_decref(t);
-	assert_int_equal(kn_store_replays_json(st, "no-such-task", 10, &js, &err), KN_ENOTFOUND);
+	assert_int_equal(kn_store_replays_json(st, "no-such-task", NULL, 10, &js, &err), KN_ENOTFOUND);
 }
 
 struct claim_arg {
@@ -344,7 +344,7 @@ void test_alerts_notify(void **state)
 	                                     &id2, &err), 1);
 	assert_true(id2 != id1);
 	char *js;
-	assert_int_equal(kn_store_alerts_json(st, 0, 1000, &js, &err), 0);
+	assert_int_equal(kn_store_alerts_json(st, 0, NULL, 1000, &js, &err), 0);
 	json_t *j = parse(js);
 	free(js);
 	size_t i;
@@ -352,7 +352,7 @@ void test_alerts_notify(void **state)
 	json_array_foreach(json_object_get(j, "alerts"), i, x)
 		assert_true(json_integer_value(json_object_get(x, "id")) != id1);
 	json_decref(j);
-	assert_int_equal(kn_store_alerts_json(st, 1, 1000, &js, &err), 0);
+	assert_int_equal(kn_store_alerts_json(st, 1, NULL, 1000, &js, &err), 0);
 	j = parse(js);
 	free(js);
 	int seen = 0;

@@ -349,7 +349,7 @@ void test_injection_verbatim(void **state)
 		assert_int_equal(kn_store_alert_put(st, s, "warning", s, dtext, &aid, &err), 1);
 		free(dtext);
 		assert_int_equal(kn_store_alert_delivery(st, aid, s, 1, 1, s, &err), 0);
-		assert_int_equal(kn_store_alerts_json(st, 0, 1000, &js, &err), 0);
+		assert_int_equal(kn_store_alerts_json(st, 0, NULL, 1000, &js, &err), 0);
 		json_t *al = parse(js);
 		free(js);
 		int found = 0;

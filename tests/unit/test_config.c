@@ -407,6 +407,32 @@ static void test_trace(void **state)
 	fails("trace: [on]\n", KN_EINVAL, "k.yaml:1:8: trace: expected a mapping");
 }
 
+/* retention: {agent_events_days, replay_events_days, screenshots_days} (config_retention.c): values,
+ * unset = 0 (kept for ever), errors named */
+static void test_retention(void **state)
+{
+	(void)state;
+	kn_config *c = load("retention:\n  agent_events_days: 90\n  replay_events_days: 30\n  screenshots_days: 7\n");
+	assert_int_equal(c->retention.agent_events_days, 90);
+	assert_int_equal(c->retention.replay_events_days, 30);
+	assert_int_equal(c->retention.screenshots_days, 7);
+	kn_config_free(c);
+	c = load("retention: {replay_events_days: 36500}\n");
+	assert_int_equal(c->retention.agent_events_days, 0); /* not set: kept for ever */
+	assert_int_equal(c->retention.replay_events_days, 36500);
+	assert_int_equal(c->retention.screenshots_days, 0);
+	kn_config_free(c);
+	c = load("retention:\n");
+	assert_int_equal(c->retention.agent_events_days + c->retention.replay_events_days + c->retention.screenshots_days, 0);
+	kn_config_free(c);
+	fails("retention: {agent_events_days: 0}\n", KN_EINVAL,
+	      "k.yaml:1:32: retention.agent_events_days: expected an integer in [1, 36500]");
+	fails("retention: {screenshots_days: '7'}\n", KN_EINVAL,
+	      "k.yaml:1:31: retention.screenshots_days: expected an integer in [1, 36500]");
+	fails("retention: {traces_days: 7}\n", KN_EINVAL, "k.yaml:1:13: retention.traces_days: unknown key");
+	fails("retention: [7]\n", KN_EINVAL, "k.yaml:1:12: retention: expected a mapping");
+}
+
 /* replay: the waits of replay validation (config_replay.c): values, 0 = off (-1), unset = 0, errors named */
 static void test_replay(void **state)
 {
@@ -528,6 +554,7 @@ int main(void)
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_agents),
 		cmocka_unit_test(test_trace),
+		cmocka_unit_test(test_retention),
 		cmocka_unit_test(test_replay),
 		cmocka_unit_test(test_guard),
 	};
