@@ -772,9 +772,11 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 	return o;
 }
 
-/* run_step, and a failure while the browser left a DevTools command unanswered — other than a
- * goto's Page.navigate, which waits for the site — is the browser's (an overloaded or frozen
- * browser, its host lost), not the site's. */
+/* run_step, and a failure that would say the site changed (an element not found, an action that
+ * failed, an error page) while the browser left a DevTools command unanswered — other than a goto's
+ * Page.navigate, which waits for the site — is the browser's (an overloaded or frozen browser, its
+ * host lost), not the site's. A navigation timeout stays one: a page call into a tab whose document
+ * has not come may wait for it (the site's slowness, already an error). */
 static kn_step_outcome run_step_judged(struct rp *r, const kn_step *st, kn_replay_result *res,
                                        kn_step_report *rep, kn_err *err)
 {
@@ -783,7 +785,7 @@ static kn_step_outcome run_step_judged(struct rp *r, const kn_step *st, kn_repla
 	r->nav_unanswered = 0;
 	kn_step_outcome o = run_step(r, st, res, rep, err);
 	kn_cdp_get_stats(r->c, &after);
-	if (kn_step_outcome_ok(o) || o == KN_STEP_BLOCKED || o == KN_STEP_UNREACHABLE ||
+	if ((o != KN_STEP_NOT_FOUND && o != KN_STEP_ACTION_FAILED && o != KN_STEP_HTTP_ERROR) ||
 	    after.timeouts - before.timeouts <= (unsigned long long)r->nav_unanswered)
 		return o;
 	char was[sizeof err->msg];

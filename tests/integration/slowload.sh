@@ -9,8 +9,9 @@
 #     unanswered past command_timeout_ms): error, "navigation timeout" at step 1;
 #   - late-load on tests/sites/slow-v2 (orders paused: no "Place order"): broken at step 3, element not
 #     found — the slow page is still judged;
-#   - late-load with the browser frozen (SIGSTOP) during step 2 and thawed after it failed: error,
-#     "browser timeout" at step 2, never broken.
+#   - late-load with the browser frozen (SIGSTOP) once step 2 ended, while step 3 waits in the page for
+#     "Place order" (shown 2.5 s after the checkout), thawed after step 3 failed: error, "browser timeout"
+#     at step 3, never broken.
 # usage: slowload.sh KEYNODE SOURCE_DIR
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
@@ -80,8 +81,8 @@ rpid=$!
 kn_pids+=("$rpid")
 stopped=
 for _ in $(seq 1 400); do
-  if [ -z "$stopped" ] && grep -q 'step 1/3' "$tmp/frozen.err"; then kill -STOP "$cpid" && stopped=1; fi
-  if [ -n "$stopped" ] && grep -q 'step 2/3' "$tmp/frozen.err"; then break; fi
+  if [ -z "$stopped" ] && grep -q 'step 2/3' "$tmp/frozen.err"; then kill -STOP "$cpid" && stopped=1; fi
+  if [ -n "$stopped" ] && grep -q 'step 3/3' "$tmp/frozen.err"; then break; fi
   kill -0 "$rpid" 2>/dev/null || break
   sleep 0.05
 done
@@ -89,8 +90,8 @@ kill -CONT "$cpid"
 wait "$rpid"
 rc=$?
 f=$tmp/frozen/late-load.json
-[ -n "$stopped" ] && [ "$rc" = 2 ] && jq -e '.status == "error" and .broken.step == 2 and .broken.reason == "browser timeout"
+[ -n "$stopped" ] && [ "$rc" = 2 ] && jq -e '.status == "error" and .broken.step == 3 and .broken.reason == "browser timeout"
     and (.broken.detail | test("the browser did not answer [0-9]+ command\\(s\\) in time"))' "$f" >/dev/null &&
-  kn_ok "browser frozen during step 2: error (browser timeout), not broken" ||
+  kn_ok "browser frozen during step 3: error (browser timeout), not broken" ||
   kn_fail "frozen: stopped=$stopped exit $rc: $(report "$f") $(cat "$tmp/frozen.out") $(tail -3 "$tmp/frozen.err")"
 kn_finish
