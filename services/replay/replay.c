@@ -831,11 +831,11 @@ static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res
 			if (o == KN_STEP_OK_FALLBACK)
 				fprintf(r->o.progress, " (by %s, score %.2f) — drift: propose %s", rep->locator, rep->score,
 				        rep->proposed ? rep->proposed : "?");
+			else if (!kn_step_outcome_ok(o))
+				fprintf(r->o.progress, " — %s", e.msg);
 			if (rep->unsettled)
 				fprintf(r->o.progress, " (not settled within %d ms: went on, its document in place)",
 				        r->wt.settle_ms);
-			else if (!kn_step_outcome_ok(o))
-				fprintf(r->o.progress, " — %s", e.msg);
 			fputc('\n', r->o.progress);
 			fflush(r->o.progress);
 		}
