@@ -148,7 +148,9 @@ int kn_step_outcome_ok(kn_step_outcome o);
  * new selector); per key node reached / not reached. "passed" only when every step succeeded and
  * every key node was reached; "broken" otherwise; "error" when the site or browser was
  * unreachable (connection refused, DNS, TLS: a goto that failed, or a page of the task's own
- * site that did not answer, seen by the monitor: services/monitor/unreachable.h). A failure carries a screenshot, the URL and a DOM
+ * site that did not answer, seen by the monitor: services/monitor/unreachable.h), and when the
+ * failed step is a navigation timeout or a browser timeout (slow or overloaded says nothing of a
+ * change). A failure carries a screenshot, the URL and a DOM
  * excerpt around where the element was expected. Each call opens (and closes) its own two
  * connections and browser context: safe to call again and again on one loop. */
 /* BLOCKED: the site refused service (a step's outcome was "blocked"): neither passed nor broken. */
