@@ -16,33 +16,10 @@
 #include <curl/curl.h>
 
 #include "cdp.h"
+#include "keynode/capbuf.h"
 
 #define DISCOVER_MAX_BODY (64 * 1024)
 #define PORT_FILE_MAX 4096
-
-typedef struct body {
-	char *p;
-	size_t n;
-	int too_big;
-} body;
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
-{
-	body *b = ud;
-	size_t n = size * nmemb;
-	if (b->n + n > DISCOVER_MAX_BODY) {
-		b->too_big = 1;
-		return 0;
-	}
-	char *np = realloc(b->p, b->n + n + 1);
-	if (!np)
-		return 0;
-	memcpy(np + b->n, data, n);
-	b->n += n;
-	np[b->n] = '\0';
-	b->p = np;
-	return n;
-}
 
 int kn_cdp_version(json_t **out, const char *base, int timeout_ms, kn_err *err)
 {
@@ -60,7 +37,7 @@ int kn_cdp_version(json_t **out, const char *base, int timeout_ms, kn_err *err)
 	memcpy(url, base, blen);
 	memcpy(url + blen, "/json/version", sizeof "/json/version");
 
-	body b = {0};
+	kn_capbuf b = {.cap = DISCOVER_MAX_BODY};
 	char ebuf[CURL_ERROR_SIZE] = "";
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_PROXY, ""); /* the endpoint is the user's; never via a proxy */
@@ -68,7 +45,7 @@ int kn_cdp_version(json_t **out, const char *base, int timeout_ms, kn_err *err)
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
 	CURLcode cc = curl_easy_perform(h);
@@ -79,7 +56,7 @@ int kn_cdp_version(json_t **out, const char *base, int timeout_ms, kn_err *err)
 	int rc = 0;
 	if (cc == CURLE_OPERATION_TIMEDOUT)
 		rc = kn_err_set(err, KN_ETIMEOUT, "discover %s: no answer within %d ms", url, timeout_ms);
-	else if (b.too_big)
+	else if (b.over)
 		rc = kn_err_set(err, KN_EPROTO, "discover %s: answer larger than %d bytes", url,
 		                DISCOVER_MAX_BODY);
 	else if (cc != CURLE_OK)

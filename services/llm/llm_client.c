@@ -20,6 +20,7 @@
 
 #include <curl/curl.h>
 
+#include "keynode/capbuf.h"
 #include "llm.h"
 #include "log.h"
 
@@ -48,9 +49,7 @@ struct kn_llm {
 
 /* The result of one attempt. */
 struct attempt {
-	char *body;
-	size_t len;
-	int too_large;
+	kn_capbuf body;     /* the answer, at most KN_LLM_MAX_BODY */
 	long retry_after_s; /* -1: none or not in seconds */
 	long status;
 	CURLcode cc;
@@ -203,24 +202,6 @@ static void slot_release(kn_llm *l, CURL *h)
 
 /* --- one attempt --- */
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
-{
-	struct attempt *a = ud;
-	size_t n = size * nmemb;
-	if (a->len + n > KN_LLM_MAX_BODY) {
-		a->too_large = 1;
-		return 0; /* curl stops with CURLE_WRITE_ERROR */
-	}
-	char *nb = realloc(a->body, a->len + n + 1);
-	if (!nb)
-		return 0;
-	memcpy(nb + a->len, data, n);
-	a->len += n;
-	nb[a->len] = '\0';
-	a->body = nb;
-	return n;
-}
-
 static size_t on_header(char *data, size_t size, size_t nmemb, void *ud)
 {
 	struct attempt *a = ud;
@@ -260,6 +241,7 @@ static void perform(kn_llm *l, CURL *h, const char *body, struct curl_slist *hdr
                     struct attempt *a, unsigned gen)
 {
 	memset(a, 0, sizeof *a);
+	a->body.cap = KN_LLM_MAX_BODY;
 	a->retry_after_s = -1;
 	a->l = l;
 	a->gen = gen;
@@ -279,8 +261,8 @@ static void perform(kn_llm *l, CURL *h, const char *body, struct curl_slist *hdr
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, l->timeout_ms < 10000 ? l->timeout_ms : 10000L);
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "keynode/0.1");
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, a);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &a->body);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, a);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, a->errbuf);
@@ -370,7 +352,7 @@ static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err
 		char what[320];
 		if (a.cc == CURLE_OK && a.status == 200) {
 			unsigned long pt, ct;
-			rc = kn_llm_parse_response(a.body ? a.body : "", a.len, score, reason, &pt, &ct, err);
+			rc = kn_llm_parse_response(a.body.p ? a.body.p : "", a.body.n, score, reason, &pt, &ct, err);
 			pthread_mutex_lock(&l->mu);
 			l->stats.prompt_tokens += pt;
 			l->stats.completion_tokens += ct;
@@ -385,7 +367,7 @@ static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err
 			rc = kn_err_set(err, KN_ETIMEOUT, "llm %s: no answer from %s within %ld ms", l->model,
 			                l->endpoint, l->timeout_ms);
 			break;
-		} else if (a.cc == CURLE_WRITE_ERROR && a.too_large) {
+		} else if (a.cc == CURLE_WRITE_ERROR && a.body.over) {
 			rc = kn_err_set(err, KN_ELIMIT, "llm %s: response from %s exceeds %d bytes", l->model,
 			                l->endpoint, KN_LLM_MAX_BODY);
 			break;
@@ -395,7 +377,7 @@ static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err
 				delay = backoff_delay(l, attempt);
 		} else {
 			char msg[200];
-			kn_llm_error_message(msg, sizeof msg, a.body, a.len);
+			kn_llm_error_message(msg, sizeof msg, a.body.p, a.body.n);
 			snprintf(what, sizeof what, "%s answered HTTP %ld%s%s", l->endpoint, a.status,
 			         msg[0] ? ": " : "", msg);
 			if (a.status == 429 || a.status == 503) {
@@ -417,11 +399,11 @@ static int ask(kn_llm *l, const char *body, double *score, char **reason, kn_err
 		}
 		kn_log_msgf("warn", "llm", "llm %s: %s; retry %d of %d in %ld ms", l->model, what,
 		            attempt + 1, l->max_retries, delay);
-		free(a.body);
-		a.body = NULL;
+		free(a.body.p);
+		a.body.p = NULL;
 		sleep_ms(l, gen, delay);
 	}
-	free(a.body);
+	free(a.body.p);
 	curl_slist_free_all(hdrs);
 	return rc;
 }

@@ -17,6 +17,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "keynode/capbuf.h"
+
 #define KN_REMOTE_ANSWER_MAX (64u * 1024u * 1024u)
 #define KN_REMOTE_TIMEOUT_MS 30000L
 
@@ -54,29 +56,6 @@ void kn_remote_free(kn_remote *r)
 	free(r);
 }
 
-struct buf {
-	char *p;
-	size_t n;
-	int over;
-};
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
-{
-	struct buf *b = ud;
-	size_t len = size * nmemb;
-	if (b->n + len > KN_REMOTE_ANSWER_MAX) {
-		b->over = 1;
-		return 0;
-	}
-	char *p = realloc(b->p, b->n + len + 1);
-	if (!p)
-		return 0;
-	memcpy(p + b->n, data, len);
-	b->n += len;
-	p[b->n] = '\0';
-	b->p = p;
-	return len;
-}
 
 int kn_remote_call(const kn_remote *r, const char *method, const char *path, const char *body,
                    size_t len, const char *content_type, int *status, char **out, kn_err *err)
@@ -85,7 +64,7 @@ int kn_remote_call(const kn_remote *r, const char *method, const char *path, con
 	if (out)
 		*out = NULL;
 	char *url = NULL, ebuf[CURL_ERROR_SIZE] = "", ctype[128];
-	struct buf b = {0};
+	kn_capbuf b = {.cap = KN_REMOTE_ANSWER_MAX};
 	struct curl_slist *hdr = NULL;
 	CURL *h = curl_easy_init();
 	if (!h || asprintf(&url, "%s%s", r->base, path) < 0) {
@@ -104,7 +83,7 @@ int kn_remote_call(const kn_remote *r, const char *method, const char *path, con
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
 	if (strcmp(method, "POST") == 0) {

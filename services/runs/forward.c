@@ -15,29 +15,7 @@
 
 #include <curl/curl.h>
 
-struct buf {
-	char *p;
-	size_t n;
-	int over;
-};
-
-static size_t on_body(char *data, size_t size, size_t nmemb, void *ud)
-{
-	struct buf *b = ud;
-	size_t len = size * nmemb;
-	if (b->n + len > KN_FORWARD_ANSWER_MAX) {
-		b->over = 1;
-		return 0;
-	}
-	char *p = realloc(b->p, b->n + len + 1);
-	if (!p)
-		return 0;
-	memcpy(p + b->n, data, len);
-	b->n += len;
-	p[b->n] = '\0';
-	b->p = p;
-	return len;
-}
+#include "keynode/capbuf.h"
 
 static const char *route_tail(kn_route r)
 {
@@ -62,7 +40,7 @@ int kn_runs_forward(void **conn, const char *address, const char *me, const char
 		return kn_err_set(err, KN_EINVAL, "this call is not forwarded");
 	char *url = NULL, *auth = NULL, *hdr_hop = NULL, ebuf[CURL_ERROR_SIZE] = "";
 	struct curl_slist *hdr = NULL, *h1;
-	struct buf b = {0};
+	kn_capbuf b = {.cap = KN_FORWARD_ANSWER_MAX};
 	/* one handle per worker thread: its connection cache keeps the connections to the owners */
 	CURL *h = *conn ? *conn : (*conn = curl_easy_init());
 	if (h)
@@ -92,7 +70,7 @@ int kn_runs_forward(void **conn, const char *address, const char *me, const char
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
 	curl_easy_setopt(h, CURLOPT_POST, 1L);
