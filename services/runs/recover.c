@@ -176,21 +176,14 @@ static int end_orphan(kn_store *st, const kn_runs_opts *o, struct rjudge *rj, co
 	return rc;
 }
 
-int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err)
-{
-	return kn_runs_recover_of(st, o, NULL, n, err);
-}
-
-int kn_runs_recover_of(kn_store *st, const kn_runs_opts *o, const char *owners, size_t *n,
-                       kn_err *err)
+int kn_runs_recover(kn_store *st, const kn_runs_opts *o, const char *owners, size_t *n, kn_err *err)
 {
 	if (n)
 		*n = 0;
 	if (!st || !o || !o->owner)
 		return kn_err_set(err, KN_EINVAL, "recovery needs a store and this process's owner id");
 	char *list = NULL;
-	int rc = owners ? kn_store_orphans_take_of(st, o->owner, owners, &list, err)
-	                : kn_store_orphans_take(st, o->owner, &list, err);
+	int rc = kn_store_orphans_take(st, o->owner, owners, &list, err);
 	if (rc)
 		return rc;
 	json_t *runs, *r, *j = parse_list(list, "runs", &runs);

@@ -114,16 +114,14 @@ char *kn_runs_result_text(const struct json_t *result, int extended);
 
 /* Crash recovery at start: every run a dead serve process left live (schemas/sql 020) is ended
  * with status error and "reason": "service restarted", scored from its stored events, written,
- * announced on the stream ("end") and alerted. o: ingest unused, owner = this process. *n (may be
- * NULL) how many. Call after the spool left by the dead process was flushed. */
-int kn_runs_recover(kn_store *st, const kn_runs_opts *o, size_t *n, kn_err *err);
-/* The same for the owners listed in owners (a JSON array of owner ids) only. */
-int kn_runs_recover_of(kn_store *st, const kn_runs_opts *o, const char *owners, size_t *n,
-                       kn_err *err);
+ * announced on the stream ("end") and alerted — of the owners listed in owners (a JSON array of owner
+ * ids; NULL: every dead one). o: ingest unused, owner = this process. *n (may be NULL) how many.
+ * Call after the spool left by the dead process was flushed. */
+int kn_runs_recover(kn_store *st, const kn_runs_opts *o, const char *owners, size_t *n, kn_err *err);
 /* The ids of the live runs into ids (at most cap); returns how many. */
 size_t kn_runs_live_ids(kn_runs *r, char (*ids)[KN_RUN_ID_MAX], size_t cap);
 
-/* One orphan sweep (sweep.c, issue 27 item 3): kn_runs_recover_of the owners listed (a JSON array
+/* One orphan sweep (sweep.c, issue 27 item 3): kn_runs_recover of the owners listed (a JSON array
  * of owner ids; NULL: every owner whose lock can be taken), then the serve_instances rows of those
  * dead serves deleted. Logged; *runs (may be NULL) how many runs were ended. serve calls it at
  * start for all (after the spool a dead process left was flushed); the sweeper every period. */

@@ -4,7 +4,7 @@
  * Recovery at start ends the runs a dead serve left live, but a serve that dies while the others
  * keep running would leave its runs live until some serve starts. So every serve also sweeps
  * periodically on a thread and a connection of its own: the same test (a dead owner's advisory
- * lock can be taken, a live one's cannot), the same ending (kn_runs_recover_of), then the dead
+ * lock can be taken, a live one's cannot), the same ending (kn_runs_recover), then the dead
  * serves' rows of serve_instances go. Several serves sweeping at once is safe: a lock is taken by
  * one of them, and a run finish changes only a run that has not ended.
  *
@@ -46,7 +46,7 @@ int kn_runs_sweep(kn_store *st, const kn_runs_opts *o, const char *owners, size_
 	kn_err fe = {0};
 	char q[512];
 	size_t n = 0, serves = 0;
-	int rc = kn_runs_recover_of(st, o, owners, &n, err);
+	int rc = kn_runs_recover(st, o, owners, &n, err);
 	if (rc)
 		kn_log_msg("error", "runs", "orphan sweep failed", "detail=\"%s\"", kn_log_quote(q, sizeof q, err->msg));
 	else if (n)

@@ -129,13 +129,14 @@ int kn_store_events_json(kn_store *st, const char *run_id, int64_t after, int li
 
 /* Crash recovery (schemas/sql/020_run_owner.sql). kn_store_owner_hold takes the session lock of
  * owner on this connection (hold it for the process's life; again after a reconnect).
- * kn_store_orphans_take: the live runs of owners other than me whose lock could be taken (their
- * process is gone) as {"runs": [{"id", "task_version", "task", "owner"}…]}; the locks taken stay
- * held on this connection until kn_store_orphans_release. */
+ * kn_store_orphans_take: the live runs of owners other than me — of those listed in owners (a JSON
+ * array of owner ids; NULL: any) — whose lock could be taken (their process is gone) as {"runs":
+ * [{"id", "task_version", "task", "owner"}…]}; the locks taken stay held on this connection until
+ * kn_store_orphans_release. */
 int kn_store_owner_hold(kn_store *st, const char *owner, kn_err *err);
 /* The same lock without waiting: *held 1 when taken, 0 when another live session holds it. */
 int kn_store_owner_try_hold(kn_store *st, const char *owner, int *held, kn_err *err);
-int kn_store_orphans_take(kn_store *st, const char *me, char **out, kn_err *err);
+int kn_store_orphans_take(kn_store *st, const char *me, const char *owners, char **out, kn_err *err);
 int kn_store_orphans_release(kn_store *st, const char *me, kn_err *err);
 /* The replay runs (kind "replay") a dead `keynode worker` left live (its owner lock could be
  * taken: the process is gone, e.g. SIGKILLed between storing the run's start and its end) are

@@ -146,20 +146,21 @@ int kn_store_owner_try_hold(kn_store *st, const char *owner, int *held, kn_err *
 	return rc;
 }
 
-int kn_store_orphans_take(kn_store *st, const char *me, char **out, kn_err *err)
+int kn_store_orphans_take(kn_store *st, const char *me, const char *owners, char **out, kn_err *err)
 {
-	const char *p[1] = {me};
+	const char *p[2] = {me, owners};
 	/* The owners are locked first (MATERIALIZED: once each), then their live runs listed. */
 	return kn_store_q_text(st, out,
 		"WITH dead AS MATERIALIZED (SELECT o.owner FROM (SELECT DISTINCT owner FROM runs"
-		"  WHERE ended IS NULL AND owner IS NOT NULL AND owner <> $1) o"
+		"  WHERE ended IS NULL AND owner IS NOT NULL AND owner <> $1"
+		"  AND ($2::json IS NULL OR owner IN (SELECT json_array_elements_text($2::json)))) o"
 		"  WHERE pg_try_advisory_lock(kn_owner_lock(o.owner)))"
 		" SELECT json_build_object('runs', COALESCE(json_agg(json_build_object('id', r.id,"
 		"  'task_version', r.task_version, 'task', t.task_key, 'owner', r.owner) ORDER BY r.started),"
 		"  '[]')) FROM runs r JOIN dead d ON d.owner = r.owner"
 		"  JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id"
 		"  WHERE r.ended IS NULL",
-		1, p, err);
+		2, p, err);
 }
 
 int kn_store_orphans_release(kn_store *st, const char *me, kn_err *err)

@@ -41,7 +41,7 @@ int kn_store_serve_forget_dead(kn_store *st, const char *me, const char *owners,
 		*n = 0;
 	const char *p[2] = {me, owners};
 	int64_t gone = 0;
-	/* the owners are locked first (MATERIALIZED: once each), as in kn_store_orphans_take */
+	/* the owners are locked first (MATERIALIZED: once each), as in kn_store_orphans_take (store_runs.c) */
 	int rc = kn_store_q_int64(st, &gone,
 		"WITH dead AS MATERIALIZED (SELECT owner FROM serve_instances"
 		"  WHERE owner <> $1 AND ($2::json IS NULL OR owner IN (SELECT json_array_elements_text($2::json)))"
@@ -74,23 +74,6 @@ int kn_store_dead_owners(kn_store *st, const char *me, char **out, kn_err *err)
 		rc = kn_err_set(err, ue.code, "%s", ue.msg);
 	}
 	return rc;
-}
-
-int kn_store_orphans_take_of(kn_store *st, const char *me, const char *owners, char **out,
-                             kn_err *err)
-{
-	const char *p[2] = {me, owners};
-	return kn_store_q_text(st, out,
-		"WITH dead AS MATERIALIZED (SELECT o.owner FROM (SELECT DISTINCT owner FROM runs"
-		"  WHERE ended IS NULL AND owner IS NOT NULL AND owner <> $1"
-		"  AND owner IN (SELECT json_array_elements_text($2::json))) o"
-		"  WHERE pg_try_advisory_lock(kn_owner_lock(o.owner)))"
-		" SELECT json_build_object('runs', COALESCE(json_agg(json_build_object('id', r.id,"
-		"  'task_version', r.task_version, 'task', t.task_key, 'owner', r.owner) ORDER BY r.started),"
-		"  '[]')) FROM runs r JOIN dead d ON d.owner = r.owner"
-		"  JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id"
-		"  WHERE r.ended IS NULL",
-		2, p, err);
 }
 
 int kn_store_run_home_get(kn_store *st, const char *run_id, kn_store_run_home *out, kn_err *err)

@@ -24,9 +24,6 @@ int kn_store_serve_forget_dead(kn_store *st, const char *me, const char *owners,
 /* The owners other than me, of live runs or serve rows, whose lock can be taken right now (taken
  * and released again) as a JSON array text into *out (the caller's). */
 int kn_store_dead_owners(kn_store *st, const char *me, char **out, kn_err *err);
-/* kn_store_orphans_take (store.h) limited to owners (a JSON array of owner ids). */
-int kn_store_orphans_take_of(kn_store *st, const char *me, const char *owners, char **out,
-                             kn_err *err);
 
 /* Where a run lives: ended 1 when it ended; owner "" when none recorded; address the owner's
  * serve_instances address, "" when it has no row (not a serve, or gone). */
