@@ -306,34 +306,34 @@ static void epilogue(kn_replay_waiter *w)
 }
 
 /* The page's own view: 1 when its document is complete (url into url), 0 not yet, -1 no answer. */
-static int page_ready(kn_replay_waiter *w, char *url, size_t n)
+/* The page's document.readyState: 3 complete, 2 interactive, 1 loading or unknown, -1 no answer;
+ * its URL into url ("" unknown). */
+static int ready_state(kn_replay_waiter *w, char *url, size_t n)
 {
 	json_t *v = NULL;
 	kn_err e;
 	int ready = -1;
+	url[0] = '\0';
 	if (kn_replay_page_call(w->c, w->session, "state", NULL, &v, &e) == 0) {
 		const char *r = json_string_value(json_object_get(v, "ready"));
 		const char *u = json_string_value(json_object_get(v, "url"));
-		ready = r && u && strcmp(r, "complete") == 0;
+		ready = !r || !u ? 1 : strcmp(r, "complete") == 0 ? 3 : strcmp(r, "interactive") == 0 ? 2 : 1;
 		snprintf(url, n, "%s", u ? u : "");
 	}
 	json_decref(v);
 	return ready;
 }
 
+static int page_ready(kn_replay_waiter *w, char *url, size_t n)
+{
+	int r = ready_state(w, url, n);
+	return r < 0 ? -1 : r == 3;
+}
+
 int kn_replay_wait_in_place(kn_replay_waiter *w)
 {
-	if (w->detached || w->nav_pending || w->uncommitted)
-		return 0;
-	json_t *v = NULL;
-	kn_err e;
-	int parsed = 0;
-	if (kn_replay_page_call(w->c, w->session, "state", NULL, &v, &e) == 0) {
-		const char *r = json_string_value(json_object_get(v, "ready"));
-		parsed = r && (strcmp(r, "interactive") == 0 || strcmp(r, "complete") == 0);
-	}
-	json_decref(v);
-	return parsed;
+	char url[2048];
+	return !w->detached && !w->nav_pending && !w->uncommitted && ready_state(w, url, sizeof url) >= 2;
 }
 
 int kn_replay_wait_popup(kn_replay_waiter *w, const kn_replay_mark *m, char *out, size_t n)
