@@ -15,7 +15,7 @@
 #   6. `keynode prune --dry-run`, then `keynode prune` with `retention:` (events of agent and replay
 #      runs older than 90 days × scale), timed, and the sizes once more.
 # KN_YEAR_REUSE=DIR measures the cluster an earlier run left in DIR (its $tmp: KN_KEEP=1, or a run stopped
-# mid-way) instead of generating one; DIR is removed at the end unless KN_KEEP=1.
+# mid-way) instead of generating one; DIR is removed at the end unless KN_KEEP=1. KN_YEAR_PRUNE=0 skips step 6.
 # Scale: KN_YEAR_SCALE (default 1: DAYS = 365, BATCHES = 300; 0.01: 4 days, 3 batches — the ctest smoke
 # `bench.year_smoke`, which also fails on any non-200 answer or an empty listing). Never asserts a time.
 #   [KN_YEAR_BASELINE=OLD_KEYNODE] tests/bench/bench_year.sh KEYNODE REPO [N] [RESULTS_MD]
@@ -231,8 +231,8 @@ say ""
 
 measure "after migrate"
 
-# 6. retention
-if "$KN" prune --help >/dev/null 2>&1; then
+# 6. retention (KN_YEAR_PRUNE=0 leaves it out: a kept cluster to measure again unpruned)
+if [ "${KN_YEAR_PRUNE:-1}" != 0 ] && "$KN" prune --help >/dev/null 2>&1; then
   cat >"$tmp/keynode.yaml" <<EOF
 retention:
   agent_events_days: $KEEP
