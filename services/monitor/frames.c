@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "log.h"
 
 struct ftarget { /* an iframe target */
 	struct ftarget *next;
@@ -356,12 +357,41 @@ static void ctx_created(kn_frames *f, kn_cdp *c, const char *session, json_t *pa
 			resolve_owner(f, c, fr);
 }
 
+static void rearm_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)ud;
+	(void)c;
+	if (!error && json_is_true(json_object_get(json_object_get(result, "result"), "value")))
+		kn_log_msg("info", "monitor", "recorder listeners added again: the document reused its window", NULL);
+}
+
+/* A document that committed into the Window of the frame's initial about:blank (a popup's or an
+ * iframe's first navigation to a same-origin page: HTML reuses that Window) keeps our world's context,
+ * so the recorder does not run again, and chromium-headless-shell stops calling the listeners it
+ * added to that window: they are added again (recorder_install.js, __kn_rearm_). Our context of the
+ * frame still there when the frame has navigated is the sign. */
+static void frame_navigated(kn_frames *f, kn_cdp *c, const char *session, json_t *params)
+{
+	const char *fid = kn_json_str(json_object_get(params, "frame"), "id");
+	for (const struct fctx *x = f->ctxs; fid && x; x = x->next) {
+		if (strcmp(x->frame_id, fid) != 0 || strcmp(x->session, session) != 0)
+			continue;
+		char expr[160];
+		snprintf(expr, sizeof expr, "typeof __kn_rearm_%s === 'function' && __kn_rearm_%s()", x->binding,
+		         x->binding);
+		kn_cdp_send(c, session, "Runtime.evaluate", json_pack("{s:s, s:I}", "expression", expr, "contextId",
+		            (json_int_t)x->id), rearm_reply, NULL);
+	}
+}
+
 void kn_frames_event(kn_frames *f, kn_cdp *c, const char *session, const char *method,
                      json_t *params, const char *world, const char *binding)
 {
 	if (!session)
 		return;
-	if (strcmp(method, "Page.frameAttached") == 0)
+	if (strcmp(method, "Page.frameNavigated") == 0)
+		frame_navigated(f, c, session, params);
+	else if (strcmp(method, "Page.frameAttached") == 0)
 		frame_attached(f, c, session, params);
 	else if (strcmp(method, "Page.frameDetached") == 0)
 		frame_detached(f, params);

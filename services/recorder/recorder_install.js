@@ -125,7 +125,30 @@
       ['beforeunload', onLeave],
       ['visibilitychange', onLeave]
     ];
-    for (var i = 0; i < on.length; i++) window.addEventListener(on[i][0], guard(on[i][1]), opts);
+    for (var i = 0; i < on.length; i++) {
+      on[i][1] = guard(on[i][1]);
+      window.addEventListener(on[i][0], on[i][1], opts);
+    }
+    /* A popup's or a frame's first, empty document navigated to a same-origin page keeps its Window
+     * (HTML: the initial about:blank's Window is reused) and this world with it, so this script does
+     * not run again; chromium-headless-shell then stops calling the listeners this world added to the
+     * reused window until a listener of the same type is added again (seen with Chromium 156: nothing
+     * was recorded on such a page). The monitor calls this after such a navigation (our context
+     * survived it): every listener is removed and added again, the same functions, so none doubles. */
+    Object.defineProperty(globalThis, '__kn_rearm_' + cfg.binding, {
+      value: function () {
+        try {
+          for (var k = 0; k < on.length; k++) {
+            window.removeEventListener(on[k][0], on[k][1], opts);
+            window.addEventListener(on[k][0], on[k][1], opts);
+          }
+          return true;
+        } catch (e) {
+          return false;
+        }
+      },
+      enumerable: false
+    });
   } catch (e) {
     /* nothing recorded, nothing broken */
   }
