@@ -18,7 +18,11 @@
 # Checks, through the load balancer only: the task-set upload; external runs with harness-posted events
 # spread over both serves (both serves' owners in runs, both upstreams in nginx's log; each run's event
 # posts and stops answered by either serve, every event stored exactly once); replays queued with POST /api/replays run by both workers against the remote browser
-# (each job done once, one passing result each); the dashboard and the live feed (/api/stream websocket).
+# (each job done once, one passing result each); the dashboard and the live feed (/api/stream websocket);
+# an agent-run batch (POST /api/agent-runs) whose attempts both workers run, each on a browser it launches
+# (the sites on every host's loopback: the web is reachable from everywhere), every attempt stored once;
+# a run watched on the remote browser (`keynode run --server` from work1, which reaches the lb at its
+# inside address and the browser host: the serve that takes the run attaches to that browser and scores it).
 # Faults, one by one: api1 cut from db (a blackhole route) while events arrive (acknowledged from its spool,
 # flushed after, each stored once); work1's link cut while it holds a lease (its lease expires, work2 finishes the job,
 # exactly one result); the browser host's link cut mid-replay (the worker's DevTools commands unanswered past
@@ -104,6 +108,10 @@ nx api1 "$kn" migrate --database "$DB" >"$tmp/migrate.log" 2>&1 && kn_ok "keynod
 # ---- browsers: the sites on the browser host's loopback, CDP on its address ----------------------------
 ip netns exec "$ns-browsers" "$kn" sites --dir "$repo/tests/sites" --port 8100 --log-requests >"$tmp/sites.log" 2>&1 &
 kn_pids+=("$!")
+for h in work1 work2; do # the agent-run batch's browsers run on the workers: the sites on their loopback too
+  ip netns exec "$ns-$h" "$kn" sites --dir "$repo/tests/sites" --port 8100 >"$tmp/sites-$h.log" 2>&1 &
+  kn_pids+=("$!")
+done
 # Chromium 156 ignores --remote-debugging-address (CDP on 127.0.0.1 only): socat forwards the host's
 # address to it, so the workers reach the browser only through 10.231.0.30:9222. Its TCP keepalive and
 # TCP_USER_TIMEOUT (setsockopt 6:18, 3 s) close the browser side of a connection whose worker dropped off the network: Chromium holds every new
@@ -124,7 +132,7 @@ for _ in $(seq 1 200); do nx work1 curl -s --max-time 1 "$CDP/json/version" | gr
 TOKEN=mh-$RANDOM$RANDOM
 # the load balancer's name as the harness uses it; the load balancer a trusted proxy (its X-Forwarded-*);
 # the orphan sweep every 10 s (default 30): longer than the db cut below lasts, so api1 keeps its run
-printf 'http:\n  hosts: ["10.231.1.1"]\n  trusted_proxies: ["%s"]\n  orphan_sweep_s: 10\n' "${addr[lb]}" >"$tmp/serve.yaml"
+printf 'http:\n  hosts: ["10.231.1.1", "%s"]\n  trusted_proxies: ["%s"]\n  orphan_sweep_s: 10\n' "${addr[lb]}" "${addr[lb]}" >"$tmp/serve.yaml"
 # serve_up HOST — `keynode serve` on HOST's address, port 8080; sets HOST_pid
 serve_up() {
   local h=$1 log=$tmp/$1.log
@@ -164,6 +172,7 @@ http {
   map \$http_upgrade \$connection_upgrade { default upgrade; "" close; }
   server {
     listen 10.231.1.1:80;
+    listen ${addr[lb]}:80;
     access_log $tmp/nginx/logs/access.log up;
     client_max_body_size 16m;
     location / {
@@ -319,7 +328,13 @@ echo "  (runs and feed done at $(($(date +%s) - t0)) s)"
 # ---- replays queued through the lb, run by both workers on the remote browser ----------------------------
 # database from KEYNODE_DATABASE_URL; a DevTools command unanswered for 7 s is the browser's fault (the
 # browser host lost below), not the site's
-printf '# database from KEYNODE_DATABASE_URL\nreplay: {command_timeout_ms: 7000}\n' >"$tmp/worker.yaml"
+# agents: the agent-run batch below (each worker's attempts on a browser it launches itself)
+cat >"$tmp/worker.yaml" <<EOF
+# database from KEYNODE_DATABASE_URL
+replay: {command_timeout_ms: 7000}
+agents:
+  pw: "exec node $repo/tests/agents/playwright.mjs"
+EOF
 worker_up() {
   ip netns exec "$ns-$1" env KEYNODE_DATABASE_URL="$DB" "$kn" worker --config "$tmp/worker.yaml" --browser "$CDP" --id "$1" \
     --poll 200 --lease 4 --element-timeout 5000 --settle-timeout 20000 >"$tmp/$1.out" 2>"$tmp/$1.log" &
@@ -412,6 +427,39 @@ expect "the host back: the next replay passes" "$(kn_psql "SELECT status FROM re
 expect "the task's health is not broken" \
   "$(kn_psql "SELECT h.state <> 'broken' FROM task_health h JOIN tasks t ON t.id = h.task_id JOIN tasksets s ON s.id = t.taskset_id WHERE s.name = 'sites' AND t.task_key = 'shop-checkout'" 2>&1)" t
 kn_stop "$work2_pid"
+
+# ---- an agent-run batch through the lb, spread over both workers --------------------------------------
+# each worker launches its own browser for an attempt (services/scheduler/README.md "Agent jobs"), which
+# reaches the sites on its host's loopback (started at the top: the web is reachable from every host)
+worker_up work1
+worker_up work2
+ab=$(api -d '{"agent":"pw","tasks":["sites:shop-red-runner-cart","sites:shop-checkout"],"repeat":2}' "$LB/api/agent-runs" | jq -r '.id // empty')
+[ -n "$ab" ] && kn_ok "an agent-run batch made through the lb (batch $ab, 4 attempts)" || kn_fail "POST /api/agent-runs through the lb"
+kn_wait_sql 240 "SELECT count(*) FROM agent_results WHERE batch = ${ab:-0}" 4 ||
+  kn_fail "the batch's attempts: $(tail -3 "$tmp/work1.log"; tail -3 "$tmp/work2.log")"
+expect "every attempt stored once, completed" \
+  "$(kn_psql "SELECT count(*) || ' ' || count(DISTINCT job_id) || ' ' || count(*) FILTER (WHERE completed) FROM agent_results WHERE batch = ${ab:-0}")" "4 4 4"
+expect "the batch's attempts were run by both workers" \
+  "$(kn_psql "SELECT count(DISTINCT worker) FROM agent_results WHERE batch = ${ab:-0}")" 2
+expect "the batch through the lb: every job done, 4 successes" \
+  "$(api "$LB/api/agent-runs/${ab:-0}" | jq -r '"\(.done) \(.metrics.successes)"')" "4 4"
+expect "each attempt's run and events stored (kind agent)" \
+  "$(kn_psql "SELECT count(DISTINCT r.id) FROM runs r JOIN agent_results a ON a.result->>'run' = r.id WHERE a.batch = ${ab:-0} AND r.kind = 'agent' AND EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.id)")" 4
+kn_stop "$work1_pid"
+kn_stop "$work2_pid"
+
+# ---- a run watched on the remote browser: `keynode run --server` from work1 (a client that reaches the
+# lb and the browser host) makes each attempt's tab on the browser host and POST /api/runs with that
+# browser through the lb; the serve that takes it attaches to the browser host over CDP and scores it
+nx work1 env KEYNODE_API_TOKEN=$TOKEN "$kn" run --server "http://${addr[lb]}" --taskset sites --tasks "$tmp/tasks.yaml" \
+  --task shop-checkout --browser "$CDP" --out "$tmp/remote-run" --timeout 120 --retries 0 \
+  --agent "exec node $repo/tests/agents/playwright.mjs" >"$tmp/remote-run.log" 2>&1
+expect "keynode run --server on the remote browser: exit 0" $? 0
+rr=$(jq -r .run "$tmp/remote-run/shop-checkout/1/result.json" 2>/dev/null)
+expect "the watched run completed the task (its result.json)" \
+  "$(jq -r '"\(.completion) \(.score)"' "$tmp/remote-run/shop-checkout/1/result.json" 2>/dev/null)" "true 1"
+expect "the same run through the lb: ended, completed, watched by one of the serves" \
+  "$(api "$LB/api/runs/$rr" | jq -r '"\(.completion) \(.score)"') $(kn_psql "SELECT owner IN (SELECT owner FROM serve_instances) FROM runs WHERE id = '$rr'")" "true 1 t"
 
 # ---- fault: api1 killed for good while a run is live ------------------------------------------------------
 run_on api1; live=$on_run
