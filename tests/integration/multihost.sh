@@ -336,7 +336,7 @@ agents:
   pw: "exec node $repo/tests/agents/playwright.mjs"
 EOF
 worker_up() {
-  ip netns exec "$ns-$1" env KEYNODE_DATABASE_URL="$DB" "$kn" worker --config "$tmp/worker.yaml" --browser "$CDP" --id "$1" \
+  ip netns exec "$ns-$1" env KEYNODE_DATABASE_URL="$DB" "$kn" worker --config "$tmp/worker.yaml" --browser "$CDP" --id "$1" --agent-out "$tmp/agent-jobs-$1" \
     --poll 200 --lease 4 --element-timeout 5000 --settle-timeout 20000 >"$tmp/$1.out" 2>"$tmp/$1.log" &
   eval "${1}_pid=$!"
   kn_pids+=("$!")
