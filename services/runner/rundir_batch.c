@@ -1,7 +1,8 @@
 /* rundir_batch.c — an agent batch of the job queue (POST /api/agent-runs) read as a run folder
  * (rundir.h, kn_rundir_from_batch), so its statistics and its comparison with another batch are
  * computed by the same code as a `keynode run` folder's: summary_stats.c and compare.c. Every
- * stored attempt's result.json is parsed by kn_run_row_parse, as a folder's is. */
+ * stored attempt's result.json is read by kn_run_row_from_json, as a folder's is (the store hands
+ * over only the members it reads: kn_store_agent_batch_results_json). */
 #define _GNU_SOURCE /* asprintf */
 #include "rundir.h"
 
@@ -28,12 +29,8 @@ static int take_results(kn_rundir *d, kn_err *err)
 	json_array_foreach(list, i, r) {
 		json_t *res = json_object_get(r, "result");
 		json_int_t k = json_integer_value(json_object_get(r, "attempt"));
-		char *text = json_dumps(res, JSON_COMPACT);
 		kn_err e = {0};
-		int rc = text ? kn_run_row_parse(&d->rows[d->n_rows], text, strlen(text), &e) : KN_ENOMEM;
-		free(text);
-		if (rc == KN_ENOMEM)
-			return kn_err_set(err, KN_ENOMEM, "out of memory");
+		int rc = kn_run_row_from_json(&d->rows[d->n_rows], res, &e);
 		if (rc || k < 1 || k > 1000000 || !str(r, "task"))
 			continue; /* a result no worker could have stored: not an attempt */
 		kn_run_row *row = &d->rows[d->n_rows++];

@@ -37,22 +37,25 @@ int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 	json_t *j = json_loadb(buf, len, 0, &je);
 	if (!j)
 		return kn_err_set(err, KN_EINVAL, "%d:%d: %s", je.line, je.column, je.text);
+	int rc = kn_run_row_from_json(row, j, err);
+	json_decref(j);
+	return rc;
+}
+
+int kn_run_row_from_json(kn_run_row *row, const json_t *j, kn_err *err)
+{
+	memset(row, 0, sizeof *row);
 	json_t *a = json_object_get(j, "attempt"), *nodes = json_object_get(j, "key_nodes");
 	const char *task = json_string_value(json_object_get(j, "task"));
 	const char *st = json_string_value(json_object_get(a, "status"));
-	int rc = 0;
 	if (!json_is_object(j) || !task || !st || !json_is_array(nodes) ||
-	    !json_is_number(json_object_get(j, "score")) || !json_is_number(json_object_get(j, "reached"))) {
-		rc = kn_err_set(err, KN_EINVAL, "not a keynode run result (task, score, reached, key_nodes, "
-		                "attempt.status)");
-		goto done;
-	}
+	    !json_is_number(json_object_get(j, "score")) || !json_is_number(json_object_get(j, "reached")))
+		return kn_err_set(err, KN_EINVAL, "not a keynode run result (task, score, reached, key_nodes, "
+		                  "attempt.status)");
 	if (strcmp(st, "done") != 0 && strcmp(st, "error") != 0 && strcmp(st, "interrupted") != 0 &&
-	    strcmp(st, "blocked") != 0) {
-		rc = kn_err_set(err, KN_EINVAL, "attempt.status '%.40s' is not done, error, interrupted or "
-		                "blocked", st);
-		goto done;
-	}
+	    strcmp(st, "blocked") != 0)
+		return kn_err_set(err, KN_EINVAL, "attempt.status '%.40s' is not done, error, interrupted or "
+		                  "blocked", st);
 	copy(row->task, sizeof row->task, task);
 	copy(row->status, sizeof row->status, st);
 	copy(row->end, sizeof row->end, json_string_value(json_object_get(a, "end")));
@@ -90,9 +93,7 @@ int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err)
 	copy(row->user_agent, sizeof row->user_agent, json_string_value(json_object_get(env, "user_agent")));
 	copy(row->chromium_version, sizeof row->chromium_version,
 	     json_string_value(json_object_get(env, "chromium_version")));
-done:
-	json_decref(j);
-	return rc;
+	return 0;
 }
 
 int kn_run_row_load(kn_run_row *row, const char *path, kn_err *err)

@@ -37,6 +37,8 @@ typedef struct kn_run_row {
 /* Parse a result.json document (len bytes at buf) into row. KN_EINVAL with err for anything but a
  * run result with an "attempt" object. */
 int kn_run_row_parse(kn_run_row *row, const char *buf, size_t len, kn_err *err);
+/* The same from a parsed document j (borrowed). */
+int kn_run_row_from_json(kn_run_row *row, const json_t *j, kn_err *err);
 
 /* Read path and parse it. KN_ENOTFOUND when there is no such file. */
 int kn_run_row_load(kn_run_row *row, const char *path, kn_err *err);

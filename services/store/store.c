@@ -33,6 +33,11 @@ static void primary_message(char *buf, size_t cap, PGconn *conn, const PGresult 
 	buf[n] = '\0';
 }
 
+/* Every session: no notices, UTC, and no JIT compilation: keynode's queries are short, and on a
+ * large database the planner's cost estimate of a page's query (e.g. GET /api/agent-runs on a year
+ * of data) started a JIT compile that took 80 ms of the answer's time (tests/bench/bench_year.sh). */
+static const char session_setup[] = "SET client_min_messages = warning; SET TIME ZONE 'UTC'; SET jit = off";
+
 int kn_store_open(kn_store **out, const char *conninfo, kn_err *err)
 {
 	*out = NULL;
@@ -60,7 +65,7 @@ int kn_store_open(kn_store **out, const char *conninfo, kn_err *err)
 	}
 	/* Notices (e.g. "relation already exists, skipping") are not ours to print. */
 	PQsetNoticeProcessor(st->conn, NULL, NULL);
-	PGresult *r = PQexec(st->conn, "SET client_min_messages = warning; SET TIME ZONE 'UTC'");
+	PGresult *r = PQexec(st->conn, session_setup);
 	PQclear(r);
 	st->session = 1;
 	*out = st;
@@ -85,7 +90,7 @@ int kn_store_reset(kn_store *st, kn_err *err)
 		primary_message(m, sizeof m, st->conn, NULL);
 		return kn_err_set(err, KN_EIO, "cannot connect to the database: %s", m);
 	}
-	PGresult *r = PQexec(st->conn, "SET client_min_messages = warning; SET TIME ZONE 'UTC'");
+	PGresult *r = PQexec(st->conn, session_setup);
 	PQclear(r);
 	st->session++;
 	st->in_tx = st->lost = 0;

@@ -239,7 +239,8 @@ int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *e
 /* The batch's plan and stored attempts, for the statistics and the comparison of batches
  * (services/runner/rundir_batch.c): {"id", "agent", "repeat", "created", "tasks": [{"task":
  * "TASKSET:TASK", "site", "sha256" (the task version's hash)}…], "results": [{"task", "attempt",
- * "result": result.json}…]}, tasks and results sorted. *out the caller's. KN_ENOTFOUND when there
+ * "result": the members of result.json kn_run_row_from_json reads, each key node only its score}…]},
+ * tasks and results sorted. *out the caller's. KN_ENOTFOUND when there
  * is no such batch. */
 int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, char **out, kn_err *err);
 /* A page of batches, newest first (services/http/API.md AGENT_BATCHES): those with an id below
