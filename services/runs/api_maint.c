@@ -511,8 +511,8 @@ int kn_api_changelog_markdown(char **out, json_t *log)
 		if (!created || strlen(created) < 19 || !task || !kind)
 			continue;
 		if (strncmp(day, created, 10) != 0) {
+			fprintf(f, "%s## %.10s\n\n", day[0] ? "\n" : "", created);
 			snprintf(day, sizeof day, "%.10s", created);
-			fprintf(f, "## %s\n\n", day);
 		}
 		fprintf(f, "- **%.8s UTC** `%s` version %lld", created + 11, task,
 		        (long long)json_integer_value(json_object_get(c, "version")));
