@@ -405,9 +405,12 @@ int kn_api_workflow_change(kn_store *st, const char *ref, const kn_task *wf, con
 		rc = kn_store_task_load(st, t.version_id, &t.set, err);
 	if (!rc) {
 		rc = kn_store_workflow_latest(st, t.version_id, &t.wf, err);
-		if (!rc)
-			rc = kn_workflow_load_buffer(&t.wfset, t.wf.body, t.wf.len, "stored workflow", err);
-		else if (rc == KN_ENOTFOUND)
+		kn_err ignored = {0};
+		/* the diff's "before": the stored workflow's steps, else (none, or one that no longer loads:
+		 * the upload replaces it) the task's own */
+		if (!rc && kn_workflow_load_buffer(&t.wfset, t.wf.body, t.wf.len, "stored workflow", &ignored) != 0)
+			t.wfset = NULL;
+		if (rc == KN_ENOTFOUND)
 			rc = 0;
 	}
 	if (!rc && (!(t.before = definition_with(&t.set->tasks[0], steps_owner(&t))) ||

@@ -12,7 +12,8 @@
 #      an unverified proposal (put into the stored report): 409 without override;
 #   4. the dashboard (maintenance-page.mjs, headless Chromium, alice's token): Apply on the key-node proposal →
 #      a new task version in the changelog by alice with the replay as evidence, a validation replay queued;
-#      the worker runs it: passed, health broken → recovered; the task page shows the changelog;
+#      the worker runs it: passed, health broken → recovered; the task page shows the changelog, and its edit
+#      form refuses a key node with a YAML error at its position (nothing stored);
 #   5. the same through the API (the default token): the selector proposal → a new task version, validated;
 #      the unverified one with override: applied, recorded as an override;
 #   6. edits: a key node with a YAML error → 400 key_node:LINE:COL; a step with a bad selector → 400 step:…;
@@ -171,8 +172,10 @@ check "the validation replay of version 2: passed" \
   "$(kn_psql "SELECT r.status || ' ' || v.version FROM task_changes c JOIN jobs j ON j.id = c.validation_job JOIN replay_results r ON r.id = j.replay_id JOIN task_versions v ON v.id = r.task_version ORDER BY c.id DESC LIMIT 1")" \
   "passed 2"
 check "health broken → recovered" "$(health)/$(kn_psql "SELECT from_state || '>' || to_state FROM health_transitions ORDER BY id DESC LIMIT 1")" "recovered/broken>recovered"
+before=$(counts)
 node "$here/maintenance-page.mjs" "$view_cdp" "$B" "$ref" "$ALICE" "$out" changelog >"$tmp/page2.log" 2>&1
 prc=$?
+check "the refused edit on the task page stored nothing" "$(counts)" "$before"
 while IFS= read -r line; do case $line in ok*) kn_ok "${line#ok   }";; FAIL*) kn_fail "${line#FAIL }";; esac; done <"$tmp/page2.log"
 [ "$prc" = 0 ] || kn_fail "maintenance-page.mjs changelog: exit $prc: $(tail -3 "$tmp/page2.log")"
 
