@@ -231,6 +231,24 @@ static char *slack_body(const item *it, int64_t id)
 		goto done;
 	snprintf(text, tl, "[%s] keynode: %s", it->severity, title);
 	snprintf(section, sl, "%s *%s*", icon, title);
+	/* a broken or flaky task: where to look, and whether a verified fix waits there (issue 25) */
+	json_t *d = json_loads(it->detail, 0, NULL);
+	const char *drift = json_string_value(json_object_get(d, "drift_page"));
+	json_t *rep = json_object_get(d, "repair");
+	if (drift) {
+		size_t n = strlen(section) + strlen(drift) + 160;
+		char *more = malloc(n);
+		if (more) {
+			snprintf(more, n, "%s\ndrift diff: `%s`%s", section, drift,
+			         !json_is_object(rep) ? ""
+			         : json_integer_value(json_object_get(rep, "verified")) > 0
+			             ? " · a repair proposal verified by replay is there: apply it"
+			             : " · no verified repair proposal");
+			free(section);
+			section = more;
+		}
+	}
+	json_decref(d);
 	snprintf(ctx, cl, "severity: *%s* · alert %lld · key `%s`", it->severity, (long long)id, key);
 	json_t *msg = json_pack("{s:s, s:[{s:s, s:{s:s, s:s}}, {s:s, s:[{s:s, s:s}]}]}", "text", text,
 	                        "blocks", "type", "section", "text", "type", "mrkdwn", "text", section,
@@ -581,6 +599,24 @@ static void drift_links(json_t *detail, const char *task_ref)
 	json_object_set_new(detail, "drift_page", json_string(buf));
 }
 
+/* Whether the failing replay (ev: the evidence, its "repairs" counts from the worker) proposes a
+ * fix verified by replay (issue 25): detail's "repair" {proposals, verified, replay, apply}. */
+static void repair_info(json_t *detail, json_t *ev)
+{
+	json_t *r = json_object_get(ev, "repairs");
+	if (!json_is_object(r))
+		return;
+	const char *drift = json_string_value(json_object_get(detail, "drift"));
+	char apply[3 * KN_ALERTS_REF_MAX + 40];
+	/* "/api/tasks/REF/drift" → "/api/tasks/REF/repairs" (REF encoded once, by drift_links) */
+	snprintf(apply, sizeof apply, "%.*srepairs", drift ? (int)(strlen(drift) - strlen("drift")) : 0,
+	         drift ? drift : "");
+	json_object_set_new(detail, "repair",
+	                    json_pack("{s:O, s:O, s:O, s:s}", "proposals", json_object_get(r, "proposals"),
+	                              "verified", json_object_get(r, "verified"), "replay",
+	                              json_object_get(ev, "replay"), "apply", apply));
+}
+
 int kn_alerts_health(kn_alerts *a, const char *task_ref, kn_health from, kn_health to,
                      const char *evidence_json, kn_err *err)
 {
@@ -616,7 +652,9 @@ int kn_alerts_health(kn_alerts *a, const char *task_ref, kn_health from, kn_heal
 	                           "task", task_ref, "from", f, "to", t, "evidence", ev);
 	if (!detail)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	if (to == KN_HEALTH_BROKEN || to == KN_HEALTH_FLAKY) /* what changed: the drift diff */
+	if (to == KN_HEALTH_BROKEN || to == KN_HEALTH_FLAKY) { /* what changed: the drift diff */
 		drift_links(detail, task_ref);
+		repair_info(detail, ev);
+	}
 	return enqueue(a, key, severity_of(to), title, detail, err);
 }

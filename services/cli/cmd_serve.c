@@ -241,6 +241,7 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_err err = {0};
 	char q[512]; /* a value quoted for a log line */
 	kn_config *cfg = NULL;
+	kn_http_token *tokens = NULL;
 	int rc = config_path ? kn_config_load(&cfg, config_path, &err) : kn_config_new(&cfg, &err);
 	if (rc) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
@@ -328,6 +329,12 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_server_opts so = {0};
 	so.listen = listen ? listen : cfg->http_listen;
 	so.token = cfg->http_token;
+	/* http.tokens: the names the maintenance log records as authors (issue 25) */
+	tokens = cfg->n_http_tokens ? calloc(cfg->n_http_tokens, sizeof *tokens) : NULL;
+	for (size_t i = 0; tokens && i < cfg->n_http_tokens; i++)
+		tokens[i] = (kn_http_token){cfg->http_tokens[i].name, cfg->http_tokens[i].token};
+	so.tokens = tokens;
+	so.n_tokens = tokens ? cfg->n_http_tokens : 0;
 	so.metrics = metrics;
 	so.stream = sv.stream;
 	so.handle = handle;
@@ -508,6 +515,7 @@ done:
 	free(spool_base);
 	free(sv.traces);
 	kn_store_free(sv.tst);
+	free(tokens);
 	kn_config_free(cfg);
 	if (exit_code == KN_EXIT_OK)
 		kn_log_msg("info", "serve", "stopped", NULL);

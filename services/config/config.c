@@ -634,10 +634,12 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	if (v[1]) {
 		static const char *const hn[] = { "listen", "token", "hosts", "origins",
 		                                  "stream_idle_s", "max_run_events", "trusted_proxies",
-		                                  "advertise", "orphan_sweep_s" };
-		const node *h[9];
+		                                  "advertise", "orphan_sweep_s", "tokens" };
+		const node *h[10];
 		long x;
-		if ((rc = fields_of(l, v[1], "http", hn, 9, h)) != 0)
+		if ((rc = fields_of(l, v[1], "http", hn, 10, h)) != 0)
+			return rc;
+		if (h[9] && (rc = kn_config_load_tokens(l, c, h[9])) != 0)
 			return rc;
 		if (SET(h[7])) {
 			if ((rc = get_str(l, h[7], "http.advertise", &c->http_advertise, 1)) != 0)

@@ -44,7 +44,12 @@ typedef struct kn_config_schedule {
 typedef struct kn_config {
 	char *database_url;        /* NULL: not set; env KEYNODE_DATABASE_URL overrides */
 	char *http_listen;         /* default "127.0.0.1:8080" */
-	char *http_token;          /* NULL: not set; env KEYNODE_API_TOKEN overrides */
+	char *http_token;          /* NULL: not set; env KEYNODE_API_TOKEN overrides; its name is "default" */
+	struct kn_config_token {   /* http.tokens: more tokens, each with the name the maintenance
+	                            * log records as the author of a change (issue 25) */
+		char *name, *token;
+	} *http_tokens;
+	size_t n_http_tokens;
 	char **http_hosts;         /* names the Host header may carry (DNS-rebinding guard); none:
 	                            * loopback names on a loopback listener, anything otherwise */
 	size_t n_http_hosts;

@@ -12,6 +12,9 @@ void kn_config_free(kn_config *c)
 	free(c->database_url);
 	free(c->http_listen);
 	free(c->http_token);
+	for (size_t i = 0; i < c->n_http_tokens; i++)
+		free(c->http_tokens[i].name), free(c->http_tokens[i].token);
+	free(c->http_tokens);
 	free(c->http_advertise);
 	for (size_t i = 0; i < c->n_http_hosts; i++)
 		free(c->http_hosts[i]);

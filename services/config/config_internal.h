@@ -45,6 +45,8 @@ int kn_config_load_guard(loader *l, kn_config *c, const node *s);
 int kn_config_load_end_on_guard(loader *l, kn_config *c, const node *n);
 int kn_config_load_redact(loader *l, kn_config *c, const node *m);
 /* A list of non-empty strings into *v (n items). */
+/* http.tokens (config_tokens.c). */
+int kn_config_load_tokens(loader *l, kn_config *c, const node *s);
 int kn_config_load_strings(loader *l, const node *s, const char *key, char ***v, size_t *n);
 
 /* config.c's schema helpers, for the section loaders above: a YAML null; mapping m's values by

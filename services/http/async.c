@@ -30,6 +30,8 @@ struct kn_srv_job {
 	char *body;
 	size_t body_len;
 	char hop[KN_HTTP_MAX_HOP + 1];
+	char author[KN_HTTP_MAX_TOKEN_NAME + 1];
+	char accept[128];
 	kn_http_resp resp;
 };
 
@@ -51,7 +53,8 @@ static void job_free(struct kn_srv_job *j)
 static void work(kn_server *s, void **wctx, struct kn_srv_job *j)
 {
 	kn_http_req req = {j->method, j->route, j->id, &j->query, j->body ? j->body : "",
-	                   j->body_len, j->hop[0] ? j->hop : NULL};
+	                   j->body_len, j->hop[0] ? j->hop : NULL, j->author[0] ? j->author : NULL,
+	                   j->accept[0] ? j->accept : NULL};
 	s->o.handle_worker(s->o.ud, wctx, &req, &j->resp);
 	j->resp.defer = 0;
 	if (j->route == KN_ROUTE_METRICS && !j->resp.body && !j->resp.status) {
@@ -165,6 +168,8 @@ int kn_srv_defer(kn_server *s, struct lws *wsi, struct pss *pss, int lane)
 	j->route = pss->route;
 	memcpy(j->id, pss->id, sizeof j->id);
 	memcpy(j->hop, pss->hop, sizeof j->hop);
+	memcpy(j->author, pss->author, sizeof j->author);
+	memcpy(j->accept, pss->accept, sizeof j->accept);
 	/* the request's own buffers move to the job: the connection holds nothing a worker reads */
 	j->query = pss->query;
 	memset(&pss->query, 0, sizeof pss->query);

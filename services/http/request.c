@@ -43,6 +43,10 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_TASK_DRIFT] = "GET /api/tasks/{id}/drift",
 	[KN_ROUTE_AGENT_RUNS] = "GET /api/agent-runs",
 	[KN_ROUTE_AGENT_RUNS_COMPARE] = "GET /api/agent-runs/compare",
+	[KN_ROUTE_TASK_REPAIRS] = "POST /api/tasks/{id}/repairs",
+	[KN_ROUTE_TASK_EDITS] = "POST /api/tasks/{id}/edits",
+	[KN_ROUTE_TASK_VERSIONS] = "GET /api/tasks/{id}/versions",
+	[KN_ROUTE_TASKSET_CHANGELOG] = "GET /api/tasksets/{name}/changelog",
 };
 
 const char *kn_route_name(kn_route r)
@@ -56,6 +60,7 @@ int kn_route_is_write(kn_route r)
 	case KN_ROUTE_TASKSETS_POST: case KN_ROUTE_RUNS_POST: case KN_ROUTE_RUN_EVENTS:
 	case KN_ROUTE_RUN_ANSWER: case KN_ROUTE_RUN_STOP: case KN_ROUTE_REPLAYS_POST:
 	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST: case KN_ROUTE_AGENT_RUNS_POST:
+	case KN_ROUTE_TASK_REPAIRS: case KN_ROUTE_TASK_EDITS:
 		return 1;
 	default:
 		return 0;
@@ -156,7 +161,11 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 		return KN_ENOTFOUND;
 	static const struct verb task_verbs[] = {{"health", KN_ROUTE_TASK_HEALTH, KN_ROUTE_NONE},
 	                                         {"workflow", KN_ROUTE_TASK_WORKFLOW, KN_ROUTE_NONE},
-	                                         {"drift", KN_ROUTE_TASK_DRIFT, KN_ROUTE_NONE}};
+	                                         {"drift", KN_ROUTE_TASK_DRIFT, KN_ROUTE_NONE},
+	                                         {"repairs", KN_ROUTE_NONE, KN_ROUTE_TASK_REPAIRS},
+	                                         {"edits", KN_ROUTE_NONE, KN_ROUTE_TASK_EDITS},
+	                                         {"versions", KN_ROUTE_TASK_VERSIONS, KN_ROUTE_NONE}};
+	static const struct verb taskset_verbs[] = {{"changelog", KN_ROUTE_TASKSET_CHANGELOG, KN_ROUTE_NONE}};
 	static const struct verb run_verbs[] = {
 		{"events", KN_ROUTE_RUN_EVENTS_GET, KN_ROUTE_RUN_EVENTS},
 		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},
@@ -168,8 +177,9 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 	static const struct verb alert_verbs[] = {{"ack", KN_ROUTE_NONE, KN_ROUTE_ALERT_ACK}};
 	if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0) {
 		const char *rest = path + 4;
-		if (strncmp(rest, "/tasksets", 9) == 0 && (rest[9] == '\0' || strcmp(rest + 9, "/") == 0))
-			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST);
+		if (strncmp(rest, "/tasksets", 9) == 0 && (rest[9] == '\0' || rest[9] == '/'))
+			return match_collection(out, id, idcap, m, rest + 9, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST,
+			                        KN_ROUTE_NONE, taskset_verbs, 1);
 		if (strncmp(rest, "/tasks", 6) == 0 && (rest[6] == '\0' || rest[6] == '/'))
 			return match_collection(out, id, idcap, m, rest + 6, KN_ROUTE_TASKS, KN_ROUTE_NONE,
 			                        KN_ROUTE_TASK, task_verbs, sizeof task_verbs / sizeof *task_verbs);
@@ -418,6 +428,15 @@ int kn_http_auth_ok(const char *header, const char *token)
 		diff |= x ^ y;
 	}
 	return diff == 0;
+}
+
+int kn_http_auth_which(const char *header, const kn_http_token *tokens, size_t n)
+{
+	int found = -1;
+	for (size_t i = 0; i < n; i++) /* every token compared: the time says nothing about which */
+		if (kn_http_auth_ok(header, tokens[i].token) && found < 0)
+			found = (int)i;
+	return found;
 }
 
 int kn_http_error_json(char **out, const char *msg, const char *detail)

@@ -54,6 +54,11 @@ typedef enum kn_route {
 	KN_ROUTE_TASK_DRIFT,     /* GET /api/tasks/{id}/drift (issue 16: the drift diff, api_drift.c) */
 	KN_ROUTE_AGENT_RUNS,     /* GET /api/agent-runs?before=ID&limit=N (a page of batches) */
 	KN_ROUTE_AGENT_RUNS_COMPARE, /* GET /api/agent-runs/compare?a=ID&b=ID (issue 24: two batches paired) */
+	/* issue 25: the maintenance loop (services/runs/api_maint.c) */
+	KN_ROUTE_TASK_REPAIRS,       /* POST /api/tasks/{id}/repairs (apply a repair proposal) */
+	KN_ROUTE_TASK_EDITS,         /* POST /api/tasks/{id}/edits (a key node or a step edited) */
+	KN_ROUTE_TASK_VERSIONS,      /* GET /api/tasks/{id}/versions (versions and their changes) */
+	KN_ROUTE_TASKSET_CHANGELOG,  /* GET /api/tasksets/{name}/changelog (JSON or Markdown) */
 	KN_ROUTE__COUNT
 } kn_route;
 
@@ -103,6 +108,15 @@ int kn_http_json_string(const char **out, json_t *obj, const char *key, int requ
 /* 1 when header (the Authorization value, may be NULL) is "Bearer <token>" with exactly token,
  * compared in constant time over the longer length. */
 int kn_http_auth_ok(const char *header, const char *token);
+
+/* A named API token (http.tokens; http.token is the one named "default"): the name is the
+ * author the maintenance log records (issue 25). */
+typedef struct kn_http_token {
+	const char *name, *token;
+} kn_http_token;
+#define KN_HTTP_MAX_TOKEN_NAME 64
+/* The index in tokens (n of them) of the one header carries (kn_http_auth_ok), or -1. */
+int kn_http_auth_which(const char *header, const kn_http_token *tokens, size_t n);
 
 /* DNS-rebinding guard: 1 when the Host header value host (NULL: none sent) names this server.
  * Its port is ignored. With an allow-list (n > 0, entries "name" or "name:port"), host must be

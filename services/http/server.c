@@ -356,21 +356,37 @@ void kn_srv_peer(kn_server *s, struct lws *wsi, char *buf, size_t cap)
 	lws_get_peer_simple(wsi, buf, cap);
 }
 
-/* 1 when the request carries the right bearer token. */
-int kn_srv_authed(kn_server *s, struct lws *wsi, const kn_http_query *q)
+/* 1 when the request carries one of the tokens; *name (may be NULL) its name. */
+int kn_srv_authed(kn_server *s, struct lws *wsi, const kn_http_query *q, const char **name)
 {
-	char h[1024];
-	if (!s->o.token || !*s->o.token)
-		return 0;
-	if (lws_hdr_copy(wsi, h, (int)sizeof h, WSI_TOKEN_HTTP_AUTHORIZATION) > 0 &&
-	    kn_http_auth_ok(h, s->o.token))
-		return 1;
+	char h[1024], b[1100];
+	const char *hv = NULL;
+	if (name)
+		*name = NULL;
+	if (lws_hdr_copy(wsi, h, (int)sizeof h, WSI_TOKEN_HTTP_AUTHORIZATION) > 0)
+		hv = h;
 	/* a browser websocket cannot send headers: /api/stream also takes ?token= */
 	const char *t = q ? kn_http_query_get(q, "token") : NULL;
-	if (t) {
-		char b[1100];
-		snprintf(b, sizeof b, "Bearer %s", t);
-		return kn_http_auth_ok(b, s->o.token);
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			if (!t)
+				break;
+			snprintf(b, sizeof b, "Bearer %s", t);
+			hv = b;
+		}
+		if (!hv)
+			continue;
+		if (s->o.token && *s->o.token && kn_http_auth_ok(hv, s->o.token)) {
+			if (name)
+				*name = "default";
+			return 1;
+		}
+		int i = kn_http_auth_which(hv, s->o.tokens, s->o.n_tokens);
+		if (i >= 0) {
+			if (name)
+				*name = s->o.tokens[i].name;
+			return 1;
+		}
 	}
 	return 0;
 }
@@ -415,7 +431,7 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 			s->o.before_metrics(s->o.ud);
 		kn_http_resp r = {0};
 		if (s->o.handle_worker && s->o.handle) { /* gauges may need the database: a worker's */
-			kn_http_req mreq = {pss->method, pss->route, pss->id, &pss->query, "", 0, NULL};
+			kn_http_req mreq = {pss->method, pss->route, pss->id, &pss->query, "", 0, NULL, NULL, NULL};
 			s->o.handle(s->o.ud, &mreq, &r);
 			if (r.defer || r.body || r.status)
 				return answer_or_defer(s, wsi, pss, &r);
@@ -426,7 +442,8 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 		return send_answer(s, wsi, pss, &r, NULL, 0, 0);
 	}
 	kn_http_req req = {pss->method, pss->route, pss->id, &pss->query,
-	                   pss->body ? pss->body : "", pss->body_len, pss->hop[0] ? pss->hop : NULL};
+	                   pss->body ? pss->body : "", pss->body_len, pss->hop[0] ? pss->hop : NULL,
+	                   pss->author[0] ? pss->author : NULL, pss->accept[0] ? pss->accept : NULL};
 	kn_http_resp r = {0};
 	if (s->o.handle)
 		s->o.handle(s->o.ud, &req, &r);
@@ -492,8 +509,13 @@ static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *p
 	}
 	int write = kn_route_is_write(pss->route);
 	/* reads are open on a loopback listener, unless a proxy brought the request from elsewhere */
+	const char *author = NULL;
+	int authed = kn_srv_authed(s, wsi, NULL, &author);
+	snprintf(pss->author, sizeof pss->author, "%s", authed && author ? author : "");
+	if (lws_hdr_copy(wsi, pss->accept, (int)sizeof pss->accept, WSI_TOKEN_HTTP_ACCEPT) <= 0)
+		pss->accept[0] = '\0';
 	if ((write || hop || !s->loopback || kn_srv_proxied(s, wsi)) && pss->route != KN_ROUTE_HEALTHZ &&
-	    pss->route != KN_ROUTE_STATIC && !kn_srv_authed(s, wsi, NULL)) {
+	    pss->route != KN_ROUTE_STATIC && !authed) {
 		pss->close_after = has_body;
 		return send_error(s, wsi, pss, 401, "unauthorized",
 		                  "send Authorization: Bearer <token> (http.token / KEYNODE_API_TOKEN)");

@@ -28,6 +28,10 @@ typedef struct kn_http_req {
 	/* the X-Kn-Forwarded value (request.h KN_HTTP_HOP_HEADER): the owner id of the serve that
 	 * forwarded this call here; NULL: not forwarded */
 	const char *hop;
+	/* the name of the token the request carried (kn_server_opts.tokens, "default" for token);
+	 * NULL: none */
+	const char *author;
+	const char *accept; /* the Accept header (up to 127 bytes); NULL: none */
 } kn_http_req;
 
 typedef struct kn_http_resp {
@@ -56,7 +60,9 @@ void kn_http_resp_json(kn_http_resp *resp, int status, char *json);
 
 typedef struct kn_server_opts {
 	const char *listen;         /* "HOST:PORT" (numeric host; port 0 picks one) */
-	const char *token;          /* NULL/empty: no token — writes are then always 401 */
+	const char *token;          /* NULL/empty: no token — writes are then always 401 (unless tokens) */
+	const kn_http_token *tokens; /* named tokens besides token (http.tokens); borrowed */
+	size_t n_tokens;
 	kn_metrics *metrics;        /* borrowed; required */
 	kn_stream *stream;          /* borrowed; required (its wake must be kn_server_wake) */
 	/* API routes and /healthz: fill resp. Server thread. */

@@ -41,6 +41,8 @@ struct pss {
 	size_t body_len, body_cap;
 	int in_body, too_large;
 	char hop[KN_HTTP_MAX_HOP + 1]; /* kn_http_req.hop ("": not forwarded) */
+	char author[KN_HTTP_MAX_TOKEN_NAME + 1]; /* kn_http_req.author ("": no token) */
+	char accept[128];              /* kn_http_req.accept ("": none, or too long) */
 	struct timespec t0;
 	/* response */
 	char *out;
@@ -67,7 +69,7 @@ void kn_srv_peer(kn_server *s, struct lws *wsi, char *buf, size_t cap);
 /* 1 when wsi's peer is a trusted proxy (kn_server_opts.proxies). */
 int kn_srv_proxied(kn_server *s, struct lws *wsi);
 /* 1 when the request carries the right bearer token (header, or ?token= in q). */
-int kn_srv_authed(kn_server *s, struct lws *wsi, const kn_http_query *q);
+int kn_srv_authed(kn_server *s, struct lws *wsi, const kn_http_query *q, const char **name);
 
 /* The websocket (server_ws.c): LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION, ESTABLISHED, SERVER_WRITEABLE
  * of a subscriber, and closing the subscribers whose queue overflowed. -1 closes the connection. */

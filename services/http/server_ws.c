@@ -27,7 +27,7 @@ int kn_srv_ws_filter(kn_server *s, struct lws *wsi)
 		return ws_refuse(s, wsi, why);
 	kn_http_query q = {0};
 	kn_err err;
-	int ok = kn_srv_read_query(wsi, &q, &err) == 0, token = ok && kn_srv_authed(s, wsi, &q);
+	int ok = kn_srv_read_query(wsi, &q, &err) == 0, token = ok && kn_srv_authed(s, wsi, &q, NULL);
 	kn_http_query_clear(&q);
 	if (!ok)
 		return ws_refuse(s, wsi, "bad query");
@@ -47,7 +47,7 @@ int kn_srv_ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
 	char ip[64];
 	kn_srv_peer(s, wsi, ip, sizeof ip);
 	int rc = kn_stream_subscribe_from(s->o.stream, run && *run ? run : NULL, wsi, ip,
-	                                  kn_srv_authed(s, wsi, &q), &pss->sub, &err);
+	                                  kn_srv_authed(s, wsi, &q, NULL), &pss->sub, &err);
 	kn_http_query_clear(&q);
 	if (rc) {
 		unsigned char why[] = "too many subscribers";

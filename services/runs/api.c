@@ -24,6 +24,7 @@
 #include "api_fail.h"
 #include "api_workflows.h"
 #include "api_drift.h"
+#include "api_maint.h"
 #include "keynode/workflow.h"
 #include "cdp.h"
 #include "forward.h"
@@ -152,7 +153,7 @@ static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_htt
 	}
 	int64_t id = 0;
 	size_t newv = 0;
-	rc = kn_store_taskset_put(st, name, name, set, &id, &newv, &err);
+	rc = kn_store_taskset_put_by(st, name, name, req->author, set, &id, &newv, &err);
 	size_t n = set->n_tasks;
 	kn_taskset_free(set);
 	kn_api_cache_bump(a->cache); /* even on failure: part of it may have been stored */
@@ -552,6 +553,10 @@ static void route(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_r
 	case KN_ROUTE_WORKFLOWS_POST: kn_api_workflow_post(st, req, resp); break;
 	case KN_ROUTE_TASK_WORKFLOW: kn_api_workflow_get(st, req, resp); break;
 	case KN_ROUTE_TASK_DRIFT: kn_api_drift_get(st, a->o.trace_root, req, resp); break;
+	case KN_ROUTE_TASK_REPAIRS: kn_api_repair_post(st, req, resp); break;
+	case KN_ROUTE_TASK_EDITS: kn_api_edit_post(st, req, resp); break;
+	case KN_ROUTE_TASK_VERSIONS: kn_api_versions_get(st, req, resp); break;
+	case KN_ROUTE_TASKSET_CHANGELOG: kn_api_changelog_get(st, req, resp); break;
 	case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_AGENT_RUN: case KN_ROUTE_AGENT_RUNS:
 	case KN_ROUTE_AGENT_RUNS_COMPARE:
 		kn_api_agent_runs(st, req, resp);
@@ -597,6 +602,8 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_ALERT_ACK:
 	case KN_ROUTE_WORKFLOWS_POST:
 	case KN_ROUTE_AGENT_RUNS_POST:
+	case KN_ROUTE_TASK_REPAIRS:
+	case KN_ROUTE_TASK_EDITS:
 		resp->defer = KN_HTTP_LANE_SLOW;
 		return;
 	default:

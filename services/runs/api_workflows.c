@@ -3,7 +3,8 @@
  * The uploaded body is loaded with the same loader as a workflow file on disk
  * (kn_workflow_load_buffer), so a malformed upload gets the same "workflow.yaml:line:col: …"
  * message `keynode validate` prints; the task it is for is the file's own `task:` (qualified by
- * ?taskset=NAME when given) and must exist. A lost database connection is retried once. */
+ * ?taskset=NAME when given) and must exist. A new version is written with its maintenance-log row
+ * (author: the token's name, ?reason=TEXT; api_maint.c kn_api_workflow_change) in one transaction. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <jansson.h>
 
 #include "api_fail.h"
+#include "api_maint.h"
 #include "api_workflows.h"
 #include "keynode/workflow.h"
 #include "store_workflows.h"
@@ -51,8 +53,17 @@ void kn_api_workflow_post(kn_store *st, const kn_http_req *req, kn_http_resp *re
 		return;
 	}
 	int version = 0, task_version = 0, created = 0;
-	rc = kn_store_workflow_put(st, ref, t, req->body, req->body_len, &version, &task_version, &created,
-	                           &err);
+	const char *reason = kn_http_query_get(req->query, "reason");
+	kn_store_change_out out;
+	/* a new version goes with its maintenance-log row (api_maint.c); the same text again is
+	 * answered with the version it already is */
+	rc = kn_api_workflow_change(st, ref, t, req->body, req->body_len, req->author, reason && *reason ? reason : NULL,
+	                            &out, &err);
+	if (!rc && out.created)
+		version = out.workflow_version, task_version = out.task_version, created = 1;
+	else if (!rc)
+		rc = kn_store_workflow_put(st, ref, t, req->body, req->body_len, &version, &task_version, &created,
+		                           &err);
 	size_t steps = t->n_steps;
 	json_t *j = rc ? NULL : json_pack("{s:s, s:i, s:i, s:I, s:b}", "task", t->id, "version", version,
 	                                  "task_version", task_version, "steps", (json_int_t)steps,

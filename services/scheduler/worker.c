@@ -330,6 +330,17 @@ static void update_health(kn_worker *w, const kn_store_job *job, const char *tas
 	                       kn_replay_status_name(status), "retried", retry >= 0, "reason", reason,
 	                       "worker", w->id, "consecutive_failures", to_failures, "from", kn_health_name(from), "to",
 	                       kn_health_name(to));
+	/* the report's repair proposals, counted: the alert says whether a verified fix waits (issue 25) */
+	json_t *doc = json_loads(kn_replay_report_json(rep) ? kn_replay_report_json(rep) : "", 0, NULL), *p;
+	json_t *repairs = json_object_get(doc, "repairs");
+	if (ev && json_is_array(repairs)) {
+		size_t i, verified = 0;
+		json_array_foreach(repairs, i, p)
+			verified += json_is_true(json_object_get(p, "verified"));
+		json_object_set_new(ev, "repairs", json_pack("{s:I, s:I}", "proposals", (json_int_t)json_array_size(repairs),
+		                                              "verified", (json_int_t)verified));
+	}
+	json_decref(doc);
 	const kn_replay_failure *f = kn_replay_report_failure(rep);
 	if (ev && f && f->blocked) /* what blocked it: kind, signature, status, URL */
 		json_object_set_new(ev, "blocked", kn_blocked_hit_json(f->blocked, f->step));

@@ -55,6 +55,16 @@ int kn_store_schema_version(kn_store *st, int *out, kn_err *err);
  * *taskset_id is the set's id; *new_versions how many tasks got a new version. */
 int kn_store_taskset_put(kn_store *st, const char *name, const char *source, const kn_taskset *set,
                          int64_t *taskset_id, size_t *new_versions, kn_err *err);
+/* Same, with author (the API token's name; NULL: unknown) on the maintenance-log rows
+ * (store_changes.h, kind upload) written in the same transaction for each task that got a new version. */
+int kn_store_taskset_put_by(kn_store *st, const char *name, const char *source, const char *author,
+                            const kn_taskset *set, int64_t *taskset_id, size_t *new_versions, kn_err *err);
+/* Store t as the next version of the task tasks.id task_id when its canonical JSON differs from the
+ * current version's (then current): *version_id the new version's id, 0 when unchanged. *before
+ * (may be NULL) the replaced definition (NULL: the first version), *after the new one, both the
+ * caller's. No transaction of its own. */
+int kn_store_task_version_add(kn_store *st, int64_t task_id, const kn_task *t, int64_t *version_id,
+                              char **before, char **after, kn_err *err);
 
 /* The canonical JSON of a task (id, intent, start_url, reference_length, answer, key_nodes with
  * target/matcher/expect/options/function, steps with their hints): stable key order, so equal

@@ -12,6 +12,7 @@
 #include "keynode/purchase.h"
 #include "keynode/request.h"
 #include "keynode/site.h"
+#include "store_changes.h"
 #include "store_internal.h"
 
 #define KN_TASK_JSON_MAX (8u * 1024u * 1024u)
@@ -138,25 +139,72 @@ static const char sql_taskset[] =
 static const char sql_task[] =
 	"INSERT INTO tasks (taskset_id, task_key) VALUES ($1, $2) ON CONFLICT (taskset_id, task_key)"
 	" DO UPDATE SET active = true RETURNING id";
-/* A new version only when the hash differs from the current version's. */
+/* A new version only when the hash differs from the current version's; returns the new version's
+ * id and the definition it replaces (NULL: the first version) for the maintenance log. */
 static const char sql_version[] =
 	"WITH h AS (SELECT encode(sha256(convert_to($2, 'UTF8')), 'hex') AS hash),"
+	" prev AS (SELECT v.definition, v.hash FROM tasks t JOIN task_versions v ON v.id = t.current_version"
+	"  WHERE t.id = $1),"
 	" ins AS (INSERT INTO task_versions (task_id, version, hash, definition, intent, start_url, site,"
 	"  key_nodes)"
 	"  SELECT $1, COALESCE((SELECT max(version) FROM task_versions WHERE task_id = $1), 0) + 1,"
 	"   h.hash, $2::json, $3, $4,"
 	"   NULLIF($6, ''), $5::int"
-	"  FROM h WHERE NOT EXISTS (SELECT 1 FROM tasks t JOIN task_versions v ON v.id = t.current_version"
-	"   WHERE t.id = $1 AND v.hash = h.hash)"
+	"  FROM h WHERE NOT EXISTS (SELECT 1 FROM prev WHERE prev.hash = h.hash)"
 	"  RETURNING id)"
-	" UPDATE tasks SET current_version = ins.id FROM ins WHERE tasks.id = $1 RETURNING ins.id";
+	" UPDATE tasks SET current_version = ins.id FROM ins WHERE tasks.id = $1"
+	" RETURNING ins.id, (SELECT definition::text FROM prev)";
 /* A version stored before the site rule was kn_task_site's gets it when its task set is loaded again. */
 static const char sql_site[] =
 	"UPDATE task_versions v SET site = NULLIF($2, '') FROM tasks t WHERE t.id = $1"
 	" AND v.id = t.current_version AND v.site IS DISTINCT FROM NULLIF($2, '')";
 
+int kn_store_task_version_add(kn_store *st, int64_t task_id, const kn_task *t, int64_t *version_id,
+                              char **before, char **after, kn_err *err)
+{
+	*version_id = 0;
+	if (before)
+		*before = NULL;
+	if (after)
+		*after = NULL;
+	char *json;
+	int rc = kn_store_task_json(&json, t);
+	if (rc != 0)
+		return kn_err_set(err, rc, "task '%s': cannot build its JSON", t->id);
+	char tb[24], nb[24], site[256];
+	kn_task_site(site, sizeof site, t); /* the site of per_site results (keynode/site.h) */
+	const char *p3[6] = {kn_store_i64(tb, task_id), json, t->intent, t->start_url,
+	                     kn_store_i64(nb, (int64_t)t->n_keynodes), site};
+	PGresult *res;
+	rc = kn_store_q(st, &res, sql_version, 6, p3, err);
+	if (rc) {
+		free(json);
+		return rc;
+	}
+	if (PQntuples(res) == 1) {
+		*version_id = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+		if (before && !PQgetisnull(res, 0, 1) && !(*before = strdup(PQgetvalue(res, 0, 1))))
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	}
+	PQclear(res);
+	if (!rc && !*version_id)
+		rc = kn_store_q(st, NULL, sql_site, 2, (const char *[2]){tb, site}, err);
+	if (!rc && after && *version_id) {
+		*after = json;
+		json = NULL;
+	}
+	free(json);
+	return rc;
+}
+
 int kn_store_taskset_put(kn_store *st, const char *name, const char *source, const kn_taskset *set,
                          int64_t *taskset_id, size_t *new_versions, kn_err *err)
+{
+	return kn_store_taskset_put_by(st, name, source, NULL, set, taskset_id, new_versions, err);
+}
+
+int kn_store_taskset_put_by(kn_store *st, const char *name, const char *source, const char *author,
+                            const kn_taskset *set, int64_t *taskset_id, size_t *new_versions, kn_err *err)
 {
 	if (taskset_id)
 		*taskset_id = 0;
@@ -183,25 +231,19 @@ int kn_store_taskset_put(kn_store *st, const char *name, const char *source, con
 		const char *p2[2] = {sb, t->id};
 		if ((rc = kn_store_q_int64(st, &tid, sql_task, 2, p2, err)))
 			goto fail;
-		char *json;
-		if ((rc = kn_store_task_json(&json, t)) != 0) {
-			kn_err_set(err, rc, "task '%s': cannot build its JSON", t->id);
+		int64_t vid;
+		char *before = NULL, *after = NULL;
+		if ((rc = kn_store_task_version_add(st, tid, t, &vid, &before, &after, err)))
 			goto fail;
+		if (vid) { /* the maintenance log's row, in this transaction (140_task_changes.sql) */
+			kn_store_change c = {.task_id = tid, .kind = "upload", .author = author};
+			rc = kn_store_change_log(st, &c, vid, before, after, 0, 0, NULL, err);
 		}
-		char tb[24], nb[24], site[256];
-		kn_task_site(site, sizeof site, t); /* the site of per_site results (keynode/site.h) */
-		const char *p3[6] = {kn_store_i64(tb, tid), json, t->intent, t->start_url,
-		                     kn_store_i64(nb, (int64_t)t->n_keynodes), site};
-		PGresult *res;
-		rc = kn_store_q(st, &res, sql_version, 6, p3, err);
-		free(json);
+		free(before);
+		free(after);
 		if (rc)
 			goto fail;
-		int made = PQntuples(res);
-		fresh += (size_t)made;
-		PQclear(res);
-		if (!made && (rc = kn_store_q(st, NULL, sql_site, 2, (const char *[2]){tb, site}, err)))
-			goto fail;
+		fresh += vid != 0;
 	}
 	if ((rc = kn_store_commit(st, err)))
 		goto fail;

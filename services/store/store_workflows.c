@@ -30,12 +30,23 @@ int kn_store_workflow_put(kn_store *st, const char *task_ref, const kn_task *wf,
                           size_t len, int *version, int *task_version, int *created, kn_err *err)
 {
 	*version = *task_version = *created = 0;
-	if (!wf || !body)
-		return kn_err_set(err, KN_EINVAL, "no workflow");
-	char task[24], steps[24], viewport[32];
+	char task[24];
 	int rc = task_of(st, task_ref, task, err);
 	if (rc)
 		return rc;
+	return kn_store_workflow_put_task(st, strtoll(task, NULL, 10), wf, body, len, version, task_version,
+	                                  created, err);
+}
+
+int kn_store_workflow_put_task(kn_store *st, int64_t task_id, const kn_task *wf, const char *body, size_t len,
+                               int *version, int *task_version, int *created, kn_err *err)
+{
+	*version = *task_version = *created = 0;
+	if (!wf || !body)
+		return kn_err_set(err, KN_EINVAL, "no workflow");
+	char task[24], steps[24], viewport[32];
+	int rc;
+	kn_store_i64(task, task_id);
 	snprintf(steps, sizeof steps, "%zu", wf->n_steps);
 	if (wf->viewport_w > 0)
 		snprintf(viewport, sizeof viewport, "%dx%d", wf->viewport_w, wf->viewport_h);

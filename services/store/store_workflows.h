@@ -21,6 +21,10 @@
 int kn_store_workflow_put(kn_store *st, const char *task_ref, const kn_task *wf, const char *body,
                           size_t len, int *version, int *task_version, int *created, kn_err *err);
 
+/* Same for the task whose tasks.id is task_id (inside the caller's transaction: store_changes.c). */
+int kn_store_workflow_put_task(kn_store *st, int64_t task_id, const kn_task *wf, const char *body, size_t len,
+                               int *version, int *task_version, int *created, kn_err *err);
+
 /* The workflows of the task task_ref names as JSON text (*out, malloc'd, the caller's):
  * {"task", "task_version" (its current version number), "versions": [{version, task_version,
  * current (recorded against the current task version), recorded_at, uploaded, steps, viewport}]

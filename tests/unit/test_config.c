@@ -510,6 +510,37 @@ static void test_proxies(void **state)
 	      "k.yaml:1:26: http.trusted_proxies: expected a sequence");
 }
 
+/* http.tokens (issue 25): named tokens, checked at load. */
+static void test_tokens(void **state)
+{
+	(void)state;
+	kn_config *c = load("http: { token: t0, tokens: [ {name: alice, token: ta}, {name: ci.bot-2, token: tb} ] }\n");
+	assert_int_equal(c->n_http_tokens, 2);
+	assert_string_equal(c->http_tokens[0].name, "alice");
+	assert_string_equal(c->http_tokens[0].token, "ta");
+	assert_string_equal(c->http_tokens[1].name, "ci.bot-2");
+	kn_config_free(c);
+	c = load("http: { tokens: [] }\n");
+	assert_int_equal(c->n_http_tokens, 0);
+	kn_config_free(c);
+	fails("http: { tokens: x }\n", KN_EINVAL, "k.yaml:1:17: http.tokens: expected a sequence");
+	fails("http: { tokens: [x] }\n", KN_EINVAL, "k.yaml:1:18: http.tokens[0]: expected a mapping {name, token}");
+	fails("http: { tokens: [{name: a}] }\n", KN_EINVAL, "k.yaml:1:18: http.tokens[0]: missing key token");
+	fails("http: { tokens: [{token: a}] }\n", KN_EINVAL, "k.yaml:1:18: http.tokens[0]: missing key name");
+	fails("http: { tokens: [{name: a, token: b, x: 1}] }\n", KN_EINVAL,
+	      "k.yaml:1:38: http.tokens[0].x: unknown key");
+	fails("http: { tokens: [{name: default, token: b}] }\n", KN_EINVAL,
+	      "k.yaml:1:25: http.tokens[0].name: 1 to 64 bytes of A-Z a-z 0-9 . _ -, and not \"default\"");
+	fails("http: { tokens: [{name: 'a b', token: b}] }\n", KN_EINVAL,
+	      "k.yaml:1:25: http.tokens[0].name: 1 to 64 bytes of A-Z a-z 0-9 . _ -, and not \"default\"");
+	fails("http: { tokens: [{name: a, token: b}, {name: a, token: c}] }\n", KN_EINVAL,
+	      "k.yaml:1:46: http.tokens[1].name: 'a' is already used");
+	fails("http: { tokens: [{name: a, token: b}, {name: c, token: b}] }\n", KN_EINVAL,
+	      "k.yaml:1:56: http.tokens[1].token: the same token as http.tokens[0]");
+	fails("http: { tokens: [{name: a, token: ''}] }\n", KN_EINVAL,
+	      "k.yaml:1:35: http.tokens[0].token: must not be empty");
+}
+
 /* http.advertise and http.orphan_sweep_s (issue 27 item 3): checked at load. */
 static void test_advertise(void **state)
 {
@@ -544,7 +575,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
-		cmocka_unit_test(test_proxies),
+		cmocka_unit_test(test_proxies), cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_advertise),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_env),

@@ -36,6 +36,27 @@ static void test_routes(void **state)
 	assert_string_equal(id, "set:17");
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/runs"), 0);
 	assert_int_equal(r, KN_ROUTE_RUNS_POST);
+	/* the maintenance loop (issue 25) */
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/set:a/b/repairs"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_REPAIRS);
+	assert_string_equal(id, "set:a/b");
+	assert_true(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/x/repairs"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/x/edits"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_EDITS);
+	assert_true(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/x/versions"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_VERSIONS);
+	assert_false(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/maint/changelog"), 0);
+	assert_int_equal(r, KN_ROUTE_TASKSET_CHANGELOG);
+	assert_string_equal(id, "maint");
+	assert_string_equal(kn_route_name(r), "GET /api/tasksets/{name}/changelog");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasksets/maint/changelog"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/maint"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets//changelog"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasksets/"), 0);
+	assert_int_equal(r, KN_ROUTE_TASKSETS_POST);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/runs"), 0);
 	assert_int_equal(r, KN_ROUTE_RUNS);
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/runs/r-1/events"), 0);
@@ -217,6 +238,14 @@ static void test_auth(void **state)
 	assert_false(kn_http_auth_ok(NULL, "s3cret"));
 	assert_false(kn_http_auth_ok("Bearer ", ""));
 	assert_false(kn_http_auth_ok("Bearer x", NULL));
+	/* named tokens (issue 25): which one, or none */
+	const kn_http_token tk[] = {{"alice", "ta"}, {"bob", "tb"}, {"empty", ""}};
+	assert_int_equal(kn_http_auth_which("Bearer tb", tk, 3), 1);
+	assert_int_equal(kn_http_auth_which("Bearer ta", tk, 3), 0);
+	assert_int_equal(kn_http_auth_which("Bearer t", tk, 3), -1);
+	assert_int_equal(kn_http_auth_which("Bearer ", tk, 3), -1);
+	assert_int_equal(kn_http_auth_which(NULL, tk, 3), -1);
+	assert_int_equal(kn_http_auth_which("Bearer ta", NULL, 0), -1);
 	assert_true(kn_http_text_ok("h\xc3\xa9llo\t", 7));
 	assert_false(kn_http_text_ok("\xed\xa0\x80", 3)); /* surrogate */
 	assert_false(kn_http_text_ok("\xc0\xaf", 2));     /* overlong */

@@ -1,5 +1,6 @@
 // alerts.js — the alerts page: GET /api/alerts?all=1 with severity colours, what each alert is
-// about, its deliveries, and an Acknowledge button (POST /api/alerts/{id}/ack, needs the token).
+// about (a broken task's alert: its drift diff and whether a verified repair proposal waits there),
+// its deliveries, and an Acknowledge button (POST /api/alerts/{id}/ack, needs the token).
 
 import { el, badge, fmtTime, fmtAgo, taskHref, token } from './dom.js';
 import { api, seg } from './api.js';
@@ -13,7 +14,10 @@ function details(d) {
     el('dt', {}, k),
     el('dd', { class: 'mono' }, k === 'task' && typeof v === 'string' ? el('a', { href: taskHref(v) }, v)
       : k === 'drift_page' && typeof v === 'string' && v.startsWith('/#/') ? el('a', { class: 'drift-link', href: v.slice(1) }, 'drift diff')
-        : asText(v)),
+        : k === 'repair' && v && typeof v === 'object' // issue 25: is a verified fix waiting on the drift diff?
+          ? el('span', { class: `repair-flag ${v.verified > 0 ? 'ok-text' : 'muted'}` },
+            v.verified > 0 ? `${asText(v.verified)} verified repair proposal(s): apply on the drift diff` : `no verified repair proposal (${asText(v.proposals)} proposed)`)
+          : asText(v)),
   ]));
 }
 

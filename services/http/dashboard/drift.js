@@ -3,11 +3,12 @@
 // resolved selector or drift flag; services/trace/README.md "Drift diff"): both screenshots and URLs, the
 // element the workflow recorded vs what the failing replay found, the key nodes whose outcome changed,
 // the requests each replay sent or had held, paired (issue 23), and any repair the failing replay's report
-// proposes (text only: never applied from here). Everything
+// proposes, each with an Apply form (issue 25: POST /api/tasks/{id}/repairs with the token; an
+// unverified one only with "override" ticked). Everything
 // from the pages and reports — titles, URLs, DOM, selectors, YAML — is untrusted and goes in as text.
 
 import { el, badge, fmtScore, fmtTime, taskHref } from './dom.js';
-import { api, seg } from './api.js';
+import { api, seg, getToken } from './api.js';
 
 const str = (v) => (v === null || v === undefined ? '' : String(v));
 const CRITERIA = { status: 'step outcome', url: 'URL after the step', selector: 'resolved selector', drift: 'drift flag' };
@@ -93,7 +94,36 @@ function requests(list, n) {
           Array.isArray(r.differs) && r.differs.length ? ` (${r.differs.map(str).join(', ')}${Array.isArray(r.fields_changed) && r.fields_changed.length ? `: ${r.fields_changed.map(str).join(', ')}` : ''})` : ''))))) : null);
 }
 
-function repairs(list) {
+// The Apply form of proposal i of replay: a reason, "override" for an unverified proposal, the answer
+// (the new version, or the refusal: 401 without the token, 409 unverified or no longer applying).
+function applyForm(taskId, replay, r, i) {
+  const out = el('p', { class: 'drift-apply-result', id: `drift-apply-result-${i}`, role: 'status' });
+  const reason = el('input', { type: 'text', id: `drift-apply-reason-${i}`, placeholder: 'reason (for the changelog)' });
+  const override = r.verified ? null : el('input', { type: 'checkbox', id: `drift-apply-override-${i}` });
+  const button = el('button', { type: 'submit', id: `drift-apply-${i}`, class: 'drift-apply' }, r.verified ? 'Apply' : 'Apply anyway');
+  const form = el('form', { class: 'drift-apply-form' }, reason,
+    override ? el('label', {}, override, ' override: not verified') : null, button, out);
+  form.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    button.disabled = true;
+    out.textContent = 'applying…';
+    const body = { replay, proposal: i, override: !!(override && override.checked) };
+    if (reason.value.trim()) body.reason = reason.value.trim();
+    try {
+      const a = await api('POST', `/api/tasks/${seg(taskId)}/repairs`, body);
+      out.className = 'drift-apply-result ok-text';
+      out.textContent = `applied: ${a.workflow_version ? `workflow version ${str(a.workflow_version)}` : `task version ${str(a.version)}`} by ${str(a.author)}; validation replay queued (job ${str(a.validation_job)}).`;
+      out.append(' ', el('a', { href: taskHref(taskId), id: `drift-apply-task-${i}` }, 'changelog'));
+    } catch (e) {
+      out.className = 'drift-apply-result error-text';
+      out.textContent = `refused (${str(e.status)}): ${str(e.message)}${e.detail ? ` — ${str(e.detail)}` : ''}${e.status === 401 && !getToken() ? ' (set the API token first)' : ''}`;
+      button.disabled = false;
+    }
+  });
+  return form;
+}
+
+function repairs(list, taskId, replay) {
   if (!Array.isArray(list) || !list.length) return null;
   return list.map((r, i) => el('div', { class: 'card drift-repair', id: `drift-repair-${i}` },
     el('h2', {}, 'Proposed repair'),
@@ -105,7 +135,8 @@ function repairs(list) {
     el('p', { class: r.verified ? 'ok-text' : 'muted' }, r.verified
       ? `proposal verified by replay at ${str(r.verified_at)}${r.verify_report && r.verify_report.status ? ` (${str(r.verify_report.status)})` : ''}`
       : 'not verified by a replay'),
-    el('p', { class: 'muted small' }, 'Never applied automatically: copy it into the task or workflow file.')));
+    el('p', { class: 'muted small' }, 'Applying writes the next task or workflow version with exactly this change, recorded in the changelog, and queues a validation replay.'),
+    replay ? applyForm(taskId, replay, r, i) : null));
 }
 
 export async function render(view, params, ctx) {
@@ -125,7 +156,7 @@ export async function render(view, params, ctx) {
       el('p', { id: 'drift-changed-nodes' }, changed.length ? `key nodes whose outcome changed: ${changed.join(', ')}` : 'no key node changed its outcome'),
       d.broken && d.broken.reason ? el('p', { class: 'muted' }, `failing replay: ${str(d.broken.reason)}${d.broken.detail ? ` — ${str(d.broken.detail)}` : ''}`) : null,
       el('p', { class: 'muted small' }, 'The first step that differs is the lowest step at which the two replay reports disagree on the step\'s outcome, on the URL it ended at (path, parameter names and fragment), on how its element was found, or on whether it drifted.')),
-    el('div', { id: 'drift-repairs' }, repairs(d.repairs)),
+    el('div', { id: 'drift-repairs' }, repairs(d.repairs, id, d.failing_replay && d.failing_replay.id)),
     el('div', { class: 'grid2 drift-pair' },
       side('passing', 'Last passing replay', d.passing_replay, d.passing),
       side('failing', 'Failing replay', d.failing_replay, d.failing)),

@@ -1,10 +1,12 @@
 // task.js — one task: intent, key nodes, run history, the replay timeline with drift warnings,
 // the last failure screenshot, health transitions and a "replay now" button (POST /api/replays).
 // Reads GET /api/tasks/{id}, /api/tasks/{id}/health, /api/tasks/{id}/workflow (its reference workflow
-// versions: whether it has one, when it was recorded, against which task version) and /api/replays?task=…
+// versions: whether it has one, when it was recorded, against which task version) and /api/replays?task=…;
+// the changelog and edit form come from changelog.js (GET /api/tasks/{id}/versions, issue 25)
 
 import { el, svg, badge, scoreBar, fmtTime, fmtAgo, fmtDuration, runHref, token } from './dom.js';
 import { api, seg } from './api.js';
+import { changelogCard } from './changelog.js';
 
 const TARGETS = ['url', 'element_path', 'element_value', 'answer'];
 const MATCHERS = ['exact', 'include', 'semantic', 'regex'];
@@ -204,6 +206,7 @@ export async function render(view, params, ctx) {
   }
   const runs = Array.isArray(t.runs) ? t.runs : [];
   const nodes = Array.isArray(t.key_nodes) ? t.key_nodes : [];
+  const changelog = await changelogCard(id, nodes, ctx.signal, () => ctx.flash(`task ${id} saved`));
 
   const msg = el('span', { id: 'replay-message', class: 'muted' });
   const btn = el('button', { id: 'replay-now', type: 'button', class: 'btn primary' }, 'Replay now');
@@ -245,6 +248,7 @@ export async function render(view, params, ctx) {
           health.since ? ` since ${fmtTime(health.since)}` : ''))),
     el('section', { class: 'card' }, el('h2', {}, `Key nodes (${nodes.length})`), el('div', { class: 'table-wrap' }, keyNodeTable(nodes))),
     workflowCard(wf, replays),
+    changelog,
     el('section', { class: 'grid2' },
       el('div', { class: 'card' }, el('h2', {}, 'Replay timeline'),
         el('div', { id: 'replay-timeline', class: 'chart-box' }, timeline(replays)),
