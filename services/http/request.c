@@ -43,6 +43,8 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_TASK_DRIFT] = "GET /api/tasks/{id}/drift",
 	[KN_ROUTE_AGENT_RUNS] = "GET /api/agent-runs",
 	[KN_ROUTE_AGENT_RUNS_COMPARE] = "GET /api/agent-runs/compare",
+	[KN_ROUTE_TASKSET_SNAPSHOTS] = "GET /api/tasksets/{name}/snapshots",
+	[KN_ROUTE_RESCORE] = "POST /api/rescore",
 };
 
 const char *kn_route_name(kn_route r)
@@ -55,7 +57,7 @@ int kn_route_is_write(kn_route r)
 	switch (r) {
 	case KN_ROUTE_TASKSETS_POST: case KN_ROUTE_RUNS_POST: case KN_ROUTE_RUN_EVENTS:
 	case KN_ROUTE_RUN_ANSWER: case KN_ROUTE_RUN_STOP: case KN_ROUTE_REPLAYS_POST:
-	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST: case KN_ROUTE_AGENT_RUNS_POST:
+	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST: case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_RESCORE:
 		return 1;
 	default:
 		return 0;
@@ -166,10 +168,16 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 		{"trace.tar", KN_ROUTE_RUN_TRACE_TAR, KN_ROUTE_NONE}};
 	static const struct verb replay_verbs[] = {{"screenshot", KN_ROUTE_REPLAY_SHOT, KN_ROUTE_NONE}};
 	static const struct verb alert_verbs[] = {{"ack", KN_ROUTE_NONE, KN_ROUTE_ALERT_ACK}};
+	static const struct verb taskset_verbs[] = {{"snapshots", KN_ROUTE_TASKSET_SNAPSHOTS, KN_ROUTE_NONE}};
 	if (strncmp(path, "/api/", 5) == 0 || strcmp(path, "/api") == 0) {
 		const char *rest = path + 4;
 		if (strncmp(rest, "/tasksets", 9) == 0 && (rest[9] == '\0' || strcmp(rest + 9, "/") == 0))
 			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST);
+		if (strncmp(rest, "/tasksets/", 10) == 0)
+			return match_collection(out, id, idcap, m, rest + 9, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST,
+			                        KN_ROUTE_NONE, taskset_verbs, 1);
+		if (strcmp(rest, "/rescore") == 0 || strcmp(rest, "/rescore/") == 0)
+			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_RESCORE);
 		if (strncmp(rest, "/tasks", 6) == 0 && (rest[6] == '\0' || rest[6] == '/'))
 			return match_collection(out, id, idcap, m, rest + 6, KN_ROUTE_TASKS, KN_ROUTE_NONE,
 			                        KN_ROUTE_TASK, task_verbs, sizeof task_verbs / sizeof *task_verbs);

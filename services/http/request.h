@@ -54,6 +54,8 @@ typedef enum kn_route {
 	KN_ROUTE_TASK_DRIFT,     /* GET /api/tasks/{id}/drift (issue 16: the drift diff, api_drift.c) */
 	KN_ROUTE_AGENT_RUNS,     /* GET /api/agent-runs?before=ID&limit=N (a page of batches) */
 	KN_ROUTE_AGENT_RUNS_COMPARE, /* GET /api/agent-runs/compare?a=ID&b=ID (issue 24: two batches paired) */
+	KN_ROUTE_TASKSET_SNAPSHOTS, /* GET /api/tasksets/{name}/snapshots (issue 25: api_snapshots.c) */
+	KN_ROUTE_RESCORE,       /* POST /api/rescore (issue 25: stored runs scored on other versions) */
 	KN_ROUTE__COUNT
 } kn_route;
 
