@@ -140,12 +140,26 @@ bja=$(api "$base/api/agent-runs/$batch_a")
 expect "pinned: batch A's alpha scored on version 1 (both key nodes)" \
   "$(jq -c '[.tasks[] | select(.task == "alpha") | .attempts[] | [.task_version, .score]]' <<<"$bja")" '[[1,1]]'
 
+# `keynode run --server --snapshot 1` after version 2 landed: its attempt runs version 1
+KEYNODE_API_TOKEN=$token "$kn" run --tasks "$tmp/v1/rs.yaml" --task alpha --server "$base" --taskset rs --snapshot 1 --out "$tmp/run1" \
+  --agent "exec node $repo/tests/agents/goto.mjs '$site/shop/search.html?q=runner' '$site/shop/item.html?id=3'" \
+  >"$tmp/run1.out" 2>"$tmp/run1.err" || kn_fail "pinned: keynode run --server --snapshot 1: $(tail -3 "$tmp/run1.err")"
+grep -q "keynode run: task set rs snapshot 1 (sha256 $hash1) on $base" "$tmp/run1.err" &&
+  kn_ok "pinned: keynode run --server prints the snapshot it pinned" ||
+  kn_fail "pinned: keynode run --server did not print its snapshot: $(head -3 "$tmp/run1.err")"
+rid=$(jq -r .run "$(find "$tmp/run1" -name result.json | head -1)")
+expect "pinned: keynode run --server --snapshot 1 ran version 1 and scored by it" \
+  "$(api "$base/api/runs/$rid" | jq -c '[.snapshot.version, .task_version, .score]')" '[1,1,1]'
+expect "pinned: --snapshot of no snapshot is refused" \
+  "$("$kn" run --tasks "$tmp/v1/rs.yaml" --server "$base" --taskset rs --snapshot 9 --out "$tmp/run9" --agent true \
+     >/dev/null 2>"$tmp/run9.err"; echo $?) $(grep -c 'no snapshot 9' "$tmp/run9.err")" "2 1"
+
 # --- rescore -------------------------------------------------------------------------------------
 rs=$(api -X POST -d '{"taskset": "rs", "from": 1, "to": 2}' "$base/api/rescore")
-expect "rescore: every run of version 1 rescored (3 external, 2 of batch A)" "$(jq -r .rescored <<<"$rs")" 5
+expect "rescore: every run of version 1 rescored (3 external, 2 of batch A, 1 of keynode run)" "$(jq -r .rescored <<<"$rs")" 6
 expect "rescore: alpha's runs: old and new scores" \
   "$(jq -c '[.runs[] | select(.task == "alpha") | [.from.score, .to.score, .key_nodes_same]] | sort' <<<"$rs")" \
-  '[[0.5,1,false],[1,0.5,false],[1,0.5,false]]'
+  '[[0.5,1,false],[1,0.5,false],[1,0.5,false],[1,0.5,false]]'
 expect "rescore: the run's own result is unchanged" "$(api "$base/api/runs/$r1" | jq -c '[.score, .snapshot.version]')" '[1,1]'
 expect "rescore: both scores stored" "$(kn_psql "SELECT count(*) FROM rescores WHERE run_id = '$r1'")" 2
 
@@ -168,7 +182,7 @@ for v in 1 2; do
 done
 [ $ok = 1 ] && kn_ok "rescore: each score equals keynode score on the exported run against that version"
 expect "rescore: again, nothing left to do" \
-  "$(api -X POST -d '{"taskset": "rs", "from": "1", "to": "'"$(jq -r .snapshot.hash <<<"$up2" | cut -c1-12)"'"}' "$base/api/rescore" | jq -c '[.rescored, .done_before]')" '[0,5]'
+  "$(api -X POST -d '{"taskset": "rs", "from": "1", "to": "'"$(jq -r .snapshot.hash <<<"$up2" | cut -c1-12)"'"}' "$base/api/rescore" | jq -c '[.rescored, .done_before]')" '[0,6]'
 
 # --- view and compare ----------------------------------------------------------------------------
 v2=$(api "$base/api/agent-runs/$batch_a?version=2")
@@ -184,6 +198,23 @@ expect "compare: only the task whose key nodes are the same is paired" \
   '[1,["rs:beta"],["rs:alpha"],1,2]'
 expect "compare: the answer says what was left out and why" "$(jq -r '.left_out[0] | .task + ": " + .why' <<<"$cmp")" \
   "rs:alpha: key nodes differ: batch A ran version 1, batch B version 2"
+
+# --- another path ----------------------------------------------------------------------------------
+# a version made outside the upload (as applying a repair or an edit does: task_versions rows and the
+# tasks' current_version in one transaction): the database takes one snapshot for it at the commit; a
+# transaction rolled back takes none
+newv="INSERT INTO task_versions (task_id, version, hash, definition, intent, start_url, site, key_nodes)
+  SELECT t.id, v.version + 1, encode(sha256(convert_to(v.hash || 'edit', 'UTF8')), 'hex'), v.definition,
+  v.intent || ' (edited)', v.start_url, v.site, v.key_nodes FROM tasks t JOIN task_versions v ON v.id = t.current_version;
+  UPDATE tasks t SET current_version = v.id FROM task_versions v WHERE v.task_id = t.id AND v.version = 3;"
+kn_psql "BEGIN; $newv ROLLBACK;"
+expect "another path: a rolled-back change takes no snapshot" "$(kn_psql "SELECT count(*) FROM taskset_snapshots")" 2
+kn_psql "BEGIN; $newv COMMIT;"
+expect "another path: two versions in one transaction take one snapshot, at the commit" \
+  "$(api "$base/api/tasksets/rs/snapshots" | jq -c '[(.snapshots | length), ([.snapshots[0].changed[] | [.task, .to]])]')" \
+  '[3,[["alpha",3],["beta",3]]]'
+expect "another path: its hash is over the new versions" \
+  "$(kn_psql "SELECT x.hash = kn_taskset_hash(x.taskset_id) FROM taskset_snapshots x WHERE x.version = 3")" t
 
 # --- malformed -----------------------------------------------------------------------------------
 bad=0
