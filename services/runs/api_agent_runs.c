@@ -6,7 +6,9 @@
  * (services/runner: the batch read as a run folder, kn_rundir_from_batch; kn_run_summary_stats;
  * kn_run_compare), never a second implementation. The body names an agent by the name workers know it
  * under (their keynode.yaml `agents:`), never a command line: nothing a client sends is ever
- * executed as given. */
+ * executed as given. Issue 25: a batch records its snapshot, `?version=V` shows it on another one (its
+ * attempts' rescores), and the comparison pairs the tasks whose key nodes are the same and lists the
+ * others in "left_out" with the reason. */
 #include <stdlib.h>
 #include <string.h>
 

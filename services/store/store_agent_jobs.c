@@ -3,7 +3,9 @@
  * a worker claims only jobs of the agents it knows, under the same lease and heartbeat
  * (kn_store_job_heartbeat) as a replay job, and completes a job by storing the attempt's
  * result.json and the done mark in one transaction, or nothing when the lease was lost: so an
- * attempt is stored exactly once however many workers ran it. */
+ * attempt is stored exactly once however many workers ran it. A batch pins a task-set snapshot
+ * (issue 25): a set's batch makes its jobs from that snapshot's versions, so a version landing while it
+ * runs changes none of them; its JSON can show it on another snapshot through the runs' rescores. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
