@@ -7,6 +7,14 @@
 
 #include "store_internal.h"
 
+/* REPLAY (kn_replay_summary) with, since issue 25, the task's version number it replayed and the
+ * task-set snapshot it records (schemas/sql/150_snapshots.sql); p is the replay_results row. */
+#define KN_SQL_REPLAY_JSON \
+	"kn_json_merge(kn_replay_summary(p), json_build_object('task_version', (SELECT version FROM task_versions" \
+	" WHERE id = p.task_version), 'snapshot', (SELECT json_build_object('id', x.id, 'taskset', xs.name," \
+	" 'version', x.version, 'hash', x.hash) FROM taskset_snapshots x JOIN tasksets xs ON xs.id = x.taskset_id" \
+	" WHERE x.id = p.snapshot)))"
+
 #define KN_STR_(x) #x
 #define KN_STR(x) KN_STR_(x)
 
@@ -49,7 +57,7 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 		"    FROM (SELECT r.* FROM task_versions rv CROSS JOIN LATERAL (SELECT x.* FROM runs x"
 		"    WHERE x.task_version = rv.id ORDER BY x.started DESC, x.id DESC LIMIT 20) r"
 		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT 20) r), '[]'),"
-		"  'replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY p.created DESC, p.id DESC)"
+		"  'replays', COALESCE((SELECT json_agg(" KN_SQL_REPLAY_JSON " ORDER BY p.created DESC, p.id DESC)"
 		"    FROM (SELECT p.* FROM replay_results p JOIN task_versions pv ON pv.id = p.task_version"
 		"    WHERE pv.task_id = t.id ORDER BY p.created DESC, p.id DESC LIMIT 20) p), '[]')))"
 		" FROM task_versions v JOIN tasks t ON t.id = v.task_id JOIN tasksets s ON s.id = t.taskset_id"
@@ -154,7 +162,7 @@ int kn_store_replays_json(kn_store *st, const char *task_ref, const char *before
 		"  ORDER BY x.created DESC, x.id DESC LIMIT $2::int + 1) p"
 		"  WHERE $1::bigint IS NULL OR v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
 		"  ORDER BY p.created DESC, p.id DESC LIMIT $2::int + 1)"
-		" SELECT json_build_object('replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY"
+		" SELECT json_build_object('replays', COALESCE((SELECT json_agg(" KN_SQL_REPLAY_JSON " ORDER BY"
 		"  p.created DESC, p.id DESC) FROM (SELECT * FROM page ORDER BY created DESC, id DESC LIMIT $2::int) p),"
 		"  '[]'), 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
 		"  (SELECT id FROM page ORDER BY created DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)",

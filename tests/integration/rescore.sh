@@ -6,7 +6,8 @@
 #              snapshot 2; GET /api/tasksets/{name}/snapshots lists both with what changed; runs record
 #              their snapshot and task version
 #   pinned     an agent batch made before version 2 lands runs version 1 of every task (its pin): its
-#              attempts' runs and results are of version 1 and score as version 1 says
+#              attempts' runs and results are of version 1 and score as version 1 says; `keynode run
+#              --server --snapshot 1` runs version 1 and prints its snapshot
 #   rescore    POST /api/rescore from snapshot 1 to 2: every run recorded on version 1 (external API
 #              runs with posted events, the batch's runs) gets its score on version 1 and on version 2,
 #              each equal to `keynode score` on the run exported (its stored events as a trajectory)
@@ -14,7 +15,10 @@
 #              left to do
 #   view       GET /api/agent-runs/{id}?version=2 shows the pinned batch on version 2 (its rescores)
 #   compare    two batches on snapshots 1 and 2 compared: only `beta` (same key nodes) is paired;
-#              `alpha` is left out, the answer says why
+#              `alpha` is left out, the answer says why; the dashboard shows the batch on snapshot 2
+#              and the comparison's reason (rescore-page.mjs, headless Chromium)
+#   another    a version made outside the upload (SQL, as a repair or an edit does) takes one snapshot
+#              at its commit, a rolled-back one none
 #   malformed  bodies to POST /api/rescore that are not what they should be: 400, serve still answers
 #
 #   tests/integration/rescore.sh KEYNODE_BIN REPO_DIR
@@ -118,6 +122,8 @@ snaps=$(api "$base/api/tasksets/rs/snapshots")
 expect "snapshots: the listing, newest first, says what changed" \
   "$(jq -c '[.snapshots[] | [.version, .current, ([.changed[] | [.task, .from, .to, .key_nodes_changed]])]]' <<<"$snaps")" \
   '[[2,true,[["alpha",1,2,true],["beta",1,2,false]]],[1,false,[]]]'
+expect "snapshots: the task and its replays still answer (REPLAY gained its snapshot)" \
+  "$(api -o /dev/null -w '%{http_code}' "$base/api/tasks/rs:alpha") $(api "$base/api/replays?task=rs:alpha" | jq -c .replays)" "200 []"
 expect "snapshots: an unknown set is 404" "$(api -o /dev/null -w '%{http_code}' "$base/api/tasksets/nope/snapshots")" 404
 
 bb=$(api -X POST -d '{"agent": "goto", "taskset": "rs"}' "$base/api/agent-runs")
@@ -198,6 +204,12 @@ expect "compare: only the task whose key nodes are the same is paired" \
   '[1,["rs:beta"],["rs:alpha"],1,2]'
 expect "compare: the answer says what was left out and why" "$(jq -r '.left_out[0] | .task + ": " + .why' <<<"$cmp")" \
   "rs:alpha: key nodes differ: batch A ran version 1, batch B version 2"
+
+# the dashboard: the batch on snapshot 2, the comparison's reasons (headless Chromium)
+kn_chromium_start "$tmp/chromium" || kn_finish
+node "$repo/tests/integration/rescore-page.mjs" "$cdp" "$base" "$token" "$batch_a" "$batch_b" >"$tmp/page.out" 2>&1
+while read -r l; do case $l in ok*) kn_ok "${l#ok   }" ;; FAIL*) kn_fail "${l#FAIL }" ;; esac; done <"$tmp/page.out"
+grep -q '^ok   compare page' "$tmp/page.out" || kn_fail "dashboard: rescore-page.mjs: $(tail -3 "$tmp/page.out")"
 
 # --- another path ----------------------------------------------------------------------------------
 # a version made outside the upload (as applying a repair or an edit does: task_versions rows and the
