@@ -102,6 +102,12 @@ ALTER TABLE runs ADD COLUMN snapshot bigint REFERENCES taskset_snapshots;
 ALTER TABLE replay_results ADD COLUMN snapshot bigint REFERENCES taskset_snapshots;
 ALTER TABLE agent_batches ADD COLUMN snapshot bigint REFERENCES taskset_snapshots;
 
+-- SNAPSHOT_REF of services/http/API.md: {"id", "taskset", "version", "hash"}; NULL for NULL.
+CREATE FUNCTION kn_snapshot_ref(snapshot bigint) RETURNS json LANGUAGE sql STABLE AS $$
+	SELECT json_build_object('id', x.id, 'taskset', s.name, 'version', x.version, 'hash', x.hash)
+	FROM taskset_snapshots x JOIN tasksets s ON s.id = x.taskset_id WHERE x.id = snapshot
+$$;
+
 -- A run or replay inserted without a snapshot gets the latest one holding its task version.
 CREATE FUNCTION kn_fill_snapshot() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN

@@ -162,10 +162,11 @@ static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_htt
 	json_t *j = json_pack("{s:I, s:s, s:I, s:I}", "taskset", (json_int_t)id, "name", name, "tasks",
 	                      (json_int_t)n, "new_versions", (json_int_t)newv);
 	kn_store_snapshot snap; /* the set's snapshot now (taken at the commit: store_snapshots.h) */
-	char *sj = kn_store_snapshot_find(st, name, NULL, &snap, &err) == 0 ? kn_store_snapshot_ref_json(&snap) : NULL;
+	json_t *sj = kn_store_snapshot_find(st, name, NULL, &snap, &err) == 0 ? kn_store_snapshot_ref(&snap) : NULL;
 	if (j)
-		json_object_set_new(j, "snapshot", sj ? json_loads(sj, 0, NULL) : json_null());
-	free(sj);
+		json_object_set_new(j, "snapshot", sj ? sj : json_null());
+	else
+		json_decref(sj);
 	answer_json(resp, 201, j);
 }
 
@@ -285,10 +286,8 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	json_t *ans = json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:I}", "id", id, "task", task, "status",
 	                        "running", "watched", browser != NULL, "attached", browser != NULL && attached,
 	                        "stream", stream, "task_version", (json_int_t)version);
-	char *sj = snap.id ? kn_store_snapshot_ref_json(&snap) : NULL;
-	if (ans && sj)
-		json_object_set_new(ans, "snapshot", json_loads(sj, 0, NULL));
-	free(sj);
+	if (ans && snap.id)
+		json_object_set_new(ans, "snapshot", kn_store_snapshot_ref(&snap));
 	answer_json(resp, 201, ans);
 done:
 	json_decref(body);

@@ -112,10 +112,11 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	                      "repeat", repeat, "retries", retries, "jobs", (json_int_t)n_jobs, "status", "queued",
 	                      "url", loc);
 	kn_store_snapshot s; /* the batch's pin (issue 25) */
-	char *sj = snap_id && kn_store_snapshot_get(st, snap_id, &s, &err) == 0 ? kn_store_snapshot_ref_json(&s) : NULL;
+	json_t *sj = snap_id && kn_store_snapshot_get(st, snap_id, &s, &err) == 0 ? kn_store_snapshot_ref(&s) : NULL;
 	if (j)
-		json_object_set_new(j, "snapshot", sj ? json_loads(sj, 0, NULL) : json_null());
-	free(sj);
+		json_object_set_new(j, "snapshot", sj ? sj : json_null());
+	else
+		json_decref(sj);
 	answer(resp, 201, j);
 done:
 	free(refs);

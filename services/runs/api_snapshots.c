@@ -204,14 +204,11 @@ static void post_rescore(kn_store *st, const kn_http_req *req, kn_http_resp *res
 	json_array_foreach(pruned, i, p)
 		json_array_append_new(skipped, json_pack("{s:O, s:s}", "run", p, "why", "its events were pruned "
 		                                         "(retention): nothing to score"));
-	char *fs = kn_store_snapshot_ref_json(&from), *ts = kn_store_snapshot_ref_json(&to);
 	json_t *j = json_pack("{s:s, s:o?, s:o?, s:I, s:O, s:O, s:O, s:O}", "taskset", set, "from",
-	                      fs ? json_loads(fs, 0, NULL) : NULL, "to", ts ? json_loads(ts, 0, NULL) : NULL,
+	                      kn_store_snapshot_ref(&from), "to", kn_store_snapshot_ref(&to),
 	                      "rescored", (json_int_t)json_array_size(runs), "runs", runs, "skipped", skipped,
 	                      "remaining", json_object_get(plan, "remaining"), "done_before",
 	                      json_object_get(plan, "done_before"));
-	free(fs);
-	free(ts);
 	answer(resp, 200, j);
 free_cache:
 	for (size_t k = 0; k < nc; k++)

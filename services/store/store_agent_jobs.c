@@ -226,9 +226,6 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 #define KN_SQL_SRC \
 	"CASE WHEN $2::bigint IS NULL OR sv.task_version = j.task_version THEN 0" \
 	" WHEN rs.run_id IS NOT NULL THEN 1 ELSE 2 END"
-#define KN_SQL_SNAPSHOT_REF(id) \
-	"(SELECT json_build_object('id', x.id, 'taskset', xs.name, 'version', x.version, 'hash', x.hash)" \
-	" FROM taskset_snapshots x JOIN tasksets xs ON xs.id = x.taskset_id WHERE x.id = " id ")"
 
 /* The AGENT_BATCH shape of services/http/API.md. */
 static const char sql_batch_json[] =
@@ -256,8 +253,8 @@ static const char sql_batch_json[] =
 	"   ORDER BY attempt_no) AS attempts"
 	"  FROM a GROUP BY task_version)"
 	" SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'retries', b.retries,"
-	"  'created', kn_ts(b.created), 'snapshot', " KN_SQL_SNAPSHOT_REF("b.snapshot") ","
-	"  'scored_on', " KN_SQL_SNAPSHOT_REF("$2::bigint") ","
+	"  'created', kn_ts(b.created), 'snapshot', kn_snapshot_ref(b.snapshot),"
+	"  'scored_on', kn_snapshot_ref($2::bigint),"
 	"  'unscored', (SELECT count(*) FROM a WHERE src = 2 AND status0 = 'done'),"
 	"  'jobs', (SELECT count(*) FROM a), 'queued', (SELECT count(*) FROM a WHERE state = 'queued'),"
 	"  'running', (SELECT count(*) FROM a WHERE state = 'running'),"
@@ -290,7 +287,7 @@ int kn_store_agent_batch_json(kn_store *st, int64_t batch, int64_t snapshot, cha
  * ran another version; a done attempt without one is left out. */
 static const char sql_batch_results[] =
 	"SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'created', kn_ts(b.created),"
-	"  'snapshot', " KN_SQL_SNAPSHOT_REF("b.snapshot") ","
+	"  'snapshot', kn_snapshot_ref(b.snapshot),"
 	"  'tasks', COALESCE((SELECT json_agg(json_build_object('task', s.name || ':' || t.task_key,"
 	"   'site', v.site, 'sha256', kn_task_scoring_hash(v.definition), 'version', v.version)"
 	"   ORDER BY s.name, t.task_key)"

@@ -11,9 +11,7 @@
  * task-set snapshot it records (schemas/sql/150_snapshots.sql); p is the replay_results row. */
 #define KN_SQL_REPLAY_JSON \
 	"kn_json_merge(kn_replay_summary(p), json_build_object('task_version', (SELECT version FROM task_versions" \
-	" WHERE id = p.task_version), 'snapshot', (SELECT json_build_object('id', x.id, 'taskset', xs.name," \
-	" 'version', x.version, 'hash', x.hash) FROM taskset_snapshots x JOIN tasksets xs ON xs.id = x.taskset_id" \
-	" WHERE x.id = p.snapshot)))"
+	" WHERE id = p.task_version), 'snapshot', kn_snapshot_ref(p.snapshot)))"
 
 #define KN_STR_(x) #x
 #define KN_STR(x) KN_STR_(x)
@@ -132,9 +130,7 @@ int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *
 		"SELECT kn_json_merge(COALESCE(r.result, json_build_object('task', t.task_key, 'run', r.id,"
 		"  'status', r.status)), json_build_object('kind', r.kind, 'browser', r.browser,"
 		"  'started', kn_ts(r.started), 'ended', kn_ts(r.ended),"
-		"  'task_version', v.version, 'snapshot', (SELECT json_build_object('id', x.id, 'taskset', s.name,"
-		"   'version', x.version, 'hash', x.hash) FROM taskset_snapshots x JOIN tasksets s ON s.id = x.taskset_id"
-		"   WHERE x.id = r.snapshot),"
+		"  'task_version', v.version, 'snapshot', kn_snapshot_ref(r.snapshot),"
 		"  'events', COALESCE((SELECT json_agg(e.line ORDER BY e.seq) FROM (SELECT x.line, x.seq"
 		"   FROM events x WHERE x.run_id = r.id ORDER BY x.seq LIMIT " KN_STR(KN_STORE_RUN_EVENTS_INLINE)
 		"   ) e), '[]'),"

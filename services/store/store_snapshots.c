@@ -78,13 +78,10 @@ int kn_store_snapshot_get(kn_store *st, int64_t id, kn_store_snapshot *out, kn_e
 	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no snapshot %s", ib) : rc;
 }
 
-char *kn_store_snapshot_ref_json(const kn_store_snapshot *s)
+json_t *kn_store_snapshot_ref(const kn_store_snapshot *s)
 {
-	json_t *j = json_pack("{s:I, s:s, s:i, s:s}", "id", (json_int_t)s->id, "taskset", s->taskset, "version",
-	                      s->version, "hash", s->hash);
-	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	return t;
+	return json_pack("{s:I, s:s, s:i, s:s}", "id", (json_int_t)s->id, "taskset", s->taskset, "version",
+	                 s->version, "hash", s->hash);
 }
 
 /* Each snapshot with the tasks that changed since the one before it (a new task: "from" null) and

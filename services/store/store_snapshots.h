@@ -28,9 +28,9 @@ int kn_store_snapshot_find(kn_store *st, const char *taskset, const char *ref, k
                            kn_err *err);
 /* The snapshot with id `id` (KN_ENOTFOUND when none). */
 int kn_store_snapshot_get(kn_store *st, int64_t id, kn_store_snapshot *out, kn_err *err);
-/* {"id", "taskset", "version", "hash"} of s: the SNAPSHOT_REF of the API answers, as text the
- * caller frees (NULL when out of memory). */
-char *kn_store_snapshot_ref_json(const kn_store_snapshot *s);
+/* {"id", "taskset", "version", "hash"} of s: the SNAPSHOT_REF of the API answers, the caller's
+ * (json_decref; NULL when out of memory). */
+struct json_t *kn_store_snapshot_ref(const kn_store_snapshot *s);
 
 /* GET /api/tasksets/{name}/snapshots: {"taskset", "snapshots": [SNAPSHOT…]} newest first, each
  * with the tasks whose version changed since the snapshot before it. *out the caller's;
