@@ -778,3 +778,14 @@ void kn_summary_finish(kn_summary *s)
 	s->task_score = nr > 0 ? 100.0 * s->sum_reward / nr : 0;
 	s->reward_success_rate = nr > 0 ? (double)s->n_reward_full / nr : 0;
 }
+
+int kn_eval_run(kn_eval **out, const kn_task *task, const kn_eval_opts *opts, const kn_event *events,
+                size_t n, size_t *judge_failures, kn_err *err)
+{
+	if (kn_eval_new(out, task, opts) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (kn_eval_feed(*out, &events[i], err) < 0 && judge_failures)
+			(*judge_failures)++;
+	return 0;
+}

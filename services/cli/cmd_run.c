@@ -32,7 +32,7 @@ static const char help[] =
 	"                   [--timeout S] [--retries R] [--out DIR] [--resume] [--browser ENDPOINT]…\n"
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN] [--warm N]\n"
 	"                   [--config FILE] [--agent-name NAME] [--model NAME]\n"
-	"                   [--server URL [--taskset NAME]]\n"
+	"                   [--server URL [--taskset NAME] [--snapshot N]]\n"
 	"                   [--trace on|off|failures]\n"
 	"\n"
 	"Run any agent (any language, any browser library) over a task set and score every attempt\n"
@@ -107,6 +107,9 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"                    browsers (same machine or network). Folders and summary are the same\n"
 	"  --taskset NAME    with --server: the task set's name there (default: the file's name\n"
 	"                    without its extension)\n"
+	"  --snapshot N      with --server: run against snapshot N of the set there (its task versions;\n"
+	"                    GET /api/tasksets/NAME/snapshots) without uploading the file; without it\n"
+	"                    the upload's snapshot is pinned. Printed on stderr at the start\n"
 	"  --trace M         the run trace of each attempt in <attempt>/trace/ (screenshots, element,\n"
 	"                    console/network, key-node evidence per step; `keynode trace show`): off\n"
 	"                    (default), on, or failures (kept only for attempts that did not finish)\n"
@@ -400,7 +403,7 @@ int kn_cmd_run(int argc, char **argv)
 {
 	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
 	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG, O_WARM,
-	       O_SERVER, O_TASKSET, O_AGENT_NAME, O_MODEL, O_REGION, O_MIX };
+	       O_SERVER, O_TASKSET, O_AGENT_NAME, O_MODEL, O_REGION, O_MIX, O_SNAPSHOT };
 	static const struct option opts[] = {
 		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
 		{"task", required_argument, NULL, O_TASK},         {"parallel", required_argument, NULL, O_PARALLEL},
@@ -415,6 +418,7 @@ int kn_cmd_run(int argc, char **argv)
 		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
 		{"agent-name", required_argument, NULL, O_AGENT_NAME}, {"model", required_argument, NULL, O_MODEL},
 		{"region", required_argument, NULL, O_REGION},     {"mix-environments", no_argument, NULL, O_MIX},
+		{"snapshot", required_argument, NULL, O_SNAPSHOT},
 		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE},
 		KN_CLI_SEMANTIC_LONGOPTS, /* its "config" comes after run's own: getopt_long takes run's */
 		{NULL, 0, NULL, 0}};
@@ -428,7 +432,7 @@ int kn_cmd_run(int argc, char **argv)
 	kn_config *cfg = NULL;
 	kn_remote *remote = NULL;
 	char *set_name = NULL;
-	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600, warm = -1;
+	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600, warm = -1, snapshot = 0;
 	struct run r = {.retries = 1};
 	const char **ids = calloc((size_t)argc + 1, sizeof *ids);
 	r.browsers = calloc((size_t)argc + 1, sizeof *r.browsers);
@@ -458,6 +462,10 @@ int kn_cmd_run(int argc, char **argv)
 		case O_MODEL: meta.model = optarg; break;
 		case O_REGION: region = region_opt = optarg; break;
 		case O_MIX: mix = 1; break;
+		case O_SNAPSHOT:
+			if (kn_cli_parse_int(&snapshot, optarg) || snapshot < 1)
+				return kn_cli_usage_error("run", "--snapshot must be a snapshot version (a positive integer)");
+			break;
 		case O_PARALLEL:
 			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
 				kn_cli_usage_error("run", "--parallel must be 1..64");
@@ -553,8 +561,8 @@ int kn_cmd_run(int argc, char **argv)
 	r.guard = cfg ? cfg->guard : NULL;
 	if (!region_opt && cfg && cfg->region) /* --region, then KEYNODE_REGION, then keynode.yaml */
 		region = region && *region ? region : cfg->region;
-	if (r.taskset && !server) {
-		kn_cli_usage_error("run", "--taskset goes with --server");
+	if ((r.taskset || snapshot) && !server) {
+		kn_cli_usage_error("run", "--taskset and --snapshot go with --server");
 		goto done;
 	}
 	if (server) {
@@ -570,10 +578,17 @@ int kn_cmd_run(int argc, char **argv)
 				*dot = '\0';
 			r.taskset = set_name;
 		}
-		if (!r.taskset || kn_remote_upload(remote, tasks, r.taskset, &err) != 0) {
+		/* issue 25: every attempt runs against one snapshot of the set, the one the upload left
+		 * (or --snapshot N, without uploading), even if the set changes while they run */
+		char hash[65];
+		if (!r.taskset || (!snapshot && kn_remote_upload(remote, tasks, r.taskset, &snapshot, &err) != 0) ||
+		    (snapshot && kn_remote_pin(remote, r.taskset, snapshot, hash, &err) != 0)) {
 			fprintf(stderr, "keynode run: --server %s: %s\n", server, r.taskset ? err.msg : "out of memory");
 			goto done;
 		}
+		if (snapshot)
+			fprintf(stderr, "keynode run: task set %s snapshot %d (sha256 %s) on %s\n", r.taskset, snapshot,
+			        hash, server);
 		r.server = remote;
 	}
 	int lr = kn_cli_load_tasks(&set, tasks, NULL, "run", &err);

@@ -157,15 +157,15 @@ static int score_one(const char *file, const kn_taskset *set, const kn_eval_opts
 		fprintf(stderr, "keynode score: %s: task '%s' is not in %s\n", file, hdr.task, set->source);
 		goto out;
 	}
-	if (kn_eval_new(&row->ev, task, eo) != 0) {
+	size_t failures = 0; /* the same scoring as POST /api/rescore's (kn_eval_run) */
+	if (kn_eval_run(&row->ev, task, eo, events, n, &failures, &err) != 0) {
 		fprintf(stderr, "keynode score: out of memory\n");
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (kn_eval_feed(row->ev, &events[i], &err) < 0) {
-			fprintf(stderr, "keynode score: %s: event %zu: %s\n", file, i + 1, err.msg);
-			(*judge_failures)++;
-		}
+	if (failures)
+		fprintf(stderr, "keynode score: %s: %zu event%s not judged, the last: %s\n", file, failures,
+		        failures == 1 ? "" : "s", err.msg);
+	*judge_failures += failures;
 	if (outdir) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/%s.json", outdir, hdr.run);

@@ -47,6 +47,8 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_TASK_EDITS] = "POST /api/tasks/{id}/edits",
 	[KN_ROUTE_TASK_VERSIONS] = "GET /api/tasks/{id}/versions",
 	[KN_ROUTE_TASKSET_CHANGELOG] = "GET /api/tasksets/{name}/changelog",
+	[KN_ROUTE_TASKSET_SNAPSHOTS] = "GET /api/tasksets/{name}/snapshots",
+	[KN_ROUTE_RESCORE] = "POST /api/rescore",
 };
 
 const char *kn_route_name(kn_route r)
@@ -59,7 +61,7 @@ int kn_route_is_write(kn_route r)
 	switch (r) {
 	case KN_ROUTE_TASKSETS_POST: case KN_ROUTE_RUNS_POST: case KN_ROUTE_RUN_EVENTS:
 	case KN_ROUTE_RUN_ANSWER: case KN_ROUTE_RUN_STOP: case KN_ROUTE_REPLAYS_POST:
-	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST: case KN_ROUTE_AGENT_RUNS_POST:
+	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST: case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_RESCORE:
 	case KN_ROUTE_TASK_REPAIRS: case KN_ROUTE_TASK_EDITS:
 		return 1;
 	default:
@@ -165,7 +167,8 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 	                                         {"repairs", KN_ROUTE_NONE, KN_ROUTE_TASK_REPAIRS},
 	                                         {"edits", KN_ROUTE_NONE, KN_ROUTE_TASK_EDITS},
 	                                         {"versions", KN_ROUTE_TASK_VERSIONS, KN_ROUTE_NONE}};
-	static const struct verb taskset_verbs[] = {{"changelog", KN_ROUTE_TASKSET_CHANGELOG, KN_ROUTE_NONE}};
+	static const struct verb taskset_verbs[] = {{"changelog", KN_ROUTE_TASKSET_CHANGELOG, KN_ROUTE_NONE},
+		{"snapshots", KN_ROUTE_TASKSET_SNAPSHOTS, KN_ROUTE_NONE}};
 	static const struct verb run_verbs[] = {
 		{"events", KN_ROUTE_RUN_EVENTS_GET, KN_ROUTE_RUN_EVENTS},
 		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},
@@ -179,7 +182,9 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 		const char *rest = path + 4;
 		if (strncmp(rest, "/tasksets", 9) == 0 && (rest[9] == '\0' || rest[9] == '/'))
 			return match_collection(out, id, idcap, m, rest + 9, KN_ROUTE_NONE, KN_ROUTE_TASKSETS_POST,
-			                        KN_ROUTE_NONE, taskset_verbs, 1);
+			                        KN_ROUTE_NONE, taskset_verbs, sizeof taskset_verbs / sizeof *taskset_verbs);
+		if (strcmp(rest, "/rescore") == 0 || strcmp(rest, "/rescore/") == 0)
+			return pick(out, m, KN_ROUTE_NONE, KN_ROUTE_RESCORE);
 		if (strncmp(rest, "/tasks", 6) == 0 && (rest[6] == '\0' || rest[6] == '/'))
 			return match_collection(out, id, idcap, m, rest + 6, KN_ROUTE_TASKS, KN_ROUTE_NONE,
 			                        KN_ROUTE_TASK, task_verbs, sizeof task_verbs / sizeof *task_verbs);

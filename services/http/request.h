@@ -59,6 +59,8 @@ typedef enum kn_route {
 	KN_ROUTE_TASK_EDITS,         /* POST /api/tasks/{id}/edits (a key node or a step edited) */
 	KN_ROUTE_TASK_VERSIONS,      /* GET /api/tasks/{id}/versions (versions and their changes) */
 	KN_ROUTE_TASKSET_CHANGELOG,  /* GET /api/tasksets/{name}/changelog (JSON or Markdown) */
+	KN_ROUTE_TASKSET_SNAPSHOTS, /* GET /api/tasksets/{name}/snapshots (issue 25: api_snapshots.c) */
+	KN_ROUTE_RESCORE,       /* POST /api/rescore (issue 25: stored runs scored on other versions) */
 	KN_ROUTE__COUNT
 } kn_route;
 

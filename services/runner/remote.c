@@ -25,7 +25,13 @@
 struct kn_remote {
 	char *base;  /* http://HOST:PORT, no trailing slash */
 	char *auth;  /* "Authorization: Bearer …" or NULL */
+	int snapshot; /* the pinned snapshot of the set (kn_remote_pin), 0 none */
 };
+
+int kn_remote_snapshot(const kn_remote *r)
+{
+	return r->snapshot;
+}
 
 int kn_remote_new(kn_remote **out, const char *url, const char *token, kn_err *err)
 {
@@ -152,8 +158,10 @@ int kn_remote_json(const kn_remote *r, const char *method, const char *path, jso
 	return *out ? 0 : kn_err_set(err, KN_EPROTO, "%s %s: the answer is not JSON: %s", method, path, je.text);
 }
 
-int kn_remote_upload(const kn_remote *r, const char *file, const char *name, kn_err *err)
+int kn_remote_upload(const kn_remote *r, const char *file, const char *name, int *snapshot, kn_err *err)
 {
+	if (snapshot)
+		*snapshot = 0;
 	FILE *f = fopen(file, "rb");
 	if (!f)
 		return kn_err_set(err, KN_EIO, "%s: cannot read", file);
@@ -184,8 +192,37 @@ int kn_remote_upload(const kn_remote *r, const char *file, const char *name, kn_
 		rc = kn_remote_call(r, "POST", path, data ? data : "", n, "application/yaml", &status, &ans, err);
 		if (rc == 0 && (status < 200 || status > 299))
 			rc = answer_error(err, "POST /api/tasksets", status, ans);
+		json_t *j = rc == 0 && snapshot ? json_loads(ans, 0, NULL) : NULL;
+		if (j)
+			*snapshot = (int)json_integer_value(json_object_get(json_object_get(j, "snapshot"), "version"));
+		json_decref(j);
 	}
 	curl_free(esc);
 	free(path), free(ans), free(data);
 	return rc;
+}
+
+int kn_remote_pin(kn_remote *r, const char *name, int snapshot, char hash[65], kn_err *err)
+{
+	hash[0] = '\0';
+	char *esc = curl_easy_escape(NULL, name, 0), *path = NULL;
+	json_t *ans = NULL;
+	int rc = !esc || asprintf(&path, "/api/tasksets/%s/snapshots", esc) < 0
+	         ? (path = NULL, kn_err_set(err, KN_ENOMEM, "out of memory"))
+	         : kn_remote_json(r, "GET", path, NULL, &ans, NULL, err);
+	curl_free(esc);
+	free(path);
+	if (rc)
+		return rc;
+	json_t *s;
+	size_t i;
+	json_array_foreach(json_object_get(ans, "snapshots"), i, s)
+		if (json_integer_value(json_object_get(s, "version")) == snapshot) {
+			const char *h = json_string_value(json_object_get(s, "hash"));
+			snprintf(hash, 65, "%s", h ? h : "");
+			r->snapshot = snapshot;
+		}
+	json_decref(ans);
+	return r->snapshot == snapshot && snapshot > 0
+	       ? 0 : kn_err_set(err, KN_ENOTFOUND, "task set '%s' has no snapshot %d on the server", name, snapshot);
 }

@@ -39,12 +39,14 @@ void kn_rundir_free(kn_rundir *d);
 void kn_rundir_add_task(kn_rundir *d, const json_t *t);
 
 /* Read agent batch `batch` of the store (kn_store_agent_batch_results_json) as a run: its plan
- * (ids TASKSET:TASK, sites and content hashes of the task versions), every stored attempt, K the
+ * (ids TASKSET:TASK, sites and the hashes of what the scorer reads of the task versions, so two
+ * batches pair on tasks whose key nodes are the same), every stored attempt, K the
  * batch's repeat, the agent's name and the environment of the first attempt whose browser said
  * its version (else of the first attempt). path is "agent batch N".
- * A stored result that does not parse is left out. KN_ENOTFOUND no such batch, store errors,
- * KN_ENOMEM. */
+ * A stored result that does not parse is left out. snapshot > 0: the attempts scored on that
+ * snapshot's versions (their rescores; one without is left out). KN_ENOTFOUND no such batch, store
+ * errors, KN_ENOMEM. */
 struct kn_store;
-int kn_rundir_from_batch(kn_rundir **out, struct kn_store *st, int64_t batch, kn_err *err);
+int kn_rundir_from_batch(kn_rundir **out, struct kn_store *st, int64_t batch, int64_t snapshot, kn_err *err);
 
 #endif

@@ -47,11 +47,11 @@ static int take_results(kn_rundir *d, kn_err *err)
 	return 0;
 }
 
-int kn_rundir_from_batch(kn_rundir **out, kn_store *st, int64_t batch, kn_err *err)
+int kn_rundir_from_batch(kn_rundir **out, kn_store *st, int64_t batch, int64_t snapshot, kn_err *err)
 {
 	*out = NULL;
 	char *text = NULL;
-	int rc = kn_store_agent_batch_results_json(st, batch, &text, err);
+	int rc = kn_store_agent_batch_results_json(st, batch, snapshot, &text, err);
 	if (rc)
 		return rc;
 	kn_rundir *d = calloc(1, sizeof *d);

@@ -45,11 +45,18 @@ int kn_remote_call(const kn_remote *r, const char *method, const char *path, con
  * error naming the server's message; *status (may be NULL) the HTTP status. */
 int kn_remote_json(const kn_remote *r, const char *method, const char *path, json_t *body,
                    json_t **out, int *status, kn_err *err);
-/* POST /api/tasksets?name=NAME with the task file. */
-int kn_remote_upload(const kn_remote *r, const char *file, const char *name, kn_err *err);
+/* POST /api/tasksets?name=NAME with the task file; *snapshot (may be NULL) the set's snapshot
+ * version after it (issue 25; 0 when the server says none). */
+int kn_remote_upload(const kn_remote *r, const char *file, const char *name, int *snapshot, kn_err *err);
+/* Pin every later run to snapshot `snapshot` of task set `name` (issue 25: POST /api/runs
+ * {"snapshot"}), after checking with GET /api/tasksets/{name}/snapshots that it exists; hash (65
+ * bytes) its hash. Call before sharing r. KN_ENOTFOUND when the set has no such snapshot. */
+int kn_remote_pin(kn_remote *r, const char *name, int snapshot, char hash[65], kn_err *err);
+/* The pinned snapshot version, 0 none. */
+int kn_remote_snapshot(const kn_remote *r);
 
 /* A run of one attempt on the server (attempt_remote.c). start: POST /api/runs {task, browser,
- * step_limit} (0: the default budget); KN_ETIMEOUT when serve's monitor did not attach (*out is
+ * step_limit, snapshot (the pinned one, kn_remote_pin)} (step_limit 0: the default budget); KN_ETIMEOUT when serve's monitor did not attach (*out is
  * still set: free it). ended: 1 once the run ended on the server (polled at most every 0.5 s);
  * end_cause then KN_END_STEP_LIMIT, KN_END_UNREACHABLE or KN_END_BROWSER_GONE. finish: stop it
  * (if live), write its trajectory to traj (may be NULL), *result the run result (§3; the

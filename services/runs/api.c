@@ -30,6 +30,7 @@
 #include "forward.h"
 #include "log.h"
 #include "store_serve.h"
+#include "store_snapshots.h"
 
 #define MAX_REF 256
 /* Answer with an error and leave the route function. */
@@ -159,9 +160,15 @@ static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_htt
 	kn_api_cache_bump(a->cache); /* even on failure: part of it may have been stored */
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, NULL));
-	answer_json(resp, 201, json_pack("{s:I, s:s, s:I, s:I}", "taskset", (json_int_t)id, "name",
-	                                 name, "tasks", (json_int_t)n, "new_versions",
-	                                 (json_int_t)newv));
+	json_t *j = json_pack("{s:I, s:s, s:I, s:I}", "taskset", (json_int_t)id, "name", name, "tasks",
+	                      (json_int_t)n, "new_versions", (json_int_t)newv);
+	kn_store_snapshot snap; /* the set's snapshot now (taken at the commit: store_snapshots.h) */
+	json_t *sj = kn_store_snapshot_find(st, name, NULL, &snap, &err) == 0 ? kn_store_snapshot_ref(&snap) : NULL;
+	if (j)
+		json_object_set_new(j, "snapshot", sj ? sj : json_null());
+	else
+		json_decref(sj);
+	answer_json(resp, 201, j);
 }
 
 static void get_tasks(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
@@ -229,9 +236,26 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	int step_limit = sl ? (int)json_integer_value(sl) : 0;
 	int64_t version = 0;
 	int rc;
-	rc = kn_store_task_resolve(st, task, &version, &err);
+	/* issue 25: "snapshot" pins the run to the task's version in that snapshot of its set */
+	json_t *sn = json_object_get(body, "snapshot");
+	kn_store_snapshot snap = {0};
+	if (sn && (!json_is_integer(sn) || json_integer_value(sn) < 1 || json_integer_value(sn) > 999999999 ||
+	           !strchr(task, ':'))) {
+		kn_http_resp_error(resp, 400, "bad request", "\"snapshot\": a snapshot version (a positive "
+		                   "integer) of the set a TASKSET:TASK reference names");
+		goto done;
+	}
+	if (sn) {
+		char set_name[MAX_REF + 1], vb[24];
+		snprintf(set_name, sizeof set_name, "%.*s", (int)(strchr(task, ':') - task), task);
+		snprintf(vb, sizeof vb, "%lld", (long long)json_integer_value(sn));
+		rc = kn_store_snapshot_find(st, set_name, vb, &snap, &err);
+		if (!rc)
+			rc = kn_store_snapshot_task_version(st, snap.id, task, &version, &err);
+	} else
+		rc = kn_store_task_resolve(st, task, &version, &err);
 	if (rc) {
-		kn_api_store_failed(resp, rc, &err, "no such task");
+		kn_api_store_failed(resp, rc, &err, sn ? NULL : "no such task");
 		goto done;
 	}
 	kn_taskset *set = NULL;
@@ -260,9 +284,12 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	}
 	char stream[KN_RUN_ID_MAX + 32];
 	snprintf(stream, sizeof stream, "/api/stream?run=%s", id);
-	answer_json(resp, 201, json_pack("{s:s, s:s, s:s, s:b, s:b, s:s}", "id", id, "task", task,
-	                                 "status", "running", "watched", browser != NULL, "attached",
-	                                 browser != NULL && attached, "stream", stream));
+	json_t *ans = json_pack("{s:s, s:s, s:s, s:b, s:b, s:s, s:I}", "id", id, "task", task, "status",
+	                        "running", "watched", browser != NULL, "attached", browser != NULL && attached,
+	                        "stream", stream, "task_version", (json_int_t)version);
+	if (ans && snap.id)
+		json_object_set_new(ans, "snapshot", kn_store_snapshot_ref(&snap));
+	answer_json(resp, 201, ans);
 done:
 	json_decref(body);
 }
@@ -561,6 +588,7 @@ static void route(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_r
 	case KN_ROUTE_AGENT_RUNS_COMPARE:
 		kn_api_agent_runs(st, req, resp);
 		break;
+	case KN_ROUTE_TASKSET_SNAPSHOTS: case KN_ROUTE_RESCORE: kn_api_snapshots(st, req, resp); break;
 	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
 	}
 }
@@ -604,6 +632,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_AGENT_RUNS_POST:
 	case KN_ROUTE_TASK_REPAIRS:
 	case KN_ROUTE_TASK_EDITS:
+	case KN_ROUTE_RESCORE:
 		resp->defer = KN_HTTP_LANE_SLOW;
 		return;
 	default:

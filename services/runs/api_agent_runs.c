@@ -6,7 +6,9 @@
  * (services/runner: the batch read as a run folder, kn_rundir_from_batch; kn_run_summary_stats;
  * kn_run_compare), never a second implementation. The body names an agent by the name workers know it
  * under (their keynode.yaml `agents:`), never a command line: nothing a client sends is ever
- * executed as given. */
+ * executed as given. Issue 25: a batch records its snapshot, `?version=V` shows it on another one (its
+ * attempts' rescores), and the comparison pairs the tasks whose key nodes are the same and lists the
+ * others in "left_out" with the reason. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@
 #include "request.h"
 #include "rundir.h"
 #include "stats.h"
+#include "store_snapshots.h"
 #include "summary.h"
 
 #define KN_AGENT_RUN_MAX_TASKS 1000
@@ -44,7 +47,7 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		return;
 	}
 	json_t *tasks = json_object_get(body, "tasks"), *rep = json_object_get(body, "repeat");
-	json_t *ret = json_object_get(body, "retries");
+	json_t *ret = json_object_get(body, "retries"), *snap = json_object_get(body, "snapshot");
 	if (kn_http_json_string(&agent, body, "agent", 1, KN_STORE_AGENT_NAME_MAX, &err) ||
 	    kn_http_json_string(&taskset, body, "taskset", 0, KN_AGENT_RUN_MAX_REF, &err)) {
 		kn_http_resp_error(resp, 400, "bad request", err.msg);
@@ -68,6 +71,12 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		kn_http_resp_error(resp, 400, "bad request", "retries: an integer from 0 to 10");
 		goto done;
 	}
+	if (snap && (!taskset || !json_is_integer(snap) || json_integer_value(snap) < 1 ||
+	             json_integer_value(snap) > 999999999)) {
+		kn_http_resp_error(resp, 400, "bad request", "snapshot: a snapshot version (a positive integer) "
+		                   "of the task set named by \"taskset\"");
+		goto done;
+	}
 	if (tasks) {
 		size_t n = json_is_array(tasks) ? json_array_size(tasks) : 0;
 		if (n == 0 || n > KN_AGENT_RUN_MAX_TASKS || !(refs = calloc(n, sizeof *refs))) {
@@ -86,19 +95,29 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		}
 	}
 	int repeat = rep ? (int)json_integer_value(rep) : 1;
-	int64_t batch = 0;
+	int64_t batch = 0, snap_id = 0;
 	size_t n_jobs = 0;
 	int retries = ret ? (int)json_integer_value(ret) : 1;
-	int rc = kn_store_agent_batch_new(st, agent, refs, n_refs, taskset, repeat, retries, &batch, &n_jobs,
-	                                  &err);
+	char sv[24];
+	snprintf(sv, sizeof sv, "%lld", (long long)json_integer_value(snap));
+	int rc = kn_store_agent_batch_new(st, agent, refs, n_refs, taskset, snap ? sv : NULL, repeat, retries,
+	                                  &batch, &snap_id, &n_jobs, &err);
 	if (rc) {
 		kn_api_store_failed(resp, rc, &err, NULL);
 		goto done;
 	}
 	char loc[64];
 	snprintf(loc, sizeof loc, "/api/agent-runs/%lld", (long long)batch);
-	answer(resp, 201, json_pack("{s:I, s:s, s:i, s:i, s:I, s:s, s:s}", "id", (json_int_t)batch, "agent",
-	                            agent, "repeat", repeat, "retries", retries, "jobs", (json_int_t)n_jobs, "status", "queued", "url", loc));
+	json_t *j = json_pack("{s:I, s:s, s:i, s:i, s:I, s:s, s:s}", "id", (json_int_t)batch, "agent", agent,
+	                      "repeat", repeat, "retries", retries, "jobs", (json_int_t)n_jobs, "status", "queued",
+	                      "url", loc);
+	kn_store_snapshot s; /* the batch's pin (issue 25) */
+	json_t *sj = snap_id && kn_store_snapshot_get(st, snap_id, &s, &err) == 0 ? kn_store_snapshot_ref(&s) : NULL;
+	if (j)
+		json_object_set_new(j, "snapshot", sj ? sj : json_null());
+	else
+		json_decref(sj);
+	answer(resp, 201, j);
 done:
 	free(refs);
 	json_decref(body);
@@ -115,10 +134,10 @@ static long long batch_id(const char *s)
 /* The uncertainty of a batch's results (summary.json's keys: ci95, bootstrap, per_repeat,
  * std_over_repeats, pass_at_k, pass_all_k, pass_k_tasks, per_site, denominators) and "rates", the
  * point values the intervals are around (the defined ones: summary.json's metrics). */
-static int batch_stats(kn_store *st, long long id, json_t **out, kn_err *err)
+static int batch_stats(kn_store *st, long long id, int64_t snapshot, json_t **out, kn_err *err)
 {
 	kn_rundir *d = NULL;
-	int rc = kn_rundir_from_batch(&d, st, id, err);
+	int rc = kn_rundir_from_batch(&d, st, id, snapshot, err);
 	if (rc)
 		return rc;
 	kn_stats sts;
@@ -144,6 +163,32 @@ static int batch_stats(kn_store *st, long long id, json_t **out, kn_err *err)
 	return rc;
 }
 
+/* ?snapshot=REF or ?version=REF (the same: a snapshot of the batch's task set, by version or hash,
+ * store_snapshots.h): *out its id, 0 when neither is given. KN_EINVAL for a batch without a
+ * snapshot or a malformed REF, KN_ENOTFOUND for no such batch or snapshot. */
+static int view_snapshot(kn_store *st, long long id, const kn_http_req *req, int64_t *out, kn_err *err)
+{
+	*out = 0;
+	const char *ref = kn_http_query_get(req->query, "snapshot");
+	if (!ref)
+		ref = kn_http_query_get(req->query, "version");
+	if (!ref)
+		return 0;
+	char *text = NULL;
+	int rc = kn_store_agent_batch_results_json(st, id, 0, &text, err);
+	json_t *j = rc ? NULL : json_loads(text, 0, NULL);
+	free(text);
+	const char *set = json_string_value(json_object_get(json_object_get(j, "snapshot"), "taskset"));
+	kn_store_snapshot s;
+	if (!rc && !set)
+		rc = kn_err_set(err, KN_EINVAL, "batch %lld has no snapshot (its tasks are in more than one "
+		                "task set, or it was made before snapshots): it cannot be shown on another", id);
+	if (!rc && (rc = kn_store_snapshot_find(st, set, ref, &s, err)) == 0)
+		*out = s.id;
+	json_decref(j);
+	return rc;
+}
+
 static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	long long id = batch_id(req->id);
@@ -154,9 +199,16 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	kn_err err = {0};
 	char *out = NULL;
 	json_t *j = NULL, *stats = NULL;
-	int rc = kn_store_agent_batch_json(st, id, &out, &err);
+	int64_t view = 0;
+	int rc = view_snapshot(st, id, req, &view, &err);
+	if (rc == KN_EINVAL) {
+		kn_http_resp_error(resp, 400, "bad snapshot", err.msg);
+		return;
+	}
 	if (!rc)
-		rc = batch_stats(st, id, &stats, &err);
+		rc = kn_store_agent_batch_json(st, id, view, &out, &err);
+	if (!rc)
+		rc = batch_stats(st, id, view, &stats, &err);
 	if (rc) {
 		free(out);
 		kn_api_store_failed(resp, rc, &err, NULL);
@@ -172,6 +224,39 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	answer(resp, 200, j);
 }
 
+/* The task version number batch results `s` ran task `id` at (0 when it did not run it). */
+static json_int_t version_of(const json_t *s, const char *id)
+{
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(s, "tasks"), i, t)
+		if (strcmp(json_string_value(json_object_get(t, "task")) ? json_string_value(json_object_get(t, "task"))
+		                                                           : "", id) == 0)
+			return json_integer_value(json_object_get(t, "version"));
+	return 0;
+}
+
+/* Issue 25: the tasks the comparison left out and why: [{"task", "why"}…]. Pairs are made on the
+ * hash of what the scorer reads (kn_task_scoring_hash), so "changed" are the tasks whose key nodes
+ * differ between the versions the batches ran. */
+static json_t *left_out(const json_t *cmp, const json_t *sa, const json_t *sb)
+{
+	json_t *out = json_array(), *v;
+	size_t i;
+	json_array_foreach(json_object_get(cmp, "changed"), i, v) {
+		const char *id = json_string_value(v);
+		char why[160];
+		snprintf(why, sizeof why, "key nodes differ: batch A ran version %lld, batch B version %lld",
+		         (long long)version_of(sa, id), (long long)version_of(sb, id));
+		json_array_append_new(out, json_pack("{s:s, s:s}", "task", id, "why", why));
+	}
+	json_array_foreach(json_object_get(cmp, "only_a"), i, v)
+		json_array_append_new(out, json_pack("{s:O, s:s}", "task", v, "why", "only batch A ran it"));
+	json_array_foreach(json_object_get(cmp, "only_b"), i, v)
+		json_array_append_new(out, json_pack("{s:O, s:s}", "task", v, "why", "only batch B ran it"));
+	return out;
+}
+
 /* GET /api/agent-runs/compare?a=ID&b=ID: batch b (the change) against batch a (the baseline). */
 static void compare_batches(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
@@ -183,15 +268,18 @@ static void compare_batches(kn_store *st, const kn_http_req *req, kn_http_resp *
 	}
 	kn_err err = {0};
 	kn_rundir *a = NULL, *b = NULL;
-	int rc = kn_rundir_from_batch(&a, st, ia, &err);
+	int rc = kn_rundir_from_batch(&a, st, ia, 0, &err);
 	if (!rc)
-		rc = kn_rundir_from_batch(&b, st, ib, &err);
+		rc = kn_rundir_from_batch(&b, st, ib, 0, &err);
 	json_t *j = rc ? NULL : kn_run_compare(a, b, &err);
 	if (rc)
 		kn_api_store_failed(resp, rc, &err, NULL);
 	else if (j) {
 		json_object_set_new(json_object_get(j, "a"), "batch", json_integer(ia));
 		json_object_set_new(json_object_get(j, "b"), "batch", json_integer(ib));
+		json_object_set(json_object_get(j, "a"), "snapshot", json_object_get(a->summary, "snapshot"));
+		json_object_set(json_object_get(j, "b"), "snapshot", json_object_get(b->summary, "snapshot"));
+		json_object_set_new(j, "left_out", left_out(j, a->summary, b->summary));
 		answer(resp, 200, j);
 	} else
 		kn_http_resp_error(resp, 500, "out of memory", NULL);

@@ -383,7 +383,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	run->last_event = run->started_mono;
 	char started[32];
 	kn_runs_now(started, sizeof started);
-	kn_store_run sr = {run->id, version, "agent", browser, started, r->o.owner};
+	kn_store_run sr = {run->id, version, "agent", browser, started, r->o.owner, 0};
 	pthread_mutex_lock(&r->mu);
 	if (r->n_live >= KN_RUNS_MAX_ACTIVE) {
 		pthread_mutex_unlock(&r->mu);

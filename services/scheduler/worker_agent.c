@@ -51,7 +51,7 @@ static int store_run(kn_worker *w, const kn_store_agent_job *job, const char *ru
 	if (!f)
 		return 0; /* no trajectory (the browser never started): the result alone tells */
 	kn_store_run run = {.id = run_id, .task_version = job->task_version, .kind = "agent",
-	                    .owner = kn_worker_id(w)};
+	                    .owner = kn_worker_id(w), .snapshot = job->snapshot};
 	int r = kn_store_run_import(kn_worker_store(w), &run, f, result, err);
 	fclose(f);
 	return r;

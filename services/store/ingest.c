@@ -68,7 +68,7 @@ static int write_one(kn_ingest *in, const kn_spool_rec *r, kn_err *err)
 {
 	if (r->kind == KN_SPOOL_RUN_START) {
 		kn_store_run run = {r->run_id, r->task_version, r->run_kind, r->browser, r->started,
-		                    r->owner};
+		                    r->owner, 0};
 		return kn_store_run_start(in->st, &run, err);
 	}
 	if (r->kind == KN_SPOOL_RUN_FINISH)

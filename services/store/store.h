@@ -88,6 +88,8 @@ typedef struct kn_store_run {
 	const char *browser;     /* CDP endpoint, may be NULL */
 	const char *started;     /* RFC 3339 */
 	const char *owner;       /* the serve process running it (crash recovery), may be NULL */
+	int64_t snapshot;        /* the task-set snapshot it runs under (an agent batch's pin); 0: the
+	                          * newest one holding task_version (schemas/sql/150_snapshots.sql) */
 } kn_store_run;
 
 /* Record a run's start (status "running"). Idempotent on the run id. */
@@ -221,6 +223,7 @@ typedef struct kn_store_agent_job {
 	int attempt_no;          /* which of the batch's K attempts of the task: 1..K */
 	char agent[KN_STORE_AGENT_NAME_MAX + 1];
 	int retries;             /* the batch's: tries after an infrastructure error (0..10) */
+	int64_t snapshot;        /* the batch's snapshot (issue 25), 0 when it has none */
 } kn_store_agent_job;
 
 /* 1 when name is an agent name: 1..64 of [A-Za-z0-9._-], not starting with '.'. */
@@ -229,10 +232,13 @@ int kn_store_agent_name_ok(const char *name);
  * each resolved as kn_store_task_resolve; a task given twice gets one set of jobs) or every active
  * task of the task set named taskset (exactly one of the two). *batch its id, *n_jobs (may be
  * NULL) the jobs made; retries (0..10): how often a worker runs an attempt again after an
- * infrastructure error. KN_EINVAL bad arguments, KN_ENOTFOUND an unknown task or an empty set. */
+ * infrastructure error. KN_EINVAL bad arguments, KN_ENOTFOUND an unknown task or an empty set.
+ * Issue 25: the batch pins a snapshot (*snapshot_id, may be NULL; 0 when its tasks are in no one
+ * snapshot): a set's batch runs the versions of its snapshot `snapshot` (a version number; NULL: the
+ * newest), a list's the versions current now; a version landing later changes none of its jobs. */
 int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const *refs, size_t n_refs,
-                             const char *taskset, int repeat, int retries, int64_t *batch,
-                             size_t *n_jobs, kn_err *err);
+                             const char *taskset, const char *snapshot, int repeat, int retries,
+                             int64_t *batch, int64_t *snapshot_id, size_t *n_jobs, kn_err *err);
 /* Claim the oldest claimable agent job (queued, or running with an expired lease) of one of the
  * n_agents agents, as kn_store_job_claim; kn_store_job_heartbeat extends its lease. 1 and *job
  * when one was claimed, 0 when there is none. */
@@ -244,15 +250,18 @@ int kn_store_agent_job_claim(kn_store *st, const char *worker, int lease_s, cons
 int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker, const char *result_json,
                                 kn_err *err);
 /* The batch as JSON (services/http/API.md AGENT_BATCH: progress, metrics, per-task results);
- * *out the caller's. KN_ENOTFOUND when there is no such batch. */
-int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *err);
+ * *out the caller's. KN_ENOTFOUND when there is no such batch. snapshot > 0: the results on that
+ * snapshot's task versions (an attempt that ran another version: its rescore, or unscored). */
+int kn_store_agent_batch_json(kn_store *st, int64_t batch, int64_t snapshot, char **out, kn_err *err);
 /* The batch's plan and stored attempts, for the statistics and the comparison of batches
- * (services/runner/rundir_batch.c): {"id", "agent", "repeat", "created", "tasks": [{"task":
- * "TASKSET:TASK", "site", "sha256" (the task version's hash)}…], "results": [{"task", "attempt",
- * "result": the members of result.json kn_run_row_from_json reads, each key node only its score}…]},
- * tasks and results sorted. *out the caller's. KN_ENOTFOUND when there
- * is no such batch. */
-int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, char **out, kn_err *err);
+ * (services/runner/rundir_batch.c): {"id", "agent", "repeat", "created", "snapshot", "tasks":
+ * [{"task": "TASKSET:TASK", "site", "sha256" (the hash of what the scorer reads of the version:
+ * kn_task_scoring_hash), "version"}…], "results": [{"task", "attempt", "result": the members of
+ * result.json kn_run_row_from_json reads (a rescored attempt: those of its rescore), each key node
+ * only its score}…]},
+ * tasks and results sorted; snapshot > 0 as for kn_store_agent_batch_json. *out the caller's.
+ * KN_ENOTFOUND when there is no such batch. */
+int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, int64_t snapshot, char **out, kn_err *err);
 /* A page of batches, newest first (services/http/API.md AGENT_BATCHES): those with an id below
  * before (<= 0: from the newest), at most limit, each with progress and metrics, and
  * "next_before" (the cursor of the next page, null at the last). *out the caller's. */

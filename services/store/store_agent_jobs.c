@@ -3,7 +3,9 @@
  * a worker claims only jobs of the agents it knows, under the same lease and heartbeat
  * (kn_store_job_heartbeat) as a replay job, and completes a job by storing the attempt's
  * result.json and the done mark in one transaction, or nothing when the lease was lost: so an
- * attempt is stored exactly once however many workers ran it. */
+ * attempt is stored exactly once however many workers ran it. A batch pins a task-set snapshot
+ * (issue 25): a set's batch makes its jobs from that snapshot's versions, so a version landing while it
+ * runs changes none of them; its JSON can show it on another snapshot through the runs' rescores. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,11 +26,22 @@ int kn_store_agent_name_ok(const char *name)
 	return 1;
 }
 
+/* A set's batch runs the task versions of one snapshot of the set (issue 25: its pin; $4 the
+ * snapshot's id), whatever version lands while it runs. */
 static const char sql_jobs_of_set[] =
 	"INSERT INTO jobs (task_version, kind, batch, agent, attempt_no)"
-	" SELECT t.current_version, 'agent', $1, $2, k FROM tasks t JOIN tasksets s ON s.id = t.taskset_id,"
-	" generate_series(1, $3::int) k WHERE s.name = $4 AND t.active AND t.current_version IS NOT NULL"
-	" ORDER BY t.id, k";
+	" SELECT c.task_version, 'agent', $1, $2, k FROM taskset_snapshot_tasks c,"
+	" generate_series(1, $3::int) k WHERE c.snapshot = $4::bigint ORDER BY c.task_id, k";
+/* The snapshot of a batch of listed tasks: the newest that holds every version its jobs run. */
+static const char sql_batch_snapshot[] =
+	"UPDATE agent_batches b SET snapshot = (SELECT c.snapshot FROM taskset_snapshot_tasks c"
+	" WHERE c.task_version IN (SELECT task_version FROM jobs WHERE batch = b.id) GROUP BY c.snapshot"
+	" HAVING count(*) = (SELECT count(DISTINCT task_version) FROM jobs WHERE batch = b.id)"
+	" ORDER BY c.snapshot DESC LIMIT 1) WHERE b.id = $1";
+/* The snapshot of set $1 named by $2 ('' the newest, else its version). */
+static const char sql_set_snapshot[] =
+	"SELECT x.id FROM taskset_snapshots x JOIN tasksets s ON s.id = x.taskset_id WHERE s.name = $1"
+	" AND ($2 = '' OR x.version::text = $2) ORDER BY x.version DESC LIMIT 1";
 
 static const char sql_jobs_of_version[] =
 	"INSERT INTO jobs (task_version, kind, batch, agent, attempt_no)"
@@ -36,10 +49,15 @@ static const char sql_jobs_of_version[] =
 	" WHERE NOT EXISTS (SELECT 1 FROM jobs WHERE batch = $1 AND task_version = $4) ORDER BY k";
 
 int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const *refs, size_t n_refs,
-                             const char *taskset, int repeat, int retries, int64_t *batch,
-                             size_t *n_jobs, kn_err *err)
+                             const char *taskset, const char *snapshot, int repeat, int retries,
+                             int64_t *batch, int64_t *snapshot_id, size_t *n_jobs, kn_err *err)
 {
 	*batch = 0;
+	if (snapshot_id)
+		*snapshot_id = 0;
+	if (snapshot && (!taskset || !*snapshot || strspn(snapshot, "0123456789") != strlen(snapshot) ||
+	                 strlen(snapshot) > 9))
+		return kn_err_set(err, KN_EINVAL, "snapshot: a version (a positive integer) of the task set");
 	if (n_jobs)
 		*n_jobs = 0;
 	if (!kn_store_agent_name_ok(agent))
@@ -62,10 +80,22 @@ int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const 
 	                           " VALUES ($1, $2::int, $3::int) RETURNING id", 3, p, err)))
 		goto fail;
 	kn_store_i64(bb, id);
+	int64_t snap = 0;
+	char sb[24] = "";
+	if (taskset) {
+		const char *ps[2] = {taskset, snapshot ? snapshot : ""};
+		if ((rc = kn_store_q_int64(st, &snap, sql_set_snapshot, 2, ps, err))) {
+			if (rc == KN_ENOTFOUND)
+				rc = snapshot ? kn_err_set(err, KN_ENOTFOUND, "task set '%s' has no snapshot %s", taskset, snapshot)
+				              : kn_err_set(err, KN_ENOTFOUND, "task set '%s' has no active task", taskset);
+			goto fail;
+		}
+		kn_store_i64(sb, snap);
+	}
 	for (size_t i = 0; i < (taskset ? 1 : n_refs); i++) {
 		char vb[24];
 		int64_t version = 0;
-		const char *q[4] = {bb, agent, rb, taskset};
+		const char *q[4] = {bb, agent, rb, sb};
 		if (!taskset) {
 			if ((rc = kn_store_task_resolve(st, refs[i], &version, err)))
 				goto fail;
@@ -81,8 +111,22 @@ int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const 
 		rc = kn_err_set(err, KN_ENOTFOUND, "task set '%s' has no active task", taskset ? taskset : "");
 		goto fail;
 	}
+	const char *pb[2] = {bb, sb};
+	if (taskset ? (rc = kn_store_q(st, NULL, "UPDATE agent_batches SET snapshot = $2::bigint WHERE id = $1",
+	                                2, pb, err))
+	            : (rc = kn_store_q(st, NULL, sql_batch_snapshot, 1, pb, err)))
+		goto fail;
+	if (!taskset && snapshot_id) {
+		PGresult *res;
+		if ((rc = kn_store_q(st, &res, "SELECT snapshot FROM agent_batches WHERE id = $1", 1, pb, err)))
+			goto fail;
+		snap = PQntuples(res) == 1 && !PQgetisnull(res, 0, 0) ? strtoll(PQgetvalue(res, 0, 0), NULL, 10) : 0;
+		PQclear(res);
+	}
 	if ((rc = kn_store_commit(st, err)))
 		goto fail;
+	if (snapshot_id)
+		*snapshot_id = snap;
 	*batch = id;
 	if (n_jobs)
 		*n_jobs = total;
@@ -117,7 +161,8 @@ int kn_store_agent_job_claim(kn_store *st, const char *worker, int lease_s, cons
 		"  AND (state = 'queued' OR (state = 'running' AND lease_until < clock_timestamp()))"
 		"  ORDER BY id FOR UPDATE SKIP LOCKED LIMIT 1)"
 		" RETURNING id, batch, task_version, attempts, attempt_no, agent,"
-		"  (SELECT retries FROM agent_batches b WHERE b.id = jobs.batch)", 3, p, err);
+		"  (SELECT retries FROM agent_batches b WHERE b.id = jobs.batch),"
+		"  (SELECT snapshot FROM agent_batches b WHERE b.id = jobs.batch)", 3, p, err);
 	free(text);
 	if (rc != 0)
 		return rc;
@@ -130,6 +175,7 @@ int kn_store_agent_job_claim(kn_store *st, const char *worker, int lease_s, cons
 		job->attempt_no = atoi(PQgetvalue(res, 0, 4));
 		snprintf(job->agent, sizeof job->agent, "%s", PQgetvalue(res, 0, 5));
 		job->retries = atoi(PQgetvalue(res, 0, 6));
+		job->snapshot = PQgetisnull(res, 0, 7) ? 0 : strtoll(PQgetvalue(res, 0, 7), NULL, 10);
 	}
 	PQclear(res);
 	return got;
@@ -172,25 +218,44 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 	return 0;
 }
 
+/* An attempt's result on snapshot $2 (issue 25; NULL: as it ran): its own when it ran the version
+ * $2 holds for its task, else its rescore on that version (POST /api/rescore), else none (src 2). */
+#define KN_SQL_ON_SNAPSHOT \
+	"  LEFT JOIN taskset_snapshot_tasks sv ON sv.snapshot = $2::bigint AND sv.task_id = v.task_id" \
+	"  LEFT JOIN rescores rs ON rs.run_id = r.result ->> 'run' AND rs.task_version = sv.task_version"
+#define KN_SQL_SRC \
+	"CASE WHEN $2::bigint IS NULL OR sv.task_version = j.task_version THEN 0" \
+	" WHEN rs.run_id IS NOT NULL THEN 1 ELSE 2 END"
+
 /* The AGENT_BATCH shape of services/http/API.md. */
 static const char sql_batch_json[] =
 	"WITH b AS (SELECT * FROM agent_batches WHERE id = $1),"
-	" a AS (SELECT j.id, j.task_version, j.attempt_no, j.state, j.worker, j.attempts, t.task_key,"
-	"  s.name AS taskset, v.site, r.status, r.completed, r.score, r.result #>> '{attempt,reason}' AS reason,"
-	"  r.result #>> '{attempt,end}' AS end_reason, r.worker AS done_by, r.retried"
+	" a0 AS (SELECT j.id, j.task_version, j.attempt_no, j.state, j.worker, j.attempts, t.task_key,"
+	"  s.name AS taskset, v.site, r.status AS status0, r.completed AS completed0, r.score AS score0,"
+	"  r.result #>> '{attempt,reason}' AS reason,"
+	"  r.result #>> '{attempt,end}' AS end_reason, r.worker AS done_by, r.retried,"
+	"  rs.completion AS rs_completed, rs.score AS rs_score, v.version AS ran_v,"
+	"  (SELECT version FROM task_versions WHERE id = sv.task_version) AS view_v, " KN_SQL_SRC " AS src"
 	"  FROM jobs j JOIN task_versions v ON v.id = j.task_version JOIN tasks t ON t.id = v.task_id"
 	"  JOIN tasksets s ON s.id = t.taskset_id LEFT JOIN agent_results r ON r.job_id = j.id"
+	KN_SQL_ON_SNAPSHOT
 	"  WHERE j.batch = $1),"
+	" a AS (SELECT a0.*, CASE WHEN src = 2 AND status0 = 'done' THEN NULL ELSE status0 END AS status,"
+	"  CASE src WHEN 0 THEN completed0 WHEN 1 THEN rs_completed END AS completed,"
+	"  CASE src WHEN 0 THEN score0 WHEN 1 THEN rs_score END AS score FROM a0),"
 	" per AS (SELECT task_version, min(task_key) AS task_key, min(taskset) AS taskset, min(site) AS site,"
 	"  count(*) FILTER (WHERE status = 'done') AS executable,"
 	"  count(*) FILTER (WHERE status = 'done' AND completed) AS successes,"
 	"  json_agg(json_build_object('attempt', attempt_no, 'job', id, 'state', state, 'status', status,"
 	"   'completed', completed, 'score', score, 'end', end_reason, 'reason', reason,"
-	"   'worker', COALESCE(done_by, worker), 'claims', attempts, 'retried', retried)"
+	"   'worker', COALESCE(done_by, worker), 'claims', attempts, 'retried', retried,"
+	"   'task_version', ran_v, 'scored_on', CASE src WHEN 0 THEN ran_v WHEN 1 THEN view_v END)"
 	"   ORDER BY attempt_no) AS attempts"
 	"  FROM a GROUP BY task_version)"
 	" SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'retries', b.retries,"
-	"  'created', kn_ts(b.created),"
+	"  'created', kn_ts(b.created), 'snapshot', kn_snapshot_ref(b.snapshot),"
+	"  'scored_on', kn_snapshot_ref($2::bigint),"
+	"  'unscored', (SELECT count(*) FROM a WHERE src = 2 AND status0 = 'done'),"
 	"  'jobs', (SELECT count(*) FROM a), 'queued', (SELECT count(*) FROM a WHERE state = 'queued'),"
 	"  'running', (SELECT count(*) FROM a WHERE state = 'running'),"
 	"  'done', (SELECT count(*) FROM a WHERE state = 'done'),"
@@ -207,44 +272,57 @@ static const char sql_batch_json[] =
 	"   THEN successes::float8 / executable END, 'attempts', attempts) ORDER BY task_key) FROM per), '[]'))"
 	" FROM b";
 
-int kn_store_agent_batch_json(kn_store *st, int64_t batch, char **out, kn_err *err)
+int kn_store_agent_batch_json(kn_store *st, int64_t batch, int64_t snapshot, char **out, kn_err *err)
 {
 	*out = NULL;
-	char bb[24];
-	const char *p[1] = {kn_store_i64(bb, batch)};
-	int rc = kn_store_q_text(st, out, sql_batch_json, 1, p, err);
+	char bb[24], sb[24];
+	const char *p[2] = {kn_store_i64(bb, batch), snapshot > 0 ? kn_store_i64(sb, snapshot) : NULL};
+	int rc = kn_store_q_text(st, out, sql_batch_json, 2, p, err);
 	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
 }
 
+/* The plan's "sha256" is the hash of what the scorer reads (kn_task_scoring_hash, issue 25): batches
+ * pair on tasks whose key nodes are the same, whatever else of the task changed. On snapshot $2 an
+ * attempt's result is its rescore's (members of the rescored result over the stored one) when it
+ * ran another version; a done attempt without one is left out. */
 static const char sql_batch_results[] =
 	"SELECT json_build_object('id', b.id, 'agent', b.agent, 'repeat', b.repeat, 'created', kn_ts(b.created),"
+	"  'snapshot', kn_snapshot_ref(b.snapshot),"
 	"  'tasks', COALESCE((SELECT json_agg(json_build_object('task', s.name || ':' || t.task_key,"
-	"   'site', v.site, 'sha256', v.hash) ORDER BY s.name, t.task_key)"
+	"   'site', v.site, 'sha256', kn_task_scoring_hash(v.definition), 'version', v.version)"
+	"   ORDER BY s.name, t.task_key)"
 	"   FROM task_versions v JOIN tasks t ON t.id = v.task_id JOIN tasksets s ON s.id = t.taskset_id"
 	"   WHERE v.id IN (SELECT task_version FROM jobs WHERE batch = b.id)), '[]'),"
 	"  'results', COALESCE((SELECT json_agg(json_build_object('task', s.name || ':' || t.task_key,"
-	"   'attempt', r.attempt_no, 'result', jsonb_build_object('task', r.result->'task',"
-	"    'status', r.result->'status', 'completion', r.result->'completion', 'functional', r.result->'functional',"
-	"    'reward', r.result->'reward', 'reached', r.result->'reached', 'score', r.result->'score',"
-	"    'efficiency', r.result->'efficiency', 'steps', r.result->'steps', 'usage', r.result->'usage',"
-	"    'environment', r.result->'environment', 'attempt', jsonb_build_object('status', r.result#>'{attempt,status}',"
-	"     'end', r.result#>'{attempt,end}', 'reason', r.result#>'{attempt,reason}', 'agent_s',"
-	"     r.result#>'{attempt,agent_s}', 'overhead_start_s', r.result#>'{attempt,overhead_start_s}',"
-	"     'overhead_end_s', r.result#>'{attempt,overhead_end_s}', 'exit_code', r.result#>'{attempt,exit_code}'),"
-	"    'key_nodes', CASE WHEN jsonb_typeof(r.result->'key_nodes') = 'array' THEN (SELECT"
+	"   'attempt', r.attempt_no, 'result', jsonb_build_object('task', x.j->'task',"
+	"    'status', x.j->'status', 'completion', x.j->'completion', 'functional', x.j->'functional',"
+	"    'reward', x.j->'reward', 'reached', x.j->'reached', 'score', x.j->'score',"
+	"    'efficiency', x.j->'efficiency', 'steps', x.j->'steps', 'usage', x.j->'usage',"
+	"    'environment', x.j->'environment', 'attempt', jsonb_build_object('status', x.j#>'{attempt,status}',"
+	"     'end', x.j#>'{attempt,end}', 'reason', x.j#>'{attempt,reason}', 'agent_s',"
+	"     x.j#>'{attempt,agent_s}', 'overhead_start_s', x.j#>'{attempt,overhead_start_s}',"
+	"     'overhead_end_s', x.j#>'{attempt,overhead_end_s}', 'exit_code', x.j#>'{attempt,exit_code}'),"
+	"    'key_nodes', CASE WHEN jsonb_typeof(x.j->'key_nodes') = 'array' THEN (SELECT"
 	"     COALESCE(jsonb_agg(jsonb_build_object('score', n->'score')), '[]') FROM"
-	"     jsonb_array_elements(r.result->'key_nodes') n) ELSE r.result->'key_nodes' END))"
+	"     jsonb_array_elements(x.j->'key_nodes') n) ELSE x.j->'key_nodes' END))"
 	"   ORDER BY s.name, t.task_key, r.attempt_no)"
 	"   FROM agent_results r JOIN task_versions v ON v.id = r.task_version JOIN tasks t ON t.id = v.task_id"
-	"   JOIN tasksets s ON s.id = t.taskset_id WHERE r.batch = b.id), '[]'))"
+	"   JOIN tasksets s ON s.id = t.taskset_id"
+	"   LEFT JOIN taskset_snapshot_tasks sv ON sv.snapshot = $2::bigint AND sv.task_id = v.task_id"
+	"   LEFT JOIN rescores rs ON rs.run_id = r.result ->> 'run' AND rs.task_version = sv.task_version"
+	"    AND sv.task_version <> r.task_version"
+	"   CROSS JOIN LATERAL (SELECT CASE WHEN rs.run_id IS NULL THEN r.result"
+	"    ELSE r.result || rs.result::jsonb END AS j) x"
+	"   WHERE r.batch = b.id AND ($2::bigint IS NULL OR sv.task_version = r.task_version"
+	"    OR rs.run_id IS NOT NULL OR r.status <> 'done')), '[]'))"
 	" FROM agent_batches b WHERE b.id = $1";
 
-int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, char **out, kn_err *err)
+int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, int64_t snapshot, char **out, kn_err *err)
 {
 	*out = NULL;
-	char bb[24];
-	const char *p[1] = {kn_store_i64(bb, batch)};
-	int rc = kn_store_q_text(st, out, sql_batch_results, 1, p, err);
+	char bb[24], sb[24];
+	const char *p[2] = {kn_store_i64(bb, batch), snapshot > 0 ? kn_store_i64(sb, snapshot) : NULL};
+	int rc = kn_store_q_text(st, out, sql_batch_results, 2, p, err);
 	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
 }
 

@@ -7,6 +7,12 @@
 
 #include "store_internal.h"
 
+/* REPLAY (kn_replay_summary) with, since issue 25, the task's version number it replayed and the
+ * task-set snapshot it records (schemas/sql/150_snapshots.sql); p is the replay_results row. */
+#define KN_SQL_REPLAY_JSON \
+	"kn_json_merge(kn_replay_summary(p), json_build_object('task_version', (SELECT version FROM task_versions" \
+	" WHERE id = p.task_version), 'snapshot', kn_snapshot_ref(p.snapshot)))"
+
 #define KN_STR_(x) #x
 #define KN_STR(x) KN_STR_(x)
 
@@ -49,7 +55,7 @@ int kn_store_task_get_json(kn_store *st, const char *ref, char **out, kn_err *er
 		"    FROM (SELECT r.* FROM task_versions rv CROSS JOIN LATERAL (SELECT x.* FROM runs x"
 		"    WHERE x.task_version = rv.id ORDER BY x.started DESC, x.id DESC LIMIT 20) r"
 		"    WHERE rv.task_id = t.id ORDER BY r.started DESC, r.id DESC LIMIT 20) r), '[]'),"
-		"  'replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY p.created DESC, p.id DESC)"
+		"  'replays', COALESCE((SELECT json_agg(" KN_SQL_REPLAY_JSON " ORDER BY p.created DESC, p.id DESC)"
 		"    FROM (SELECT p.* FROM replay_results p JOIN task_versions pv ON pv.id = p.task_version"
 		"    WHERE pv.task_id = t.id ORDER BY p.created DESC, p.id DESC LIMIT 20) p), '[]')))"
 		" FROM task_versions v JOIN tasks t ON t.id = v.task_id JOIN tasksets s ON s.id = t.taskset_id"
@@ -124,6 +130,7 @@ int kn_store_run_get_json(kn_store *st, const char *run_id, char **out, kn_err *
 		"SELECT kn_json_merge(COALESCE(r.result, json_build_object('task', t.task_key, 'run', r.id,"
 		"  'status', r.status)), json_build_object('kind', r.kind, 'browser', r.browser,"
 		"  'started', kn_ts(r.started), 'ended', kn_ts(r.ended),"
+		"  'task_version', v.version, 'snapshot', kn_snapshot_ref(r.snapshot),"
 		"  'events', COALESCE((SELECT json_agg(e.line ORDER BY e.seq) FROM (SELECT x.line, x.seq"
 		"   FROM events x WHERE x.run_id = r.id ORDER BY x.seq LIMIT " KN_STR(KN_STORE_RUN_EVENTS_INLINE)
 		"   ) e), '[]'),"
@@ -151,7 +158,7 @@ int kn_store_replays_json(kn_store *st, const char *task_ref, const char *before
 		"  ORDER BY x.created DESC, x.id DESC LIMIT $2::int + 1) p"
 		"  WHERE $1::bigint IS NULL OR v.task_id = (SELECT task_id FROM task_versions WHERE id = $1::bigint)"
 		"  ORDER BY p.created DESC, p.id DESC LIMIT $2::int + 1)"
-		" SELECT json_build_object('replays', COALESCE((SELECT json_agg(kn_replay_summary(p) ORDER BY"
+		" SELECT json_build_object('replays', COALESCE((SELECT json_agg(" KN_SQL_REPLAY_JSON " ORDER BY"
 		"  p.created DESC, p.id DESC) FROM (SELECT * FROM page ORDER BY created DESC, id DESC LIMIT $2::int) p),"
 		"  '[]'), 'next_before', CASE WHEN (SELECT count(*) FROM page) > $2::int THEN"
 		"  (SELECT id FROM page ORDER BY created DESC, id DESC OFFSET $2::int - 1 LIMIT 1) END)",

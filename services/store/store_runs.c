@@ -19,12 +19,12 @@ int kn_store_run_start(kn_store *st, const kn_store_run *run, kn_err *err)
 {
 	if (!run || !run->id || !*run->id || !run->kind || !run->started)
 		return kn_err_set(err, KN_EINVAL, "a run needs an id, a kind and a start time");
-	char vb[24];
-	const char *p[6] = {run->id, kn_store_i64(vb, run->task_version), run->kind, run->browser,
-	                    run->started, run->owner};
+	char vb[24], sb[24];
+	const char *p[7] = {run->id, kn_store_i64(vb, run->task_version), run->kind, run->browser,
+	                    run->started, run->owner, run->snapshot > 0 ? kn_store_i64(sb, run->snapshot) : NULL};
 	return kn_store_q(st, NULL,
-		"INSERT INTO runs (id, task_version, kind, browser, started, owner) VALUES ($1, $2, $3, $4,"
-		" $5::timestamptz, $6) ON CONFLICT (id) DO NOTHING", 6, p, err);
+		"INSERT INTO runs (id, task_version, kind, browser, started, owner, snapshot) VALUES ($1, $2, $3,"
+		" $4, $5::timestamptz, $6, $7::bigint) ON CONFLICT (id) DO NOTHING", 7, p, err);
 }
 
 /* The PostgreSQL array literal {"a","b"} of lines: each element quoted, " and \ escaped. */

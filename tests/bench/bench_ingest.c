@@ -80,7 +80,7 @@ int main(int argc, char **argv)
 		long n = bs == 1 ? 5000 : bs == 10 ? 20000 : N;
 		char run_id[64];
 		snprintf(run_id, sizeof run_id, "bench-%lx-direct-%d", tag, bs);
-		kn_store_run run = {run_id, v, "agent", NULL, "2026-11-23T00:00:00Z", NULL};
+		kn_store_run run = {run_id, v, "agent", NULL, "2026-11-23T00:00:00Z", NULL, 0};
 		kn_store_run_start(st, &run, &err);
 		double t0 = now();
 		for (long i = 0; i < n; i += bs) {
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
 		}
 		char run_id[64];
 		snprintf(run_id, sizeof run_id, "bench-%lx-ingest-%d", tag, ibatches[b]);
-		kn_store_run run = {run_id, v, "agent", NULL, "2026-11-23T00:00:00Z", NULL};
+		kn_store_run run = {run_id, v, "agent", NULL, "2026-11-23T00:00:00Z", NULL, 0};
 		double t0 = now();
 		kn_ingest_run_start(in, &run, &err);
 		for (long i = 0; i < N; i++)

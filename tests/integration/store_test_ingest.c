@@ -85,7 +85,7 @@ void test_ingest_live(void **state)
 	int64_t v = version_of("t-two");
 	const char *ids[3] = {"r-live-a", "r-live-b", "r-live-c"};
 	for (int r = 0; r < 3; r++) {
-		kn_store_run run = {ids[r], v, "agent", NULL, "2026-11-22T13:00:00Z", NULL};
+		kn_store_run run = {ids[r], v, "agent", NULL, "2026-11-22T13:00:00Z", NULL, 0};
 		assert_int_equal(kn_ingest_run_start(in, &run, &err), 0);
 	}
 	/* interleaved runs, and one line the database refuses */
@@ -132,7 +132,7 @@ void test_ingest_down_cap(void **state)
 	                    .spool_max_bytes = 8192, .retry_ms = 50};
 	kn_ingest *in;
 	assert_int_equal(kn_ingest_new(&in, &o, &err), 0);
-	kn_store_run run = {"r-cap", 1, "agent", NULL, "2026-11-22T16:00:00Z", NULL};
+	kn_store_run run = {"r-cap", 1, "agent", NULL, "2026-11-22T16:00:00Z", NULL, 0};
 	assert_int_equal(kn_ingest_run_start(in, &run, &err), 0);
 	int rc = 0, n = 0;
 	while (n < 10000 && (rc = kn_ingest_event(in, "r-cap", n + 1, "{\"type\": \"scroll\"}", &err)) == 0)
@@ -320,7 +320,7 @@ int mode_outage(const char *dir, const char *ready, const char *go, long n)
 		fprintf(stderr, "store_test: %s\n", err.msg);
 		return 1;
 	}
-	kn_store_run run = {"r-outage", v, "agent", NULL, "2026-11-22T14:00:00Z", NULL};
+	kn_store_run run = {"r-outage", v, "agent", NULL, "2026-11-22T14:00:00Z", NULL, 0};
 	check(kn_ingest_run_start(in, &run, &err) == 0, "run start enqueued");
 	int enq_fail = 0;
 	for (long i = 1; i <= n; i++) {
@@ -369,7 +369,7 @@ int mode_spool_only(const char *dir, const char *ready, long n)
 	}
 	/* the task version of the durability set, from the earlier mode; passed as an env var */
 	const char *ver = getenv("KN_TASK_VERSION");
-	kn_store_run run = {"r-killed", ver ? strtoll(ver, NULL, 10) : 1, "agent", NULL, "2026-11-22T15:00:00Z", NULL};
+	kn_store_run run = {"r-killed", ver ? strtoll(ver, NULL, 10) : 1, "agent", NULL, "2026-11-22T15:00:00Z", NULL, 0};
 	int bad = kn_ingest_run_start(in, &run, &err) != 0;
 	for (long i = 1; i <= n; i++) {
 		char line[100];

@@ -26,7 +26,7 @@ void test_events_once(void **state)
 	(void)state;
 	kn_err err;
 	kn_store_run run = {"r-events", version_of("t-two"), "replay", "http://127.0.0.1:9222",
-	                    "2026-11-22T12:00:00Z", NULL};
+	                    "2026-11-22T12:00:00Z", NULL, 0};
 	assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 	assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 	char **a = make_lines(1, 100), **b = make_lines(51, 100);

@@ -113,7 +113,7 @@ void test_task_versions(void **state)
 	int64_t v1 = version_of("t-one"), v1q = version_of("shop:t-one");
 	assert_int_equal(v1, v1q);
 
-	kn_store_run run = {"r-versions-old", v1, "agent", NULL, "2026-11-22T10:00:00Z", NULL};
+	kn_store_run run = {"r-versions-old", v1, "agent", NULL, "2026-11-22T10:00:00Z", NULL, 0};
 	assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 
 	/* the stored definition loads back as the same task */
@@ -314,7 +314,7 @@ void test_injection_verbatim(void **state)
 		/* run id, browser, event line, result */
 		char run_id[300];
 		snprintf(run_id, sizeof run_id, "r-%zu-%s", i, s);
-		kn_store_run run = {run_id, v, "agent", s, "2026-11-22T11:00:00Z", NULL};
+		kn_store_run run = {run_id, v, "agent", s, "2026-11-22T11:00:00Z", NULL, 0};
 		assert_int_equal(kn_store_run_start(st, &run, &err), 0);
 		json_t *ev = json_pack("{s:f, s:s, s:s}", "t", 0.5, "type", "answer", "text", s);
 		char *line = json_dumps(ev, JSON_COMPACT);

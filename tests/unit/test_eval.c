@@ -136,6 +136,37 @@ static void test_latching_and_step_scores(void **state)
 	kn_taskset_free(set);
 }
 
+/* kn_eval_run (keynode score and POST /api/rescore) is the evaluator fed the events in order: the
+ * same result as feeding them one by one, no judge failure offline. */
+static void test_run(void **state)
+{
+	(void)state;
+	kn_taskset *set = load(shop);
+	kn_event evs[] = {ev_nav("http://www.shop.com/", "goto"),
+	                  ev_act(KN_EV_TYPE, "http://www.shop.com/", "#q", NULL, "red shoes"),
+	                  ev_act(KN_EV_PRESS, "http://www.shop.com/", "#q", NULL, NULL),
+	                  ev_nav("http://www.shop.com/s?q=red+shoes", "form"),
+	                  ev_act(KN_EV_CLICK, "http://www.shop.com/p/1", "#add", "Add", NULL)};
+	size_t n = sizeof evs / sizeof *evs, failures = 0;
+	kn_eval *a, *b;
+	kn_err err = {0};
+	assert_int_equal(kn_eval_run(&a, &set->tasks[0], NULL, evs, n, &failures, &err), 0);
+	assert_int_equal(kn_eval_new(&b, &set->tasks[0], NULL), 0);
+	for (size_t i = 0; i < n; i++)
+		feed(b, evs[i]);
+	assert_int_equal(failures, 0);
+	assert_int_equal(kn_eval_steps(a), kn_eval_steps(b));
+	assert_double_equal(kn_eval_score(a), 0.5, 1e-12); /* the query and the add button */
+	assert_double_equal(kn_eval_score(a), kn_eval_score(b), 0);
+	assert_int_equal(kn_eval_status(a), kn_eval_status(b));
+	kn_eval_free(a);
+	kn_eval_free(b);
+	assert_int_equal(kn_eval_run(&a, &set->tasks[0], NULL, NULL, 0, NULL, &err), 0); /* no events */
+	assert_double_equal(kn_eval_score(a), 0, 0);
+	kn_eval_free(a);
+	kn_taskset_free(set);
+}
+
 /* netloc gates element nodes to the site; a path must match before the value counts; a live
  * `matched` list replaces selector comparison. */
 static void test_gates_and_matched(void **state)
@@ -395,6 +426,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conformance),
 		cmocka_unit_test(test_latching_and_step_scores),
+		cmocka_unit_test(test_run),
 		cmocka_unit_test(test_gates_and_matched),
 		cmocka_unit_test(test_shadow_chains_offline),
 		cmocka_unit_test(test_modes),

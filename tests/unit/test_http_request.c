@@ -99,6 +99,21 @@ static void test_routes(void **state)
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/agent-runs/compare"), KN_EUNSUPPORTED);
 	assert_false(kn_route_is_write(KN_ROUTE_AGENT_RUNS_COMPARE));
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/m2w:1/workflow"), KN_EUNSUPPORTED);
+	/* issue 25: a set's snapshots (a read), the rescore (a write); a set itself is no route */
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/shop/snapshots"), 0);
+	assert_int_equal(r, KN_ROUTE_TASKSET_SNAPSHOTS);
+	assert_string_equal(id, "shop");
+	assert_false(kn_route_is_write(r));
+	assert_string_equal(kn_route_name(r), "GET /api/tasksets/{name}/snapshots");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasksets/shop/snapshots"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/shop"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets//snapshots"), KN_ENOTFOUND);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasksets/"), 0);
+	assert_int_equal(r, KN_ROUTE_TASKSETS_POST);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/rescore"), 0);
+	assert_int_equal(r, KN_ROUTE_RESCORE);
+	assert_true(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/rescore"), KN_EUNSUPPORTED);
 	/* SQL in a path parameter is just an id (the store binds it) */
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/' OR 1=1; DROP TABLE runs;--"), 0);
 	assert_string_equal(id, "' OR 1=1; DROP TABLE runs;--");

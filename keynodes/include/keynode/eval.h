@@ -57,6 +57,14 @@ void kn_eval_free(kn_eval *ev);
  * (the semantic judge failed: the event is still counted). */
 int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err);
 
+/* Score a recorded run: a new evaluator for task (borrowed) fed events[0..n) in order, what
+ * `keynode score` does with a trajectory file and what rescoring a stored run does (services/runs,
+ * POST /api/rescore), so both give the same numbers. *out is the caller's (kn_eval_free); an event
+ * the semantic judge failed on is still counted and adds to *judge_failures (err: the last one's
+ * detail). Returns 0, or KN_ENOMEM with *out NULL. */
+int kn_eval_run(kn_eval **out, const kn_task *task, const kn_eval_opts *opts, const kn_event *events,
+                size_t n, size_t *judge_failures, kn_err *err);
+
 /* Record what the page check of key node i (target page) read — text, or NULL with error saying
  * why it could not be read — and score it (texts are copied). The monitor calls it when the run
  * ends; replay and tests may too. KN_EINVAL when node i is not a page check. */

@@ -31,6 +31,7 @@ function route(hash) {
   if (parts[0] === 'runs') return { page: 'runs', mod: runs, params: {} };
   if (parts[0] === 'alerts') return { page: 'alerts', mod: alerts, params: {} };
   if (parts[0] === 'agent-runs' && parts[1] === 'compare' && parts[2] && parts[3]) return { page: 'compare', mod: compare, params: { a: parts[2], b: parts[3] } };
+  if (parts[0] === 'agent-runs' && parts[1] && parts[2] === 'v' && parts[3]) return { page: 'batch', mod: batch, params: { id: parts[1], version: parts[3] } };
   if (parts[0] === 'agent-runs' && parts[1]) return { page: 'batch', mod: batch, params: { id: parts[1] } };
   if (parts[0] === 'agent-runs') return { page: 'batches', mod: batches, params: {} };
   return { page: 'overview', mod: overview, params: {} };

@@ -4,6 +4,9 @@
 // interval, pass@k and pass^k — keynode run's summary.json numbers, computed by the same code), and
 // per task its site, success rate and every attempt (state, status, score, the worker that ran it,
 // how often it was claimed), filterable by site. Refreshes every 3 s until every job is done.
+// Issue 25: the snapshot of its task set the batch pinned, and the batch shown on another snapshot
+// (#/agent-runs/<id>/v/<V>: GET /api/agent-runs/<id>?version=V, the attempts that ran another version
+// with their rescores, marked "vA→vB"), chosen from the set's snapshots.
 // Every string from the API is a text node (el()).
 
 import { el, badge, scoreBar, fmtTime, fmtScore, taskHref } from './dom.js';
@@ -23,10 +26,12 @@ function rate(x) {
 }
 
 function attemptCell(a) {
-  const word = a.state === 'done' ? (a.status === 'done' ? (a.completed ? 'success' : 'failed') : a.status) : a.state;
+  const word = a.state === 'done' ? (a.status === 'done' ? (a.completed ? 'success' : 'failed') : (a.status ?? 'unscored')) : a.state;
+  const rescored = a.scored_on != null && a.scored_on !== a.task_version;
   const cell = el('div', { class: 'attempt', 'data-attempt': String(a.attempt), 'data-state': word },
     el('span', { class: 'muted small' }, `#${a.attempt} `), badge(word),
     a.state === 'done' ? el('span', {}, ' ', scoreBar(a.score)) : null,
+    rescored ? el('span', { class: 'muted small rescored' }, ` v${a.task_version}→v${a.scored_on}`) : null,
     el('span', { class: 'muted small' }, ` ${a.worker ?? ''}${a.claims > 1 ? ` · claimed ${a.claims}×` : ''}`));
   if (a.reason || a.end) cell.title = a.reason || a.end;
   return cell;
@@ -65,7 +70,22 @@ function uncertainty(st) {
         el('td', { class: 'num' }, String((st.pass_k_tasks || {})[k] ?? '—'))))))));
 }
 
-function paint(view, b) {
+// The batch's snapshot and the one its scores are on, with a choice of the set's snapshots.
+function snapshotLine(b, snaps, version) {
+  if (!b.snapshot) return el('p', { id: 'batch-snapshot', class: 'muted' }, 'no task-set snapshot (tasks of several sets)');
+  const sel = el('select', { id: 'batch-scored-on', 'aria-label': 'scores on snapshot' },
+    el('option', { value: '' }, `as run (snapshot ${b.snapshot.version})`),
+    snaps.map((s) => el('option', { value: String(s.version), selected: String(s.version) === String(version ?? '') }, `on snapshot ${s.version}`)));
+  sel.addEventListener('change', () => {
+    location.hash = sel.value ? `#/agent-runs/${encodeURIComponent(b.id)}/v/${sel.value}` : `#/agent-runs/${encodeURIComponent(b.id)}`;
+  });
+  return el('p', { id: 'batch-snapshot', class: 'muted', 'data-snapshot': String(b.snapshot.version),
+    'data-scored-on': String(b.scored_on ? b.scored_on.version : b.snapshot.version) },
+  `task set ${b.snapshot.taskset} · snapshot ${b.snapshot.version} (${String(b.snapshot.hash).slice(0, 12)}) · `, sel,
+  b.scored_on && b.unscored ? ` · ${b.unscored} attempts not rescored on it (POST /api/rescore)` : '');
+}
+
+function paint(view, b, snaps = [], version) {
   const m = b.metrics || {};
   const all = Array.isArray(b.tasks) ? b.tasks : [];
   const sites = [...new Set(all.map((t) => t.site).filter(Boolean))].sort();
@@ -73,13 +93,14 @@ function paint(view, b) {
   const tasks = all.filter((t) => !filters.site || t.site === filters.site);
   const siteSel = el('select', { id: 'batch-filter-site', 'aria-label': 'site' },
     el('option', { value: '' }, 'all sites'), sites.map((x) => el('option', { value: x, selected: x === filters.site }, x)));
-  siteSel.addEventListener('change', () => { filters.site = siteSel.value; paint(view, b); });
+  siteSel.addEventListener('change', () => { filters.site = siteSel.value; paint(view, b, snaps, version); });
   const pct = b.jobs ? Math.round((100 * (b.done ?? 0)) / b.jobs) : 0;
   const fill = el('span', { class: 'scorebar-fill fill-good' });
   fill.style.width = `${pct}%`;
   view.replaceChildren(
     el('h1', {}, `Agent batch ${b.id}`, el('span', { class: 'muted' }, ` · agent ${b.agent} · ×${b.repeat}`)),
     el('p', { class: 'muted' }, `created ${fmtTime(b.created)}`),
+    snapshotLine(b, snaps, version),
     el('section', { id: 'batch-progress', class: 'card', 'data-done': String(b.done ?? 0), 'data-jobs': String(b.jobs ?? 0) },
       el('div', { class: 'card-head' }, el('h2', {}, 'Progress'),
         el('span', {}, `${b.done ?? 0} of ${b.jobs ?? 0} attempts done · ${b.running ?? 0} running · ${b.queued ?? 0} queued`)),
@@ -106,15 +127,21 @@ function paint(view, b) {
 }
 
 export async function render(view, params, ctx) {
-  const path = `/api/agent-runs/${encodeURIComponent(params.id)}`;
-  paint(view, await api('GET', path, undefined, { signal: ctx.signal }));
+  const path = `/api/agent-runs/${encodeURIComponent(params.id)}${params.version ? `?version=${encodeURIComponent(params.version)}` : ''}`;
+  const first = await api('GET', path, undefined, { signal: ctx.signal });
+  let snaps = [];
+  if (first.snapshot) {
+    const l = await api('GET', `/api/tasksets/${encodeURIComponent(first.snapshot.taskset)}/snapshots`, undefined, { signal: ctx.signal });
+    snaps = Array.isArray(l.snapshots) ? l.snapshots : [];
+  }
+  paint(view, first, snaps, params.version);
   let timer = null;
   const tick = async () => {
     if (!ctx.live()) return;
     try {
       const b = await api('GET', path, undefined, { signal: ctx.signal });
       if (!ctx.live()) return;
-      paint(view, b);
+      paint(view, b, snaps, params.version);
       if ((b.done ?? 0) < (b.jobs ?? 0)) timer = setTimeout(tick, REFRESH_MS);
     } catch (e) {
       if (e.name !== 'AbortError' && ctx.live()) timer = setTimeout(tick, REFRESH_MS);

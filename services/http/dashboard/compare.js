@@ -22,11 +22,13 @@ function side(label, s) {
     ` · agent ${s.name ?? s.agent ?? 'unknown'} · ×${s.repeat ?? '?'} · ${s.tasks ?? '?'} tasks`);
 }
 
-function list(id, title, items) {
+// why: the answer's left_out reasons by task (issue 25), shown after each task
+function list(id, title, items, why) {
   const a = Array.isArray(items) ? items : [];
   if (!a.length) return null;
   return el('div', { class: 'card' }, el('h2', {}, `${title} (${a.length})`),
-    el('ul', { id }, a.map((t) => el('li', { class: 'mono' }, String(t)))));
+    el('ul', { id }, a.map((t) => el('li', { class: 'mono' }, String(t),
+      why && why.get(t) ? el('span', { class: 'muted small left-out-why' }, ` — ${why.get(t)}`) : null))));
 }
 
 export async function render(view, params, ctx) {
@@ -36,13 +38,14 @@ export async function render(view, params, ctx) {
   const s = c.sign_test || {};
   const per = Array.isArray(c.per_task) ? c.per_task : [];
   const warnings = Array.isArray(c.warnings) ? c.warnings : [];
+  const why = new Map((Array.isArray(c.left_out) ? c.left_out : []).map((x) => [x.task, x.why]));
   view.replaceChildren(
     el('h1', {}, `Batch ${c.b?.batch ?? params.b} against batch ${c.a?.batch ?? params.a}`),
     el('ul', { class: 'compare-sides' }, side('A', c.a || {}), side('B', c.b || {})),
     el('p', { id: 'compare-verdict', class: c.significant ? 'verdict verdict-significant' : 'verdict',
       'data-significant': String(!!c.significant), 'data-won': String(s.won ?? 0), 'data-lost': String(s.lost ?? 0) },
     c.verdict ?? ''),
-    el('p', { class: 'muted' }, `${c.paired ?? 0} paired tasks (same task, same content) · B won ${s.won ?? 0}, lost ${s.lost ?? 0}, tied ${s.tied ?? 0} · exact sign test p = ${typeof s.p_value === 'number' ? s.p_value.toPrecision(4) : '—'}`),
+    el('p', { class: 'muted' }, `${c.paired ?? 0} paired tasks (same task, same key nodes) · B won ${s.won ?? 0}, lost ${s.lost ?? 0}, tied ${s.tied ?? 0} · exact sign test p = ${typeof s.p_value === 'number' ? s.p_value.toPrecision(4) : '—'}`),
     warnings.length ? el('ul', { id: 'compare-warnings', class: 'warnings' }, warnings.map((w) => el('li', {}, String(w)))) : null,
     el('section', { class: 'card' },
       el('div', { class: 'card-head' }, el('h2', {}, 'Rates'),
@@ -66,5 +69,5 @@ export async function render(view, params, ctx) {
           : el('tr', { class: 'empty' }, el('td', { colspan: 5 }, 'no task in common')))))),
     list('compare-only-a', 'Only in A (left out)', c.only_a),
     list('compare-only-b', 'Only in B (left out)', c.only_b),
-    list('compare-changed', 'Content changed (left out)', c.changed));
+    list('compare-changed', 'Key nodes changed (left out)', c.changed, why));
 }
