@@ -66,6 +66,16 @@ void kn_http_resp_json(kn_http_resp *resp, int status, char *json)
 	resp->len = json ? strlen(json) : 0;
 }
 
+void kn_http_resp_json_value(kn_http_resp *resp, int status, json_t *j)
+{
+	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (t)
+		kn_http_resp_json(resp, status, t);
+	else
+		kn_http_resp_error(resp, 500, "out of memory", NULL);
+}
+
 static double elapsed(const struct timespec *t0)
 {
 	struct timespec t1;

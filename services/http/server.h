@@ -57,6 +57,9 @@ typedef struct kn_http_resp {
 int kn_http_resp_error(kn_http_resp *resp, int status, const char *msg, const char *detail);
 /* Take a malloc'd JSON text as the body. */
 void kn_http_resp_json(kn_http_resp *resp, int status, char *json);
+/* The same from a JSON value (taken: decref'd here); 500 "out of memory" when j is NULL or cannot
+ * be printed. */
+void kn_http_resp_json_value(kn_http_resp *resp, int status, json_t *j);
 
 typedef struct kn_server_opts {
 	const char *listen;         /* "HOST:PORT" (numeric host; port 0 picks one) */

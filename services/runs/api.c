@@ -92,13 +92,6 @@ static void answer_text(kn_http_resp *resp, int status, char *json)
 		kn_http_resp_json(resp, status, json);
 }
 
-static void answer_json(kn_http_resp *resp, int status, json_t *j)
-{
-	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	answer_text(resp, status, t);
-}
-
 static int body_object(json_t **out, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
@@ -168,7 +161,7 @@ static void post_taskset(kn_api *a, kn_store *st, const kn_http_req *req, kn_htt
 		json_object_set_new(j, "snapshot", sj ? sj : json_null());
 	else
 		json_decref(sj);
-	answer_json(resp, 201, j);
+	kn_http_resp_json_value(resp, 201, j);
 }
 
 static void get_tasks(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_resp *resp)
@@ -289,7 +282,7 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	                        "stream", stream, "task_version", (json_int_t)version);
 	if (ans && snap.id)
 		json_object_set_new(ans, "snapshot", kn_store_snapshot_ref(&snap));
-	answer_json(resp, 201, ans);
+	kn_http_resp_json_value(resp, 201, ans);
 done:
 	json_decref(body);
 }
@@ -434,7 +427,7 @@ static void post_answer(kn_api *a, struct worker *w, const kn_http_req *req, kn_
 		else if (rc)
 			kn_http_resp_error(resp, 500, "cannot answer", err.msg);
 		else
-			answer_json(resp, 200, json_pack("{s:s, s:s}", "id", req->id, "status", "running"));
+			kn_http_resp_json_value(resp, 200, json_pack("{s:s, s:s}", "id", req->id, "status", "running"));
 	}
 	json_decref(body);
 }
@@ -473,7 +466,7 @@ static void post_replay(kn_api *a, kn_store *st, const kn_http_req *req, kn_http
 		kn_api_store_failed(resp, rc, &err, "no such task");
 		goto done;
 	}
-	answer_json(resp, 202, json_pack("{s:I, s:s, s:s}", "job", (json_int_t)job, "task", task,
+	kn_http_resp_json_value(resp, 202, json_pack("{s:I, s:s, s:s}", "job", (json_int_t)job, "task", task,
 	                                 "status", "queued"));
 done:
 	json_decref(body);
@@ -542,7 +535,7 @@ static void post_ack(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	rc = kn_store_alert_ack(st, id, &err);
 	if (rc)
 		DO_RETURN(kn_api_store_failed(resp, rc, &err, "no such alert"));
-	answer_json(resp, 200, json_pack("{s:I, s:b}", "id", (json_int_t)id, "acked", 1));
+	kn_http_resp_json_value(resp, 200, json_pack("{s:I, s:b}", "id", (json_int_t)id, "acked", 1));
 }
 
 static void get_healthz(kn_store *st, kn_http_resp *resp)
@@ -551,7 +544,7 @@ static void get_healthz(kn_store *st, kn_http_resp *resp)
 	int v = 0, rc;
 	rc = kn_store_schema_version(st, &v, &err);
 	int up = rc == 0;
-	answer_json(resp, up ? 200 : 503, json_pack("{s:b, s:b}", "ok", up, "database", up));
+	kn_http_resp_json_value(resp, up ? 200 : 503, json_pack("{s:b, s:b}", "ok", up, "database", up));
 }
 
 /* Every route, on the worker thread w (its store connection). */
@@ -603,7 +596,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_HEALTHZ: {
 		int db = kn_api_cache_db(a->cache);
 		if (db >= 0)
-			DO_RETURN(answer_json(resp, db ? 200 : 503,
+			DO_RETURN(kn_http_resp_json_value(resp, db ? 200 : 503,
 			                      json_pack("{s:b, s:b}", "ok", db, "database", db)));
 		break; /* not known yet: ask the database */
 	}
@@ -653,7 +646,7 @@ void kn_api_handle_worker(void *ud, void **wctx, const kn_http_req *req, kn_http
 		if (req->route == KN_ROUTE_METRICS)
 			return; /* the gauges stay as they were */
 		if (req->route == KN_ROUTE_HEALTHZ)
-			DO_RETURN(answer_json(resp, 503, json_pack("{s:b, s:b}", "ok", 0, "database", 0)));
+			DO_RETURN(kn_http_resp_json_value(resp, 503, json_pack("{s:b, s:b}", "ok", 0, "database", 0)));
 		DO_RETURN(kn_http_resp_error(resp, 503, "database unreachable", err.msg));
 	}
 	route(a, w, req, resp);

@@ -26,16 +26,6 @@
 #define KN_AGENT_RUN_MAX_TASKS 1000
 #define KN_AGENT_RUN_MAX_REF 512
 
-static void answer(kn_http_resp *resp, int status, json_t *j)
-{
-	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	if (t)
-		kn_http_resp_json(resp, status, t);
-	else
-		kn_http_resp_error(resp, 500, "out of memory", NULL);
-}
-
 static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	json_t *body = NULL;
@@ -117,7 +107,7 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		json_object_set_new(j, "snapshot", sj ? sj : json_null());
 	else
 		json_decref(sj);
-	answer(resp, 201, j);
+	kn_http_resp_json_value(resp, 201, j);
 done:
 	free(refs);
 	json_decref(body);
@@ -221,7 +211,7 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		json_object_set_new(j, "stats", stats);
 	else
 		json_decref(stats);
-	answer(resp, 200, j);
+	kn_http_resp_json_value(resp, 200, j);
 }
 
 /* The task version number batch results `s` ran task `id` at (0 when it did not run it). */
@@ -280,7 +270,7 @@ static void compare_batches(kn_store *st, const kn_http_req *req, kn_http_resp *
 		json_object_set(json_object_get(j, "a"), "snapshot", json_object_get(a->summary, "snapshot"));
 		json_object_set(json_object_get(j, "b"), "snapshot", json_object_get(b->summary, "snapshot"));
 		json_object_set_new(j, "left_out", left_out(j, a->summary, b->summary));
-		answer(resp, 200, j);
+		kn_http_resp_json_value(resp, 200, j);
 	} else
 		kn_http_resp_error(resp, 500, "out of memory", NULL);
 	kn_rundir_free(a);

@@ -151,12 +151,7 @@ static void commit(kn_store *st, const kn_http_req *req, kn_http_resp *resp, str
 	                      "change", (json_int_t)out.change_id, "version", out.task_version, "workflow_version",
 	                      out.workflow_version ? json_integer(out.workflow_version) : json_null(),
 	                      "validation_job", (json_int_t)out.job, "override", c->override, "author", c->author);
-	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	if (!text)
-		kn_http_resp_error(resp, 500, "out of memory", NULL);
-	else
-		kn_http_resp_json(resp, 201, text);
+	kn_http_resp_json_value(resp, 201, j);
 }
 
 /* "reason" of body (optional); answers a bad one (-1). */

@@ -19,16 +19,6 @@
 #define KN_RESCORE_LIMIT_MAX 10000
 #define KN_RESCORE_SET_MAX 128
 
-static void answer(kn_http_resp *resp, int status, json_t *j)
-{
-	char *t = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	if (t)
-		kn_http_resp_json(resp, status, t);
-	else
-		kn_http_resp_error(resp, 500, "out of memory", NULL);
-}
-
 static void get_snapshots(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 {
 	kn_err err = {0};
@@ -209,7 +199,7 @@ static void post_rescore(kn_store *st, const kn_http_req *req, kn_http_resp *res
 	                      "rescored", (json_int_t)json_array_size(runs), "runs", runs, "skipped", skipped,
 	                      "remaining", json_object_get(plan, "remaining"), "done_before",
 	                      json_object_get(plan, "done_before"));
-	answer(resp, 200, j);
+	kn_http_resp_json_value(resp, 200, j);
 free_cache:
 	for (size_t k = 0; k < nc; k++)
 		kn_taskset_free(cache[k].set);

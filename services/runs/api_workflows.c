@@ -73,12 +73,7 @@ void kn_api_workflow_post(kn_store *st, const kn_http_req *req, kn_http_resp *re
 		kn_api_store_failed(resp, rc, &err, NULL);
 		return;
 	}
-	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
-	json_decref(j);
-	if (!text)
-		kn_http_resp_error(resp, 500, "out of memory", NULL);
-	else
-		kn_http_resp_json(resp, created ? 201 : 200, text);
+	kn_http_resp_json_value(resp, created ? 201 : 200, j);
 }
 
 void kn_api_workflow_get(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
