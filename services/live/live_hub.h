@@ -1,0 +1,41 @@
+/* live_hub.h — the holder side of the live view (issue 26; services/live/README.md): a process
+ * that drives a page over CDP (a worker's replay) shows it to the dashboard's viewers and lets a
+ * person with the token take it over, with nothing but PostgreSQL between it and the serves.
+ *
+ * It LISTENs on KN_LIVE_DOWN for "watch" heartbeats, takeovers and inputs about the run it holds,
+ * and NOTIFYs on KN_LIVE_UP the page's state (each step, every 2 s) and, only while someone
+ * watches, its screencast frames in pieces. No viewer: no second CDP connection and no
+ * Page.startScreencast at all. One watched page at a time (a worker runs one replay at a time). */
+#ifndef KEYNODE_LIVE_HUB_H
+#define KEYNODE_LIVE_HUB_H
+
+#include "keynode/error.h"
+#include "replay.h"
+
+typedef struct kn_live_hub_opts {
+	const char *conninfo;  /* required */
+	int fps;               /* frames per second at most; 0 → 2 */
+	int max_width;         /* Page.startScreencast maxWidth; 0 → 800 */
+	int quality;           /* JPEG quality; 0 → 60 */
+	int takeover_idle_s;   /* a takeover without input this long is handed back; 0 → 120 */
+	int watch_lapse_ms;    /* no "watch" heartbeat this long: the screencast stops; 0 → 6000 */
+} kn_live_hub_opts;
+
+typedef struct kn_live_hub kn_live_hub;
+
+/* *out the caller's (kn_live_hub_free, before the CDP loop it was used with is freed). */
+int kn_live_hub_new(kn_live_hub **out, const kn_live_hub_opts *opts, kn_err *err);
+void kn_live_hub_free(kn_live_hub *h);
+/* The watch to give kn_validate_opts.watch (borrowed from h). */
+const kn_replay_watch *kn_live_hub_watch(kn_live_hub *h);
+
+typedef struct kn_live_stats {
+	unsigned long long screencasts; /* Page.startScreencast sent */
+	unsigned long long frames;      /* frames sent up */
+	unsigned long long bytes;       /* their base64 bytes */
+	unsigned long long dropped;     /* frames too large to send */
+	unsigned long long inputs;      /* inputs dispatched in a takeover */
+} kn_live_stats;
+void kn_live_hub_stats(kn_live_hub *h, kn_live_stats *out);
+
+#endif
