@@ -56,6 +56,7 @@ struct kn_live_hub {
 	int taken;
 	double taken_input_at;
 	json_t *takeovers, *cur; /* every takeover of this run; the one in progress */
+	kn_live_stats at_begin;  /* the counters when this run began (its own are logged at its end) */
 };
 
 static double now_ms(void)
@@ -409,6 +410,7 @@ static void w_begin(void *ud, kn_cdp_loop *loop, const char *ws_url, const char 
 	h->watched_at = 0;
 	h->takeovers = json_array();
 	pthread_mutex_lock(&h->mu);
+	h->at_begin = h->stats;
 	snprintf(h->held_run, sizeof h->held_run, "%s", run_id);
 	pthread_mutex_unlock(&h->mu);
 	send_status(h, "running");
@@ -449,6 +451,7 @@ static json_t *w_end(void *ud)
 	h->closing = 0;
 	send_status(h, "ended");
 	pthread_mutex_lock(&h->mu);
+	kn_live_stats d = h->stats, b = h->at_begin;
 	h->held_run[0] = '\0';
 	while (h->in) {
 		struct inbox *n = h->in->next;
@@ -458,6 +461,10 @@ static json_t *w_end(void *ud)
 	h->in_tail = NULL;
 	h->n_in = 0;
 	pthread_mutex_unlock(&h->mu);
+	/* what showing this run cost (tests/bench/bench_screencast.sh reads it) */
+	kn_log_msg("info", "live", "live view", "run=%s screencasts=%llu frames=%llu bytes=%llu dropped=%llu inputs=%llu",
+	           h->run, d.screencasts - b.screencasts, d.frames - b.frames, d.bytes - b.bytes, d.dropped - b.dropped,
+	           d.inputs - b.inputs);
 	h->run[0] = '\0';
 	json_t *t = h->takeovers;
 	h->takeovers = NULL;
