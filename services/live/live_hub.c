@@ -23,6 +23,10 @@
 #define STATUS_EVERY_MS 2000
 #define INBOX_MAX 256
 
+typedef struct kn_live_stats {
+	unsigned long long screencasts, frames, bytes, dropped, inputs; /* live_hub.h's log line */
+} kn_live_stats;
+
 struct inbox {
 	kn_live_msg m;
 	struct inbox *next;
@@ -37,7 +41,7 @@ struct kn_live_hub {
 	char held_run[KN_LIVE_RUN_MAX + 1]; /* the run whose messages the inbox takes ("": none) */
 	struct inbox *in, *in_tail;
 	size_t n_in;
-	kn_live_stats stats;
+	kn_live_stats stats;       /* loop thread */
 	/* loop thread */
 	kn_cdp_loop *loop;
 	char *ws_url, *target, *task;
@@ -54,6 +58,7 @@ struct kn_live_hub {
 	int ack_session;     /* the frame to acknowledge */
 	unsigned long seq;
 	int taken;
+	int holding;         /* taken, and the replay waits at a step boundary */
 	double taken_input_at;
 	json_t *takeovers, *cur; /* every takeover of this run; the one in progress */
 	kn_live_stats at_begin;  /* the counters when this run began (its own are logged at its end) */
@@ -73,19 +78,18 @@ static json_t *now_json(void)
 	return json_string(t);
 }
 
-static void count(kn_live_hub *h, unsigned long long *field, unsigned long long n)
-{
-	pthread_mutex_lock(&h->mu);
-	*field += n;
-	pthread_mutex_unlock(&h->mu);
-}
-
 /* ---- up: the page's state and its frames ------------------------------------------------------ */
 
 static void send_up(kn_live_hub *h, const char *payload)
 {
 	kn_err err = {0};
 	kn_store_notifier_send(h->up, payload, &err); /* a full queue drops it: live news only */
+}
+
+/* "held" once the replay waits for a person, else "running" (w_end sends "ended"). */
+static const char *state_of(const kn_live_hub *h)
+{
+	return h->holding ? "held" : "running";
 }
 
 static void send_status(kn_live_hub *h, const char *state)
@@ -130,7 +134,7 @@ static void on_frame(kn_live_hub *h, json_t *params)
 	size_t pieces = (n + KN_LIVE_PIECE_MAX - 1) / KN_LIVE_PIECE_MAX;
 	if (n && w > 0 && hh > 0 && h->casting) {
 		if (pieces > KN_LIVE_PIECES_MAX) {
-			count(h, &h->stats.dropped, 1);
+			h->stats.dropped++;
 		} else {
 			char head[256];
 			unsigned long seq = ++h->seq;
@@ -146,10 +150,8 @@ static void on_frame(kn_live_hub *h, json_t *params)
 				send_up(h, p);
 				free(p);
 			}
-			pthread_mutex_lock(&h->mu);
 			h->stats.frames++;
 			h->stats.bytes += n;
-			pthread_mutex_unlock(&h->mu);
 		}
 	}
 	int fps = h->o.fps > 0 ? h->o.fps : 2;
@@ -165,14 +167,14 @@ static void start_cast(kn_live_hub *h)
 	if (!h->session || h->casting)
 		return;
 	h->casting = 1;
-	count(h, &h->stats.screencasts, 1);
+	h->stats.screencasts++;
 	int mw = h->o.max_width > 0 ? h->o.max_width : 800;
 	kn_cdp_send(h->c, h->session, "Page.startScreencast",
 	            json_pack("{s:s, s:i, s:i, s:i, s:i}", "format", "jpeg", "quality", h->o.quality > 0 ? h->o.quality : 60,
 	                      "maxWidth", mw, "maxHeight", mw * 2, "everyNthFrame", 1),
 	            NULL, NULL);
 	kn_log_msg("info", "live", "screencast started", "run=%s", h->run);
-	send_status(h, h->taken ? "held" : "running");
+	send_status(h, state_of(h));
 }
 
 static void stop_cast(kn_live_hub *h)
@@ -255,15 +257,15 @@ static void take(kn_live_hub *h)
 		return;
 	h->taken = 1;
 	h->cur = json_pack("{s:o, s:n, s:n, s:[]}", "at", now_json(), "until", "before_step", "actions");
-	kn_log_msg("info", "live", "takeover", "run=%s before_step=%zu", h->run, h->step + 1);
-	send_status(h, "held");
+	kn_log_msg("info", "live", "takeover", "run=%s step=%zu", h->run, h->step + 1);
+	send_status(h, state_of(h));
 }
 
 static void hand_back(kn_live_hub *h, const char *why)
 {
 	if (!h->taken)
 		return;
-	h->taken = 0;
+	h->taken = h->holding = 0;
 	if (h->cur) {
 		json_object_set_new(h->cur, "until", now_json());
 		json_object_set_new(h->cur, "ended", json_string(why));
@@ -271,7 +273,7 @@ static void hand_back(kn_live_hub *h, const char *why)
 		h->cur = NULL;
 	}
 	kn_log_msg("info", "live", "handed back", "run=%s reason=\"%s\"", h->run, why);
-	send_status(h, "running");
+	send_status(h, state_of(h));
 }
 
 static void mouse(kn_live_hub *h, const char *type, const kn_live_input *in, const char *button, int count_)
@@ -318,7 +320,7 @@ static void dispatch(kn_live_hub *h, const kn_live_input *in)
 	default:
 		return;
 	}
-	count(h, &h->stats.inputs, 1);
+	h->stats.inputs++;
 	char j[KN_LIVE_TEXT_MAX * 6 + 200];
 	json_t *a = kn_live_input_json(in, j, sizeof j) == 0 ? json_loads(j, 0, NULL) : NULL;
 	if (a && h->cur) {
@@ -361,7 +363,7 @@ static void tick(void *ud)
 	if (h->taken && t - h->taken_input_at > idle)
 		hand_back(h, "timed out");
 	if (t - h->status_at >= STATUS_EVERY_MS)
-		send_status(h, h->taken ? "held" : "running");
+		send_status(h, state_of(h));
 	h->tick = kn_cdp_timer_start(h->loop, TICK_MS, tick, h);
 }
 
@@ -409,8 +411,8 @@ static void w_begin(void *ud, kn_cdp_loop *loop, const char *ws_url, const char 
 	h->seq = 0;
 	h->watched_at = 0;
 	h->takeovers = json_array();
-	pthread_mutex_lock(&h->mu);
 	h->at_begin = h->stats;
+	pthread_mutex_lock(&h->mu);
 	snprintf(h->held_run, sizeof h->held_run, "%s", run_id);
 	pthread_mutex_unlock(&h->mu);
 	send_status(h, "running");
@@ -426,10 +428,14 @@ static int w_step(void *ud, size_t i, const kn_step *st)
 		h->step = i;
 		snprintf(h->verb, sizeof h->verb, "%s", st ? kn_step_verb_name(st->verb) : "");
 		snprintf(h->what, sizeof h->what, "%s", st ? st->selector ? st->selector : st->value ? st->value : "" : "");
-		send_status(h, h->taken ? "held" : "running");
+		send_status(h, state_of(h));
 	}
-	if (h->taken && h->cur) /* held here: the step it waits to run (1-based) */
-		json_object_set_new(h->cur, "before_step", json_integer((json_int_t)i + 1));
+	if (h->taken && !h->holding) { /* held here: the step it waits to run (1-based) */
+		h->holding = 1;
+		if (h->cur)
+			json_object_set_new(h->cur, "before_step", json_integer((json_int_t)i + 1));
+		send_status(h, state_of(h));
+	}
 	return h->taken;
 }
 
@@ -500,13 +506,6 @@ int kn_live_hub_new(kn_live_hub **out, const kn_live_hub_opts *opts, kn_err *err
 const kn_replay_watch *kn_live_hub_watch(kn_live_hub *h)
 {
 	return h ? &h->watch : NULL;
-}
-
-void kn_live_hub_stats(kn_live_hub *h, kn_live_stats *out)
-{
-	pthread_mutex_lock(&h->mu);
-	*out = h->stats;
-	pthread_mutex_unlock(&h->mu);
 }
 
 void kn_live_hub_free(kn_live_hub *h)

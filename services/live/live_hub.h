@@ -28,14 +28,8 @@ int kn_live_hub_new(kn_live_hub **out, const kn_live_hub_opts *opts, kn_err *err
 void kn_live_hub_free(kn_live_hub *h);
 /* The watch to give kn_validate_opts.watch (borrowed from h). */
 const kn_replay_watch *kn_live_hub_watch(kn_live_hub *h);
+/* What each run cost is logged at its end: component=live msg="live view" run= screencasts= frames=
+ * bytes= (base64, sent up) dropped= (frames over KN_LIVE_PIECES_MAX pieces) inputs= (dispatched). */
 
-typedef struct kn_live_stats {
-	unsigned long long screencasts; /* Page.startScreencast sent */
-	unsigned long long frames;      /* frames sent up */
-	unsigned long long bytes;       /* their base64 bytes */
-	unsigned long long dropped;     /* frames too large to send */
-	unsigned long long inputs;      /* inputs dispatched in a takeover */
-} kn_live_stats;
-void kn_live_hub_stats(kn_live_hub *h, kn_live_stats *out);
 
 #endif

@@ -3,6 +3,7 @@
 // waits for its frames, takes it over, clicks Poke on the frame (the page turns red in later frames) and
 // Accept all (the cookie wall goes), hands it back and waits for the replay to end; then without the
 // token: BASE refuses to show it, PUBLIC (http.live_view_public) shows it and answers a takeover 401.
+// The run page then shows the takeover with the person's clicks as human steps.
 // Screenshots of the live view and the takeover go to OUT_DIR.
 //   node liveview.mjs CDP_HTTP_URL BASE TOKEN PUBLIC_BASE OUT_DIR
 import { createRequire } from 'node:module';
@@ -75,8 +76,8 @@ try {
   await page.screenshot({ path: path.join(outDir, 'live-view.png') });
   await page.click('#live-take');
   await page.waitForSelector('#view[data-taken="true"]', { timeout: 20000 });
-  await page.waitForFunction(() => /taken over/.test(document.getElementById('live-state').textContent), null, { timeout: 20000 });
-  check('Take over: the replay waits', true);
+  await page.waitForSelector('#view[data-live-state="held"]', { timeout: 60000 });
+  check('Take over: the replay waits before its next step', /the replay waits/.test(await page.locator('#live-state').textContent()), 'state');
   const before = await page.evaluate(() => Number(document.getElementById('view').dataset.frames));
   await clickFrame(page, 0.25, 0.75);
   await waitPixel(page, 0.25, 0.8, red);
@@ -93,6 +94,15 @@ try {
   await page.waitForSelector('#view[data-live-state="ended"]', { timeout: 120000 });
   const steps = await page.locator('#live-steps li').count();
   check('the steps ticked beside the frames', steps >= 2, steps);
+  // the run page, once the replay is stored, shows the takeover and the person's clicks as human steps
+  let shown = 0;
+  for (let i = 0; i < 60 && !shown; i++) {
+    await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
+    await page.waitForSelector('#view[data-page="run"][data-state="ready"], #view[data-page="run"][data-state="error"]', { timeout: 30000 });
+    shown = await page.locator('#run-takeovers li.human-step').count();
+    if (!shown) await page.waitForTimeout(1000);
+  }
+  check('the run page shows the takeover and its human steps', shown >= 2, shown);
   check('no page errors', errors.length === 0, errors.join(' | '));
 
   // without the token

@@ -77,7 +77,8 @@ function renderRun(view, id, ctx) {
       frames += 1;
       view.dataset.frames = String(frames);
     } else if (m.type === 'live') {
-      state.textContent = m.state === 'ended' ? 'the replay ended' : `${m.taken ? 'taken over — the replay waits' : m.state}: step ${m.step} of ${m.steps}`;
+      const what = m.state === 'held' ? 'taken over — the replay waits' : m.taken ? 'taken over — the replay finishes its step' : m.state;
+      state.textContent = m.state === 'ended' ? 'the replay ended' : `${what}: step ${m.step} of ${m.steps}`;
       view.dataset.liveState = m.state;
       const key = `${m.step}:${m.verb}`;
       if (m.verb && key !== lastStep) {
