@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "log.h"
 #include "live.h"
+#include "live_hub.h"
 #include "relay.h"
 #include "runs.h"
 #include "scheduler.h"
@@ -269,6 +270,7 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_llm *llm = NULL;
 	kn_store *st = NULL;
 	kn_runs_relay *relay = NULL;
+	kn_live_hub *live_hub = NULL;
 	kn_runs_sweeper *sweeper = NULL;
 	int registered = 0;
 	char advertise[KN_STORE_ADDRESS_MAX];
@@ -434,6 +436,13 @@ int kn_cmd_serve(int argc, char **argv)
 	ro.guard = cfg->guard;
 	ro.redact = &redact;
 	ro.relay = relay;
+	/* the live view of the runs this serve watches (issue 26; its viewers' side is sv.live) */
+	kn_live_hub_opts lho = {.conninfo = db, .takeover_idle_s = cfg->http_takeover_idle_s};
+	if (kn_live_hub_new(&live_hub, &lho, &err) != 0) {
+		fprintf(stderr, "keynode serve: live view: %s\n", err.msg);
+		goto done;
+	}
+	ro.live = live_hub;
 	if (cfg->semantic.backend == KN_CONFIG_LLM) {
 		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
 		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;
@@ -506,6 +515,7 @@ done:
 	kn_runs_sweeper_free(sweeper);
 	kn_runs_free(sv.runs); /* results of live runs go to ingest */
 	sv.runs = NULL;
+	kn_live_hub_free(live_hub); /* after the runs: their pages are no longer shown */
 	kn_runs_relay_free(relay); /* after the runs' end messages */
 	if (registered && kn_store_serve_unregister(st, owner, &err) != 0)
 		kn_log_msg("warn", "serve", "serve row not deleted", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));

@@ -32,19 +32,17 @@ struct inbox {
 	struct inbox *next;
 };
 
-struct kn_live_hub {
-	kn_live_hub_opts o;
-	kn_replay_watch watch;
-	kn_store_notifier *up;
-	kn_store_listener *down;
-	pthread_mutex_t mu;
-	char held_run[KN_LIVE_RUN_MAX + 1]; /* the run whose messages the inbox takes ("": none) */
+/* One page shown: a worker's replay (kn_live_hub_watch) or a run serve watches (kn_live_hub_open).
+ * Loop thread, except in/in_tail/n_in (the hub's mutex). */
+struct kn_live_src {
+	kn_live_hub *hub;
+	struct kn_live_src *next;  /* the hub's list (its mutex) */
 	struct inbox *in, *in_tail;
 	size_t n_in;
-	kn_live_stats stats;       /* loop thread */
-	/* loop thread */
+	int can_take;        /* a replay, held between steps; a run serve watches can only be watched */
+	kn_live_stats stats;
 	kn_cdp_loop *loop;
-	char *ws_url, *target, *task;
+	char *ws_url, *target, *task; /* target NULL: the browser's first page, found when first watched */
 	char run[KN_LIVE_RUN_MAX + 1];
 	size_t step, n_steps;
 	char verb[24], what[200];
@@ -61,7 +59,17 @@ struct kn_live_hub {
 	int holding;         /* taken, and the replay waits at a step boundary */
 	double taken_input_at;
 	json_t *takeovers, *cur; /* every takeover of this run; the one in progress */
-	kn_live_stats at_begin;  /* the counters when this run began (its own are logged at its end) */
+};
+typedef struct kn_live_src src;
+
+struct kn_live_hub {
+	kn_live_hub_opts o;
+	kn_replay_watch watch;
+	kn_store_notifier *up;
+	kn_store_listener *down;
+	pthread_mutex_t mu;
+	src *srcs;           /* the pages shown now */
+	src *replay;         /* the replay of kn_live_hub_watch (loop thread) */
 };
 
 static double now_ms(void)
@@ -80,24 +88,26 @@ static json_t *now_json(void)
 
 /* ---- up: the page's state and its frames ------------------------------------------------------ */
 
-static void send_up(kn_live_hub *h, const char *payload)
+static void send_up(src *h, const char *payload)
 {
 	kn_err err = {0};
-	kn_store_notifier_send(h->up, payload, &err); /* a full queue drops it: live news only */
+	kn_store_notifier_send(h->hub->up, payload, &err); /* a full queue drops it: live news only */
 }
 
 /* "held" once the replay waits for a person, else "running" (w_end sends "ended"). */
-static const char *state_of(const kn_live_hub *h)
+static const char *state_of(const src *h)
 {
 	return h->holding ? "held" : "running";
 }
 
-static void send_status(kn_live_hub *h, const char *state)
+static void send_status(src *h, const char *state)
 {
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:s, s:s, s:b, s:b}", "type", "live", "run", h->run,
+	if (!h->can_take && h->watched_at <= 0)
+		return; /* a run serve watches has its own feed: its state goes up only once someone watches */
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:s, s:s, s:b, s:b, s:b}", "type", "live", "run", h->run,
 	                      "state", state, "task", h->task, "step", (json_int_t)h->step + 1, "steps",
 	                      (json_int_t)h->n_steps, "verb", h->verb, "target", h->what, "taken", h->taken,
-	                      "watched", h->casting);
+	                      "watched", h->casting, "takeable", h->can_take);
 	char *j = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (!j)
@@ -115,7 +125,7 @@ static void send_status(kn_live_hub *h, const char *state)
 
 static void ack_now(void *ud)
 {
-	kn_live_hub *h = ud;
+	src *h = ud;
 	h->ack = NULL;
 	if (h->c && h->open && h->session)
 		kn_cdp_send(h->c, h->session, "Page.screencastFrameAck", json_pack("{s:i}", "sessionId", h->ack_session),
@@ -123,7 +133,7 @@ static void ack_now(void *ud)
 }
 
 /* A frame: sent up in pieces, acknowledged 1/fps later (Chromium sends no other frame meanwhile). */
-static void on_frame(kn_live_hub *h, json_t *params)
+static void on_frame(src *h, json_t *params)
 {
 	const char *data = kn_json_str(params, "data");
 	json_t *md = json_object_get(params, "metadata");
@@ -154,7 +164,7 @@ static void on_frame(kn_live_hub *h, json_t *params)
 			h->stats.bytes += n;
 		}
 	}
-	int fps = h->o.fps > 0 ? h->o.fps : 2;
+	int fps = h->hub->o.fps > 0 ? h->hub->o.fps : 2;
 	if (h->ack)
 		kn_cdp_timer_cancel(h->ack);
 	h->ack = kn_cdp_timer_start(h->loop, 1000 / fps, ack_now, h);
@@ -162,22 +172,22 @@ static void on_frame(kn_live_hub *h, json_t *params)
 
 /* ---- the screencast's own connection ---------------------------------------------------------- */
 
-static void start_cast(kn_live_hub *h)
+static void start_cast(src *h)
 {
 	if (!h->session || h->casting)
 		return;
 	h->casting = 1;
 	h->stats.screencasts++;
-	int mw = h->o.max_width > 0 ? h->o.max_width : 800;
+	int mw = h->hub->o.max_width > 0 ? h->hub->o.max_width : 800;
 	kn_cdp_send(h->c, h->session, "Page.startScreencast",
-	            json_pack("{s:s, s:i, s:i, s:i, s:i}", "format", "jpeg", "quality", h->o.quality > 0 ? h->o.quality : 60,
+	            json_pack("{s:s, s:i, s:i, s:i, s:i}", "format", "jpeg", "quality", h->hub->o.quality > 0 ? h->hub->o.quality : 60,
 	                      "maxWidth", mw, "maxHeight", mw * 2, "everyNthFrame", 1),
 	            NULL, NULL);
 	kn_log_msg("info", "live", "screencast started", "run=%s", h->run);
 	send_status(h, state_of(h));
 }
 
-static void stop_cast(kn_live_hub *h)
+static void stop_cast(src *h)
 {
 	if (!h->casting)
 		return;
@@ -190,9 +200,11 @@ static void stop_cast(kn_live_hub *h)
 static void attached(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
 	(void)c;
-	kn_live_hub *h = ud;
+	src *h = ud;
 	const char *sid = kn_json_str(result, "sessionId");
-	if (error || !sid || h->closing) {
+	if (h->closing)
+		return;
+	if (error || !sid) {
 		kn_log_msg("warn", "live", "the replay's tab cannot be shown", "run=%s detail=\"%s\"", h->run,
 		           error ? error : "no session");
 		return;
@@ -203,18 +215,45 @@ static void attached(void *ud, kn_cdp *c, json_t *result, const char *error)
 		start_cast(h);
 }
 
+static void attach(src *h)
+{
+	kn_cdp_send(h->c, NULL, "Target.attachToTarget", json_pack("{s:s, s:b}", "targetId", h->target, "flatten", 1),
+	            attached, h);
+}
+
+/* A run serve watches names no tab: the browser's first page is shown. */
+static void targets(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c;
+	src *h = ud;
+	size_t i;
+	json_t *t;
+	json_array_foreach(json_object_get(result, "targetInfos"), i, t) {
+		const char *type = kn_json_str(t, "type"), *id = kn_json_str(t, "targetId");
+		const char *url = kn_json_str(t, "url");
+		if (!h->target && type && id && strcmp(type, "page") == 0 && !(url && strncmp(url, "devtools://", 11) == 0))
+			h->target = strdup(id);
+	}
+	if (h->target && !h->closing)
+		attach(h);
+	else if (!h->closing)
+		kn_log_msg("warn", "live", "no page to show", "run=%s detail=\"%s\"", h->run, error ? error : "no page");
+}
+
 static void c_open(void *ud, kn_cdp *c)
 {
-	kn_live_hub *h = ud;
+	src *h = ud;
 	h->open = 1;
-	kn_cdp_send(c, NULL, "Target.attachToTarget", json_pack("{s:s, s:b}", "targetId", h->target, "flatten", 1),
-	            attached, h);
+	if (h->target)
+		attach(h);
+	else
+		kn_cdp_send(c, NULL, "Target.getTargets", NULL, targets, h);
 }
 
 static void c_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
 {
 	(void)c;
-	kn_live_hub *h = ud;
+	src *h = ud;
 	if (session && h->session && strcmp(session, h->session) == 0 && strcmp(method, "Page.screencastFrame") == 0)
 		on_frame(h, params);
 }
@@ -223,7 +262,7 @@ static void c_close(void *ud, kn_cdp *c, const char *reason)
 {
 	(void)c;
 	(void)reason;
-	kn_live_hub *h = ud;
+	src *h = ud;
 	h->c = NULL;
 	h->open = 0;
 	h->casting = 0;
@@ -231,7 +270,7 @@ static void c_close(void *ud, kn_cdp *c, const char *reason)
 	h->session = NULL;
 }
 
-static void want_cast(kn_live_hub *h)
+static void want_cast(src *h)
 {
 	h->watched_at = now_ms();
 	if (h->casting)
@@ -250,10 +289,10 @@ static void want_cast(kn_live_hub *h)
 
 /* ---- takeover ---------------------------------------------------------------------------------- */
 
-static void take(kn_live_hub *h)
+static void take(src *h)
 {
 	h->taken_input_at = now_ms();
-	if (h->taken)
+	if (h->taken || !h->can_take) /* a run serve watches is the agent's: watched, never taken */
 		return;
 	h->taken = 1;
 	h->cur = json_pack("{s:o, s:n, s:n, s:[]}", "at", now_json(), "until", "before_step", "actions");
@@ -261,7 +300,7 @@ static void take(kn_live_hub *h)
 	send_status(h, state_of(h));
 }
 
-static void hand_back(kn_live_hub *h, const char *why)
+static void hand_back(src *h, const char *why)
 {
 	if (!h->taken)
 		return;
@@ -276,7 +315,7 @@ static void hand_back(kn_live_hub *h, const char *why)
 	send_status(h, state_of(h));
 }
 
-static void mouse(kn_live_hub *h, const char *type, const kn_live_input *in, const char *button, int count_)
+static void mouse(src *h, const char *type, const kn_live_input *in, const char *button, int count_)
 {
 	kn_cdp_send(h->c, h->session, "Input.dispatchMouseEvent",
 	            json_pack("{s:s, s:f, s:f, s:s, s:i}", "type", type, "x", in->x, "y", in->y, "button", button,
@@ -285,7 +324,7 @@ static void mouse(kn_live_hub *h, const char *type, const kn_live_input *in, con
 }
 
 /* One person's input, into the page (only in a takeover, on the screencast's session). */
-static void dispatch(kn_live_hub *h, const kn_live_input *in)
+static void dispatch(src *h, const kn_live_input *in)
 {
 	if (!h->taken || !h->c || !h->open || !h->session)
 		return;
@@ -336,13 +375,13 @@ static void dispatch(kn_live_hub *h, const kn_live_input *in)
 
 static void tick(void *ud)
 {
-	kn_live_hub *h = ud;
+	src *h = ud;
 	h->tick = NULL;
-	pthread_mutex_lock(&h->mu);
+	pthread_mutex_lock(&h->hub->mu);
 	struct inbox *list = h->in;
 	h->in = h->in_tail = NULL;
 	h->n_in = 0;
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(&h->hub->mu);
 	while (list) {
 		struct inbox *next = list->next;
 		switch (list->m.kind) {
@@ -356,8 +395,8 @@ static void tick(void *ud)
 		list = next;
 	}
 	double t = now_ms();
-	int lapse = h->o.watch_lapse_ms > 0 ? h->o.watch_lapse_ms : 6000;
-	int idle = (h->o.takeover_idle_s > 0 ? h->o.takeover_idle_s : 120) * 1000;
+	int lapse = h->hub->o.watch_lapse_ms > 0 ? h->hub->o.watch_lapse_ms : 6000;
+	int idle = (h->hub->o.takeover_idle_s > 0 ? h->hub->o.takeover_idle_s : 120) * 1000;
 	if (h->casting && t - h->watched_at > lapse && !h->taken)
 		stop_cast(h);
 	if (h->taken && t - h->taken_input_at > idle)
@@ -367,16 +406,20 @@ static void tick(void *ud)
 	h->tick = kn_cdp_timer_start(h->loop, TICK_MS, tick, h);
 }
 
+/* The listener's thread: a down message for a page shown here goes to its inbox. */
 static void on_payload(void *ud, const char *payload)
 {
-	kn_live_hub *h = ud;
+	kn_live_hub *hub = ud;
 	kn_live_msg m;
 	kn_err err = {0};
 	if (kn_live_msg_parse(&m, payload, strlen(payload), &err) != 0 || m.kind > KN_LIVE_MSG_INPUT)
 		return; /* not for a holder */
-	pthread_mutex_lock(&h->mu);
+	pthread_mutex_lock(&hub->mu);
+	src *h = hub->srcs;
+	while (h && strcmp(h->run, m.run) != 0)
+		h = h->next;
 	struct inbox *e = NULL;
-	if (h->held_run[0] && strcmp(h->held_run, m.run) == 0 && h->n_in < INBOX_MAX && (e = malloc(sizeof *e))) {
+	if (h && h->n_in < INBOX_MAX && (e = malloc(sizeof *e))) {
 		e->m = m;
 		e->next = NULL;
 		if (h->in_tail)
@@ -386,43 +429,106 @@ static void on_payload(void *ud, const char *payload)
 		h->in_tail = e;
 		h->n_in++;
 	}
-	pthread_mutex_unlock(&h->mu);
+	pthread_mutex_unlock(&hub->mu);
 }
 
-/* ---- the replay's watch ------------------------------------------------------------------------ */
+/* ---- a page shown ------------------------------------------------------------------------------ */
+
+static void src_free(src *h)
+{
+	while (h->in) {
+		struct inbox *n = h->in->next;
+		free(h->in);
+		h->in = n;
+	}
+	json_decref(h->takeovers);
+	json_decref(h->cur);
+	free(h->session);
+	free(h->ws_url), free(h->target), free(h->task);
+	free(h);
+}
+
+kn_live_src *kn_live_hub_open(kn_live_hub *hub, kn_cdp_loop *loop, const char *ws_url, const char *target_id,
+                              const char *run_id, const kn_task *task, int can_take)
+{
+	if (!hub || !kn_live_run_ok(run_id) || !ws_url)
+		return NULL;
+	src *h = calloc(1, sizeof *h);
+	if (!h)
+		return NULL;
+	h->hub = hub;
+	h->loop = loop;
+	h->can_take = can_take;
+	h->ws_url = strdup(ws_url);
+	h->target = target_id ? strdup(target_id) : NULL;
+	h->task = task && task->id ? strdup(task->id) : NULL;
+	h->takeovers = json_array();
+	if (!h->ws_url || (target_id && !h->target) || !h->takeovers) {
+		src_free(h);
+		return NULL;
+	}
+	snprintf(h->run, sizeof h->run, "%s", run_id);
+	h->n_steps = task ? task->n_steps : 0;
+	pthread_mutex_lock(&hub->mu);
+	h->next = hub->srcs;
+	hub->srcs = h;
+	pthread_mutex_unlock(&hub->mu);
+	send_status(h, "running");
+	h->tick = kn_cdp_timer_start(loop, TICK_MS, tick, h);
+	return h;
+}
+
+json_t *kn_live_hub_close(kn_live_src *h, const char *why)
+{
+	if (!h)
+		return NULL;
+	kn_live_hub *hub = h->hub;
+	hand_back(h, why);
+	stop_cast(h);
+	if (h->tick)
+		kn_cdp_timer_cancel(h->tick);
+	if (h->ack)
+		kn_cdp_timer_cancel(h->ack);
+	h->tick = h->ack = NULL;
+	h->closing = 1;
+	if (h->c)
+		kn_cdp_close(h->c); /* c_close clears c and the session */
+	send_status(h, "ended");
+	pthread_mutex_lock(&hub->mu);
+	for (src **p = &hub->srcs; *p; p = &(*p)->next)
+		if (*p == h) {
+			*p = h->next;
+			break;
+		}
+	pthread_mutex_unlock(&hub->mu);
+	/* what showing this run cost (tests/bench/bench_screencast.sh reads it) */
+	kn_log_msg("info", "live", "live view", "run=%s screencasts=%llu frames=%llu bytes=%llu dropped=%llu inputs=%llu",
+	           h->run, h->stats.screencasts, h->stats.frames, h->stats.bytes, h->stats.dropped, h->stats.inputs);
+	json_t *t = h->takeovers;
+	h->takeovers = NULL;
+	if (t && json_array_size(t) == 0) {
+		json_decref(t);
+		t = NULL;
+	}
+	src_free(h);
+	return t;
+}
+
+/* ---- the replay's watch (one replay at a time) ------------------------------------------------- */
 
 static void w_begin(void *ud, kn_cdp_loop *loop, const char *ws_url, const char *target_id, const char *run_id,
                     const kn_task *task)
 {
-	kn_live_hub *h = ud;
-	if (!kn_live_run_ok(run_id) || !target_id)
+	kn_live_hub *hub = ud;
+	if (hub->replay || !target_id)
 		return;
-	h->loop = loop;
-	free(h->ws_url), free(h->target), free(h->task);
-	h->ws_url = strdup(ws_url);
-	h->target = strdup(target_id);
-	h->task = task->id ? strdup(task->id) : NULL;
-	if (!h->ws_url || !h->target)
-		return;
-	snprintf(h->run, sizeof h->run, "%s", run_id);
-	h->n_steps = task->n_steps;
-	h->step = 0;
-	h->verb[0] = h->what[0] = '\0';
-	h->seq = 0;
-	h->watched_at = 0;
-	h->takeovers = json_array();
-	h->at_begin = h->stats;
-	pthread_mutex_lock(&h->mu);
-	snprintf(h->held_run, sizeof h->held_run, "%s", run_id);
-	pthread_mutex_unlock(&h->mu);
-	send_status(h, "running");
-	h->tick = kn_cdp_timer_start(loop, TICK_MS, tick, h);
+	hub->replay = kn_live_hub_open(hub, loop, ws_url, target_id, run_id, task, 1);
 }
 
 static int w_step(void *ud, size_t i, const kn_step *st)
 {
-	kn_live_hub *h = ud;
-	if (!h->run[0])
+	src *h = ((kn_live_hub *)ud)->replay;
+	if (!h)
 		return 0;
 	if (i != h->step || (st && strcmp(h->verb, kn_step_verb_name(st->verb)) != 0)) {
 		h->step = i;
@@ -441,43 +547,9 @@ static int w_step(void *ud, size_t i, const kn_step *st)
 
 static json_t *w_end(void *ud)
 {
-	kn_live_hub *h = ud;
-	if (!h->run[0])
-		return NULL;
-	hand_back(h, "replay ended");
-	stop_cast(h);
-	if (h->tick)
-		kn_cdp_timer_cancel(h->tick);
-	if (h->ack)
-		kn_cdp_timer_cancel(h->ack);
-	h->tick = h->ack = NULL;
-	h->closing = 1;
-	if (h->c)
-		kn_cdp_close(h->c); /* c_close clears c and the session */
-	h->closing = 0;
-	send_status(h, "ended");
-	pthread_mutex_lock(&h->mu);
-	kn_live_stats d = h->stats, b = h->at_begin;
-	h->held_run[0] = '\0';
-	while (h->in) {
-		struct inbox *n = h->in->next;
-		free(h->in);
-		h->in = n;
-	}
-	h->in_tail = NULL;
-	h->n_in = 0;
-	pthread_mutex_unlock(&h->mu);
-	/* what showing this run cost (tests/bench/bench_screencast.sh reads it) */
-	kn_log_msg("info", "live", "live view", "run=%s screencasts=%llu frames=%llu bytes=%llu dropped=%llu inputs=%llu",
-	           h->run, d.screencasts - b.screencasts, d.frames - b.frames, d.bytes - b.bytes, d.dropped - b.dropped,
-	           d.inputs - b.inputs);
-	h->run[0] = '\0';
-	json_t *t = h->takeovers;
-	h->takeovers = NULL;
-	if (t && json_array_size(t) == 0) {
-		json_decref(t);
-		t = NULL;
-	}
+	kn_live_hub *hub = ud;
+	json_t *t = kn_live_hub_close(hub->replay, "replay ended");
+	hub->replay = NULL;
 	return t;
 }
 
@@ -514,15 +586,11 @@ void kn_live_hub_free(kn_live_hub *h)
 		return;
 	kn_store_listener_free(h->down);
 	kn_store_notifier_free(h->up);
-	while (h->in) {
-		struct inbox *n = h->in->next;
-		free(h->in);
-		h->in = n;
+	while (h->srcs) { /* pages still shown: their timers went with their loop's runs */
+		src *n = h->srcs->next;
+		src_free(h->srcs);
+		h->srcs = n;
 	}
-	json_decref(h->takeovers);
-	json_decref(h->cur);
-	free(h->session);
-	free(h->ws_url), free(h->target), free(h->task);
 	pthread_mutex_destroy(&h->mu);
 	free(h);
 }

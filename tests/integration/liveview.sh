@@ -9,7 +9,9 @@
 #     dismisses the wall, Hand back — the replay continues and passes; its report keeps the person's
 #     clicks as human steps (replay.takeovers), never among its own steps;
 #   - without the token: the live websocket is refused by the first serve; the public serve lets one
-#     watch, and a takeover there is answered 401.
+#     watch, and a takeover there is answered 401;
+#   - a run serve itself watches (POST /api/runs with a second Chromium on tests/sites/live/busy.html):
+#     its frames reach a viewer of /api/live (live-frames.mjs) as well.
 # usage: liveview.sh KEYNODE SOURCE_DIR [OUT_DIR]
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
@@ -74,6 +76,23 @@ grep -q 'msg="screencast started"' "$tmp/worker.log" && kn_ok "the worker starte
 grep -q 'msg="takeover" run=' "$tmp/serve.log" && kn_ok "the takeover is logged by serve" || kn_fail "no takeover log line"
 grep -q 'msg="takeover refused"' "$tmp/serve-public.log" && kn_ok "the refused takeover is logged" ||
   kn_fail "no refused-takeover log line"
+# 3. a run serve watches (POST /api/runs with a browser showing the busy page): watched too
+mkdir -p "$tmp/c2/profile"
+"$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
+  --disable-component-update --disable-sync --user-data-dir="$tmp/c2/profile" --remote-debugging-port=0 \
+  "http://127.0.0.1:$port/live/busy.html" >"$tmp/c2/chromium.log" 2>&1 &
+kn_pids+=("$!")
+for _ in $(seq 1 200); do [ -s "$tmp/c2/profile/DevToolsActivePort" ] && break; sleep 0.05; done
+cdp2=http://127.0.0.1:$(head -1 "$tmp/c2/profile/DevToolsActivePort")
+code=$(curl -s -o "$tmp/run.json" -w '%{http_code}' "${A[@]}" -H 'Content-Type: application/json' \
+  --data "{\"task\": \"live-busy\", \"browser\": \"$cdp2\", \"until\": \"idle:120\"}" "$base/api/runs")
+rid=$(jq -r .id "$tmp/run.json" 2>/dev/null)
+[ "$code" = 201 ] || kn_fail "POST /api/runs: $code $(cat "$tmp/run.json")"
+node "$here/live-frames.mjs" "${base/http/ws}" "$rid" "$token" 2 90 >"$tmp/frames.json" 2>"$tmp/frames.err" &&
+  jq -e '.frames >= 2 and .w > 0 and (.states | index("running"))' "$tmp/frames.json" >/dev/null &&
+  kn_ok "a run serve watches: its page's frames and state reach a viewer ($(jq -c . "$tmp/frames.json"))" ||
+  kn_fail "run serve watches: $(cat "$tmp/frames.json" "$tmp/frames.err")"
+curl -s -o /dev/null "${A[@]}" -X POST "$base/api/runs/$rid/stop"
 kill -0 "$serve_pid" 2>/dev/null && kill -0 "$worker_pid" 2>/dev/null && kn_ok "serve and worker still running" ||
   kn_fail "a process died"
 kn_finish

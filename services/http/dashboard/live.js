@@ -80,6 +80,7 @@ function renderRun(view, id, ctx) {
       const what = m.state === 'held' ? 'taken over — the replay waits' : m.taken ? 'taken over — the replay finishes its step' : m.state;
       state.textContent = m.state === 'ended' ? 'the replay ended' : `${what}: step ${m.step} of ${m.steps}`;
       view.dataset.liveState = m.state;
+      if (m.takeable === false) take.hidden = true; // a run an agent drives: watched only
       const key = `${m.step}:${m.verb}`;
       if (m.verb && key !== lastStep) {
         lastStep = key;

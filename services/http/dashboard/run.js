@@ -263,6 +263,7 @@ export async function render(view, params, ctx) {
       el('div', { class: 'card' }, el('h2', {}, 'Step score'), chartBox)),
     reqCard,
     takeoverCard(r),
+    r.status === 'running' && r.browser ? el('p', {}, el('a', { id: 'run-watch-live', href: `#/live/${encodeURIComponent(id)}` }, 'Watch the page live')) : null,
     el('section', { class: 'card' }, el('h2', {}, 'Events'), log, more));
   paintNodes();
   paintHead();
