@@ -361,6 +361,7 @@ int kn_cmd_serve(int argc, char **argv)
 	so.worker_exit = worker_exit;
 	so.live = sv.live_stream; /* the live view (issue 26) */
 	so.live_public = cfg->http_live_view_public;
+	so.live_max_s = cfg->http_live_view_max_s;
 	so.live_in = live_in;
 	if (kn_server_new(&sv.srv, &so, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);

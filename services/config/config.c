@@ -635,11 +635,16 @@ static int load_root(loader *l, kn_config *c, const node *root)
 		static const char *const hn[] = { "listen", "token", "hosts", "origins",
 		                                  "stream_idle_s", "max_run_events", "trusted_proxies",
 		                                  "advertise", "orphan_sweep_s", "live_view_public",
-		                                  "takeover_idle_s" };
-		const node *h[11];
+		                                  "takeover_idle_s", "live_view_max_s" };
+		const node *h[12];
 		long x;
-		if ((rc = fields_of(l, v[1], "http", hn, 11, h)) != 0)
+		if ((rc = fields_of(l, v[1], "http", hn, 12, h)) != 0)
 			return rc;
+		if (SET(h[11])) {
+			if ((rc = get_long(l, h[11], "http.live_view_max_s", 10, 86400, &x)) != 0)
+				return rc;
+			c->http_live_view_max_s = (int)x;
+		}
 		if (SET(h[9])) { /* issue 26: the live view */
 			if (h[9]->type != N_SCALAR || (strcmp(h[9]->val, "true") && strcmp(h[9]->val, "false")))
 				return fail(l, KN_EINVAL, h[9]->line, h[9]->col, "http.live_view_public: expected true or false");
@@ -758,6 +763,7 @@ static int defaults(kn_config **out, kn_err *err)
 	c->redact.enabled = 1;
 	c->http_stream_idle_s = 60;
 	c->http_takeover_idle_s = 120;
+	c->http_live_view_max_s = 3600;
 	c->http_max_run_events = 1000000;
 	c->http_orphan_sweep_s = 30;
 	return 0;

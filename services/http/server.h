@@ -103,6 +103,7 @@ typedef struct kn_server_opts {
 	 * (2, in; a viewer with the token that took over). */
 	kn_stream *live;
 	int live_public;
+	int live_max_s;             /* a viewer is closed after this long (http.live_view_max_s); 0 → 3600 */
 	void (*live_in)(void *ud, const char *run, int what, const struct kn_live_input *in, const char *client);
 } kn_server_opts;
 

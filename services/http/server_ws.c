@@ -164,6 +164,8 @@ int kn_srv_ws_established(kn_server *s, struct lws *wsi, struct pss *pss)
 		snprintf(pss->run, sizeof pss->run, "%s", run);
 		if (s->o.live_in)
 			s->o.live_in(s->o.ud, pss->run, 1, NULL, ip);
+		/* a watching session ends (the page may show private data to an unattended screen) */
+		lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, s->o.live_max_s > 0 ? s->o.live_max_s : 3600);
 	}
 	kn_http_query_clear(&q);
 	if (rc) {

@@ -121,6 +121,8 @@ try {
   const status = await p2.evaluate(() => document.getElementById('view').dataset.error);
   check('a takeover without the token is refused 401', status === '401', status);
   check('still not taken over', await p2.evaluate(() => document.getElementById('view').dataset.taken) === 'false', 'taken');
+  await p2.waitForSelector('#view[data-live="closed"]', { timeout: 90000 });
+  check('a watching session ends after http.live_view_max_s', true);
   await anon.close();
   await ctx.close();
 } catch (e) {
