@@ -51,6 +51,7 @@ struct kn_live_src {
 	int open, closing;
 	char *session;
 	int casting;         /* Page.startScreencast sent */
+	double cast_at, frame_at; /* when it was (re)started, when the last frame came */
 	double watched_at;   /* last "watch" heartbeat (monotonic ms); 0: none */
 	double status_at;
 	int ack_session;     /* the frame to acknowledge */
@@ -140,6 +141,7 @@ static void on_frame(src *h, json_t *params)
 	int w = (int)json_number_value(json_object_get(md, "deviceWidth"));
 	int hh = (int)json_number_value(json_object_get(md, "deviceHeight"));
 	h->ack_session = (int)json_integer_value(json_object_get(params, "sessionId"));
+	h->frame_at = now_ms();
 	size_t n = data ? strlen(data) : 0;
 	size_t pieces = (n + KN_LIVE_PIECE_MAX - 1) / KN_LIVE_PIECE_MAX;
 	if (n && w > 0 && hh > 0 && h->casting) {
@@ -172,17 +174,24 @@ static void on_frame(src *h, json_t *params)
 
 /* ---- the screencast's own connection ---------------------------------------------------------- */
 
+/* Page.startScreencast on the page's session (again: Chromium sends a first frame at once). */
+static void cast(src *h)
+{
+	int mw = h->hub->o.max_width > 0 ? h->hub->o.max_width : 800;
+	kn_cdp_send(h->c, h->session, "Page.startScreencast",
+	            json_pack("{s:s, s:i, s:i, s:i, s:i}", "format", "jpeg", "quality", h->hub->o.quality > 0 ? h->hub->o.quality : 60,
+	                      "maxWidth", mw, "maxHeight", mw * 2, "everyNthFrame", 1),
+	            NULL, NULL);
+	h->cast_at = now_ms();
+}
+
 static void start_cast(src *h)
 {
 	if (!h->session || h->casting)
 		return;
 	h->casting = 1;
 	h->stats.screencasts++;
-	int mw = h->hub->o.max_width > 0 ? h->hub->o.max_width : 800;
-	kn_cdp_send(h->c, h->session, "Page.startScreencast",
-	            json_pack("{s:s, s:i, s:i, s:i, s:i}", "format", "jpeg", "quality", h->hub->o.quality > 0 ? h->hub->o.quality : 60,
-	                      "maxWidth", mw, "maxHeight", mw * 2, "everyNthFrame", 1),
-	            NULL, NULL);
+	cast(h);
 	kn_log_msg("info", "live", "screencast started", "run=%s", h->run);
 	send_status(h, state_of(h));
 }
@@ -401,6 +410,11 @@ static void tick(void *ud)
 		stop_cast(h);
 	if (h->taken && t - h->taken_input_at > idle)
 		hand_back(h, "timed out");
+	/* no frame for 3 s: started again. A navigation to another site swaps the page's renderer,
+	 * which ends a screencast started before it; a page that does not repaint sends nothing, so
+	 * a viewer who came later would see nothing — a restart sends one frame at once. */
+	if (h->casting && h->open && h->session && !h->ack && t - (h->frame_at > h->cast_at ? h->frame_at : h->cast_at) > 3000)
+		cast(h);
 	if (t - h->status_at >= STATUS_EVERY_MS)
 		send_status(h, state_of(h));
 	h->tick = kn_cdp_timer_start(h->loop, TICK_MS, tick, h);
