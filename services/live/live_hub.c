@@ -1,8 +1,9 @@
 /* live_hub.c — the holder side of the live view (live_hub.h). Threads: the listener's (store_listen.c)
- * only copies the down messages about the run held into an inbox; everything else — the CDP
- * connection of the screencast, the takeover, the timers — runs on the CDP loop's thread, which
- * the replay serves. A 250 ms timer (while a replay runs) drains the inbox, lets the screencast
- * lapse when the watch heartbeats stop, hands back an idle takeover and sends the page's state. */
+ * only copies the down messages about the pages shown here into their sources' inboxes; everything
+ * else — each source's CDP connection of the screencast, the takeover, the timers — runs on the CDP
+ * loop's thread. A 250 ms timer per source drains its inbox, lets the screencast lapse when the watch
+ * heartbeats stop (and starts it again when frames stopped), hands back an idle takeover and sends
+ * the page's state. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
