@@ -19,6 +19,8 @@
 #include "api.h"
 #include "cli.h"
 #include "log.h"
+#include "live.h"
+#include "live_hub.h"
 #include "relay.h"
 #include "runs.h"
 #include "scheduler.h"
@@ -95,6 +97,8 @@ struct serve {
 	double last_scan;  /* … of the last look for new traces to index */
 	long long scanned; /* epoch seconds: traces indexed up to here */
 	kn_store *tst;     /* the traces' index rows (schemas/sql/050_traces.sql); server thread only */
+	kn_stream *live_stream; /* /api/live's viewers (issue 26) */
+	kn_runs_live *live;     /* … and the NOTIFY bridge to the pages' holders (services/runs/live.h) */
 };
 
 static void handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
@@ -150,10 +154,18 @@ static void trace_removed(void *ud, const char *run_id)
 		           kn_log_quote(q, sizeof q, err.msg));
 }
 
+/* kn_server_opts.live_in: a live view viewer came, went or acts (services/runs/live.h). */
+static void live_in(void *ud, const char *run, int what, const kn_live_input *in, const char *client)
+{
+	struct serve *sv = ud;
+	kn_runs_live_in(sv->live, run, what, in, client);
+}
+
 static void server_tick(void *ud)
 {
 	struct serve *sv = ud;
 	kn_api_tick(sv->api);
+	kn_runs_live_tick(sv->live);
 	if (sv->traces && sv->tst && kn_time_mono_s() - sv->last_scan >= 2) { /* new traces: index rows */
 		sv->last_scan = kn_time_mono_s();
 		long long now = (long long)time(NULL);
@@ -259,6 +271,7 @@ int kn_cmd_serve(int argc, char **argv)
 	kn_llm *llm = NULL;
 	kn_store *st = NULL;
 	kn_runs_relay *relay = NULL;
+	kn_live_hub *live_hub = NULL;
 	kn_runs_sweeper *sweeper = NULL;
 	int registered = 0;
 	char advertise[KN_STORE_ADDRESS_MAX];
@@ -321,7 +334,8 @@ int kn_cmd_serve(int argc, char **argv)
 		goto done;
 	}
 
-	if (kn_metrics_new(&metrics) != 0 || kn_stream_new(&sv.stream, 0, wake, &sv) != 0) {
+	if (kn_metrics_new(&metrics) != 0 || kn_stream_new(&sv.stream, 0, wake, &sv) != 0 ||
+	    kn_stream_new(&sv.live_stream, 0, wake, &sv) != 0) {
 		fprintf(stderr, "keynode serve: out of memory\n");
 		goto done;
 	}
@@ -352,6 +366,10 @@ int kn_cmd_serve(int argc, char **argv)
 	so.stream_idle_s = cfg->http_stream_idle_s;
 	so.handle_worker = handle_worker;
 	so.worker_exit = worker_exit;
+	so.live = sv.live_stream; /* the live view (issue 26) */
+	so.live_public = cfg->http_live_view_public;
+	so.live_max_s = cfg->http_live_view_max_s;
+	so.live_in = live_in;
 	if (kn_server_new(&sv.srv, &so, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;
@@ -372,6 +390,10 @@ int kn_cmd_serve(int argc, char **argv)
 	registered = 1;
 	if (kn_runs_relay_new(&relay, db, owner, sv.stream, &err) != 0) {
 		fprintf(stderr, "keynode serve: live feed relay: %s\n", err.msg);
+		goto done;
+	}
+	if (kn_runs_live_new(&sv.live, db, sv.stream, sv.live_stream, &err) != 0) {
+		fprintf(stderr, "keynode serve: live view: %s\n", err.msg);
 		goto done;
 	}
 	kn_ingest_opts io = {0};
@@ -422,6 +444,13 @@ int kn_cmd_serve(int argc, char **argv)
 	ro.guard = cfg->guard;
 	ro.redact = &redact;
 	ro.relay = relay;
+	/* the live view of the runs this serve watches (issue 26; its viewers' side is sv.live) */
+	kn_live_hub_opts lho = {.conninfo = db, .takeover_idle_s = cfg->http_takeover_idle_s};
+	if (kn_live_hub_new(&live_hub, &lho, &err) != 0) {
+		fprintf(stderr, "keynode serve: live view: %s\n", err.msg);
+		goto done;
+	}
+	ro.live = live_hub;
 	if (cfg->semantic.backend == KN_CONFIG_LLM) {
 		/* the LLM judge with the PostgreSQL verdict cache (shared by every serve and worker) */
 		const char *url = cfg->semantic.llm.url, *model = cfg->semantic.llm.model;
@@ -494,6 +523,7 @@ done:
 	kn_runs_sweeper_free(sweeper);
 	kn_runs_free(sv.runs); /* results of live runs go to ingest */
 	sv.runs = NULL;
+	kn_live_hub_free(live_hub); /* after the runs: their pages are no longer shown */
 	kn_runs_relay_free(relay); /* after the runs' end messages */
 	if (registered && kn_store_serve_unregister(st, owner, &err) != 0)
 		kn_log_msg("warn", "serve", "serve row not deleted", "detail=\"%s\"", kn_log_quote(q, sizeof q, err.msg));
@@ -508,6 +538,8 @@ done:
 	kn_server *srv = sv.srv;
 	sv.srv = NULL;
 	kn_server_free(srv);
+	kn_runs_live_free(sv.live); /* after the server: no viewer calls in any more */
+	kn_stream_free(sv.live_stream);
 	kn_stream_free(sv.stream);
 	kn_metrics_free(metrics);
 	kn_store_free(st);

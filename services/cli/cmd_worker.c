@@ -14,6 +14,7 @@
 #include "alerts.h"
 #include "keynode/fs.h"
 #include "cli.h"
+#include "live_hub.h"
 #include "log.h"
 #include "runner.h"
 #include "worker.h"
@@ -248,12 +249,20 @@ int kn_cmd_worker(int argc, char **argv)
 	int rc = KN_EXIT_USAGE;
 	kn_alerts *alerts = NULL;
 	kn_worker *w = NULL;
+	kn_live_hub *live = NULL;
 	kn_alerts_opts ao = {.config = cfg, .conninfo = cfg->database_url};
 	if (kn_alerts_new(&alerts, &ao, &err) != 0) {
 		fprintf(stderr, "keynode worker: alerts: %s\n", err.msg);
 		goto done;
 	}
 	wo.alerts = alerts;
+	/* the live view (issue 26, services/live): a replay can be watched and taken over from serve */
+	kn_live_hub_opts lo = {.conninfo = cfg->database_url, .takeover_idle_s = cfg->http_takeover_idle_s};
+	if (kn_live_hub_new(&live, &lo, &err) != 0) {
+		fprintf(stderr, "keynode worker: live view: %s\n", err.msg);
+		goto done;
+	}
+	wo.validate.watch = kn_live_hub_watch(live);
 	if (kn_worker_new(&w, &wo, &err) != 0) {
 		fprintf(stderr, "keynode worker: %s\n", err.msg);
 		goto done;
@@ -278,6 +287,7 @@ done:
 		pthread_join(sig_thread, NULL);
 	}
 	kn_worker_free(w);
+	kn_live_hub_free(live); /* after the worker: its replays' timers are gone with them */
 	if (alerts) {
 		kn_alerts_drain(alerts, 5000, NULL);
 		kn_alerts_free(alerts);

@@ -634,13 +634,29 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	if (v[1]) {
 		static const char *const hn[] = { "listen", "token", "hosts", "origins",
 		                                  "stream_idle_s", "max_run_events", "trusted_proxies",
-		                                  "advertise", "orphan_sweep_s", "tokens" };
-		const node *h[10];
+		                                  "advertise", "orphan_sweep_s", "live_view_public",
+		                                  "takeover_idle_s", "live_view_max_s", "tokens" };
+		const node *h[13];
 		long x;
-		if ((rc = fields_of(l, v[1], "http", hn, 10, h)) != 0)
+		if ((rc = fields_of(l, v[1], "http", hn, 13, h)) != 0)
 			return rc;
-		if (h[9] && (rc = kn_config_load_tokens(l, c, h[9])) != 0)
+		if (h[12] && (rc = kn_config_load_tokens(l, c, h[12])) != 0)
 			return rc;
+		if (SET(h[11])) {
+			if ((rc = get_long(l, h[11], "http.live_view_max_s", 10, 86400, &x)) != 0)
+				return rc;
+			c->http_live_view_max_s = (int)x;
+		}
+		if (SET(h[9])) { /* issue 26: the live view */
+			if (h[9]->type != N_SCALAR || (strcmp(h[9]->val, "true") && strcmp(h[9]->val, "false")))
+				return fail(l, KN_EINVAL, h[9]->line, h[9]->col, "http.live_view_public: expected true or false");
+			c->http_live_view_public = strcmp(h[9]->val, "true") == 0;
+		}
+		if (SET(h[10])) {
+			if ((rc = get_long(l, h[10], "http.takeover_idle_s", 10, 3600, &x)) != 0)
+				return rc;
+			c->http_takeover_idle_s = (int)x;
+		}
 		if (SET(h[7])) {
 			if ((rc = get_str(l, h[7], "http.advertise", &c->http_advertise, 1)) != 0)
 				return rc;
@@ -748,6 +764,8 @@ static int defaults(kn_config **out, kn_err *err)
 	c->blocked.enabled = c->blocked.geo = 1;
 	c->redact.enabled = 1;
 	c->http_stream_idle_s = 60;
+	c->http_takeover_idle_s = 120;
+	c->http_live_view_max_s = 3600;
 	c->http_max_run_events = 1000000;
 	c->http_orphan_sweep_s = 30;
 	return 0;

@@ -63,6 +63,10 @@ typedef struct kn_config {
 	long http_max_run_events;  /* [1, 1e8]; events one run may hold; default 1000000 */
 	char *http_advertise;      /* HOST:PORT other serves forward a run's calls to (issue 27);
 	                            * NULL: the listen address (a wildcard host: this machine's name) */
+	int http_live_view_public; /* http.live_view_public: watching a live page needs no token
+	                            * (issue 26; taking over always does); default false */
+	int http_takeover_idle_s;  /* [10, 3600]; a takeover without input this long is handed back; 120 */
+	int http_live_view_max_s;  /* [10, 86400]; a live view viewer is closed after this long; 3600 */
 	int http_orphan_sweep_s;   /* [1, 3600]; every this many seconds a serve ends the live runs of
 	                            * dead serves ("service restarted"); default 30 */
 	char **browsers;           /* CDP endpoints; n_browsers may be 0 */

@@ -628,13 +628,11 @@ static int callback(struct lws *wsi, enum lws_callback_reasons reason, void *use
 		return kn_srv_ws_established(s, wsi, pss);
 	case LWS_CALLBACK_SERVER_WRITEABLE:
 		return kn_srv_ws_writeable(s, wsi, pss);
-	case LWS_CALLBACK_RECEIVE:
-		return 0; /* the stream is one-way */
+	case LWS_CALLBACK_RECEIVE: /* /api/stream is one-way; /api/live takes a viewer's input */
+		return pss && pss->live ? kn_srv_ws_receive(s, wsi, pss, in, len) : 0;
 	case LWS_CALLBACK_CLOSED:
-		if (pss && pss->sub) {
-			kn_stream_unsubscribe(s->o.stream, pss->sub);
-			pss->sub = NULL;
-		}
+		if (pss)
+			kn_srv_ws_closed(s, pss);
 		return 0;
 	case LWS_CALLBACK_EVENT_WAIT_CANCELLED:
 		if (s)

@@ -18,6 +18,8 @@
 #include "request.h"
 #include "stream.h"
 
+struct kn_live_input; /* services/live/live_wire.h */
+
 typedef struct kn_http_req {
 	kn_http_method method;
 	kn_route route;
@@ -102,6 +104,16 @@ typedef struct kn_server_opts {
 	void (*handle_worker)(void *ud, void **wctx, const kn_http_req *req, kn_http_resp *resp);
 	void (*worker_exit)(void *ud, void *wctx);
 	int workers_read, workers_slow; /* threads per lane; 0 → 2 and 4 */
+	/* The live view (issue 26, server_ws.c; services/live/README.md): the viewers of
+	 * /api/live?run=RUN subscribe to live (its wake must be kn_server_wake too); NULL: no live
+	 * view (the upgrade is refused). live_public: watching needs no token (taking over always
+	 * does). live_in(ud, run, what, in, client) on the server thread: a viewer came (what 1) or
+	 * went (0, after a release of its takeover), or sent a take, release or input it may send
+	 * (2, in; a viewer with the token that took over). */
+	kn_stream *live;
+	int live_public;
+	int live_max_s;             /* a viewer is closed after this long (http.live_view_max_s); 0 → 3600 */
+	void (*live_in)(void *ud, const char *run, int what, const struct kn_live_input *in, const char *client);
 } kn_server_opts;
 
 typedef struct kn_server kn_server;

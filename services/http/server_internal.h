@@ -58,6 +58,13 @@ struct pss {
 	struct kn_srv_job *job;
 	/* websocket */
 	kn_stream_sub *sub;
+	/* a live view viewer (issue 26): its run, whether it showed the token and took over, a reply
+	 * of its own waiting to be written, what it is sending */
+	int live, authed, taking;
+	char run[160];
+	char *reply;
+	char *rx;
+	size_t rx_len;
 };
 
 /* The decoded query fragments lws keeps ("name=value" each) into q. */
@@ -77,6 +84,10 @@ int kn_srv_ws_filter(kn_server *s, struct lws *wsi);
 int kn_srv_ws_established(kn_server *s, struct lws *wsi, struct pss *pss);
 int kn_srv_ws_writeable(kn_server *s, struct lws *wsi, struct pss *pss);
 void kn_srv_close_dropped(kn_server *s);
+/* The live view's websocket (server_ws.c): a viewer's message (LWS_CALLBACK_RECEIVE) and its end
+ * (LWS_CALLBACK_CLOSED of any websocket). */
+int kn_srv_ws_receive(kn_server *s, struct lws *wsi, struct pss *pss, const void *in, size_t len);
+void kn_srv_ws_closed(kn_server *s, struct pss *pss);
 
 /* Deferred answers (async.c). kn_srv_pool_start/stop around the loop (stop joins the threads and
  * drops what is left). kn_srv_defer moves pss's request (id, query, body) into a job for lane's

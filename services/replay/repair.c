@@ -355,6 +355,7 @@ json_t *kn_replay_repairs(kn_cdp_loop *loop, const char *ws, const kn_task *task
 		vo.trace = NULL;
 		vo.trajectory = NULL;
 		vo.run_id = NULL;
+		vo.watch = NULL; /* a proof is nobody's to watch or take over */
 		vo.replay.progress = NULL;
 		vo.replay.answers = NULL;
 		kn_err err = {0};

@@ -796,6 +796,13 @@ static kn_step_outcome run_step_judged(struct rp *r, const kn_step *st, kn_repla
 	return KN_STEP_BROWSER_TIMEOUT;
 }
 
+/* While opts.before_step holds the replay (a person took over its page, issue 26), serve the loop. */
+static void hold(struct rp *r, size_t i, const kn_step *st)
+{
+	while (r->o.before_step && r->o.before_step(r->o.step_ud, i, st) && !kn_cdp_loop_stopped(r->loop))
+		kn_cdp_loop_run_for(r->loop, 100);
+}
+
 /* kn_replay_task once the waiter listens: the tab, the viewport, each step. */
 static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res, kn_err *err)
 {
@@ -818,6 +825,7 @@ static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res
 		const kn_step *st = &task->steps[i];
 		kn_step_report *rep = &res->steps[i];
 		kn_err e = {0};
+		hold(r, i, st);
 		r->dialog = i + 1 < task->n_steps && task->steps[i + 1].verb == KN_STEP_DIALOG ? &task->steps[i + 1] : NULL;
 		kn_step_outcome o = run_step_judged(r, st, res, rep, &e);
 		rep->outcome = o;
@@ -850,6 +858,8 @@ static int replay_steps(struct rp *r, const kn_task *task, kn_replay_result *res
 		if (r->o.step_delay_ms)
 			pause_ms(r, r->o.step_delay_ms);
 	}
+	if (!rc)
+		hold(r, task->n_steps, NULL);
 	return rc;
 }
 

@@ -335,6 +335,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	kn_replay_status status = KN_REPLAY_PASSED;
 	int broken_node = -1, rc = 0;
 	kn_end end;
+	json_t *takeovers = NULL;
 
 	struct attached att = {0};
 	if (kn_held_check_init(&att.held, task) != 0)
@@ -411,8 +412,14 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	att.m = m;
 	kn_cdp_loop_run_until(loop, 5000, monitor_attached, &att);
 
+	if (o.watch && o.watch->begin) /* the live view (issue 26): the tab to show */
+		o.watch->begin(o.watch->ud, loop, ws_url, target, run_id, task);
 	kn_replay_opts ro = o.replay;
 	ro.target_id = target;
+	if (o.watch) {
+		ro.before_step = o.watch->step;
+		ro.step_ud = o.watch->ud;
+	}
 	ro.evidence = 1;
 	ro.on_answer = monitor_answer;
 	ro.reached_all = monitor_reached_all;
@@ -423,6 +430,8 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	 * before precede those replies on that socket, so nothing is left behind */
 	kn_monitor_stop(m, KN_END_STOPPED);
 	kn_cdp_loop_run_until(loop, 3000, monitor_ended, m);
+	if (o.watch && o.watch->end) /* what people did in the page: human steps, kept apart */
+		takeovers = o.watch->end(o.watch->ud);
 
 	if (rr && !res.failed_step) {
 		snprintf(reason, sizeof reason, "browser failed: %.250s", rerr.msg);
@@ -485,6 +494,8 @@ judge:
 		         o.replay.viewport_w ? o.replay.viewport_w : task->viewport_w ? task->viewport_w : KN_VIEWPORT_DEFAULT_W,
 		         o.replay.viewport_h ? o.replay.viewport_h : task->viewport_h ? task->viewport_h : KN_VIEWPORT_DEFAULT_H);
 		json_object_set_new(json_object_get((*out)->doc, "replay"), "viewport", json_string(vp));
+		if (takeovers)
+			json_object_set(json_object_get((*out)->doc, "replay"), "takeovers", takeovers);
 		if (redump(*out)) {
 			kn_replay_report_free(*out);
 			*out = NULL;
@@ -538,6 +549,7 @@ done:
 		}
 	}
 	kn_replay_result_clear(&res);
+	json_decref(takeovers);
 	free(ctx);
 	free(target);
 	return rc;

@@ -19,6 +19,7 @@
 #include "keynode/until.h"
 
 #include "monitor.h"
+#include "live_hub.h"
 #include "log.h"
 #include "runs.h"
 #include "relay.h"
@@ -230,6 +231,8 @@ static void mon_on_end(void *ud, kn_monitor *m, const char *reason)
 	kn_trace_finish(run->trace, kn_monitor_eval(m), reason, NULL, !kn_eval_completed(kn_monitor_eval(m)),
 	                NULL, NULL);
 	kn_run_finish(run, kn_monitor_eval(m), reason);
+	json_decref(kn_live_hub_close(run->live, "run ended"));
+	run->live = NULL;
 	kn_cdp_loop_post(run->owner->loop, free_graves, run->owner);
 }
 
@@ -261,7 +264,11 @@ static void post_start(void *ud)
 	kn_err err = {0};
 	mo.trace = run->trace = kn_trace_open_in(r->o.trace_root, run->id, (kn_trace_mode)r->o.trace_mode,
 	                                         run->task, r->o.trace_max_bytes, &err);
+	/* the live view: nothing happens until someone watches (services/live/README.md) */
+	run->live = kn_live_hub_open(r->o.live, r->loop, run->ws, NULL, run->id, run->task, 0);
 	if (kn_monitor_start(&run->mon, r->loop, run->ws, &mo, &err) != 0) {
+		json_decref(kn_live_hub_close(run->live, "not watched"));
+		run->live = NULL;
 		kn_log_msg("error", "runs", err.msg, "run=%s", run->id);
 		run->mon = NULL;
 		kn_trace_free(run->trace), run->trace = NULL;

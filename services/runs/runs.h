@@ -56,6 +56,9 @@ typedef struct kn_runs_opts {
 	/* the other serves' view of the live feed (relay.h): every run message published is also
 	 * relayed; NULL: none (borrowed) */
 	struct kn_runs_relay *relay;
+	/* the live view (issue 26, services/live): each watched run's page can be watched from the
+	 * dashboard (never taken over: the agent drives it); NULL: none (borrowed) */
+	struct kn_live_hub *live;
 } kn_runs_opts;
 
 /* Start the loop thread. *out the caller's (kn_runs_free). */

@@ -28,6 +28,7 @@ struct run {
 	/* watched */
 	kn_monitor *mon;
 	kn_trace *trace;   /* its run trace (services/trace), NULL: none */
+	struct kn_live_src *live; /* its page in the live view (services/live), NULL: none; loop thread */
 	/* external */
 	kn_eval *ev;
 	struct timespec started_mono, last_event;

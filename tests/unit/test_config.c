@@ -571,12 +571,32 @@ static void test_advertise(void **state)
 	fails("http: { orphan_sweep_s: 0 }\n", KN_EINVAL, "k.yaml:1:25: http.orphan_sweep_s: expected an integer in [1, 3600]");
 }
 
+/* http.live_view_public and http.takeover_idle_s (issue 26, the live view): checked at load. */
+static void test_live_view(void **state)
+{
+	(void)state;
+	kn_config *c = load("http: {}\n");
+	assert_int_equal(c->http_live_view_public, 0);
+	assert_int_equal(c->http_takeover_idle_s, 120);
+	assert_int_equal(c->http_live_view_max_s, 3600);
+	kn_config_free(c);
+	c = load("http: { live_view_public: true, takeover_idle_s: 30, live_view_max_s: 60 }\n");
+	assert_int_equal(c->http_live_view_public, 1);
+	assert_int_equal(c->http_takeover_idle_s, 30);
+	assert_int_equal(c->http_live_view_max_s, 60);
+	kn_config_free(c);
+	fails("http: { live_view_public: yes }\n", KN_EINVAL, "k.yaml:1:27: http.live_view_public: expected true or false");
+	fails("http: { takeover_idle_s: 5 }\n", KN_EINVAL, "k.yaml:1:26: http.takeover_idle_s: expected an integer in [10, 3600]");
+	fails("http: { live_view_max_s: 0 }\n", KN_EINVAL, "k.yaml:1:26: http.live_view_max_s: expected an integer in [10, 86400]");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_example),
 		cmocka_unit_test(test_proxies), cmocka_unit_test(test_tokens),
 		cmocka_unit_test(test_advertise),
+		cmocka_unit_test(test_live_view),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_env),
 		cmocka_unit_test(test_errors_keys),

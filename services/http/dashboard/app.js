@@ -15,6 +15,7 @@ import * as batches from './batches.js';
 import * as compare from './compare.js';
 import * as trace from './trace.js';
 import * as drift from './drift.js';
+import * as live from './live.js';
 
 const view = document.getElementById('view');
 let current = { gen: 0, cleanups: [], abort: null };
@@ -28,6 +29,7 @@ function route(hash) {
   if (parts[0] === 'tasks' && parts[1]) return { page: 'task', mod: task, params: { id: parts.slice(1).join('/') } };
   if (parts[0] === 'runs' && parts[1] && parts[2] === 'trace') return { page: 'trace', mod: trace, params: { id: parts[1] } };
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', mod: run, params: { id: parts[1] } };
+  if (parts[0] === 'live') return { page: 'live', mod: live, params: { id: parts[1] || '' } };
   if (parts[0] === 'runs') return { page: 'runs', mod: runs, params: {} };
   if (parts[0] === 'alerts') return { page: 'alerts', mod: alerts, params: {} };
   if (parts[0] === 'agent-runs' && parts[1] === 'compare' && parts[2] && parts[3]) return { page: 'compare', mod: compare, params: { a: parts[2], b: parts[3] } };

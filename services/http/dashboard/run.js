@@ -58,6 +58,21 @@ function stepChart(scores) {
   return root;
 }
 
+/** Issue 26: each time a person took the replay's page over from the live view, and what they did
+ * (the report's replay.takeovers: human steps, never the replay's own); null when nobody did. */
+function takeoverCard(r) {
+  const list = r && r.replay && Array.isArray(r.replay.takeovers) ? r.replay.takeovers : [];
+  if (!list.length) return null;
+  const act = (a) => (a.type === 'text' ? `typed "${a.text}"` : a.type === 'key' ? `pressed ${a.key}`
+    : a.type === 'wheel' ? `scrolled ${Math.round(a.dy)} px` : `${a.type} at ${Math.round(a.x)},${Math.round(a.y)}`);
+  return el('section', { class: 'card', id: 'run-takeovers' },
+    el('h2', {}, 'Taken over from the live view'),
+    el('ol', {}, list.map((t) => el('li', { class: 'takeover', 'data-actions': (t.actions || []).length },
+      `${fmtTime(t.at)} – ${fmtTime(t.until)}`, t.before_step ? `, held before step ${t.before_step}` : '',
+      t.ended ? ` (${t.ended})` : '',
+      el('ul', {}, (t.actions || []).map((a) => el('li', { class: 'human-step' }, `human: ${act(a)}`)))))));
+}
+
 export async function render(view, params, ctx) {
   const id = params.id;
   const r = await api('GET', `/api/runs/${seg(id)}`, undefined, { signal: ctx.signal });
@@ -247,6 +262,8 @@ export async function render(view, params, ctx) {
       el('div', { class: 'card' }, el('h2', {}, 'Key nodes'), nodeList),
       el('div', { class: 'card' }, el('h2', {}, 'Step score'), chartBox)),
     reqCard,
+    takeoverCard(r),
+    r.status === 'running' && r.browser ? el('p', {}, el('a', { id: 'run-watch-live', href: `#/live/${encodeURIComponent(id)}` }, 'Watch the page live')) : null,
     el('section', { class: 'card' }, el('h2', {}, 'Events'), log, more));
   paintNodes();
   paintHead();
