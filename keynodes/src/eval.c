@@ -784,8 +784,13 @@ int kn_eval_run(kn_eval **out, const kn_task *task, const kn_eval_opts *opts, co
 {
 	if (kn_eval_new(out, task, opts) != 0)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (kn_eval_feed(*out, &events[i], err) < 0 && judge_failures)
+	for (size_t i = 0; i < n; i++) {
+		kn_err e = {0};
+		if (kn_eval_feed(*out, &events[i], &e) >= 0)
+			continue;
+		if (judge_failures)
 			(*judge_failures)++;
+		kn_err_set(err, e.code, "event %zu: %s", i + 1, e.msg); /* which one, as a file's line count */
+	}
 	return 0;
 }

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # bench_year.sh — a year of a Mind2Web-Live-sized operation in PostgreSQL, and what it does to the
 # dashboard and the API (issue 27 item 4). On a private cluster (tests/integration/lib.sh):
-#   1. `keynode migrate` with the migrations before 130 (the schema a deployment had), `keynode serve`,
+#   1. `keynode migrate` with the migrations before CUT (KN_YEAR_CUT, default 170: the schema a deployment had
+#      before the newest change this bench measures), `keynode serve`,
 #      the 104 Mind2Web-Live test tasks uploaded through POST /api/tasksets as a set of 542 (the size of
 #      Mind2Web-Live; ids 0–541, the test split cycled), then again with 54 intents changed (new versions);
 #   2. tests/bench/bench_year_gen.sql fills it: every task replayed nightly for DAYS days (≈ 198k replays
 #      at full scale), BATCHES agent batches × 542 tasks × 3 repeats, events and results copied from
 #      real keynode output, failed replays with a 100 KB screenshot;
-#   3. `keynode migrate` on the filled database (applies 130 and later), timed;
+#   3. `keynode migrate` on the filled database (applies CUT and later), timed;
 #   4. a loopback `keynode serve`: each dashboard page (the requests it makes when it opens, issued
 #      one after another on one connection: the page's time is their sum) and each API listing, N times
 #      with curl, p50/p99; /api/tasks also uncached (a NOTIFY keynode_change before each request);
@@ -20,7 +21,8 @@
 # `bench.year_smoke`, which also fails on any non-200 answer or an empty listing). Never asserts a time.
 #   [KN_YEAR_BASELINE=OLD_KEYNODE] tests/bench/bench_year.sh KEYNODE REPO [N] [RESULTS_MD]
 # With KN_YEAR_BASELINE (a keynode binary from before this issue) step 4 runs first under it on the
-# schema before 130, so one generation gives the before and after numbers side by side.
+# schema before CUT, so one generation gives the before and after numbers side by side (the serve that
+# uploads the tasks is KEYNODE: CUT must leave the tables it writes, e.g. 140's task_changes).
 # N requests per page/listing (default 100); RESULTS_MD: the subsection "### DATE, keynode COMMIT, scale S"
 # of its "## A year of data" section is written (results_md.py).
 set -u -o pipefail
@@ -36,6 +38,7 @@ DAYS=$(python3 -c "print(max(1, round(365 * $SCALE)))")
 BATCHES=$(python3 -c "print(max(1, round(300 * $SCALE)))")
 KEEP=$(python3 -c "print(max(1, round(90 * $SCALE)))") # retention of the prune step, days
 REPEAT=3
+CUT=${KN_YEAR_CUT:-170}
 M2W=${KN_SHARED_DIR:-/work/shared}/data/mind2web-live/mind2web-live_test_20241024.json
 [ -f "$M2W" ] || { kn_fail "no Mind2Web-Live test split at $M2W"; kn_finish; }
 REUSE=${KN_YEAR_REUSE:-}
@@ -66,9 +69,9 @@ if [ -z "$REUSE" ]; then
 mkdir -p "$tmp/sql-before"
 for f in "$REPO"/schemas/sql/[0-9]*.sql; do
   v=$(basename "$f" | cut -d_ -f1)
-  [ "$((10#$v))" -lt 130 ] && cp "$f" "$tmp/sql-before/"
+  [ "$((10#$v))" -lt "$CUT" ] && cp "$f" "$tmp/sql-before/"
 done
-"$KN" migrate --database "$KN_PG_URL" --dir "$tmp/sql-before" >/dev/null || { kn_fail "migrate (before 130)"; kn_finish; }
+"$KN" migrate --database "$KN_PG_URL" --dir "$tmp/sql-before" >/dev/null || { kn_fail "migrate (before $CUT)"; kn_finish; }
 python3 - "$M2W" "$tmp/tasks1.json" "$tmp/tasks2.json" <<'EOF'
 import json, sys
 src = json.load(open(sys.argv[1]))
@@ -219,7 +222,7 @@ kn_psql "SELECT 'm2w-live:' || t.task_key FROM tasks t WHERE EXISTS (SELECT 1 FR
 kn_psql "SELECT id FROM agent_batches ORDER BY hashtext(id::text) LIMIT $N" >"$tmp/batch_ids"
 deep=$(kn_psql "SELECT id FROM runs ORDER BY started DESC, id DESC OFFSET (SELECT count(*) / 2 FROM runs) LIMIT 1")
 if [ -n "${KN_YEAR_BASELINE:-}" ]; then # the same data under the keynode before this issue
-  SERVE_BIN=$KN_YEAR_BASELINE measure "before: KN_YEAR_BASELINE, schema before 130"
+  SERVE_BIN=$KN_YEAR_BASELINE measure "before: KN_YEAR_BASELINE, schema before $CUT"
 fi
 
 # 5. migrate on the filled database, then the pages again

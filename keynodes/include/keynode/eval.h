@@ -61,7 +61,7 @@ int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err);
  * `keynode score` does with a trajectory file and what rescoring a stored run does (services/runs,
  * POST /api/rescore), so both give the same numbers. *out is the caller's (kn_eval_free); an event
  * the semantic judge failed on is still counted and adds to *judge_failures (err: the last one's
- * detail). Returns 0, or KN_ENOMEM with *out NULL. */
+ * detail, "event N: …", N counted from 1). Returns 0, or KN_ENOMEM with *out NULL. */
 int kn_eval_run(kn_eval **out, const kn_task *task, const kn_eval_opts *opts, const kn_event *events,
                 size_t n, size_t *judge_failures, kn_err *err);
 
