@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # bench_year.sh — a year of a Mind2Web-Live-sized operation in PostgreSQL, and what it does to the
 # dashboard and the API (issue 27 item 4). On a private cluster (tests/integration/lib.sh):
-#   1. `keynode migrate` with the migrations before CUT (KN_YEAR_CUT, default 170: the schema a deployment had
-#      before the newest change this bench measures), `keynode serve`,
+#   1. `keynode migrate` with the migrations before CUT (KN_YEAR_CUT, default the newest migration's number:
+#      the schema a deployment had before the newest change), `keynode serve`,
 #      the 104 Mind2Web-Live test tasks uploaded through POST /api/tasksets as a set of 542 (the size of
 #      Mind2Web-Live; ids 0–541, the test split cycled), then again with 54 intents changed (new versions);
 #   2. tests/bench/bench_year_gen.sql fills it: every task replayed nightly for DAYS days (≈ 198k replays
@@ -38,7 +38,8 @@ DAYS=$(python3 -c "print(max(1, round(365 * $SCALE)))")
 BATCHES=$(python3 -c "print(max(1, round(300 * $SCALE)))")
 KEEP=$(python3 -c "print(max(1, round(90 * $SCALE)))") # retention of the prune step, days
 REPEAT=3
-CUT=${KN_YEAR_CUT:-170}
+newest=$(ls "$REPO"/schemas/sql/[0-9]*.sql | tail -1)
+CUT=${KN_YEAR_CUT:-$((10#$(basename "$newest" | cut -d_ -f1)))}
 M2W=${KN_SHARED_DIR:-/work/shared}/data/mind2web-live/mind2web-live_test_20241024.json
 [ -f "$M2W" ] || { kn_fail "no Mind2Web-Live test split at $M2W"; kn_finish; }
 REUSE=${KN_YEAR_REUSE:-}
