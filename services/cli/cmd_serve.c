@@ -185,10 +185,16 @@ static void wake(void *ud)
 		kn_server_wake(sv->srv);
 }
 
+/* An alert this serve raised that the database did not record (id 0: unreachable) — a recorded one
+ * reaches /api/stream through the relay's LISTEN keynode_alerts, like every other process's. */
 static void on_alert(void *ud, const char *alert_json)
 {
 	struct serve *sv = ud;
 	json_t *a = json_loads(alert_json, 0, NULL);
+	if (json_integer_value(json_object_get(a, "id")) > 0) {
+		json_decref(a);
+		return;
+	}
 	json_t *m = json_pack("{s:s, s:o}", "type", "alert", "alert", a ? a : json_null());
 	char *t = m ? json_dumps(m, JSON_COMPACT) : NULL;
 	if (t)

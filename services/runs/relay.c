@@ -1,7 +1,8 @@
 /* relay.c — the live feed of runs across serves (relay.h): a kn_store_notifier sends this serve's
  * run messages on KN_RELAY_CHANNEL, a kn_store_listener takes every serve's and publishes those
  * of the others to the local kn_stream. A serve's own messages come back to it too (its listener
- * is another session) and are skipped by their sender id. */
+ * is another session) and are skipped by their sender id. A second listener publishes every
+ * recorded alert (KN_ALERTS_CHANNEL), whichever process raised it. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@ struct kn_runs_relay {
 	kn_stream *stream;
 	kn_store_notifier *out;
 	kn_store_listener *in;
+	kn_store_listener *alerts; /* keynode_alerts: every process's recorded alerts */
 	atomic_ullong n;     /* messages sent */
 	atomic_int warned;   /* one log line for a bad payload */
 };
@@ -40,6 +42,24 @@ static void on_payload(void *ud, const char *payload)
 		kn_stream_publish(r->stream, m.run, m.msg);
 }
 
+/* An alert recorded by any process (a worker's broken task, another serve's run) — the store's NOTIFY
+ * keynode_alerts carries it in the API's ALERT shape (or {id, severity, title, truncated} when large) —
+ * goes to this serve's /api/stream subscribers. */
+static void on_alert(void *ud, const char *payload)
+{
+	kn_runs_relay *r = ud;
+	json_t *a = json_loads(payload, 0, NULL);
+	json_t *m = json_is_object(a) ? json_pack("{s:s, s:O}", "type", "alert", "alert", a) : NULL;
+	char *t = m ? json_dumps(m, JSON_COMPACT) : NULL;
+	if (t)
+		kn_stream_publish(r->stream, NULL, t);
+	else if (!atomic_exchange(&r->warned, 1))
+		kn_log_msg("warn", "relay", "an alert notification was not understood", NULL);
+	free(t);
+	json_decref(m);
+	json_decref(a);
+}
+
 int kn_runs_relay_new(kn_runs_relay **out, const char *conninfo, const char *me, kn_stream *stream,
                       kn_err *err)
 {
@@ -57,6 +77,9 @@ int kn_runs_relay_new(kn_runs_relay **out, const char *conninfo, const char *me,
 	int rc = kn_store_notifier_new(&r->out, conninfo, KN_RELAY_CHANNEL, 0, err);
 	if (!rc)
 		rc = kn_store_listener_new_payload(&r->in, conninfo, KN_RELAY_CHANNEL, NULL, on_payload, r,
+		                                   err);
+	if (!rc)
+		rc = kn_store_listener_new_payload(&r->alerts, conninfo, KN_ALERTS_CHANNEL, NULL, on_alert, r,
 		                                   err);
 	if (rc) {
 		kn_runs_relay_free(r);
@@ -106,6 +129,7 @@ void kn_runs_relay_free(kn_runs_relay *r)
 {
 	if (!r)
 		return;
+	kn_store_listener_free(r->alerts);
 	kn_store_listener_free(r->in);
 	kn_store_notifier_free(r->out);
 	free(r);

@@ -4,7 +4,9 @@
  * NOTIFY keynode_stream payload (services/http/stream_relay.h) by a thread of its own
  * (kn_store_notifier); every serve LISTENs on that channel (kn_store_listener) and publishes the
  * messages of other serves to its own /api/stream subscribers, so `/api/stream?run=ID` shows a
- * run whichever serve the websocket reached. */
+ * run whichever serve the websocket reached. Every alert recorded in the database — by a worker (a
+ * task turned broken), this serve or another — reaches /api/stream the same way (LISTEN
+ * keynode_alerts), so every serve's subscribers see every alert once. */
 #ifndef KEYNODE_RUNS_RELAY_H
 #define KEYNODE_RUNS_RELAY_H
 
@@ -12,6 +14,7 @@
 #include "stream.h"
 
 #define KN_RELAY_CHANNEL "keynode_stream"
+#define KN_ALERTS_CHANNEL "keynode_alerts" /* the store's NOTIFY of each recorded alert (store_alerts.c) */
 
 typedef struct kn_runs_relay kn_runs_relay;
 

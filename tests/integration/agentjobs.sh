@@ -124,7 +124,7 @@ fi
 if want unreachable; then
   # the same code path through serve: its monitor ends the run when the task's own site does not answer
   # (a URL key node's host: a closed port), the attempt is an error with reason unreachable
-  dead=$(kn_free_port)
+  kn_dead_port
   cat >"$tmp/unr.yaml" <<EOF
 tasks:
   - { id: own-refused, intent: pay, start_url: "http://127.0.0.1:$port/shop/", key_nodes: [ { id: pay, url: { include: "http://127.0.0.1:$dead/pay" } } ] }

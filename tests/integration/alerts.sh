@@ -25,7 +25,7 @@ kn_pids+=($!)
 for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 rport=$(cat "$tmp/port" 2>/dev/null)
 [ -n "$rport" ] || { kn_fail "receiver did not start: $(cat "$tmp/receiver.err")"; kn_finish; }
-dead=$(kn_free_port)
+kn_dead_port
 
 # --- a LISTEN session, fed through a FIFO so it stays open while the driver runs
 mkfifo "$tmp/psql.in"

@@ -7,6 +7,7 @@
 #   kn_chromium_start DIR     # sets cpid, cport, cdp (http://127.0.0.1:PORT), devtools_file
 #   kn_sites_start KN DIR LOG # `keynode sites --port 0`; sets port
 #   kn_sites_overlay BASE CHANGED DEST  # a changed site: BASE with CHANGED laid over it (and its REMOVED deleted)
+#   kn_dead_port              # sets dead: a port on 127.0.0.1 held closed (connections refused) until exit
 #   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
@@ -165,6 +166,22 @@ kn_serve_start() {
     sleep 0.05
   done
   kn_fail "keynode serve did not start: $(tail -5 "$log")"
+  return 1
+}
+
+# kn_dead_port — sets dead: a port on 127.0.0.1 that refuses connections for as long as this script runs.
+# A process of ours holds it bound without listening, so no other test started in parallel can take it
+# (a port merely free now can be someone's site a second later: a refused start page answered).
+kn_dead_port() {
+  local f
+  f=$(mktemp "$tmp/dead-port.XXXXXX")
+  python3 -c 'import socket,sys,time
+s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1], flush=True)
+while True: time.sleep(60)' >"$f" &
+  kn_pids+=($!)
+  dead=
+  for _ in $(seq 1 100); do dead=$(head -1 "$f"); [ -n "$dead" ] && return 0; sleep 0.05; done
+  kn_fail "kn_dead_port: no port held"
   return 1
 }
 

@@ -6,7 +6,8 @@
 #      passed;
 #   2. the site changed in place (tests/integration/repair-fixtures: #size renamed #shoe-size): broken, health
 #      broken; the alert (API, webhook, Slack text) links the drift diff and says a verified proposal exists;
-#      the drift diff lists the two verified proposals;
+#      the drift diff lists the two verified proposals; the worker's alert reaches the /api/stream of this
+#      serve and of a second one on the same database, once each;
 #   3. a reader without a token: POST …/repairs and …/edits are 401 and nothing changes in the database; the
 #      dashboard's Apply without the token says refused (401) and nothing changes; malformed bodies: 400;
 #      an unverified proposal (put into the stored report): 409 without override;
@@ -98,6 +99,15 @@ replay_now
 check "v1: the replay passed" "$(last status)" passed
 
 # ---- 2. the site changes: broken, alert, drift diff ---------------------------------------------------
+# the live feed of both serves (a second one on the same database): the worker's alert reaches each once
+serve1_pid=$serve_pid
+kn_serve_start "$kn" "$tmp/serve-feed.log" --config "$tmp/keynode.yaml" --listen 127.0.0.1:0 --spool-dir "$tmp/spool-feed" || kn_finish
+B2=$api_base feed_serve=$serve_pid serve_pid=$serve1_pid
+for b in "$B" "$B2"; do
+  node "$here/stream-client.mjs" "ws://${b#http://}/api/stream" "$tmp/feed-${b##*:}.out" "" 240 >/dev/null 2>&1 &
+  kn_pids+=("$!")
+  for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/feed-${b##*:}.out" 2>/dev/null && break; sleep 0.05; done
+done
 cp -r "$here/repair-fixtures/." "$tmp/site/" && rm -f "$tmp/site/README.md"
 check "POST /api/replays" "$(code "${D[@]}" --data "{\"task\": \"$ref\"}" "$B/api/replays")" 202
 replay_now
@@ -117,6 +127,14 @@ check "the webhook payload carries the drift link and the repair" \
   "/#/tasks/$eref/drift 2"
 grep '/slack/' "$tmp/recv.log" | jq -r '.body | fromjson | .blocks[0].text.text' | grep -q "drift diff: \`/#/tasks/$eref/drift\` · a repair proposal verified by replay is there" &&
   kn_ok "the Slack text names the drift diff and the verified proposal" || kn_fail "Slack: $(grep '/slack/' "$tmp/recv.log" | tail -2)"
+for b in "$B" "$B2"; do # the worker's alert on the feed of each serve, in the API's shape, once
+  f=$tmp/feed-${b##*:}.out
+  for _ in $(seq 1 100); do grep -q '"type":"alert"' "$f" && break; sleep 0.1; done
+  check "the worker's broken alert on the live feed of serve ${b##*:}, once" \
+    "$(jq -r 'select(.type == "alert" and .alert.severity == "critical") | "\(.alert.id) \(.alert.detail.repair.verified) \(.alert.acked)"' "$f")" \
+    "$(jq -r '.alerts[] | select(.severity == "critical") | "\(.id) 2 false"' "$tmp/alerts.json")"
+done
+kn_stop "$feed_serve" TERM
 check "GET /api/tasks/{id}/drift lists both proposals" \
   "$(code "$B/api/tasks/$eref/drift")/$(jq -r '[.repairs[].kind] | join(",")' "$tmp/c.json")/$(jq -r .failing_replay.id "$tmp/c.json")" \
   "200/selector,element_key_node/$broken_replay"

@@ -73,7 +73,7 @@ jq -e '.replay.steps[1].outcome == "ok-by-fallback" and .replay.steps[1].locator
   kn_ok "v2 forum-new-post: step 2 is ok-by-fallback" || kn_fail "v2 forum-new-post: step 2 not ok-by-fallback"
 
 # --- an unreachable site (a closed port): error, exit 2
-closed=$(kn_free_port)
+kn_dead_port; closed=$dead
 sed "s/127\.0\.0\.1:8100/127.0.0.1:$closed/g" "$sites/tasks.yaml" >"$tmp/tasks-closed.yaml"
 mkdir -p "$tmp/closed"
 "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-closed.yaml" --task forum-new-post --out "$tmp/closed" >"$tmp/closed.out" 2>&1

@@ -260,7 +260,7 @@ if want bad; then
 fi
 
 if want errors; then
-  dead=$(kn_free_port)
+  kn_dead_port
   sed "s/127\.0\.0\.1:8100/127.0.0.1:$dead/g" "$repo/tests/sites/tasks.yaml" >"$tmp/dead.yaml"
   "$kn" run --tasks "$tmp/dead.yaml" --task shop-checkout --agent true --out "$tmp/refused" >"$tmp/refused.log" 2>&1
   expect "errors: refused start page: exit 1" $? 1
@@ -311,7 +311,7 @@ fi
 if want unreachable; then
   u=$tmp/unr
   mkdir -p "$u"
-  dead=$(kn_free_port)  # the task's own payment site: nobody listens
+  kn_dead_port  # the task's own payment site: nobody listens
   other=$(kn_free_port) # another site, not the task's: nobody listens either
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$u/key.pem" -out "$u/cert.pem" -days 1 \
     -subj /CN=localhost >/dev/null 2>&1 || kn_fail "unreachable: openssl could not make a certificate"
