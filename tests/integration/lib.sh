@@ -20,10 +20,10 @@ kn_fails=0
 kn_pg_dir=
 
 kn_ok() { echo "ok   $1"; }
-kn_fail() { echo "FAIL $1"; kn_fails=$((kn_fails + 1)); }
+kn_fail() { echo "FAIL $1 (at ${SECONDS} s)"; kn_fails=$((kn_fails + 1)); }
 kn_finish() {
-  if [ "$kn_fails" -eq 0 ]; then echo "all checks passed"; exit 0; fi
-  echo "$kn_fails check(s) failed"; exit 1
+  if [ "$kn_fails" -eq 0 ]; then echo "all checks passed (${SECONDS} s)"; exit 0; fi
+  echo "$kn_fails check(s) failed (${SECONDS} s)"; exit 1
 }
 
 # kn_forget PID — the process was waited for: never signal it again

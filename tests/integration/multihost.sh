@@ -358,7 +358,7 @@ worker_up work1
 worker_up work2
 # fault: work1's link cut while it holds a lease, after it finished two jobs — freeze it, check the lease
 # is its own, cut, thaw
-kn_wait_sql 60 "SELECT count(*) >= 2 FROM jobs WHERE $batch AND worker = 'work1' AND state = 'done'" t ||
+kn_wait_sql 120 "SELECT count(*) >= 2 FROM jobs WHERE $batch AND worker = 'work1' AND state = 'done'" t ||
   kn_fail "work1 finished no two replays: $(tail -3 "$tmp/work1.log")"
 cut_job=
 for _ in $(seq 1 300); do
@@ -376,7 +376,7 @@ for _ in $(seq 1 300); do
   sleep 0.05
 done
 [ -n "$cut_job" ] && kn_ok "work1's link cut while it holds the lease of job $cut_job" || kn_fail "work1 never held a lease"
-kn_wait_sql 90 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$nreplays" &&
+kn_wait_sql 180 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$nreplays" &&
   kn_ok "all $nreplays replays done" || kn_fail "replays done: $(tail -3 "$tmp/work2.log")"
 [ -n "$cut_job" ] && expect "the cut worker's job finished by work2 after its lease expired" \
   "$(kn_psql "SELECT state || ' ' || worker || ' ' || (attempts >= 2) FROM jobs WHERE id = $cut_job")" "done work2 true"
@@ -409,7 +409,7 @@ done
 ip -n "$ns-browsers" link set eth0 down
 [ -n "$under_way" ] && kn_ok "the browser host cut while the replay of job $lost was under way" ||
   kn_fail "no replay under way to cut (job $lost): $(tail -3 "$tmp/work2.log")"
-kn_wait_sql 90 "SELECT state FROM jobs WHERE id = $lost" done ||
+kn_wait_sql 180 "SELECT state FROM jobs WHERE id = $lost" done ||
   kn_fail "the cut replay's job never finished: $(tail -5 "$tmp/work2.log")"
 # the first try's verdict (browser timeout) is retried; the retries cannot reach the browser, so the job
 # ends "browser failed N times" after its lease-expiry re-claims (services/scheduler/README.md)
@@ -421,7 +421,7 @@ case $lost_result in
 esac
 ip -n "$ns-browsers" link set eth0 up
 again=$(api -d '{"task":"sites:shop-checkout"}' "$LB/api/replays" | jq -r '.job // empty')
-kn_wait_sql 90 "SELECT state FROM jobs WHERE id = $again" done ||
+kn_wait_sql 180 "SELECT state FROM jobs WHERE id = $again" done ||
   kn_fail "the replay after the host came back never finished: $(tail -5 "$tmp/work2.log")"
 expect "the host back: the next replay passes" "$(kn_psql "SELECT status FROM replay_results WHERE job_id = $again")" passed
 expect "the task's health is not broken" \
@@ -476,7 +476,7 @@ if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
   expect "api1 down: a new run is made on api2 (the last upstream nginx tried)" "${up2##* }" "${addr[api2]}:8080"
   api -o /dev/null -X POST "$LB/api/runs/$id2/stop"
   # not restarted: api2's orphan sweep ends the run once it found api1's lock free at two sweeps (10 s apart); bounded wait, not a timing assertion
-  kn_wait_sql 60 "SELECT status || ',' || (ended IS NOT NULL) || ',' || (result->>'reason') FROM runs WHERE id = '$live'" \
+  kn_wait_sql 120 "SELECT status || ',' || (ended IS NOT NULL) || ',' || (result->>'reason') FROM runs WHERE id = '$live'" \
     "error,true,service restarted" &&
     kn_ok "api1 killed and not restarted: api2's orphan sweep ended its live run as service restarted" ||
     kn_fail "sweep: $(kn_psql "SELECT status, ended FROM runs WHERE id = '$live'") $(grep 'orphan sweep' "$tmp/api2.log" | tail -2)"
