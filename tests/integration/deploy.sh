@@ -36,12 +36,21 @@ for (const f of files) {
 }
 // compose
 const c = parsed['compose.yaml'][0];
-for (const s of ['postgres', 'migrate', 'serve', 'worker', 'browser'])
+for (const s of ['postgres', 'migrate', 'serve', 'lb', 'worker', 'browser'])
   c.services[s] ? ok(`compose: service ${s}`) : fail(`compose: no service ${s}`);
 for (const [name, s] of Object.entries(c.services))
   for (const dep of Object.keys(s.depends_on || {}))
     if (!c.services[dep]) fail(`compose: ${name} depends on unknown ${dep}`);
 if (!/worker.*--browser.*browser:9222/.test(JSON.stringify(c.services.worker.command))) fail('compose: worker not pointed at the browser pool');
+// the load balancer: two serves behind it, its files exist, its fixed address in the subnet and trusted
+(c.services.serve.deploy?.replicas ?? 1) >= 2 ? ok('compose: two serves') : fail('compose: one serve');
+for (const v of c.services.lb?.volumes || [])
+  fs.existsSync(path.join(dir, v.split(':')[0])) ? ok(`compose: lb mounts ${v.split(':')[0]}`) : fail(`compose: lb mounts missing ${v}`);
+const lbip = c.services.lb?.networks?.default?.ipv4_address, subnet = c.networks?.default?.ipam?.config?.[0]?.subnet || '';
+const kc = parsed['keynode.compose.yaml'][0];
+lbip && subnet.startsWith(lbip.split('.').slice(0, 3).join('.') + '.') && (kc.http?.trusted_proxies || []).includes(lbip)
+  ? ok(`compose: lb at ${lbip} in ${subnet}, a trusted proxy`) : fail(`compose: lb address ${lbip} / ${subnet} / trusted ${kc.http?.trusted_proxies}`);
+c.services.serve.ports ? fail('compose: serve published past the lb') : ok('compose: only the lb is published');
 // kubernetes
 const objs = files.filter((f) => f.startsWith('k8s/') && !f.endsWith('kustomization.yaml')).flatMap((f) => parsed[f]);
 const kinds = objs.map((o) => o.kind).sort().join(',');
@@ -74,6 +83,18 @@ JS
 rc=$?
 cat "$tmp/yaml.out"
 [ $rc = 0 ] && kn_ok "deploy YAML checks" || kn_fail "deploy YAML checks"
+
+# the lb's nginx config as compose mounts it (the serves' name replaced by an address nginx -t resolves)
+if command -v nginx >/dev/null; then
+  mkdir -p "$tmp/nginx/logs" "$tmp/nginx/keynode"
+  cp "$d/lb/keynode-proxy.conf" "$tmp/nginx/keynode/"
+  sed -e 's/server serve:8080/server 127.0.0.1:8080/' -e "s|/etc/nginx/keynode/|$tmp/nginx/keynode/|" \
+    -e 's/listen 8080;/listen 127.0.0.1:8080;/' "$d/lb/compose-lb.conf" >"$tmp/nginx/lb.conf"
+  printf 'pid %s/nginx.pid;\nerror_log %s/logs/error.log;\nevents {}\nhttp { include %s/lb.conf; }\n' \
+    "$tmp/nginx" "$tmp/nginx" "$tmp/nginx" >"$tmp/nginx/nginx.conf"
+  out=$(nginx -t -p "$tmp/nginx" -e "$tmp/nginx/logs/error.log" -c "$tmp/nginx/nginx.conf" 2>&1) &&
+    kn_ok "compose's lb config passes nginx -t" || kn_fail "nginx -t: $out"
+else kn_fail "nginx is not installed"; fi
 
 for f in "$d/keynode.example.yaml" "$d/keynode.compose.yaml" "$tmp/k8s-keynode.yaml"; do
   out=$(KEYNODE_DATABASE_URL= KEYNODE_API_TOKEN= "$drv" config "$f" 2>&1) && kn_ok "config loads: ${f##*/} ($out)" ||

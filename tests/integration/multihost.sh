@@ -131,8 +131,9 @@ for _ in $(seq 1 200); do nx work1 curl -s --max-time 1 "$CDP/json/version" | gr
 # ---- api1, api2 -----------------------------------------------------------------------------------------
 TOKEN=mh-$RANDOM$RANDOM
 # the load balancer's name as the harness uses it; the load balancer a trusted proxy (its X-Forwarded-*);
-# the orphan sweep every 10 s (default 30): longer than the db cut below lasts, so api1 keeps its run
-printf 'http:\n  hosts: ["10.231.1.1", "%s"]\n  trusted_proxies: ["%s"]\n  orphan_sweep_s: 10\n' "${addr[lb]}" "${addr[lb]}" >"$tmp/serve.yaml"
+# the orphan sweep every 20 s (default 30): an owner is swept after its lock was free at two sweeps in a row,
+# so the db cut below (whose first batch waits out libpq's 5 s TCP timeout) may last 20–40 s, even at load
+printf 'http:\n  hosts: ["10.231.1.1", "%s"]\n  trusted_proxies: ["%s"]\n  orphan_sweep_s: 20\n' "${addr[lb]}" "${addr[lb]}" >"$tmp/serve.yaml"
 # serve_up HOST — `keynode serve` on HOST's address, port 8080; sets HOST_pid
 serve_up() {
   local h=$1 log=$tmp/$1.log
@@ -168,24 +169,14 @@ http {
   uwsgi_temp_path $tmp/nginx/uwsgi;
   scgi_temp_path $tmp/nginx/scgi;
   log_format up '\$remote_addr "\$request" \$status up=\$upstream_addr';
-  upstream api { server ${addr[api1]}:8080 max_fails=0; server ${addr[api2]}:8080 max_fails=0; }
+  upstream keynode_api { server ${addr[api1]}:8080 max_fails=0; server ${addr[api2]}:8080 max_fails=0; }
   map \$http_upgrade \$connection_upgrade { default upgrade; "" close; }
   server {
     listen 10.231.1.1:80;
     listen ${addr[lb]}:80;
     access_log $tmp/nginx/logs/access.log up;
-    client_max_body_size 16m;
     location / {
-      proxy_pass http://api;
-      proxy_http_version 1.1;
-      proxy_set_header Host \$http_host;
-      proxy_set_header X-Forwarded-Host \$http_host;
-      proxy_set_header X-Forwarded-Proto \$scheme;
-      proxy_set_header X-Forwarded-For \$proxy_add_x_forwarded_for;
-      proxy_set_header Upgrade \$http_upgrade;
-      proxy_set_header Connection \$connection_upgrade;
-      proxy_read_timeout 120s;
-      proxy_buffering off;
+      include $repo/deploy/lb/keynode-proxy.conf; # what deploy/compose.yaml's lb ships
       add_header X-Kn-Upstream \$upstream_addr always;
     }
   }
@@ -475,7 +466,7 @@ if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
   read -r id2 up2 < <(new_run)
   expect "api1 down: a new run is made on api2 (the last upstream nginx tried)" "${up2##* }" "${addr[api2]}:8080"
   api -o /dev/null -X POST "$LB/api/runs/$id2/stop"
-  # not restarted: api2's orphan sweep ends the run once it found api1's lock free at two sweeps (10 s apart); bounded wait, not a timing assertion
+  # not restarted: api2's orphan sweep ends the run once it found api1's lock free at two sweeps (20 s apart); bounded wait, not a timing assertion
   kn_wait_sql 120 "SELECT status || ',' || (ended IS NOT NULL) || ',' || (result->>'reason') FROM runs WHERE id = '$live'" \
     "error,true,service restarted" &&
     kn_ok "api1 killed and not restarted: api2's orphan sweep ended its live run as service restarted" ||
