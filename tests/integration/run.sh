@@ -311,8 +311,8 @@ fi
 if want unreachable; then
   u=$tmp/unr
   mkdir -p "$u"
-  kn_dead_port  # the task's own payment site: nobody listens
-  other=$(kn_free_port) # another site, not the task's: nobody listens either
+  kn_dead_port; other=$dead # another site, not the task's: nobody listens
+  kn_dead_port  # the task's own payment site: nobody listens either
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$u/key.pem" -out "$u/cert.pem" -days 1 \
     -subj /CN=localhost >/dev/null 2>&1 || kn_fail "unreachable: openssl could not make a certificate"
   node "$repo/tests/integration/tls-server.mjs" "$u/key.pem" "$u/cert.pem" >"$u/tls.log" 2>&1 &

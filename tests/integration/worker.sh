@@ -62,7 +62,7 @@ v1=$port
 kn_sites_v2_root "$repo/tests/sites" "$tmp/site-v2" || { kn_fail "v2 site tree"; kn_finish; }
 kn_sites_start "$kn" "$tmp/site-v2" "$tmp/sites-v2.log" || kn_finish
 v2=$port
-down=$(kn_free_port) # nothing listens there: the site is unreachable
+kn_dead_port; down=$dead # nothing listens there: the site is unreachable
 
 # tasks FILE BASE [ID] — the worker test task (id ID, default forum-open-post) with its site at BASE (http://127.0.0.1:PORT). On v2 the forum
 # links posts as post.html?post=N (a URL parameter renamed): the click works, key node "post" is not
