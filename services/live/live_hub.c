@@ -3,7 +3,10 @@
  * else — each source's CDP connection of the screencast, the takeover, the timers — runs on the CDP
  * loop's thread. A 250 ms timer per source drains its inbox, lets the screencast lapse when the watch
  * heartbeats stop (and starts it again when frames stopped), hands back an idle takeover and sends
- * the page's state. */
+ * the page's state. A page shown is a worker's replay (held between steps while taken), a worker's
+ * agent attempt (takeable while its site blocks it; the runner pauses the agent while taken) or a
+ * run serve watches (never taken); while taken and HUMAN_TAIL_MS after, the monitor's events are the
+ * person's (the watches' `taken`). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>

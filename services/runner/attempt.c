@@ -4,7 +4,8 @@
  *   browser gone, interrupt) → recorders flushed, page checks read → result.json → everything
  *   stopped.
  * The attempt's kn_cdp_loop is driven here in short slices; between them the answer file is read,
- * the agent reaped and the clocks checked. Infrastructure failures (no browser, start page down,
+ * the agent reaped, the clocks checked and the live view (opts.watch: a worker's, issue 26) told how
+ * the page is — the agent paused while a person holds it. Infrastructure failures (no browser, start page down,
  * monitor not ready, agent not startable, browser crashed under the agent, the task's own site not
  * answering: reason "unreachable", from the start page or from the monitor) make the attempt an
  * `error` with a reason: the caller retries and excludes it. */

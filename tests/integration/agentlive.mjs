@@ -5,6 +5,7 @@
 // back and waits for the attempt to end. Screenshots of the blocked attempt and of the takeover go to
 // OUT_DIR.
 //   node agentlive.mjs CDP_HTTP_URL BASE TOKEN RUN OUT_DIR
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,6 +48,23 @@ const clickFrame = async (page, fx, fy) => {
   await page.locator('#live-frame').click({ position: { x: fx * box.width, y: fy * box.height } });
 };
 
+// the states (/proc/PID/stat: R, S, T…) of the agent's processes (tests/agents/wall.mjs), this machine's
+const agentStates = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+  try {
+    if (!fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('tests/agents/wall.mjs')) return [];
+    return [fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '')[0]];
+  } catch { return []; }
+});
+async function waitStates(want, ms = 20000) {
+  const end = Date.now() + ms;
+  let got = agentStates();
+  while (Date.now() < end && !(got.length && got.every(want))) {
+    await new Promise((r) => setTimeout(r, 200));
+    got = agentStates();
+  }
+  return got;
+}
+
 const browser = await chromium.connectOverCDP(cdp);
 try {
   const ctx = await browser.newContext();
@@ -75,6 +93,8 @@ try {
   await page.waitForSelector('#view[data-taken="true"]', { timeout: 20000 });
   await page.waitForSelector('#view[data-live-state="held"]', { timeout: 30000 });
   check('Take over: the agent is paused', /the agent is paused/.test(await page.locator('#live-state').textContent()), 'state');
+  const paused = await waitStates((st) => st === 'T');
+  check('the agent\'s processes are stopped (SIGSTOP) while taken over', paused.length > 0 && paused.every((st) => st === 'T'), paused.join(''));
   await clickFrame(page, 0.75, 0.25);
   await waitPixel(page, 0.25, 0.75, (c) => !blue(c));
   check('a click on Accept all in the frame dismisses the consent wall', true);
@@ -82,6 +102,8 @@ try {
   await page.click('#live-release');
   await page.waitForSelector('#view[data-taken="false"]', { timeout: 20000 });
   check('Hand back', true);
+  const resumed = await waitStates((st) => st !== 'T');
+  check('the agent runs again after the hand back (SIGCONT)', resumed.every((st) => st !== 'T'), resumed.join(''));
   await page.waitForSelector('#view[data-live-state="ended"]', { timeout: 120000 });
   check('the attempt went on and ended', /the attempt ended/.test(await page.locator('#live-state').textContent()), await data(page, 'liveState'));
   check('no page errors', errors.length === 0, errors.join(' | '));

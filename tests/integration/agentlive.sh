@@ -11,8 +11,9 @@
 #     never the agent's; the result does not credit the agent with the `accept` key node only the person
 #     reached (score 0.5: `done` is the agent's), and `keynode score` on the stored trajectory agrees
 #     (kn_eval_run: one scorer); result.json keeps the takeover (takeovers[].actions, human);
-#   - without the token the live view is refused; a take on a run serve itself watches (POST /api/runs
-#     with a browser: an agent drives it) is refused 409 with the reason, never answered "taken".
+#   - a `keynode run --server` attempt (serve watches it on the attempt's browser) is watched too, and a
+#     take on it is refused 409 with the reason (an agent drives it), never answered "taken"; without
+#     the token the live view is refused.
 # usage: agentlive.sh KEYNODE SOURCE_DIR [OUT_DIR]
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
@@ -45,18 +46,24 @@ YAML
 worker_pid=$!
 kn_pids+=("$worker_pid")
 
-# 1. a run serve itself watches (an agent drives it: watched only): a take is refused 409 with why
-mkdir -p "$tmp/c2/profile"
-"$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
-  --disable-component-update --disable-sync --user-data-dir="$tmp/c2/profile" --remote-debugging-port=0 \
-  "http://127.0.0.1:$port/live/done.html" >"$tmp/c2/chromium.log" 2>&1 &
-kn_pids+=("$!")
-for _ in $(seq 1 200); do [ -s "$tmp/c2/profile/DevToolsActivePort" ] && break; sleep 0.05; done
-cdp2=http://127.0.0.1:$(head -1 "$tmp/c2/profile/DevToolsActivePort")
-code=$(curl -s -o "$tmp/run.json" -w '%{http_code}' "${A[@]}" -H 'Content-Type: application/json' \
-  --data "{\"task\": \"live-busy\", \"browser\": \"$cdp2\", \"until\": \"idle:120\"}" "$base/api/runs")
-rid=$(jq -r .id "$tmp/run.json" 2>/dev/null)
-[ "$code" = 201 ] || kn_fail "POST /api/runs: $code $(cat "$tmp/run.json")"
+# 1. a `keynode run --server` attempt: serve's monitor and serve's live view attach to the attempt's own
+#    browser (POST /api/runs with it), so its page is watched from the dashboard like a worker's — but
+#    an agent drives it in another process: a take is refused 409 with why, never answered "taken"
+KEYNODE_API_TOKEN=$token "$kn" run --server "$base" --tasks "$tmp/tasks.yaml" --taskset live --task live-busy \
+  --out "$tmp/remote" --agent "sleep 40" --timeout 60 >"$tmp/remote.log" 2>&1 &
+remote_pid=$!
+kn_pids+=("$remote_pid")
+rid=
+for _ in $(seq 1 300); do
+  rid=$(kn_psql "SELECT id FROM runs WHERE kind = 'agent' AND ended IS NULL LIMIT 1")
+  [ -n "$rid" ] && break
+  sleep 0.2
+done
+[ -n "$rid" ] || kn_fail "keynode run --server: no run on serve ($(tail -3 "$tmp/remote.log"))"
+node "$here/live-frames.mjs" "${base/http/ws}" "$rid" "$token" 2 90 >"$tmp/remote-frames.json" 2>"$tmp/remote-frames.err" &&
+  jq -e '.frames >= 2 and .w > 0' "$tmp/remote-frames.json" >/dev/null &&
+  kn_ok "a keynode run --server attempt is watched: its frames reach a viewer ($(jq -c . "$tmp/remote-frames.json"))" ||
+  kn_fail "keynode run --server frames: $(cat "$tmp/remote-frames.json" "$tmp/remote-frames.err")"
 node "$here/live-take.mjs" "${base/http/ws}" "$rid" "$token" 90 >"$tmp/take-run.json" 2>"$tmp/take-run.err"
 jq -e '.reply.type == "error" and .reply.status == 409 and (.reply.error | test("cannot be taken over"))' \
   "$tmp/take-run.json" >/dev/null &&
@@ -64,7 +71,6 @@ jq -e '.reply.type == "error" and .reply.status == 409 and (.reply.error | test(
   kn_fail "take on a serve-watched run: $(cat "$tmp/take-run.json" "$tmp/take-run.err")"
 grep -q 'msg="takeover refused" run='"$rid"'.*cannot be taken over' "$tmp/serve.log" &&
   kn_ok "serve logs the refused takeover with its reason" || kn_fail "no refused-takeover log line"
-curl -s -o /dev/null "${A[@]}" -X POST "$base/api/runs/$rid/stop"
 node "$here/live-take.mjs" "${base/http/ws}" "$rid" "" 20 >"$tmp/take-anon.json" 2>"$tmp/take-anon.err"
 [ $? = 1 ] && kn_ok "without the token the live view (and so a take) is refused" ||
   kn_fail "without the token: $(cat "$tmp/take-anon.json" "$tmp/take-anon.err")"
@@ -106,6 +112,11 @@ jq -e '.results[0] | .score == 0.5 and ([.key_nodes[] | select(.id == "accept")]
   kn_fail "keynode score: $(jq -c '.results[0] | {score, human_events}' "$tmp/score.json" 2>/dev/null) $(head -c 300 "$tmp/score.err")"
 grep -q 'component=live msg="takeover" run='"$run" "$tmp/worker.log" && grep -q 'msg="handed back" run='"$run" "$tmp/worker.log" &&
   kn_ok "the worker logs the takeover and the hand back" || kn_fail "no takeover lines in the worker log"
+wait "$remote_pid"
+rc=$?
+kn_forget "$remote_pid"
+[ "$rc" = 0 ] && [ "$(jq -r .attempt.status "$tmp/remote/live-busy/1/result.json" 2>/dev/null)" = done ] &&
+  kn_ok "the keynode run --server attempt ended as usual" || kn_fail "keynode run --server: exit $rc $(tail -3 "$tmp/remote.log")"
 kill -0 "$serve_pid" 2>/dev/null && kill -0 "$worker_pid" 2>/dev/null && kn_ok "serve and worker still running" ||
   kn_fail "a process died"
 kn_finish
