@@ -106,6 +106,16 @@ try {
   check('the agent runs again after the hand back (SIGCONT)', resumed.every((st) => st !== 'T'), resumed.join(''));
   await page.waitForSelector('#view[data-live-state="ended"]', { timeout: 120000 });
   check('the attempt went on and ended', /the attempt ended/.test(await page.locator('#live-state').textContent()), await data(page, 'liveState'));
+  // the run page, once the attempt is stored: the person's event badged human, the takeover listed
+  let human = 0; let steps = 0;
+  for (let i = 0; i < 60 && !(human && steps); i++) {
+    await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
+    await page.waitForSelector('#view[data-page="run"][data-state="ready"], #view[data-page="run"][data-state="error"]', { timeout: 30000 });
+    human = await page.locator('.badge.human-event').count();
+    steps = await page.locator('#run-takeovers li.human-step').count();
+    if (!(human && steps)) await page.waitForTimeout(1000);
+  }
+  check('the run page badges the person\'s events "human" and lists the takeover', human >= 1 && steps >= 1, `${human} ${steps}`);
   check('no page errors', errors.length === 0, errors.join(' | '));
   await ctx.close();
 } catch (e) {
