@@ -109,7 +109,8 @@ try {
   // the run page, once the attempt is stored: the person's event badged human, the takeover listed
   let human = 0; let steps = 0;
   for (let i = 0; i < 60 && !(human && steps); i++) {
-    await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
+    if (i === 0) await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
+    else await page.reload(); // the same URL again would not render the page again
     await page.waitForSelector('#view[data-page="run"][data-state="ready"], #view[data-page="run"][data-state="error"]', { timeout: 30000 });
     human = await page.locator('.badge.human-event').count();
     steps = await page.locator('#run-takeovers li.human-step').count();
