@@ -478,6 +478,14 @@ static int continues_typing(kn_eval *ev, const kn_event *e)
 
 int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 {
+	if (e->human) { /* a person's, in a takeover (issue 26): not a step, credits nothing, and the
+	                 * page it leaves is not the agent's current page either */
+		(void)err;
+		free(ev->typing);
+		ev->typing = NULL;
+		ev->human++;
+		return 0;
+	}
 	int cont = continues_typing(ev, e);
 	int step = kn_event_is_step(e) && !cont;
 	if (step && ev->limit > 0 && ev->steps >= ev->limit)

@@ -83,6 +83,8 @@ struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id)
 		return NULL;
 	if (kn_eval_status(ev) == KN_STATUS_BLOCKED)
 		json_object_set_new(j, "blocked", json_deep_copy(ev->blocked));
+	if (ev->human) /* a person acted in the page (issue 26): their events were left out */
+		json_object_set_new(j, "human_events", json_integer(ev->human));
 	if (kn_eval_unreachable(ev)) {
 		json_object_set_new(j, "reason", json_string("unreachable"));
 		json_object_set_new(j, "unreachable", json_deep_copy(ev->unreachable));

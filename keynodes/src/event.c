@@ -67,6 +67,8 @@ static int how_is_agent(const kn_event *ev)
 
 int kn_event_is_step(const kn_event *ev)
 {
+	if (ev->human)
+		return 0; /* a person's, in a takeover: never the agent's step */
 	switch (ev->type) {
 	case KN_EV_NAVIGATE: return how_is_agent(ev);
 	case KN_EV_SUBMIT:
@@ -269,6 +271,10 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	ev->trusted = json_is_boolean(tr) ? json_is_true(tr) : -1;
 	ev->frame = json_is_true(json_object_get(j, "frame"));
 	ev->shadow_closed = json_is_true(json_object_get(j, "shadow_closed"));
+	json_t *hu = json_object_get(j, "human");
+	if (hu && !json_is_boolean(hu) && !json_is_null(hu))
+		return kn_err_set(err, KN_EINVAL, "field \"human\": expected true or false");
+	ev->human = json_is_true(hu);
 	json_t *px = json_object_get(j, "pixels");
 	if (px && !json_is_null(px)) {
 		double d = json_is_number(px) ? json_number_value(px) : -1;
@@ -522,6 +528,8 @@ int kn_traj_write_event(FILE *f, const kn_event *ev)
 		bad |= json_object_set_new(j, "shadow_closed", json_true());
 	if (ev->pixels > 0)
 		bad |= json_object_set_new(j, "pixels", json_integer(ev->pixels));
+	if (ev->human)
+		bad |= json_object_set_new(j, "human", json_true());
 	if (ev->has_box)
 		bad |= json_object_set_new(j, "box", json_pack("{s:f, s:f, s:f, s:f}", "x", ev->box[0], "y", ev->box[1],
 		                                               "width", ev->box[2], "height", ev->box[3]));

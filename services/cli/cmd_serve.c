@@ -161,6 +161,13 @@ static void live_in(void *ud, const char *run, int what, const kn_live_input *in
 	kn_runs_live_in(sv->live, run, what, in, client);
 }
 
+/* kn_server_opts.live_can_take: may a viewer take run over now (services/runs/live.h). */
+static int live_can_take(void *ud, const char *run, char *why, size_t cap)
+{
+	struct serve *sv = ud;
+	return kn_runs_live_can_take(sv->live, run, why, cap);
+}
+
 static void server_tick(void *ud)
 {
 	struct serve *sv = ud;
@@ -376,6 +383,7 @@ int kn_cmd_serve(int argc, char **argv)
 	so.live_public = cfg->http_live_view_public;
 	so.live_max_s = cfg->http_live_view_max_s;
 	so.live_in = live_in;
+	so.live_can_take = live_can_take;
 	if (kn_server_new(&sv.srv, &so, &err) != 0) {
 		fprintf(stderr, "keynode serve: %s\n", err.msg);
 		goto done;

@@ -263,6 +263,7 @@ int kn_cmd_worker(int argc, char **argv)
 		goto done;
 	}
 	wo.validate.watch = kn_live_hub_watch(live);
+	agents.watch = kn_live_hub_attempt_watch(live); /* and an agent attempt, once its site blocks it */
 	if (kn_worker_new(&w, &wo, &err) != 0) {
 		fprintf(stderr, "keynode worker: %s\n", err.msg);
 		goto done;

@@ -114,6 +114,9 @@ typedef struct kn_server_opts {
 	int live_public;
 	int live_max_s;             /* a viewer is closed after this long (http.live_view_max_s); 0 → 3600 */
 	void (*live_in)(void *ud, const char *run, int what, const struct kn_live_input *in, const char *client);
+	/* asked before a take goes to live_in (optional): 0, or an HTTP-like status (409) with why (a
+	 * run that cannot be taken over: answered {"type":"error","status":409,"error":why}) */
+	int (*live_can_take)(void *ud, const char *run, char *why, size_t cap);
 } kn_server_opts;
 
 typedef struct kn_server kn_server;

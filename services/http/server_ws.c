@@ -3,7 +3,9 @@
  * or through a trusted proxy; for /api/live a token always, unless http.live_view_public), the
  * subscriber limits of kn_stream, and writing each subscriber's queue one message at a time. A live
  * view viewer also sends: take, release and inputs (services/live/live_wire.h), each parsed
- * strictly, refused unless it showed the token (401) and took over (409), answered on its own. */
+ * strictly, refused unless it showed the token (401) and took over (409), answered on its own; a
+ * take on a page that cannot be taken over now (a run serve watches, an attempt its site does not
+ * block, a page not live) is refused 409 with the reason. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,14 @@ int kn_srv_ws_receive(kn_server *s, struct lws *wsi, struct pss *pss, const void
 	if (!pss->authed) {
 		kn_log_msg("warn", "http", "takeover refused", "run=%s client=%s reason=\"no token\"", pss->run, ip);
 		reply(wsi, pss, "error", 401, "taking over needs the token");
+		return 0;
+	}
+	char why[200];
+	int refused = li.kind == KN_LIVE_TAKE && !pss->taking && s->o.live_can_take
+	              ? s->o.live_can_take(s->o.ud, pss->run, why, sizeof why) : 0;
+	if (refused) { /* a page nobody may take over now: said, never answered "taken" */
+		kn_log_msg("warn", "http", "takeover refused", "run=%s client=%s reason=\"%s\"", pss->run, ip, why);
+		reply(wsi, pss, "error", refused, why);
 		return 0;
 	}
 	if (li.kind == KN_LIVE_TAKE) {

@@ -3,7 +3,10 @@
  * else — each source's CDP connection of the screencast, the takeover, the timers — runs on the CDP
  * loop's thread. A 250 ms timer per source drains its inbox, lets the screencast lapse when the watch
  * heartbeats stop (and starts it again when frames stopped), hands back an idle takeover and sends
- * the page's state. */
+ * the page's state. A page shown is a worker's replay (held between steps while taken), a worker's
+ * agent attempt (takeable while its site blocks it; the runner pauses the agent while taken) or a
+ * run serve watches (never taken); while taken and HUMAN_TAIL_MS after, the monitor's events are the
+ * person's (the watches' `taken`). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,12 +20,20 @@
 #include "live_hub.h"
 #include "live_wire.h"
 #include "log.h"
+#include "runner.h"
 #include "store.h"
 #include "store_serve.h"
 
 #define TICK_MS 250
 #define STATUS_EVERY_MS 2000
 #define INBOX_MAX 256
+/* After a hand back the page stays the person's this long: the consequences of their last action (a
+ * navigation, a request) are theirs, and the replay or the agent resumes only then. */
+#define HUMAN_TAIL_MS 1000
+
+/* What a page shown is: a worker's replay, a worker's agent attempt, or a run serve watches. */
+enum src_kind { SRC_REPLAY, SRC_ATTEMPT, SRC_RUN };
+static const char *const kind_names[] = {"replay", "attempt", "run"};
 
 typedef struct kn_live_stats {
 	unsigned long long screencasts, frames, bytes, dropped, inputs; /* live_hub.h's log line */
@@ -40,7 +51,10 @@ struct kn_live_src {
 	struct kn_live_src *next;  /* the hub's list (its mutex) */
 	struct inbox *in, *in_tail;
 	size_t n_in;
-	int can_take;        /* a replay, held between steps; a run serve watches can only be watched */
+	enum src_kind kind;
+	int can_take;        /* a replay (held between steps); an attempt while its page blocks (the agent
+	                      * paused); a run serve watches only watched */
+	int blocked;         /* an attempt: the monitor says its page blocks now */
 	kn_live_stats stats;
 	kn_cdp_loop *loop;
 	char *ws_url, *target, *task; /* target NULL: the browser's first page, found when first watched */
@@ -58,8 +72,9 @@ struct kn_live_src {
 	int ack_session;     /* the frame to acknowledge */
 	unsigned long seq;
 	int taken;
-	int holding;         /* taken, and the replay waits at a step boundary */
+	int holding;         /* taken, and the replay waits at a step boundary (the agent is paused) */
 	double taken_input_at;
+	double human_until;  /* handed back: the page is the person's until then (HUMAN_TAIL_MS) */
 	json_t *takeovers, *cur; /* every takeover of this run; the one in progress */
 };
 typedef struct kn_live_src src;
@@ -71,7 +86,8 @@ struct kn_live_hub {
 	kn_store_listener *down;
 	pthread_mutex_t mu;
 	src *srcs;           /* the pages shown now */
-	src *replay;         /* the replay of kn_live_hub_watch (loop thread) */
+	src *replay;         /* the replay or attempt of the watches (loop thread) */
+	kn_attempt_watch attempt;
 };
 
 static double now_ms(void)
@@ -96,7 +112,13 @@ static void send_up(src *h, const char *payload)
 	kn_store_notifier_send(h->hub->up, payload, &err); /* a full queue drops it: live news only */
 }
 
-/* "held" once the replay waits for a person, else "running" (w_end sends "ended"). */
+/* 1 while what happens in the page is a person's: taken over, or just handed back. */
+static int human_now(const src *h)
+{
+	return h->taken || (h->human_until > 0 && now_ms() < h->human_until);
+}
+
+/* "held" once the replay (the agent) waits for a person, else "running" (w_end sends "ended"). */
 static const char *state_of(const src *h)
 {
 	return h->holding ? "held" : "running";
@@ -104,12 +126,13 @@ static const char *state_of(const src *h)
 
 static void send_status(src *h, const char *state)
 {
-	if (!h->can_take && h->watched_at <= 0)
+	if (h->kind == SRC_RUN && h->watched_at <= 0)
 		return; /* a run serve watches has its own feed: its state goes up only once someone watches */
-	json_t *o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:s, s:s, s:b, s:b, s:b}", "type", "live", "run", h->run,
-	                      "state", state, "task", h->task, "step", (json_int_t)h->step + 1, "steps",
+	json_t *o = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:I, s:s, s:s, s:b, s:b, s:b, s:s, s:b}", "type", "live", "run",
+	                      h->run, "state", state, "task", h->task, "step", (json_int_t)h->step + 1, "steps",
 	                      (json_int_t)h->n_steps, "verb", h->verb, "target", h->what, "taken", h->taken,
-	                      "watched", h->casting, "takeable", h->can_take);
+	                      "watched", h->casting, "takeable", h->can_take, "kind", kind_names[h->kind],
+	                      "blocked", h->blocked);
 	char *j = o ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	if (!j)
@@ -302,7 +325,7 @@ static void want_cast(src *h)
 static void take(src *h)
 {
 	h->taken_input_at = now_ms();
-	if (h->taken || !h->can_take) /* a run serve watches is the agent's: watched, never taken */
+	if (h->taken || !h->can_take) /* a run serve watches, an attempt not blocked: never taken */
 		return;
 	h->taken = 1;
 	h->cur = json_pack("{s:o, s:n, s:n, s:[]}", "at", now_json(), "until", "before_step", "actions");
@@ -315,6 +338,9 @@ static void hand_back(src *h, const char *why)
 	if (!h->taken)
 		return;
 	h->taken = h->holding = 0;
+	h->human_until = now_ms() + HUMAN_TAIL_MS;
+	if (h->kind == SRC_ATTEMPT)
+		h->can_take = h->blocked;
 	if (h->cur) {
 		json_object_set_new(h->cur, "until", now_json());
 		json_object_set_new(h->cur, "ended", json_string(why));
@@ -463,8 +489,8 @@ static void src_free(src *h)
 	free(h);
 }
 
-kn_live_src *kn_live_hub_open(kn_live_hub *hub, kn_cdp_loop *loop, const char *ws_url, const char *target_id,
-                              const char *run_id, const kn_task *task, int can_take)
+static src *src_open(kn_live_hub *hub, kn_cdp_loop *loop, const char *ws_url, const char *target_id,
+                     const char *run_id, const kn_task *task, enum src_kind kind)
 {
 	if (!hub || !kn_live_run_ok(run_id) || !ws_url)
 		return NULL;
@@ -473,7 +499,8 @@ kn_live_src *kn_live_hub_open(kn_live_hub *hub, kn_cdp_loop *loop, const char *w
 		return NULL;
 	h->hub = hub;
 	h->loop = loop;
-	h->can_take = can_take;
+	h->kind = kind;
+	h->can_take = kind == SRC_REPLAY;
 	h->ws_url = strdup(ws_url);
 	h->target = target_id ? strdup(target_id) : NULL;
 	h->task = task && task->id ? strdup(task->id) : NULL;
@@ -491,6 +518,12 @@ kn_live_src *kn_live_hub_open(kn_live_hub *hub, kn_cdp_loop *loop, const char *w
 	send_status(h, "running");
 	h->tick = kn_cdp_timer_start(loop, TICK_MS, tick, h);
 	return h;
+}
+
+kn_live_src *kn_live_hub_open(kn_live_hub *hub, kn_cdp_loop *loop, const char *ws_url, const char *target_id,
+                              const char *run_id, const kn_task *task, int can_take)
+{
+	return src_open(hub, loop, ws_url, target_id, run_id, task, can_take ? SRC_REPLAY : SRC_RUN);
 }
 
 json_t *kn_live_hub_close(kn_live_src *h, const char *why)
@@ -537,7 +570,7 @@ static void w_begin(void *ud, kn_cdp_loop *loop, const char *ws_url, const char 
 	kn_live_hub *hub = ud;
 	if (hub->replay || !target_id)
 		return;
-	hub->replay = kn_live_hub_open(hub, loop, ws_url, target_id, run_id, task, 1);
+	hub->replay = src_open(hub, loop, ws_url, target_id, run_id, task, SRC_REPLAY);
 }
 
 static int w_step(void *ud, size_t i, const kn_step *st)
@@ -557,15 +590,55 @@ static int w_step(void *ud, size_t i, const kn_step *st)
 			json_object_set_new(h->cur, "before_step", json_integer((json_int_t)i + 1));
 		send_status(h, state_of(h));
 	}
-	return h->taken;
+	return human_now(h); /* handed back: the person's last action settles first */
+}
+
+/* kn_replay_watch.taken / kn_attempt_watch.taken: the monitor's events are a person's now. */
+static int w_taken(void *ud)
+{
+	src *h = ((kn_live_hub *)ud)->replay;
+	return h ? human_now(h) : 0;
 }
 
 static json_t *w_end(void *ud)
 {
 	kn_live_hub *hub = ud;
-	json_t *t = kn_live_hub_close(hub->replay, "replay ended");
+	json_t *t = kn_live_hub_close(hub->replay, hub->replay && hub->replay->kind == SRC_ATTEMPT ? "attempt ended"
+	                                                                                       : "replay ended");
 	hub->replay = NULL;
 	return t;
+}
+
+/* ---- an agent attempt's watch (kn_attempt_watch, runner.h) ------------------------------------- */
+
+static void a_begin(void *ud, kn_cdp_loop *loop, const char *ws_url, const char *target_id, const char *run_id,
+                    const kn_task *task)
+{
+	kn_live_hub *hub = ud;
+	if (hub->replay || !target_id)
+		return;
+	hub->replay = src_open(hub, loop, ws_url, target_id, run_id, task, SRC_ATTEMPT);
+}
+
+/* Each slice of the attempt: its steps, whether its page blocks; 1 while the agent must wait. */
+static int a_tick(void *ud, int steps, int blocked)
+{
+	src *h = ((kn_live_hub *)ud)->replay;
+	if (!h)
+		return 0;
+	int was_takeable = h->can_take, was_holding = h->holding;
+	h->blocked = blocked;
+	h->can_take = blocked || h->taken; /* a takeover goes on past the block it was for */
+	h->holding = h->taken;
+	if (h->can_take && !was_takeable)
+		kn_log_msg("info", "live", "attempt blocked: it can be taken over", "run=%s", h->run);
+	if (h->holding && h->cur && !was_holding)
+		json_object_set_new(h->cur, "after_steps", json_integer(steps));
+	if ((size_t)(steps > 0 ? steps : 0) != h->step || h->can_take != was_takeable || h->holding != was_holding) {
+		h->step = (size_t)(steps > 0 ? steps : 0);
+		send_status(h, state_of(h));
+	}
+	return human_now(h);
 }
 
 int kn_live_hub_new(kn_live_hub **out, const kn_live_hub_opts *opts, kn_err *err)
@@ -578,7 +651,8 @@ int kn_live_hub_new(kn_live_hub **out, const kn_live_hub_opts *opts, kn_err *err
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	h->o = *opts;
 	pthread_mutex_init(&h->mu, NULL);
-	h->watch = (kn_replay_watch){.begin = w_begin, .step = w_step, .end = w_end, .ud = h};
+	h->watch = (kn_replay_watch){.begin = w_begin, .step = w_step, .end = w_end, .taken = w_taken, .ud = h};
+	h->attempt = (kn_attempt_watch){.begin = a_begin, .tick = a_tick, .taken = w_taken, .end = w_end, .ud = h};
 	int rc = kn_store_notifier_new(&h->up, opts->conninfo, KN_LIVE_UP, 0, err);
 	if (!rc)
 		rc = kn_store_listener_new_payload(&h->down, opts->conninfo, KN_LIVE_DOWN, NULL, on_payload, h, err);
@@ -593,6 +667,11 @@ int kn_live_hub_new(kn_live_hub **out, const kn_live_hub_opts *opts, kn_err *err
 const kn_replay_watch *kn_live_hub_watch(kn_live_hub *h)
 {
 	return h ? &h->watch : NULL;
+}
+
+const kn_attempt_watch *kn_live_hub_attempt_watch(kn_live_hub *h)
+{
+	return h ? &h->attempt : NULL;
 }
 
 void kn_live_hub_free(kn_live_hub *h)

@@ -5,8 +5,9 @@
  * It LISTENs on KN_LIVE_DOWN for "watch" heartbeats, takeovers and inputs about the run it holds,
  * and NOTIFYs on KN_LIVE_UP the page's state (each step, every 2 s) and, only while someone
  * watches, its screencast frames in pieces. No viewer: no second CDP connection and no
- * Page.startScreencast at all. Any number of pages (serve's watched runs); one replay at a time
- * through kn_live_hub_watch (a worker runs one replay at a time). */
+ * Page.startScreencast at all. Any number of pages (serve's watched runs); one replay or agent
+ * attempt at a time through kn_live_hub_watch / kn_live_hub_attempt_watch (a worker runs one job at
+ * a time). */
 #ifndef KEYNODE_LIVE_HUB_H
 #define KEYNODE_LIVE_HUB_H
 
@@ -39,6 +40,12 @@ kn_live_src *kn_live_hub_open(kn_live_hub *h, kn_cdp_loop *loop, const char *ws_
 json_t *kn_live_hub_close(kn_live_src *src, const char *why);
 /* The watch to give kn_validate_opts.watch (borrowed from h): one replay at a time. */
 const kn_replay_watch *kn_live_hub_watch(kn_live_hub *h);
+/* The watch to give kn_attempt_opts.watch (services/runner/runner.h; borrowed from h): a worker's
+ * agent attempt, shown like a replay (one replay or attempt at a time), takeable only while the
+ * monitor says its page blocks (blocked.h); while taken the agent is paused and every event the
+ * monitor records is the person's ("human": true). */
+struct kn_attempt_watch;
+const struct kn_attempt_watch *kn_live_hub_attempt_watch(kn_live_hub *h);
 /* What each run cost is logged at its end: component=live msg="live view" run= screencasts= frames=
  * bytes= (base64, sent up) dropped= (frames over KN_LIVE_PIECES_MAX pieces) inputs= (dispatched). */
 

@@ -311,3 +311,24 @@ int kn_live_msg_parse(kn_live_msg *out, const char *payload, size_t len, kn_err 
 	}
 	return kn_err_set(err, KN_EINVAL, "unknown kind");
 }
+
+int kn_live_take_refusal(const char *status_json, const char **why)
+{
+	json_t *j = status_json ? json_loads(status_json, 0, NULL) : NULL;
+	json_t *tk = json_object_get(j, "takeable");
+	const char *state = json_string_value(json_object_get(j, "state"));
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+	int rc = 409;
+	if (!json_is_object(j) || !json_is_boolean(tk) || !state)
+		*why = "the run's page is not live here: nothing shows it now";
+	else if (strcmp(state, "ended") == 0)
+		*why = "the run ended";
+	else if (json_is_true(tk))
+		rc = 0, *why = NULL;
+	else if (kind && strcmp(kind, "attempt") == 0)
+		*why = "an agent attempt can be taken over only while its site blocks it";
+	else
+		*why = "this run cannot be taken over: an agent drives it (watched only)";
+	json_decref(j);
+	return rc;
+}

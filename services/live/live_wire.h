@@ -59,6 +59,13 @@ int kn_live_input_json(const kn_live_input *in, char *buf, size_t cap);
  * ArrowUp ArrowDown ArrowLeft ArrowRight. */
 int kn_live_key_code(const char *name, const char **code);
 
+/* Whether a viewer's take may go down to the holder (serve's check, issue 26), from the last
+ * "status" JSON the holder sent of the run (NULL: none came while someone watched here): 0 when its
+ * "takeable" is true and it did not end, else 409 with *why (static words): the page is not live,
+ * the run ended, a run serve watches (kind "run": an agent drives it, watched only), an agent attempt
+ * whose site does not block it. A status that is not such an object is "not live". */
+int kn_live_take_refusal(const char *status_json, const char **why);
+
 /* 1 when run is a valid RUN. */
 int kn_live_run_ok(const char *run);
 

@@ -102,6 +102,10 @@ static void emit_pair(kn_monitor *m, kn_event *ev, kn_event *clear)
 	m->last_event = kn_time_mono_s();
 	if (ev->tab && ev->tab != m->last_tab) /* a worker's request names the last tab itself (on_request) */
 		snprintf(m->last_tab, sizeof m->last_tab, "%s", ev->tab);
+	if (m->o.human && m->o.human(m->o.human_ud))
+		ev->human = 1; /* a person's, in a takeover (the evaluator skips it) */
+	if (clear)
+		clear->human = ev->human;
 	m->events++;
 	if (m->o.trajectory && kn_traj_write_event(m->o.trajectory, ev) != 0)
 		kn_log_msg("error", "monitor", "cannot write trajectory event", NULL);

@@ -69,6 +69,10 @@ typedef struct kn_monitor_opts {
 	/* 1: on_event gets each event before redaction (keynode record: a workflow step must replay the
 	 * card number that was typed; workflow files are the one thing written with it) */
 	int on_event_clear;
+	/* issue 26: asked at every event (optional): 1 while a person holds the page from the live view
+	 * (services/live), and the event is then theirs: "human": true, never the agent's step */
+	int (*human)(void *ud);
+	void *human_ud;
 } kn_monitor_opts;
 
 /* Connect to the browser at ws_url and start watching. *out is the caller's (kn_monitor_free). */

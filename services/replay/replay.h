@@ -174,6 +174,9 @@ typedef struct kn_replay_watch {
 	int (*step)(void *ud, size_t i, const kn_step *st);
 	json_t *(*end)(void *ud);
 	void *ud;
+	/* 1 while a person holds the page (optional): the monitor's events are then theirs ("human":
+	 * true in the trajectory, never the replay's steps) */
+	int (*taken)(void *ud);
 } kn_replay_watch;
 
 typedef struct kn_validate_opts {

@@ -404,7 +404,8 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace,
 	                      .on_ready = monitor_ready, .on_event = monitor_event, .on_event_clear = 1,
 	                      .ud = &att, .browser_context = ctx,
-	                      .guard = o.replay.guard, .redact = o.replay.redact};
+	                      .guard = o.replay.guard, .redact = o.replay.redact,
+	                      .human = o.watch ? o.watch->taken : NULL, .human_ud = o.watch ? o.watch->ud : NULL};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
 	/* ready: every tab attached and its recorder installed (Page.enable went before it on the same

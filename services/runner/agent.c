@@ -178,6 +178,13 @@ int kn_runner_adopt_orphans(void)
 	return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0 ? 0 : KN_EIO;
 }
 
+int kn_agent_pause(kn_agent_proc *a, int pause)
+{
+	if (!a || a->exited)
+		return 0;
+	return kill(-a->pid, pause ? SIGSTOP : SIGCONT) == 0 || errno == ESRCH ? 0 : KN_EIO;
+}
+
 void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
 {
 	if (!a)
@@ -185,6 +192,7 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
 	kn_agent_exited(a);
 	if (group_alive(a->pid)) {
 		kill(-a->pid, SIGTERM);
+		kill(-a->pid, SIGCONT); /* a paused group (a takeover) would not see SIGTERM before it */
 		for (int waited = 0; waited < grace_ms; waited += 20) {
 			kn_agent_exited(a);
 			if (a->exited && !group_alive(a->pid))

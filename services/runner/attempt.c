@@ -4,7 +4,8 @@
  *   browser gone, interrupt) → recorders flushed, page checks read → result.json → everything
  *   stopped.
  * The attempt's kn_cdp_loop is driven here in short slices; between them the answer file is read,
- * the agent reaped and the clocks checked. Infrastructure failures (no browser, start page down,
+ * the agent reaped, the clocks checked and the live view (opts.watch: a worker's, issue 26) told how
+ * the page is — the agent paused while a person holds it. Infrastructure failures (no browser, start page down,
  * monitor not ready, agent not startable, browser crashed under the agent, the task's own site not
  * answering: reason "unreachable", from the start page or from the monitor) make the attempt an
  * `error` with a reason: the caller retries and excludes it. */
@@ -55,6 +56,8 @@ struct attempt {
 	json_t *env;             /* result.json "environment" (provenance.h); NULL: none */
 	char *usage;             /* KEYNODE_USAGE_FILE */
 	int ready, ended;
+	int watched;             /* o->watch began: its end is owed */
+	json_t *takeovers;       /* what people did in the page (the watch's end); NULL: none */
 	FILE *answers;
 	char line[KN_ANSWER_LINE_MAX + 1];
 	size_t line_len, line_over, answer_bytes;
@@ -286,6 +289,8 @@ static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remo
 		json_object_set_new(j, "attempt", report_json(a->rep));
 		if (a->env)
 			json_object_set(j, "environment", a->env);
+		if (a->takeovers)
+			json_object_set(j, "takeovers", a->takeovers);
 		json_t *usage = kn_usage_read(a->usage);
 		if (usage)
 			json_object_set_new(j, "usage", usage);
@@ -321,12 +326,34 @@ static void wait_ready(struct attempt *a)
 		kn_cdp_loop_run_for(a->loop, 10);
 }
 
+/* The live view's turn after each slice (issue 26): the agent is paused while a person holds its
+ * page, and the time held is not the agent's (*held_s grows by it: the timeout excludes it). */
+static void watch_tick(struct attempt *a, kn_agent_proc *agent, int *paused, double *t_pause, double *held_s)
+{
+	const kn_attempt_watch *w = a->o->watch;
+	if (!a->watched || !w->tick)
+		return;
+	const kn_eval *ev = kn_monitor_eval(a->mon);
+	int held = w->tick(w->ud, kn_eval_steps(ev), kn_eval_status(ev) == KN_STATUS_BLOCKED);
+	if (held && !*paused) {
+		*paused = kn_agent_pause(agent, 1) == 0;
+		*t_pause = kn_time_mono_s();
+	} else if (!held && *paused) {
+		kn_agent_pause(agent, 0);
+		*paused = 0;
+		*held_s += kn_time_mono_s() - *t_pause;
+	}
+}
+
 /* From agent start to the end of the attempt; sets rep->end. */
 static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 {
 	kn_attempt_report *rep = a->rep;
+	int paused = 0;
+	double t_pause = 0, held_s = 0;
 	for (;;) {
 		kn_cdp_loop_run_for(a->loop, 20);
+		watch_tick(a, agent, &paused, &t_pause, &held_s);
 		read_answers(a, 0);
 		if (kn_agent_exited(agent)) {
 			snprintf(rep->end, sizeof rep->end, "agent exited");
@@ -351,7 +378,7 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 			         : why == KN_END_UNREACHABLE ? "unreachable" : "step limit");
 			break;
 		}
-		if (a->o->timeout_s > 0 && kn_time_mono_s() - t_agent >= a->o->timeout_s) {
+		if (a->o->timeout_s > 0 && !paused && kn_time_mono_s() - t_agent - held_s >= a->o->timeout_s) {
 			snprintf(rep->end, sizeof rep->end, "timeout");
 			break;
 		}
@@ -448,7 +475,8 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	free(tdir);
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
 	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .blocked = o->blocked,
-	                      .trace = tr, .guard = o->guard, .redact = o->redact};
+	                      .trace = tr, .guard = o->guard, .redact = o->redact,
+	                      .human = o->watch ? o->watch->taken : NULL, .human_ud = o->watch ? o->watch->ud : NULL};
 	if (o->server) { /* serve's monitor: it answers once every tab records */
 		if (kn_remote_run_start(&a.rr, o->server, o->task_ref, http, o->eval.step_limit, &e) != 0) {
 			errorf(rep, "server: ", e.msg);
@@ -468,6 +496,10 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		goto result;
 	}
 	rep->t_ready_s = kn_time_mono_s() - t0;
+	if (o->watch && o->watch->begin && a.mon) { /* the live view: this page, from now on */
+		o->watch->begin(o->watch->ud, a.loop, ws, target, a.run_id, o->task);
+		a.watched = 1;
+	}
 	/* 4. the agent */
 	if (!(env = agent_env(&a, ws, http, answer, context, target)) ||
 	    kn_agent_start(&agent, o->agent_cmd, env, log, o->log_cap ? o->log_cap : KN_AGENT_LOG_CAP_DEFAULT,
@@ -529,6 +561,8 @@ result:
 		json_decref(remote);
 		remote = NULL;
 	}
+	if (a.watched && o->watch->end) /* after the monitor's end: its last events are judged */
+		a.takeovers = o->watch->end(o->watch->ud);
 	rc = write_result(&a, a.mon ? kn_monitor_eval(a.mon) : NULL, remote, t_end, err);
 	for (int w = 0; a.mon && kn_trace_busy(tr) && w < 3000; w += 20) /* the last screenshot */
 		kn_cdp_loop_run_for(a.loop, 20);
@@ -551,5 +585,6 @@ out:
 	free(ws), free(http), free(context), free(target), free(answer), free(traj), free(log);
 	free(net_error), free(a.unreachable), free(a.usage);
 	json_decref(a.env);
+	json_decref(a.takeovers);
 	return rc;
 }

@@ -95,6 +95,22 @@ int kn_browser_pool_take(kn_browser_pool *p, const char *url, kn_local_browser *
 /* Stop the browsers still waiting, end the threads. NULL is a no-op. */
 void kn_browser_pool_free(kn_browser_pool *p);
 
+/* The live view of an attempt (issue 26, services/live: kn_live_hub_attempt_watch): the attempt's
+ * page shown to the dashboard's viewers, taken over by a maintainer while the site blocks the agent.
+ * All on the attempt's thread and loop. begin: the agent is about to start on target_id; tick:
+ * every slice with the agent's steps so far and whether the page blocks now (the monitor's verdict,
+ * blocked.h) — 1 while a person holds the page (the agent is paused meanwhile); taken: asked at every
+ * event, 1 while the events are the person's (monitor opts.human); end: the takeovers as JSON (a new
+ * reference; NULL: none), result.json's "takeovers". */
+typedef struct kn_attempt_watch {
+	void (*begin)(void *ud, kn_cdp_loop *loop, const char *ws_url, const char *target_id,
+	              const char *run_id, const kn_task *task);
+	int (*tick)(void *ud, int steps, int blocked);
+	int (*taken)(void *ud);
+	json_t *(*end)(void *ud);
+	void *ud;
+} kn_attempt_watch;
+
 typedef struct kn_attempt_opts {
 	const kn_task *task;     /* borrowed */
 	const char *agent_cmd;   /* run by /bin/sh -c */
@@ -120,6 +136,7 @@ typedef struct kn_attempt_opts {
 	int trace;               /* kn_trace_mode: the run trace in <dir>/trace/ (services/trace) */
 	const char *environment; /* JSON text of kn_run_environment (provenance.h): result.json's
 	                          * "environment", with this attempt's browser added; NULL: none */
+	const kn_attempt_watch *watch; /* the live view (keynode worker's agent jobs); NULL: none */
 } kn_attempt_opts;
 
 typedef enum kn_attempt_status {
@@ -190,6 +207,10 @@ int kn_agent_start(kn_agent_proc **out, const char *cmd, char *const envp[], con
  * an agent forked and left behind come back to us, so stopping a group also reaps them. Call
  * once, before any attempt. */
 int kn_runner_adopt_orphans(void);
+
+/* Pause (SIGSTOP) or resume (SIGCONT) the whole group: a person took over the attempt's page
+ * from the live view (issue 26). 0, or KN_EIO. NULL or exited: a no-op. */
+int kn_agent_pause(kn_agent_proc *a, int pause);
 
 /* 1 once the leader exited (reaped), 0 while it runs. */
 int kn_agent_exited(kn_agent_proc *a);

@@ -21,6 +21,7 @@ struct watched {
 	int pieces, got, w, h;
 	size_t *len;              /* each piece's length; 0: not here */
 	char *data;               /* pieces × KN_LIVE_PIECE_MAX */
+	char *status;             /* the last state the holder sent (JSON text): may it be taken over */
 	struct watched *next;
 };
 
@@ -116,6 +117,14 @@ static void on_payload(void *ud, const char *payload)
 	if (kn_live_msg_parse(&m, payload, strlen(payload), &err) != 0)
 		return;
 	if (m.kind == KN_LIVE_MSG_STATUS) { /* the page's state: on the run's feed and to its viewers */
+		pthread_mutex_lock(&l->mu);
+		struct watched *w = find(l, m.run);
+		char *keep = w ? strdup(m.json) : NULL;
+		if (keep) {
+			free(w->status);
+			w->status = keep;
+		}
+		pthread_mutex_unlock(&l->mu);
 		kn_stream_publish(l->stream, m.run, m.json);
 		kn_stream_publish(l->live, m.run, m.json);
 	} else if (m.kind == KN_LIVE_MSG_FRAME) {
@@ -169,13 +178,27 @@ void kn_runs_live_in(kn_runs_live *l, const char *run, int what, const kn_live_i
 				*p = w->next;
 				break;
 			}
-		free(w->data), free(w->len), free(w);
+		free(w->data), free(w->len), free(w->status), free(w);
 	} else if (first) {
 		w->sent_at = now_ms();
 	}
 	pthread_mutex_unlock(&l->mu);
 	if (first)
 		send_down(l, KN_LIVE_MSG_WATCH, run, NULL);
+}
+
+int kn_runs_live_can_take(kn_runs_live *l, const char *run, char *why, size_t cap)
+{
+	const char *w_why = "the live view is off";
+	int rc = 409;
+	if (l) {
+		pthread_mutex_lock(&l->mu);
+		struct watched *w = find(l, run);
+		rc = kn_live_take_refusal(w ? w->status : NULL, &w_why);
+		pthread_mutex_unlock(&l->mu);
+	}
+	snprintf(why, cap, "%s", rc ? w_why : "");
+	return rc;
 }
 
 void kn_runs_live_tick(kn_runs_live *l)
@@ -204,7 +227,7 @@ void kn_runs_live_free(kn_runs_live *l)
 	kn_store_notifier_free(l->down);
 	while (l->runs) {
 		struct watched *n = l->runs->next;
-		free(l->runs->data), free(l->runs->len), free(l->runs);
+		free(l->runs->data), free(l->runs->len), free(l->runs->status), free(l->runs);
 		l->runs = n;
 	}
 	pthread_mutex_destroy(&l->mu);

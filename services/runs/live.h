@@ -18,6 +18,9 @@ int kn_runs_live_new(kn_runs_live **out, const char *conninfo, kn_stream *stream
 void kn_runs_live_free(kn_runs_live *l);
 /* kn_server_opts.live_in (server thread). */
 void kn_runs_live_in(kn_runs_live *l, const char *run, int what, const kn_live_input *in, const char *client);
+/* kn_server_opts.live_can_take (server thread): 0 when a take on run may go down (the last state
+ * its holder sent says it is takeable), else 409 and why (kn_live_take_refusal's words). */
+int kn_runs_live_can_take(kn_runs_live *l, const char *run, char *why, size_t cap);
 /* Every ~100 ms (server thread): the watch heartbeats. */
 void kn_runs_live_tick(kn_runs_live *l);
 

@@ -119,7 +119,7 @@ int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
 	json_decref(env);
 	kn_attempt_opts o = {.task = task, .agent_cmd = cmd, .dir = dir, .run_id = run_id,
 	                     .chromium = a->chromium, .timeout_s = a->timeout_s,
-	                     .stop = kn_worker_stop_flag(w), .environment = env_text};
+	                     .stop = kn_worker_stop_flag(w), .environment = env_text, .watch = a->watch};
 	kn_attempt_report rep;
 	int retried = 0, ran;
 	/* an infrastructure error (start page down, browser crash, agent not startable) is tried again,

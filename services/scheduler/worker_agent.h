@@ -22,6 +22,8 @@ typedef struct kn_worker_agents {
 	double timeout_s;            /* an agent's wall-clock budget; <= 0: none */
 	const char *region;          /* the results' environment region (KEYNODE_REGION, else keynode.yaml
 	                              * region:); NULL: none */
+	const struct kn_attempt_watch *watch; /* the live view of each attempt (issue 26,
+	                              * kn_live_hub_attempt_watch); NULL: not watchable */
 } kn_worker_agents;
 
 /* The kn_worker_opts.other_job hook (ud: a kn_worker_agents that outlives the worker): claim one

@@ -97,7 +97,8 @@ try {
   // the run page, once the replay is stored, shows the takeover and the person's clicks as human steps
   let shown = 0;
   for (let i = 0; i < 60 && !shown; i++) {
-    await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
+    if (i === 0) await page.goto(`${base}/#/runs/${encodeURIComponent(run)}`);
+    else await page.reload(); // the same URL again would not render the page again
     await page.waitForSelector('#view[data-page="run"][data-state="ready"], #view[data-page="run"][data-state="error"]', { timeout: 30000 });
     shown = await page.locator('#run-takeovers li.human-step').count();
     if (!shown) await page.waitForTimeout(1000);

@@ -7,7 +7,8 @@
 #   - a replay watched from the dashboard (liveview.mjs): frames arrive while it runs; with the token
 #     Take over holds it, a click on the frame pokes the page (it turns red in the next frames), a click
 #     dismisses the wall, Hand back — the replay continues and passes; its report keeps the person's
-#     clicks as human steps (replay.takeovers), never among its own steps;
+#     clicks as human steps (replay.takeovers), never among its own steps, and the run's trajectory marks
+#     them "human": true;
 #   - without the token: the live websocket is refused by the first serve; the public serve lets one
 #     watch, and a takeover there is answered 401; its viewers are disconnected after 15 s
 #     (http.live_view_max_s);
@@ -72,6 +73,12 @@ jq -e '.status == "passed" and (.report.replay.takeovers | length) == 1
    and (.report.replay.steps | length) == 3' <<<"$row" >/dev/null &&
   kn_ok "taken over: the replay waited, went on and passed; the person's clicks are human steps beside its 3 steps" ||
   kn_fail "watched replay: $(jq -c '{status, broken: (.report.broken // {} | del(.dom_excerpt)), takeovers: .report.replay.takeovers, steps: (.report.replay.steps | length)}' <<<"$row")"
+rrun=$(jq -r '.report.run' <<<"$row")
+human=$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$rrun' AND line->>'type' = 'click' AND (line->>'human')::boolean")
+replayed=$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$rrun' AND line->>'type' = 'click' AND line->>'selector' = '#next' AND line->>'human' IS NULL")
+[ "${human:-0}" -ge 2 ] && [ "${replayed:-0}" -ge 1 ] &&
+  kn_ok "the run's trajectory marks the person's clicks \"human\": true ($human), the replay's own click not" ||
+  kn_fail "replay trajectory: human clicks $human, replay's #next $replayed"
 grep -q 'msg="screencast started"' "$tmp/worker.log" && kn_ok "the worker started the screencast once watched" ||
   kn_fail "no screencast in the worker log"
 grep -q 'msg="takeover" run=' "$tmp/serve.log" && kn_ok "the takeover is logged by serve" || kn_fail "no takeover log line"

@@ -167,6 +167,52 @@ static void test_run(void **state)
 	kn_taskset_free(set);
 }
 
+/* Issue 26: a person's events (a takeover from the live view, "human": true) are no steps and reach
+ * nothing; the same node reached later by the agent counts, at the agent's step. */
+static void test_human_events(void **state)
+{
+	(void)state;
+	kn_taskset *set = load(shop);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	feed(ev, ev_nav("http://www.shop.com/", "goto"));                                  /* step 1 */
+	kn_event h = ev_act(KN_EV_CLICK, "http://www.shop.com/p/1", "#add", "Add", NULL);  /* k3, the person's */
+	h.human = 1;
+	feed(ev, h);
+	kn_event hn = ev_nav("http://www.shop.com/cart", "goto");                           /* k1, the person's */
+	hn.human = 1;
+	feed(ev, hn);
+	assert_int_equal(kn_eval_steps(ev), 1);
+	assert_double_equal(kn_eval_score(ev), 0, 0);
+	assert_int_equal(kn_eval_node(ev, 2)->reached_at_step, -1);
+	json_t *j = kn_eval_result_json(ev, "r");
+	assert_int_equal(json_integer_value(json_object_get(j, "human_events")), 2);
+	json_decref(j);
+	feed(ev, ev_act(KN_EV_CLICK, "http://www.shop.com/p/1", "#add", "Add", NULL));     /* step 2, k3 */
+	assert_int_equal(kn_eval_steps(ev), 2);
+	assert_int_equal(kn_eval_node(ev, 2)->reached_at_step, 2);
+	assert_double_equal(kn_eval_score(ev), 0.25, 1e-12);
+	kn_eval_free(ev);
+	/* and kn_eval_run (keynode score, serve's rescoring) the same */
+	kn_event evs[] = {ev_nav("http://www.shop.com/", "goto"), h, hn};
+	kn_err err = {0};
+	assert_int_equal(kn_eval_run(&ev, &set->tasks[0], NULL, evs, 3, NULL, &err), 0);
+	assert_double_equal(kn_eval_score(ev), 0, 0);
+	assert_int_equal(kn_eval_steps(ev), 1);
+	kn_eval_free(ev);
+	/* without "human" the same events are the agent's */
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+	h.human = hn.human = 0;
+	feed(ev, h);
+	feed(ev, hn);
+	assert_double_equal(kn_eval_score(ev), 0.5, 1e-12);
+	j = kn_eval_result_json(ev, "r");
+	assert_null(json_object_get(j, "human_events"));
+	json_decref(j);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
 /* netloc gates element nodes to the site; a path must match before the value counts; a live
  * `matched` list replaces selector comparison. */
 static void test_gates_and_matched(void **state)
@@ -435,6 +481,7 @@ int main(void)
 		cmocka_unit_test(test_answer_case),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_write_result),
+		cmocka_unit_test(test_human_events),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -115,6 +115,45 @@ static void test_round_trip(void **state)
 	free(buf);
 }
 
+/* "human" (issue 26): written only when set, read back, never a step, anything but a boolean refused. */
+static void test_human(void **state)
+{
+	(void)state;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(kn_traj_write_header(f, "r", "7", "2026-11-22T09:00:00Z"), 0);
+	kn_event in[2] = {{.type = KN_EV_CLICK, .selector = "#accept", .trusted = 1, .human = 1},
+	                  {.type = KN_EV_CLICK, .selector = "#next", .trusted = 1}};
+	assert_int_equal(kn_traj_write_event(f, &in[0]), 0);
+	assert_int_equal(kn_traj_write_event(f, &in[1]), 0);
+	fclose(f);
+	const char *hu = strstr(buf, "\"human\":"), *next = strstr(buf, "#next");
+	assert_non_null(hu);
+	assert_true(hu < next && hu > strstr(buf, "#accept")); /* on the person's line only */
+	assert_null(strstr(next, "human"));
+	kn_traj_header h;
+	kn_event *ev;
+	size_t n;
+	kn_err err = {0};
+	assert_int_equal(kn_traj_read_buffer(buf, len, "mem", &h, &ev, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(ev[0].human, 1);
+	assert_int_equal(ev[1].human, 0);
+	assert_int_equal(kn_event_is_step(&ev[0]), 0);
+	assert_int_equal(kn_event_is_step(&ev[1]), 1);
+	kn_traj_events_free(ev, n);
+	kn_traj_header_clear(&h);
+	free(buf);
+	const char *ok = HDR "{\"type\": \"click\", \"human\": false}\n{\"type\": \"click\", \"human\": null}\n";
+	assert_int_equal(kn_traj_read_buffer(ok, strlen(ok), "mem", &h, &ev, &n, &err), 0);
+	assert_int_equal(ev[0].human + ev[1].human, 0);
+	kn_traj_events_free(ev, n);
+	kn_traj_header_clear(&h);
+	expect_read_error(HDR "{\"type\": \"click\", \"human\": 1}\n", KN_EINVAL, "run.jsonl:2: field \"human\": expected true or false");
+	expect_read_error(HDR "{\"type\": \"click\", \"human\": \"yes\"}\n", KN_EINVAL, "field \"human\"");
+}
+
 /* Frame and shadow fields (issue 12): written only when set, read back, malformed ones refused. */
 static void test_frame_fields(void **state)
 {
@@ -255,6 +294,7 @@ int main(void)
 		cmocka_unit_test(test_time_deadline),
 		cmocka_unit_test(test_frame_fields),
 		cmocka_unit_test(test_nav_names),
+		cmocka_unit_test(test_human),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

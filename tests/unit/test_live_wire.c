@@ -164,6 +164,35 @@ static void test_up(void **state)
 	parse_bad(run, "bad run");
 }
 
+/* Serve's check before a take goes down (issue 26 item 4): the holder's last state decides. */
+static void test_take_refusal(void **state)
+{
+	(void)state;
+	const char *why = "x";
+	assert_int_equal(kn_live_take_refusal("{\"type\":\"live\",\"state\":\"running\",\"takeable\":true,\"kind\":\"replay\"}", &why), 0);
+	assert_null(why);
+	assert_int_equal(kn_live_take_refusal("{\"state\":\"held\",\"takeable\":true,\"kind\":\"attempt\"}", &why), 0);
+	struct { const char *status, *want; } no[] = {
+		{NULL, "not live"},
+		{"", "not live"},
+		{"[1]", "not live"},
+		{"{\"state\":\"running\"}", "not live"},
+		{"{\"state\":\"running\",\"takeable\":1}", "not live"},
+		{"{\"takeable\":true}", "not live"},
+		{"{\"state\":\"ended\",\"takeable\":true}", "ended"},
+		{"{\"state\":\"running\",\"takeable\":false,\"kind\":\"run\"}", "cannot be taken over: an agent drives it"},
+		{"{\"state\":\"running\",\"takeable\":false}", "cannot be taken over"},
+		{"{\"state\":\"running\",\"takeable\":false,\"kind\":\"attempt\"}", "only while its site blocks it"},
+	};
+	for (size_t i = 0; i < sizeof no / sizeof no[0]; i++) {
+		why = NULL;
+		assert_int_equal(kn_live_take_refusal(no[i].status, &why), 409);
+		assert_non_null(why);
+		if (!strstr(why, no[i].want))
+			fail_msg("%s: got '%s', want '%s'", no[i].status ? no[i].status : "NULL", why, no[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +200,7 @@ int main(void)
 		cmocka_unit_test(test_viewer_bad),
 		cmocka_unit_test(test_down_roundtrip),
 		cmocka_unit_test(test_up),
+		cmocka_unit_test(test_take_refusal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

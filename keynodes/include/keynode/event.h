@@ -60,6 +60,8 @@ typedef struct kn_event {
 	double box[4];
 	long pixels;                /* scroll: how far the burst went ("pixels"); 0 not known */
 	const struct kn_request *request; /* request events: what was sent (request.h); else NULL */
+	int human;                  /* 1: a person did it, in a takeover from the live view (issue 26,
+	                             * "human": true): never a step, never credits a key node */
 	void *owned_;               /* parse storage */
 } kn_event;
 
@@ -72,7 +74,7 @@ kn_nav kn_event_nav(const kn_event *ev);
 const char *kn_event_type_name(kn_event_type t);
 int kn_event_type_parse(kn_event_type *out, const char *name);
 
-/* 1 when the event counts as an agent step (docs/formats.md §2). */
+/* 1 when the event counts as an agent step (docs/formats.md §2); a human event never does. */
 int kn_event_is_step(const kn_event *ev);
 
 /* Parse one JSON event line into ev (owned strings; kn_event_clear releases them). */

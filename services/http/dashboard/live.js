@@ -1,6 +1,8 @@
 // live.js — the live view (issue 26; services/live/README.md). #/live lists the pages keynode is
-// replaying now (the "live" messages of /api/stream); #/live/<run> shows one: its screencast frames
-// and steps over /api/live?run=RUN, and — with the token — Take over / Hand back: while taken over,
+// replaying or an agent attempt of a worker is driving now (the "live" messages of /api/stream);
+// #/live/<run> shows one: its screencast frames and steps over /api/live?run=RUN, and — with the
+// token, when the page can be taken over (a replay; an agent attempt while its site blocks it: the
+// agent is paused) — Take over / Hand back: while taken over,
 // clicks, the wheel, keys and typed text on the frame are sent to the page, their coordinates
 // mapped from the scaled frame to the page's CSS pixels. Watching needs the token unless the serve
 // opens it (http.live_view_public); taking over always does.
@@ -23,12 +25,13 @@ function renderList(view, ctx) {
   const table = el('table', { class: 'table', id: 'live-runs' },
     el('thead', {}, el('tr', {}, el('th', {}, 'run'), el('th', {}, 'task'), el('th', {}, 'step'), el('th', {}, 'state'))), body);
   replace(view, el('h2', {}, 'Live now'),
-    el('p', { class: 'muted' }, 'Replays running now; open one to watch it (and, with the token, take it over).'), table);
+    el('p', { class: 'muted' }, 'Replays and agent attempts running now; open one to watch it (and, with the token, take over a replay or a blocked attempt).'), table);
   const draw = () => {
     replace(body, ...[...seen.values()].filter((m) => m.state !== 'ended').map((m) =>
       el('tr', { 'data-run': m.run },
         el('td', {}, el('a', { href: `#/live/${encodeURIComponent(m.run)}` }, m.run)),
-        el('td', {}, m.task || ''), el('td', {}, `${m.step}/${m.steps}`), el('td', {}, m.taken ? 'taken over' : m.state))));
+        el('td', {}, m.task || ''), el('td', {}, `${m.step}/${m.steps}`),
+        el('td', {}, m.taken ? 'taken over' : m.blocked ? `${m.state}, blocked` : m.state))));
   };
   const ws = new WebSocket(withToken('/api/stream'));
   ws.onmessage = (ev) => {
@@ -47,7 +50,7 @@ function renderRun(view, id, ctx) {
   img.tabIndex = 0; // keys go to the page while it has the focus
   const state = el('p', { id: 'live-state', class: 'muted' }, 'waiting for the page…');
   const steps = el('ol', { id: 'live-steps', class: 'live-steps' });
-  const take = el('button', { id: 'live-take', type: 'button' }, 'Take over');
+  const take = el('button', { id: 'live-take', type: 'button' }, 'Take over'); // hidden while the page says it is not takeable
   const give = el('button', { id: 'live-release', type: 'button', hidden: true }, 'Hand back');
   const text = el('input', { id: 'live-text', type: 'text', placeholder: 'type into the page, Enter sends', hidden: true });
   const note = el('p', { id: 'live-note', class: 'muted' });
@@ -63,7 +66,7 @@ function renderRun(view, id, ctx) {
   const setTaken = (t) => {
     taken = t;
     view.dataset.taken = String(t);
-    take.hidden = t; give.hidden = !t; text.hidden = !t;
+    take.hidden = t || view.dataset.takeable === 'false'; give.hidden = !t; text.hidden = !t;
     img.classList.toggle('live-taken', t);
   };
   ws.onclose = (ev) => { state.textContent = `not connected (${ev.code === 1006 ? 'refused: the token is needed to watch' : ev.code})`; view.dataset.live = 'closed'; };
@@ -77,10 +80,16 @@ function renderRun(view, id, ctx) {
       frames += 1;
       view.dataset.frames = String(frames);
     } else if (m.type === 'live') {
-      const what = m.state === 'held' ? 'taken over — the replay waits' : m.taken ? 'taken over — the replay finishes its step' : m.state;
-      state.textContent = m.state === 'ended' ? 'the replay ended' : `${what}: step ${m.step} of ${m.steps}`;
+      const who = m.kind === 'attempt' ? 'the agent' : 'the replay';
+      const what = m.state === 'held' ? `taken over — ${m.kind === 'attempt' ? 'the agent is paused' : 'the replay waits'}`
+        : m.taken ? `taken over — ${who} finishes its step`
+          : m.blocked ? `${m.state} — the site blocks ${who}${m.takeable ? ': take over to get it past' : ''}` : m.state;
+      const at = m.kind === 'attempt' ? `${m.step - 1} steps so far` : `step ${m.step} of ${m.steps}`;
+      state.textContent = m.state === 'ended' ? `${m.kind === 'attempt' ? 'the attempt' : 'the replay'} ended` : `${what}: ${at}`;
       view.dataset.liveState = m.state;
-      if (m.takeable === false) take.hidden = true; // a run an agent drives: watched only
+      view.dataset.takeable = String(!!m.takeable);
+      view.dataset.blocked = String(!!m.blocked);
+      take.hidden = taken || !m.takeable || m.state === 'ended'; // a run an agent drives: watched only
       const key = `${m.step}:${m.verb}`;
       if (m.verb && key !== lastStep) {
         lastStep = key;

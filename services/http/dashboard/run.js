@@ -58,10 +58,12 @@ function stepChart(scores) {
   return root;
 }
 
-/** Issue 26: each time a person took the replay's page over from the live view, and what they did
- * (the report's replay.takeovers: human steps, never the replay's own); null when nobody did. */
+/** Issue 26: each time a person took the replay's (a blocked agent attempt's) page over from the live
+ * view, and what they did (the report's replay.takeovers, the attempt's takeovers: human steps, never
+ * the replay's or the agent's own); null when nobody did. */
 function takeoverCard(r) {
-  const list = r && r.replay && Array.isArray(r.replay.takeovers) ? r.replay.takeovers : [];
+  const list = r && r.replay && Array.isArray(r.replay.takeovers) ? r.replay.takeovers
+    : r && Array.isArray(r.takeovers) ? r.takeovers : []; // a worker's agent attempt: result.json's
   if (!list.length) return null;
   const act = (a) => (a.type === 'text' ? `typed "${a.text}"` : a.type === 'key' ? `pressed ${a.key}`
     : a.type === 'wheel' ? `scrolled ${Math.round(a.dy)} px` : `${a.type} at ${Math.round(a.x)},${Math.round(a.y)}`);
@@ -69,6 +71,7 @@ function takeoverCard(r) {
     el('h2', {}, 'Taken over from the live view'),
     el('ol', {}, list.map((t) => el('li', { class: 'takeover', 'data-actions': (t.actions || []).length },
       `${fmtTime(t.at)} – ${fmtTime(t.until)}`, t.before_step ? `, held before step ${t.before_step}` : '',
+      typeof t.after_steps === 'number' ? `, the agent paused after ${t.after_steps} steps` : '',
       t.ended ? ` (${t.ended})` : '',
       el('ul', {}, (t.actions || []).map((a) => el('li', { class: 'human-step' }, `human: ${act(a)}`)))))));
 }
@@ -168,6 +171,7 @@ export async function render(view, params, ctx) {
       el('span', { class: 'ev-what mono' }, asText(what)),
       e.value !== undefined && e.type !== 'answer' ? el('span', { class: 'ev-value mono' }, `= ${asText(e.value)}`) : null,
       req && req.held === true ? el('span', { class: 'badge req-held' }, 'held by keynode') : null,
+      e.human === true ? el('span', { class: 'badge human-event', title: 'a person did it, taken over from the live view: never the agent\'s step' }, 'human') : null,
       matched ? el('span', { class: 'ev-matched' }, `matched ${matched.join(', ')}`) : null);
     if (!live) {
       log.insertBefore(li, st.firstLive && st.firstLive.isConnected ? st.firstLive : null);
