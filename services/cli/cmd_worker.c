@@ -15,6 +15,7 @@
 #include "keynode/fs.h"
 #include "cli.h"
 #include "live_hub.h"
+#include "worker_record.h"
 #include "log.h"
 #include "runner.h"
 #include "worker.h"
@@ -263,6 +264,11 @@ int kn_cmd_worker(int argc, char **argv)
 		goto done;
 	}
 	wo.validate.watch = kn_live_hub_watch(live);
+	/* recordings from the dashboard (issue 26 item 3, worker_record.h), then the agent jobs */
+	kn_worker_recorder recorder = {.hub = live, .idle_s = cfg->http_takeover_idle_s, .validate = wo.validate,
+	                               .next = wo.other_job, .next_ud = wo.other_ud};
+	wo.other_job = kn_worker_record_job;
+	wo.other_ud = &recorder;
 	if (kn_worker_new(&w, &wo, &err) != 0) {
 		fprintf(stderr, "keynode worker: %s\n", err.msg);
 		goto done;

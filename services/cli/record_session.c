@@ -31,6 +31,7 @@ struct kn_record {
 	json_t *hints;        /* the recorder's locator hints of the payload being turned into an event */
 	int vw, vh;           /* the viewport written (> 0), or -1: the page's own */
 	const char *ready_note;
+	int ready;            /* every tab attached with its recorder */
 };
 
 struct desc_req {
@@ -125,6 +126,7 @@ static void on_ready(void *ud, kn_monitor *m)
 {
 	(void)m;
 	struct kn_record *r = ud;
+	r->ready = 1;
 	if (r->progress) {
 		fprintf(r->progress, "recording task '%s'%s\n", r->wf.id, r->ready_note ? r->ready_note : "");
 		fflush(r->progress);
@@ -453,6 +455,7 @@ int kn_record_start(kn_record **out, kn_cdp_loop *loop, const char *ws_url, cons
 kn_monitor *kn_record_monitor(kn_record *r) { return r->m; }
 double kn_record_last_event(const kn_record *r) { return r->last_event; }
 size_t kn_record_steps(const kn_record *r) { return r->wf.n_steps; }
+int kn_record_ready(const kn_record *r) { return r->ready; }
 
 const kn_task *kn_record_finish(kn_record *r, kn_cdp_loop *loop, const char *answer)
 {

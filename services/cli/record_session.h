@@ -27,6 +27,8 @@ kn_monitor *kn_record_monitor(kn_record *r);
 /* kn_time_mono_ms() of the last action or navigation recorded; 0 before the first. */
 double kn_record_last_event(const kn_record *r);
 size_t kn_record_steps(const kn_record *r);
+/* 1 once every tab open is attached with its recorder: what happens from now on is recorded. */
+int kn_record_ready(const kn_record *r);
 /* End it (the monitor stopped, the describe replies awaited ≤ 3 s), add answer (NULL: none) as the
  * last step, close the last step's postcondition and set the viewport: the workflow, r's. */
 const kn_task *kn_record_finish(kn_record *r, kn_cdp_loop *loop, const char *answer);
