@@ -74,8 +74,11 @@ jq -e --argjson r "$rec" '.kind == "workflow" and .workflow_version == 2 and .au
   kn_fail "changelog row: $chg"
 body=$(kn_psql "SELECT body FROM task_workflows ORDER BY version DESC LIMIT 1" 2>/dev/null)
 [ -z "$body" ] && body=$(curl -s "${A[@]}" "$base/api/tasks/$task/workflow")
-grep -q '#q' <<<"$body" && grep -q 'hello' <<<"$body" && grep -q '#go' <<<"$body" &&
-  kn_ok "the stored workflow types hello into #q and clicks #go (with fingerprints and postconditions)" ||
+printf '%s\n' "$body" >"${out:-$tmp}/rerecorded.yaml"
+grep -q 'type: { selector: "#q", value: "hello"' <<<"$body" && grep -q 'click: { selector: "#go".*id: "go"' <<<"$body" &&
+  grep -q 'url: "http://127.0.0.1:'"$port"'/rerecord/done.html?q=hello", navigated: true' <<<"$body" &&
+  grep -q 'viewport: "1280x800"' <<<"$body" &&
+  kn_ok "the stored workflow types hello into #q and clicks #go, with fingerprints and postconditions" ||
   kn_fail "stored workflow: $body"
 vrep=$(jq -r '.replay // 0' <<<"$rec")
 [ "$(kn_psql "SELECT status FROM replay_results WHERE id = $vrep AND job_id IS NULL")" = passed ] &&
