@@ -6,7 +6,8 @@
 -- Not a `jobs` row: a recording is a person's demonstration, never retried by another worker after a
 -- lost lease (what was shown is gone with the worker), and it takes finish/cancel requests while it runs.
 -- state: queued → recording → validating → stored | failed; cancelled (asked, or idle too long).
--- want: what serve asked the worker (finish, cancel), polled by the worker while it records.
+-- want: what serve asked the worker (finish, cancel), polled by the worker while it records (polled: when
+-- it last looked; a recording whose worker stopped looking for 15 s is ended by serve's next request).
 CREATE TABLE recordings (
 	id               bigserial PRIMARY KEY,
 	task_id          bigint NOT NULL REFERENCES tasks ON DELETE CASCADE,
@@ -25,6 +26,7 @@ CREATE TABLE recordings (
 	detail           text,
 	created          timestamptz NOT NULL DEFAULT clock_timestamp(),
 	started          timestamptz,
+	polled           timestamptz,
 	ended            timestamptz
 );
 CREATE INDEX recordings_queued ON recordings (id) WHERE state = 'queued';

@@ -28,17 +28,24 @@ int kn_store_recording_new(kn_store *st, const char *ref, const char *author, co
 	                        " VALUES ($1, $2, $3, $4, $5) RETURNING id", 5, p, err);
 }
 
+/* a recording whose worker has not polled for 15 s */
+#define STALE "(state = 'recording' AND COALESCE(polled, started) < clock_timestamp() - interval '15 seconds')"
+
 int kn_store_recording_want(kn_store *st, int64_t id, const char *want, char **state, kn_err *err)
 {
 	*state = NULL;
 	char ib[24];
 	const char *p[2] = {kn_store_i64(ib, id), want};
 	/* a queued recording cancelled ends here; one recording takes the request; a finish before any
-	 * worker claimed it has nothing to finish */
+	 * worker claimed it has nothing to finish; a recording whose worker stopped polling 15 s ago (it
+	 * died: nobody else holds its page) ends here too */
 	int rc = kn_store_q_text(st, state,
-		"UPDATE recordings SET want = $2, state = CASE WHEN state = 'queued' THEN 'cancelled' ELSE state END,"
-		" ended = CASE WHEN state = 'queued' THEN clock_timestamp() ELSE ended END,"
-		" detail = CASE WHEN state = 'queued' THEN 'cancelled before a worker took it' ELSE detail END"
+		"UPDATE recordings SET want = $2,"
+		" state = CASE WHEN state = 'queued' THEN 'cancelled' WHEN " STALE " THEN"
+		"  CASE WHEN $2 = 'cancel' THEN 'cancelled' ELSE 'failed' END ELSE state END,"
+		" ended = CASE WHEN state = 'queued' OR " STALE " THEN clock_timestamp() ELSE ended END,"
+		" detail = CASE WHEN state = 'queued' THEN 'cancelled before a worker took it'"
+		"  WHEN " STALE " THEN 'its worker stopped answering' ELSE detail END"
 		" WHERE id = $1 AND (state = 'recording' OR (state = 'queued' AND $2 = 'cancel')) RETURNING state",
 		2, p, err);
 	if (rc != KN_ENOTFOUND)
@@ -114,7 +121,8 @@ int kn_store_recording_asked(kn_store *st, int64_t id, char want[16], kn_err *er
 	want[0] = '\0';
 	char ib[24], *w = NULL;
 	const char *p[1] = {kn_store_i64(ib, id)};
-	int rc = kn_store_q_text(st, &w, "SELECT want FROM recordings WHERE id = $1", 1, p, err);
+	int rc = kn_store_q_text(st, &w, "UPDATE recordings SET polled = clock_timestamp() WHERE id = $1 RETURNING want",
+	                         1, p, err);
 	if (rc == KN_ENOTFOUND)
 		return 0;
 	if (!rc)
@@ -134,5 +142,5 @@ int kn_store_recording_set(kn_store *st, int64_t id, const char *state, int step
 		"UPDATE recordings SET state = $2, steps = COALESCE($3::int, steps), detail = COALESCE($4, detail),"
 		" workflow_version = COALESCE($5::int, workflow_version), replay = COALESCE($6::bigint, replay),"
 		" replay_status = COALESCE($7, replay_status), ended = CASE WHEN $2 IN ('stored', 'failed', 'cancelled')"
-		" THEN clock_timestamp() END WHERE id = $1", 7, p, err);
+		" THEN clock_timestamp() END WHERE id = $1 AND ended IS NULL", 7, p, err);
 }

@@ -11,7 +11,8 @@
 #     evidence_replay: the validation replay, passed);
 #   - a replay job of the task then drives the stored version 2 and passes;
 #   - a recording finished with nothing but its start page: its validation replay is broken, nothing
-#     is stored and the recording says why; a cancelled one stores nothing.
+#     is stored and the recording says why; a cancelled one stores nothing; one whose worker was
+#     SIGKILLed is ended by its cancel once the worker stopped polling.
 # usage: rerecord.sh KEYNODE SOURCE_DIR [OUT_DIR]
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
@@ -116,4 +117,13 @@ grep -q 'msg="recording queued"' "$tmp/serve.log" && grep -q 'msg="recording sto
   kn_ok "every recording is logged by serve and the worker" || kn_fail "log lines missing"
 kill -0 "$serve_pid" 2>/dev/null && kill -0 "$worker_pid" 2>/dev/null && kn_ok "serve and worker still running" ||
   kn_fail "a process died"
+
+# 5. a recording whose worker died (SIGKILL): its cancel ends it once the worker stopped polling (15 s)
+id4=$(curl -s "${A[@]}" -X POST "$base/api/tasks/$task/recordings" | jq -r .id)
+wait_state "$id4" recording
+kill -KILL "$worker_pid"
+sleep 17
+[ "$(post "${A[@]}" -X POST "$base/api/recordings/$id4/cancel")" = 202 ] &&
+  jq -e '.state == "cancelled" and .detail == "its worker stopped answering" and .ended != null' "$tmp/p.json" >/dev/null &&
+  kn_ok "a dead worker's recording is ended by its cancel" || kn_fail "dead worker's recording: $(cat "$tmp/p.json")"
 kn_finish
