@@ -58,6 +58,9 @@ static const char help[] =
 	"With `agents: {NAME: \"command …\"}` in the config the worker also claims the agent jobs of\n"
 	"those agents (only those: a job names an agent, never a command) when no replay job waits, and\n"
 	"runs each as one `keynode run` attempt in its own fresh Chromium.\n"
+	"When no replay job waits it also takes the workflow recordings started from the dashboard\n"
+	"(POST /api/tasks/{id}/recordings): the task's start page, shown live to be taken over, recorded,\n"
+	"replayed at Finish and stored as a new workflow version when that replay passes.\n"
 	"\n"
 	"exit: 0 stopped (SIGTERM/SIGINT, --once, --max-jobs), 2 usage error or database/browser\n"
 	"unreachable\n";
