@@ -62,6 +62,7 @@ export async function render(view, params, ctx) {
     view.dataset.recording = r.state;
     state.textContent = `${r.state}${r.steps ? `, ${r.steps} steps` : ''}${r.workflow_version ? `, workflow version ${r.workflow_version}` : ''}${r.detail ? ` — ${r.detail}` : ''}`;
     finish.hidden = cancel.hidden = r.state !== 'recording' && r.state !== 'queued';
+    if (ENDED.has(r.state) || r.state === 'validating') screen.hidden = true; // its tab is gone
   };
   show();
   const ask = (what) => async () => {
