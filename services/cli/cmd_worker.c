@@ -15,6 +15,7 @@
 #include "keynode/fs.h"
 #include "cli.h"
 #include "live_hub.h"
+#include "worker_record.h"
 #include "log.h"
 #include "runner.h"
 #include "worker.h"
@@ -57,6 +58,9 @@ static const char help[] =
 	"With `agents: {NAME: \"command …\"}` in the config the worker also claims the agent jobs of\n"
 	"those agents (only those: a job names an agent, never a command) when no replay job waits, and\n"
 	"runs each as one `keynode run` attempt in its own fresh Chromium.\n"
+	"When no replay job waits it also takes the workflow recordings started from the dashboard\n"
+	"(POST /api/tasks/{id}/recordings): the task's start page, shown live to be taken over, recorded,\n"
+	"replayed at Finish and stored as a new workflow version when that replay passes.\n"
 	"\n"
 	"exit: 0 stopped (SIGTERM/SIGINT, --once, --max-jobs), 2 usage error or database/browser\n"
 	"unreachable\n";
@@ -264,6 +268,11 @@ int kn_cmd_worker(int argc, char **argv)
 	}
 	wo.validate.watch = kn_live_hub_watch(live);
 	agents.watch = kn_live_hub_attempt_watch(live); /* and an agent attempt, once its site blocks it */
+	/* recordings from the dashboard (issue 26 item 3, worker_record.h), then the agent jobs */
+	kn_worker_recorder recorder = {.hub = live, .idle_s = cfg->http_takeover_idle_s, .validate = wo.validate,
+	                               .next = wo.other_job, .next_ud = wo.other_ud};
+	wo.other_job = kn_worker_record_job;
+	wo.other_ud = &recorder;
 	if (kn_worker_new(&w, &wo, &err) != 0) {
 		fprintf(stderr, "keynode worker: %s\n", err.msg);
 		goto done;

@@ -49,6 +49,11 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_TASKSET_CHANGELOG] = "GET /api/tasksets/{name}/changelog",
 	[KN_ROUTE_TASKSET_SNAPSHOTS] = "GET /api/tasksets/{name}/snapshots",
 	[KN_ROUTE_RESCORE] = "POST /api/rescore",
+	[KN_ROUTE_TASK_RECORDINGS] = "GET /api/tasks/{id}/recordings",
+	[KN_ROUTE_TASK_RECORDINGS_POST] = "POST /api/tasks/{id}/recordings",
+	[KN_ROUTE_RECORDING] = "GET /api/recordings/{id}",
+	[KN_ROUTE_RECORDING_FINISH] = "POST /api/recordings/{id}/finish",
+	[KN_ROUTE_RECORDING_CANCEL] = "POST /api/recordings/{id}/cancel",
 };
 
 const char *kn_route_name(kn_route r)
@@ -63,6 +68,7 @@ int kn_route_is_write(kn_route r)
 	case KN_ROUTE_RUN_ANSWER: case KN_ROUTE_RUN_STOP: case KN_ROUTE_REPLAYS_POST:
 	case KN_ROUTE_ALERT_ACK: case KN_ROUTE_WORKFLOWS_POST: case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_RESCORE:
 	case KN_ROUTE_TASK_REPAIRS: case KN_ROUTE_TASK_EDITS:
+	case KN_ROUTE_TASK_RECORDINGS_POST: case KN_ROUTE_RECORDING_FINISH: case KN_ROUTE_RECORDING_CANCEL:
 		return 1;
 	default:
 		return 0;
@@ -166,7 +172,10 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 	                                         {"drift", KN_ROUTE_TASK_DRIFT, KN_ROUTE_NONE},
 	                                         {"repairs", KN_ROUTE_NONE, KN_ROUTE_TASK_REPAIRS},
 	                                         {"edits", KN_ROUTE_NONE, KN_ROUTE_TASK_EDITS},
-	                                         {"versions", KN_ROUTE_TASK_VERSIONS, KN_ROUTE_NONE}};
+	                                         {"versions", KN_ROUTE_TASK_VERSIONS, KN_ROUTE_NONE},
+	                                         {"recordings", KN_ROUTE_TASK_RECORDINGS, KN_ROUTE_TASK_RECORDINGS_POST}};
+	static const struct verb recording_verbs[] = {{"finish", KN_ROUTE_NONE, KN_ROUTE_RECORDING_FINISH},
+	                                              {"cancel", KN_ROUTE_NONE, KN_ROUTE_RECORDING_CANCEL}};
 	static const struct verb taskset_verbs[] = {{"changelog", KN_ROUTE_TASKSET_CHANGELOG, KN_ROUTE_NONE},
 		{"snapshots", KN_ROUTE_TASKSET_SNAPSHOTS, KN_ROUTE_NONE}};
 	static const struct verb run_verbs[] = {
@@ -204,6 +213,9 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 		if (strncmp(rest, "/agent-runs", 11) == 0 && (rest[11] == '\0' || rest[11] == '/'))
 			return match_collection(out, id, idcap, m, rest + 11, KN_ROUTE_AGENT_RUNS,
 			                        KN_ROUTE_AGENT_RUNS_POST, KN_ROUTE_AGENT_RUN, NULL, 0);
+		if (strncmp(rest, "/recordings", 11) == 0 && (rest[11] == '\0' || rest[11] == '/'))
+			return match_collection(out, id, idcap, m, rest + 11, KN_ROUTE_NONE, KN_ROUTE_NONE,
+			                        KN_ROUTE_RECORDING, recording_verbs, 2);
 		if (strcmp(rest, "/stream") == 0)
 			return pick(out, m, KN_ROUTE_STREAM, KN_ROUTE_NONE);
 		return KN_ENOTFOUND;

@@ -61,6 +61,12 @@ typedef enum kn_route {
 	KN_ROUTE_TASKSET_CHANGELOG,  /* GET /api/tasksets/{name}/changelog (JSON or Markdown) */
 	KN_ROUTE_TASKSET_SNAPSHOTS, /* GET /api/tasksets/{name}/snapshots (issue 25: api_snapshots.c) */
 	KN_ROUTE_RESCORE,       /* POST /api/rescore (issue 25: stored runs scored on other versions) */
+	/* issue 26 item 3: workflows re-recorded from the dashboard (services/runs/api_recordings.c) */
+	KN_ROUTE_TASK_RECORDINGS,      /* GET /api/tasks/{id}/recordings */
+	KN_ROUTE_TASK_RECORDINGS_POST, /* POST /api/tasks/{id}/recordings (start one) */
+	KN_ROUTE_RECORDING,            /* GET /api/recordings/{id} */
+	KN_ROUTE_RECORDING_FINISH,     /* POST /api/recordings/{id}/finish */
+	KN_ROUTE_RECORDING_CANCEL,     /* POST /api/recordings/{id}/cancel */
 	KN_ROUTE__COUNT
 } kn_route;
 

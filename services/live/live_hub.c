@@ -440,8 +440,12 @@ static void tick(void *ud)
 	/* no frame for 3 s: started again. A navigation to another site swaps the page's renderer,
 	 * which ends a screencast started before it; a page that does not repaint sends nothing, so
 	 * a viewer who came later would see nothing — a restart sends one frame at once. */
-	if (h->casting && h->open && h->session && !h->ack && t - (h->frame_at > h->cast_at ? h->frame_at : h->cast_at) > 3000)
+	if (h->casting && h->open && h->session && !h->ack && t - (h->frame_at > h->cast_at ? h->frame_at : h->cast_at) > 3000) {
+		/* stopped first: a start while Chromium still counts the screencast as on sent nothing after a
+		 * navigation to a still page (issue 26 item 3: a recording's page froze after its form was sent) */
+		kn_cdp_send(h->c, h->session, "Page.stopScreencast", NULL, NULL, NULL);
 		cast(h);
+	}
 	if (t - h->status_at >= STATUS_EVERY_MS)
 		send_status(h, state_of(h));
 	h->tick = kn_cdp_timer_start(h->loop, TICK_MS, tick, h);

@@ -25,6 +25,7 @@
 #include "api_workflows.h"
 #include "api_drift.h"
 #include "api_maint.h"
+#include "api_recordings.h"
 #include "keynode/workflow.h"
 #include "cdp.h"
 #include "forward.h"
@@ -582,6 +583,11 @@ static void route(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_r
 		kn_api_agent_runs(st, req, resp);
 		break;
 	case KN_ROUTE_TASKSET_SNAPSHOTS: case KN_ROUTE_RESCORE: kn_api_snapshots(st, req, resp); break;
+	case KN_ROUTE_TASK_RECORDINGS_POST: kn_api_recording_post(st, req, resp); break;
+	case KN_ROUTE_TASK_RECORDINGS: kn_api_recordings_get(st, req, resp); break;
+	case KN_ROUTE_RECORDING: kn_api_recording_get(st, req, resp); break;
+	case KN_ROUTE_RECORDING_FINISH: kn_api_recording_want(st, req, resp, "finish"); break;
+	case KN_ROUTE_RECORDING_CANCEL: kn_api_recording_want(st, req, resp, "cancel"); break;
 	default: kn_http_resp_error(resp, 404, "not found", "no such route"); break;
 	}
 }
@@ -626,6 +632,7 @@ void kn_api_handle(void *ud, const kn_http_req *req, kn_http_resp *resp)
 	case KN_ROUTE_TASK_REPAIRS:
 	case KN_ROUTE_TASK_EDITS:
 	case KN_ROUTE_RESCORE:
+	case KN_ROUTE_TASK_RECORDINGS_POST: case KN_ROUTE_RECORDING_FINISH: case KN_ROUTE_RECORDING_CANCEL:
 		resp->defer = KN_HTTP_LANE_SLOW;
 		return;
 	default:

@@ -393,6 +393,13 @@ done:
 int kn_api_workflow_change(kn_store *st, const char *ref, const kn_task *wf, const char *body, size_t len,
                            const char *author, const char *reason, kn_store_change_out *out, kn_err *err)
 {
+	return kn_api_workflow_change_verified(st, ref, wf, body, len, author, reason, 0, out, err);
+}
+
+int kn_api_workflow_change_verified(kn_store *st, const char *ref, const kn_task *wf, const char *body, size_t len,
+                                    const char *author, const char *reason, int64_t evidence_replay,
+                                    kn_store_change_out *out, kn_err *err)
+{
 	memset(out, 0, sizeof *out);
 	struct target t = {0};
 	int rc = kn_store_task_current(st, ref, &t.task_id, &t.version_id, NULL, err);
@@ -413,7 +420,7 @@ int kn_api_workflow_change(kn_store *st, const char *ref, const kn_task *wf, con
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (!rc) {
 		kn_store_change c = {.task_id = t.task_id, .kind = "workflow", .author = author, .reason = reason,
-		                     .workflow = wf, .workflow_body = body, .workflow_len = len, .wf_before = t.before,
+		                     .evidence_replay = evidence_replay, .workflow = wf, .workflow_body = body, .workflow_len = len, .wf_before = t.before,
 		                     .wf_after = t.after};
 		rc = kn_store_change_write(st, &c, out, err);
 	}

@@ -26,6 +26,11 @@ void kn_api_edit_post(kn_store *st, const kn_http_req *req, kn_http_resp *resp);
  * validation replay is queued). out->created 0: the same text as the latest version. */
 int kn_api_workflow_change(kn_store *st, const char *ref, const kn_task *wf, const char *body, size_t len,
                            const char *author, const char *reason, kn_store_change_out *out, kn_err *err);
+/* The same with the replay that verified it (replay_results.id, the row's evidence_replay; 0: none):
+ * a workflow re-recorded from the dashboard and replayed at once (issue 26 item 3). */
+int kn_api_workflow_change_verified(kn_store *st, const char *ref, const kn_task *wf, const char *body, size_t len,
+                                    const char *author, const char *reason, int64_t evidence_replay,
+                                    kn_store_change_out *out, kn_err *err);
 
 /* GET /api/tasks/{id}/versions (kn_store_task_versions_json). */
 void kn_api_versions_get(kn_store *st, const kn_http_req *req, kn_http_resp *resp);

@@ -623,6 +623,8 @@ const char *kn_worker_id(const kn_worker *w) { return w->id; }
 int kn_worker_lease_s(const kn_worker *w) { return w->o.lease_s; }
 void kn_worker_hold(kn_worker *w, int64_t job) { set_job(w, job); }
 const atomic_int *kn_worker_stop_flag(kn_worker *w) { return &w->stop_flag; }
+kn_cdp_loop *kn_worker_loop(kn_worker *w) { return w->loop; }
+int kn_worker_browser_ws(kn_worker *w, char **out, kn_err *err) { return browser_ws(w, out, err); }
 
 int kn_worker_lease_lost(kn_worker *w)
 {

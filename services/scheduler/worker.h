@@ -92,6 +92,10 @@ void kn_worker_hold(kn_worker *w, int64_t job);
 int kn_worker_lease_lost(kn_worker *w);
 /* Becomes non-zero when the worker is asked to stop (kn_worker_stop). */
 const atomic_int *kn_worker_stop_flag(kn_worker *w);
+/* For jobs run on the worker's own thread (services/cli worker_record.c): its CDP loop, and the
+ * browser-level websocket URL of its browser (restarted when it died; *out the caller's). */
+kn_cdp_loop *kn_worker_loop(kn_worker *w);
+int kn_worker_browser_ws(kn_worker *w, char **out, kn_err *err);
 /* Count a job in the stats: what is "claimed", "completed", "lost" or "abandoned". */
 void kn_worker_count(kn_worker *w, const char *what);
 /* One log line through services/log: component=worker worker=ID msg="MSG", then FMT's key=value

@@ -45,6 +45,27 @@ static void test_routes(void **state)
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/x/edits"), 0);
 	assert_int_equal(r, KN_ROUTE_TASK_EDITS);
 	assert_true(kn_route_is_write(r));
+	/* recordings from the dashboard (issue 26 item 3) */
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/set:a/b/recordings"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_RECORDINGS_POST);
+	assert_string_equal(id, "set:a/b");
+	assert_true(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/x/recordings"), 0);
+	assert_int_equal(r, KN_ROUTE_TASK_RECORDINGS);
+	assert_false(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/recordings/12/finish"), 0);
+	assert_int_equal(r, KN_ROUTE_RECORDING_FINISH);
+	assert_string_equal(id, "12");
+	assert_true(kn_route_is_write(r));
+	assert_string_equal(kn_route_name(r), "POST /api/recordings/{id}/finish");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/recordings/12/cancel"), 0);
+	assert_int_equal(r, KN_ROUTE_RECORDING_CANCEL);
+	assert_true(kn_route_is_write(r));
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/recordings/12"), 0);
+	assert_int_equal(r, KN_ROUTE_RECORDING);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/recordings/12/finish"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/recordings/12"), KN_EUNSUPPORTED);
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/recordings"), KN_ENOTFOUND);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasks/x/versions"), 0);
 	assert_int_equal(r, KN_ROUTE_TASK_VERSIONS);
 	assert_false(kn_route_is_write(r));

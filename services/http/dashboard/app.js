@@ -16,6 +16,7 @@ import * as compare from './compare.js';
 import * as trace from './trace.js';
 import * as drift from './drift.js';
 import * as live from './live.js';
+import * as recordings from './recordings.js';
 
 const view = document.getElementById('view');
 let current = { gen: 0, cleanups: [], abort: null };
@@ -29,6 +30,7 @@ function route(hash) {
   if (parts[0] === 'tasks' && parts[1]) return { page: 'task', mod: task, params: { id: parts.slice(1).join('/') } };
   if (parts[0] === 'runs' && parts[1] && parts[2] === 'trace') return { page: 'trace', mod: trace, params: { id: parts[1] } };
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', mod: run, params: { id: parts[1] } };
+  if (parts[0] === 'recordings' && parts[1]) return { page: 'recording', mod: recordings, params: { id: parts[1] } };
   if (parts[0] === 'live') return { page: 'live', mod: live, params: { id: parts[1] || '' } };
   if (parts[0] === 'runs') return { page: 'runs', mod: runs, params: {} };
   if (parts[0] === 'alerts') return { page: 'alerts', mod: alerts, params: {} };

@@ -7,6 +7,7 @@
 import { el, svg, badge, scoreBar, fmtTime, fmtAgo, fmtDuration, runHref, token } from './dom.js';
 import { api, seg } from './api.js';
 import { changelogCard } from './changelog.js';
+import { recordButton, recordingsCard } from './recordings.js';
 
 const TARGETS = ['url', 'element_path', 'element_value', 'answer'];
 const MATCHERS = ['exact', 'include', 'semantic', 'regex'];
@@ -207,6 +208,7 @@ export async function render(view, params, ctx) {
   const runs = Array.isArray(t.runs) ? t.runs : [];
   const nodes = Array.isArray(t.key_nodes) ? t.key_nodes : [];
   const changelog = await changelogCard(id, nodes, ctx.signal, () => ctx.flash(`task ${id} saved`));
+  const recorded = await recordingsCard(id, ctx.signal); // issue 26 item 3
 
   const msg = el('span', { id: 'replay-message', class: 'muted' });
   const btn = el('button', { id: 'replay-now', type: 'button', class: 'btn primary' }, 'Replay now');
@@ -234,7 +236,7 @@ export async function render(view, params, ctx) {
       el('div', { class: 'actions' },
         replays.some((r) => r && r.status === 'broken')
           ? el('a', { id: 'task-drift-link', class: 'btn', href: `#/tasks/${encodeURIComponent(id)}/drift` }, 'Drift diff') : null,
-        btn, msg)),
+        btn, recordButton(id, ctx), msg)),
     el('section', { class: 'card' },
       el('p', { id: 'task-intent', class: 'intent' }, t.intent ?? ''),
       el('dl', { class: 'facts' },
@@ -249,6 +251,7 @@ export async function render(view, params, ctx) {
     el('section', { class: 'card' }, el('h2', {}, `Key nodes (${nodes.length})`), el('div', { class: 'table-wrap' }, keyNodeTable(nodes))),
     workflowCard(wf, replays),
     changelog,
+    recorded,
     el('section', { class: 'grid2' },
       el('div', { class: 'card' }, el('h2', {}, 'Replay timeline'),
         el('div', { id: 'replay-timeline', class: 'chart-box' }, timeline(replays)),
