@@ -8,7 +8,8 @@
  * under (their keynode.yaml `agents:`), never a command line: nothing a client sends is ever
  * executed as given. Issue 25: a batch records its snapshot, `?version=V` shows it on another one (its
  * attempts' rescores), and the comparison pairs the tasks whose key nodes are the same and lists the
- * others in "left_out" with the reason. */
+ * others in "left_out" with the reason. Issue 27: a finished batch's page and the results its
+ * statistics and comparisons read are computed once and kept (services/store/store_batch_stats.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,6 +196,13 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		kn_http_resp_error(resp, 400, "bad snapshot", err.msg);
 		return;
 	}
+	/* a finished batch on its own snapshot: the answer computed once (issue 27, store_batch_stats.c) */
+	int64_t claim = 0;
+	if (!rc && !view && (rc = kn_store_batch_cache_get(st, id, KN_BATCH_CACHE_PAGE, &out, &claim, &err)) == 0 &&
+	    out) {
+		kn_http_resp_json(resp, 200, out);
+		return;
+	}
 	if (!rc)
 		rc = kn_store_agent_batch_json(st, id, view, &out, &err);
 	if (!rc)
@@ -211,7 +219,15 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		json_object_set_new(j, "stats", stats);
 	else
 		json_decref(stats);
-	kn_http_resp_json_value(resp, 200, j);
+	out = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	json_decref(j);
+	if (!out)
+		kn_http_resp_error(resp, 500, "out of memory", NULL);
+	else if ((rc = kn_store_batch_cache_put(st, id, KN_BATCH_CACHE_PAGE, claim, out, &err)) != 0) {
+		free(out);
+		kn_api_store_failed(resp, rc, &err, NULL);
+	} else
+		kn_http_resp_json(resp, 200, out);
 }
 
 /* The task version number batch results `s` ran task `id` at (0 when it did not run it). */
