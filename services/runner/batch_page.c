@@ -67,15 +67,12 @@ static int page(kn_store *st, int64_t batch, int64_t view, int warm, char **out,
 	*out = NULL;
 	int64_t claim = 0;
 	int rc = view > 0 ? 0 : kn_store_batch_cache_get(st, batch, KN_BATCH_CACHE_PAGE, out, &claim, err);
-	if (rc || *out || (warm && !claim)) {
-		if (warm)
-			free(*out), *out = NULL;
-		return rc;
-	}
-	if (!(rc = compute(st, batch, view, out, err)))
+	if (!rc && !*out && (claim || !warm) && !(rc = compute(st, batch, view, out, err)))
 		rc = kn_store_batch_cache_put(st, batch, KN_BATCH_CACHE_PAGE, claim, *out, err);
-	if (rc || warm)
-		free(*out), *out = NULL;
+	if (rc || warm) {
+		free(*out);
+		*out = NULL;
+	}
 	return rc;
 }
 
