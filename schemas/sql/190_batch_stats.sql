@@ -36,8 +36,11 @@ BEGIN
 	RETURN NULL;
 END $$;
 
-CREATE TRIGGER jobs_batch_stats AFTER INSERT OR DELETE OR UPDATE OF state, worker, attempts, task_version,
-	batch, attempt_no ON jobs FOR EACH ROW EXECUTE FUNCTION kn_batch_stats_dirty();
+-- replay jobs (no batch) never call it: the replay queue's claims pay nothing
+CREATE TRIGGER jobs_batch_stats AFTER INSERT OR UPDATE OF state, worker, attempts, task_version, batch, attempt_no
+	ON jobs FOR EACH ROW WHEN (NEW.batch IS NOT NULL) EXECUTE FUNCTION kn_batch_stats_dirty();
+CREATE TRIGGER jobs_batch_stats_delete AFTER DELETE ON jobs FOR EACH ROW WHEN (OLD.batch IS NOT NULL)
+	EXECUTE FUNCTION kn_batch_stats_dirty();
 CREATE TRIGGER agent_results_batch_stats AFTER INSERT OR UPDATE OR DELETE ON agent_results
 	FOR EACH ROW EXECUTE FUNCTION kn_batch_stats_dirty();
 CREATE TRIGGER task_versions_batch_stats AFTER UPDATE OF site ON task_versions
