@@ -8,7 +8,9 @@
  * under (their keynode.yaml `agents:`), never a command line: nothing a client sends is ever
  * executed as given. Issue 25: a batch records its snapshot, `?version=V` shows it on another one (its
  * attempts' rescores), and the comparison pairs the tasks whose key nodes are the same and lists the
- * others in "left_out" with the reason. */
+ * others in "left_out" with the reason. Issue 27: a finished batch's page and the results its
+ * statistics and comparisons read are computed once and kept (kn_batch_page,
+ * services/store/store_batch_stats.c). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +21,6 @@
 #include "compare.h"
 #include "request.h"
 #include "rundir.h"
-#include "stats.h"
 #include "store_snapshots.h"
 #include "summary.h"
 
@@ -121,38 +122,6 @@ static long long batch_id(const char *s)
 	return id > 0 && !*end ? id : 0;
 }
 
-/* The uncertainty of a batch's results (summary.json's keys: ci95, bootstrap, per_repeat,
- * std_over_repeats, pass_at_k, pass_all_k, pass_k_tasks, per_site, denominators) and "rates", the
- * point values the intervals are around (the defined ones: summary.json's metrics). */
-static int batch_stats(kn_store *st, long long id, int64_t snapshot, json_t **out, kn_err *err)
-{
-	kn_rundir *d = NULL;
-	int rc = kn_rundir_from_batch(&d, st, id, snapshot, err);
-	if (rc)
-		return rc;
-	kn_stats sts;
-	double v[KN_RATE_N];
-	int ok[KN_RATE_N], bad = kn_stats_build(&sts, d->rows, d->n_rows, d->tasks, d->n_tasks, d->repeat);
-	json_t *rates = json_object();
-	if (!bad) {
-		kn_stats_rates(v, ok, &sts, NULL, 0, 0);
-		for (int r = 0; rates && r < KN_RATE_N; r++)
-			if (ok[r])
-				json_object_set_new(rates, kn_stats_rate_names[r], json_real(v[r]));
-		kn_stats_clear(&sts);
-	}
-	*out = json_object();
-	if (bad || !rates || !*out || json_object_set_new(*out, "rates", json_incref(rates)) ||
-	    kn_run_summary_stats(*out, d->rows, d->n_rows, d->repeat, &d->meta) != 0) {
-		json_decref(*out);
-		*out = NULL;
-		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-	}
-	json_decref(rates);
-	kn_rundir_free(d);
-	return rc;
-}
-
 /* ?snapshot=REF or ?version=REF (the same: a snapshot of the batch's task set, by version or hash,
  * store_snapshots.h): *out its id, 0 when neither is given. KN_EINVAL for a batch without a
  * snapshot or a malformed REF, KN_ENOTFOUND for no such batch or snapshot. */
@@ -188,7 +157,6 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	}
 	kn_err err = {0};
 	char *out = NULL;
-	json_t *j = NULL, *stats = NULL;
 	int64_t view = 0;
 	int rc = view_snapshot(st, id, req, &view, &err);
 	if (rc == KN_EINVAL) {
@@ -196,22 +164,11 @@ static void get_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 		return;
 	}
 	if (!rc)
-		rc = kn_store_agent_batch_json(st, id, view, &out, &err);
-	if (!rc)
-		rc = batch_stats(st, id, view, &stats, &err);
-	if (rc) {
-		free(out);
+		rc = kn_batch_page(st, id, view, &out, &err);
+	if (rc)
 		kn_api_store_failed(resp, rc, &err, NULL);
-		return;
-	}
-	json_error_t je;
-	j = json_loads(out, 0, &je);
-	free(out);
-	if (j)
-		json_object_set_new(j, "stats", stats);
 	else
-		json_decref(stats);
-	kn_http_resp_json_value(resp, 200, j);
+		kn_http_resp_json(resp, 200, out);
 }
 
 /* The task version number batch results `s` ran task `id` at (0 when it did not run it). */

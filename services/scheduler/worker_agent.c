@@ -1,7 +1,8 @@
 /* worker_agent.c — one agent job in `keynode worker` (worker_agent.h): claim → hold the lease
  * with the worker's heartbeat → load the task version → kn_attempt_run in DIR/<batch>/<task>/<k>
  * (an infrastructure error tried again up to the batch's retries) → the run and its events in
- * runs/events → result.json and the done mark in one transaction. A worker killed mid-attempt
+ * runs/events → result.json and the done mark in one transaction (the batch's last: its page computed
+ * and stored, kn_batch_page_warm). A worker killed mid-attempt
  * takes its browser and agent with it (both die with the worker's thread, PR_SET_PDEATHSIG) and stores
  * nothing; the lease expires and another worker runs the attempt again from the start. */
 #define _GNU_SOURCE /* asprintf */
@@ -15,6 +16,7 @@
 #include <jansson.h>
 
 #include "provenance.h"
+#include "rundir.h"
 #include "runner.h"
 #include "store.h"
 
@@ -176,6 +178,10 @@ complete:
 		kn_worker_count(w, "completed");
 		kn_worker_log(w, "info", "agent job done", "job=%" PRId64 " batch=%" PRId64 " dir=%s", job.id,
 		              job.batch, dir ? dir : "-");
+		/* the batch's last attempt: its page computed once now, not by its first reader (issue 27) */
+		kn_err pe = {0};
+		if (kn_batch_page_warm(st, job.batch, &pe) != 0)
+			kn_worker_log(w, "warn", "batch page not stored", "batch=%" PRId64 " error=%s", job.batch, pe.msg);
 	}
 out:
 	kn_worker_hold(w, 0);

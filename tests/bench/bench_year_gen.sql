@@ -124,7 +124,8 @@ INSERT INTO agent_results (job_id, batch, task_version, attempt_no, worker, stat
                            created, retried)
 SELECT (SELECT count(*) FROM yreplay) + aid, batch, tv, attempt_no, 'worker-' || (n % 2 + 1), status,
        completed AND status = 'done', CASE WHEN completed THEN 1 ELSE pg_temp.pct(run_id)::float8 / 100 END,
-       (SELECT agent_result FROM consts) || jsonb_build_object('run', run_id, 'status',
+       -- "task" as a worker's result.json has it (the statistics leave out a result without one)
+       (SELECT agent_result FROM consts) || jsonb_build_object('run', run_id, 'task', tv::text, 'status',
          CASE status WHEN 'done' THEN 'finished' ELSE status END),
        started + interval '3 min', CASE WHEN status = 'error' THEN 1 ELSE 0 END
 FROM yattempt;

@@ -17,6 +17,11 @@
 #   compare    two batches on snapshots 1 and 2 compared: only `beta` (same key nodes) is paired;
 #              `alpha` is left out, the answer says why; the dashboard shows the batch on snapshot 2
 #              and the comparison's reason (rescore-page.mjs, headless Chromium)
+#   cache      issue 27: a finished batch's page and results are stored (by the worker that stores its last
+#              attempt, else when first read) and served from the row (a ?version= view never is);
+#              computed again they are byte for byte the same (page and comparison); a retried attempt (a
+#              job queued again and run by a worker), a changed attempt or a changed site marks the row
+#              stale and the next answer follows
 #   another    a version made outside the upload (SQL, as a repair or an edit does) takes one snapshot
 #              at its commit, a rolled-back one none
 #   malformed  bodies to POST /api/rescore that are not what they should be: 400, serve still answers
@@ -210,6 +215,52 @@ kn_chromium_start "$tmp/chromium" || kn_finish
 node "$repo/tests/integration/rescore-page.mjs" "$cdp" "$base" "$token" "$batch_a" "$batch_b" >"$tmp/page.out" 2>&1
 while read -r l; do case $l in ok*) kn_ok "${l#ok   }" ;; FAIL*) kn_fail "${l#FAIL }" ;; esac; done <"$tmp/page.out"
 grep -q '^ok   compare page' "$tmp/page.out" || kn_fail "dashboard: rescore-page.mjs: $(tail -3 "$tmp/page.out")"
+
+# --- cache (issue 27: a finished batch's page and results computed once, 190_batch_stats.sql) ----------
+# fresh — batch A's row marked stale, so the next answer is computed (as a change to the batch does)
+fresh() { kn_psql "UPDATE agent_batch_stats SET token = nextval('agent_batch_stats_token'), page = NULL, results = NULL WHERE batch = $batch_a" >/dev/null; }
+stored() { kn_psql "SELECT (page IS NOT NULL) || ' ' || (results IS NOT NULL) FROM agent_batch_stats WHERE batch = $batch_a"; }
+p1=$(api "$base/api/agent-runs/$batch_a")
+expect "cache: a finished batch's page and results are stored when first read" "$(stored)" "true true"
+expect "cache: the stored page is the answer" "$(kn_psql "SELECT page FROM agent_batch_stats WHERE batch = $batch_a")" "$p1"
+kn_psql "UPDATE agent_batch_stats SET page = '{\"stored\": 1}' WHERE batch = $batch_a" >/dev/null
+expect "cache: the page is read from the stored row, a view on a snapshot is not" \
+  "$(api "$base/api/agent-runs/$batch_a") $(api "$base/api/agent-runs/$batch_a?version=2" | jq -c .scored_on.version)" '{"stored": 1} 2'
+c1=$(api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b")
+fresh
+expect "cache: a page computed again (after the rescore) is byte for byte the one stored before it" "$(api "$base/api/agent-runs/$batch_a")" "$p1"
+fresh
+expect "cache: a comparison on stored results is byte for byte one computed" \
+  "$(api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b")" "$c1"
+# a retried attempt: a job of the finished batch queued again (its result gone, as a retry leaves it);
+# while it is open nothing is stored; a worker runs it, and the next read follows
+api "$base/api/agent-runs/$batch_a" >/dev/null
+rjob=$(kn_psql "SELECT min(job_id) FROM agent_results WHERE batch = $batch_a")
+kn_psql "BEGIN; DELETE FROM agent_results WHERE job_id = $rjob; UPDATE jobs SET state = 'queued', worker = NULL, finished = NULL WHERE id = $rjob; COMMIT" >/dev/null
+expect "cache: a retried attempt marks the stored page stale" "$(stored)" "false false"
+expect "cache: an open batch is computed, not stored" \
+  "$(api "$base/api/agent-runs/$batch_a" | jq -c '[.queued, .done]') $(stored)" "[1,1] false false"
+"$kn" worker --config "$tmp/keynode.yaml" --id w2 --once --poll 200 --agent-out "$tmp/out2" >"$tmp/worker2.log" 2>&1 &
+wpid=$!
+kn_pids+=("$wpid")
+kn_wait_sql 240 "SELECT count(*) FROM agent_results r JOIN agent_batch_stats c ON c.batch = r.batch WHERE r.job_id = $rjob AND c.page IS NOT NULL" 1 &&
+  kn_ok "cache: the worker that stored the batch's last attempt stored its page, before any read" ||
+  kn_fail "cache: the worker did not run the retried attempt or store the page: $(tail -5 "$tmp/worker2.log")"
+kn_stop "$wpid"
+p2=$(api "$base/api/agent-runs/$batch_a")
+expect "cache: the retried attempt's page shows it" \
+  "$(jq -c "[.done, (.tasks[].attempts[] | select(.job == $rjob) | .worker)]" <<<"$p2") $(stored)" '[2,"w2"] true true'
+fresh
+expect "cache: ... byte for byte what is computed" "$(api "$base/api/agent-runs/$batch_a")" "$p2"
+kn_psql "UPDATE agent_results SET score = 0.25, result = jsonb_set(result, '{score}', '0.25') WHERE job_id = $rjob" >/dev/null
+expect "cache: a stored attempt changed: the page follows" \
+  "$(api "$base/api/agent-runs/$batch_a" | jq -c "[.tasks[].attempts[] | select(.job == $rjob) | .score]")" '[0.25]'
+kn_psql "UPDATE task_versions SET site = 'cache.example' WHERE id = (SELECT task_version FROM jobs WHERE id = $rjob)" >/dev/null
+expect "cache: a task version's site changed: the page follows" \
+  "$(api "$base/api/agent-runs/$batch_a" | jq -r "[.tasks[] | select(.attempts[].job == $rjob) | .site] | .[0]")" cache.example
+api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b" >/dev/null
+expect "cache: the results comparisons read follow too" \
+  "$(kn_psql "SELECT results LIKE '%cache.example%' AND results LIKE '%0.25%' FROM agent_batch_stats WHERE batch = $batch_a")" t
 
 # --- another path ----------------------------------------------------------------------------------
 # a version made outside the upload (as applying a repair or an edit does: task_versions rows and the
