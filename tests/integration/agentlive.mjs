@@ -6,47 +6,10 @@
 // OUT_DIR.
 //   node agentlive.mjs CDP_HTTP_URL BASE TOKEN RUN OUT_DIR
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(HERE, 'node', 'package.json'));
-const { chromium } = require('playwright-core');
+import { blue, check, chromium, clickFrame, dashboard, data, fails, ready, waitPixel } from './live-page.mjs';
 
 const [cdp, base, token, run, outDir] = process.argv.slice(2);
-let fails = 0;
-const check = (name, ok, got) => {
-  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
-  if (!ok) fails++;
-};
-const ready = (page, name) => page.waitForSelector(`#view[data-page="${name}"][data-state="ready"]`, { timeout: 30000 });
-const data = (page, k) => page.evaluate((key) => document.getElementById('view').dataset[key], k);
-// the colour of the frame at (fx, fy), fractions of its size
-const pixel = (page, fx, fy) => page.evaluate(([x, y]) => {
-  const img = document.getElementById('live-frame');
-  if (!img || !img.naturalWidth) return null;
-  const c = document.createElement('canvas');
-  c.width = img.naturalWidth; c.height = img.naturalHeight;
-  const g = c.getContext('2d');
-  g.drawImage(img, 0, 0);
-  return Array.from(g.getImageData(Math.floor(x * c.width), Math.floor(y * c.height), 1, 1).data.slice(0, 3));
-}, [fx, fy]);
-async function waitPixel(page, fx, fy, want, ms = 60000) {
-  const end = Date.now() + ms;
-  let got = null;
-  while (Date.now() < end) {
-    got = await pixel(page, fx, fy);
-    if (got && want(got)) return got;
-    await page.waitForTimeout(200);
-  }
-  throw new Error(`frame colour at ${fx},${fy}: ${JSON.stringify(got)}`);
-}
-const blue = ([r, g, b]) => b > 150 && r < 80 && g < 80;
-const clickFrame = async (page, fx, fy) => {
-  const box = await page.locator('#live-frame').boundingBox();
-  await page.locator('#live-frame').click({ position: { x: fx * box.width, y: fy * box.height } });
-};
 
 // the states (/proc/PID/stat: R, S, T…) of the agent's processes (tests/agents/wall.mjs), this machine's
 const agentStates = () => fs.readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
@@ -67,13 +30,7 @@ async function waitStates(want, ms = 20000) {
 
 const browser = await chromium.connectOverCDP(cdp);
 try {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1300, height: 900 });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${base}/`);
-  await page.evaluate((t) => localStorage.setItem('keynode.token', t), token);
+  const { ctx, page, errors } = await dashboard(browser, base, token);
   await page.goto(`${base}/#/live`);
   await ready(page, 'live');
   const row = page.locator(`#live-runs tr[data-run="${run}"] a`);
@@ -124,4 +81,4 @@ try {
 } finally {
   await browser.close().catch(() => {});
 }
-process.exit(fails ? 1 : 0);
+process.exit(fails() ? 1 : 0);

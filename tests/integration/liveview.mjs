@@ -6,58 +6,14 @@
 // The run page then shows the takeover with the person's clicks as human steps.
 // Screenshots of the live view and the takeover go to OUT_DIR.
 //   node liveview.mjs CDP_HTTP_URL BASE TOKEN PUBLIC_BASE OUT_DIR
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(HERE, 'node', 'package.json'));
-const { chromium } = require('playwright-core');
+import { blue, check, chromium, clickFrame, dashboard, fails, ready, red, waitPixel } from './live-page.mjs';
 
 const [cdp, base, token, pub, outDir] = process.argv.slice(2);
-let fails = 0;
-const check = (name, ok, got) => {
-  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
-  if (!ok) fails++;
-};
-const ready = (page, name) => page.waitForSelector(`#view[data-page="${name}"][data-state="ready"]`, { timeout: 30000 });
-// the colour of the frame at (fx, fy), fractions of its size
-const pixel = (page, fx, fy) => page.evaluate(([x, y]) => {
-  const img = document.getElementById('live-frame');
-  if (!img || !img.naturalWidth) return null;
-  const c = document.createElement('canvas');
-  c.width = img.naturalWidth; c.height = img.naturalHeight;
-  const g = c.getContext('2d');
-  g.drawImage(img, 0, 0);
-  return Array.from(g.getImageData(Math.floor(x * c.width), Math.floor(y * c.height), 1, 1).data.slice(0, 3));
-}, [fx, fy]);
-// wait (bounded) until the frame's colour at (fx, fy) satisfies want
-async function waitPixel(page, fx, fy, want, ms = 60000) {
-  const end = Date.now() + ms;
-  let got = null;
-  while (Date.now() < end) {
-    got = await pixel(page, fx, fy);
-    if (got && want(got)) return got;
-    await page.waitForTimeout(200);
-  }
-  throw new Error(`frame colour at ${fx},${fy}: ${JSON.stringify(got)}`);
-}
-const blue = ([r, g, b]) => b > 150 && r < 80 && g < 80;
-const red = ([r, g, b]) => r > 150 && g < 80 && b < 80;
-const clickFrame = async (page, fx, fy) => {
-  const box = await page.locator('#live-frame').boundingBox();
-  await page.locator('#live-frame').click({ position: { x: fx * box.width, y: fy * box.height } });
-};
 
 const browser = await chromium.connectOverCDP(cdp);
 try {
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1300, height: 900 });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${base}/`);
-  await page.evaluate((t) => localStorage.setItem('keynode.token', t), token);
+  const { ctx, page, errors } = await dashboard(browser, base, token);
   await page.goto(`${base}/#/live`);
   await ready(page, 'live');
   const res = await page.evaluate(async (t) => (await fetch('/api/replays', { method: 'POST',
@@ -131,4 +87,4 @@ try {
 } finally {
   await browser.close().catch(() => {});
 }
-process.exit(fails ? 1 : 0);
+process.exit(fails() ? 1 : 0);

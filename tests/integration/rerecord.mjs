@@ -6,45 +6,10 @@
 // takeover input path — then Finish; the page then says the workflow was stored and the task page lists
 // the recording and the changelog row. Screenshots go to OUT_DIR.
 //   node rerecord.mjs CDP_HTTP_URL BASE TOKEN TASK OUT_DIR
-import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const HERE = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(path.join(HERE, 'node', 'package.json'));
-const { chromium } = require('playwright-core');
+import { check, chromium, clickFrame, dashboard, fails, green, ready, waitPixel } from './live-page.mjs';
 
 const [cdp, base, token, task, outDir] = process.argv.slice(2);
-let fails = 0;
-const check = (name, ok, got) => {
-  console.log(ok ? `ok   ${name}` : `FAIL ${name}: ${got}`);
-  if (!ok) fails++;
-};
-const ready = (page, name) => page.waitForSelector(`#view[data-page="${name}"][data-state="ready"]`, { timeout: 30000 });
-const pixel = (page, fx, fy) => page.evaluate(([x, y]) => {
-  const img = document.getElementById('live-frame');
-  if (!img || !img.naturalWidth) return null;
-  const c = document.createElement('canvas');
-  c.width = img.naturalWidth; c.height = img.naturalHeight;
-  const g = c.getContext('2d');
-  g.drawImage(img, 0, 0);
-  return Array.from(g.getImageData(Math.floor(x * c.width), Math.floor(y * c.height), 1, 1).data.slice(0, 3));
-}, [fx, fy]);
-async function waitPixel(page, fx, fy, want, ms = 90000) {
-  const end = Date.now() + ms;
-  let got = null;
-  while (Date.now() < end) {
-    got = await pixel(page, fx, fy);
-    if (got && want(got)) return got;
-    await page.waitForTimeout(200);
-  }
-  throw new Error(`frame colour at ${fx},${fy}: ${JSON.stringify(got)}`);
-}
-const green = ([r, g, b]) => g > 80 && g > r + 50 && g > b + 50;
-const clickFrame = async (page, fx, fy) => {
-  const box = await page.locator('#live-frame').boundingBox();
-  await page.locator('#live-frame').click({ position: { x: fx * box.width, y: fy * box.height } });
-};
 
 const browser = await chromium.connectOverCDP(cdp);
 try {
@@ -58,13 +23,7 @@ try {
   check('without the token the page cannot start a recording (401)', refused === 401, refused);
   await anon.close();
 
-  const ctx = await browser.newContext();
-  const page = await ctx.newPage();
-  await page.setViewportSize({ width: 1300, height: 900 });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${base}/`);
-  await page.evaluate((t) => localStorage.setItem('keynode.token', t), token);
+  const { ctx, page, errors } = await dashboard(browser, base, token);
   await page.goto(`${base}/#/tasks/${encodeURIComponent(task)}`);
   await ready(page, 'task');
   await page.click('#record-new');
@@ -72,7 +31,7 @@ try {
   check('"Record a new workflow" opens the recording', /#\/recordings\/\d+$/.test(page.url()), page.url());
   await page.waitForSelector('#view[data-recording="recording"]', { timeout: 120000 });
   await page.waitForFunction(() => Number(document.getElementById('rec-live')?.dataset.frames) >= 1, null, { timeout: 90000 });
-  await waitPixel(page, 0.6, 0.65, green);
+  await waitPixel(page, 0.6, 0.65, green, 90000);
   check('the recording tab shows the task\'s start page', true);
   await page.waitForSelector('#rec-live[data-taken="true"]', { timeout: 30000 });
   check('it is taken over from the start', true);
@@ -83,7 +42,7 @@ try {
   await page.waitForTimeout(1000);
   await page.screenshot({ path: path.join(outDir, 'rerecord-typing.png') });
   await clickFrame(page, 0.75, 0.75);
-  await waitPixel(page, 0.6, 0.65, (c) => !green(c));
+  await waitPixel(page, 0.6, 0.65, (c) => !green(c), 90000);
   check('the clicks and the typing went into the page (Search left the form)', true);
   await page.click('#rec-finish');
   await page.waitForSelector('#view[data-recording="stored"], #view[data-recording="failed"], #view[data-recording="cancelled"]', { timeout: 240000 });
@@ -105,4 +64,4 @@ try {
 } finally {
   await browser.close().catch(() => {});
 }
-process.exit(fails ? 1 : 0);
+process.exit(fails() ? 1 : 0);
