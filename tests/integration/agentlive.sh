@@ -23,13 +23,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 command -v jq >/dev/null || { kn_fail "missing jq"; kn_finish; }
 export TMPDIR=$tmp # the attempt's browser profile lives here
 export KEYNODE_CHROMIUM=$kn_chromium
-kn_pg_start || kn_finish
-"$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 || { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
-token="al-$RANDOM$RANDOM"
-KEYNODE_DATABASE_URL=$KN_PG_URL KEYNODE_API_TOKEN=$token \
-  kn_serve_start "$kn" "$tmp/serve.log" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || kn_finish
-base=$api_base
-A=(-H "Authorization: Bearer $token")
+kn_api_start "$kn" || kn_finish
 "$here/node/ensure.sh" >"$tmp/ensure.log" 2>&1 || { kn_fail "node packages: $(tail -1 "$tmp/ensure.log")"; kn_finish; }
 kn_chromium_start "$tmp" || kn_finish
 kn_sites_start "$kn" "$src/tests/sites" "$tmp/sites.log" || kn_finish

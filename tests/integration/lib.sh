@@ -7,6 +7,7 @@
 #   kn_chromium_start DIR     # sets cpid, cport, cdp (http://127.0.0.1:PORT), devtools_file
 #   kn_sites_start KN DIR LOG # `keynode sites --port 0`; sets port
 #   kn_sites_overlay BASE CHANGED DEST  # a changed site: BASE with CHANGED laid over it (and its REMOVED deleted)
+#   kn_api_start KN           # kn_pg_start, migrate, `keynode serve` with a token: sets token, base, A
 #   kn_dead_port              # sets dead: a port on 127.0.0.1 held closed (connections refused) until exit
 #   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
 #
@@ -167,6 +168,20 @@ kn_serve_start() {
   done
   kn_fail "keynode serve did not start: $(tail -5 "$log")"
   return 1
+}
+
+# kn_api_start KEYNODE — a private cluster (kn_pg_start), migrated, and `keynode serve` on it on loopback
+# with a fresh token; sets KN_PG_URL, token, base (http://127.0.0.1:PORT), A (curl's Authorization
+# header, an array) and serve_pid. Fails (kn_fail) and returns 1 on any step.
+kn_api_start() {
+  local kn=$1
+  kn_pg_start || return 1
+  "$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 || { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; return 1; }
+  token="kn-$RANDOM$RANDOM"
+  KEYNODE_DATABASE_URL=$KN_PG_URL KEYNODE_API_TOKEN=$token \
+    kn_serve_start "$kn" "$tmp/serve.log" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || return 1
+  base=$api_base
+  A=(-H "Authorization: Bearer $token")
 }
 
 # kn_dead_port — sets dead: a port on 127.0.0.1 that refuses connections for as long as this script runs.

@@ -20,15 +20,9 @@ command -v jq >/dev/null || { kn_fail "missing jq"; kn_finish; }
 sites=$src/tests/sites
 m2w=$sites/mind2web-live
 task=0
-kn_pg_start || kn_finish
-"$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 || { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
+kn_api_start "$kn" || kn_finish
 [ "$(kn_psql "SELECT count(*) FROM schema_migrations WHERE version = 100")" = 1 ] &&
   kn_ok "migration 100 (replay_results.workflow_version) applied" || kn_fail "migration 100 not applied"
-token="ww-$RANDOM$RANDOM"
-KEYNODE_DATABASE_URL=$KN_PG_URL KEYNODE_API_TOKEN=$token \
-  kn_serve_start "$kn" "$tmp/serve.log" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || kn_finish
-base=$api_base
-A=(-H "Authorization: Bearer $token")
 "$here/node/ensure.sh" >"$tmp/ensure.log" 2>&1 || { kn_fail "node packages: $(tail -1 "$tmp/ensure.log")"; kn_finish; }
 kn_chromium_start "$tmp" || kn_finish
 printf 'database: { url: "%s" }\n' "$KN_PG_URL" >"$tmp/keynode.yaml"
