@@ -133,18 +133,16 @@ static int view_snapshot(kn_store *st, long long id, const kn_http_req *req, int
 		ref = kn_http_query_get(req->query, "version");
 	if (!ref)
 		return 0;
-	char *text = NULL;
-	int rc = kn_store_agent_batch_results_json(st, id, 0, &text, err);
-	json_t *j = rc ? NULL : json_loads(text, 0, NULL);
-	free(text);
-	const char *set = json_string_value(json_object_get(json_object_get(j, "snapshot"), "taskset"));
+	kn_rundir *d = NULL;
+	int rc = kn_rundir_from_batch(&d, st, id, 0, err);
+	const char *set = rc ? NULL : json_string_value(json_object_get(json_object_get(d->summary, "snapshot"), "taskset"));
 	kn_store_snapshot s;
 	if (!rc && !set)
 		rc = kn_err_set(err, KN_EINVAL, "batch %lld has no snapshot (its tasks are in more than one "
 		                "task set, or it was made before snapshots): it cannot be shown on another", id);
 	if (!rc && (rc = kn_store_snapshot_find(st, set, ref, &s, err)) == 0)
 		*out = s.id;
-	json_decref(j);
+	kn_rundir_free(d);
 	return rc;
 }
 

@@ -263,11 +263,12 @@ int kn_store_agent_batch_json(kn_store *st, int64_t batch, int64_t snapshot, cha
  * KN_ENOTFOUND when there is no such batch. */
 int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, int64_t snapshot, char **out, kn_err *err);
 /* Issue 27: a finished batch's GET /api/agent-runs/{id} answer (KN_BATCH_CACHE_PAGE) and its
- * kn_store_agent_batch_results_json on its own snapshot (KN_BATCH_CACHE_RESULTS), computed once
- * (store_batch_stats.c, schemas/sql/190_batch_stats.sql). *text the stored text (the caller's), NULL on
+ * attempts on its own snapshot as services/runner/rundir_batch.c reads them (KN_BATCH_CACHE_ROWS:
+ * kn_store_agent_batch_results_json's plan and rows, packed by run_rows.h), computed once
+ * (store_batch_stats.c, schemas/sql/190_batch_stats.sql, 200). *text the stored text (the caller's), NULL on
  * a miss; *claim what kn_store_batch_cache_put stores the computed text under (0: the batch is not
  * finished, nothing is stored). KN_ENOTFOUND when there is no such batch. */
-typedef enum { KN_BATCH_CACHE_PAGE, KN_BATCH_CACHE_RESULTS } kn_batch_cache;
+typedef enum { KN_BATCH_CACHE_PAGE, KN_BATCH_CACHE_ROWS } kn_batch_cache;
 int kn_store_batch_cache_get(kn_store *st, int64_t batch, kn_batch_cache what, char **text, int64_t *claim,
                              kn_err *err);
 /* Store text, computed after kn_store_batch_cache_get gave claim, unless the batch changed since

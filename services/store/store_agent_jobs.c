@@ -322,17 +322,7 @@ int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, int64_t snaps
 	*out = NULL;
 	char bb[24], sb[24];
 	const char *p[2] = {kn_store_i64(bb, batch), snapshot > 0 ? kn_store_i64(sb, snapshot) : NULL};
-	int64_t claim = 0; /* a finished batch on its own snapshot: computed once (store_batch_stats.c) */
-	int rc = snapshot > 0 ? 0 : kn_store_batch_cache_get(st, batch, KN_BATCH_CACHE_RESULTS, out, &claim, err);
-	if (rc || *out)
-		return rc;
-	rc = kn_store_q_text(st, out, sql_batch_results, 2, p, err);
-	if (!rc)
-		rc = kn_store_batch_cache_put(st, batch, KN_BATCH_CACHE_RESULTS, claim, *out, err);
-	if (rc) {
-		free(*out);
-		*out = NULL;
-	}
+	int rc = kn_store_q_text(st, out, sql_batch_results, 2, p, err);
 	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
 }
 

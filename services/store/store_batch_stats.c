@@ -1,5 +1,5 @@
-/* store_batch_stats.c — a finished agent batch's page and slim results, computed once and read back
- * as one row (issue 27; schemas/sql/190_batch_stats.sql, store.h kn_store_batch_cache_get). The
+/* store_batch_stats.c — a finished agent batch's page and packed attempts, computed once and read back
+ * as one row (issue 27; schemas/sql/190_batch_stats.sql and 200_batch_rows.sql, store.h kn_store_batch_cache_get). The
  * reader computes on a miss and stores what it computed only under the claim (the row's token) it
  * read together with "every job done" from a row that existed (a finished batch without one gets one
  * first): any change to the batch since then (the migration's triggers give its row a new
@@ -14,8 +14,8 @@
 static const char sql_get_page[] =
 	"SELECT NOT EXISTS (SELECT 1 FROM jobs j WHERE j.batch = b.id AND j.state <> 'done'), c.token, c.page"
 	" FROM agent_batches b LEFT JOIN agent_batch_stats c ON c.batch = b.id WHERE b.id = $1";
-static const char sql_get_results[] =
-	"SELECT NOT EXISTS (SELECT 1 FROM jobs j WHERE j.batch = b.id AND j.state <> 'done'), c.token, c.results"
+static const char sql_get_rows[] =
+	"SELECT NOT EXISTS (SELECT 1 FROM jobs j WHERE j.batch = b.id AND j.state <> 'done'), c.token, c.rows"
 	" FROM agent_batches b LEFT JOIN agent_batch_stats c ON c.batch = b.id WHERE b.id = $1";
 /* a finished batch without a row: one to claim (a change's row, made meanwhile, is waited for and kept) */
 static const char sql_new[] =
@@ -23,8 +23,8 @@ static const char sql_new[] =
 	" ON CONFLICT (batch) DO NOTHING";
 static const char sql_set_page[] =
 	"UPDATE agent_batch_stats SET page = $2, computed = clock_timestamp() WHERE batch = $1 AND token = $3";
-static const char sql_set_results[] =
-	"UPDATE agent_batch_stats SET results = $2, computed = clock_timestamp() WHERE batch = $1 AND token = $3";
+static const char sql_set_rows[] =
+	"UPDATE agent_batch_stats SET rows = $2, computed = clock_timestamp() WHERE batch = $1 AND token = $3";
 
 /* One read: *finished, *claim (-1: no row) and *text. */
 static int get(kn_store *st, const char *sql, const char *const *p, int *finished, int64_t *claim, char **text,
@@ -52,7 +52,7 @@ int kn_store_batch_cache_get(kn_store *st, int64_t batch, kn_batch_cache what, c
 	*text = NULL;
 	*claim = 0;
 	char bb[24];
-	const char *p[1] = {kn_store_i64(bb, batch)}, *sql = what == KN_BATCH_CACHE_PAGE ? sql_get_page : sql_get_results;
+	const char *p[1] = {kn_store_i64(bb, batch)}, *sql = what == KN_BATCH_CACHE_PAGE ? sql_get_page : sql_get_rows;
 	int finished = 0, rc = get(st, sql, p, &finished, claim, text, err);
 	/* the claim is only good read together with "finished" from a row that exists: make it, read again */
 	if (!rc && finished && *claim < 0 && !(rc = kn_store_q(st, NULL, sql_new, 1, p, err)))
@@ -69,5 +69,5 @@ int kn_store_batch_cache_put(kn_store *st, int64_t batch, kn_batch_cache what, i
 		return 0;
 	char bb[24], cb[24];
 	const char *p[3] = {kn_store_i64(bb, batch), text, kn_store_i64(cb, claim)};
-	return kn_store_q(st, NULL, what == KN_BATCH_CACHE_PAGE ? sql_set_page : sql_set_results, 3, p, err);
+	return kn_store_q(st, NULL, what == KN_BATCH_CACHE_PAGE ? sql_set_page : sql_set_rows, 3, p, err);
 }

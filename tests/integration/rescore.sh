@@ -216,10 +216,10 @@ node "$repo/tests/integration/rescore-page.mjs" "$cdp" "$base" "$token" "$batch_
 while read -r l; do case $l in ok*) kn_ok "${l#ok   }" ;; FAIL*) kn_fail "${l#FAIL }" ;; esac; done <"$tmp/page.out"
 grep -q '^ok   compare page' "$tmp/page.out" || kn_fail "dashboard: rescore-page.mjs: $(tail -3 "$tmp/page.out")"
 
-# --- cache (issue 27: a finished batch's page and results computed once, 190_batch_stats.sql) ----------
+# --- cache (issue 27: a finished batch's page and packed attempts computed once, 190 and 200) ------------
 # fresh — batch A's row marked stale, so the next answer is computed (as a change to the batch does)
-fresh() { kn_psql "UPDATE agent_batch_stats SET token = nextval('agent_batch_stats_token'), page = NULL, results = NULL WHERE batch = $batch_a" >/dev/null; }
-stored() { kn_psql "SELECT (page IS NOT NULL) || ' ' || (results IS NOT NULL) FROM agent_batch_stats WHERE batch = $batch_a"; }
+fresh() { kn_psql "UPDATE agent_batch_stats SET token = nextval('agent_batch_stats_token'), page = NULL, rows = NULL WHERE batch = $batch_a" >/dev/null; }
+stored() { kn_psql "SELECT (page IS NOT NULL) || ' ' || (rows IS NOT NULL) FROM agent_batch_stats WHERE batch = $batch_a"; }
 p1=$(api "$base/api/agent-runs/$batch_a")
 expect "cache: a finished batch's page and results are stored when first read" "$(stored)" "true true"
 expect "cache: the stored page is the answer" "$(kn_psql "SELECT page FROM agent_batch_stats WHERE batch = $batch_a")" "$p1"
@@ -232,6 +232,11 @@ expect "cache: a page computed again (after the rescore) is byte for byte the on
 fresh
 expect "cache: a comparison on stored results is byte for byte one computed" \
   "$(api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b")" "$c1"
+expect "cache: the attempts are stored packed (run_rows.h), not as JSON" \
+  "$(kn_psql "SELECT split_part(rows, E'\n', 1) || ' ' || (results IS NULL) FROM agent_batch_stats WHERE batch = $batch_a")" "keynode-rows 1 true"
+kn_psql "UPDATE agent_batch_stats SET rows = '{\"id\": 1}' WHERE batch = $batch_a" >/dev/null
+expect "cache: stored attempts that do not unpack (an older keynode's JSON) are computed again and replaced" \
+  "$(api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b") $(kn_psql "SELECT split_part(rows, E'\n', 1) FROM agent_batch_stats WHERE batch = $batch_a")" "$c1 keynode-rows 1"
 # a retried attempt: a job of the finished batch queued again (its result gone, as a retry leaves it);
 # while it is open nothing is stored; a worker runs it, and the next read follows
 api "$base/api/agent-runs/$batch_a" >/dev/null
@@ -260,7 +265,7 @@ expect "cache: a task version's site changed: the page follows" \
   "$(api "$base/api/agent-runs/$batch_a" | jq -r "[.tasks[] | select(.attempts[].job == $rjob) | .site] | .[0]")" cache.example
 api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b" >/dev/null
 expect "cache: the results comparisons read follow too" \
-  "$(kn_psql "SELECT results LIKE '%cache.example%' AND results LIKE '%0.25%' FROM agent_batch_stats WHERE batch = $batch_a")" t
+  "$(kn_psql "SELECT rows LIKE '%cache.example%' AND rows LIKE '%'||E'\t'||'0.25'||E'\t'||'%' FROM agent_batch_stats WHERE batch = $batch_a")" t
 
 # --- another path ----------------------------------------------------------------------------------
 # a version made outside the upload (as applying a repair or an edit does: task_versions rows and the

@@ -1,0 +1,30 @@
+-- 200_batch_rows.sql — a finished agent batch's attempts kept packed (issue 27: a comparison of two
+-- batches of a year's data spent most of its time reading 2 × 0.9 MB of stored JSON back into
+-- attempts). `rows` holds what services/runner/rundir_batch.c reads of the batch — its plan and every
+-- attempt's numbers — in the compact text of services/runner/run_rows.h (≈ a third of the JSON's size,
+-- read without a JSON parser), under the same token and rules as `page` (190_batch_stats.sql).
+-- `results` (the JSON) is no longer read by this keynode: emptied here; a serve of an older keynode
+-- still running during an upgrade computes and stores it again as before, and the trigger keeps
+-- clearing all three texts on any change.
+ALTER TABLE agent_batch_stats ADD COLUMN rows text;
+UPDATE agent_batch_stats SET results = NULL WHERE results IS NOT NULL;
+
+CREATE OR REPLACE FUNCTION kn_batch_stats_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE r record;
+BEGIN
+	IF TG_TABLE_NAME = 'task_versions' THEN
+		INSERT INTO agent_batch_stats (batch, token)
+			SELECT x.batch, nextval('agent_batch_stats_token') FROM (SELECT DISTINCT j.batch FROM jobs j
+			WHERE j.task_version = NEW.id AND j.batch IS NOT NULL) x
+			ON CONFLICT (batch) DO UPDATE SET token = EXCLUDED.token, page = NULL, results = NULL, rows = NULL,
+			computed = NULL;
+		RETURN NULL;
+	END IF;
+	r := CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
+	IF r.batch IS NOT NULL THEN
+		INSERT INTO agent_batch_stats (batch, token) VALUES (r.batch, nextval('agent_batch_stats_token'))
+			ON CONFLICT (batch) DO UPDATE SET token = EXCLUDED.token, page = NULL, results = NULL, rows = NULL,
+			computed = NULL;
+	END IF;
+	RETURN NULL;
+END $$;
