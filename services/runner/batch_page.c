@@ -83,6 +83,17 @@ int kn_batch_page(kn_store *st, int64_t batch, int64_t view, char **out, kn_err 
 
 int kn_batch_page_warm(kn_store *st, int64_t batch, kn_err *err)
 {
-	char *out = NULL;
-	return page(st, batch, 0, 1, &out, err);
+	char *out = NULL, *rows = NULL;
+	int64_t claim = 0;
+	kn_rundir *d = NULL;
+	int rc = page(st, batch, 0, 1, &out, err);
+	/* the packed attempts too (computing the page stored them; a page stored before they were kept
+	 * did not), so a comparison's first read is fast as well */
+	if (!rc)
+		rc = kn_store_batch_cache_get(st, batch, KN_BATCH_CACHE_ROWS, &rows, &claim, err);
+	if (!rc && !rows && claim)
+		rc = kn_rundir_from_batch(&d, st, batch, 0, err);
+	kn_rundir_free(d);
+	free(rows);
+	return rc;
 }

@@ -53,8 +53,8 @@ int kn_rundir_from_batch(kn_rundir **out, struct kn_store *st, int64_t batch, in
  * on that snapshot), *out JSON text, the caller's. A finished batch on its own snapshot is computed
  * once (batch_page.c). KN_ENOTFOUND no such batch, store errors, KN_ENOMEM. */
 int kn_batch_page(struct kn_store *st, int64_t batch, int64_t view, char **out, kn_err *err);
-/* When batch is finished and its answer not stored yet: compute and store it (the worker that stores
- * the last attempt, so no reader waits for it). */
+/* When batch is finished and its answer or its packed attempts are not stored yet: compute and store
+ * them (the worker that stores the last attempt, or an idle one, so no reader waits for it). */
 int kn_batch_page_warm(struct kn_store *st, int64_t batch, kn_err *err);
 
 #endif

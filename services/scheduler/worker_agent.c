@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -74,12 +75,45 @@ static char *claim_dir(const kn_worker_agents *a, const kn_store_agent_job *job,
 	return dir;
 }
 
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Idle: one finished batch below the cursor without its page or packed attempts computed and
+ * stored; from the newest again a minute after the last pass began (a batch that cannot be stored
+ * is not tried in a loop). Failures are logged, never the queue's. */
+static void warm_one(kn_worker *w, kn_worker_agents *a)
+{
+	kn_store *st = kn_worker_store(w);
+	int64_t batch = 0;
+	kn_err e = {0};
+	if (a->warm_below == 0) {
+		if (now_ms() < a->warm_restart_ms)
+			return;
+		a->warm_below = INT64_MAX, a->warm_restart_ms = now_ms() + 60000;
+	}
+	if (kn_store_batch_cache_missing(st, a->warm_below, &batch, &e) != 0 || batch <= 0) {
+		a->warm_below = 0; /* a pass done (or the database away: the claim loop sees to it) */
+		return;
+	}
+	a->warm_below = batch;
+	if (kn_batch_page_warm(st, batch, &e) != 0)
+		kn_worker_log(w, "warn", "batch page not stored", "batch=%" PRId64 " error=%s", batch, e.msg);
+	else
+		kn_worker_log(w, "info", "batch page stored", "batch=%" PRId64 " (finished earlier, idle)", batch);
+}
+
 int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
 {
-	const kn_worker_agents *a = ud;
+	kn_worker_agents *a = ud;
 	kn_store *st = kn_worker_store(w);
 	kn_store_agent_job job;
 	int r = kn_store_agent_job_claim(st, kn_worker_id(w), kn_worker_lease_s(w), a->names, a->n, &job, err);
+	if (r == 0)
+		warm_one(w, a);
 	if (r != 1)
 		return r;
 	kn_worker_count(w, "claimed");

@@ -10,6 +10,7 @@
 #define KEYNODE_WORKER_AGENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "worker.h"
 
@@ -24,11 +25,15 @@ typedef struct kn_worker_agents {
 	                              * region:); NULL: none */
 	const struct kn_attempt_watch *watch; /* the live view of each attempt (issue 26,
 	                              * kn_live_hub_attempt_watch); NULL: not watchable */
+	int64_t warm_below;          /* the idle warm-up's cursor (zero-initialised: from the newest) */
+	int64_t warm_restart_ms;     /* when it may start again from the newest (monotonic ms) */
 } kn_worker_agents;
 
 /* The kn_worker_opts.other_job hook (ud: a kn_worker_agents that outlives the worker): claim one
  * agent job of these agents and run it to its end. 1 one ran, 0 none waiting, KN_EIO/KN_EDB
- * database errors. The result is stored unless the lease was lost meanwhile (another worker owns
+ * database errors. With none waiting, a finished batch whose page or packed attempts are not stored
+ * (finished before keynode stored them, or changed since) is computed and stored (issue 27), one per
+ * call, newest first, each at most once a minute, so no reader pays for it. The result is stored unless the lease was lost meanwhile (another worker owns
  * the job: nothing is written) or the worker is stopping (the job is left to lease expiry). */
 int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err);
 

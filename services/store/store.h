@@ -275,6 +275,9 @@ int kn_store_batch_cache_get(kn_store *st, int64_t batch, kn_batch_cache what, c
  * (then nothing: the next reader computes again). */
 int kn_store_batch_cache_put(kn_store *st, int64_t batch, kn_batch_cache what, int64_t claim, const char *text,
                              kn_err *err);
+/* *batch: the newest finished batch with an id below `below` whose page or packed attempts are not
+ * stored (0: none) — what an idle worker computes (services/scheduler/worker_agent.c). */
+int kn_store_batch_cache_missing(kn_store *st, int64_t below, int64_t *batch, kn_err *err);
 /* A page of batches, newest first (services/http/API.md AGENT_BATCHES): those with an id below
  * before (<= 0: from the newest), at most limit, each with progress and metrics, and
  * "next_before" (the cursor of the next page, null at the last). *out the caller's. */

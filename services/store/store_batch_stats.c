@@ -71,3 +71,25 @@ int kn_store_batch_cache_put(kn_store *st, int64_t batch, kn_batch_cache what, i
 	const char *p[3] = {kn_store_i64(bb, batch), text, kn_store_i64(cb, claim)};
 	return kn_store_q(st, NULL, what == KN_BATCH_CACHE_PAGE ? sql_set_page : sql_set_rows, 3, p, err);
 }
+
+/* the newest finished batch below $1 without its page or packed attempts */
+static const char sql_missing[] =
+	"SELECT b.id FROM agent_batches b LEFT JOIN agent_batch_stats c ON c.batch = b.id"
+	" WHERE b.id < $1 AND (c.page IS NULL OR c.rows IS NULL)"
+	" AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.batch = b.id AND j.state <> 'done')"
+	" ORDER BY b.id DESC LIMIT 1";
+
+int kn_store_batch_cache_missing(kn_store *st, int64_t below, int64_t *batch, kn_err *err)
+{
+	*batch = 0;
+	char bb[24];
+	const char *p[1] = {kn_store_i64(bb, below)};
+	PGresult *res;
+	int rc = kn_store_q(st, &res, sql_missing, 1, p, err);
+	if (rc)
+		return rc;
+	if (PQntuples(res) == 1)
+		*batch = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	return 0;
+}

@@ -266,6 +266,16 @@ expect "cache: a task version's site changed: the page follows" \
 api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b" >/dev/null
 expect "cache: the results comparisons read follow too" \
   "$(kn_psql "SELECT rows LIKE '%cache.example%' AND rows LIKE '%'||E'\t'||'0.25'||E'\t'||'%' FROM agent_batch_stats WHERE batch = $batch_a")" t
+# an idle worker computes a finished batch whose page and attempts are not stored (finished before
+# keynode kept them, or changed since): one per idle poll, newest first, so no reader pays for it
+api "$base/api/agent-runs/$batch_b" >/dev/null
+fresh
+for i in 1 2 3; do
+  "$kn" worker --config "$tmp/keynode.yaml" --id w3 --once --poll 200 --agent-out "$tmp/out3" >>"$tmp/worker3.log" 2>&1
+  [ "$(stored)" = "true true" ] && break
+done
+expect "cache: an idle worker stores a finished batch's page and packed attempts before any read" \
+  "$(stored) $(grep -c "batch page stored.*batch=$batch_a" "$tmp/worker3.log")" "true true 1"
 
 # --- another path ----------------------------------------------------------------------------------
 # a version made outside the upload (as applying a repair or an edit does: task_versions rows and the
