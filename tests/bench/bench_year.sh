@@ -9,6 +9,7 @@
 #      at full scale), BATCHES agent batches × 542 tasks × 3 repeats, events and results copied from
 #      real keynode output, failed replays with a 100 KB screenshot;
 #   3. `keynode migrate` on the filled database (applies CUT and later), timed;
+#      then an idle agent worker stores every finished batch's page and packed attempts, timed;
 #   4. a loopback `keynode serve`: each dashboard page (a batch's also on its first read, which computes
 #      what a worker would have stored when the batch's last attempt landed) (the requests it makes when it opens, issued
 #      one after another on one connection: the page's time is their sum) and each API listing, N times
@@ -194,8 +195,8 @@ measure() { # LABEL
   else say "| drift \`#/tasks/ID/drift\` | (no task broken after a pass at this scale) | |"; fi
   page "alerts \`#/alerts\` (alerts?all=1 + header count)" : "/api/alerts?all=1" /api/alerts
   page "batches \`#/agent-runs\`" : "/api/agent-runs?limit=50"
-  # a finished batch's page is computed once (issue 27, 190_batch_stats.sql): by the worker that stores its
-  # last attempt; the generated batches had none, so the first read computes it (its own row), then stored
+  # a finished batch's page is computed once (issue 27, 190 and 200): by the worker that stores its last
+  # attempt, or an idle one; the generated batches had none, so the first read computes it, then stored
   kn_psql "DO \$\$ BEGIN IF to_regclass('agent_batch_stats') IS NOT NULL THEN TRUNCATE agent_batch_stats; END IF; END \$\$" \
     >/dev/null # none stored by an earlier measurement of a kept cluster
   page "batch \`#/agent-runs/ID\`, first read (computes and stores it)" : /api/agent-runs/BATCH
@@ -240,6 +241,28 @@ say "\`keynode migrate\` on the filled database: $(( $(ms) - t )) ms ($(head -1 
 say ""
 
 measure "after migrate"
+
+# 5b. an idle agent worker stores the page and packed attempts of every finished batch that lacks them
+# (issue 27: as after an upgrade, so no reader pays a first read); its agent never runs (no job waits)
+kn_psql "TRUNCATE agent_batch_stats" >/dev/null
+cat >"$tmp/worker.yaml" <<EOF
+agents:
+  m2w-agent: "true"
+EOF
+t=$(ms)
+KEYNODE_DATABASE_URL="$KN_PG_URL" "$KN" worker --config "$tmp/worker.yaml" --id warm --poll 20 \
+  --agent-out "$tmp/agent-out" >"$tmp/worker.log" 2>&1 &
+wpid=$!; kn_pids+=("$wpid")
+missing="SELECT count(*) FROM agent_batches b LEFT JOIN agent_batch_stats c ON c.batch = b.id WHERE c.page IS NULL OR c.rows IS NULL"
+if kn_wait_sql 1800 "$missing" 0; then
+  warm_ms=$(( $(ms) - t )); nb=$(kn_psql "SELECT count(*) FROM agent_batches")
+  kn_ok "an idle worker stored every batch's page and attempts"
+  say "An idle agent worker stored the page and packed attempts of all $nb finished batches in $((warm_ms / 1000)) s ($((warm_ms / nb)) ms per batch, newest first, one per idle poll; the table emptied first, as after an upgrade). Stored: pages $(kn_psql "SELECT pg_size_pretty(sum(length(page))) FROM agent_batch_stats"), packed attempts $(kn_psql "SELECT pg_size_pretty(sum(length(rows))) FROM agent_batch_stats")."
+  say ""
+else
+  kn_fail "the idle worker did not store every batch: $(kn_psql "$missing") left; $(tail -3 "$tmp/worker.log")"
+fi
+kn_stop "$wpid"
 
 # 6. retention (KN_YEAR_PRUNE=0 leaves it out: a kept cluster to measure again unpruned)
 if [ "${KN_YEAR_PRUNE:-1}" != 0 ] && "$KN" prune --help >/dev/null 2>&1; then
