@@ -24,7 +24,8 @@ typedef struct kn_rundir {
 	int hashes;              /* 1 when every planned task has a content hash */
 	int repeat;              /* summary.json reliability.repeat, at least the highest k seen */
 	json_t *summary;         /* summary.json, NULL when the folder has none; a batch: the store's
-	                            kn_store_agent_batch_results_json (which the strings borrow) */
+	                            kn_store_agent_batch_results_json without "results", with the batch's
+	                            "environment" (the head of its packed rows; the strings borrow it) */
 	kn_run_meta meta;        /* agent, model, task file and hash, dates, environment (borrowed) */
 } kn_rundir;
 

@@ -103,7 +103,7 @@ static void warm_one(kn_worker *w, kn_worker_agents *a)
 	if (kn_batch_page_warm(st, batch, &e) != 0)
 		kn_worker_log(w, "warn", "batch page not stored", "batch=%" PRId64 " error=%s", batch, e.msg);
 	else
-		kn_worker_log(w, "info", "batch page stored", "batch=%" PRId64 " (finished earlier, idle)", batch);
+		kn_worker_log(w, "info", "batch page stored", "batch=%" PRId64 " when=idle", batch);
 }
 
 int kn_worker_agent_job(kn_worker *w, void *ud, kn_err *err)
