@@ -266,6 +266,13 @@ expect "cache: a task version's site changed: the page follows" \
 api "$base/api/agent-runs/compare?a=$batch_a&b=$batch_b" >/dev/null
 expect "cache: the results comparisons read follow too" \
   "$(kn_psql "SELECT rows LIKE '%cache.example%' AND rows LIKE '%'||E'\t'||'0.25'||E'\t'||'%' FROM agent_batch_stats WHERE batch = $batch_a")" t
+api "$base/api/agent-runs/$batch_a" >/dev/null
+expect "cache: stored again after the reads" "$(stored)" "true true"
+kn_psql "INSERT INTO jobs (task_version, kind, batch, agent, attempt_no) SELECT task_version, 'agent', batch, agent, 9
+  FROM jobs WHERE batch = $batch_a LIMIT 1" >/dev/null
+expect "cache: a job inserted into a finished batch marks it stale (jobs_batch_stats_insert, once per statement)" \
+  "$(stored)" "false false"
+kn_psql "DELETE FROM jobs WHERE batch = $batch_a AND attempt_no = 9" >/dev/null
 # an idle worker computes a finished batch whose page and attempts are not stored (finished before
 # keynode kept them, or changed since): one per idle poll, newest first, so no reader pays for it
 api "$base/api/agent-runs/$batch_b" >/dev/null
