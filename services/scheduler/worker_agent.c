@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
+#include "keynode/event.h"
 #include "provenance.h"
 #include "rundir.h"
 #include "runner.h"
@@ -75,13 +75,6 @@ static char *claim_dir(const kn_worker_agents *a, const kn_store_agent_job *job,
 	return dir;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Idle: one finished batch below the cursor without its page or packed attempts computed and
  * stored; from the newest again a minute after the last pass began (a batch that cannot be stored
  * is not tried in a loop). Failures are logged, never the queue's. */
@@ -91,9 +84,9 @@ static void warm_one(kn_worker *w, kn_worker_agents *a)
 	int64_t batch = 0;
 	kn_err e = {0};
 	if (a->warm_below == 0) {
-		if (now_ms() < a->warm_restart_ms)
+		if (kn_time_mono_ms() < a->warm_restart_ms)
 			return;
-		a->warm_below = INT64_MAX, a->warm_restart_ms = now_ms() + 60000;
+		a->warm_below = INT64_MAX, a->warm_restart_ms = kn_time_mono_ms() + 60000;
 	}
 	if (kn_store_batch_cache_missing(st, a->warm_below, &batch, &e) != 0 || batch <= 0) {
 		a->warm_below = 0; /* a pass done (or the database away: the claim loop sees to it) */

@@ -26,7 +26,7 @@ typedef struct kn_worker_agents {
 	const struct kn_attempt_watch *watch; /* the live view of each attempt (issue 26,
 	                              * kn_live_hub_attempt_watch); NULL: not watchable */
 	int64_t warm_below;          /* the idle warm-up's cursor (zero-initialised: from the newest) */
-	int64_t warm_restart_ms;     /* when it may start again from the newest (monotonic ms) */
+	double warm_restart_ms;      /* when it may start again from the newest (kn_time_mono_ms) */
 } kn_worker_agents;
 
 /* The kn_worker_opts.other_job hook (ud: a kn_worker_agents that outlives the worker): claim one
