@@ -84,15 +84,15 @@ int kn_batch_page(kn_store *st, int64_t batch, int64_t view, char **out, kn_err 
 int kn_batch_page_warm(kn_store *st, int64_t batch, kn_err *err)
 {
 	char *out = NULL, *rows = NULL;
-	int64_t claim = 0;
+	int64_t claim = 0; /* 0: the batch is not finished (what most calls, one per stored attempt, find) */
 	kn_rundir *d = NULL;
-	int rc = page(st, batch, 0, 1, &out, err);
-	/* the packed attempts too (computing the page stored them; a page stored before they were kept
-	 * did not), so a comparison's first read is fast as well */
-	if (!rc)
-		rc = kn_store_batch_cache_get(st, batch, KN_BATCH_CACHE_ROWS, &rows, &claim, err);
-	if (!rc && !rows && claim)
+	int rc = kn_store_batch_cache_get(st, batch, KN_BATCH_CACHE_ROWS, &rows, &claim, err);
+	/* the packed attempts first (a page stored before they were kept has none), so a comparison's
+	 * first read is fast too, and the page is then computed from them */
+	if (!rc && claim > 0 && !rows)
 		rc = kn_rundir_from_batch(&d, st, batch, 0, err);
+	if (!rc && claim > 0)
+		rc = page(st, batch, 0, 1, &out, err);
 	kn_rundir_free(d);
 	free(rows);
 	return rc;
