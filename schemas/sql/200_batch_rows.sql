@@ -12,33 +12,30 @@
 ALTER TABLE agent_batch_stats ADD COLUMN rows text;
 UPDATE agent_batch_stats SET results = NULL WHERE results IS NOT NULL;
 
+-- the one place a batch's row is marked: a new token, every text NULL (upserted; each batch once)
+CREATE FUNCTION kn_batch_stats_mark(batches bigint[]) RETURNS void LANGUAGE sql AS $$
+	INSERT INTO agent_batch_stats (batch, token)
+		SELECT b, nextval('agent_batch_stats_token') FROM (SELECT DISTINCT b FROM unnest(batches) b
+		WHERE b IS NOT NULL) x
+		ON CONFLICT (batch) DO UPDATE SET token = EXCLUDED.token, page = NULL, results = NULL, rows = NULL,
+		computed = NULL
+$$;
+
 CREATE OR REPLACE FUNCTION kn_batch_stats_dirty() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE r record;
 BEGIN
 	IF TG_TABLE_NAME = 'task_versions' THEN
-		INSERT INTO agent_batch_stats (batch, token)
-			SELECT x.batch, nextval('agent_batch_stats_token') FROM (SELECT DISTINCT j.batch FROM jobs j
-			WHERE j.task_version = NEW.id AND j.batch IS NOT NULL) x
-			ON CONFLICT (batch) DO UPDATE SET token = EXCLUDED.token, page = NULL, results = NULL, rows = NULL,
-			computed = NULL;
-		RETURN NULL;
-	END IF;
-	r := CASE WHEN TG_OP = 'DELETE' THEN OLD ELSE NEW END;
-	IF r.batch IS NOT NULL THEN
-		INSERT INTO agent_batch_stats (batch, token) VALUES (r.batch, nextval('agent_batch_stats_token'))
-			ON CONFLICT (batch) DO UPDATE SET token = EXCLUDED.token, page = NULL, results = NULL, rows = NULL,
-			computed = NULL;
+		PERFORM kn_batch_stats_mark(ARRAY(SELECT j.batch FROM jobs j WHERE j.task_version = NEW.id));
+	ELSIF TG_OP = 'DELETE' THEN
+		PERFORM kn_batch_stats_mark(ARRAY[OLD.batch]);
+	ELSE
+		PERFORM kn_batch_stats_mark(ARRAY[NEW.batch]);
 	END IF;
 	RETURN NULL;
 END $$;
 
 CREATE FUNCTION kn_batch_stats_dirty_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-	INSERT INTO agent_batch_stats (batch, token)
-		SELECT x.batch, nextval('agent_batch_stats_token') FROM (SELECT DISTINCT batch FROM inserted_jobs
-		WHERE batch IS NOT NULL) x
-		ON CONFLICT (batch) DO UPDATE SET token = EXCLUDED.token, page = NULL, results = NULL, rows = NULL,
-		computed = NULL;
+	PERFORM kn_batch_stats_mark(ARRAY(SELECT batch FROM inserted_jobs));
 	RETURN NULL;
 END $$;
 
