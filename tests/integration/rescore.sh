@@ -45,14 +45,8 @@ expect() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want
 
 kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
 site=http://127.0.0.1:$port
-kn_pg_start || kn_finish
+kn_api_start "$kn" || kn_finish
 export KEYNODE_DATABASE_URL=$KN_PG_URL
-"$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 ||
-  { kn_fail "keynode migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
-token="rs-$RANDOM$RANDOM$RANDOM"
-KEYNODE_API_TOKEN=$token kn_serve_start "$kn" "$tmp/serve.log" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" ||
-  kn_finish
-base=$api_base
 api() { curl -s --max-time 60 -H "Authorization: Bearer $token" "$@"; }
 
 # tasks FILE ITEM_ID BETA_INTENT — the task set: alpha's second key node (the item's id) and beta's
