@@ -153,7 +153,7 @@ static char *path_in(const char *dir, const char *name)
 	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
 }
 
-/* The agent's environment: ours without any KEYNODE_* it had, plus the contract (README.md). */
+/* The agent's environment: ours without any KEYNODE_* it had, plus the contract (docs/evaluate.md). */
 static char **agent_env(const struct attempt *a, const char *ws, const char *http, const char *answer,
                         const char *context_id, const char *target_id)
 {

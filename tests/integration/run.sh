@@ -32,7 +32,7 @@
 #              summary task_score 90, reward_success_rate 0.5 over 2 reward_tasks, a reward column
 #   pool       the warm pool (--warm 1): a pooled browser killed while it waited is replaced by a new
 #              one, never handed out; --warm out of range refused
-#   readme     the README's Selenium agent skeleton as written (extracted from README.md) with a scripted
+#   readme     the Selenium agent skeleton of docs/evaluate.md as written with a scripted
 #              my_policy.py (tests/agents/readme_policy.py): shop-red-runner-cart solved, its answer read
 # After every scenario no process started by keynode (agent or browser: anything whose command line
 # or environment names this test's scratch folder) may be left running.
@@ -473,12 +473,12 @@ if want reward; then
 fi
 
 if want readme; then
-  # the README's Selenium agent skeleton, as written there, with a scripted my_policy.py
+  # docs/evaluate.md's Selenium agent skeleton, as written there, with a scripted my_policy.py
   mkdir -p "$tmp/readme-agent"
-  awk '/^# my_selenium_agent.py/{on=1} on&&/^```/{exit} on' "$repo/README.md" >"$tmp/readme-agent/my_selenium_agent.py"
+  awk '/^# my_selenium_agent.py/{on=1} on&&/^```/{exit} on' "$repo/docs/evaluate.md" >"$tmp/readme-agent/my_selenium_agent.py"
   cp "$agents/readme_policy.py" "$tmp/readme-agent/my_policy.py"
   if [ "$(wc -l <"$tmp/readme-agent/my_selenium_agent.py")" -gt 10 ]; then kn_ok "readme: the Selenium skeleton extracted"; else
-    kn_fail "readme: no Selenium skeleton in README.md"; fi
+    kn_fail "readme: no Selenium skeleton in docs/evaluate.md"; fi
   run_kn readme --agent "cd $tmp/readme-agent && /usr/bin/python3 my_selenium_agent.py" --task shop-red-runner-cart --timeout 120
   expect "readme: the skeleton's run exit 0" "$rc" 0
   expect "readme: shop-red-runner-cart completed" "$(res readme/shop-red-runner-cart/1 .completion)" true
