@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# freshhome.sh — issue 11 item 4: the README's "Running the service for a team" commands, run as a new
+# freshhome.sh — issue 11 item 4: the "Running the service for a team" commands of docs/service.md, run as a new
 # user would, with an empty HOME (no ~/.local/state, no XDG variables, no spool directory) against a
 # private PostgreSQL (lib.sh): `keynode migrate --config keynode.yaml`, `keynode serve --config
 # keynode.yaml`, `keynode worker --config keynode.yaml` (it starts its own headless Chromium), then the
-# README's curl calls (load a task set, start a watched run on a browser, answer, read the run) and a
+# curl calls of docs/service.md (load a task set, start a watched run on a browser, answer, read the run) and a
 # replay job the worker takes. Checks the spool was created as ~/.local/state/keynode/spool/<database>
 # (0700) and that serve and worker stop cleanly on SIGTERM.
 #
@@ -26,7 +26,7 @@ work=$tmp/work; mkdir -p "$work"; cd "$work" || kn_finish
 P=$(kn_free_port)
 printf 'http:\n  listen: "127.0.0.1:%s"\n' "$P" >keynode.yaml
 sed "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" "$REPO/tests/sites/tasks.yaml" >tasks.yaml
-# --- the README's commands, in order ---
+# --- the commands of docs/service.md, in order ---
 export KEYNODE_DATABASE_URL=$KN_PG_URL
 export KEYNODE_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 out=$("$KN" migrate --config keynode.yaml 2>&1); rc=$?
