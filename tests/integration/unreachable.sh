@@ -16,6 +16,10 @@
 #            net::ERR_SSL_PROTOCOL_ERROR
 #   other    control: the agent's goto fails on a host the task does not name (a dead port of 127.0.0.1
 #            other than its pages') → the agent's business: done, incomplete, in the metrics
+#   server   the service (private PostgreSQL, `keynode serve`): the published test file POSTed as is —
+#            /api/tasks (the dashboard's source) gives every one of the 104 tasks a site, task 0
+#            gamestop.com, ?site= filters by it; `keynode run --server` of the refused case: serve's
+#            monitor, reading the task back from PostgreSQL, ends the run as unreachable too
 #
 #   tests/integration/unreachable.sh KEYNODE_BIN REPO_DIR SHARED_DIR
 #
@@ -173,6 +177,28 @@ if want plain; then
   kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
   kn_unr_task "$published" 0 "$tmp/task0-plain.json" "https://127.0.0.1:$port" || kn_finish
   kn_unr_case plain "$tmp/task0-plain.json" 0 "https://127.0.0.1:$port/" net::ERR_SSL_PROTOCOL_ERROR
+fi
+
+if want server; then
+  kn_api_start "$kn" || kn_finish
+  api() { curl -s --max-time 30 "${A[@]}" "$@"; }
+  expect_tasks=$(jq length "$published")
+  unr_expect "server: the published test file loads as is" \
+    "$(api -X POST --data-binary @"$published" "$base/api/tasksets?name=m2w-test" | jq -r .tasks)" "$expect_tasks"
+  unr_expect "server: /api/tasks: every task has a site, task 0 gamestop.com" \
+    "$(api "$base/api/tasks" | jq -r '[.tasks[] | select(.taskset == "m2w-test")] | "\(length) \([.[] | select(.site != null)] | length) \(.[] | select(.id == "0") | .site)"')" \
+    "$expect_tasks $expect_tasks gamestop.com"
+  unr_expect "server: /api/tasks?site=gamestop.com lists the GameStop tasks" \
+    "$(api "$base/api/tasks?site=gamestop.com" | jq -r '[.tasks[].id] | sort | join(",")')" \
+    "$(jq -r '[.[] | select(any(.evaluation[]; .content.url | test("^https://www\\.gamestop\\.com/"))) | .index | tostring] | sort | join(",")' "$published")"
+  kn_dead_port
+  kn_unr_task "$published" 0 "$tmp/task0-server.json" "http://127.0.0.1:$dead" || kn_finish
+  KEYNODE_API_TOKEN=$token kn_unr_case server "$tmp/task0-server.json" 0 "http://127.0.0.1:$dead/" \
+    net::ERR_CONNECTION_REFUSED --server "$base"
+  id=$(jq -r .run "$tmp/server/0/1/result.json" 2>/dev/null)
+  unr_expect "server: serve's run result (API): error, unreachable" \
+    "$(api "$base/api/runs/$id" | jq -r '"\(.status) \(.reason) \(.unreachable.error)"')" \
+    "error unreachable net::ERR_CONNECTION_REFUSED"
 fi
 
 kn_finish
