@@ -34,8 +34,9 @@ static void set_host(site *s, const char *h, size_t n)
 	s->host[n] = '\0';
 }
 
-/* The site of an absolute URL (its port the scheme's default when none is written). */
-static int site_of_url(site *s, const char *url)
+/* The site of an absolute URL. Its port: with CURLU_DEFAULT_PORT in port_flags the scheme's default
+ * when none is written, with 0 only a written one (else 0, any). */
+static int site_of_url(site *s, const char *url, unsigned port_flags)
 {
 	CURLU *h = curl_url();
 	char *host = NULL, *port = NULL;
@@ -43,7 +44,7 @@ static int site_of_url(site *s, const char *url)
 	         curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host;
 	if (ok) {
 		set_host(s, host, strlen(host));
-		s->port = curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && port
+		s->port = curl_url_get(h, CURLUPART_PORT, &port, port_flags) == CURLUE_OK && port
 		          ? strtol(port, NULL, 10) : 0;
 	}
 	curl_free(host);
@@ -69,7 +70,7 @@ static int page_suffix(const char *seg, size_t n)
 static int site_of_value(site *s, const char *v)
 {
 	if (strstr(v, "://"))
-		return site_of_url(s, v);
+		return site_of_url(s, v, CURLU_DEFAULT_PORT);
 	size_t n = strcspn(v, "/?#"), hn = strcspn(v, ":/?#");
 	if (hn == 0 || hn >= HOST_MAX || page_suffix(v, hn))
 		return 0;
@@ -106,20 +107,7 @@ static int site_of_value(site *s, const char *v)
  * written — the page says where the node was seen, not which scheme or port an agent will use. */
 static int site_of_page(site *s, const char *url)
 {
-	if (!strstr(url, "://"))
-		return site_of_value(s, url);
-	CURLU *h = curl_url();
-	char *host = NULL, *port = NULL;
-	int ok = h && curl_url_set(h, CURLUPART_URL, url, CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK &&
-	         curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host;
-	if (ok) {
-		set_host(s, host, strlen(host));
-		s->port = curl_url_get(h, CURLUPART_PORT, &port, 0) == CURLUE_OK && port ? strtol(port, NULL, 10) : 0;
-	}
-	curl_free(host);
-	curl_free(port);
-	curl_url_cleanup(h);
-	return ok;
+	return strstr(url, "://") ? site_of_url(s, url, 0) : site_of_value(s, url);
 }
 
 /* A URL key node whose reference is a place: exact or include (and WebArena's GOLD in PRED) of a
@@ -127,7 +115,8 @@ static int site_of_page(site *s, const char *url)
 static int reference_is_place(const kn_keynode *k)
 {
 	return k->target == KN_TARGET_URL && !k->key && k->expect &&
-	       (k->matcher == KN_MATCH_EXACT || k->matcher == KN_MATCH_INCLUDE || k->matcher == KN_MATCH_GOLD_IN_PRED);
+	       (k->matcher == KN_MATCH_EXACT || k->matcher == KN_MATCH_INCLUDE ||
+	        k->matcher == KN_MATCH_GOLD_IN_PRED);
 }
 
 /* Each reference of a value that may list several joined by " |OR| " or " |AND| " naming a site
@@ -158,17 +147,20 @@ int kn_task_sites_each(const kn_task *task, kn_site_cb cb, void *ud)
 	int rc = 0;
 	if (!task)
 		return 0;
-	if (task->start_url && site_of_url(&s, task->start_url) && (rc = cb(ud, s.host, s.port, KN_SITE_FROM_START)))
-		return rc;
-	for (size_t i = 0; i < task->n_more_start_urls; i++)
-		if (site_of_url(&s, task->more_start_urls[i]) && (rc = cb(ud, s.host, s.port, KN_SITE_FROM_START)))
+	for (size_t i = 0; i <= task->n_more_start_urls; i++) {
+		const char *start = i ? task->more_start_urls[i - 1] : task->start_url;
+		if (start && site_of_url(&s, start, CURLU_DEFAULT_PORT) &&
+		    (rc = cb(ud, s.host, s.port, KN_SITE_FROM_START)))
 			return rc;
+	}
 	for (size_t i = 0; i < task->n_keynodes; i++)
-		if (reference_is_place(&task->keynodes[i]) && (rc = each_reference(task->keynodes[i].expect, cb, ud)))
+		if (reference_is_place(&task->keynodes[i]) &&
+		    (rc = each_reference(task->keynodes[i].expect, cb, ud)))
 			return rc;
 	for (size_t i = 0; i < task->n_keynodes; i++) {
 		const char *page = task->keynodes[i].ref_url;
-		if (page && *page && site_of_page(&s, page) && (rc = cb(ud, s.host, s.port, KN_SITE_FROM_PAGE)))
+		if (page && *page && site_of_page(&s, page) &&
+		    (rc = cb(ud, s.host, s.port, KN_SITE_FROM_PAGE)))
 			return rc;
 	}
 	for (size_t i = 0; i < task->n_keynodes; i++) {
@@ -204,7 +196,7 @@ static int own_site_cb(void *ud, const char *host, long port, kn_site_from from)
 int kn_task_own_site(const kn_task *task, const char *url)
 {
 	struct own_q q = {.url = url};
-	if (!task || !url || !site_of_url(&q.page, url))
+	if (!task || !url || !site_of_url(&q.page, url, CURLU_DEFAULT_PORT))
 		return 0;
 	int own = kn_task_sites_each(task, own_site_cb, &q);
 	free(q.token);
