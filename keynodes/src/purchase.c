@@ -2,10 +2,11 @@
  * web_agent_site/engine/goal.py: the type reward from the share of the desired name's nouns in the
  * bought title (nouns by wordnet.h, spaCy's tagger in WebShop), attributes met by thefuzz's
  * token_set_ratio > 85 (fuzz.h) with an attribute read or as a substring of the lower-cased title,
- * bullet points joined by spaces, or description; options the agent chose met by the same fuzzy
- * match after normalize_color; the price limit on the price as WebShop reads a price text; the
- * reading script and its JSON. keynodes/README.md "Purchase reward" lists where keynode differs
- * (the tagger, no query/category match, a price range). */
+ * bullet points joined by spaces (a line break read inside one is a boundary too), or description;
+ * options the agent chose met by the same fuzzy match after normalize_color; the price limit on the
+ * price as WebShop reads a price text; the reading script and its JSON. keynodes/README.md
+ * "Purchase reward" lists where keynode differs (the tagger, no query/category match, a price
+ * range). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,23 +171,38 @@ static int in_lower(const char *g, const char *text, int *found)
 	return 0;
 }
 
-/* " ".join(items) */
+/* goal.py's " ".join(BulletPoints) of what the page shows. A line break inside an item read is a
+ * bullet point boundary too: innerText puts one between block elements, so a reader whose selector
+ * names the list (or a bullet with <br>) gets its points as lines, and goal.py's join of those
+ * points is the same text with a single space there. So every run of ASCII whitespace holding a
+ * line break becomes one space; other whitespace stays as read (goal.py does not trim). */
 static char *joined(const char *const *items, size_t n)
 {
+	static const char ws[] = " \t\r\n\f\v";
 	size_t len = 1;
 	for (size_t i = 0; i < n; i++)
 		len += strlen(items[i]) + 1;
 	char *r = malloc(len), *p = r;
 	if (!r)
 		return NULL;
-	*p = '\0';
 	for (size_t i = 0; i < n; i++) {
-		size_t l = strlen(items[i]);
 		if (i)
 			*p++ = ' ';
-		memcpy(p, items[i], l + 1);
-		p += l;
+		for (const char *s = items[i]; *s;) {
+			size_t run = strspn(s, ws);
+			if (run && (memchr(s, '\n', run) || memchr(s, '\r', run))) {
+				*p++ = ' ';
+			} else if (run) {
+				memcpy(p, s, run);
+				p += run;
+			} else {
+				*p++ = *s;
+				run = 1;
+			}
+			s += run;
+		}
 	}
+	*p = '\0';
 	return r;
 }
 

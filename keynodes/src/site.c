@@ -34,8 +34,9 @@ static void set_host(site *s, const char *h, size_t n)
 	s->host[n] = '\0';
 }
 
-/* The site of an absolute URL (its port the scheme's default when none is written). */
-static int site_of_url(site *s, const char *url)
+/* The site of an absolute URL. Its port: with CURLU_DEFAULT_PORT in port_flags the scheme's default
+ * when none is written, with 0 only a written one (else 0, any). */
+static int site_of_url(site *s, const char *url, unsigned port_flags)
 {
 	CURLU *h = curl_url();
 	char *host = NULL, *port = NULL;
@@ -43,7 +44,7 @@ static int site_of_url(site *s, const char *url)
 	         curl_url_get(h, CURLUPART_HOST, &host, 0) == CURLUE_OK && host && *host;
 	if (ok) {
 		set_host(s, host, strlen(host));
-		s->port = curl_url_get(h, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK && port
+		s->port = curl_url_get(h, CURLUPART_PORT, &port, port_flags) == CURLUE_OK && port
 		          ? strtol(port, NULL, 10) : 0;
 	}
 	curl_free(host);
@@ -69,7 +70,7 @@ static int page_suffix(const char *seg, size_t n)
 static int site_of_value(site *s, const char *v)
 {
 	if (strstr(v, "://"))
-		return site_of_url(s, v);
+		return site_of_url(s, v, CURLU_DEFAULT_PORT);
 	size_t n = strcspn(v, "/?#"), hn = strcspn(v, ":/?#");
 	if (hn == 0 || hn >= HOST_MAX || page_suffix(v, hn))
 		return 0;
@@ -102,13 +103,25 @@ static int site_of_value(site *s, const char *v)
 	return 1;
 }
 
-static int same_site(const site *task_site, const site *page)
+/* The site of a key node's page (Mind2Web-Live content.url): its host, and its port only when
+ * written — the page says where the node was seen, not which scheme or port an agent will use. */
+static int site_of_page(site *s, const char *url)
 {
-	return strcmp(task_site->host, page->host) == 0 && (!task_site->port || task_site->port == page->port);
+	return strstr(url, "://") ? site_of_url(s, url, 0) : site_of_value(s, url);
 }
 
-/* 1 when the value (which may list references joined by " |OR| " or " |AND| ") names page's site. */
-static int value_names(const char *value, const site *page)
+/* A URL key node whose reference is a place: exact or include (and WebArena's GOLD in PRED) of a
+ * whole URL, not a query parameter's value (`key`), a phrase (semantic) or a pattern (regex). */
+static int reference_is_place(const kn_keynode *k)
+{
+	return k->target == KN_TARGET_URL && !k->key && k->expect &&
+	       (k->matcher == KN_MATCH_EXACT || k->matcher == KN_MATCH_INCLUDE ||
+	        k->matcher == KN_MATCH_GOLD_IN_PRED);
+}
+
+/* Each reference of a value that may list several joined by " |OR| " or " |AND| " naming a site
+ * is given to cb; stops at cb's first non-zero answer and returns it. */
+static int each_reference(const char *value, kn_site_cb cb, void *ud)
 {
 	char buf[2048];
 	for (const char *p = value; p && *p;) {
@@ -119,70 +132,98 @@ static int value_names(const char *value, const site *page)
 		if (n < sizeof buf) {
 			memcpy(buf, p, n);
 			buf[n] = '\0';
-			if (site_of_value(&s, buf) && same_site(&s, page))
-				return 1;
+			int rc = site_of_value(&s, buf) ? cb(ud, s.host, s.port, KN_SITE_FROM_KEYNODE) : 0;
+			if (rc)
+				return rc;
 		}
 		p = end ? end + (end == or ? 6 : 7) : NULL;
 	}
 	return 0;
 }
 
+int kn_task_sites_each(const kn_task *task, kn_site_cb cb, void *ud)
+{
+	site s;
+	int rc = 0;
+	if (!task)
+		return 0;
+	for (size_t i = 0; i <= task->n_more_start_urls; i++) {
+		const char *start = i ? task->more_start_urls[i - 1] : task->start_url;
+		if (start && site_of_url(&s, start, CURLU_DEFAULT_PORT) &&
+		    (rc = cb(ud, s.host, s.port, KN_SITE_FROM_START)))
+			return rc;
+	}
+	for (size_t i = 0; i < task->n_keynodes; i++)
+		if (reference_is_place(&task->keynodes[i]) &&
+		    (rc = each_reference(task->keynodes[i].expect, cb, ud)))
+			return rc;
+	for (size_t i = 0; i < task->n_keynodes; i++) {
+		const char *page = task->keynodes[i].ref_url;
+		if (page && *page && site_of_page(&s, page) &&
+		    (rc = cb(ud, s.host, s.port, KN_SITE_FROM_PAGE)))
+			return rc;
+	}
+	for (size_t i = 0; i < task->n_keynodes; i++) {
+		const kn_keynode *k = &task->keynodes[i];
+		if (k->target == KN_TARGET_URL && k->netloc && *k->netloc &&
+		    (rc = cb(ud, k->netloc, 0, KN_SITE_FROM_NETLOC)))
+			return rc;
+	}
+	return 0;
+}
+
+/* kn_task_own_site's question to each site: is it the page's? */
+struct own_q {
+	site page;
+	const char *url;
+	char *token; /* the page's site token, read when a netloc asks first */
+	int token_read;
+};
+
+static int own_site_cb(void *ud, const char *host, long port, kn_site_from from)
+{
+	struct own_q *q = ud;
+	if (from != KN_SITE_FROM_NETLOC)
+		return strcmp(host, q->page.host) == 0 && (!port || port == q->page.port);
+	if (!q->token_read) {
+		q->token_read = 1;
+		if (kn_url_site_token(&q->token, q->url) != 0)
+			q->token = NULL;
+	}
+	return q->token && *q->token && strcasecmp(q->token, host) == 0;
+}
+
 int kn_task_own_site(const kn_task *task, const char *url)
 {
-	site page, s;
-	if (!task || !url || !site_of_url(&page, url))
+	struct own_q q = {.url = url};
+	if (!task || !url || !site_of_url(&q.page, url, CURLU_DEFAULT_PORT))
 		return 0;
-	if (task->start_url && site_of_url(&s, task->start_url) && same_site(&s, &page))
-		return 1;
-	for (size_t i = 0; i < task->n_more_start_urls; i++)
-		if (site_of_url(&s, task->more_start_urls[i]) && same_site(&s, &page))
-			return 1;
-	char *token = NULL;
-	int own = 0;
-	for (size_t i = 0; !own && i < task->n_keynodes; i++) {
-		const kn_keynode *k = &task->keynodes[i];
-		if (k->target != KN_TARGET_URL)
-			continue;
-		own = value_names(k->expect, &page);
-		if (!own && k->netloc && *k->netloc && (token || kn_url_site_token(&token, url) == 0))
-			own = token && *token && strcasecmp(token, k->netloc) == 0;
-	}
-	free(token);
+	int own = kn_task_sites_each(task, own_site_cb, &q);
+	free(q.token);
 	return own;
+}
+
+/* kn_task_site's buffer: the first site given is the one (hosts come before netloc tokens). */
+struct first_q {
+	char *out;
+	size_t cap;
+};
+
+static int first_site_cb(void *ud, const char *host, long port, kn_site_from from)
+{
+	(void)port, (void)from;
+	struct first_q *q = ud;
+	snprintf(q->out, q->cap, "%s", host);
+	return 1;
 }
 
 void kn_task_site(char *out, size_t cap, const kn_task *task)
 {
-	site s;
-	char buf[2048];
 	if (!cap)
 		return;
 	out[0] = '\0';
-	if (task->start_url && site_of_url(&s, task->start_url)) {
-		snprintf(out, cap, "%s", s.host);
-		return;
-	}
-	const char *netloc = NULL;
-	for (size_t i = 0; i < task->n_keynodes; i++) {
-		const kn_keynode *k = &task->keynodes[i];
-		if (k->target != KN_TARGET_URL)
-			continue;
-		size_t n = strcspn(k->expect ? k->expect : "", "|"); /* the first of " |OR| " references */
-		while (n > 0 && k->expect[n - 1] == ' ')
-			n--;
-		if (n < sizeof buf) {
-			memcpy(buf, k->expect, n);
-			buf[n] = '\0';
-			if (site_of_value(&s, buf)) {
-				snprintf(out, cap, "%s", s.host);
-				return;
-			}
-		}
-		if (!netloc && k->netloc && *k->netloc)
-			netloc = k->netloc;
-	}
-	if (netloc)
-		snprintf(out, cap, "%s", netloc);
+	struct first_q q = {out, cap};
+	kn_task_sites_each(task, first_site_cb, &q);
 }
 
 int kn_net_error_unreachable(const char *error_text)

@@ -1,6 +1,7 @@
 /* cmd_validate.c — `keynode validate TASKFILE…`: load each file, report its task and key-node
- * counts by function, or the first error with its position; check the workflow files beside it
- * (keynode/workflow.h) and the selectors of inline steps. */
+ * counts by function and the sites its tasks name (keynode/site.h, with every key node's page),
+ * or the first error with its position; check the workflow files beside it (keynode/workflow.h)
+ * and the selectors of inline steps. */
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -8,6 +9,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/site.h"
 #include "keynode/workflow.h"
 
 static const char help[] =
@@ -19,7 +21,11 @@ static const char help[] =
 	"\n"
 	"options:\n"
 	"  --json    one JSON object per file: {\"file\", \"ok\", \"tasks\", \"key_nodes\", \"functions\", \"error\",\n"
-	"            \"workflows\", \"workflow_errors\"}\n"
+	"            \"workflows\", \"workflow_errors\", \"tasks_with_site\", \"task_sites\"};\n"
+	"            task_sites: per task {\"task\", \"site\" (the one it is reported under, or\n"
+	"            null), \"sites\" (every site it names: what \"unreachable\" is decided on),\n"
+	"            \"pages\" (each key node's page, e.g. Mind2Web-Live's content.url: {\"k1\": URL},\n"
+	"            a node without one left out)}\n"
 	"  --workflows DIR  check the workflow files of DIR against the task file (default:\n"
 	"            workflows/ beside each task file, when present): each must load, name a task of\n"
 	"            the file, be called <task-id>.yaml and hold valid CSS/XPath selectors\n"
@@ -83,6 +89,48 @@ static size_t count_functions(const kn_taskset *set, struct fcount *out, size_t 
 				out[i].n++;
 		}
 	return nf;
+}
+
+/* kn_task_sites_each's sites of one task as JSON strings, without repeats: "host", "host:port"
+ * when the site has one, "netloc:TOKEN" for a netloc token. */
+static int add_site(void *ud, const char *host, long port, kn_site_from from)
+{
+	char buf[300];
+	if (from == KN_SITE_FROM_NETLOC)
+		snprintf(buf, sizeof buf, "netloc:%s", host);
+	else if (port)
+		snprintf(buf, sizeof buf, "%s:%ld", host, port);
+	else
+		snprintf(buf, sizeof buf, "%s", host);
+	size_t i;
+	json_t *v;
+	json_array_foreach((json_t *)ud, i, v)
+		if (strcmp(json_string_value(v), buf) == 0)
+			return 0;
+	json_array_append_new(ud, json_string(buf));
+	return 0;
+}
+
+/* Per task: its reported site, every site it names, its key nodes' pages; *with_site counts the
+ * tasks that name one. */
+static json_t *task_sites_json(const kn_taskset *set, size_t *with_site)
+{
+	json_t *list = json_array();
+	*with_site = 0;
+	for (size_t t = 0; list && t < set->n_tasks; t++) {
+		const kn_task *task = &set->tasks[t];
+		char site[256];
+		kn_task_site(site, sizeof site, task);
+		*with_site += site[0] != '\0';
+		json_t *sites = json_array(), *pages = json_object();
+		kn_task_sites_each(task, add_site, sites);
+		for (size_t k = 0; k < task->n_keynodes; k++)
+			if (task->keynodes[k].ref_url && *task->keynodes[k].ref_url)
+				json_object_set_new(pages, task->keynodes[k].id, json_string(task->keynodes[k].ref_url));
+		json_array_append_new(list, json_pack("{s:s, s:s?, s:o, s:o}", "task", task->id, "site",
+		                                      site[0] ? site : NULL, "sites", sites, "pages", pages));
+	}
+	return list;
 }
 
 int kn_cmd_validate(int argc, char **argv)
@@ -149,6 +197,10 @@ int kn_cmd_validate(int argc, char **argv)
 				json_object_set_new(j, "workflows", json_integer((json_int_t)nw));
 				json_object_set_new(j, "workflow_errors", we.list);
 				we.list = NULL;
+				size_t ns;
+				json_t *ts = task_sites_json(set, &ns);
+				json_object_set_new(j, "tasks_with_site", json_integer((json_int_t)ns));
+				json_object_set_new(j, "task_sites", ts);
 				if (we.n)
 					json_object_set_new(j, "ok", json_false());
 			} else {
@@ -163,6 +215,15 @@ int kn_cmd_validate(int argc, char **argv)
 			       set->format == KN_FORMAT_YAML ? "native YAML" : "Mind2Web-Live JSON");
 			for (size_t k = 0; k < nf; k++)
 				printf("  %-30s %zu\n", fc[k].name, fc[k].n);
+			size_t ns = 0, np = 0;
+			char site[256];
+			for (size_t t = 0; t < set->n_tasks; t++) {
+				kn_task_site(site, sizeof site, &set->tasks[t]);
+				ns += site[0] != '\0';
+				for (size_t k = 0; k < set->tasks[t].n_keynodes; k++)
+					np += set->tasks[t].keynodes[k].ref_url && *set->tasks[t].keynodes[k].ref_url;
+			}
+			printf("  sites: %zu of %zu tasks name one (%zu key nodes with a page)\n", ns, set->n_tasks, np);
 			if (dir)
 				printf("  workflows: %zu attached from %s%s\n", nw, dir, we.n ? ", with errors" : "");
 		} else {

@@ -144,6 +144,13 @@ def price_of(text):
     return max(values) if values else None
 
 
+def bullet_points(read_bullets):
+    """goal.py's BulletPoints as the page shows them: each item read, and within an item each line
+    (innerText puts a line break between block elements: a reader naming the whole list, or a
+    bullet with <br>, gets its points as lines). The whitespace around a break goes with it."""
+    return [line for b in read_bullets for line in re.split(r"[ \t\f\v]*[\r\n][ \t\r\n\f\v]*", b)]
+
+
 def reward(nouns, goal, read):
     desired = nouns.of(goal["type"])
     bought = set(nouns.of(read["title"] or ""))
@@ -157,7 +164,7 @@ def reward(nouns, goal, read):
     for g in goal["attributes"]:
         if any(token_set_ratio(p, g) > 85 for p in read["attributes"]) or \
            g in (read["title"] or "").lower() or \
-           g in " ".join(read["bullets"]).lower() or \
+           g in " ".join(bullet_points(read["bullets"])).lower() or \
            g in (read["description"] or "").lower():
             attrs += 1
     opts = 0
@@ -293,6 +300,8 @@ def make_case(rng, n, id_):
         read["attributes"].append(" ".join(rng.choice(ATTRS) for _ in range(30)))
     if rng.random() < 0.2:
         read["bullets"].append("Soothing, great feeling \u2013 easy to use")
+    if kind == 6 and len(read["bullets"]) > 1:  # the whole list read as one text, a line a point
+        read["bullets"] = [rng.choice(["\n", " \n", "\n\n", "\r\n  "]).join(read["bullets"])]
     goal = {"type": variant(rng, gtype) if kind == 5 else gtype, "attributes": goal_attrs,
             "options": goal_opts, "price_max": rng.choice([0, 20, 45.5, 60, 1300])}
     return {"id": id_, "goal": goal, "read": read}
@@ -313,6 +322,26 @@ def long_ratio_case(rng, id_):
     a = " ".join(words)
     b = " ".join(typo(rng, w) if rng.random() < 0.3 else w for w in rng.sample(words, len(words)))
     return {"id": id_, "ratio": [a, b], "scorer": "difflib"}
+
+
+def fixed_reward_cases():
+    """An attribute over two bullet points ("made of stainless" · "steel for durability"): goal.py
+    joins them with a space and finds "stainless steel" (1.0; 0.5 if the join were lost) — as
+    separate items, as one text with line breaks (a list read whole), and the whitespace goal.py
+    keeps: a trailing space in an item makes two and the phrase is not found (0.5)."""
+    goal = {"type": "water bottle", "attributes": ["stainless steel"], "options": [], "price_max": 0}
+    reads = [["made of stainless", "steel for durability"],
+             ["made of stainless\nsteel for durability"],
+             ["made of stainless \r\n\n  steel for durability"],
+             ["BPA free", "Made of Stainless", "Steel for durability"],
+             ["made of stainless ", "steel for durability"],
+             ["made of stainless\t steel for durability"],
+             ["made of stainless", "", "steel for durability"],
+             ["made of stainless"], []]
+    return [{"id": "b%d" % i, "goal": goal,
+             "read": {"title": "Water Bottle", "attributes": [], "options": [], "price": "$10",
+                      "bullets": b, "description": None}}
+            for i, b in enumerate(reads)]
 
 
 FIXED_RATIOS = [  # the issue's and thefuzz's own examples, both orders
@@ -336,6 +365,7 @@ def main():
     cases += [long_ratio_case(rng, "l%d" % n) for n in range(args.cases // 8)]
     cases += [{"id": "x%d" % i, "ratio": [a, b], "scorer": "difflib"}
               for i, (a, b) in enumerate(FIXED_RATIOS)]
+    cases += fixed_reward_cases()
     want = {}
     for c in cases:
         if "ratio" in c:
@@ -364,6 +394,10 @@ def main():
                     id_, w, g, json.dumps(by_id[id_], ensure_ascii=False)))
     n_reward = sum(1 for c in cases if "goal" in c)
     rewards = sorted({round(w[0], 4) for i, w in want.items() if i.startswith("r")})
+    split = [want[c["id"]][0] for c in cases if c["id"].startswith("b")]
+    if split[:4] != [1.0] * 4 or split[4:] != [0.5] * 5:  # the oracle itself, on the known cases
+        print("oracle: split bullet points give %s, want 4 × 1.0 then 5 × 0.5" % split)
+        bad += 1
     print("webshop_diff: %d reward cases (%d distinct rewards), %d ratio cases: %d differ" % (
         n_reward, len(rewards), len(cases) - n_reward, bad))
     return 1 if bad else 0

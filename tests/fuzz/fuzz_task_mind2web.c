@@ -1,6 +1,7 @@
 /* fuzz_task_mind2web.c — the Mind2Web-Live JSON loader on arbitrary bytes: any input either
- * loads or fails with an error message; never a crash, leak or hang. A loaded task's own sites
- * (keynode/site.h: its reference answers read as hosts) are asked about too. */
+ * loads or fails with an error message; never a crash, leak or hang. A loaded task's sites
+ * (keynode/site.h: its reference answers read as hosts, its key nodes' pages) are asked about too:
+ * the site it is reported under fits its buffer, a page is asked whether it is the task's own. */
 #include <stdint.h>
 #include <string.h>
 
@@ -23,6 +24,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			const kn_task *task = &set->tasks[t];
 			if ((unsigned)kn_task_own_site(task, "https://www.example.com/a") > 1 ||
 			    (task->start_url && (unsigned)kn_task_own_site(task, task->start_url) > 1))
+				__builtin_trap();
+			for (size_t k = 0; k < task->n_keynodes; k++)
+				if (task->keynodes[k].ref_url && (unsigned)kn_task_own_site(task, task->keynodes[k].ref_url) > 1)
+					__builtin_trap();
+			char site[16];
+			memset(site, 'x', sizeof site);
+			kn_task_site(site, sizeof site, task);
+			if (!memchr(site, '\0', sizeof site))
 				__builtin_trap();
 		}
 	} else if (set != NULL || strlen(err.msg) == 0) {

@@ -24,10 +24,14 @@ m2w=$shared/data/mind2web-live
 check "validate test split" 0 "$kn" validate "$m2w/mind2web-live_test_20241024.json"
 has "validate test split counts" "$tmp/out" "104 tasks, 443 key nodes"
 has "validate test split by function" "$tmp/out" "element_value_semantic_match"
+# every task names a site through its key nodes' pages (content.url), kept as they are
+has "validate test split sites" "$tmp/out" "sites: 104 of 104 tasks name one (443 key nodes with a page)"
 check "validate example_130" 0 "$kn" validate "$m2w/example_130.json"
 has "validate example_130 counts" "$tmp/out" "130 tasks, 588 key nodes"
+has "validate example_130 sites" "$tmp/out" "sites: 130 of 130 tasks name one (588 key nodes with a page)"
 check "validate --json" 0 "$kn" validate --json "$m2w/mind2web-live_test_20241024.json"
 has "validate --json" "$tmp/out" '"tasks":104,"key_nodes":443'
+has "validate --json: sites" "$tmp/out" '"tasks_with_site":104,"task_sites":[{"task":"0","site":"gamestop.com","sites":["gamestop.com"],"pages":{"k1":"https://www.gamestop.com/","k2":"https://www.gamestop.com/search/?store=2630"}}'
 
 # an unknown match function: exit 1 with the JSON path
 python3 - "$m2w/mind2web-live_test_20241024.json" "$tmp/bad.json" <<'PY' 2>/dev/null || sed 's/"url_exactly_match"/"url_fuzzy_match"/' "$m2w/mind2web-live_test_20241024.json" > "$tmp/bad.json"

@@ -100,6 +100,9 @@ purchase jacket-socks market-jacket 6:white:m:buy 0 '.type == 0'
 # of accented words: all met, 1
 purchase ramekin-right market-ramekin '7:blue:1 pack:buy' 1 \
   '.attributes_met == 4 and .options_met == 2 and .title_score == 1'
+# the bullet list read whole ("#bullets", one text, a line a point): "stainless steel" over two points
+# still met, 1 (6/7 if the line break stood between the words)
+purchase ramekin-list market-ramekin-list '7:blue:1 pack:buy' 1 '.attributes_met == 4 and .options_met == 2'
 # the pre-checked blue and the pre-selected "1 pack" untouched: no option chosen, 5/7
 purchase ramekin-untouched market-ramekin '7:-:-:buy' 5/7 '.options_met == 0 and .price == 1' 3
 # white chosen, the quantity select left at "1 pack": 5/7

@@ -207,6 +207,15 @@ static void test_text_rules(void **state)
 	                           "$5");
 	assert_int_equal(r.attributes_met, 3);
 	assert_double_equal(r.reward, 1, 1e-12);
+	/* the list read as one text (a reader naming the <ul>, or a <br>): a line a point, goal.py's
+	 * join puts one space there; whitespace without a line break stays as read, as goal.py keeps
+	 * it ("stainless  steel" of a trailing space is not "stainless steel") */
+	static const char *const block[] = {"Blade of stainless \n\n  steel, 20 cm", NULL};
+	static const char *const trailing[] = {"Blade of stainless ", "steel, 20 cm", NULL};
+	static const char *const tab[] = {"Blade of stainless\t steel, 20 cm", NULL};
+	assert_int_equal(reward_parts(p, "Dessert Cup", NULL, block, NULL, NULL, "$5").attributes_met, 1);
+	assert_int_equal(reward_parts(p, "Dessert Cup", NULL, trailing, NULL, NULL, "$5").attributes_met, 0);
+	assert_int_equal(reward_parts(p, "Dessert Cup", NULL, tab, NULL, NULL, "$5").attributes_met, 0);
 	/* an attribute read is matched by token sets: the goal's words all in it is 100; "bpa-free"
 	 * is "bpa free" there, but not a substring of the title */
 	static const char *const long_attr[] = {"great stainless steel blade for all kitchens",

@@ -42,7 +42,8 @@ typedef struct kn_keynode {
 	char *key;       /* url: query parameter name; NULL when none (Mind2Web "" is NULL) */
 	char *netloc;    /* site gate token; NULL when none */
 	char *path;      /* element_value: selector that must match first; NULL when none */
-	char *ref_url;   /* page where it was annotated (informational), NULL when none */
+	char *ref_url;   /* page where it was annotated (Mind2Web-Live content.url), NULL when none:
+	                  * never scored; its host is one of the task's own sites (site.h) */
 	char *function;  /* the Mind2Web-Live function name, e.g. "url_included_match" */
 	char *norm_selector;  /* element_path expect / element_value path, normalised (match.h) */
 	char *semantic_phrase;/* semantic: the target phrase extracted from the rule */
