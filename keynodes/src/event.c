@@ -81,6 +81,12 @@ int kn_event_is_step(const kn_event *ev)
 	}
 }
 
+int kn_event_is_action(const kn_event *ev)
+{
+	return ev->type == KN_EV_CLICK || ev->type == KN_EV_TYPE || ev->type == KN_EV_SELECT ||
+	       ev->type == KN_EV_DRAG;
+}
+
 struct owned {
 	json_t *json;
 	kn_request req;   /* a request event's `request`, its strings in json */

@@ -87,6 +87,29 @@ static void test_evidence(void **state)
 	kn_taskset_free(set);
 }
 
+/* A drag is an action on an element for the evidence as for the evaluator: a drag that reaches an
+ * element node is explained as a match, not as "not an action on an element" (the two once
+ * disagreed), and a trace keeps an element node's unmatched check on a drag as on a click. */
+static void test_evidence_drag(void **state)
+{
+	(void)state;
+	kn_taskset *set = NULL;
+	kn_err err;
+	assert_int_equal(kn_taskset_load_buffer(&set, task_yaml, sizeof task_yaml - 1, "t.yaml", NULL, &err), 0);
+	kn_eval *ev = NULL;
+	assert_int_equal(kn_eval_new(&ev, kn_taskset_find(set, "t"), NULL), 0);
+	struct rec r = {0};
+	kn_eval_set_evidence(ev, on_ev, &r);
+	kn_event drag = {.type = KN_EV_DRAG, .url = "http://h/shop/", .tab = "T1", .selector = "#add",
+	                 .text = "Add", .value = "#cart", .trusted = 1};
+	assert_true(kn_event_is_action(&drag));
+	assert_true(kn_eval_feed(ev, &drag, &err) >= 0);
+	assert_true(has(&r, "add step=1 checked=1 input=#add score=1 why=the selector matched (as text)"));
+	assert_true(has(&r, "size step=1 checked=0 input=(null) score=0 why=the acted-on element is not the node's element"));
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
 static const char good[] =
 	"{\"trace\":1,\"kind\":\"run\",\"run\":\"r1\",\"task\":\"t\",\"status\":\"incomplete\",\"score\":0.5,"
 	"\"answer\":\"<img src=x onerror=alert(1)>\","
@@ -306,6 +329,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_evidence),
+		cmocka_unit_test(test_evidence_drag),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_tar),

@@ -76,6 +76,9 @@ int kn_event_type_parse(kn_event_type *out, const char *name);
 
 /* 1 when the event counts as an agent step (docs/formats.md §2); a human event never does. */
 int kn_event_is_step(const kn_event *ev);
+/* 1 when the event is an action on an element (click, type, select, drag): the events that
+ * element_path and element_value key nodes are checked on, and that evidence explains. */
+int kn_event_is_action(const kn_event *ev);
 
 /* Parse one JSON event line into ev (owned strings; kn_event_clear releases them). */
 int kn_event_parse(kn_event *ev, const char *line, size_t len, kn_err *err);
