@@ -18,7 +18,7 @@
 #include <jansson.h>
 
 #include "alerts.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "log.h"
 
 #define KN_ALERTS_QUEUE_MAX 1000          /* queued alerts; past it KN_ELIMIT */

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "keynode/redact.h"
 #include "keynode/request.h"
 #include "keynode/url.h"

@@ -9,7 +9,7 @@
 #include "dialog_answer.h"
 #include "frames.h"
 #include "heal.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "keynode/site.h"
 #include "keynode/workflow.h"
 #include "replay.h"

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
 #include "keynode/evidence.h"
 #include "keynode/fs.h"
 #include "keynode/request.h"

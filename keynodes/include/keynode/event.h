@@ -8,7 +8,6 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "keynode/error.h"
 
@@ -97,18 +96,6 @@ int kn_traj_read_file(const char *path, kn_traj_header *hdr, kn_event **events, 
 int kn_traj_read_buffer(const char *buf, size_t len, const char *name, kn_traj_header *hdr,
                         kn_event **events, size_t *n, kn_err *err);
 void kn_traj_events_free(kn_event *events, size_t n);
-
-/* t as RFC 3339 UTC, "2026-11-23T03:00:00Z": the form of the header's "started" and of every
- * timestamp keynode writes. out holds KN_TIME_MAX bytes (t out of range: the epoch). */
-#define KN_TIME_MAX 32
-void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t);
-/* Seconds / milliseconds on the monotonic clock (CLOCK_MONOTONIC): for durations and deadlines only,
- * never for timestamps that are written down. */
-double kn_time_mono_s(void);
-double kn_time_mono_ms(void);
-/* *out = now on clock (CLOCK_MONOTONIC or CLOCK_REALTIME) plus ms milliseconds: the absolute
- * deadline pthread_cond_timedwait takes, on the clock its condition variable was made with. */
-void kn_time_deadline(struct timespec *out, clockid_t clock, long ms);
 
 /* Write the header / one event as one line and flush (so a crash loses nothing already written). */
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started);
