@@ -692,7 +692,8 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	/* a recorded postcondition is waited for itself; without one, an action that changed nothing
 	 * yet is given a window to (wait.c) */
 	int post = st->expect_url || st->navigated == 1 || st->expect_value;
-	int settled = settle(r, &mark, flags | (post ? KN_SETTLE_NO_WAIT_FIRST : 0)), switched = 0;
+	/* timed_out: settling ran past settle_ms (KN_ETIMEOUT), 0 when the page settled */
+	int timed_out = settle(r, &mark, flags | (post ? KN_SETTLE_NO_WAIT_FIRST : 0)), switched = 0;
 	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS) { /* a popup or new tab it opened */
 		char was[128];
 		snprintf(was, sizeof was, "%s", r->target_id);
@@ -700,19 +701,19 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 			return KN_STEP_ACTION_FAILED;
 		if ((switched = strcmp(was, r->target_id) != 0) != 0) {
 			kn_replay_wait_mark(&r->w, &mark);
-			settled = settle(r, &mark, KN_SETTLE_NEW_TAB);
+			timed_out = settle(r, &mark, KN_SETTLE_NEW_TAB);
 		}
 	}
-	if (!settled && post && !switched)
-		settled = wait_postcondition(r, st, &mark);
-	if (settled && kn_replay_wait_in_place(&r->w) == 1) {
+	if (!timed_out && post && !switched)
+		timed_out = wait_postcondition(r, st, &mark);
+	if (timed_out && kn_replay_wait_in_place(&r->w) == 1) {
 		/* slow is not changed: the document is there and parsed, only its `load` (an ad, a
 		 * tracker, a slow image) or its network is late; the next step's locate wait and the
 		 * key nodes judge the page */
 		rep->unsettled = 1;
-		settled = 0;
+		timed_out = 0;
 	}
-	if (settled) {
+	if (timed_out) {
 		kn_err_set(err, KN_ETIMEOUT, "the page did not load within %d ms (%s)", r->wt.settle_ms,
 		           r->w.detached ? "the tab went away" : r->w.uncommitted || r->w.nav_pending
 		                                                        ? "no document committed"
