@@ -16,7 +16,7 @@
 #include "keynode/url.h"
 #include "keynode/workflow.h"
 #include "record_session.h"
-#include "replay_internal.h"
+#include "replay.h"
 
 struct kn_record {
 	kn_task wf;           /* id, start_url, viewport and the steps being recorded */

@@ -41,6 +41,12 @@ typedef struct kn_replay_waits {
 	int grace_ms;         /* before "key node not reached", the page gets this long to finish; 2000 */
 } kn_replay_waits;
 
+/* The expression (for Runtime.evaluate) calling page function fn ("find", "pick", "focus",
+ * "select", "state", "excerpt", "describe") of replay's in-page library (page_js.c) with params
+ * (borrowed; NULL: {}). The recorder uses it to describe a recorded step's element as replay
+ * locates it. Caller frees; NULL when out of memory. */
+char *kn_replay_page_expr(const char *fn, json_t *params);
+
 /* wait with every field resolved: the defaults above, and 0 for the waits that are off. */
 kn_replay_waits kn_replay_waits_resolve(const kn_replay_waits *wait);
 
