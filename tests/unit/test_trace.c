@@ -54,16 +54,24 @@ static int has(const struct rec *r, const char *want)
 	return 0;
 }
 
+/* An evaluator of task_yaml's task reporting its evidence into r; *set is the caller's. */
+static kn_eval *new_eval(kn_taskset **set, struct rec *r)
+{
+	kn_err err;
+	assert_int_equal(kn_taskset_load_buffer(set, task_yaml, sizeof task_yaml - 1, "t.yaml", NULL, &err), 0);
+	kn_eval *ev = NULL;
+	assert_int_equal(kn_eval_new(&ev, kn_taskset_find(*set, "t"), NULL), 0);
+	kn_eval_set_evidence(ev, on_ev, r);
+	return ev;
+}
+
 static void test_evidence(void **state)
 {
 	(void)state;
 	kn_taskset *set = NULL;
 	kn_err err;
-	assert_int_equal(kn_taskset_load_buffer(&set, task_yaml, sizeof task_yaml - 1, "t.yaml", NULL, &err), 0);
-	kn_eval *ev = NULL;
-	assert_int_equal(kn_eval_new(&ev, kn_taskset_find(set, "t"), NULL), 0);
 	struct rec r = {0};
-	kn_eval_set_evidence(ev, on_ev, &r);
+	kn_eval *ev = new_eval(&set, &r);
 	kn_event nav = {.type = KN_EV_NAVIGATE, .how = "goto", .url = "http://h/shop/", .tab = "T1", .trusted = -1};
 	assert_true(kn_eval_feed(ev, &nav, &err) >= 0);
 	/* the URL has no q: checked, nothing to compare */
@@ -95,11 +103,8 @@ static void test_evidence_drag(void **state)
 	(void)state;
 	kn_taskset *set = NULL;
 	kn_err err;
-	assert_int_equal(kn_taskset_load_buffer(&set, task_yaml, sizeof task_yaml - 1, "t.yaml", NULL, &err), 0);
-	kn_eval *ev = NULL;
-	assert_int_equal(kn_eval_new(&ev, kn_taskset_find(set, "t"), NULL), 0);
 	struct rec r = {0};
-	kn_eval_set_evidence(ev, on_ev, &r);
+	kn_eval *ev = new_eval(&set, &r);
 	kn_event drag = {.type = KN_EV_DRAG, .url = "http://h/shop/", .tab = "T1", .selector = "#add",
 	                 .text = "Add", .value = "#cart", .trusted = 1};
 	assert_true(kn_event_is_action(&drag));
