@@ -311,11 +311,6 @@ static int site_gate(kn_eval *ev, const kn_keynode *kn)
 	return site && strcmp(site, kn->netloc) == 0;
 }
 
-static int is_action(const kn_event *e)
-{
-	return e->type == KN_EV_CLICK || e->type == KN_EV_TYPE || e->type == KN_EV_SELECT || e->type == KN_EV_DRAG;
-}
-
 /* Evaluate one node against event e with the page URL in `page`. */
 static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache *page,
                      double *score, kn_err *err)
@@ -345,7 +340,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		return kn_eval_score_text(ev, st, kn, in, 0, score, err);
 	}
 	case KN_TARGET_ELEMENT_PATH:
-		if (is_action(e) && site_gate(ev, kn)) {
+		if (kn_event_is_action(e) && site_gate(ev, kn)) {
 			if (kn->matcher == KN_MATCH_REGEX)
 				return kn_eval_score_text(ev, st, kn, e->selector, 0, score, err);
 			*score = selector_matches(ev, kn, e, kn->matcher == KN_MATCH_INCLUDE);
@@ -353,7 +348,7 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		}
 		return 0;
 	case KN_TARGET_ELEMENT_VALUE: {
-		if (!is_action(e) || !site_gate(ev, kn) || (kn->path && !selector_matches(ev, kn, e, 0)))
+		if (!kn_event_is_action(e) || !site_gate(ev, kn) || (kn->path && !selector_matches(ev, kn, e, 0)))
 			return 0;
 		/* typed value, clicked element's visible text, selected option's value or text */
 		const char *first = e->type == KN_EV_CLICK || e->type == KN_EV_DRAG ? e->text : e->value;

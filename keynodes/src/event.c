@@ -81,6 +81,12 @@ int kn_event_is_step(const kn_event *ev)
 	}
 }
 
+int kn_event_is_action(const kn_event *ev)
+{
+	return ev->type == KN_EV_CLICK || ev->type == KN_EV_TYPE || ev->type == KN_EV_SELECT ||
+	       ev->type == KN_EV_DRAG;
+}
+
 struct owned {
 	json_t *json;
 	kn_request req;   /* a request event's `request`, its strings in json */
@@ -457,36 +463,6 @@ static int write_line(FILE *f, json_t *j)
 	             : KN_EIO;
 	json_decref(j);
 	return rc;
-}
-
-void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t)
-{
-	struct tm tm;
-	if (!gmtime_r(&t, &tm) || !strftime(out, KN_TIME_MAX, "%Y-%m-%dT%H:%M:%SZ", &tm))
-		strcpy(out, "1970-01-01T00:00:00Z");
-}
-
-double kn_time_mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double kn_time_mono_ms(void)
-{
-	return kn_time_mono_s() * 1e3;
-}
-
-void kn_time_deadline(struct timespec *out, clockid_t clock, long ms)
-{
-	clock_gettime(clock, out);
-	out->tv_sec += ms / 1000;
-	out->tv_nsec += (ms % 1000) * 1000000L;
-	if (out->tv_nsec >= 1000000000L) {
-		out->tv_sec++;
-		out->tv_nsec -= 1000000000L;
-	}
 }
 
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started)

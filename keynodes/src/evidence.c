@@ -4,11 +4,6 @@
 
 #include "keynode/evidence.h"
 
-static int is_action(const kn_event *e)
-{
-	return e->type == KN_EV_CLICK || e->type == KN_EV_TYPE || e->type == KN_EV_SELECT;
-}
-
 static int in_matched(const kn_event *e, const char *id)
 {
 	for (size_t i = 0; e->matched && i < e->n_matched; i++)
@@ -31,7 +26,7 @@ static const char *why_of(const kn_keynode *kn, const kn_event *e, int checked, 
 			return kn->key ? "the URL has no such query parameter" : "the URL could not be read";
 		return score >= 1 ? "the URL matched" : "the URL did not match";
 	case KN_TARGET_ELEMENT_PATH:
-		if (!is_action(e))
+		if (!kn_event_is_action(e))
 			return "not an action on an element";
 		if (!checked)
 			return "outside the node's site";
@@ -40,7 +35,7 @@ static const char *why_of(const kn_keynode *kn, const kn_event *e, int checked, 
 			                             : "the acted-on element is not the node's element (live)";
 		return score >= 1 ? "the selector matched (as text)" : "the selector differs (as text)";
 	case KN_TARGET_ELEMENT_VALUE:
-		if (!is_action(e))
+		if (!kn_event_is_action(e))
 			return "not an action on an element";
 		if (!checked)
 			return kn->path ? "the acted-on element is not the node's element"

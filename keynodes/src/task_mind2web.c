@@ -8,31 +8,9 @@
 
 #include <jansson.h>
 
+#include "keynode/json_depth.h"
 #include "keynode/request.h"
 #include "keynode/task.h"
-
-/* Deepest nesting of [ and { outside strings; jansson has no depth option of its own. */
-static int json_depth_exceeds(const char *buf, size_t len, int max)
-{
-	int depth = 0, in_str = 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = buf[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '[' || c == '{') {
-			if (++depth > max)
-				return 1;
-		} else if (c == ']' || c == '}') {
-			depth--;
-		}
-	}
-	return 0;
-}
 
 /* A string field, or a number taken as its text. *out NULL when absent (and not required). */
 static int get_text(char **out, json_t *obj, const char *field, int required, const char *name,
@@ -196,7 +174,7 @@ int kn_task_load_mind2web(kn_taskset **out, const char *buf, size_t len, const c
 	if (len > max)
 		return kn_err_set(err, KN_ELIMIT, "%s: document is %zu bytes, over the %zu byte limit",
 		                  name, len, max);
-	if (json_depth_exceeds(buf, len, max_depth))
+	if (kn_json_depth_exceeds(buf, len, max_depth))
 		return kn_err_set(err, KN_ELIMIT, "%s: nesting deeper than %d levels", name, max_depth);
 	json_error_t je;
 	json_t *root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);

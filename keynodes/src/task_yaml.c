@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "keynode/guard.h"
+#include "keynode/grow.h"
 
 #include "task_yaml_internal.h"
 
@@ -172,12 +173,10 @@ static int parse_target(loader *l, kn_keynode *kn, const char *tname, pos *mat)
 static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 {
 	kn_task *t = &l->set->tasks[ti];
-	kn_keynode *kn = kn_ty_grow(t->keynodes, t->n_keynodes, cap, sizeof *kn);
-	if (!kn)
+	if (kn_grow(&t->keynodes, t->n_keynodes, cap, sizeof *t->keynodes, 4))
 		return kn_ty_oom(l);
-	t->keynodes = kn;
 	size_t ni = t->n_keynodes++;
-	kn = &kn[ni];
+	kn_keynode *kn = &t->keynodes[ni];
 	memset(kn, 0, sizeof *kn);
 	kn->line = start->at.line;
 	kn->column = start->at.col;
@@ -304,12 +303,10 @@ static int parse_guard_key(loader *l, kn_guard **g, int end_on_guard)
 static int parse_task(loader *l, pos at, const yev *first)
 {
 	kn_taskset *set = l->set;
-	kn_task *t = kn_ty_grow(set->tasks, set->n_tasks, &l->cap_tasks, sizeof *t);
-	if (!t)
+	if (kn_grow(&set->tasks, set->n_tasks, &l->cap_tasks, sizeof *set->tasks, 4))
 		return kn_ty_oom(l);
-	set->tasks = t;
 	size_t ti = set->n_tasks++;
-	t = &t[ti];
+	kn_task *t = &set->tasks[ti];
 	memset(t, 0, sizeof *t);
 	t->line = at.line;
 	snprintf(l->ctx_task, sizeof l->ctx_task, "task %zu", ti + 1);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/grow.h"
 #include "task_yaml_internal.h"
 
 /* ---- small helpers ---- */
@@ -42,19 +43,6 @@ char *kn_ty_dupn(const char *s, size_t n)
 }
 
 /* arr with room for element n (capacity *cap, doubled as needed), or NULL when out of memory. */
-void *kn_ty_grow(void *arr, size_t n, size_t *cap, size_t size)
-{
-	if (n < *cap)
-		return arr;
-	size_t nc = *cap ? *cap * 2 : 4;
-	if (nc < *cap || nc > SIZE_MAX / size)
-		return NULL;
-	void *p = realloc(arr, nc * size);
-	if (p)
-		*cap = nc;
-	return p;
-}
-
 static size_t sat_add(size_t a, size_t b)
 {
 	return a > SIZE_MAX - b ? SIZE_MAX : a + b;
@@ -369,14 +357,10 @@ static int p1_event(loader *l, const yaml_event_t *ev, strmap *anchors, size_t *
 		anchor = ev->type == YAML_SEQUENCE_START_EVENT ? ev->data.sequence_start.anchor
 		                                               : ev->data.mapping_start.anchor;
 		if (anchor) {
-			openanchor *o = kn_ty_grow(*open, *nopen, cap_open, sizeof **open);
-			if (!o)
+			if (kn_grow(open, *nopen, cap_open, sizeof **open, 4) ||
+			    kn_grow(def_count, l->ndefs, cap_def, sizeof **def_count, 4))
 				return kn_ty_oom(l);
-			*open = o;
-			size_t *dc = kn_ty_grow(*def_count, l->ndefs, cap_def, sizeof **def_count);
-			if (!dc)
-				return kn_ty_oom(l);
-			*def_count = dc;
+			openanchor *o = *open;
 			char *name = kn_ty_dupn((const char *)anchor, strlen((const char *)anchor));
 			if (!name)
 				return kn_ty_oom(l);
@@ -409,15 +393,13 @@ static int p1_event(loader *l, const yaml_event_t *ev, strmap *anchors, size_t *
 		*total = sat_add(*total, 1);
 		if (!ev->data.scalar.anchor)
 			return 0;
-		size_t *dc = kn_ty_grow(*def_count, l->ndefs, cap_def, sizeof **def_count);
-		if (!dc)
+		if (kn_grow(def_count, l->ndefs, cap_def, sizeof **def_count, 4))
 			return kn_ty_oom(l);
-		*def_count = dc;
 		char *name = kn_ty_dupn((const char *)ev->data.scalar.anchor,
 		                        strlen((const char *)ev->data.scalar.anchor));
 		if (!name)
 			return kn_ty_oom(l);
-		dc[l->ndefs] = 1;
+		(*def_count)[l->ndefs] = 1;
 		return p1_register(l, anchors, name, l->ndefs++);
 	}
 	case YAML_ALIAS_EVENT: {
@@ -433,11 +415,9 @@ static int p1_event(loader *l, const yaml_event_t *ev, strmap *anchors, size_t *
 			                  "aliases expand to more than %zu nodes (at alias '*%s')",
 			                  l->max_alias, kn_ty_clip(c, sizeof c, name));
 		*total = sat_add(*total, n);
-		size_t *ad = kn_ty_grow(l->alias_def, l->nalias, &l->cap_alias, sizeof *ad);
-		if (!ad)
+		if (kn_grow(&l->alias_def, l->nalias, &l->cap_alias, sizeof *l->alias_def, 4))
 			return kn_ty_oom(l);
-		l->alias_def = ad;
-		ad[l->nalias++] = def;
+		l->alias_def[l->nalias++] = def;
 		return 0;
 	}
 	default:
@@ -484,11 +464,9 @@ int kn_ty_pass1(loader *l)
 
 static int record(loader *l, const yev *e, int copy_text)
 {
-	logent *lg = kn_ty_grow(l->log, l->nlog, &l->cap_log, sizeof *lg);
-	if (!lg)
+	if (kn_grow(&l->log, l->nlog, &l->cap_log, sizeof *l->log, 4))
 		return kn_ty_oom(l);
-	l->log = lg;
-	logent *en = &lg[l->nlog];
+	logent *en = &l->log[l->nlog];
 	en->ev = *e;
 	en->own = NULL;
 	if (copy_text && e->type == YAML_SCALAR_EVENT) {
@@ -514,10 +492,9 @@ static int deliver(loader *l, const yev *e, int from_parser, size_t def)
 			return kn_ty_fail(l, KN_EINVAL, e->at, "internal error: anchors out of step");
 		l->def_start[def] = l->nlog;
 		if (start) {
-			openanchor *o = kn_ty_grow(l->open, l->nopen, &l->cap_open, sizeof *o);
-			if (!o)
+			if (kn_grow(&l->open, l->nopen, &l->cap_open, sizeof *l->open, 4))
 				return kn_ty_oom(l);
-			l->open = o;
+			openanchor *o = l->open;
 			o[l->nopen].def = def;
 			o[l->nopen].depth = l->depth;
 			o[l->nopen].name = NULL;

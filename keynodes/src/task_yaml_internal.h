@@ -110,7 +110,6 @@ const char *kn_ty_found(loader *l, const yev *e);
 pos kn_ty_pos_of(yaml_mark_t m);
 pos kn_ty_pos_at(int line, int col);
 char *kn_ty_dupn(const char *s, size_t n);
-void *kn_ty_grow(void *arr, size_t n, size_t *cap, size_t size);
 int kn_ty_lookup(const char *const *names, int n, const char *s, size_t len);
 int kn_ty_sm_find(const strmap *m, const char *k, size_t *val);
 int kn_ty_sm_put(strmap *m, const char *k, size_t val, int *existed);

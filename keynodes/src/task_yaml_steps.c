@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/grow.h"
 #include "task_yaml_internal.h"
 
 #define VERB_LIST "goto, click, type, select, press, scroll, wait, back, forward, answer or dialog"
@@ -281,12 +282,10 @@ static int parse_after(loader *l, kn_step *st)
 static int parse_step(loader *l, size_t ti, size_t *cap, const yev *start)
 {
 	kn_task *t = &l->set->tasks[ti];
-	kn_step *st = kn_ty_grow(t->steps, t->n_steps, cap, sizeof *st);
-	if (!st)
+	if (kn_grow(&t->steps, t->n_steps, cap, sizeof *t->steps, 4))
 		return kn_ty_oom(l);
-	t->steps = st;
 	size_t si = t->n_steps++;
-	st = &st[si];
+	kn_step *st = &t->steps[si];
 	memset(st, 0, sizeof *st);
 	st->line = start->at.line;
 	st->column = start->at.col;
@@ -382,11 +381,9 @@ static int parse_viewport(const char *s, int *w, int *h)
 int kn_ty_parse_workflow(loader *l, pos at, const yev *first)
 {
 	kn_taskset *set = l->set;
-	kn_task *t = kn_ty_grow(set->tasks, set->n_tasks, &l->cap_tasks, sizeof *t);
-	if (!t)
+	if (kn_grow(&set->tasks, set->n_tasks, &l->cap_tasks, sizeof *set->tasks, 4))
 		return kn_ty_oom(l);
-	set->tasks = t;
-	t = &t[set->n_tasks++];
+	kn_task *t = &set->tasks[set->n_tasks++];
 	memset(t, 0, sizeof *t);
 	t->line = at.line;
 	snprintf(l->ctx_task, sizeof l->ctx_task, "workflow");

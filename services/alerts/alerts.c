@@ -18,7 +18,8 @@
 #include <jansson.h>
 
 #include "alerts.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
+#include "http_client.h"
 #include "log.h"
 
 #define KN_ALERTS_QUEUE_MAX 1000          /* queued alerts; past it KN_ELIMIT */
@@ -107,12 +108,6 @@ static int enqueue(kn_alerts *a, const char *key, const char *severity, const ch
 
 /* ---- HTTP delivery ------------------------------------------------------------------------------ */
 
-static size_t sink(char *p, size_t size, size_t n, void *ud)
-{
-	(void)p, (void)ud;
-	return size * n;
-}
-
 /* Sleep ms unless kn_alerts_free gave up waiting (then 1 at once). */
 static int backoff_wait(kn_alerts *a, long ms)
 {
@@ -144,18 +139,10 @@ static int deliver(kn_alerts *a, const channel *c, const char *body, int *attemp
 	for (int i = 1; i <= max; i++) {
 		char ebuf[CURL_ERROR_SIZE] = "";
 		CURL *h = a->curl;
-		curl_easy_reset(h);
-		curl_easy_setopt(h, CURLOPT_URL, c->url);
-		curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-		curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-		curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)a->timeout_ms);
-		curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)a->timeout_ms);
-		curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-		curl_easy_setopt(h, CURLOPT_USERAGENT, "keynode-alerts/1");
-		curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, sink);
-		curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
+		kn_http_call call = {.url = c->url, .https = 1, .proxy = KN_HTTP_PROXY_ENV,
+		                     .timeout_ms = a->timeout_ms, .headers = hdr, .body = body,
+		                     .body_len = strlen(body), .user_agent = "keynode-alerts/1", .errbuf = ebuf};
+		kn_http_client_setup(h, &call); /* the answer is not read */
 		*attempts = i;
 		CURLcode cc = curl_easy_perform(h);
 		long status = 0;

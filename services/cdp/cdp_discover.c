@@ -17,6 +17,7 @@
 
 #include "cdp.h"
 #include "keynode/capbuf.h"
+#include "http_client.h"
 
 #define DISCOVER_MAX_BODY (64 * 1024)
 #define PORT_FILE_MAX 4096
@@ -39,15 +40,10 @@ int kn_cdp_version(json_t **out, const char *base, int timeout_ms, kn_err *err)
 
 	kn_capbuf b = {.cap = DISCOVER_MAX_BODY};
 	char ebuf[CURL_ERROR_SIZE] = "";
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROXY, ""); /* the endpoint is the user's; never via a proxy */
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
+	/* the endpoint is the user's: never via a proxy */
+	kn_http_call call = {.url = url, .proxy = KN_HTTP_PROXY_NONE, .timeout_ms = timeout_ms,
+	                     .answer = &b, .errbuf = ebuf};
+	kn_http_client_setup(h, &call);
 	CURLcode cc = curl_easy_perform(h);
 	long status = 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);

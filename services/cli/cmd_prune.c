@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "store.h"
 #include "store_prune.h"
 

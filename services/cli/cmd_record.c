@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "keynode/clock.h"
 #include "keynode/fs.h"
 #include "keynode/until.h"
 #include "keynode/workflow.h"

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
 #include "keynode/redact.h"
 #include "blocked.h"
 #include "cli.h"

@@ -14,6 +14,7 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "keynode/redact.h"
 #include "alerts.h"
 #include "api.h"

@@ -10,12 +10,13 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "keynode/redact.h"
 #include "keynode/request.h"
 #include "keynode/url.h"
 #include "keynode/workflow.h"
 #include "record_session.h"
-#include "replay_internal.h"
+#include "replay.h"
 
 struct kn_record {
 	kn_task wf;           /* id, start_url, viewport and the steps being recorded */

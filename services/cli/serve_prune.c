@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/clock.h"
 #include "cli.h"
 #include "log.h"
 #include "store_prune.h"
@@ -28,8 +29,7 @@ struct kn_serve_prune {
 static int nap(kn_serve_prune *p, int s)
 {
 	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += s;
+	kn_time_deadline(&until, CLOCK_MONOTONIC, s * 1000L);
 	pthread_mutex_lock(&p->mu);
 	while (!p->stop && pthread_cond_timedwait(&p->cv, &p->mu, &until) != ETIMEDOUT)
 		;

@@ -15,7 +15,7 @@
 
 #include "api_maint.h"
 #include "cdp.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "keynode/workflow.h"
 #include "log.h"
 #include "record_session.h"

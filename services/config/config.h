@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "keynode/error.h"
+#include "wait_table.h"
 
 #define KN_CONFIG_MAX_BYTES (1u << 20) /* a larger file fails with KN_ELIMIT */
 #define KN_CONFIG_MAX_DEPTH 16         /* nesting of mappings and sequences */
@@ -128,11 +129,11 @@ typedef struct kn_config {
 	struct kn_config_retention {
 		int agent_events_days, replay_events_days, screenshots_days;
 	} retention;
-	/* `replay:` — what replay validation waits for (config_replay.c; kn_replay_waits): each in ms,
-	 * 0 not set (the default), -1 set to 0 (that wait is off) */
+	/* `replay:` — what replay validation waits for (config_replay.c; keys, defaults and bounds in
+	 * services/replay/wait_table.h): ms[KN_RWAIT_*] in ms, 0 not set (the default), -1 set to 0
+	 * (that wait is off) */
 	struct kn_config_replay {
-		int element_timeout_ms, settle_ms, command_timeout_ms, quiet_ms, quiet_max_ms, consequence_ms, script_quiet_ms,
-		    network_max_ms, postcondition_ms, grace_ms;
+		int ms[KN_RWAIT__COUNT];
 	} replay;
 	/* `guard:` and `end_on_guard:` (config_guard.c; keynode/guard.h): the rules every live run holds
 	 * requests by, beside its task's and task set's; NULL: none given */

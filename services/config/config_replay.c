@@ -1,7 +1,8 @@
 /* config_replay.c — the `replay:` section of keynode.yaml (issue 22): how long replay validation
  * (`keynode replay --validate --config`, `keynode worker`) waits for a step's element and for the
  * consequences of each action (services/replay/README.md "A step"). Every key is optional and in
- * milliseconds; 0 turns a wait off (element_timeout_ms, settle_ms, command_timeout_ms: at least 1):
+ * milliseconds; 0 turns a wait off (element_timeout_ms, settle_ms, command_timeout_ms: at least 1;
+ * keys, defaults and bounds: services/replay/wait_table.h):
  *   replay:
  *     element_timeout_ms: 5000   # a step's element, located and actionable
  *     settle_ms: 10000           # the page settled, else gone on once its document is in place,
@@ -21,26 +22,22 @@
 
 int kn_config_load_replay(loader *l, kn_config *c, const node *m)
 {
-	static const char *const names[] = {"element_timeout_ms", "settle_ms", "command_timeout_ms", "quiet_ms", "quiet_max_ms",
-	                                    "consequence_ms", "script_quiet_ms", "network_max_ms",
-	                                    "postcondition_ms", "grace_ms"};
-	enum { N = sizeof names / sizeof names[0] };
-	struct kn_config_replay *r = &c->replay;
-	int *f[N] = {&r->element_timeout_ms, &r->settle_ms, &r->command_timeout_ms, &r->quiet_ms, &r->quiet_max_ms, &r->consequence_ms,
-	             &r->script_quiet_ms, &r->network_max_ms, &r->postcondition_ms, &r->grace_ms};
-	const node *v[N];
+	const char *names[KN_RWAIT__COUNT];
+	for (size_t i = 0; i < KN_RWAIT__COUNT; i++)
+		names[i] = kn_replay_wait_table[i].key;
+	const node *v[KN_RWAIT__COUNT];
 	int rc;
-	if ((rc = kn_config_fields(l, m, "replay", names, N, v)) != 0)
+	if ((rc = kn_config_fields(l, m, "replay", names, KN_RWAIT__COUNT, v)) != 0)
 		return rc;
-	for (size_t i = 0; i < N; i++) {
+	for (size_t i = 0; i < KN_RWAIT__COUNT; i++) {
 		if (!v[i] || kn_config_is_null(v[i]))
 			continue;
 		char key[48];
 		long x;
 		snprintf(key, sizeof key, "replay.%s", names[i]);
-		if ((rc = kn_config_get_long(l, v[i], key, i < 3 ? 1 : 0, 600000, &x)) != 0)
+		if ((rc = kn_config_get_long(l, v[i], key, kn_replay_wait_table[i].min_ms, KN_RWAIT_MAX_MS, &x)) != 0)
 			return rc;
-		*f[i] = x ? (int)x : -1; /* -1: set to 0, the wait is off */
+		c->replay.ms[i] = x ? (int)x : -1; /* -1: set to 0, the wait is off */
 	}
 	return 0;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/json_depth.h"
 #include "keynode/utf8.h"
 #include "request.h"
 
@@ -353,31 +354,6 @@ void kn_http_query_clear(kn_http_query *q)
 
 /* --- JSON bodies ------------------------------------------------------------------------------ */
 
-/* Nesting depth of a JSON text, counted on the bytes (strings skipped) before jansson sees it,
- * so a deeply nested body cannot exhaust the stack of a recursive parser. */
-static size_t json_depth(const char *s, size_t len)
-{
-	size_t depth = 0, max = 0;
-	int in_str = 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = s[i];
-		if (in_str) {
-			if (c == '\\')
-				i++;
-			else if (c == '"')
-				in_str = 0;
-		} else if (c == '"') {
-			in_str = 1;
-		} else if (c == '{' || c == '[') {
-			if (++depth > max)
-				max = depth;
-		} else if ((c == '}' || c == ']') && depth) {
-			depth--;
-		}
-	}
-	return max;
-}
-
 int kn_http_json_object(json_t **out, const char *body, size_t len, kn_err *err)
 {
 	if (!out)
@@ -387,7 +363,7 @@ int kn_http_json_object(json_t **out, const char *body, size_t len, kn_err *err)
 		return kn_err_set(err, KN_EINVAL, "empty body: a JSON object was expected");
 	if (memchr(body, '\0', len))
 		return kn_err_set(err, KN_EINVAL, "NUL byte in the body");
-	if (json_depth(body, len) > KN_HTTP_MAX_JSON_DEPTH)
+	if (kn_json_depth_exceeds(body, len, KN_HTTP_MAX_JSON_DEPTH))
 		return kn_err_set(err, KN_EINVAL, "JSON nested deeper than %d levels",
 		                  KN_HTTP_MAX_JSON_DEPTH);
 	json_error_t je;

@@ -23,6 +23,7 @@
 
 #include <libwebsockets.h>
 
+#include "keynode/clock.h"
 #include "http_listen.h"
 #include "log.h"
 #include "server.h"
@@ -76,13 +77,6 @@ void kn_http_resp_json_value(kn_http_resp *resp, int status, json_t *j)
 		kn_http_resp_error(resp, 500, "out of memory", NULL);
 }
 
-static double elapsed(const struct timespec *t0)
-{
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
-}
-
 static const char *method_name(kn_http_method m)
 {
 	return m == KN_HTTP_GET ? "GET" : m == KN_HTTP_POST ? "POST" : m == KN_HTTP_HEAD ? "HEAD"
@@ -124,7 +118,7 @@ static int send_answer(kn_server *s, struct lws *wsi, struct pss *pss, kn_http_r
 	int status = resp->status ? resp->status : 200;
 	const char *ctype = resp->content_type ? resp->content_type : "application/json";
 	size_t len = borrowed ? borrowed_len : resp->len;
-	kn_metrics_request(s->o.metrics, pss->route, status, elapsed(&pss->t0));
+	kn_metrics_request(s->o.metrics, pss->route, status, kn_time_mono_s() - pss->t0);
 	if (s->o.log_requests)
 		kn_log("info", "http", "msg=\"request\" method=%s route=\"%s\" status=%d", method_name(pss->method),
 		       kn_route_name(pss->route), status);
@@ -244,9 +238,7 @@ static void check_held(kn_server *s)
 		kn_err err = {0};
 		int rc = s->o.durable ? s->o.durable(s->o.ud, p->held.hold_from, p->held.hold_upto, &err)
 		                      : 1;
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		double age = (double)(now.tv_sec - p->t0.tv_sec) + (double)(now.tv_nsec - p->t0.tv_nsec) / 1e9;
+		double age = kn_time_mono_s() - p->t0;
 		if (rc == 0 && age * 1000 > KN_SERVER_HOLD_MS)
 			rc = kn_err_set(&err, KN_ETIMEOUT, "not durable within %d ms", KN_SERVER_HOLD_MS);
 		if (rc < 0)
@@ -476,7 +468,7 @@ static int dispatch(kn_server *s, struct lws *wsi, struct pss *pss)
 static int on_http(kn_server *s, struct lws *wsi, struct pss *pss, const char *path)
 {
 	reset_request(pss);
-	clock_gettime(CLOCK_MONOTONIC, &pss->t0);
+	pss->t0 = kn_time_mono_s();
 	pss->method = get_method(wsi);
 	kn_err err = {0};
 	int rc = kn_http_route(&pss->route, pss->id, sizeof pss->id, pss->method, path);

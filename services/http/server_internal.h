@@ -43,7 +43,7 @@ struct pss {
 	char hop[KN_HTTP_MAX_HOP + 1]; /* kn_http_req.hop ("": not forwarded) */
 	char author[KN_HTTP_MAX_TOKEN_NAME + 1]; /* kn_http_req.author ("": no token) */
 	char accept[128];              /* kn_http_req.accept ("": none, or too long) */
-	struct timespec t0;
+	double t0;                     /* kn_time_mono_s when the request began */
 	/* response */
 	char *out;
 	const unsigned char *out_borrowed;

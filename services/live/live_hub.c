@@ -16,7 +16,7 @@
 #include <jansson.h>
 
 #include "cdp.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "live_hub.h"
 #include "live_wire.h"
 #include "log.h"
@@ -90,13 +90,6 @@ struct kn_live_hub {
 	kn_attempt_watch attempt;
 };
 
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
 static json_t *now_json(void)
 {
 	char t[KN_TIME_MAX];
@@ -115,7 +108,7 @@ static void send_up(src *h, const char *payload)
 /* 1 while what happens in the page is a person's: taken over, or just handed back. */
 static int human_now(const src *h)
 {
-	return h->taken || (h->human_until > 0 && now_ms() < h->human_until);
+	return h->taken || (h->human_until > 0 && kn_time_mono_ms() < h->human_until);
 }
 
 /* "held" once the replay (the agent) waits for a person, else "running" (w_end sends "ended"). */
@@ -145,7 +138,7 @@ static void send_status(src *h, const char *state)
 	}
 	free(p);
 	free(j);
-	h->status_at = now_ms();
+	h->status_at = kn_time_mono_ms();
 }
 
 static void ack_now(void *ud)
@@ -165,7 +158,7 @@ static void on_frame(src *h, json_t *params)
 	int w = (int)json_number_value(json_object_get(md, "deviceWidth"));
 	int hh = (int)json_number_value(json_object_get(md, "deviceHeight"));
 	h->ack_session = (int)json_integer_value(json_object_get(params, "sessionId"));
-	h->frame_at = now_ms();
+	h->frame_at = kn_time_mono_ms();
 	size_t n = data ? strlen(data) : 0;
 	size_t pieces = (n + KN_LIVE_PIECE_MAX - 1) / KN_LIVE_PIECE_MAX;
 	if (n && w > 0 && hh > 0 && h->casting) {
@@ -206,7 +199,7 @@ static void cast(src *h)
 	            json_pack("{s:s, s:i, s:i, s:i, s:i}", "format", "jpeg", "quality", h->hub->o.quality > 0 ? h->hub->o.quality : 60,
 	                      "maxWidth", mw, "maxHeight", mw * 2, "everyNthFrame", 1),
 	            NULL, NULL);
-	h->cast_at = now_ms();
+	h->cast_at = kn_time_mono_ms();
 }
 
 static void start_cast(src *h)
@@ -305,7 +298,7 @@ static void c_close(void *ud, kn_cdp *c, const char *reason)
 
 static void want_cast(src *h)
 {
-	h->watched_at = now_ms();
+	h->watched_at = kn_time_mono_ms();
 	if (h->casting)
 		return;
 	if (!h->c) {
@@ -324,7 +317,7 @@ static void want_cast(src *h)
 
 static void take(src *h)
 {
-	h->taken_input_at = now_ms();
+	h->taken_input_at = kn_time_mono_ms();
 	if (h->taken || !h->can_take) /* a run serve watches, an attempt not blocked: never taken */
 		return;
 	h->taken = 1;
@@ -338,7 +331,7 @@ static void hand_back(src *h, const char *why)
 	if (!h->taken)
 		return;
 	h->taken = h->holding = 0;
-	h->human_until = now_ms() + HUMAN_TAIL_MS;
+	h->human_until = kn_time_mono_ms() + HUMAN_TAIL_MS;
 	if (h->kind == SRC_ATTEMPT)
 		h->can_take = h->blocked;
 	if (h->cur) {
@@ -364,7 +357,7 @@ static void dispatch(src *h, const kn_live_input *in)
 {
 	if (!h->taken || !h->c || !h->open || !h->session)
 		return;
-	h->taken_input_at = now_ms();
+	h->taken_input_at = kn_time_mono_ms();
 	switch (in->kind) {
 	case KN_LIVE_CLICK:
 		mouse(h, "mouseMoved", in, "none", 0);
@@ -430,7 +423,7 @@ static void tick(void *ud)
 		free(list);
 		list = next;
 	}
-	double t = now_ms();
+	double t = kn_time_mono_ms();
 	int lapse = h->hub->o.watch_lapse_ms > 0 ? h->hub->o.watch_lapse_ms : 6000;
 	int idle = (h->hub->o.takeover_idle_s > 0 ? h->hub->o.takeover_idle_s : 120) * 1000;
 	if (h->casting && t - h->watched_at > lapse && !h->taken)

@@ -21,6 +21,7 @@
 #include <curl/curl.h>
 
 #include "keynode/capbuf.h"
+#include "http_client.h"
 #include "llm.h"
 #include "log.h"
 
@@ -245,27 +246,15 @@ static void perform(kn_llm *l, CURL *h, const char *body, struct curl_slist *hdr
 	a->retry_after_s = -1;
 	a->l = l;
 	a->gen = gen;
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, l->endpoint);
-#if LIBCURL_VERSION_NUM >= 0x075500
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	curl_easy_setopt(h, CURLOPT_NOPROXY, "127.0.0.1,localhost,::1");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, l->timeout_ms);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, l->timeout_ms < 10000 ? l->timeout_ms : 10000L);
+	kn_http_call call = {.url = l->endpoint, .https = 1, .proxy = KN_HTTP_PROXY_NOT_LOOPBACK,
+	                     .timeout_ms = l->timeout_ms,
+	                     .connect_timeout_ms = l->timeout_ms < 10000 ? l->timeout_ms : 10000L,
+	                     .headers = hdrs, .body = body, .body_len = strlen(body),
+	                     .user_agent = "keynode/0.1", .answer = &a->body, .errbuf = a->errbuf};
+	kn_http_client_setup(h, &call);
 	curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "keynode/0.1");
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &a->body);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(h, CURLOPT_HEADERDATA, a);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, a->errbuf);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(h, CURLOPT_XFERINFODATA, a);

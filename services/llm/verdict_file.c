@@ -19,7 +19,7 @@
 
 #include <jansson.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "log.h"
 #include "verdict.h"
 

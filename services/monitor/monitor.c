@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/clock.h"
 #include "keynode/guard.h"
 #include "keynode/randid.h"
 #include "log.h"

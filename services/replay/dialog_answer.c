@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "dialog_answer.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 
 #define DIALOG_POLL_MS 50
 

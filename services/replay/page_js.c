@@ -1,5 +1,5 @@
 /* page_js.c — the in-page half of the replayer: one JavaScript library evaluated with one
- * parameter object per call (replay_internal.h kn_replay_page_expr). Functions: wait (the
+ * parameter object per call (replay.h kn_replay_page_expr). Functions: wait (the
  * recorded selector, then the fallback locators, then the candidate list for healing, waited for in
  * the page until actionable), pick (candidate i), focus, value, select, describe (an element's fingerprint, for record), alts (the unique stable selectors of an element, repair.c), state (URL, readyState, HTTP status) and excerpt (outerHTML of
  * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=";

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "heal.h"
+#include "keynode/clock.h"
 #include "replay_internal.h"
 
 /* Whether the URL a step ended on is the one recorded: the same path, fragment and query

@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "heal.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "keynode/match.h"
 #include "keynode/workflow.h"
 #include "repair.h"

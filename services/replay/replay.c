@@ -9,7 +9,7 @@
 #include "dialog_answer.h"
 #include "frames.h"
 #include "heal.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "keynode/site.h"
 #include "keynode/workflow.h"
 #include "replay.h"
@@ -86,18 +86,47 @@ static void pause_ms(struct rp *r, int ms)
 	kn_cdp_loop_run_for(r->loop, ms);
 }
 
+/* The field of w that wait setting id sets; NULL for the two that are not waits after a step. */
+static int *waits_field(kn_replay_waits *w, kn_replay_wait_id id)
+{
+	switch (id) {
+	case KN_RWAIT_SETTLE: return &w->settle_ms;
+	case KN_RWAIT_QUIET: return &w->quiet_ms;
+	case KN_RWAIT_QUIET_MAX: return &w->quiet_max_ms;
+	case KN_RWAIT_CONSEQUENCE: return &w->consequence_ms;
+	case KN_RWAIT_SCRIPT_QUIET: return &w->script_quiet_ms;
+	case KN_RWAIT_NETWORK_MAX: return &w->network_max_ms;
+	case KN_RWAIT_POSTCONDITION: return &w->postcondition_ms;
+	case KN_RWAIT_GRACE: return &w->grace_ms;
+	case KN_RWAIT_ELEMENT:
+	case KN_RWAIT_COMMAND:
+	case KN_RWAIT__COUNT: break;
+	}
+	return NULL;
+}
+
+int *kn_replay_opts_wait(kn_replay_opts *o, kn_replay_wait_id id)
+{
+	if (id == KN_RWAIT_ELEMENT)
+		return &o->element_timeout_ms;
+	if (id == KN_RWAIT_COMMAND)
+		return &o->command_timeout_ms;
+	return waits_field(&o->wait, id);
+}
+
+int kn_replay_element_timeout(const kn_replay_opts *o)
+{
+	return o->element_timeout_ms ? o->element_timeout_ms : kn_replay_wait_table[KN_RWAIT_ELEMENT].def_ms;
+}
+
 kn_replay_waits kn_replay_waits_resolve(const kn_replay_waits *wait)
 {
-	static const kn_replay_waits def = {.settle_ms = 10000, .quiet_ms = 100, .quiet_max_ms = 1000,
-	                                    .consequence_ms = 500, .script_quiet_ms = 250, .network_max_ms = 1000,
-	                                    .postcondition_ms = 5000, .grace_ms = 2000};
 	kn_replay_waits o = wait ? *wait : (kn_replay_waits){0};
-	int *f[] = {&o.settle_ms, &o.quiet_ms, &o.quiet_max_ms, &o.consequence_ms, &o.script_quiet_ms,
-	            &o.network_max_ms, &o.postcondition_ms, &o.grace_ms};
-	const int *d[] = {&def.settle_ms, &def.quiet_ms, &def.quiet_max_ms, &def.consequence_ms,
-	                  &def.script_quiet_ms, &def.network_max_ms, &def.postcondition_ms, &def.grace_ms};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		*f[i] = *f[i] == 0 ? *d[i] : *f[i] < 0 ? 0 : *f[i];
+	for (int i = 0; i < KN_RWAIT__COUNT; i++) {
+		int *f = waits_field(&o, (kn_replay_wait_id)i);
+		if (f)
+			*f = *f == 0 ? kn_replay_wait_table[i].def_ms : *f < 0 ? 0 : *f;
+	}
 	return o;
 }
 
@@ -294,7 +323,7 @@ static int locate(struct rp *r, const kn_step *st, struct found *f)
 		kn_heal_sig_clear(&e);
 		return KN_ENOMEM;
 	}
-	int timeout = r->o.element_timeout_ms ? r->o.element_timeout_ms : 5000;
+	int timeout = kn_replay_element_timeout(&r->o);
 	int fb_after = r->o.fallback_after_ms ? r->o.fallback_after_ms : 300;
 	int heal_after = r->o.heal_after_ms ? r->o.heal_after_ms : 1500;
 	if (heal_after > timeout)
@@ -692,7 +721,8 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	/* a recorded postcondition is waited for itself; without one, an action that changed nothing
 	 * yet is given a window to (wait.c) */
 	int post = st->expect_url || st->navigated == 1 || st->expect_value;
-	int settled = settle(r, &mark, flags | (post ? KN_SETTLE_NO_WAIT_FIRST : 0)), switched = 0;
+	/* timed_out: settling ran past settle_ms (KN_ETIMEOUT), 0 when the page settled */
+	int timed_out = settle(r, &mark, flags | (post ? KN_SETTLE_NO_WAIT_FIRST : 0)), switched = 0;
 	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_PRESS) { /* a popup or new tab it opened */
 		char was[128];
 		snprintf(was, sizeof was, "%s", r->target_id);
@@ -700,19 +730,19 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 			return KN_STEP_ACTION_FAILED;
 		if ((switched = strcmp(was, r->target_id) != 0) != 0) {
 			kn_replay_wait_mark(&r->w, &mark);
-			settled = settle(r, &mark, KN_SETTLE_NEW_TAB);
+			timed_out = settle(r, &mark, KN_SETTLE_NEW_TAB);
 		}
 	}
-	if (!settled && post && !switched)
-		settled = wait_postcondition(r, st, &mark);
-	if (settled && kn_replay_wait_in_place(&r->w) == 1) {
+	if (!timed_out && post && !switched)
+		timed_out = wait_postcondition(r, st, &mark);
+	if (timed_out && kn_replay_wait_in_place(&r->w) == 1) {
 		/* slow is not changed: the document is there and parsed, only its `load` (an ad, a
 		 * tracker, a slow image) or its network is late; the next step's locate wait and the
 		 * key nodes judge the page */
 		rep->unsettled = 1;
-		settled = 0;
+		timed_out = 0;
 	}
-	if (settled) {
+	if (timed_out) {
 		kn_err_set(err, KN_ETIMEOUT, "the page did not load within %d ms (%s)", r->wt.settle_ms,
 		           r->w.detached ? "the tab went away" : r->w.uncommitted || r->w.nav_pending
 		                                                        ? "no document committed"
@@ -756,7 +786,7 @@ static kn_step_outcome run_step(struct rp *r, const kn_step *st, kn_replay_resul
 {
 	kn_step in_frame;
 	if (st->selector && kn_replay_frame_enter_wait(&r->fr, r->loop, r->c, r->session, st->selector,
-	                                               r->o.element_timeout_ms ? r->o.element_timeout_ms : 5000,
+	                                               kn_replay_element_timeout(&r->o),
 	                                               err) != 0) {
 		struct found none = {0};
 		return not_found(st, &none, err);

@@ -13,6 +13,7 @@
 #include "cdp.h"
 #include "keynode/task.h"
 #include "trace.h"
+#include "wait_table.h"
 
 /* A step's verdict. OK_FALLBACK: done, but the recorded selector no longer finds the element
  * (a fallback locator or healing did): a drift warning. NAV_TIMEOUT: the document the step led to
@@ -28,7 +29,7 @@ typedef enum kn_step_outcome {
 } kn_step_outcome;
 
 /* What a step waits for after its action (services/replay/README.md "A step"; keynode.yaml
- * `replay:`): 0 → the default, negative → that wait is off. */
+ * `replay:`): 0 → the default (wait_table.h; quoted below), negative → that wait is off. */
 typedef struct kn_replay_waits {
 	int settle_ms;        /* the page settled within this, else it goes on once its document is in
 	                       * place (a late `load`), or "navigation timeout"; 10000 */
@@ -41,11 +42,17 @@ typedef struct kn_replay_waits {
 	int grace_ms;         /* before "key node not reached", the page gets this long to finish; 2000 */
 } kn_replay_waits;
 
-/* wait with every field resolved: the defaults above, and 0 for the waits that are off. */
+/* The expression (for Runtime.evaluate) calling page function fn ("find", "pick", "focus",
+ * "select", "state", "excerpt", "describe") of replay's in-page library (page_js.c) with params
+ * (borrowed; NULL: {}). The recorder uses it to describe a recorded step's element as replay
+ * locates it. Caller frees; NULL when out of memory. */
+char *kn_replay_page_expr(const char *fn, json_t *params);
+
+/* wait with every field resolved: the defaults (wait_table.h), and 0 for the waits that are off. */
 kn_replay_waits kn_replay_waits_resolve(const kn_replay_waits *wait);
 
 typedef struct kn_replay_opts {
-	int element_timeout_ms; /* wait for a step's element; 0 → 5000 */
+	int element_timeout_ms; /* wait for a step's element; 0 → the default (kn_replay_element_timeout) */
 	int command_timeout_ms; /* validation's connection: each DevTools command answered within this
 	                         * (kn_cdp_opts.timeout_ms; at least element_timeout_ms + 2000, the
 	                         * longest in-page wait); 0 → KN_CDP_TIMEOUT_DEFAULT_MS */
@@ -75,6 +82,12 @@ typedef struct kn_replay_opts {
 	int (*before_step)(void *ud, size_t i, const kn_step *st);
 	void *step_ud;
 } kn_replay_opts;
+
+/* The field of o that wait setting id sets (element_timeout_ms, command_timeout_ms or one of
+ * wait): the one map from wait_table.h's index to kn_replay_opts. Borrowed from o. */
+int *kn_replay_opts_wait(kn_replay_opts *o, kn_replay_wait_id id);
+/* How long a step waits for its element: o's element_timeout_ms, else the default. */
+int kn_replay_element_timeout(const kn_replay_opts *o);
 
 /* How one step went. */
 typedef struct kn_step_report {

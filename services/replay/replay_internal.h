@@ -8,10 +8,6 @@
 #include "keynode/task.h"
 #include "replay.h"
 
-/* The expression calling page function fn ("find", "pick", "focus", "select", "state",
- * "excerpt") of the in-page library with params (borrowed; NULL: {}). Caller frees. */
-char *kn_replay_page_expr(const char *fn, json_t *params);
-
 /* Evaluate page function fn in session of c (a promise it returns is awaited: "wait"); *value is
  * the caller's (JSON null when the function returned nothing). KN_EPROTO for a script exception or
  * a navigating page. */

@@ -351,7 +351,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	}
 	kn_cdp_handlers h = kn_replay_link_handlers(&link);
 	/* an in-page wait for an element answers after up to element_timeout_ms: never cut short */
-	int element_ms = o.replay.element_timeout_ms ? o.replay.element_timeout_ms : 5000;
+	int element_ms = kn_replay_element_timeout(&o.replay);
 	kn_cdp_opts co = {.timeout_ms = o.replay.command_timeout_ms};
 	if (co.timeout_ms && co.timeout_ms < element_ms + 2000)
 		co.timeout_ms = element_ms + 2000;

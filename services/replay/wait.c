@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "replay.h"
 #include "replay_internal.h"
 

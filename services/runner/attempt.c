@@ -21,6 +21,7 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "keynode/site.h"
 #include "keynode/utf8.h"
 #include "monitor.h"

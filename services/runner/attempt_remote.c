@@ -13,6 +13,8 @@
 
 #include <curl/curl.h>
 
+#include "keynode/clock.h"
+
 #define KN_REMOTE_POLL_S 0.5
 
 struct kn_remote_run {

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/clock.h"
 #include "runner.h"
 #include "worker_browser.h"
 
@@ -181,10 +182,7 @@ int kn_browser_pool_take(kn_browser_pool *p, const char *url, kn_local_browser *
 			return kn_err_set(err, KN_EINVAL, "stopped while waiting for a browser");
 		}
 		struct timespec until;
-		clock_gettime(CLOCK_REALTIME, &until);
-		until.tv_nsec += 100 * 1000000L; /* look at stop ten times a second */
-		if (until.tv_nsec >= 1000000000L)
-			until.tv_sec++, until.tv_nsec -= 1000000000L;
+		kn_time_deadline(&until, CLOCK_REALTIME, 100); /* look at stop ten times a second */
 		pthread_cond_timedwait(&p->cv, &p->mu, &until);
 	}
 }

@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "http_client.h"
 #include "keynode/capbuf.h"
 
 #define KN_REMOTE_ANSWER_MAX (64u * 1024u * 1024u)
@@ -82,21 +83,12 @@ int kn_remote_call(const kn_remote *r, const char *method, const char *path, con
 		hdr = curl_slist_append(hdr, r->auth);
 	if (body)
 		hdr = curl_slist_append(hdr, ctype);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROXY, "");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, KN_REMOTE_TIMEOUT_MS);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 5000L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
-	if (strcmp(method, "POST") == 0) {
-		curl_easy_setopt(h, CURLOPT_POST, 1L);
-		curl_easy_setopt(h, CURLOPT_POSTFIELDS, body ? body : "");
-		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(body ? len : 0));
-	}
+	int post = strcmp(method, "POST") == 0;
+	kn_http_call call = {.url = url, .https = 1, .proxy = KN_HTTP_PROXY_NONE,
+	                     .timeout_ms = KN_REMOTE_TIMEOUT_MS, .connect_timeout_ms = 5000, .headers = hdr,
+	                     .body = post ? (body ? body : "") : NULL, .body_len = post && body ? len : 0,
+	                     .answer = &b, .errbuf = ebuf};
+	kn_http_client_setup(h, &call);
 	CURLcode cc = curl_easy_perform(h);
 	long code = 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/clock.h"
+
 /* The first page target of the context (NULL: any), or a new one. *out is the caller's. */
 static int first_tab(char **out, kn_cdp *c, const char *context_id, kn_err *err)
 {

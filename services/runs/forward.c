@@ -16,6 +16,7 @@
 #include <curl/curl.h>
 
 #include "keynode/capbuf.h"
+#include "http_client.h"
 
 static const char *route_tail(kn_route r)
 {
@@ -43,8 +44,6 @@ int kn_runs_forward(void **conn, const char *address, const char *me, const char
 	kn_capbuf b = {.cap = KN_FORWARD_ANSWER_MAX};
 	/* one handle per worker thread: its connection cache keeps the connections to the owners */
 	CURL *h = *conn ? *conn : (*conn = curl_easy_init());
-	if (h)
-		curl_easy_reset(h);
 	char *id = h ? curl_easy_escape(h, req->id, 0) : NULL;
 	int rc = 0;
 	if (!h || !id || asprintf(&url, "http://%s/api/runs/%s/%s", address, id, tail) < 0 ||
@@ -63,19 +62,11 @@ int kn_runs_forward(void **conn, const char *address, const char *me, const char
 		}
 		hdr = h1;
 	}
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROXY, "");
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, KN_FORWARD_TIMEOUT_MS);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http");
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, kn_capbuf_write);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &b);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, ebuf);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? req->body : "");
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)(req->body ? req->body_len : 0));
+	kn_http_call call = {.url = url, .proxy = KN_HTTP_PROXY_NONE, .timeout_ms = KN_FORWARD_TIMEOUT_MS,
+	                     .connect_timeout_ms = 3000, .headers = hdr,
+	                     .body = req->body ? req->body : "", .body_len = req->body ? req->body_len : 0,
+	                     .answer = &b, .errbuf = ebuf};
+	kn_http_client_setup(h, &call);
 	CURLcode cc = curl_easy_perform(h);
 	long code = 0;
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/clock.h"
 #include "live.h"
 #include "log.h"
 #include "store_serve.h"
@@ -32,13 +33,6 @@ struct kn_runs_live {
 	pthread_mutex_t mu;
 	struct watched *runs;
 };
-
-static double now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
 
 static struct watched *find(kn_runs_live *l, const char *run)
 {
@@ -180,7 +174,7 @@ void kn_runs_live_in(kn_runs_live *l, const char *run, int what, const kn_live_i
 			}
 		free(w->data), free(w->len), free(w->status), free(w);
 	} else if (first) {
-		w->sent_at = now_ms();
+		w->sent_at = kn_time_mono_ms();
 	}
 	pthread_mutex_unlock(&l->mu);
 	if (first)
@@ -205,7 +199,7 @@ void kn_runs_live_tick(kn_runs_live *l)
 {
 	if (!l)
 		return;
-	double t = now_ms();
+	double t = kn_time_mono_ms();
 	char runs[16][KN_LIVE_RUN_MAX + 1];
 	int n = 0;
 	pthread_mutex_lock(&l->mu);

@@ -21,6 +21,7 @@
 #include <jansson.h>
 
 #include "judge_queue.h"
+#include "keynode/clock.h"
 #include "log.h"
 #include "relay.h"
 #include "runs.h"

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "keynode/randid.h"
 #include "keynode/until.h"
 
@@ -28,13 +29,6 @@
 static int durable_ms(const kn_runs *r)
 {
 	return r->o.durable_timeout_ms > 0 ? r->o.durable_timeout_ms : KN_RUNS_DURABLE_WAIT_MS;
-}
-
-static double since(const struct timespec *t0)
-{
-	struct timespec t1;
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
 }
 
 void kn_run_unref(struct run *run)
@@ -101,7 +95,7 @@ static int record_event(struct run *run, const kn_eval *ev, const kn_event *e, i
 	kn_err err = {0};
 	char *line = kn_runs_event_line(e);
 	int64_t seq = ++run->seq, lost = 0;
-	clock_gettime(CLOCK_MONOTONIC, &run->last_event);
+	run->last_event = kn_time_mono_s();
 	if (!line || kn_ingest_event(r->o.ingest, run->id, seq, line, &err) != 0) {
 		kn_log_msg("error", "runs", err.msg[0] ? err.msg : "event not stored", "run=%s", run->id);
 		lost = 1;
@@ -386,7 +380,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 	kn_random_id(run->id, KN_RUN_ID_MAX, "r-", 8);
 	if (r->o.llm)
 		kn_llm_stats_get(r->o.llm, &run->llm0);
-	clock_gettime(CLOCK_MONOTONIC, &run->started_mono);
+	run->started_mono = kn_time_mono_s();
 	run->last_event = run->started_mono;
 	char started[32];
 	kn_runs_now(started, sizeof started);
@@ -427,8 +421,7 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 			kn_run_unref(run);
 		/* answer once keynode is watching, so an agent acting right after is seen */
 		struct timespec dl;
-		clock_gettime(CLOCK_REALTIME, &dl);
-		dl.tv_sec += KN_RUNS_ATTACH_WAIT_MS / 1000;
+		kn_time_deadline(&dl, CLOCK_REALTIME, KN_RUNS_ATTACH_WAIT_MS);
 		pthread_mutex_lock(&r->mu);
 		while (!run->attached && !run->ended)
 			if (pthread_cond_timedwait(&r->cv, &r->mu, &dl) != 0)
@@ -545,7 +538,7 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 		e.type = KN_EV_ANSWER;
 		e.text = text;
 		e.trusted = -1;
-		e.t = since(&run->started_mono);
+		e.t = kn_time_mono_s() - run->started_mono;
 		rc = feed_external(run, &e, 1, NULL, NULL, err);
 		kn_run_unref(run);
 		return rc;
@@ -570,8 +563,7 @@ int kn_runs_answer(kn_runs *r, const char *id, const char *text, kn_err *err)
 static int wait_end(kn_runs *r, struct run *run, char **result, kn_err *err)
 {
 	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += 15;
+	kn_time_deadline(&dl, CLOCK_REALTIME, 15000);
 	pthread_mutex_lock(&r->mu);
 	while (!run->ended && !run->awaiting) /* an end waiting for verdicts is not waited for */
 		if (pthread_cond_timedwait(&r->cv, &r->mu, &dl) != 0)
@@ -631,7 +623,7 @@ void kn_runs_tick(kn_runs *r)
 		pthread_mutex_lock(&r->mu);
 		for (struct run *run = r->live; run; run = run->next)
 			if (run->ev && !run->finishing && run->until.idle_s > 0 &&
-			    since(&run->last_event) >= run->until.idle_s) {
+			    kn_time_mono_s() - run->last_event >= run->until.idle_s) {
 				run->finishing = 1;
 				run->refs++;
 				due = run;

@@ -31,7 +31,7 @@ struct run {
 	struct kn_live_src *live; /* its page in the live view (services/live), NULL: none; loop thread */
 	/* external */
 	kn_eval *ev;
-	struct timespec started_mono, last_event;
+	double started_mono, last_event; /* kn_time_mono_s */
 	int64_t seq;
 	int finishing, ended;
 	int attached;      /* the monitor is ready (monitor.h on_ready) */

@@ -16,7 +16,7 @@
 
 #include <jansson.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "log.h"
 #include "runs_internal.h"
 
@@ -207,9 +207,8 @@ void kn_runs_judge_wait_ends(kn_runs *r)
 {
 	if (!r->judges)
 		return;
-	struct timespec dl;
-	clock_gettime(CLOCK_REALTIME, &dl);
-	dl.tv_sec += 16 + kn_runs_verdict_wait_ms(r) / 1000; /* each end is bounded by its own wait */
+	/* each end is bounded by its own wait */
+	double end = kn_time_mono_s() + 16 + kn_runs_verdict_wait_ms(r) / 1000;
 	for (;;) {
 		kn_runs_judge_tick(r);
 		pthread_mutex_lock(&r->mu);
@@ -220,9 +219,7 @@ void kn_runs_judge_wait_ends(kn_runs *r)
 			pthread_cond_timedwait(&r->cv, &r->mu, &step);
 		}
 		pthread_mutex_unlock(&r->mu);
-		struct timespec now;
-		clock_gettime(CLOCK_REALTIME, &now);
-		if (!left || now.tv_sec > dl.tv_sec)
+		if (!left || kn_time_mono_s() > end)
 			return;
 	}
 }

@@ -23,7 +23,7 @@
 
 #include <jansson.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "log.h"
 #include "runs.h"
 #include "store_serve.h"

@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "cron.h"
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "log.h"
 #include "scheduler.h"
 #include "store.h"

@@ -21,7 +21,7 @@
 
 #include <jansson.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "store.h"
 #include "worker_browser.h"
 #include "worker_trace.h"

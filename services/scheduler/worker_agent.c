@@ -15,7 +15,7 @@
 
 #include <jansson.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "provenance.h"
 #include "rundir.h"
 #include "runner.h"

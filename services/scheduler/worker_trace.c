@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/clock.h"
 #include "keynode/randid.h"
-#include "keynode/event.h"
 #include "store.h"
 #include "worker_trace.h"
 

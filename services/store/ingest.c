@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "log.h"
 #include "spool.h"
 #include "store_internal.h"
@@ -37,7 +37,7 @@ struct kn_ingest {
 	pthread_cond_t cv_work, cv_done;
 	rec_node *head, *tail;
 	size_t qlen, qbytes;
-	struct timespec first_at; /* when the oldest queued record arrived */
+	double first_at; /* when the oldest queued record arrived (kn_time_mono_ms) */
 	int spooling, busy, stop;
 	kn_spool *sp;
 	uint64_t flush_off;       /* writer only */
@@ -55,11 +55,9 @@ struct kn_ingest {
 	pthread_t th;
 };
 
-static long ms_since(const struct timespec *t)
+static long ms_since(double t)
 {
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (long)(now.tv_sec - t->tv_sec) * 1000 + (now.tv_nsec - t->tv_nsec) / 1000000L;
+	return (long)(kn_time_mono_ms() - t);
 }
 
 /* ---- writing a sequence of records ---------------------------------------------------------- */
@@ -199,7 +197,7 @@ static void mark_down(kn_ingest *in, const char *why)
 
 /* Flush the spool while the database takes it, chunk by chunk: 1 when it is empty now (and the
  * ingest is live again), 0 when the connection was lost again or time ran out. */
-static int flush_spool(kn_ingest *in, const struct timespec *started, long budget_ms)
+static int flush_spool(kn_ingest *in, double started, long budget_ms)
 {
 	size_t cap = (size_t)in->batch_max * 4;
 	kn_spool_rec *recs = calloc(cap, sizeof *recs);
@@ -320,19 +318,19 @@ static void write_batch(kn_ingest *in, rec_node *list, size_t n)
 static void *writer_main(void *arg)
 {
 	kn_ingest *in = arg;
-	struct timespec stop_at = {0, 0};
+	double stop_at = 0; /* kn_time_mono_ms when stop was seen */
 	pthread_mutex_lock(&in->mu);
 	for (;;) {
-		if (in->stop && stop_at.tv_sec == 0)
-			clock_gettime(CLOCK_MONOTONIC, &stop_at);
+		if (in->stop && stop_at == 0)
+			stop_at = kn_time_mono_ms();
 		if (in->spooling) {
 			pthread_mutex_unlock(&in->mu);
 			int up = in->stats.db_up || writer_connect(in) == 0;
-			int emptied = up && flush_spool(in, &stop_at, in->stop ? KN_INGEST_STOP_MS : -1);
+			int emptied = up && flush_spool(in, stop_at, in->stop ? KN_INGEST_STOP_MS : -1);
 			pthread_mutex_lock(&in->mu);
 			if (emptied)
 				continue;
-			if (in->stop && (!up || ms_since(&stop_at) > KN_INGEST_STOP_MS))
+			if (in->stop && (!up || ms_since(stop_at) > KN_INGEST_STOP_MS))
 				break; /* what is left stays in the spool for the next start */
 			if (!in->stats.db_up) {
 				struct timespec ts;
@@ -347,7 +345,7 @@ static void *writer_main(void *arg)
 			pthread_cond_wait(&in->cv_work, &in->mu);
 			continue;
 		}
-		long age = ms_since(&in->first_at);
+		long age = ms_since(in->first_at);
 		if (!in->stop && !in->waiters && !in->urgent && in->qlen < (size_t)in->batch_max &&
 		    age < in->flush_ms) {
 			struct timespec ts;
@@ -467,7 +465,7 @@ static int enqueue(kn_ingest *in, kn_spool_rec *rec, size_t bytes, kn_err *err)
 		in->tail->next = n;
 	else {
 		in->head = n;
-		clock_gettime(CLOCK_MONOTONIC, &in->first_at);
+		in->first_at = kn_time_mono_ms();
 		pthread_cond_signal(&in->cv_work);
 	}
 	in->tail = n;
@@ -549,7 +547,7 @@ int kn_ingest_sync(kn_ingest *in, int timeout_ms, kn_err *err)
 	while (in->head || in->busy || in->spooling) {
 		/* Queued records wait flush_ms for company; a sync wants them now. */
 		if (in->head)
-			in->first_at.tv_sec -= 3600;
+			in->first_at -= 3600 * 1000.0;
 		pthread_cond_signal(&in->cv_work);
 		if (pthread_cond_timedwait(&in->cv_done, &in->mu, &ts) != 0) {
 			rc = kn_err_set(err, KN_ETIMEOUT, "ingest not flushed within %d ms (%s)", timeout_ms,

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "keynode/event.h"
+#include "keynode/clock.h"
 #include "store_internal.h"
 
 #define KN_EVENTS_BATCH_MAX 100000

@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "log.h"
 #include "store_internal.h"
 #include "store_serve.h"
@@ -192,8 +193,7 @@ static void *notifier_main(void *arg)
 			n->dropped += (unsigned long)k;
 			if (!stopping && !n->stop) { /* the database is away: wait a little before the next try */
 				struct timespec until;
-				clock_gettime(CLOCK_REALTIME, &until);
-				until.tv_sec += 1;
+				kn_time_deadline(&until, CLOCK_REALTIME, 1000);
 				pthread_cond_timedwait(&n->cv, &n->mu, &until);
 			}
 			if (n->stop) { /* no more tries at the end */

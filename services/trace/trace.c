@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
 #include "keynode/evidence.h"
 #include "keynode/fs.h"
 #include "keynode/request.h"
@@ -105,7 +106,7 @@ int kn_trace_new(kn_trace **out, const char *dir, const kn_trace_opts *opts, kn_
 static void on_evidence(void *ud, const kn_evidence *x)
 {
 	kn_trace *t = ud;
-	int action = x->e->type == KN_EV_CLICK || x->e->type == KN_EV_TYPE || x->e->type == KN_EV_SELECT;
+	int action = kn_event_is_action(x->e);
 	if (!x->checked && !(action && (x->kn->target == KN_TARGET_ELEMENT_PATH ||
 	                                x->kn->target == KN_TARGET_ELEMENT_VALUE)))
 		return;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/clock.h"
 #include "query_js.h"
 #include "trace_internal.h"
 

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "keynode/base64.h"
+#include "keynode/clock.h"
 #include "trace_internal.h"
 
 /* A step's screenshot is the page this long after it, unless the next step comes first. */

@@ -3,6 +3,7 @@
 #ifndef KEYNODE_TRACE_INTERNAL_H
 #define KEYNODE_TRACE_INTERNAL_H
 
+#include "keynode/clock.h"
 #include "trace.h"
 
 #define KN_TRACE_MAX_STEPS 2000     /* steps past this are folded into the last one */

@@ -11,14 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
 #include "store.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static const char yaml[] = "tasks:\n  - id: bench\n    intent: bench\n    start_url: http://127.0.0.1/\n"
                            "    key_nodes:\n      - url: { include: \"/x\" }\n";
@@ -82,7 +76,7 @@ int main(int argc, char **argv)
 		snprintf(run_id, sizeof run_id, "bench-%lx-direct-%d", tag, bs);
 		kn_store_run run = {run_id, v, "agent", NULL, "2026-11-23T00:00:00Z", NULL, 0};
 		kn_store_run_start(st, &run, &err);
-		double t0 = now();
+		double t0 = kn_time_mono_s();
 		for (long i = 0; i < n; i += bs) {
 			long m = n - i < bs ? n - i : bs;
 			if (kn_store_events_append(st, run_id, i + 1, (const char *const *)lines + i, (size_t)m, &err)) {
@@ -90,7 +84,7 @@ int main(int argc, char **argv)
 				return 1;
 			}
 		}
-		emit(out, "direct", (double)n / (now() - t0), n, bs, "\n");
+		emit(out, "direct", (double)n / (kn_time_mono_s() - t0), n, bs, "\n");
 	}
 
 	/* through kn_ingest */
@@ -108,16 +102,16 @@ int main(int argc, char **argv)
 		char run_id[64];
 		snprintf(run_id, sizeof run_id, "bench-%lx-ingest-%d", tag, ibatches[b]);
 		kn_store_run run = {run_id, v, "agent", NULL, "2026-11-23T00:00:00Z", NULL, 0};
-		double t0 = now();
+		double t0 = kn_time_mono_s();
 		kn_ingest_run_start(in, &run, &err);
 		for (long i = 0; i < N; i++)
 			kn_ingest_event(in, run_id, i + 1, lines[i], &err);
-		double t_enq = now() - t0;
+		double t_enq = kn_time_mono_s() - t0;
 		if (kn_ingest_sync(in, 300000, &err)) {
 			fprintf(stderr, "bench_ingest: %s\n", err.msg);
 			return 1;
 		}
-		double dt = now() - t0;
+		double dt = kn_time_mono_s() - t0;
 		kn_ingest_stats s;
 		kn_ingest_get_stats(in, &s);
 		kn_ingest_free(in);

@@ -12,6 +12,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "keynode/clock.h"
 #include "store.h"
 
 static const char tasks_yaml[] =
@@ -29,13 +30,6 @@ struct claimer {
 	long claimed, completed, errors;
 	pthread_t th;
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void *claim_main(void *arg)
 {
@@ -96,7 +90,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_jobs: %s\n", err.msg);
 		return 1;
 	}
-	double t0 = now();
+	double t0 = kn_time_mono_s();
 	for (long i = 0; i < jobs; i++) {
 		int64_t id;
 		if (kn_store_job_enqueue(st, version, "bench", &id, &err) != 0) {
@@ -104,10 +98,10 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	double enq = now() - t0;
+	double enq = kn_time_mono_s() - t0;
 
 	struct claimer *cs = calloc((size_t)threads, sizeof *cs);
-	t0 = now();
+	t0 = kn_time_mono_s();
 	for (int i = 0; i < threads; i++) {
 		cs[i].conninfo = conninfo;
 		snprintf(cs[i].name, sizeof cs[i].name, "bench-%d", i);
@@ -118,7 +112,7 @@ int main(int argc, char **argv)
 		pthread_join(cs[i].th, NULL);
 		claimed += cs[i].claimed, completed += cs[i].completed, errors += cs[i].errors;
 	}
-	double wall = now() - t0;
+	double wall = kn_time_mono_s() - t0;
 	free(cs);
 
 	struct utsname u;

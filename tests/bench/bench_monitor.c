@@ -63,6 +63,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
 #include "monitor.h"
 #include "bench_monitor_agent.h"
 #include "bench_samples.h"
@@ -77,13 +78,6 @@
 #define MAX_TABS 256
 
 /* ------------------------------------------------------------------ clocks and process stats */
-
-static double mono_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* user + system CPU seconds of this process (the monitor; the agent and browser are others) */
 static double cpu_s(void)
@@ -131,7 +125,7 @@ static unsigned long long g_messages, g_bytes; /* CDP messages (and bytes) the m
 
 int __wrap_kn_cdp_decode(kn_cdp_msg *out, const char *buf, size_t len, kn_err *err)
 {
-	g_arrival = mono_s();
+	g_arrival = kn_time_mono_s();
 	g_messages++;
 	g_bytes += len;
 	return __real_kn_cdp_decode(out, buf, len, err);
@@ -212,7 +206,7 @@ static void on_verdict(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 {
 	(void)m;
 	(void)rises;
-	double wall = real_ms(), mono = mono_s();
+	double wall = real_ms(), mono = kn_time_mono_s();
 	bench *b = ud;
 	b->events++;
 	int ti = tab_index(ev);
@@ -270,9 +264,9 @@ static void on_end(void *ud, kn_monitor *m, const char *reason)
 /* Serve the monitor until pred(b) holds; 0 when it did, -1 on timeout, end or interrupt. */
 static int serve_until(bench *b, int (*pred)(const bench *), double timeout_s)
 {
-	double t0 = mono_s();
+	double t0 = kn_time_mono_s();
 	while (!pred(b)) {
-		if (interrupted || b->ended || mono_s() - t0 > timeout_s)
+		if (interrupted || b->ended || kn_time_mono_s() - t0 > timeout_s)
 			return -1;
 		kn_cdp_loop_run_for(b->loop, b->slice_ms);
 	}
@@ -281,8 +275,8 @@ static int serve_until(bench *b, int (*pred)(const bench *), double timeout_s)
 
 static void settle(bench *b, double s)
 {
-	double t0 = mono_s();
-	while (mono_s() - t0 < s && !interrupted)
+	double t0 = kn_time_mono_s();
+	while (kn_time_mono_s() - t0 < s && !interrupted)
 		kn_cdp_loop_run_for(b->loop, b->slice_ms);
 }
 
@@ -304,7 +298,7 @@ static int agent_cmd(bench *b, char *out, size_t n, double timeout_s, const char
 		fprintf(stderr, "bench_monitor: the agent is gone\n");
 		return -1;
 	}
-	double t0 = mono_s();
+	double t0 = kn_time_mono_s();
 	for (;;) {
 		char *nl = memchr(b->rep, '\n', b->rep_len);
 		if (nl) {
@@ -320,7 +314,7 @@ static int agent_cmd(bench *b, char *out, size_t n, double timeout_s, const char
 			b->rep_len -= used;
 			return ok ? 0 : -1;
 		}
-		if (interrupted || mono_s() - t0 > timeout_s) {
+		if (interrupted || kn_time_mono_s() - t0 > timeout_s) {
 			fprintf(stderr, "bench_monitor: agent: no answer to %.*s\n", (int)strcspn(cmd, " \n"), cmd);
 			return -1;
 		}
@@ -407,7 +401,7 @@ typedef struct rate {
 static void phase_result(bench *b, rate *r, double t_sent, double cpu0)
 {
 	r->n = b->count;
-	double end = b->t_done > 0 ? b->t_done : mono_s();
+	double end = b->t_done > 0 ? b->t_done : kn_time_mono_s();
 	double cpu_end = b->cpu_done > 0 ? b->cpu_done : cpu_s();
 	r->wall = end - t_sent;
 	r->cpu = cpu_end - cpu0;
@@ -496,8 +490,8 @@ int main(int argc, char **argv)
 		goto out;
 	/* the agent announces its page server's port unasked: read it like a reply */
 	{
-		double t0 = mono_s();
-		while (!memchr(b.rep, '\n', b.rep_len) && mono_s() - t0 < 10) {
+		double t0 = kn_time_mono_s();
+		while (!memchr(b.rep, '\n', b.rep_len) && kn_time_mono_s() - t0 < 10) {
 			struct pollfd p = {b.rep_fd, POLLIN, 0};
 			poll(&p, 1, 50);
 			ssize_t r = read(b.rep_fd, b.rep + b.rep_len, sizeof b.rep - 1 - b.rep_len);
@@ -564,14 +558,14 @@ int main(int argc, char **argv)
 	settle(&b, 0.5);
 	long rss1 = rss_kb();
 	double heap1 = heap_kb();
-	double t_open = mono_s();
+	double t_open = kn_time_mono_s();
 	for (int i = 1; i < TABS; i++)
 		if (agent_cmd(&b, NULL, 0, 30, "open %s", url))
 			goto out;
 	if (serve_until(&b, have_all_tabs, 120))
 		fprintf(stderr, "bench_monitor: of %d tabs, %d opened, %d with an action\n", TABS,
 		        b.n_opened, b.n_acted);
-	double tabs_s = mono_s() - t_open;
+	double tabs_s = kn_time_mono_s() - t_open;
 	settle(&b, 0.5);
 	long rss50 = rss_kb();
 	double heap50 = heap_kb();
@@ -592,7 +586,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "bench_monitor: burst of %d synthetic clicks\n", BURST_CLICKS);
 	double page_ms = 0;
 	phase_start(&b, PH_BURST, BURST_CLICKS);
-	double t_sent = mono_s(), cpu0 = cpu_s();
+	double t_sent = kn_time_mono_s(), cpu0 = cpu_s();
 	if (agent_cmd(&b, reply, sizeof reply, 120, "eval burst(%d)", BURST_CLICKS))
 		goto out;
 	page_ms = strtod(reply, NULL);
@@ -604,7 +598,7 @@ int main(int argc, char **argv)
 	/* ---- trusted clicks from the agent's connection */
 	fprintf(stderr, "bench_monitor: %d trusted clicks\n", TRUSTED_CLICKS);
 	phase_start(&b, PH_TRUSTED, TRUSTED_CLICKS);
-	t_sent = mono_s();
+	t_sent = kn_time_mono_s();
 	cpu0 = cpu_s();
 	int tr_done = 0, tr_failed = 0;
 	double agent_s = 0;
@@ -620,7 +614,7 @@ int main(int argc, char **argv)
 	/* ---- latency at an agent's pace (still far faster than agents act) */
 	fprintf(stderr, "bench_monitor: %d paced type steps\n", PACED_STEPS);
 	phase_start(&b, PH_PACED, PACED_STEPS);
-	t_sent = mono_s();
+	t_sent = kn_time_mono_s();
 	cpu0 = cpu_s();
 	double floor50 = NAN, floor99 = NAN;
 	if (agent_cmd(&b, reply, sizeof reply, 120, "paced %d %d", PACED_STEPS, PACED_EVERY_MS))
@@ -634,7 +628,7 @@ int main(int argc, char **argv)
 	/* ---- navigating actions: each page clicks a link to the next, NAV_HOPS times */
 	fprintf(stderr, "bench_monitor: %d link clicks that navigate\n", NAV_HOPS);
 	phase_start(&b, PH_NAV, NAV_HOPS + 1); /* the script navigation that starts it, then the hops */
-	t_sent = mono_s();
+	t_sent = kn_time_mono_s();
 	cpu0 = cpu_s();
 	if (agent_cmd(&b, NULL, 0, 30, "eval setTimeout(function () { location.href = "
 	                               "'bench.html?hops=%d'; }, 0), 0", NAV_HOPS))

@@ -17,10 +17,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
 #include "monitor.h"
 #include "bench_monitor_agent.h"
 #include "bench_samples.h"
-#include "keynode/event.h"
 
 #define MAX_TABS 256
 #define TRUSTED_WINDOW 16 /* clicks in flight from the agent */

@@ -11,14 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
 #include "spool.h"
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static int round_(const char *dir, long n, long every, FILE *out)
 {
@@ -32,7 +26,7 @@ static int round_(const char *dir, long n, long every, FILE *out)
 	char text[200], run_id[] = "r-bench";
 	kn_spool_rec r = {.kind = KN_SPOOL_EVENT, .run_id = run_id, .text = text};
 	long syncs = 0;
-	double t0 = now();
+	double t0 = kn_time_mono_s();
 	for (long i = 1; i <= n; i++) {
 		snprintf(text, sizeof text, "{\"t\": %ld.%03ld, \"type\": \"click\", \"tab\": \"T1\", \"url\": "
 		         "\"http://127.0.0.1:8100/shop/item/%ld\", \"selector\": \"#add-to-cart\"}",
@@ -47,7 +41,7 @@ static int round_(const char *dir, long n, long every, FILE *out)
 			syncs++;
 		}
 	}
-	double dt = now() - t0;
+	double dt = kn_time_mono_s() - t0;
 	char line[200];
 	snprintf(line, sizeof line, "spool    sync_every=%-5ld records=%-7ld %10.0f records/s %8.1f us/sync\n",
 	         every, n, (double)n / dt, syncs ? dt * 1e6 / (double)syncs : 0.0);

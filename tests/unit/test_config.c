@@ -438,21 +438,24 @@ static void test_replay(void **state)
 {
 	(void)state;
 	kn_config *c = load("replay:\n  element_timeout_ms: 7000\n  quiet_ms: 0\n  grace_ms: 1500\n");
-	assert_int_equal(c->replay.element_timeout_ms, 7000);
-	assert_int_equal(c->replay.quiet_ms, -1); /* set to 0: that wait is off */
-	assert_int_equal(c->replay.grace_ms, 1500);
-	assert_int_equal(c->replay.settle_ms, 0); /* not set: the default */
-	assert_int_equal(c->replay.consequence_ms, 0);
+	assert_int_equal(c->replay.ms[KN_RWAIT_ELEMENT], 7000);
+	assert_int_equal(c->replay.ms[KN_RWAIT_QUIET], -1); /* set to 0: that wait is off */
+	assert_int_equal(c->replay.ms[KN_RWAIT_GRACE], 1500);
+	assert_int_equal(c->replay.ms[KN_RWAIT_SETTLE], 0); /* not set: the default */
+	assert_int_equal(c->replay.ms[KN_RWAIT_CONSEQUENCE], 0);
 	kn_config_free(c);
 	kn_err err = {0}; /* the example documents every key with its default */
 	assert_int_equal(kn_config_load(&c, EXAMPLE, &err), 0);
-	assert_int_equal(c->replay.settle_ms, 10000);
-	assert_int_equal(c->replay.consequence_ms, 500);
-	assert_int_equal(c->replay.postcondition_ms, 5000);
-	assert_int_equal(c->replay.command_timeout_ms, 30000);
+	assert_int_equal(c->replay.ms[KN_RWAIT_SETTLE], 10000);
+	assert_int_equal(c->replay.ms[KN_RWAIT_CONSEQUENCE], 500);
+	assert_int_equal(c->replay.ms[KN_RWAIT_POSTCONDITION], 5000);
+	assert_int_equal(c->replay.ms[KN_RWAIT_COMMAND], 30000);
+	for (int i = 0; i < KN_RWAIT__COUNT; i++) /* as the table has them (wait_table.h) */
+		if (kn_replay_wait_table[i].def_ms)
+			assert_int_equal(c->replay.ms[i], kn_replay_wait_table[i].def_ms);
 	kn_config_free(c);
 	c = load("replay: {command_timeout_ms: 3000}\n");
-	assert_int_equal(c->replay.command_timeout_ms, 3000);
+	assert_int_equal(c->replay.ms[KN_RWAIT_COMMAND], 3000);
 	kn_config_free(c);
 	fails("replay: {command_timeout_ms: 0}\n", KN_EINVAL,
 	      "k.yaml:1:30: replay.command_timeout_ms: expected an integer in [1, 600000]");

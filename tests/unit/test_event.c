@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/clock.h"
 #include "keynode/event.h"
 
 static void test_step_rule(void **state)

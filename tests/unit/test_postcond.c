@@ -55,11 +55,37 @@ static void test_waits_resolve(void **state)
 	assert_int_equal(w.settle_ms, 10000);
 }
 
+/* Every entry of the wait table (wait_table.h) sets its own field of kn_replay_opts, which is how
+ * keynode.yaml's replay: reaches the replayer; a step's element is waited for 5 s by default. */
+static void test_wait_table(void **state)
+{
+	(void)state;
+	kn_replay_opts o = {0};
+	int *seen[KN_RWAIT__COUNT];
+	for (int i = 0; i < KN_RWAIT__COUNT; i++) {
+		assert_non_null(kn_replay_wait_table[i].key);
+		seen[i] = kn_replay_opts_wait(&o, (kn_replay_wait_id)i);
+		assert_non_null(seen[i]);
+		for (int j = 0; j < i; j++)
+			assert_ptr_not_equal(seen[i], seen[j]);
+		*seen[i] = 100 + i;
+	}
+	assert_int_equal(o.element_timeout_ms, 100 + KN_RWAIT_ELEMENT);
+	assert_int_equal(o.command_timeout_ms, 100 + KN_RWAIT_COMMAND);
+	assert_int_equal(o.wait.grace_ms, 100 + KN_RWAIT_GRACE);
+	assert_int_equal(kn_replay_element_timeout(&o), 100 + KN_RWAIT_ELEMENT);
+	o.element_timeout_ms = 0;
+	assert_int_equal(kn_replay_element_timeout(&o), 5000);
+	kn_replay_waits w = kn_replay_waits_resolve(NULL);
+	assert_int_equal(w.postcondition_ms, kn_replay_wait_table[KN_RWAIT_POSTCONDITION].def_ms);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_url_agrees),
 		cmocka_unit_test(test_waits_resolve),
+		cmocka_unit_test(test_wait_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

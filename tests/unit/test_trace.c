@@ -54,16 +54,24 @@ static int has(const struct rec *r, const char *want)
 	return 0;
 }
 
+/* An evaluator of task_yaml's task reporting its evidence into r; *set is the caller's. */
+static kn_eval *new_eval(kn_taskset **set, struct rec *r)
+{
+	kn_err err;
+	assert_int_equal(kn_taskset_load_buffer(set, task_yaml, sizeof task_yaml - 1, "t.yaml", NULL, &err), 0);
+	kn_eval *ev = NULL;
+	assert_int_equal(kn_eval_new(&ev, kn_taskset_find(*set, "t"), NULL), 0);
+	kn_eval_set_evidence(ev, on_ev, r);
+	return ev;
+}
+
 static void test_evidence(void **state)
 {
 	(void)state;
 	kn_taskset *set = NULL;
 	kn_err err;
-	assert_int_equal(kn_taskset_load_buffer(&set, task_yaml, sizeof task_yaml - 1, "t.yaml", NULL, &err), 0);
-	kn_eval *ev = NULL;
-	assert_int_equal(kn_eval_new(&ev, kn_taskset_find(set, "t"), NULL), 0);
 	struct rec r = {0};
-	kn_eval_set_evidence(ev, on_ev, &r);
+	kn_eval *ev = new_eval(&set, &r);
 	kn_event nav = {.type = KN_EV_NAVIGATE, .how = "goto", .url = "http://h/shop/", .tab = "T1", .trusted = -1};
 	assert_true(kn_eval_feed(ev, &nav, &err) >= 0);
 	/* the URL has no q: checked, nothing to compare */
@@ -83,6 +91,26 @@ static void test_evidence(void **state)
 	r.n = 0;
 	assert_true(kn_eval_feed(ev, &sel, &err) >= 0);
 	assert_true(has(&r, "size step=3 checked=1 input=9 score=1 why=the value matched"));
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
+/* A drag is an action on an element for the evidence as for the evaluator: a drag that reaches an
+ * element node is explained as a match, not as "not an action on an element" (the two once
+ * disagreed), and a trace keeps an element node's unmatched check on a drag as on a click. */
+static void test_evidence_drag(void **state)
+{
+	(void)state;
+	kn_taskset *set = NULL;
+	kn_err err;
+	struct rec r = {0};
+	kn_eval *ev = new_eval(&set, &r);
+	kn_event drag = {.type = KN_EV_DRAG, .url = "http://h/shop/", .tab = "T1", .selector = "#add",
+	                 .text = "Add", .value = "#cart", .trusted = 1};
+	assert_true(kn_event_is_action(&drag));
+	assert_true(kn_eval_feed(ev, &drag, &err) >= 0);
+	assert_true(has(&r, "add step=1 checked=1 input=#add score=1 why=the selector matched (as text)"));
+	assert_true(has(&r, "size step=1 checked=0 input=(null) score=0 why=the acted-on element is not the node's element"));
 	kn_eval_free(ev);
 	kn_taskset_free(set);
 }
@@ -306,6 +334,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_evidence),
+		cmocka_unit_test(test_evidence_drag),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_tar),

@@ -8,7 +8,6 @@
 
 #include <stddef.h>
 #include <stdio.h>
-#include <time.h>
 
 #include "keynode/error.h"
 
@@ -76,6 +75,9 @@ int kn_event_type_parse(kn_event_type *out, const char *name);
 
 /* 1 when the event counts as an agent step (docs/formats.md §2); a human event never does. */
 int kn_event_is_step(const kn_event *ev);
+/* 1 when the event is an action on an element (click, type, select, drag): the events that
+ * element_path and element_value key nodes are checked on, and that evidence explains. */
+int kn_event_is_action(const kn_event *ev);
 
 /* Parse one JSON event line into ev (owned strings; kn_event_clear releases them). */
 int kn_event_parse(kn_event *ev, const char *line, size_t len, kn_err *err);
@@ -94,18 +96,6 @@ int kn_traj_read_file(const char *path, kn_traj_header *hdr, kn_event **events, 
 int kn_traj_read_buffer(const char *buf, size_t len, const char *name, kn_traj_header *hdr,
                         kn_event **events, size_t *n, kn_err *err);
 void kn_traj_events_free(kn_event *events, size_t n);
-
-/* t as RFC 3339 UTC, "2026-11-23T03:00:00Z": the form of the header's "started" and of every
- * timestamp keynode writes. out holds KN_TIME_MAX bytes (t out of range: the epoch). */
-#define KN_TIME_MAX 32
-void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t);
-/* Seconds / milliseconds on the monotonic clock (CLOCK_MONOTONIC): for durations and deadlines only,
- * never for timestamps that are written down. */
-double kn_time_mono_s(void);
-double kn_time_mono_ms(void);
-/* *out = now on clock (CLOCK_MONOTONIC or CLOCK_REALTIME) plus ms milliseconds: the absolute
- * deadline pthread_cond_timedwait takes, on the clock its condition variable was made with. */
-void kn_time_deadline(struct timespec *out, clockid_t clock, long ms);
 
 /* Write the header / one event as one line and flush (so a crash loses nothing already written). */
 int kn_traj_write_header(FILE *f, const char *run, const char *task, const char *started);
