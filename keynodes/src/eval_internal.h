@@ -29,6 +29,7 @@ struct node {
 	struct rise *hist;  /* deferred judgements: the node's rises (step, score) */
 	size_t n_hist;
 	const char *verdict;/* deferred: "missing" or "failed" when a check of it never got a verdict */
+	char *judge_error;  /* why a judgement of it failed (sync or deferred); NULL: none did */
 };
 
 /* Forms of one URL, computed on first use. */
@@ -77,6 +78,12 @@ struct kn_eval {
  * verdicts). 0, KN_EVAL_PENDING or a negative KN_E*. */
 int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
                        int fold, double *score, kn_err *err);
+
+/* eval.c: a judgement of node i could not be had (rc, msg: why; msg NULL → kn_strerror(rc)): the
+ * node is unjudged (kn_eval_unjudged) until it reaches 1. */
+void kn_eval_judge_failed(kn_eval *ev, size_t i, int rc, const char *msg);
+/* eval.c: a judge's score checked against the contract: 0 when in [0, 1], else KN_EPROTO with err. */
+int kn_eval_judge_range(double score, kn_err *err);
 
 /* eval_defer.c */
 /* The verdict for (rule, input): 0 and *score when known, KN_EVAL_PENDING when awaited (asked
