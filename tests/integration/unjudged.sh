@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# unjudged.sh — a judge outage is never the agent's failure (docs/scoring.md "Unjudged"), end to end
+# with the real binary and a real local HTTP judge (lib.sh kn_judge_start: llm-server.mjs). Four
+# recorded runs: two of a task with a semantic answer node (one finishes, one already misses its
+# deterministic node), two of a task without one. For every outage the judge can have — HTTP 402, 429,
+# 500, a timeout, a garbled body, a non-numeric score, a score of 1.7 — `keynode score --semantic llm`
+# must: give the two judged runs status unjudged with the evidence (key node, judge, error) and fault
+# judge, count them in the summary's unjudged, leave the metrics exactly those of the same set without
+# them (scored apart), and exit 1 with a line on stderr. Once the judge answers again the same runs
+# score their real verdicts (finished, incomplete) and the exit is 0.
+# Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. Well under 60 s.
+# usage: unjudged.sh KEYNODE_BIN
+set -uo pipefail
+kn=$1
+. "$(dirname "$0")/lib.sh"
+kn_lib_init unjudged
+command -v python3 >/dev/null 2>&1 || { kn_fail "python3 not found"; kn_finish; }
+kn_judge_start || kn_finish
+
+cat >"$tmp/tasks.yaml" <<'EOF'
+tasks:
+  - id: judged
+    intent: find the answer
+    key_nodes:
+      - id: done
+        url: { include: "/done" }
+      - id: answer
+        answer: { semantic: "Decide whether the answer is forty-two" }
+  - id: plain
+    intent: open the page
+    key_nodes:
+      - url: { include: "/x" }
+EOF
+mkdir -p "$tmp/all" "$tmp/plain"
+run() { # run FILE RUN TASK URL [ANSWER]
+  {
+    echo "{\"run\": \"$2\", \"task\": \"$3\", \"started\": \"2026-12-07T00:00:00Z\"}"
+    echo "{\"t\": 0.0, \"type\": \"navigate\", \"tab\": \"T1\", \"url\": \"$4\", \"how\": \"goto\"}"
+    [ -z "${5:-}" ] || echo "{\"t\": 1.0, \"type\": \"answer\", \"text\": \"$5\"}"
+  } >"$1"
+}
+run "$tmp/all/a.jsonl" a judged http://s.test/done 42
+run "$tmp/all/b.jsonl" b judged http://s.test/other 42
+run "$tmp/all/c.jsonl" c plain http://s.test/x
+run "$tmp/all/d.jsonl" d plain http://s.test/y
+cp "$tmp/all/c.jsonl" "$tmp/all/d.jsonl" "$tmp/plain/"
+
+# what the metrics must be: the same set without the judged runs
+"$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/plain" --json "${judge_args[@]}" >"$tmp/plain.json" 2>"$tmp/plain.err" ||
+  kn_fail "the set without judged runs did not score: $(cat "$tmp/plain.err")"
+
+# check NAME WANT — compare $tmp/out.json with the expectations (python: exact JSON, not grep)
+check() {
+  python3 - "$tmp/out.json" "$tmp/plain.json" "$2" <<'EOF'
+import json, sys
+out, plain, want = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3]
+res = {r["run"]: r for r in out["results"]}
+s, p = out["summary"], plain["summary"]
+bad = []
+if want == "outage":
+    for run in ("a", "b"):
+        r = res[run]
+        u = r.get("unjudged", {})
+        nodes = u.get("key_nodes", [])
+        if r["status"] != "unjudged" or r.get("fault") != "judge" or r.get("reason") != "judge failed":
+            bad.append(f"{run}: status {r['status']} fault {r.get('fault')} reason {r.get('reason')}")
+        if u.get("judge") != "llm:fake-judge" or [n["id"] for n in nodes] != ["answer"] or not nodes[0].get("error"):
+            bad.append(f"{run}: evidence {u}")
+    if s["unjudged"] != 2:
+        bad.append(f"summary unjudged {s['unjudged']}")
+    for k, v in p.items():  # every metric as without the judged runs
+        if k != "unjudged" and s.get(k) != v:
+            bad.append(f"summary {k}: {s.get(k)} != {v} without the judged runs")
+else:
+    want_status = {"a": "finished", "b": "incomplete", "c": "finished", "d": "incomplete"}
+    for run, st in want_status.items():
+        if res[run]["status"] != st or "unjudged" in res[run]:
+            bad.append(f"{run}: {res[run]['status']}, want {st}")
+    if res["b"].get("fault") != "agent" or "fault" in res["a"]:
+        bad.append(f"faults a {res['a'].get('fault')} b {res['b'].get('fault')}")
+    if s["unjudged"] != 0 or s["tasks"] != 4 or s["task_success_rate"] != 0.5:
+        bad.append(f"summary {s}")
+print("; ".join(bad) if bad else "ok")
+EOF
+}
+
+for mode in "${kn_judge_outages[@]}"; do
+  kn_judge_outage "$mode" || continue
+  "$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/all" --json "${judge_args[@]}" >"$tmp/out.json" 2>"$tmp/err"
+  rc=$?
+  [ "$rc" = 1 ] && kn_ok "outage $mode: exit 1" || kn_fail "outage $mode: exit $rc, want 1: $(head -3 "$tmp/err")"
+  got=$(check "$mode" outage)
+  [ "$got" = ok ] && kn_ok "outage $mode: the judged runs are unjudged with their evidence, the metrics those without them" ||
+    kn_fail "outage $mode: $got"
+  grep -q "2 runs unjudged (left out of the metrics" "$tmp/err" && kn_ok "outage $mode: said on stderr" ||
+    kn_fail "outage $mode: stderr: $(tail -2 "$tmp/err")"
+  # the evidence names what went wrong, in the judge's words
+  case $mode in
+    402) want="HTTP 402" ;; 429) want="HTTP 429" ;; 500) want="HTTP 500" ;; timeout) want="within 400 ms" ;;
+    garbled) want="malformed response" ;; text) want="malformed answer" ;; range) want="outside [0, 1]" ;;
+  esac
+  grep -qF "$want" "$tmp/out.json" && kn_ok "outage $mode: the error says '$want'" ||
+    kn_fail "outage $mode: no '$want' in the evidence: $(grep -o '"unjudged": {[^}]*}' "$tmp/out.json" | head -1)"
+done
+
+# the table says so too, and --csv has the fault
+kn_judge_outage 402
+"$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/all" "${judge_args[@]}" >"$tmp/table" 2>/dev/null
+grep -q "b .*unjudged" "$tmp/table" && grep -q "(2 unjudged runs left out" "$tmp/table" &&
+  kn_ok "table: status unjudged and the count" || kn_fail "table: $(cat "$tmp/table")"
+"$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/all" --csv "${judge_args[@]}" >"$tmp/csv" 2>/dev/null
+grep -q "^judged,a,unjudged,.*,judge$" "$tmp/csv" && kn_ok "csv: the fault column" || kn_fail "csv: $(cat "$tmp/csv")"
+
+# the judge answers again: the same runs get their real verdicts
+kn_judge_outage none
+"$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/all" --json "${judge_args[@]}" >"$tmp/out.json" 2>"$tmp/err"
+rc=$?
+[ "$rc" = 0 ] && kn_ok "judge back: exit 0" || kn_fail "judge back: exit $rc: $(head -3 "$tmp/err")"
+got=$(check none verdict)
+[ "$got" = ok ] && kn_ok "judge back: a finished, b incomplete (the agent's), nothing unjudged" || kn_fail "judge back: $got"
+kn_finish
