@@ -118,4 +118,64 @@ rc=$?
 [ "$rc" = 0 ] && kn_ok "judge back: exit 0" || kn_fail "judge back: exit $rc: $(head -3 "$tmp/err")"
 got=$(check none verdict)
 [ "$got" = ok ] && kn_ok "judge back: a finished, b incomplete (the agent's), nothing unjudged" || kn_fail "judge back: $got"
+
+# --- serve: an external run judged by serve's LLM judge (deferred, on its judge threads) during an
+# outage is unjudged with the judge's words; POST /api/rescore with the judge back gives its verdict;
+# an agent batch counts unjudged attempts apart and every attempt that is not a success by whose it is
+command -v jq >/dev/null 2>&1 || { kn_fail "jq not found"; kn_finish; }
+kn_pg_start || kn_finish
+"$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 || { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
+cat >"$tmp/keynode.yaml" <<EOF
+semantic: { backend: llm, llm: { url: "$judge_url", model: fake-judge, timeout_ms: 400 } }
+EOF
+token="kn-$RANDOM$RANDOM"
+KEYNODE_DATABASE_URL=$KN_PG_URL KEYNODE_API_TOKEN=$token \
+  kn_serve_start "$kn" "$tmp/serve.log" --config "$tmp/keynode.yaml" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || kn_finish
+api() { curl -s --max-time 30 -H "Authorization: Bearer $token" "$@"; }
+api -X POST --data-binary @"$tmp/tasks.yaml" "$api_base/api/tasksets?name=j" >/dev/null
+kn_judge_outage 402
+id=$(api -X POST -d '{"task": "j:judged"}' "$api_base/api/runs" | jq -r .id)
+api -X POST -d '[{"t": 0, "type": "navigate", "url": "http://s.test/done", "how": "goto"}, {"t": 1, "type": "answer", "text": "42"}]' \
+  "$api_base/api/runs/$id/events" >/dev/null
+api -X POST "$api_base/api/runs/$id/stop" >"$tmp/stop.json"
+api "$api_base/api/runs/$id" >"$tmp/run.json"
+jq -e '.status == "unjudged" and .fault == "judge" and .unjudged.judge == "llm:fake-judge" and .unjudged.key_nodes[0].id == "answer" and (.unjudged.key_nodes[0].error | test("HTTP 402"))' "$tmp/run.json" >/dev/null &&
+  kn_ok "serve: the external run is unjudged with the judge's words: $(jq -c .unjudged "$tmp/run.json")" ||
+  kn_fail "serve: run $id: $(head -c 600 "$tmp/run.json")"
+kn_judge_outage none
+api -X POST -d '{"taskset": "j", "from": 1, "to": 1}' "$api_base/api/rescore" >"$tmp/rescore.json"
+jq -e --arg id "$id" '[.runs[] | select(.run == $id) | .from] | length == 1 and .[0].status == "finished" and .[0].completion == true and .[0].fault == null' "$tmp/rescore.json" >/dev/null &&
+  kn_ok "serve: POST /api/rescore with the judge back gives the verdict (finished)" ||
+  kn_fail "serve: rescore: $(head -c 600 "$tmp/rescore.json")"
+
+# an agent batch of both tasks x 2 whose attempts are stored as a worker stores them (result.json in
+# agent_results, the job done): the run results keynode score wrote during the outage (a, b unjudged;
+# c finished; d incomplete) with the attempt object keynode run writes
+kn_judge_outage 402
+"$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/all" --out "$tmp/res" "${judge_args[@]}" >/dev/null 2>&1
+batch=$(api -X POST -d '{"agent": "x", "tasks": ["j:judged", "j:plain"], "repeat": 2}' "$api_base/api/agent-runs" | jq -r .id)
+for f in a b c d; do
+  jq -c 'if .status == "unjudged" then .attempt = {status: "unjudged", fault: "judge", reason: "unjudged: the judge failed"}
+         elif .completion then .attempt = {status: "done"} else .attempt = {status: "done", fault: "agent"} end' \
+    "$tmp/res/$f.json" >"$tmp/res/$f.attempt.json"
+done
+sql_json() { sed "s/'/''/g" "$tmp/res/$1.attempt.json"; }
+kn_psql "INSERT INTO agent_results (job_id, batch, task_version, attempt_no, worker, status, completed, score, result)
+  SELECT j.id, j.batch, j.task_version, j.attempt_no, 'sql', x.r #>> '{attempt,status}', (x.r ->> 'completion')::boolean,
+    (x.r ->> 'score')::float8, x.r
+  FROM jobs j JOIN task_versions v ON v.id = j.task_version JOIN tasks t ON t.id = v.task_id
+  JOIN (VALUES ('judged', 1, '$(sql_json a)'::jsonb), ('judged', 2, '$(sql_json b)'::jsonb),
+               ('plain', 1, '$(sql_json c)'::jsonb), ('plain', 2, '$(sql_json d)'::jsonb)) x(task, k, r)
+    ON x.task = t.task_key AND x.k = j.attempt_no
+  WHERE j.batch = $batch;
+  UPDATE jobs SET state = 'done' WHERE batch = $batch" >/dev/null || kn_fail "the batch's attempts were not stored"
+api "$api_base/api/agent-runs/$batch" >"$tmp/batch.json"
+jq -e '.metrics.unjudged == 2 and .metrics.executable == 2 and .metrics.successes == 1 and .metrics.success_rate == 0.5
+       and .metrics.faults == {"agent": 1, "site": 0, "infrastructure": 0, "judge": 2}
+       and .stats.denominators.planned.unjudged == 2 and .stats.rates.task_success_rate == 0.5' "$tmp/batch.json" >/dev/null &&
+  kn_ok "serve: the batch page leaves the unjudged attempts out of the metrics and counts them: $(jq -c '.metrics | {unjudged, executable, faults}' "$tmp/batch.json")" ||
+  kn_fail "serve: batch: $(jq -c '{metrics, d: .stats.denominators}' "$tmp/batch.json" 2>/dev/null || head -c 600 "$tmp/batch.json")"
+api "$api_base/api/agent-runs" >"$tmp/batches.json"
+jq -e --argjson b "$batch" '.batches[] | select(.id == $b) | .unjudged == 2' "$tmp/batches.json" >/dev/null &&
+  kn_ok "serve: the batch list counts them" || kn_fail "serve: batches: $(head -c 400 "$tmp/batches.json")"
 kn_finish
