@@ -8,12 +8,16 @@
 # judge, count them in the summary's unjudged, leave the metrics exactly those of the same set without
 # them (scored apart), and exit 1 with a line on stderr. Once the judge answers again the same runs
 # score their real verdicts (finished, incomplete) and the exit is 0.
+# Then the same outage under `keynode run` (a real Chromium, a shell agent that answers "42"): the attempt
+# is unjudged (summary.json attempts.unjudged, attempts.faults.judge, exit 1) and `run --resume` with
+# the judge back runs it again to its verdict; and under `keynode serve` (below).
 # Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. Well under 60 s.
 # usage: unjudged.sh KEYNODE_BIN
 set -uo pipefail
 kn=$1
 . "$(dirname "$0")/lib.sh"
 kn_lib_init unjudged
+repo=$(cd "$(dirname "$0")/../.." && pwd)
 command -v python3 >/dev/null 2>&1 || { kn_fail "python3 not found"; kn_finish; }
 kn_judge_start || kn_finish
 
@@ -178,4 +182,35 @@ jq -e '.metrics.unjudged == 2 and .metrics.executable == 2 and .metrics.successe
 api "$api_base/api/agent-runs" >"$tmp/batches.json"
 jq -e --argjson b "$batch" '.batches[] | select(.id == $b) | .unjudged == 2' "$tmp/batches.json" >/dev/null &&
   kn_ok "serve: the batch list counts them" || kn_fail "serve: batches: $(head -c 400 "$tmp/batches.json")"
+
+# --- keynode run: a real attempt (Chromium, a shell agent that answers) during an outage, then --resume
+kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
+cat >"$tmp/run-tasks.yaml" <<EOF
+tasks:
+  - id: ask
+    intent: say the answer
+    start_url: http://127.0.0.1:$port/shop/
+    key_nodes:
+      - id: answer
+        answer: { semantic: "Decide whether the answer is forty-two" }
+EOF
+agent='echo 42 >>"$KEYNODE_ANSWER_FILE"; sleep 1'
+run_kn() { "$kn" run --tasks "$tmp/run-tasks.yaml" --agent "$agent" --out "$tmp/run" --timeout 30 --retries 0 \
+  --chromium "$kn_chromium" --quiet "${judge_args[@]}" "$@" >"$tmp/run.log" 2>&1; }
+kn_judge_outage 402
+run_kn
+rc=$?
+jq -e '.attempts.unjudged == 1 and .attempts.faults.judge == 1 and .attempts.executable == 0 and .metrics.attempts == 0
+       and .excluded[0].status == "unjudged" and .excluded[0].fault == "judge"' "$tmp/run/summary.json" >/dev/null &&
+  jq -e '.status == "unjudged" and .fault == "judge" and .attempt.status == "unjudged" and .attempt.fault == "judge"
+         and (.attempt.reason | test("judge llm:fake-judge failed on key node answer: .*HTTP 402"))' "$tmp/run/ask/1/result.json" >/dev/null &&
+  [ "$rc" = 1 ] && kn_ok "run: the attempt is unjudged (attempts.unjudged, faults.judge, exit 1): $(jq -r .attempt.reason "$tmp/run/ask/1/result.json")" ||
+  kn_fail "run: exit $rc $(jq -c '{attempts, excluded}' "$tmp/run/summary.json" 2>/dev/null) $(jq -c '{status, attempt}' "$tmp/run/ask/1/result.json" 2>/dev/null) $(tail -3 "$tmp/run.log")"
+kn_judge_outage none
+run_kn --resume
+rc=$?
+jq -e '.attempts.unjudged == 0 and .attempts.successes == 1 and .metrics.task_success_rate == 1' "$tmp/run/summary.json" >/dev/null &&
+  jq -e '.status == "finished" and .attempt.status == "done" and (has("fault") | not)' "$tmp/run/ask/1/result.json" >/dev/null &&
+  [ "$rc" = 0 ] && kn_ok "run --resume with the judge back: the attempt runs again to its verdict (finished, exit 0)" ||
+  kn_fail "run --resume: exit $rc $(jq -c .attempts "$tmp/run/summary.json" 2>/dev/null) $(tail -3 "$tmp/run.log")"
 kn_finish
