@@ -10,7 +10,9 @@
 # score their real verdicts (finished, incomplete) and the exit is 0.
 # Then the same outage under `keynode run` (a real Chromium, a shell agent that answers "42"): the attempt
 # is unjudged (summary.json attempts.unjudged, attempts.faults.judge, exit 1) and `run --resume` with
-# the judge back runs it again to its verdict; and under `keynode serve` (below).
+# the judge back runs it again to its verdict; under `keynode serve` (an external run, POST /api/rescore,
+# an agent batch's page); and under `keynode watch` (its judge off the CDP loop: unjudged, exit 1, its
+# trajectory scored with the judge back finished).
 # Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. Well under 60 s.
 # usage: unjudged.sh KEYNODE_BIN
 set -uo pipefail
@@ -213,4 +215,29 @@ jq -e '.attempts.unjudged == 0 and .attempts.successes == 1 and .metrics.task_su
   jq -e '.status == "finished" and .attempt.status == "done" and (has("fault") | not)' "$tmp/run/ask/1/result.json" >/dev/null &&
   [ "$rc" = 0 ] && kn_ok "run --resume with the judge back: the attempt runs again to its verdict (finished, exit 0)" ||
   kn_fail "run --resume: exit $rc $(jq -c .attempts "$tmp/run/summary.json" 2>/dev/null) $(tail -3 "$tmp/run.log")"
+
+# --- keynode watch: its judge is asked off the CDP loop (judge_async.c); the verdict fails with the
+# judge's words, the run is unjudged and watch exits 1; its trajectory scored with the judge back is finished
+mkdir -p "$tmp/chr"
+kn_chromium_start "$tmp/chr" || kn_finish
+: >"$tmp/answers.txt"
+kn_judge_outage 402
+"$kn" watch --browser "$cdp" --tasks "$tmp/run-tasks.yaml" --task ask --answer-file "$tmp/answers.txt" --until idle:2 \
+  --out "$tmp/w.json" --trajectory "$tmp/w.jsonl" --run-id w1 "${judge_args[@]}" >"$tmp/w.out" 2>"$tmp/w.err" &
+wpid=$!
+kn_pids+=("$wpid")
+for _ in $(seq 1 100); do grep -qs '"tab_open"' "$tmp/w.jsonl" && break; sleep 0.1; done
+echo 42 >>"$tmp/answers.txt"
+wait "$wpid"
+rc=$?
+kn_forget "$wpid"
+jq -e '.status == "unjudged" and .fault == "judge" and (.unjudged.key_nodes[0].error | test("HTTP 402"))' "$tmp/w.json" >/dev/null &&
+  [ "$rc" = 1 ] && grep -q "keynode watch: unjudged" "$tmp/w.err" &&
+  kn_ok "watch: the run is unjudged with the judge's HTTP 402, exit 1, said on stderr" ||
+  kn_fail "watch: exit $rc $(head -c 400 "$tmp/w.json") $(tail -3 "$tmp/w.err")"
+kn_judge_outage none
+"$kn" score --tasks "$tmp/run-tasks.yaml" --runs "$tmp/w.jsonl" --json "${judge_args[@]}" >"$tmp/ws.json" 2>"$tmp/ws.err"
+rc=$?
+jq -e '.results[0].status == "finished" and .summary.unjudged == 0' "$tmp/ws.json" >/dev/null && [ "$rc" = 0 ] &&
+  kn_ok "watch: its trajectory scored with the judge back is finished" || kn_fail "watch rescore: exit $rc $(head -c 300 "$tmp/ws.json")"
 kn_finish
