@@ -23,7 +23,7 @@
 //   hang             never answered (the connection stays open)
 // POST /outage with a body MODE → every chat completion request from then on fails that way, whatever
 // its marker, until MODE none (the judge outage scenario of lib.sh kn_judge_outage):
-//   402      402 insufficient_quota        429      429 without Retry-After (retried, then given up)
+//   402      402 insufficient_quota        429      429, Retry-After: 0 (retried at once, then given up)
 //   500      500 (retried, then given up)  timeout  never answered (the client's timeout ends it)
 //   garbled  a 200 whose body is HTML      text     a verdict whose score is prose, not a number
 //   range    {"score": 1.7}                none     back to normal
@@ -138,7 +138,8 @@ function handle(req, res, raw) {
   case '400': return send(res, 400, apiError('Unsupported parameter', 'invalid_request_error', null));
   case 'outage-402':
     return send(res, 402, apiError('You exceeded your current quota', 'insufficient_quota', 'insufficient_quota'));
-  case 'outage-429': return send(res, 429, apiError('Rate limit reached', 'requests', 'rate_limit_exceeded'));
+  case 'outage-429':
+    return send(res, 429, apiError('Rate limit reached', 'requests', 'rate_limit_exceeded'), { 'retry-after': '0' });
   case 'outage-500': return send(res, 500, apiError('The server had an error', 'server_error', null));
   case 'outage-timeout': return undefined;
   case 'outage-garbled': return send(res, 200, '<html><body>502 Bad Gateway</body></html>');

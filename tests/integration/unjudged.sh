@@ -240,4 +240,12 @@ kn_judge_outage none
 rc=$?
 jq -e '.results[0].status == "finished" and .summary.unjudged == 0' "$tmp/ws.json" >/dev/null && [ "$rc" = 0 ] &&
   kn_ok "watch: its trajectory scored with the judge back is finished" || kn_fail "watch rescore: exit $rc $(head -c 300 "$tmp/ws.json")"
+
+# --- the dashboard (a real browser on serve's pages): the batch's unjudged tile and faults, the run's
+"$repo/tests/integration/node/ensure.sh" >"$tmp/ensure.out" 2>&1 || { kn_fail "node packages: $(tail -2 "$tmp/ensure.out")"; kn_finish; }
+node "$repo/tests/integration/unjudged-page.mjs" "$cdp" "$api_base" "$token" "$batch" "$id" >"$tmp/page.out" 2>&1
+prc=$?
+sed 's/^/  /' "$tmp/page.out"
+[ $prc = 0 ] && kn_ok "dashboard: the batch page, the batch list and the run page show the outage" ||
+  kn_fail "dashboard: unjudged-page.mjs exit $prc"
 kn_finish
