@@ -110,7 +110,9 @@ void kn_eval_free(kn_eval *ev)
 		free(ev->nodes[i].read);
 		free(ev->nodes[i].read_error);
 		free(ev->nodes[i].hist);
-		free(ev->nodes[i].judge_error);
+		for (size_t k = 0; k < ev->nodes[i].n_failed; k++)
+			free(ev->nodes[i].failed[k].input), free(ev->nodes[i].failed[k].error);
+		free(ev->nodes[i].failed);
 	}
 	kn_eval_defer_free(ev);
 	free(ev->nodes);
@@ -434,6 +436,7 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 		int r = eval_node(ev, i, e, page, &s, err);
 		if (ev->evid)
 			kn_evidence_report(ev, ev->evid, ev->evid_ud, i, e, ev->checked, ev->seen, r ? -1 : s);
+		kn_eval_judged(ev, i, r, ev->seen, err ? err->msg : NULL);
 		free(ev->seen_own), ev->seen_own = NULL;
 		if (last)
 			st->final = r ? 0 : s;
@@ -441,7 +444,6 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			continue; /* kn_eval_verdict scores it */
 		if (r) {
 			rc = r;
-			kn_eval_judge_failed(ev, i, r, err ? err->msg : NULL);
 			continue;
 		}
 		rises += rise(ev, i, s);
@@ -545,8 +547,7 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 	double s = 0;
 	int rc = text ? kn_eval_score_text(ev, st, &ev->task->keynodes[i], text, 1, &s, err) : 0;
 	st->final = rc ? 0 : s; /* the page as read at the end */
-	if (rc < 0)
-		kn_eval_judge_failed(ev, i, rc, err ? err->msg : NULL);
+	kn_eval_judged(ev, i, rc, text, err ? err->msg : NULL);
 	if (rc)
 		return rc == KN_EVAL_PENDING ? 0 : rc; /* pending: kn_eval_verdict scores it */
 	if (rise(ev, i, s) && ev->n_scores)
@@ -731,23 +732,39 @@ int kn_eval_judge_range(double score, kn_err *err)
 	return kn_err_set(err, KN_EPROTO, "the judge's score %g is outside [0, 1]", score);
 }
 
-void kn_eval_judge_failed(kn_eval *ev, size_t i, int rc, const char *msg)
+void kn_eval_judged(kn_eval *ev, size_t i, int rc, const char *input, const char *msg)
 {
 	struct node *st = &ev->nodes[i];
-	char *m = strdup(msg && *msg ? msg : kn_strerror(rc));
-	if (m) {
-		free(st->judge_error);
-		st->judge_error = m;
-	} else {
-		st->verdict = "failed"; /* out of memory: unjudged all the same, without the words */
+	const char *in = input ? input : "";
+	size_t k = 0;
+	while (k < st->n_failed && strcmp(st->failed[k].input, in) != 0)
+		k++;
+	if (rc >= 0 && k == st->n_failed)
+		return; /* judged, or waiting for its verdict */
+	if (k < st->n_failed) { /* judged after all, or failed again: the old failure goes */
+		free(st->failed[k].input), free(st->failed[k].error);
+		memmove(st->failed + k, st->failed + k + 1, (st->n_failed - k - 1) * sizeof *st->failed);
+		st->n_failed--;
 	}
+	if (rc >= 0)
+		return;
+	struct judge_failure *nf = realloc(st->failed, (st->n_failed + 1) * sizeof *nf);
+	struct judge_failure f = {strdup(in), strdup(msg && *msg ? msg : kn_strerror(rc))};
+	if (nf)
+		st->failed = nf;
+	if (!nf || !f.input || !f.error) { /* out of memory: unjudged all the same, for good */
+		free(f.input), free(f.error);
+		st->verdict = "failed";
+		return;
+	}
+	st->failed[st->n_failed++] = f; /* the latest last: its words are the evidence */
 }
 
 size_t kn_eval_unjudged(const kn_eval *ev)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < ev->n; i++)
-		n += ev->nodes[i].pub.score < 1.0 && (ev->nodes[i].judge_error || ev->nodes[i].verdict);
+		n += ev->nodes[i].pub.score < 1.0 && (ev->nodes[i].n_failed || ev->nodes[i].verdict);
 	return n;
 }
 

@@ -227,7 +227,7 @@ int kn_eval_verdict_detail(kn_eval *ev, const char *rule, const char *input, int
 		if (r < 0) {
 			s = 0;
 			st->verdict = "failed";
-			kn_eval_judge_failed(ev, w.node, r, err.msg);
+			kn_eval_judged(ev, w.node, r, w.input, err.msg);
 		}
 		rises += place(ev, &w, s);
 		free(w.input);
@@ -254,7 +254,7 @@ void kn_eval_verdicts_abandon(kn_eval *ev)
 		}
 	for (size_t j = 0; j < d->nw; j++) {
 		ev->nodes[d->w[j].node].verdict = "missing";
-		kn_eval_judge_failed(ev, d->w[j].node, KN_ETIMEOUT, "no verdict came before the run ended");
+		kn_eval_judged(ev, d->w[j].node, KN_ETIMEOUT, d->w[j].input, "no verdict came before the run ended");
 		free(d->w[j].input);
 	}
 	d->nw = 0;

@@ -56,10 +56,11 @@ static json_t *unjudged_json(const kn_eval *ev)
 	json_t *nodes = json_array();
 	for (size_t i = 0; nodes && i < ev->n; i++) {
 		const struct node *nd = &ev->nodes[i];
-		if (nd->pub.score >= 1.0 || (!nd->judge_error && !nd->verdict))
+		if (nd->pub.score >= 1.0 || (!nd->n_failed && !nd->verdict))
 			continue;
 		json_array_append_new(nodes, json_pack("{s:s, s:s}", "id", ev->task->keynodes[i].id, "error",
-		                                       nd->judge_error ? nd->judge_error : nd->verdict));
+		                                       nd->n_failed ? nd->failed[nd->n_failed - 1].error
+		                                                    : nd->verdict));
 	}
 	const kn_semantic *sem = ev->opts.semantic;
 	return json_pack("{s:s, s:o}", "judge", sem && sem->name ? sem->name : "?", "key_nodes",

@@ -200,6 +200,37 @@ static void test_depends_on(void **state)
 	kn_taskset_free(set);
 }
 
+/* A failed judgement had after all (the same input again, the judge back) no longer counts; another
+ * input's failure still does, with its own words. */
+static void test_retried(void **state)
+{
+	(void)state;
+	kn_taskset *set = load();
+	struct judge j = {.rc = KN_EIO, .words = "llm: HTTP 500"};
+	j.sem = (kn_semantic){.judge = fake_judge, .ud = &j, .name = "llm:test"};
+	kn_eval_opts o = {.semantic = &j.sem};
+	kn_eval *ev;
+	kn_err err = {0};
+	const kn_event other = {.type = KN_EV_ANSWER, .text = "41", .trusted = -1};
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &o), 0);
+	assert_true(kn_eval_feed(ev, &answer, &err) < 0);  /* "42": HTTP 500 */
+	j.words = "llm: HTTP 429";
+	assert_true(kn_eval_feed(ev, &other, &err) < 0);   /* "41": HTTP 429 */
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_UNJUDGED);
+	j.rc = 0, j.score = 0.1;
+	assert_int_equal(kn_eval_feed(ev, &other, &err), 0); /* "41" judged after all: 0.1 */
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_UNJUDGED); /* "42" still not */
+	json_t *r = kn_eval_result_json(ev, "r");
+	assert_string_equal(member(json_array_get(json_object_get(json_object_get(r, "unjudged"), "key_nodes"), 0),
+	                           "error"), "llm: HTTP 500");
+	json_decref(r);
+	assert_int_equal(kn_eval_feed(ev, &answer, &err), 0); /* "42" judged after all: 0.1 */
+	assert_int_equal(kn_eval_unjudged(ev), 0);
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_INCOMPLETE); /* the agent's, now that it is known */
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
 /* Unjudged runs are left out of the metrics and counted: the metrics are those of the same runs
  * without them. */
 static void test_summary(void **state)
@@ -314,6 +345,7 @@ int main(void)
 		cmocka_unit_test(test_outage_then_rescore),
 		cmocka_unit_test(test_out_of_range),
 		cmocka_unit_test(test_depends_on),
+		cmocka_unit_test(test_retried),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_deferred),
 		cmocka_unit_test(test_faults),
