@@ -145,7 +145,7 @@ struct run {
 	size_t n_items;
 	atomic_size_t next;
 	atomic_int stop;
-	atomic_int running, done, successes, errors;
+	atomic_int running, done, successes, errors, unjudged;
 	pthread_mutex_t lock;   /* plain progress lines */
 	const char *dir, *agent, *chromium, *run_base;
 	const kn_remote *server; /* --server */
@@ -242,6 +242,7 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 	atomic_fetch_add(&r->done, rep.status != KN_ATTEMPT_INTERRUPTED);
 	atomic_fetch_add(&r->successes, rep.status == KN_ATTEMPT_DONE && rep.completed);
 	atomic_fetch_add(&r->errors, rep.status == KN_ATTEMPT_ERROR);
+	atomic_fetch_add(&r->unjudged, rep.status == KN_ATTEMPT_UNJUDGED);
 	progress_line(r, it, &rep);
 	free(ref);
 	free(run_id);
@@ -287,10 +288,14 @@ static void draw(struct run *r, size_t todo, size_t pre_done)
 		fmt_dur(eta, sizeof eta, el / done * (double)(todo - (size_t)done));
 	else if ((size_t)done >= todo)
 		snprintf(eta, sizeof eta, "0m00s");
+	int unjudged = atomic_load(&r->unjudged);
+	char unj[32] = ""; /* said only during a judge outage */
+	if (unjudged)
+		snprintf(unj, sizeof unj, " · %d unjudged", unjudged);
 	fprintf(stderr,
-	        "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors · %s · ETA %s",
+	        "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors%s · %s · ETA %s",
 	        (size_t)done + pre_done, r->n_items, atomic_load(&r->running), atomic_load(&r->successes),
-	        atomic_load(&r->errors), e, eta);
+	        atomic_load(&r->errors), unj, e, eta);
 	fflush(stderr);
 }
 
