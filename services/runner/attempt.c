@@ -273,10 +273,12 @@ static void unjudged_attempt(kn_attempt_report *rep, const json_t *u)
 {
 	const json_t *k = json_array_get(json_object_get(u, "key_nodes"), 0);
 	size_t n = json_array_size(json_object_get(u, "key_nodes"));
+	const char *judge = json_string_value(json_object_get(u, "judge")),
+	           *id = json_string_value(json_object_get(k, "id")),
+	           *error = json_string_value(json_object_get(k, "error"));
 	rep->status = KN_ATTEMPT_UNJUDGED;
 	snprintf(rep->reason, sizeof rep->reason, "unjudged: the judge %.80s failed on key node %.40s%s: %.300s",
-	         json_string_value(json_object_get(u, "judge")), json_string_value(json_object_get(k, "id")),
-	         n > 1 ? " (and others)" : "", json_string_value(json_object_get(k, "error")));
+	         judge ? judge : "?", id ? id : "?", n > 1 ? " (and others)" : "", error ? error : "?");
 }
 
 /* result.json: the run result of the evaluator (docs/formats.md §3) plus "attempt"; an attempt
