@@ -23,8 +23,8 @@
 const char *kn_status_name(kn_status s)
 {
 	static const char *const names[] = {"incomplete", "finished", "step_limit", "error", "broken",
-	                                    "blocked"};
-	return (unsigned)s <= KN_STATUS_BLOCKED ? names[s] : "?";
+	                                    "blocked", "unjudged"};
+	return (unsigned)s <= KN_STATUS_UNJUDGED ? names[s] : "?";
 }
 
 static void url_cache_reset(struct url_cache *c)
@@ -110,6 +110,9 @@ void kn_eval_free(kn_eval *ev)
 		free(ev->nodes[i].read);
 		free(ev->nodes[i].read_error);
 		free(ev->nodes[i].hist);
+		for (size_t k = 0; k < ev->nodes[i].n_failed; k++)
+			free(ev->nodes[i].failed[k].input), free(ev->nodes[i].failed[k].error);
+		free(ev->nodes[i].failed);
 	}
 	kn_eval_defer_free(ev);
 	free(ev->nodes);
@@ -170,8 +173,7 @@ static int judge(kn_eval *ev, const char *rule, const char *phrase, const char *
 	                        : sem->judge(sem->ud, rule, phrase, input, score, err);
 	if (rc)
 		return rc; /* an error, or KN_EVAL_PENDING: deferred, the verdict comes later */
-	*score = *score < 0 ? 0 : *score > 1 ? 1 : *score;
-	return 0;
+	return kn_eval_judge_range(*score, err);
 }
 
 /* A fuzzy (WebArena fuzzy_match) list: every reference judged equivalent by the semantic backend
@@ -291,9 +293,10 @@ int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const
 	} else {
 		const kn_semantic *sem = ev->opts.semantic;
 		int rc = sem->judge(sem->ud, kn->expect, kn->semantic_phrase, input, score, err);
+		if (!rc)
+			rc = kn_eval_judge_range(*score, err);
 		if (rc)
 			return rc;
-		*score = *score < 0 ? 0 : *score > 1 ? 1 : *score;
 		free(st->last_input);
 		st->last_input = strdup(input);
 		st->last_score = *score;
@@ -428,6 +431,7 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 		int r = eval_node(ev, i, e, page, &s, err);
 		if (ev->evid)
 			kn_evidence_report(ev, ev->evid, ev->evid_ud, i, e, ev->checked, ev->seen, r ? -1 : s);
+		kn_eval_judged(ev, i, r, ev->seen, err ? err->msg : NULL);
 		free(ev->seen_own), ev->seen_own = NULL;
 		if (last)
 			st->final = r ? 0 : s;
@@ -538,6 +542,7 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 	double s = 0;
 	int rc = text ? kn_eval_score_text(ev, st, &ev->task->keynodes[i], text, 1, &s, err) : 0;
 	st->final = rc ? 0 : s; /* the page as read at the end */
+	kn_eval_judged(ev, i, rc, text, err ? err->msg : NULL);
 	if (rc)
 		return rc == KN_EVAL_PENDING ? 0 : rc; /* pending: kn_eval_verdict scores it */
 	if (rise(ev, i, s) && ev->n_scores)
@@ -715,6 +720,53 @@ const struct json_t *kn_eval_unreachable(const kn_eval *ev)
 	return kn_eval_completed(ev) ? NULL : ev->unreachable;
 }
 
+int kn_eval_judge_range(double score, kn_err *err)
+{
+	if (score >= 0 && score <= 1)
+		return 0;
+	return kn_err_set(err, KN_EPROTO, "the judge's score %g is outside [0, 1]", score);
+}
+
+void kn_eval_judged(kn_eval *ev, size_t i, int rc, const char *input, const char *msg)
+{
+	struct node *st = &ev->nodes[i];
+	const char *in = input ? input : "";
+	size_t k = 0;
+	while (k < st->n_failed && strcmp(st->failed[k].input, in) != 0)
+		k++;
+	if (rc >= 0 && k == st->n_failed)
+		return; /* judged, or waiting for its verdict */
+	if (k < st->n_failed) { /* judged after all, or failed again: the old failure goes */
+		free(st->failed[k].input), free(st->failed[k].error);
+		memmove(st->failed + k, st->failed + k + 1, (st->n_failed - k - 1) * sizeof *st->failed);
+		st->n_failed--;
+	}
+	if (rc >= 0)
+		return;
+	struct judge_failure *nf = realloc(st->failed, (st->n_failed + 1) * sizeof *nf);
+	struct judge_failure f = {strdup(in), strdup(msg && *msg ? msg : kn_strerror(rc))};
+	if (nf)
+		st->failed = nf;
+	if (!nf || !f.input || !f.error) { /* out of memory: unjudged all the same, for good */
+		free(f.input), free(f.error);
+		st->verdict = "failed";
+		return;
+	}
+	st->failed[st->n_failed++] = f; /* the latest last: its words are the evidence */
+}
+
+size_t kn_eval_unjudged(const kn_eval *ev)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		n += ev->nodes[i].pub.score < 1.0 && (ev->nodes[i].n_failed || ev->nodes[i].verdict);
+	return n;
+}
+
+/* A finished run never depends on the judge; a run that errored or was blocked is the
+ * infrastructure's or the site's whatever the judge said; otherwise a key node left below 1 with a
+ * failed judgement decides — even beside a deterministic node that failed, since its key-node
+ * score still depends on the judged one (docs/scoring.md "Unjudged"). */
 kn_status kn_eval_status(const kn_eval *ev)
 {
 	if (kn_eval_completed(ev))
@@ -723,7 +775,34 @@ kn_status kn_eval_status(const kn_eval *ev)
 		return KN_STATUS_ERROR;
 	if (ev->blocked)
 		return KN_STATUS_BLOCKED;
+	if (kn_eval_unjudged(ev))
+		return KN_STATUS_UNJUDGED;
 	return ev->limit_hit ? KN_STATUS_STEP_LIMIT : KN_STATUS_INCOMPLETE;
+}
+
+const char *kn_status_fault(kn_status s)
+{
+	switch (s) {
+	case KN_STATUS_FINISHED: return NULL;
+	case KN_STATUS_INCOMPLETE:
+	case KN_STATUS_STEP_LIMIT: return "agent";
+	case KN_STATUS_BLOCKED:
+	case KN_STATUS_BROKEN: return "site";
+	case KN_STATUS_ERROR: return "infrastructure";
+	case KN_STATUS_UNJUDGED: return "judge";
+	}
+	return NULL;
+}
+
+const char *kn_eval_fault(const kn_eval *ev)
+{
+	return kn_eval_unreachable(ev) ? "site" : kn_status_fault(kn_eval_status(ev));
+}
+
+int kn_status_excluded(kn_status s)
+{
+	return s == KN_STATUS_ERROR || s == KN_STATUS_BROKEN || s == KN_STATUS_BLOCKED ||
+	       s == KN_STATUS_UNJUDGED;
 }
 
 const kn_node_state *kn_eval_node(const kn_eval *ev, size_t i)
@@ -744,6 +823,13 @@ void kn_summary_init(kn_summary *s)
 
 void kn_summary_add(kn_summary *s, const kn_eval *ev)
 {
+	kn_status st = kn_eval_status(ev);
+	if (kn_status_excluded(st)) { /* not the agent's result: counted apart, as keynode run does */
+		s->n_unjudged += st == KN_STATUS_UNJUDGED;
+		s->n_blocked += st == KN_STATUS_BLOCKED;
+		s->n_error += st == KN_STATUS_ERROR || st == KN_STATUS_BROKEN;
+		return;
+	}
 	size_t missing = 0;
 	for (size_t i = 0; i < ev->n; i++)
 		missing += ev->nodes[i].pub.score < 1.0;

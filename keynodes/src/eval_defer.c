@@ -20,6 +20,7 @@ enum { V_PENDING, V_ANSWERED, V_FAILED, V_MISSING };
 
 struct verdict {
 	char *rule, *input;
+	char *why;   /* V_FAILED: the judge's words, NULL when none came */
 	int state, rc;
 	double score;
 };
@@ -70,7 +71,7 @@ int kn_eval_defer_lookup(kn_eval *ev, const char *rule, const char *phrase, cons
 		case V_PENDING:
 			return KN_EVAL_PENDING;
 		case V_FAILED:
-			return kn_err_set(err, v->rc, "the judge failed on this input");
+			return kn_err_set(err, v->rc, "%s", v->why ? v->why : kn_strerror(v->rc));
 		default:
 			return kn_err_set(err, KN_ETIMEOUT, "no verdict came for this input");
 		}
@@ -186,17 +187,27 @@ static int place(kn_eval *ev, const struct wait *w, double s)
 
 int kn_eval_verdict(kn_eval *ev, const char *rule, const char *input, int rc, double score)
 {
+	return kn_eval_verdict_detail(ev, rule, input, rc, score, NULL);
+}
+
+int kn_eval_verdict_detail(kn_eval *ev, const char *rule, const char *input, int rc, double score,
+                           const char *detail)
+{
 	struct kn_defer *d = ev->defer;
 	struct verdict *v = rule && input ? find(d, rule, input) : NULL;
 	if (!v || v->state != V_PENDING)
 		return 0;
+	kn_err range = {0};
+	if (!rc && kn_eval_judge_range(score, &range) != 0) /* the judge broke its contract */
+		rc = range.code, detail = range.msg;
 	if (rc) {
 		v->state = V_FAILED;
 		v->rc = rc < 0 ? rc : KN_EIO;
+		v->why = detail && *detail ? strdup(detail) : NULL;
 		d->failed++;
 	} else {
 		v->state = V_ANSWERED;
-		v->score = score < 0 ? 0 : score > 1 ? 1 : score;
+		v->score = score;
 		d->answered++;
 	}
 	/* re-run every waiting check: those that have all their verdicts now are placed */
@@ -216,6 +227,7 @@ int kn_eval_verdict(kn_eval *ev, const char *rule, const char *input, int rc, do
 		if (r < 0) {
 			s = 0;
 			st->verdict = "failed";
+			kn_eval_judged(ev, w.node, r, w.input, err.msg);
 		}
 		rises += place(ev, &w, s);
 		free(w.input);
@@ -242,6 +254,7 @@ void kn_eval_verdicts_abandon(kn_eval *ev)
 		}
 	for (size_t j = 0; j < d->nw; j++) {
 		ev->nodes[d->w[j].node].verdict = "missing";
+		kn_eval_judged(ev, d->w[j].node, KN_ETIMEOUT, d->w[j].input, "no verdict came before the run ended");
 		free(d->w[j].input);
 	}
 	d->nw = 0;
@@ -268,6 +281,7 @@ void kn_eval_defer_free(kn_eval *ev)
 	for (size_t i = 0; i < d->n; i++) {
 		free(d->v[i].rule);
 		free(d->v[i].input);
+		free(d->v[i].why);
 	}
 	for (size_t j = 0; j < d->nw; j++)
 		free(d->w[j].input);

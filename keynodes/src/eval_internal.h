@@ -15,6 +15,11 @@ struct rise {
 	double score;
 };
 
+/* A judgement of a node that could not be had: the input judged and the judge's words. */
+struct judge_failure {
+	char *input, *error;
+};
+
 /* Private per-node state beside the public kn_node_state. */
 struct node {
 	kn_node_state pub;
@@ -29,6 +34,8 @@ struct node {
 	struct rise *hist;  /* deferred judgements: the node's rises (step, score) */
 	size_t n_hist;
 	const char *verdict;/* deferred: "missing" or "failed" when a check of it never got a verdict */
+	struct judge_failure *failed; /* judgements of it that failed and were not had since (unjudged) */
+	size_t n_failed;
 };
 
 /* Forms of one URL, computed on first use. */
@@ -77,6 +84,13 @@ struct kn_eval {
  * verdicts). 0, KN_EVAL_PENDING or a negative KN_E*. */
 int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
                        int fold, double *score, kn_err *err);
+
+/* eval.c: node i's check of input (NULL: "") came out rc. A negative rc is a judgement that could
+ * not be had (msg: why; NULL → kn_strerror(rc)): the node is unjudged (kn_eval_unjudged) until it
+ * reaches 1 or that input is judged after all (rc 0 for it later: a retried judgement). */
+void kn_eval_judged(kn_eval *ev, size_t i, int rc, const char *input, const char *msg);
+/* eval.c: a judge's score checked against the contract: 0 when in [0, 1], else KN_EPROTO with err. */
+int kn_eval_judge_range(double score, kn_err *err);
 
 /* eval_defer.c */
 /* The verdict for (rule, input): 0 and *score when known, KN_EVAL_PENDING when awaited (asked

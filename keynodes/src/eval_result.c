@@ -49,6 +49,24 @@ static void round_reals(json_t *j)
 	}
 }
 
+/* The result's "unjudged" evidence: the judge and each key node below 1 whose judgement failed,
+ * with the judge's words. */
+static json_t *unjudged_json(const kn_eval *ev)
+{
+	json_t *nodes = json_array();
+	for (size_t i = 0; nodes && i < ev->n; i++) {
+		const struct node *nd = &ev->nodes[i];
+		if (nd->pub.score >= 1.0 || (!nd->n_failed && !nd->verdict))
+			continue;
+		json_array_append_new(nodes, json_pack("{s:s, s:s}", "id", ev->task->keynodes[i].id, "error",
+		                                       nd->n_failed ? nd->failed[nd->n_failed - 1].error
+		                                                    : nd->verdict));
+	}
+	const kn_semantic *sem = ev->opts.semantic;
+	return json_pack("{s:s, s:o}", "judge", sem && sem->name ? sem->name : "?", "key_nodes",
+	                 nodes ? nodes : json_array());
+}
+
 struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id)
 {
 	json_t *nodes = json_array(), *scores = json_array();
@@ -81,8 +99,16 @@ struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id)
 	                      "key_nodes", nodes);
 	if (!j)
 		return NULL;
-	if (kn_eval_status(ev) == KN_STATUS_BLOCKED)
+	kn_status status = kn_eval_status(ev);
+	const char *fault = kn_eval_fault(ev);
+	if (fault)
+		json_object_set_new(j, "fault", json_string(fault));
+	if (status == KN_STATUS_BLOCKED)
 		json_object_set_new(j, "blocked", json_deep_copy(ev->blocked));
+	if (status == KN_STATUS_UNJUDGED) {
+		json_object_set_new(j, "reason", json_string("judge failed"));
+		json_object_set_new(j, "unjudged", unjudged_json(ev));
+	}
 	if (ev->human) /* a person acted in the page (issue 26): their events were left out */
 		json_object_set_new(j, "human_events", json_integer(ev->human));
 	if (kn_eval_unreachable(ev)) {

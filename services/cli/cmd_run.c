@@ -67,7 +67,7 @@ static const char help[] =
 	"  --retries R       retries of an attempt that ended in an infrastructure error (default 1)\n"
 	"  --out DIR         where DIR/<task>/<attempt>/{result.json,trajectory.jsonl,agent.log} and\n"
 	"                    DIR/summary.{json,csv} go (default: runs/run-<time>); must be empty\n"
-	"  --resume          DIR may hold an earlier run: attempts with a result (not an error) are kept\n"
+	"  --resume          DIR may hold an earlier run: attempts done are kept, others run again\n"
 	"  --browser E       use this browser (ws://…, http://HOST:PORT) instead of launching one: each\n"
 	"                    attempt gets a fresh browser context; repeatable, one attempt at a time per\n"
 	"                    browser (keynode watches the whole browser)\n"
@@ -123,7 +123,13 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"Errors (start page unreachable or 5xx, browser crashed or could not start, agent command not\n"
 	"found, a page of the task's own site that does not answer: reason unreachable) are not the\n"
 	"agent's fault: such attempts are retried, then reported apart and left out of the metrics.\n"
-	"exit: 0 every attempt ran, 1 some attempt ended in error or was blocked, 2 usage error, 130/143 interrupted\n";
+	"A semantic judgement the run depends on that failed (the judge's HTTP error, timeout, unparsable\n"
+	"answer, a score outside [0, 1]) makes the attempt unjudged: the judge's fault, excluded and\n"
+	"counted apart (summary.json attempts.unjudged); --resume runs it again. Every attempt that is\n"
+	"not a success says whose it is (attempt.fault: agent, site, infrastructure, judge;\n"
+	"summary.json attempts.faults).\n"
+	"exit: 0 every attempt ran, 1 some attempt ended in error, was blocked or unjudged, 2 usage error,\n"
+	"130/143 interrupted\n";
 
 struct item {
 	const kn_task *task;
@@ -140,7 +146,7 @@ struct run {
 	size_t n_items;
 	atomic_size_t next;
 	atomic_int stop;
-	atomic_int running, done, successes, errors;
+	atomic_int running, done, successes, errors, unjudged;
 	pthread_mutex_t lock;   /* plain progress lines */
 	const char *dir, *agent, *chromium, *run_base;
 	const kn_remote *server; /* --server */
@@ -237,6 +243,7 @@ static void run_item(struct run *r, struct slot *s, struct item *it)
 	atomic_fetch_add(&r->done, rep.status != KN_ATTEMPT_INTERRUPTED);
 	atomic_fetch_add(&r->successes, rep.status == KN_ATTEMPT_DONE && rep.completed);
 	atomic_fetch_add(&r->errors, rep.status == KN_ATTEMPT_ERROR);
+	atomic_fetch_add(&r->unjudged, rep.status == KN_ATTEMPT_UNJUDGED);
 	progress_line(r, it, &rep);
 	free(ref);
 	free(run_id);
@@ -282,10 +289,14 @@ static void draw(struct run *r, size_t todo, size_t pre_done)
 		fmt_dur(eta, sizeof eta, el / done * (double)(todo - (size_t)done));
 	else if ((size_t)done >= todo)
 		snprintf(eta, sizeof eta, "0m00s");
+	int unjudged = atomic_load(&r->unjudged);
+	char unj[32] = ""; /* said only during a judge outage */
+	if (unjudged)
+		snprintf(unj, sizeof unj, " · %d unjudged", unjudged);
 	fprintf(stderr,
-	        "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors · %s · ETA %s",
+	        "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors%s · %s · ETA %s",
 	        (size_t)done + pre_done, r->n_items, atomic_load(&r->running), atomic_load(&r->successes),
-	        atomic_load(&r->errors), e, eta);
+	        atomic_load(&r->errors), unj, e, eta);
 	fflush(stderr);
 }
 
@@ -723,8 +734,8 @@ int kn_cmd_run(int argc, char **argv)
 		printf("results in %s (summary.json, summary.csv)\n", out);
 	free(rows);
 	free(planned);
-	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors || t.blocked ? KN_EXIT_FAIL
-	                                                             : KN_EXIT_OK;
+	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors || t.blocked || t.unjudged ? KN_EXIT_FAIL
+	                                                                           : KN_EXIT_OK;
 	pthread_mutex_destroy(&r.lock);
 done:
 	free(slots);

@@ -33,7 +33,10 @@ static const char help[] =
 	KN_CLI_SEMANTIC_HELP
 	"\n"
 	"summary keys: key_node_completion_rate, average_step_score_rate, task_success_rate,\n"
-	"task_near_success_rate, efficiency_score, tasks (over the runs scored), and\n"
+	"task_near_success_rate, efficiency_score, tasks (over the runs scored), unjudged (runs left\n"
+	"out of the metrics because a judgement they depend on failed: the judge's HTTP error, timeout,\n"
+	"unparsable answer or a score outside [0, 1]; status unjudged, fault judge, docs/scoring.md\n"
+	"\"Unjudged\"; score them again once the judge answers), and\n"
 	"functional_success_rate over the functional_tasks runs whose task has functional checks\n"
 	"(WebArena-style answer/url/page checks; 0 when none); with purchase tasks, task_score\n"
 	"(100 x mean reward) and reward_success_rate (reward 1) over reward_tasks (offline, nothing\n"
@@ -41,7 +44,7 @@ static const char help[] =
 	"table ends with the LLM usage (judgements, cache hits, requests, tokens, cost) and --json has\n"
 	"it as \"semantic\": {...}.\n"
 	"exit: 0 every run scored, 1 a run could not be scored (bad trajectory, unknown task, a semantic\n"
-	"judgement failed), 2 usage\n";
+	"judgement failed: some run may be unjudged), 2 usage\n";
 
 enum { OUT_TABLE, OUT_JSON, OUT_CSV };
 
@@ -111,7 +114,7 @@ static void print_rows(int format, const struct row *rows, size_t n)
 		wr = lr > wr ? lr : wr;
 	}
 	if (format == OUT_CSV)
-		puts("task,run,status,steps,reached,total,score,completion,efficiency");
+		puts("task,run,status,steps,reached,total,score,completion,efficiency,fault");
 	else if (format == OUT_TABLE)
 		printf("%-*s  %-*s  %-11s %5s %7s %5s %6s %10s\n", wt, "TASK", wr, "RUN", "STATUS", "STEPS",
 		       "REACHED", "TOTAL", "SCORE", "EFFICIENCY");
@@ -123,9 +126,10 @@ static void print_rows(int format, const struct row *rows, size_t n)
 				fputs(",\n", stdout);
 			kn_eval_write_result(ev, rows[i].run, stdout);
 		} else if (format == OUT_CSV) {
-			printf("%s,%s,%s,%d,%g,%zu,%.4f,%s,%.4f\n", id, rows[i].run, status, kn_eval_steps(ev),
+			const char *fault = kn_eval_fault(ev);
+			printf("%s,%s,%s,%d,%g,%zu,%.4f,%s,%.4f,%s\n", id, rows[i].run, status, kn_eval_steps(ev),
 			       kn_eval_reached(ev), kn_eval_total(ev), kn_eval_score(ev),
-			       kn_eval_completed(ev) ? "true" : "false", kn_eval_efficiency(ev));
+			       kn_eval_completed(ev) ? "true" : "false", kn_eval_efficiency(ev), fault ? fault : "");
 		} else {
 			printf("%-*s  %-*s  %-11s %5d %7.2f %5zu %6.3f %10.3f\n", wt, id, wr, rows[i].run,
 			       status, kn_eval_steps(ev), kn_eval_reached(ev), kn_eval_total(ev),
@@ -319,7 +323,7 @@ int kn_cmd_score(int argc, char **argv)
 	free(rows);
 	kn_summary_finish(&sum);
 	if (format == OUT_JSON) {
-		printf("],\n\"summary\": {\"tasks\": %zu", sum.tasks);
+		printf("],\n\"summary\": {\"tasks\": %zu, \"unjudged\": %zu", sum.tasks, sum.n_unjudged);
 		print_summary(format, &sum);
 		fputs("}", stdout);
 		if (so.client) {
@@ -330,14 +334,18 @@ int kn_cmd_score(int argc, char **argv)
 	} else if (format == OUT_TABLE) {
 		printf("\nsummary over %zu runs (mode %s):\n", sum.tasks,
 		       eo.mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default");
+		if (sum.n_unjudged)
+			printf("  (%zu unjudged run%s left out: the judge failed on a key node they depend on)\n",
+			       sum.n_unjudged, sum.n_unjudged == 1 ? "" : "s");
 		print_summary(format, &sum);
 		kn_cli_semantic_report(&so, stdout, sum.sum_reached);
 	} else {
 		kn_cli_semantic_report(&so, stderr, sum.sum_reached);
 	}
 	if (judge_failures)
-		fprintf(stderr, "keynode score: %zu semantic judgement%s failed; those key nodes were not "
-		        "reached by those events\n", judge_failures, judge_failures == 1 ? "" : "s");
+		fprintf(stderr, "keynode score: %zu semantic judgement%s failed; %zu run%s unjudged (left out of "
+		        "the metrics: score again once the judge answers)\n", judge_failures,
+		        judge_failures == 1 ? "" : "s", sum.n_unjudged, sum.n_unjudged == 1 ? "" : "s");
 	kn_cli_semantic_close(&so);
 	kn_taskset_free(set);
 	if (unwritable) /* a lost result is not a verdict */

@@ -52,7 +52,9 @@ static const char help[] =
 	"Ctrl-C ends the run cleanly with a result. A page of the task's own site (its start URL's or\n"
 	"URL key nodes' host) that does not answer (DNS, refused connection, TLS error) ends the run:\n"
 	"status error, reason unreachable, with the URL and the net error.\n"
-	"exit: 0 the task was finished, 1 it was not, 2 usage error, browser unreachable/disconnected\n"
+	"exit: 0 the task was finished, 1 it was not (status unjudged too: a judgement it depends on\n"
+	"failed; `keynode score` on --trajectory gives the verdict once the judge answers), 2 usage error,\n"
+	"browser unreachable/disconnected\n"
 	"or the task's site unreachable\n";
 
 static volatile sig_atomic_t interrupted;
@@ -309,6 +311,10 @@ int kn_cmd_watch(int argc, char **argv)
 		        json_string_value(json_object_get(unreachable, "url")));
 		rc = KN_EXIT_USAGE;
 	} else {
+		if (kn_eval_status(ev) == KN_STATUS_UNJUDGED) /* the judge's failure, not the agent's */
+			fprintf(stderr, "keynode watch: unjudged: the judge failed on %zu key node%s the run "
+			        "depends on (the result's \"unjudged\"); score its trajectory again once the judge "
+			        "answers\n", kn_eval_unjudged(ev), kn_eval_unjudged(ev) == 1 ? "" : "s");
 		rc = kn_eval_completed(ev) ? KN_EXIT_OK : KN_EXIT_FAIL;
 	}
 done:

@@ -19,7 +19,7 @@ static void take(void *ud)
 		if (d->rc)
 			kn_log_msg("warn", "llm", d->detail, NULL);
 		if (j->mon)
-			kn_monitor_verdict(j->mon, d->rule, d->input, d->rc, d->score);
+			kn_monitor_verdict(j->mon, d->rule, d->input, d->rc, d->score, d->detail);
 	}
 	kn_judge_done_free(list);
 }

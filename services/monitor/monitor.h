@@ -109,10 +109,11 @@ int kn_monitor_eval_in_tab(kn_monitor *m, const char *tab, const char *expressio
                            kn_cdp_reply_fn cb, void *ud);
 
 /* A verdict of the asynchronous judge for a judgement the evaluator deferred (eval.opts.defer):
- * it is placed at the step that asked (kn_eval_verdict), the progress is told, `until_finished`
- * may end the run, and an end waiting for verdicts completes once none is awaited. Returns the
- * number of key nodes that rose. Loop thread only. */
-int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score);
+ * it is placed at the step that asked (kn_eval_verdict_detail; detail: the failure's words, may be
+ * NULL), the progress is told, `until_finished` may end the run, and an end waiting for verdicts
+ * completes once none is awaited. Returns the number of key nodes that rose. Loop thread only. */
+int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score,
+                       const char *detail);
 
 int kn_monitor_ended(const kn_monitor *m);
 const char *kn_monitor_end_reason(const kn_monitor *m); /* kn_end_name; NULL while running */

@@ -47,11 +47,12 @@ int kn_monitor_verdicts_wait(kn_monitor *m, const char *reason)
 	return 1;
 }
 
-int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score)
+int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score,
+                       const char *detail)
 {
 	if (m->end_reason)
 		return 0;
-	int rises = kn_eval_verdict(m->eval, rule, input, rc, score);
+	int rises = kn_eval_verdict_detail(m->eval, rule, input, rc, score, detail);
 	if (m->o.progress) {
 		if (rc)
 			fprintf(m->o.progress, "             verdict failed for \"%.40s\"\n", input);

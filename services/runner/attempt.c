@@ -26,6 +26,7 @@
 #include "keynode/utf8.h"
 #include "monitor.h"
 #include "provenance.h"
+#include "summary.h"
 #include "worker_browser.h"
 
 extern char **environ;
@@ -42,6 +43,7 @@ const char *kn_attempt_status_name(kn_attempt_status s)
 	case KN_ATTEMPT_ERROR: return "error";
 	case KN_ATTEMPT_INTERRUPTED: return "interrupted";
 	case KN_ATTEMPT_BLOCKED: return "blocked";
+	case KN_ATTEMPT_UNJUDGED: return "unjudged";
 	}
 	return "?";
 }
@@ -226,6 +228,9 @@ static json_t *report_json(const kn_attempt_report *r)
 	                      "overhead_end_s", r->overhead_end_s, "agent_s", r->agent_s, "log_bytes",
 	                      (json_int_t)r->log_bytes, "log_truncated", r->log_truncated, "answers",
 	                      r->answers, "answers_dropped", r->answers_dropped);
+	const char *fault = kn_run_fault(kn_attempt_status_name(r->status), r->completed, r->reason);
+	if (o && fault)
+		json_object_set_new(o, "fault", json_string(fault));
 	if (o && r->exit_code >= 0)
 		json_object_set_new(o, "exit_code", json_integer(r->exit_code));
 	if (o && r->exit_signal)
@@ -254,6 +259,27 @@ static void start_page_error(struct attempt *a, const char *net_error, const cha
 	else
 		errorf(a->rep, "", msg);
 	json_decref(u);
+}
+
+/* 1 when serve's run result has status `status` (blocked: the site refused service). */
+static int remote_status(json_t *result, const char *status)
+{
+	const char *st = json_string_value(json_object_get(result, "status"));
+	return st && strcmp(st, status) == 0;
+}
+
+/* The attempt is unjudged: the reason names the judge, the first key node and its error (u: the
+ * run result's "unjudged" evidence). */
+static void unjudged_attempt(kn_attempt_report *rep, const json_t *u)
+{
+	const json_t *k = json_array_get(json_object_get(u, "key_nodes"), 0);
+	size_t n = json_array_size(json_object_get(u, "key_nodes"));
+	const char *judge = json_string_value(json_object_get(u, "judge")),
+	           *id = json_string_value(json_object_get(k, "id")),
+	           *error = json_string_value(json_object_get(k, "error"));
+	rep->status = KN_ATTEMPT_UNJUDGED;
+	snprintf(rep->reason, sizeof rep->reason, "unjudged: the judge %.80s failed on key node %.40s%s: %.300s",
+	         judge ? judge : "?", id ? id : "?", n > 1 ? " (and others)" : "", error ? error : "?");
 }
 
 /* result.json: the run result of the evaluator (docs/formats.md §3) plus "attempt"; an attempt
@@ -286,6 +312,10 @@ static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remo
 		kn_eval_free(empty);
 	}
 	a->rep->overhead_end_s = t_end > 0 ? kn_time_mono_s() - t_end : 0;
+	/* an attempt the agent finished but the judge could not judge (status unjudged) is the
+	 * judge's: decided here, where the result and its evidence are, for a local or a served run */
+	if (j && a->rep->status == KN_ATTEMPT_DONE && remote_status(j, "unjudged"))
+		unjudged_attempt(a->rep, json_object_get(j, "unjudged"));
 	if (j) {
 		json_object_set_new(j, "attempt", report_json(a->rep));
 		if (a->env)
@@ -310,13 +340,6 @@ static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remo
 	json_decref(j);
 	free(path);
 	return rc;
-}
-
-/* 1 when serve's run result says the site refused service (status blocked). */
-static int remote_blocked(json_t *result)
-{
-	const char *st = json_string_value(json_object_get(result, "status"));
-	return st && strcmp(st, "blocked") == 0;
 }
 
 /* Serve the loop in short slices until the monitor is ready, ended, or the time is up. */
@@ -542,7 +565,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		         rep->exit_code),
 			rep->status = KN_ATTEMPT_ERROR;
 	else if (a.mon ? kn_eval_status(kn_monitor_eval(a.mon)) == KN_STATUS_BLOCKED
-	               : remote_blocked(remote))
+	               : remote_status(remote, "blocked"))
 		rep->status = KN_ATTEMPT_BLOCKED,
 		snprintf(rep->reason, sizeof rep->reason, "blocked: the site refused service (result.json "
 		         "\"blocked\" has the evidence)");

@@ -117,7 +117,8 @@ static int get_dbl(double *v, const char *s, const char *e)
 
 static int known_status(const char *s)
 {
-	return !strcmp(s, "done") || !strcmp(s, "error") || !strcmp(s, "interrupted") || !strcmp(s, "blocked");
+	return !strcmp(s, "done") || !strcmp(s, "error") || !strcmp(s, "interrupted") || !strcmp(s, "blocked") ||
+	       !strcmp(s, "unjudged");
 }
 
 /* One row from the line [s, e): 0, or -1. */

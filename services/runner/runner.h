@@ -143,9 +143,12 @@ typedef enum kn_attempt_status {
 	KN_ATTEMPT_DONE,        /* the agent ran and was judged (success or not: see completed) */
 	KN_ATTEMPT_ERROR,       /* infrastructure failed: not the agent's fault, excluded, retried */
 	KN_ATTEMPT_INTERRUPTED, /* keynode run was stopped during the attempt */
-	KN_ATTEMPT_BLOCKED      /* the site refused service (evaluator status blocked: a challenge,
+	KN_ATTEMPT_BLOCKED,     /* the site refused service (evaluator status blocked: a challenge,
 	                         * CAPTCHA, 403…) and the task was not finished: not the agent's
 	                         * fault, excluded and counted apart, not retried */
+	KN_ATTEMPT_UNJUDGED     /* a judgement the run depends on failed (evaluator status unjudged):
+	                         * the judge's fault, excluded and counted apart; --resume runs it
+	                         * again */
 } kn_attempt_status;
 
 /* What one attempt came to; also written as result.json's "attempt" object. */

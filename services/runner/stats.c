@@ -88,6 +88,8 @@ int kn_stats_build(kn_stats *out, const kn_run_row *rows, size_t n, const kn_run
 			kn_stats_summary_add(&t->sum, r);
 		} else if (strcmp(r->status, "blocked") == 0) {
 			t->blocked++;
+		} else if (strcmp(r->status, "unjudged") == 0) {
+			t->unjudged++;
 		} else if (strcmp(r->status, "error") == 0) {
 			if (strncmp(r->reason, "unreachable", 11) == 0)
 				t->unreachable++;

@@ -27,7 +27,7 @@
 
 /* The rates that get intervals. Executable-attempt rates are those of kn_summary (WebCanvas
  * formulas over attempts with status done); KN_RATE_TSR_PLANNED is successes over every planned
- * attempt (errors, unreachable, blocked and missing attempts count as failures). */
+ * attempt (errors, unreachable, blocked, unjudged and missing attempts count as failures). */
 enum {
 	KN_RATE_KNCR,        /* key_node_completion_rate */
 	KN_RATE_ASSR,        /* average_step_score_rate */
@@ -47,6 +47,7 @@ typedef struct kn_stats_task {
 	size_t n, successes;             /* executable attempts, successes among them */
 	size_t planned;                  /* K */
 	size_t errors, unreachable, blocked; /* finished attempts left out; errors without unreachable */
+	size_t unjudged;                 /* finished attempts left out: a judgement failed */
 	kn_summary sum;                  /* the WebCanvas sums of its executable attempts */
 } kn_stats_task;
 

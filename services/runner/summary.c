@@ -53,9 +53,9 @@ int kn_run_row_from_json(kn_run_row *row, const json_t *j, kn_err *err)
 		return kn_err_set(err, KN_EINVAL, "not a keynode run result (task, score, reached, key_nodes, "
 		                  "attempt.status)");
 	if (strcmp(st, "done") != 0 && strcmp(st, "error") != 0 && strcmp(st, "interrupted") != 0 &&
-	    strcmp(st, "blocked") != 0)
-		return kn_err_set(err, KN_EINVAL, "attempt.status '%.40s' is not done, error, interrupted or "
-		                  "blocked", st);
+	    strcmp(st, "blocked") != 0 && strcmp(st, "unjudged") != 0)
+		return kn_err_set(err, KN_EINVAL, "attempt.status '%.40s' is not done, error, interrupted, "
+		                  "blocked or unjudged", st);
 	copy(row->task, sizeof row->task, task);
 	copy(row->status, sizeof row->status, st);
 	copy(row->end, sizeof row->end, json_string_value(json_object_get(a, "end")));
@@ -181,7 +181,7 @@ static int write_csv(const kn_run_row *rows, size_t n, const char *path)
 	if (!f)
 		return KN_EIO;
 	fputs("task,attempt,status,end,eval_status,completion,score,reached,total,steps,efficiency,"
-	      "functional,exit_code,agent_s,overhead_start_s,overhead_end_s,reason,reward\n", f);
+	      "functional,exit_code,agent_s,overhead_start_s,overhead_end_s,reason,reward,fault\n", f);
 	for (size_t i = 0; i < n; i++) {
 		const kn_run_row *r = &rows[i];
 		csv_field(f, r->task);
@@ -192,24 +192,56 @@ static int write_csv(const kn_run_row *rows, size_t n, const char *path)
 		        r->functional < 0 ? "" : r->functional ? "1" : "0", r->exit_code, r->agent_s,
 		        r->overhead_start_s, r->overhead_end_s);
 		csv_field(f, r->reason);
+		const char *fault = kn_run_fault(r->status, r->completed, r->reason);
 		if (r->reward >= 0)
-			fprintf(f, ",%.4f\n", r->reward);
+			fprintf(f, ",%.4f", r->reward);
 		else
-			fputs(",\n", f);
+			fputc(',', f);
+		fprintf(f, ",%s\n", fault ? fault : "");
 	}
 	return fclose(f) == 0 ? 0 : KN_EIO;
+}
+
+const char *const kn_run_fault_names[KN_RUN_FAULTS] = {"agent", "site", "infrastructure", "judge"};
+
+const char *kn_run_fault(const char *status, int completed, const char *reason)
+{
+	if (strcmp(status, "done") == 0)
+		return completed ? NULL : kn_run_fault_names[0];
+	if (strcmp(status, "blocked") == 0)
+		return kn_run_fault_names[1];
+	if (strcmp(status, "error") == 0) /* the task's own site did not answer: the site's */
+		return strncmp(reason, "unreachable", 11) == 0 ? kn_run_fault_names[1] : kn_run_fault_names[2];
+	if (strcmp(status, "unjudged") == 0)
+		return kn_run_fault_names[3];
+	return NULL; /* interrupted: nobody's, it is run again */
+}
+
+/* The index of fault f in kn_run_fault_names; KN_RUN_FAULTS for NULL. */
+static size_t fault_index(const char *f)
+{
+	size_t i = 0;
+	while (f && i < KN_RUN_FAULTS && strcmp(kn_run_fault_names[i], f) != 0)
+		i++;
+	return f ? i : KN_RUN_FAULTS;
 }
 
 void kn_run_totals_count(kn_run_totals *t, const kn_run_row *rows, size_t n, size_t planned)
 {
 	t->planned = planned;
 	t->finished = n;
-	t->executable = t->errors = t->blocked = t->successes = 0;
+	t->executable = t->errors = t->blocked = t->unjudged = t->successes = 0;
+	memset(t->faults, 0, sizeof t->faults);
 	for (size_t i = 0; i < n; i++) {
-		t->executable += strcmp(rows[i].status, "done") == 0;
-		t->errors += strcmp(rows[i].status, "error") == 0;
-		t->blocked += strcmp(rows[i].status, "blocked") == 0;
-		t->successes += strcmp(rows[i].status, "done") == 0 && rows[i].completed;
+		const kn_run_row *r = &rows[i];
+		t->executable += strcmp(r->status, "done") == 0;
+		t->errors += strcmp(r->status, "error") == 0;
+		t->blocked += strcmp(r->status, "blocked") == 0;
+		t->unjudged += strcmp(r->status, "unjudged") == 0;
+		t->successes += strcmp(r->status, "done") == 0 && r->completed;
+		size_t f = fault_index(kn_run_fault(r->status, r->completed, r->reason));
+		if (f < KN_RUN_FAULTS)
+			t->faults[f]++;
 	}
 	t->interrupted = planned > n ? planned - n : 0;
 }
@@ -346,9 +378,10 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 	for (size_t i = 0; i < n; i++) {
 		const kn_run_row *r = &rows[i];
 		if (strcmp(r->status, "done") != 0) {
-			json_array_append_new(excluded, json_pack("{s:s, s:i, s:s, s:s}", "task", r->task,
+			json_array_append_new(excluded, json_pack("{s:s, s:i, s:s, s:s, s:s?}", "task", r->task,
 			                                          "attempt", r->attempt, "status", r->status,
-			                                          "reason", r->reason));
+			                                          "reason", r->reason, "fault",
+			                                          kn_run_fault(r->status, r->completed, r->reason)));
 			continue;
 		}
 		kn_stats_summary_add(&s, r);
@@ -387,6 +420,11 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 		nt ? (double)all / (double)nt : 0, "solved_any", nt ? (double)any / (double)nt : 0,
 		"per_task", tasks, "overhead", "start_median_s", os_med, "start_p95_s", os_p95,
 		"end_median_s", oe_med, "end_p95_s", oe_p95, "wall_s", t->wall_s, "attempts_per_minute", apm);
+	json_t *att = json_object_get(j, "attempts"), *faults = json_object();
+	for (size_t f = 0; faults && f < KN_RUN_FAULTS; f++)
+		json_object_set_new(faults, kn_run_fault_names[f], json_integer((json_int_t)t->faults[f]));
+	json_object_set_new(att, "unjudged", json_integer((json_int_t)t->unjudged));
+	json_object_set_new(att, "faults", faults);
 	json_t *m = json_object_get(j, "metrics");
 	if (m && s.n_reward_tasks) { /* purchase rewards (keynodes/README.md "Purchase reward") */
 		json_object_set_new(m, "task_score", json_real(s.task_score));
@@ -422,8 +460,10 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 			        sum / (double)pt[i].attempts);
 		}
 		fprintf(out, "\n%zu attempts executable of %zu finished (%zu planned); excluded: %zu error, "
-		        "%zu blocked; %zu interrupted\n", t->executable, t->finished, t->planned, t->errors,
-		        t->blocked, t->interrupted);
+		        "%zu blocked, %zu unjudged; %zu interrupted\n", t->executable, t->finished, t->planned,
+		        t->errors, t->blocked, t->unjudged, t->interrupted);
+		fprintf(out, "  not a success, by whose it is: agent %zu, site %zu, infrastructure %zu, judge %zu\n",
+		        t->faults[0], t->faults[1], t->faults[2], t->faults[3]);
 		for (size_t k = 0; k < n; k++)
 			if (strcmp(rows[k].status, "done") != 0)
 				fprintf(out, "  excluded %s #%d: %s\n", rows[k].task, rows[k].attempt, rows[k].reason);

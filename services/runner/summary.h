@@ -12,11 +12,20 @@
 
 #include "keynode/error.h"
 
+/* Whose an attempt's outcome is when it is not a success (docs/formats.md "Faults"): status (the
+ * attempt's: done, error, blocked, unjudged, interrupted), whether the task was completed, and the
+ * attempt's reason (an error whose reason is "unreachable…" is the site's). "agent", "site",
+ * "infrastructure", "judge", or NULL for a success and an interrupted attempt. Static storage. */
+const char *kn_run_fault(const char *status, int completed, const char *reason);
+/* The faults in the order summary.json and the table list them, and their count. */
+#define KN_RUN_FAULTS 4
+extern const char *const kn_run_fault_names[KN_RUN_FAULTS];
+
 /* One attempt as its result.json tells it. */
 typedef struct kn_run_row {
 	char task[256];
 	int attempt;             /* 1..K */
-	char status[16];         /* "done", "error", "interrupted", "blocked" */
+	char status[16];         /* "done", "error", "interrupted", "blocked", "unjudged" */
 	char end[32];
 	char reason[512];
 	char eval_status[24];    /* the evaluator's: finished, incomplete, step_limit, error… */
@@ -46,12 +55,14 @@ int kn_run_row_load(kn_run_row *row, const char *path, kn_err *err);
 typedef struct kn_run_totals {
 	size_t planned, finished, executable, errors, interrupted, successes;
 	size_t blocked;          /* attempts the site refused service to (status blocked) */
+	size_t unjudged;         /* attempts a failed judgement left without a verdict (status unjudged) */
+	size_t faults[KN_RUN_FAULTS]; /* finished attempts that are not successes, by kn_run_fault */
 	size_t ran;              /* attempts finished by this invocation (not kept by --resume) */
 	double wall_s;           /* elapsed wall-clock of this invocation */
 } kn_run_totals;
 
-/* Count rows into *t (planned, finished, executable, errors, blocked, successes, interrupted);
- * planned is given, ran and wall_s are left as they are. */
+/* Count rows into *t (planned, finished, executable, errors, blocked, unjudged, successes,
+ * interrupted, faults); planned is given, ran and wall_s are left as they are. */
 void kn_run_totals_count(kn_run_totals *t, const kn_run_row *rows, size_t n, size_t planned);
 
 /* A planned task: its id, its site (the start URL's host, else its first URL key node's:

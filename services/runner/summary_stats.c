@@ -61,21 +61,22 @@ static json_t *per_site(const kn_stats *st)
 		const char *site = st->tasks[i].site;
 		if (json_object_get(o, site))
 			continue;
-		size_t np = 0, att = 0, succ = 0, err = 0, unr = 0, blk = 0;
+		size_t np = 0, att = 0, succ = 0, err = 0, unr = 0, blk = 0, unj = 0;
 		for (size_t k = i; k < st->n_tasks; k++) {
 			const kn_stats_task *t = &st->tasks[k];
 			if (strcmp(t->site, site) != 0)
 				continue;
 			pick[np++] = k;
 			att += t->n, succ += t->successes, err += t->errors, unr += t->unreachable,
-				blk += t->blocked;
+				blk += t->blocked, unj += t->unjudged;
 		}
 		double v[KN_RATE_N];
 		int ok[KN_RATE_N];
 		kn_stats_rates(v, ok, st, pick, np, 0);
-		json_t *s = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I}", "tasks", (json_int_t)np, "attempts",
+		json_t *s = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "tasks", (json_int_t)np, "attempts",
 		                      (json_int_t)att, "successes", (json_int_t)succ, "errors", (json_int_t)err,
-		                      "unreachable", (json_int_t)unr, "blocked", (json_int_t)blk);
+		                      "unreachable", (json_int_t)unr, "blocked", (json_int_t)blk, "unjudged",
+		                      (json_int_t)unj);
 		json_t *rs = rates_json(v, ok, KN_RATE_N);
 		json_object_update(s, rs);
 		json_decref(rs);
@@ -89,17 +90,19 @@ static json_t *denominators(const kn_stats *st, const double v[KN_RATE_N], const
                             const double lo[KN_RATE_N], const double hi[KN_RATE_N],
                             const int cok[KN_RATE_N])
 {
-	size_t planned = 0, exe = 0, succ = 0, err = 0, unr = 0, blk = 0;
+	size_t planned = 0, exe = 0, succ = 0, err = 0, unr = 0, blk = 0, unj = 0;
 	for (size_t i = 0; i < st->n_tasks; i++) {
 		const kn_stats_task *t = &st->tasks[i];
 		planned += t->planned, exe += t->n, succ += t->successes, err += t->errors,
-			unr += t->unreachable, blk += t->blocked;
+			unr += t->unreachable, blk += t->blocked, unj += t->unjudged;
 	}
-	size_t left = exe + err + unr + blk, missing = planned > left ? planned - left : 0;
+	size_t left = exe + err + unr + blk + unj, missing = planned > left ? planned - left : 0;
 	json_t *p = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:f}", "attempts", (json_int_t)planned,
 	                      "successes", (json_int_t)succ, "errors", (json_int_t)err, "unreachable",
 	                      (json_int_t)unr, "blocked", (json_int_t)blk, "missing", (json_int_t)missing,
 	                      "task_success_rate", ok[KN_RATE_TSR_PLANNED] ? v[KN_RATE_TSR_PLANNED] : 0.0);
+	if (p)
+		json_object_set_new(p, "unjudged", json_integer((json_int_t)unj));
 	if (p && cok[KN_RATE_TSR_PLANNED])
 		json_object_set_new(p, "ci95", pair(lo[KN_RATE_TSR_PLANNED], hi[KN_RATE_TSR_PLANNED]));
 	json_t *e = json_pack("{s:I, s:I, s:f}", "attempts", (json_int_t)exe, "successes",

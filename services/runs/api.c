@@ -582,7 +582,8 @@ static void route(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_r
 	case KN_ROUTE_AGENT_RUNS_COMPARE:
 		kn_api_agent_runs(st, req, resp);
 		break;
-	case KN_ROUTE_TASKSET_SNAPSHOTS: case KN_ROUTE_RESCORE: kn_api_snapshots(st, req, resp); break;
+	case KN_ROUTE_TASKSET_SNAPSHOTS: case KN_ROUTE_RESCORE: kn_api_snapshots(st, a->o.runs ? kn_runs_eval(a->o.runs) : NULL, req, resp);
+		break;
 	case KN_ROUTE_TASK_RECORDINGS_POST: kn_api_recording_post(st, req, resp); break;
 	case KN_ROUTE_TASK_RECORDINGS: kn_api_recordings_get(st, req, resp); break;
 	case KN_ROUTE_RECORDING: kn_api_recording_get(st, req, resp); break;

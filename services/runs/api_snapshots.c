@@ -80,13 +80,19 @@ static int task_of(kn_store *st, loaded *cache, size_t *n, size_t cap, int64_t v
 
 /* Score events against task version v, store the rescore, and say what it gave. NULL on failure
  * (err says why). */
-static json_t *rescore_one(kn_store *st, loaded *cache, size_t *nc, size_t cap, const char *run, int64_t v,
-                           int v_no, const kn_event *events, size_t n, kn_err *err)
+static json_t *rescore_one(kn_store *st, const kn_eval_opts *judge, loaded *cache, size_t *nc, size_t cap,
+                           const char *run, int64_t v, int v_no, const kn_event *events, size_t n,
+                           kn_err *err)
 {
 	const kn_task *task;
 	if (task_of(st, cache, nc, cap, v, &task, err))
 		return NULL;
-	kn_eval_opts eo = {0}; /* keynode score's defaults */
+	kn_eval_opts eo = {0}; /* keynode score's defaults, with serve's judge (a run unjudged when it ran
+	                        * gets its verdict once the judge answers) */
+	if (judge) {
+		eo.semantic = judge->semantic;
+		eo.threshold = judge->threshold;
+	}
 	kn_eval *ev = NULL;
 	size_t failures = 0;
 	if (kn_eval_run(&ev, task, &eo, events, n, &failures, err))
@@ -97,18 +103,19 @@ static json_t *rescore_one(kn_store *st, loaded *cache, size_t *nc, size_t cap, 
 	if (!text)
 		kn_err_set(err, KN_ENOMEM, "out of memory");
 	else if (kn_store_rescore_put(st, run, v, text, err) == 0)
-		out = json_pack("{s:I, s:i, s:s, s:i, s:f, s:I, s:f, s:b, s:f}", "task_version", (json_int_t)v,
-		                "version", v_no, "status", kn_status_name(kn_eval_status(ev)), "steps",
-		                kn_eval_steps(ev), "reached", kn_eval_reached(ev), "total",
+		out = json_pack("{s:I, s:i, s:s, s:i, s:f, s:I, s:f, s:b, s:f, s:s?, s:O?}", "task_version",
+		                (json_int_t)v, "version", v_no, "status", kn_status_name(kn_eval_status(ev)),
+		                "steps", kn_eval_steps(ev), "reached", kn_eval_reached(ev), "total",
 		                (json_int_t)kn_eval_total(ev), "score", kn_eval_score(ev), "completion",
-		                kn_eval_completed(ev), "efficiency", kn_eval_efficiency(ev));
+		                kn_eval_completed(ev), "efficiency", kn_eval_efficiency(ev), "fault",
+		                kn_eval_fault(ev), "unjudged", json_object_get(res, "unjudged"));
 	free(text);
 	json_decref(res);
 	kn_eval_free(ev);
 	return out;
 }
 
-static void post_rescore(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+static void post_rescore(kn_store *st, const kn_eval_opts *judge, const kn_http_req *req, kn_http_resp *resp)
 {
 	json_t *body = NULL, *plan = NULL, *runs = NULL, *skipped = NULL;
 	kn_err err = {0};
@@ -168,9 +175,9 @@ static void post_rescore(kn_store *st, const kn_http_req *req, kn_http_resp *res
 			json_array_append_new(skipped, json_pack("{s:s?, s:s}", "run", run, "why", e.msg));
 			continue;
 		}
-		json_t *a = rescore_one(st, cache, &nc, 16, run, fv,
+		json_t *a = rescore_one(st, judge, cache, &nc, 16, run, fv,
 		                        (int)json_integer_value(json_object_get(p, "from_v")), events, n, &e);
-		json_t *b = a && tv != fv ? rescore_one(st, cache, &nc, 16, run, tv,
+		json_t *b = a && tv != fv ? rescore_one(st, judge, cache, &nc, 16, run, tv,
 		                                        (int)json_integer_value(json_object_get(p, "to_v")), events, n, &e)
 		                          : json_incref(a);
 		kn_traj_events_free(events, n);
@@ -210,10 +217,10 @@ done:
 	json_decref(body);
 }
 
-void kn_api_snapshots(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
+void kn_api_snapshots(kn_store *st, const kn_eval_opts *judge, const kn_http_req *req, kn_http_resp *resp)
 {
 	if (req->route == KN_ROUTE_RESCORE)
-		post_rescore(st, req, resp);
+		post_rescore(st, judge, req, resp);
 	else
 		get_snapshots(st, req, resp);
 }

@@ -64,7 +64,7 @@ static void rj_wait(struct rjudge *j, kn_eval *ev)
 	for (;;) {
 		kn_judge_done *list = kn_judge_queue_take(j->q);
 		for (kn_judge_done *d = list; d; d = d->next)
-			kn_eval_verdict(ev, d->rule, d->input, d->rc, d->score);
+			kn_eval_verdict_detail(ev, d->rule, d->input, d->rc, d->score, d->detail);
 		kn_judge_done_free(list);
 		if (kn_eval_pending(ev) == 0)
 			return;

@@ -311,6 +311,11 @@ static void *loop_main(void *ud)
 
 /* --- public --------------------------------------------------------------------------------- */
 
+const kn_eval_opts *kn_runs_eval(const kn_runs *r)
+{
+	return &r->o.eval;
+}
+
 int kn_runs_new(kn_runs **out, const kn_runs_opts *opts, kn_err *err)
 {
 	if (!out || !opts || !opts->ingest || !opts->stream || !opts->metrics)

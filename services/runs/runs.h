@@ -108,6 +108,9 @@ int kn_runs_stop(kn_runs *r, const char *id, char **result, kn_err *err);
 
 /* Housekeeping for external runs (idle limits); call every ~100 ms from any thread. */
 void kn_runs_tick(kn_runs *r);
+/* The semantic judge and threshold every run is scored with (kn_runs_opts.eval; borrowed): what a
+ * rescore judges with too. The judge is thread-safe (the offline one, kn_llm). */
+const kn_eval_opts *kn_runs_eval(const kn_runs *r);
 long kn_runs_active(kn_runs *r);
 
 /* The run result tree (kn_eval_result_json) as the one JSON line stored and returned, without

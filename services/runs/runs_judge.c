@@ -70,7 +70,7 @@ static void verdict_external(struct run *run, const kn_judge_done *d)
 		pthread_mutex_unlock(&r->mu);
 		return;
 	}
-	int rises = kn_eval_verdict(run->ev, d->rule, d->input, d->rc, d->score);
+	int rises = kn_eval_verdict_detail(run->ev, d->rule, d->input, d->rc, d->score, d->detail);
 	publish_score(run, run->ev, d, rises);
 	if (run->end_reason && kn_eval_pending(run->ev) == 0) {
 		end = run->end_reason; /* the end was waiting for this */
@@ -97,7 +97,7 @@ static void take_verdicts(void *ud)
 		if (run->ev) {
 			verdict_external(run, d);
 		} else if (run->mon && !kn_monitor_ended(run->mon)) {
-			int rises = kn_monitor_verdict(run->mon, d->rule, d->input, d->rc, d->score);
+			int rises = kn_monitor_verdict(run->mon, d->rule, d->input, d->rc, d->score, d->detail);
 			if (run->mon && !run->ended)
 				publish_score(run, kn_monitor_eval(run->mon), d, rises);
 		}

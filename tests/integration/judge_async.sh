@@ -171,7 +171,7 @@ wait_for hangs || kn_fail "H2's judgement did not reach the judge"
 kill -TERM "$serve_pid"; wait "$serve_pid"; rc=$?; kn_forget "$serve_pid"
 [ $rc = 0 ] && kn_ok "SIGTERM with a judgement hanging in flight: exit 0" || kn_fail "serve exit $rc: $(tail -3 "$SLOG")"
 st=$(kn_psql "SELECT status || ',' || coalesce(result->'verdicts'->>'missing', '-') FROM runs WHERE id = '$H2'")
-[ "$st" = "incomplete,1" ] && kn_ok "the run live at SIGTERM ended with its verdict missing ($st)" || kn_fail "H2 after SIGTERM: $st"
+[ "$st" = "unjudged,1" ] && kn_ok "the run live at SIGTERM ended with its verdict missing: unjudged ($st)" || kn_fail "H2 after SIGTERM: $st"
 
 # --- 5. keynode watch: the CDP loop goes on while a judgement is held ----------------------------------
 release # what crash recovery asked and abandoned in part 3 is still held at the fake server

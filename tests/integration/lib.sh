@@ -9,6 +9,8 @@
 #   kn_sites_overlay BASE CHANGED DEST  # a changed site: BASE with CHANGED laid over it (and its REMOVED deleted)
 #   kn_api_start KN           # kn_pg_start, migrate, `keynode serve` with a token: sets token, base, A
 #   kn_dead_port              # sets dead: a port on 127.0.0.1 held closed (connections refused) until exit
+#   kn_judge_start            # a fake OpenAI-compatible judge (llm-server.mjs): sets judge_url, judge_pid, judge_args
+#   kn_judge_outage MODE      # every judgement from now on fails as MODE (kn_judge_outages), or none: answers again
 #   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
@@ -226,4 +228,35 @@ kn_sites_overlay() {
     while read -r f; do [ -n "$f" ] && rm -f "$root/$f"; done <"$changed/REMOVED"
   fi
   rm -f "$root/REMOVED" "$root/EXPECTED.md" "$root/expected.json"
+}
+
+# The judge outage scenario (tests/integration/unjudged.sh; callable from any test that judges): a fake
+# OpenAI-compatible judge on 127.0.0.1 (llm-server.mjs, node without npm packages) that answers a score
+# (0.93, or kn-score:X in the rule) until kn_judge_outage makes every request fail one way.
+# judge_args: the flags that make keynode use it (no verdict cache: every judgement asks; a 400 ms
+# timeout, so the timeout outage costs little).
+kn_judge_outages=(402 429 500 timeout garbled text range)
+kn_judge_start() {
+  local here f _
+  here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+  command -v node >/dev/null 2>&1 || { kn_fail "node not found (apt-get install nodejs)"; return 1; }
+  f=$(mktemp "$tmp/judge.XXXXXX")
+  node "$here/llm-server.mjs" >"$f" 2>"$f.err" &
+  judge_pid=$!
+  kn_pids+=("$judge_pid")
+  judge_url=
+  for _ in $(seq 1 100); do
+    judge_url=$(sed -n 's/.*"port":\([0-9]*\).*/http:\/\/127.0.0.1:\1/p' "$f")
+    [ -n "$judge_url" ] && break
+    kill -0 "$judge_pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  [ -n "$judge_url" ] || { kn_fail "the fake judge did not start: $(tail -3 "$f.err")"; return 1; }
+  judge_args=(--semantic llm --llm-url "$judge_url" --llm-model fake-judge --llm-timeout 400 --verdict-cache off)
+}
+
+# kn_judge_outage MODE — 402, 429, 500, timeout, garbled, text, range (kn_judge_outages) or none
+kn_judge_outage() {
+  [ "$(curl -s --max-time 5 -X POST --data-binary "$1" "$judge_url/outage")" = "$1" ] ||
+    { kn_fail "the fake judge refused outage $1"; return 1; }
 }

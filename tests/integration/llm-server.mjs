@@ -21,6 +21,12 @@
 //   delay            answers after kn-delay:MS milliseconds (default 2000)
 //   gate             held until POST /release (which answers every request held then)
 //   hang             never answered (the connection stays open)
+// POST /outage with a body MODE → every chat completion request from then on fails that way, whatever
+// its marker, until MODE none (the judge outage scenario of lib.sh kn_judge_outage):
+//   402      402 insufficient_quota        429      429, Retry-After: 0 (retried at once, then given up)
+//   500      500 (retried, then given up)  timeout  never answered (the client's timeout ends it)
+//   garbled  a 200 whose body is HTML      text     a verdict whose score is prose, not a number
+//   range    {"score": 1.7}                none     back to normal
 // GET /count → the number of chat completion requests so far, as text.
 // GET /held → the number of gate requests held now; POST /release answers them.
 // GET /stats → {"requests": N, "log": [{"t": ms since start, "behaviour", "attempt", "auth", "model"}]}
@@ -32,6 +38,8 @@ const attempts = new Map(); // user prompt → requests seen
 const log = [];
 const held = []; // gate: answers waiting for POST /release
 const expectedAuth = process.env.KN_FAKE_LLM_KEY ? `Bearer ${process.env.KN_FAKE_LLM_KEY}` : null;
+const outages = ['none', '402', '429', '500', 'timeout', 'garbled', 'text', 'range'];
+let outage = 'none';
 
 function send(res, status, body, headers = {}) {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -67,6 +75,13 @@ function handle(req, res, raw) {
     res.writeHead(200, { 'content-type': 'text/plain' });
     return res.end(n + '\n');
   }
+  if (req.method === 'POST' && req.url === '/outage') {
+    const mode = raw.trim();
+    if (!outages.includes(mode)) return send(res, 400, apiError('outage: one of ' + outages.join(' '), 'test', null));
+    outage = mode;
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    return res.end(mode + '\n');
+  }
   if (req.method === 'GET' && req.url === '/count') {
     res.writeHead(200, { 'content-type': 'text/plain' });
     return res.end(log.length + '\n');
@@ -86,7 +101,7 @@ function handle(req, res, raw) {
       !msgs.some((m) => m && m.role === 'system'))
     return send(res, 400, apiError('want model, temperature 0, a system and a user message',
                                     'invalid_request_error', null));
-  const behaviour = (prompt.match(/kn-test:([a-z0-9-]+)/) || [, 'ok'])[1];
+  const behaviour = outage !== 'none' ? 'outage-' + outage : (prompt.match(/kn-test:([a-z0-9-]+)/) || [, 'ok'])[1];
   const score = Number((prompt.match(/kn-score:([0-9.]+)/) || [, '0.93'])[1]);
   const attempt = (attempts.get(prompt) || 0) + 1;
   attempts.set(prompt, attempt);
@@ -121,6 +136,16 @@ function handle(req, res, raw) {
   case '401':
     return send(res, 401, apiError('Incorrect API key provided', 'invalid_request_error', 'invalid_api_key'));
   case '400': return send(res, 400, apiError('Unsupported parameter', 'invalid_request_error', null));
+  case 'outage-402':
+    return send(res, 402, apiError('You exceeded your current quota', 'insufficient_quota', 'insufficient_quota'));
+  case 'outage-429':
+    return send(res, 429, apiError('Rate limit reached', 'requests', 'rate_limit_exceeded'), { 'retry-after': '0' });
+  case 'outage-500': return send(res, 500, apiError('The server had an error', 'server_error', null));
+  case 'outage-timeout': return undefined;
+  case 'outage-garbled': return send(res, 200, '<html><body>502 Bad Gateway</body></html>');
+  case 'outage-text':
+    return send(res, 200, completion(body.model, '{"score": "quite likely", "reason": "x"}'));
+  case 'outage-range': return send(res, 200, completion(body.model, '{"score": 1.7, "reason": "very"}'));
   default: return send(res, 400, apiError('unknown kn-test behaviour ' + behaviour, 'test', null));
   }
 }

@@ -462,8 +462,8 @@ if want reward; then
   expect "reward: attempt rewards" "$(res reward/market-shoe/1 .reward) $(res reward/market-shoe/2 .reward)" "1 0.8"
   expect "reward: summary task_score reward_success_rate reward_tasks" \
     "$(sum reward '"\(.metrics.task_score) \(.metrics.reward_success_rate) \(.metrics.reward_tasks)"')" "90 0.5 2"
-  expect "reward: summary.csv reward column" \
-    "$(tail -n +2 "$tmp/reward/summary.csv" | awk -F, '{print $NF}' | sort | tr '\n' ' ')" "0.8000 1.0000 "
+  expect "reward: summary.csv reward column (before fault, the last)" \
+    "$(tail -n +2 "$tmp/reward/summary.csv" | awk -F, '{print $(NF-1)}' | sort | tr '\n' ' ')" "0.8000 1.0000 "
   grep -q "^  task_score                90.00$" "$tmp/reward.log" &&
     grep -q "^  reward_success_rate       0.5000 (2 attempts with a purchase)$" "$tmp/reward.log" &&
     kn_ok "reward: the printed summary" || kn_fail "reward: printed summary: $(grep -A1 task_score "$tmp/reward.log")"

@@ -263,8 +263,9 @@ static void test_reward(void **state)
 	assert_non_null(f);
 	char line[1024];
 	assert_non_null(fgets(line, sizeof line, f));
-	assert_non_null(strstr(line, ",reason,reward\n"));
-	const char *want[] = {",1.0000\n", ",0.6250\n", ",0.0000\n", "\"\",\n", "\"start page down\",1.0000\n"};
+	assert_non_null(strstr(line, ",reason,reward,fault\n"));
+	const char *want[] = {",1.0000,\n", ",0.6250,\n", ",0.0000,agent\n", "\"\",,\n",
+	                      "\"start page down\",1.0000,infrastructure\n"};
 	for (size_t i = 0; i < 5; i++) {
 		assert_non_null(fgets(line, sizeof line, f));
 		size_t l = strlen(line), w = strlen(want[i]);
@@ -296,6 +297,72 @@ static void test_reward(void **state)
 	rmdir(dir);
 }
 
+/* An unjudged attempt (a judgement it depends on failed): parsed, left out of the metrics like
+ * error and blocked, counted in attempts.unjudged and, with every other attempt that is not a
+ * success, by whose it is (attempts.faults, excluded[].fault, the table). */
+static void test_unjudged_and_faults(void **state)
+{
+	(void)state;
+	static const char unjudged[] =
+		"{\"task\":\"u\",\"status\":\"unjudged\",\"score\":0.5,\"reached\":1,\"key_nodes\":"
+		"[{\"score\":1},{\"score\":0}],\"fault\":\"judge\",\"attempt\":{\"status\":\"unjudged\","
+		"\"fault\":\"judge\",\"reason\":\"unjudged: the judge llm:m failed on key node k2: HTTP 402\"}}";
+	kn_run_row u;
+	kn_err err = {0};
+	assert_int_equal(kn_run_row_parse(&u, unjudged, strlen(unjudged), &err), 0);
+	assert_string_equal(u.status, "unjudged");
+	assert_string_equal(kn_run_fault(u.status, u.completed, u.reason), "judge");
+	kn_run_row rows[] = {row("a", 1, "done", 1, 1.0, 0, 0.4), row("a", 2, "done", 0, 0.5, 1, 0.4),
+	                     row("b", 1, "error", 0, 0, 2, 0), row("b", 2, "error", 0, 0, 2, 0),
+	                     row("c", 1, "blocked", 0, 0, 2, 0), u};
+	snprintf(rows[3].reason, sizeof rows[3].reason, "unreachable: net::ERR_CONNECTION_REFUSED at http://x/");
+	kn_run_totals t = {.ran = 6, .wall_s = 60};
+	kn_run_totals_count(&t, rows, 6, 6);
+	assert_int_equal(t.executable, 2);
+	assert_int_equal(t.unjudged, 1);
+	assert_int_equal(t.errors, 2);
+	assert_int_equal(t.blocked, 1);
+	assert_int_equal(t.faults[0], 1); /* agent: a#2 */
+	assert_int_equal(t.faults[1], 2); /* site: c#1 blocked, b#2 unreachable */
+	assert_int_equal(t.faults[2], 1); /* infrastructure: b#1 */
+	assert_int_equal(t.faults[3], 1); /* judge: u */
+	char dir[] = "/tmp/kn-test-run-summary-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&text, &len);
+	assert_non_null(out);
+	assert_int_equal(kn_run_summary_write(rows, 6, &t, 1, NULL, dir, out, &err), 0);
+	fclose(out);
+	assert_non_null(strstr(text, "excluded: 2 error, 1 blocked, 1 unjudged"));
+	assert_non_null(strstr(text, "agent 1, site 2, infrastructure 1, judge 1"));
+	free(text);
+	char path[128];
+	snprintf(path, sizeof path, "%s/summary.json", dir);
+	json_error_t je;
+	json_t *j = json_load_file(path, 0, &je);
+	assert_non_null(j);
+	json_t *a = json_object_get(j, "attempts"), *f = json_object_get(a, "faults");
+	assert_int_equal(json_integer_value(json_object_get(a, "unjudged")), 1);
+	assert_int_equal(json_integer_value(json_object_get(f, "judge")), 1);
+	assert_int_equal(json_integer_value(json_object_get(f, "site")), 2);
+	json_t *m = json_object_get(j, "metrics");
+	assert_int_equal(json_integer_value(json_object_get(m, "attempts")), 2);
+	assert_true(fabs(json_number_value(json_object_get(m, "task_success_rate")) - 0.5) < 1e-12);
+	json_t *ex = json_object_get(j, "excluded");
+	assert_int_equal(json_array_size(ex), 4);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ex, 3), "fault")), "judge");
+	assert_string_equal(json_string_value(json_object_get(json_array_get(ex, 1), "fault")), "site");
+	json_t *pl = json_object_get(json_object_get(j, "denominators"), "planned");
+	assert_int_equal(json_integer_value(json_object_get(pl, "unjudged")), 1);
+	assert_int_equal(json_integer_value(json_object_get(pl, "missing")), 0);
+	json_decref(j);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/summary.csv", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -304,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_load_missing),
 		cmocka_unit_test(test_summary),
 		cmocka_unit_test(test_blocked),
+		cmocka_unit_test(test_unjudged_and_faults),
 		cmocka_unit_test(test_reward),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

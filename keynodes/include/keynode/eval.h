@@ -23,7 +23,8 @@ typedef enum kn_mode { KN_MODE_DEFAULT, KN_MODE_WEBCANVAS } kn_mode;
 typedef enum kn_status {
 	KN_STATUS_INCOMPLETE, KN_STATUS_FINISHED, KN_STATUS_STEP_LIMIT, KN_STATUS_ERROR,
 	KN_STATUS_BROKEN,
-	KN_STATUS_BLOCKED /* the site refused service (kn_eval_set_blocked) and the run did not finish */
+	KN_STATUS_BLOCKED, /* the site refused service (kn_eval_set_blocked) and the run did not finish */
+	KN_STATUS_UNJUDGED /* a key node the run did not reach had a judgement fail (kn_eval_unjudged) */
 } kn_status;
 
 typedef struct kn_eval_opts {
@@ -106,9 +107,14 @@ double kn_eval_reward(const kn_eval *ev);
  * was reached at and the step scores come out as if the judge had answered at once. */
 
 /* The verdict for (rule, input) as asked through defer: rc 0 with score in [0, 1], or the
- * judge's failure (the checks waiting for it score 0). Returns the number of key nodes whose
- * score rose (≥ 0); a verdict nobody asked for, or given twice, changes nothing. */
+ * judge's failure (the checks waiting for it score 0, their nodes are unjudged: kn_eval_unjudged);
+ * a score outside [0, 1] is a failure too. Returns the number of key nodes whose score rose (≥ 0);
+ * a verdict nobody asked for, or given twice, changes nothing. */
 int kn_eval_verdict(kn_eval *ev, const char *rule, const char *input, int rc, double score);
+/* The same with the failure's words (detail, may be NULL: kn_strerror(rc)), which the result's
+ * "unjudged" evidence then carries. */
+int kn_eval_verdict_detail(kn_eval *ev, const char *rule, const char *input, int rc, double score,
+                           const char *detail);
 /* Checks waiting for a verdict. */
 size_t kn_eval_pending(const kn_eval *ev);
 /* The run ends without the verdicts still awaited: they are recorded as missing (the result's
@@ -152,6 +158,27 @@ int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not e
 
 const char *kn_status_name(kn_status s);
 
+/* --- unjudged runs and faults (docs/scoring.md "Unjudged") ---
+ * A judgement that could not be had — the judge's HTTP error, timeout, unparsable answer, a score
+ * outside [0, 1], or a deferred verdict that never came (kn_eval_verdicts_abandon) — leaves its key
+ * node unjudged until a later check reaches it. While some key node below 1 is unjudged, the run
+ * depends on the judge: unless it is finished, errored or blocked, its status is
+ * KN_STATUS_UNJUDGED, never incomplete or step_limit, and the result carries "unjudged" with the
+ * evidence. Like error and blocked it is left out of the metrics (kn_summary_add). */
+
+/* Key nodes below 1 whose judgement failed (0: the run does not depend on the judge). */
+size_t kn_eval_unjudged(const kn_eval *ev);
+
+/* Whose a status is when it is not a success: "agent" (incomplete, step_limit), "site" (blocked,
+ * broken), "infrastructure" (error), "judge" (unjudged); NULL for finished. Static storage. */
+const char *kn_status_fault(kn_status s);
+/* The run's: kn_status_fault of its status, except that an error because the task's own site did
+ * not answer (kn_eval_unreachable) is the site's. */
+const char *kn_eval_fault(const kn_eval *ev);
+/* 1 when runs of status s are left out of the metrics and counted apart (error, broken, blocked,
+ * unjudged): the run could not be judged on the agent's merit. */
+int kn_status_excluded(kn_status s);
+
 /* The run result (docs/formats.md §3) as a jansson object, the caller's (json_decref); NULL when
  * out of memory. Its reals are rounded to 15 significant digits. Services add their members (the
  * attempt, "llm", a replay's verdict) and write it once, with KN_RESULT_JSON_FLAGS. */
@@ -162,9 +189,11 @@ struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id);
 /* Write the run result (docs/formats.md §3) as one JSON document followed by a newline. */
 int kn_eval_write_result(const kn_eval *ev, const char *run_id, FILE *f);
 
-/* Dataset aggregation with the WebCanvas metric names. */
+/* Dataset aggregation with the WebCanvas metric names, over the runs the metrics count: a run
+ * whose status is excluded (kn_status_excluded) is counted in `excluded` by status instead. */
 typedef struct kn_summary {
 	size_t tasks;
+	size_t n_error, n_blocked, n_unjudged; /* runs left out of the metrics (broken counts as error) */
 	double key_node_completion_rate;
 	double average_step_score_rate;
 	double task_success_rate;

@@ -37,6 +37,14 @@ function attemptCell(a) {
   return cell;
 }
 
+/** Whose the attempts that are not successes are (metrics.faults: agent, site, infrastructure, judge). */
+function faults(f) {
+  if (!f || typeof f !== 'object') return null;
+  const names = ['agent', 'site', 'infrastructure', 'judge'];
+  return el('p', { id: 'batch-faults', class: 'muted' }, 'not a success, by whose it is: ',
+    names.map((n, i) => el('span', { 'data-fault': n }, `${i ? ' · ' : ''}${n} ${f[n] ?? 0}`)));
+}
+
 function ci(x) {
   return Array.isArray(x) && x.length === 2 ? `[${rate(x[0])}, ${rate(x[1])}]` : '—';
 }
@@ -112,7 +120,9 @@ function paint(view, b, snaps = [], version) {
       tile('successes', m.successes, 'healthy'),
       tile('errors', m.errors, 'error'),
       tile('blocked', m.blocked, 'blocked'),
+      tile('unjudged', m.unjudged, 'unjudged'),
       tile('solved in all K', m.tasks_solved_all, 'flaky')),
+    faults(m.faults),
     uncertainty(b.stats || {}),
     el('section', { class: 'card' },
       el('div', { class: 'card-head' }, el('h2', {}, 'Tasks'),

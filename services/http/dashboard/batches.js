@@ -21,7 +21,7 @@ function row(b) {
     el('td', { class: 'num batch-done' }, `${b.done ?? 0}/${b.jobs ?? 0}`),
     el('td', { class: 'num' }, `${b.running ?? 0} running · ${b.queued ?? 0} queued`),
     el('td', { class: 'num batch-rate' }, rate(b.success_rate)),
-    el('td', { class: 'num' }, `${b.errors ?? 0} errors · ${b.blocked ?? 0} blocked`),
+    el('td', { class: 'num' }, `${b.errors ?? 0} errors · ${b.blocked ?? 0} blocked · ${b.unjudged ?? 0} unjudged`),
     el('td', { title: fmtTime(b.created) }, fmtTime(b.created), el('span', { class: 'muted small' }, ` ${fmtAgo(b.created)}`)));
 }
 

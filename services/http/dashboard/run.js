@@ -58,6 +58,15 @@ function stepChart(scores) {
   return root;
 }
 
+/** Status unjudged: the judge and each key node whose judgement failed, in the judge's words. */
+function unjudgedLine(r) {
+  const u = r.unjudged;
+  if (!u || typeof u !== 'object' || !Array.isArray(u.key_nodes)) return null;
+  return el('p', { id: 'run-unjudged', class: 'muted' }, `unjudged: the judge ${asText(u.judge)} failed on `,
+    u.key_nodes.map((k, i) => el('span', { class: 'mono' }, `${i ? '; ' : ''}${asText(k.id)}: ${asText(k.error)}`)),
+    ' — left out of the metrics until it is scored again');
+}
+
 /** Issue 26: each time a person took the replay's (a blocked agent attempt's) page over from the live
  * view, and what they did (the report's replay.takeovers, the attempt's takeovers: human steps, never
  * the replay's or the agent's own); null when nobody did. */
@@ -254,13 +263,15 @@ export async function render(view, params, ctx) {
         el('dt', {}, 'kind'), el('dd', {}, r.kind ?? '—'),
         el('dt', {}, 'browser'), el('dd', { class: 'mono' }, r.browser ?? '—'),
         el('dt', {}, 'started'), el('dd', {}, fmtTime(r.started)),
-        el('dt', {}, 'ended'), endedBox),
+        el('dt', {}, 'ended'), endedBox,
+        r.fault ? [el('dt', {}, 'whose'), el('dd', { id: 'run-fault' }, asText(r.fault))] : null),
       el('div', { class: 'stats' },
         el('div', { class: 'stat' }, scoreBox, el('span', { class: 'stat-label' }, 'score')),
         el('div', { class: 'stat' }, reachedBox, el('span', { class: 'stat-label' }, 'key nodes reached')),
         el('div', { class: 'stat' }, stepsBox, el('span', { class: 'stat-label' }, 'steps')),
         rewardStat),
       rewardParts,
+      unjudgedLine(r),
       endBox),
     el('section', { class: 'grid2' },
       el('div', { class: 'card' }, el('h2', {}, 'Key nodes'), nodeList),
