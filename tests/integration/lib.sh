@@ -9,6 +9,7 @@
 #   kn_sites_overlay BASE CHANGED DEST  # a changed site: BASE with CHANGED laid over it (and its REMOVED deleted)
 #   kn_api_start KN           # kn_pg_start, migrate, `keynode serve` with a token: sets token, base, A
 #   kn_dead_port              # sets dead: a port on 127.0.0.1 held closed (connections refused) until exit
+#   kn_wait_for DESC SECONDS CMD…  # poll CMD until it succeeds (bounded); says what it waited for on timeout
 #   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
@@ -106,6 +107,21 @@ kn_wait_sql() {
     sleep 0.2
   done
   echo "  (waited $1 s for '$3', last answer '$got')"
+  return 1
+}
+
+# kn_wait_for DESC SECONDS CMD… — poll CMD (every 0.1 s) until it succeeds: the wait for an event instead of a
+# fixed sleep. SECONDS is a generous bound for a loaded machine, not a timing assertion. On timeout it says
+# what it waited for, with CMD's last output, and returns 1 (the caller decides whether that is a failure).
+kn_wait_for() {
+  local desc=$1 secs=$2 out= t0=$SECONDS
+  shift 2
+  while :; do
+    out=$("$@" 2>&1) && return 0
+    [ $((SECONDS - t0)) -ge "$secs" ] && break
+    sleep 0.1
+  done
+  echo "  (waited $secs s for $desc; last output: $(printf '%s' "$out" | tail -3 | cut -c1-300))"
   return 1
 }
 
