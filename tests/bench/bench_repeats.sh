@@ -7,12 +7,14 @@
 #            queues 30): 3 workers, one SIGKILLed mid-job, every job done exactly once
 #   heal     tests/integration/heal.sh with KN_HEAL_TIMES=N (default 10; the suite replays once): the unchanged
 #            and the re-skinned Trailwiki task replayed N times each, the same verdict, drift and proposal
+#   replay   tests/integration/replay.sh with KN_REPLAY_SHELL_RUNS=N (default 10; the suite replays once):
+#            popup-newsletter on chromium-headless-shell, passed with the popup's actions recorded every time
 # (falsealarm.sh's repetitions are tests/bench/bench_falsealarm.sh's and bench_falsealarm_ways.sh's.)
 # Appends, per test, one line with the date, commit, N, load, wall time, exit code and the number of checks
 # passed and failed, then every FAIL line, to RESULT_FILE. Benchmarks never assert times; exit 0 unless a
 # test failed (then 1).
 # usage: tests/bench/bench_repeats.sh BUILD_DIR SOURCE_DIR [RESULT_FILE]   (BUILD_DIR: e.g. build/werror)
-# env:   KN_BENCH_ONLY="worker heal"  KN_BENCH_N=N (every test's count, else its default)
+# env:   KN_BENCH_ONLY="worker heal replay"  KN_BENCH_N=N (every test's count, else its default)
 build=$(cd "${1:?usage: bench_repeats.sh BUILD_DIR SOURCE_DIR [RESULT_FILE]}" && pwd)
 src=$(cd "${2:?usage: bench_repeats.sh BUILD_DIR SOURCE_DIR [RESULT_FILE]}" && pwd)
 out=${3:-$PWD/bench_repeats.txt}
@@ -20,7 +22,7 @@ kn=$build/services/cli/keynode
 wq=$build/tests/integration/worker_queue
 it=$src/tests/integration
 commit=$(git -C "$src" rev-parse --short HEAD 2>/dev/null || echo unknown)
-only=${KN_BENCH_ONLY:-worker heal}
+only=${KN_BENCH_ONLY:-worker heal replay}
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
 status=0
@@ -45,6 +47,7 @@ for name in $only; do
   case $name in
   worker) n=${KN_BENCH_N:-200}; one worker "$n" "KN_WORKER_JOBS=$n" "$it/worker.sh" "$kn" "$wq" "$src" ;;
   heal) n=${KN_BENCH_N:-10}; one heal "$n" "KN_HEAL_TIMES=$n" "$it/heal.sh" "$kn" "$src" ;;
+  replay) n=${KN_BENCH_N:-10}; one replay "$n" "KN_REPLAY_SHELL_RUNS=$n" "$it/replay.sh" "$kn" "$src" ;;
   *) echo "bench_repeats: unknown test $name" >&2; status=1 ;;
   esac
 done
