@@ -125,6 +125,25 @@ kn_wait_for() {
   return 1
 }
 
+# kn_leftovers DIR [PID…] — "PID COMMAND LINE" of every live process (not a zombie, none of the PIDs given,
+# not this shell) whose command line names DIR/ or whose environment holds KEYNODE_ATTEMPT_DIR=DIR/: what a
+# test's own processes left running. One grep over every /proc/*/cmdline and */environ instead of three
+# processes per process (a scan once took seconds on a loaded machine, and tests scan after every scenario);
+# the patterns come from a pipe so that grep's own command line names neither.
+kn_leftovers() {
+  local dir=$1 pid state skip
+  shift
+  skip=" $* $$ $BASHPID "
+  { grep -laFf <(printf '%s/\n' "$dir") /proc/[0-9]*/cmdline
+    grep -laFf <(printf 'KEYNODE_ATTEMPT_DIR=%s/\n' "$dir") /proc/[0-9]*/environ; } 2>/dev/null |
+    sed 's#^/proc/\([0-9]*\)/.*#\1#' | sort -un | while read -r pid; do
+      case $skip in *" $pid "*) continue ;; esac
+      state=$({ awk '{print $3}' <"/proc/$pid/stat"; } 2>/dev/null) || continue
+      [ -n "$state" ] && [ "$state" != Z ] || continue
+      echo "$pid $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | cut -c1-120)"
+    done
+}
+
 # kn_chromium_start DIR — a private headless Chromium with its profile in DIR
 kn_chromium_start() {
   local profile=$1/profile
