@@ -17,7 +17,8 @@
 #           run result says `blocked` (with kind), valid against run-result.schema.json; the same agent on the
 #           open site: finished, no "blocked"; a CAPTCHA from another site; a start page that was already
 #           blocked (403) when keynode watch attached.
-#   health  a private PostgreSQL, `keynode migrate`, one task replayed by `keynode worker --once`; for each of
+#   health  a private PostgreSQL, `keynode migrate`, one task replayed by `keynode worker --once` (in a fresh
+#           context of the test's Chromium); for each of
 #           a 403, a 429, a challenge, a CAPTCHA, a consent wall and a geo redirect in front of the site: the
 #           replay result is `blocked`, health becomes `blocked`, failures are not counted; the fixture removed,
 #           the task is healthy again. No `broken` alert at all; the blocked alert has its own kind. Last,
@@ -176,9 +177,11 @@ tasks:
       - goto: $base/us/app/
       - click: { selector: "#go" }
 EOF
-    run_job() { # run_job — one `keynode worker --once` (starts its own Chromium) runs the queued job
-      "$kn" worker --config "$tmp/keynode.yaml" --id wb --once --element-timeout 2000 --settle-timeout 20000 \
-        >/dev/null 2>>"$tmp/worker.log"
+    # run_job — one `keynode worker --once` runs the queued job in a fresh context of the test's Chromium (a
+    # worker launching its own browser is worker.sh's; here 13 launches would only add time)
+    run_job() {
+      "$kn" worker --config "$tmp/keynode.yaml" --id wb --once --browser "$cdp" --element-timeout 2000 \
+        --settle-timeout 20000 >/dev/null 2>>"$tmp/worker.log"
       check "worker exit 0" "$?" 0
     }
     state() { kn_psql "SELECT h.state || ' ' || h.consecutive_failures FROM task_health h JOIN task_versions v ON v.task_id = h.task_id WHERE v.id = $hver"; }
