@@ -61,16 +61,10 @@ api() { curl -s --max-time 30 -H "Authorization: Bearer $token" "$@"; }
 # nor the workers still meant to run: $keep)
 keep=""
 leftovers() {
-  local d pid state
-  for d in /proc/[0-9]*; do
-    pid=${d#/proc/}
-    case " $sites_pid $serve_pid $$ $BASHPID $keep " in *" $pid "*) continue ;; esac
-    state=$({ awk '{print $3}' <"$d/stat"; } 2>/dev/null) || continue
-    [ -n "$state" ] && [ "$state" != Z ] || continue
-    grep -qaF "$tmp/pg/" "$d/cmdline" 2>/dev/null && continue # the test's PostgreSQL
-    if grep -qaF "$tmp/" "$d/cmdline" 2>/dev/null || grep -qaF "KEYNODE_ATTEMPT_DIR=$tmp/" "$d/environ" 2>/dev/null; then
-      echo "$pid $({ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | cut -c1-120)"
-    fi
+  local pid line
+  kn_leftovers "$tmp" "$sites_pid" "$serve_pid" $keep | while read -r pid line; do
+    grep -qaF "$tmp/pg/" "/proc/$pid/cmdline" 2>/dev/null && continue # the test's PostgreSQL
+    echo "$pid $line"
   done
 }
 # check_clean NAME — nothing of ours left; processes of a killed worker die a moment after it, so wait

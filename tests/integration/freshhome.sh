@@ -39,8 +39,10 @@ sp=$(echo "$HOME"/.local/state/keynode/spool/*)
   kn_ok "the spool was created: ~/.local/state/keynode/spool/$(basename "$sp") (0700)" || kn_fail "spool: $(ls -laR "$HOME" | head -20)"
 "$KN" worker --config keynode.yaml --poll 200 >"$tmp/worker.log" 2>&1 &
 wpid=$!; kn_pids+=("$wpid")
-sleep 1
-kill -0 "$wpid" 2>/dev/null && kn_ok "keynode worker --config keynode.yaml: running" || kn_fail "worker exited: $(tail -3 "$tmp/worker.log")"
+# its "worker started" line (it has its configuration and database and enters its loop), not a fixed second
+kn_wait_for "the worker's start line" 60 grep -q 'msg="worker started"' "$tmp/worker.log"
+kill -0 "$wpid" 2>/dev/null && grep -q 'msg="worker started"' "$tmp/worker.log" &&
+  kn_ok "keynode worker --config keynode.yaml: running" || kn_fail "worker exited: $(tail -3 "$tmp/worker.log")"
 H=(-H "Authorization: Bearer $KEYNODE_API_TOKEN")
 c=$(curl -s -o "$tmp/b" -w '%{http_code}' "${H[@]}" --data-binary @tasks.yaml "$B/api/tasksets?name=shop")
 [ "$c" = 201 ] && jq -e '.tasks > 0' "$tmp/b" >/dev/null && kn_ok "curl POST /api/tasksets: $(cat "$tmp/b")" || kn_fail "tasksets: $c $(cat "$tmp/b")"

@@ -1,14 +1,16 @@
 #!/bin/bash
 # heal.sh — healing that weighs evidence (issue 22 item 2) against real headless Chromium: the Trailwiki
-# task (tests/sites/skin/tasks.yaml) replayed with `keynode replay --validate` 3 times on the unchanged
-# site (passed, no drift) and 3 times on its re-skinned copy tests/sites/skin-v2 ("View history" →
+# task (tests/sites/skin/tasks.yaml) replayed with `keynode replay --validate` on the unchanged
+# site (passed, no drift) and on its re-skinned copy tests/sites/skin-v2 ("View history" →
 # "history", same href, same role, same place, other classes: passed, step 2 ok-by-fallback with the
 # drift, its evidence and a verified repair proposal), and once on each real change: skin-broken (the
 # relabelled tab leads elsewhere) and skin-ambiguous (a "View history" tab with another href beside the
 # relabelled one: the two contradict) — broken at step 2, element not found. Each variant is served at
 # /skin/; skin-broken and skin-ambiguous hold only the files that differ from skin-v2.
+# The unchanged and the re-skinned task are replayed KN_HEAL_TIMES times each (default 1: every check once;
+# tests/bench/bench_repeats.sh runs 10 to show the verdicts never waver).
 # usage: heal.sh KEYNODE SOURCE_DIR
-kn=$1 src=$2
+kn=$1 src=$2 times=${KN_HEAL_TIMES:-1}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init heal
 command -v jq >/dev/null || kn_fail "missing jq"
@@ -36,8 +38,8 @@ variant() {
 report() { jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), steps: [.replay.steps[] | {outcome, locator, detail}], repairs: [.repairs[]? | {step, was, proposed, verified}]}' "$1" 2>&1; }
 
 # --- unchanged: passed every time, every step by its selector, no drift, no proposal
-variant v1 3 skin
-for i in 1 2 3; do
+variant v1 "$times" skin
+for i in $(seq 1 "$times"); do
   f=$tmp/v1-$i/skin-view-history.json
   [ "${rcs[$((i - 1))]}" = 0 ] && jq -e '.status == "passed" and (.replay.drift | length == 0)
       and ([.replay.steps[] | .outcome == "ok"] | all) and ([.replay.key_nodes[] | .reached] | all)
@@ -47,8 +49,8 @@ for i in 1 2 3; do
 done
 
 # --- skin changed: the relabelled tab is the recorded element with drift, found by its href
-variant v2 3 skin-v2
-for i in 1 2 3; do
+variant v2 "$times" skin-v2
+for i in $(seq 1 "$times"); do
   f=$tmp/v2-$i/skin-view-history.json
   [ "${rcs[$((i - 1))]}" = 0 ] && jq -e '.status == "passed" and ([.replay.key_nodes[] | .reached] | all)
       and ([.replay.drift[] | {step, locator, proposed_selector}] == [{step: 2, locator: "href", proposed_selector: "#ca-history > a"}])

@@ -11,6 +11,7 @@
 #   kn_dead_port              # sets dead: a port on 127.0.0.1 held closed (connections refused) until exit
 #   kn_judge_start            # a fake OpenAI-compatible judge (llm-server.mjs): sets judge_url, judge_pid, judge_args
 #   kn_judge_outage MODE      # every judgement from now on fails as MODE (kn_judge_outages), or none: answers again
+#   kn_wait_for DESC SECONDS CMD…  # poll CMD until it succeeds (bounded); says what it waited for on timeout
 #   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
@@ -109,6 +110,40 @@ kn_wait_sql() {
   done
   echo "  (waited $1 s for '$3', last answer '$got')"
   return 1
+}
+
+# kn_wait_for DESC SECONDS CMD… — poll CMD (every 0.1 s) until it succeeds: the wait for an event instead of a
+# fixed sleep. SECONDS is a generous bound for a loaded machine, not a timing assertion. On timeout it says
+# what it waited for, with CMD's last output, and returns 1 (the caller decides whether that is a failure).
+kn_wait_for() {
+  local desc=$1 secs=$2 out= t0=$SECONDS
+  shift 2
+  while :; do
+    out=$("$@" 2>&1) && return 0
+    [ $((SECONDS - t0)) -ge "$secs" ] && break
+    sleep 0.1
+  done
+  echo "  (waited $secs s for $desc; last output: $(printf '%s' "$out" | tail -3 | cut -c1-300))"
+  return 1
+}
+
+# kn_leftovers DIR [PID…] — "PID COMMAND LINE" of every live process (not a zombie, none of the PIDs given,
+# not this shell) whose command line names DIR/ or whose environment holds KEYNODE_ATTEMPT_DIR=DIR/: what a
+# test's own processes left running. One grep over every /proc/*/cmdline and */environ instead of three
+# processes per process (a scan once took seconds on a loaded machine, and tests scan after every scenario);
+# the patterns come from a pipe so that grep's own command line names neither.
+kn_leftovers() {
+  local dir=$1 pid state skip
+  shift
+  skip=" $* $$ $BASHPID "
+  { grep -laFf <(printf '%s/\n' "$dir") /proc/[0-9]*/cmdline
+    grep -laFf <(printf 'KEYNODE_ATTEMPT_DIR=%s/\n' "$dir") /proc/[0-9]*/environ; } 2>/dev/null |
+    sed 's#^/proc/\([0-9]*\)/.*#\1#' | sort -un | while read -r pid; do
+      case $skip in *" $pid "*) continue ;; esac
+      state=$({ awk '{print $3}' <"/proc/$pid/stat"; } 2>/dev/null) || continue
+      [ -n "$state" ] && [ "$state" != Z ] || continue
+      echo "$pid $({ tr '\0' ' ' <"/proc/$pid/cmdline"; } 2>/dev/null | cut -c1-120)"
+    done
 }
 
 # kn_chromium_start DIR — a private headless Chromium with its profile in DIR

@@ -240,10 +240,13 @@ if kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" && pids+=("$sites_p
   kn_chromium_start "$tmp/chrome" && pids+=("$cpid"); then
   sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/site-tasks.yaml"
   "$kn" watch --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart --quiet \
-    --until finished --until idle:20 --out "$tmp/watch.json" "${llm[@]}" --llm-price 0.5,1.5 2>"$tmp/watch.err" &
+    --until finished --until idle:20 --out "$tmp/watch.json" --trajectory "$tmp/watch.jsonl" "${llm[@]}" \
+    --llm-price 0.5,1.5 2>"$tmp/watch.err" &
   wpid=$!
   pids+=("$wpid")
-  sleep 1 # let watch attach before the agent acts
+  # watch has attached before the agent acts: its trajectory's tab_open line (--quiet prints no "ready")
+  kn_wait_for "watch to attach (a tab_open line)" 30 grep -q '"type": *"tab_open"' "$tmp/watch.jsonl" ||
+    fail "watch --semantic llm: watch did not attach: $(tail -3 "$tmp/watch.err")"
   "$kn" replay --quiet --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart >/dev/null ||
     fail "watch --semantic llm: the replay agent failed"
   wait "$wpid"

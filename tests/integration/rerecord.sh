@@ -116,7 +116,9 @@ kill -0 "$serve_pid" 2>/dev/null && kill -0 "$worker_pid" 2>/dev/null && kn_ok "
 id4=$(curl -s "${A[@]}" -X POST "$base/api/tasks/$task/recordings" | jq -r .id)
 wait_state "$id4" recording
 kill -KILL "$worker_pid"
-sleep 17
+# the cancel waits for the staleness serve checks (no poll for 15 s), not a fixed time after the kill
+stale() { [ "$(kn_psql "SELECT COALESCE(polled, started) < clock_timestamp() - interval '15 seconds' FROM recordings WHERE id = $id4")" = t ]; }
+kn_wait_for "recording $id4's last poll to be 15 s old" 120 stale || kn_fail "recording $id4 not stale 120 s after its worker's SIGKILL"
 [ "$(post "${A[@]}" -X POST "$base/api/recordings/$id4/cancel")" = 202 ] &&
   jq -e '.state == "cancelled" and .detail == "its worker stopped answering" and .ended != null' "$tmp/p.json" >/dev/null &&
   kn_ok "a dead worker's recording is ended by its cancel" || kn_fail "dead worker's recording: $(cat "$tmp/p.json")"

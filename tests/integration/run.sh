@@ -59,20 +59,8 @@ sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tm
 want() { [ -z "${KN_RUN_ONLY:-}" ] || [[ " $KN_RUN_ONLY " == *" $1 "* ]]; }
 
 # leftovers — processes (not zombies) whose command line or environment names $tmp, other than
-# `keynode sites` of this test
-leftovers() {
-  local d pid state
-  for d in /proc/[0-9]*; do
-    pid=${d#/proc/}
-    [ "$pid" = "$sites_pid" ] || [ "$pid" = "$$" ] || [ "$pid" = "$BASHPID" ] && continue
-    state=$({ awk '{print $3}' <"$d/stat"; } 2>/dev/null) || continue
-    [ -n "$state" ] && [ "$state" != Z ] || continue
-    if grep -qaF "$tmp/" "$d/cmdline" 2>/dev/null ||
-      grep -qaF "KEYNODE_ATTEMPT_DIR=$tmp/" "$d/environ" 2>/dev/null; then
-      echo "$pid $({ tr '\0' ' ' <"$d/cmdline"; } 2>/dev/null | cut -c1-120)"
-    fi
-  done
-}
+# `keynode sites` of this test (lib.sh)
+leftovers() { kn_leftovers "$tmp" "$sites_pid"; }
 check_clean() {
   local left
   left=$(leftovers)

@@ -237,7 +237,11 @@ s_pw_pagehide() {
   start_watch "$cdp" "$d/tasks.yaml" shop-red-runner-cart finished || { scenario_end; return; }
   start_agent pw-pagehide shop.mjs leave "$base"
   agent_done 60 0
-  sleep 1
+  # the flushed type step and the second goto reach the trajectory (bounded; not a fixed second)
+  for _ in $(seq 1 400); do
+    grep -q '"type": *"type"' "$d/run.jsonl" 2>/dev/null && grep -q '"url": *"[^"]*/forum/"' "$d/run.jsonl" 2>/dev/null && break
+    sleep 0.05
+  done
   kill -INT "$wpid"
   watch_done 20 1
   if files_ok; then

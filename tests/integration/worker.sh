@@ -6,7 +6,7 @@
 #   tests/integration/worker.sh KEYNODE_BIN WORKER_QUEUE_BIN REPO_DIR
 #
 # Scenarios:
-#   multi-worker  3 workers on one database, 200 queued replays of a 2-step local task; one worker
+#   multi-worker  3 workers on one database, KN_WORKER_JOBS queued replays of a 2-step local task; one worker
 #                 SIGKILLed while it holds a lease: every job ends done with exactly one result, the killed
 #                 worker's job re-claimed by another worker after its (short) lease expired, the killed
 #                 worker's browser gone with it, the others stop on SIGTERM with exit 0; a replay run a
@@ -16,7 +16,8 @@
 #                 healthy), an unreachable site (error, not broken): every transition in
 #                 health_transitions with its evidence, an alert per transition in the alerts table.
 #   cli           usage errors and an unreachable database: exit 2 with one line on stderr.
-# Env: KN_WORKER_JOBS (default 200: the acceptance number; ctest runs 120, the sanitizer build 30: CMakeLists.txt),
+# Env: KN_WORKER_JOBS (default 200: the acceptance number, run by tests/bench/bench_repeats.sh; ctest runs 30 in
+# both builds: every code path and check, CMakeLists.txt),
 # KN_CHROMIUM (default /usr/lib/chromium/chromium), KN_KEEP=1 keeps the scratch folder.
 # Exit: 0 all checks passed, 1 any failed.
 set -u -o pipefail
