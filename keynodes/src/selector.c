@@ -73,6 +73,60 @@ long kn_selector_chain_sep(const char *s, size_t from)
 	return -1;
 }
 
+static size_t put_utf8(unsigned char *o, unsigned long cp)
+{
+	if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
+		cp = 0xFFFD;
+	if (cp < 0x80) {
+		o[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (unsigned char)(0xC0 | (cp >> 6));
+		o[1] = (unsigned char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (unsigned char)(0xE0 | (cp >> 12));
+		o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (unsigned char)(0xF0 | (cp >> 18));
+	o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+	o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+	o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+size_t kn_selector_unescape(char *dst, size_t cap, const char *s, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
+		unsigned char piece[4];
+		size_t len = 1;
+		if (s[i] == '\\' && i + 1 < n && isxdigit((unsigned char)s[i + 1])) {
+			unsigned long cp = 0;
+			size_t k = i + 1;
+			for (; k < n && k < i + 7 && isxdigit((unsigned char)s[k]); k++)
+				cp = cp * 16 + (unsigned long)(isdigit((unsigned char)s[k]) ? s[k] - '0' : (s[k] | 0x20) - 'a' + 10);
+			if (k < n && is_space((unsigned char)s[k]))
+				k++;
+			len = put_utf8(piece, cp);
+			i = k;
+		} else {
+			if (s[i] == '\\' && i + 1 < n)
+				i++;
+			piece[0] = (unsigned char)s[i++];
+		}
+		for (size_t k = 0; k < len; k++, w++)
+			if (w + 1 < cap)
+				dst[w] = (char)piece[k];
+	}
+	dst[w + 1 < cap ? w : cap - 1] = '\0';
+	return w;
+}
+
 /* ---- the walker ---- */
 
 typedef struct walk {

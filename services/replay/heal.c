@@ -618,20 +618,23 @@ static int on_token(void *ud, const kn_selector_token *t)
 		}
 		return rc;
 	case KN_SELTOK_TAG:
-		copy_part(r->tag, sizeof r->tag, t->name, t->name_len);
+		kn_selector_unescape(r->tag, sizeof r->tag, t->name, t->name_len);
 		return 0;
 	case KN_SELTOK_ID:
-		copy_part(r->id, sizeof r->id, t->name, t->name_len);
+		kn_selector_unescape(r->id, sizeof r->id, t->name, t->name_len);
 		return 0;
-	case KN_SELTOK_CLASS:
-		if (r->nc + t->name_len + 2 < sizeof r->cls) {
+	case KN_SELTOK_CLASS: {
+		char c[256];
+		size_t n = kn_selector_unescape(c, sizeof c, t->name, t->name_len);
+		if (n < sizeof c && r->nc + n + 2 < sizeof r->cls) {
 			if (r->nc)
 				r->cls[r->nc++] = ' ';
-			memcpy(r->cls + r->nc, t->name, t->name_len);
-			r->nc += t->name_len;
+			memcpy(r->cls + r->nc, c, n);
+			r->nc += n;
 			r->cls[r->nc] = '\0';
 		}
 		return 0;
+	}
 	case KN_SELTOK_ATTR:
 		return css_attr(&r->pend, t);
 	case KN_SELTOK_PRED:

@@ -59,6 +59,12 @@ int kn_selector_parse(const char *sel, kn_selector_fn fn, void *ud, kn_err *err)
 /* Check a selector's syntax: kn_selector_parse without a callback. */
 int kn_selector_check(const char *sel, kn_err *err);
 
+/* Decode the CSS escapes of a name (n bytes at s, as a TAG, ID, CLASS or attribute name token
+ * gives it): "\\31 " (one to six hex digits and an optional space) is that code point in UTF-8 (0,
+ * a surrogate or one past U+10FFFF: U+FFFD), "\\x" is x. Writes at most cap - 1 bytes and a NUL
+ * to dst (cap > 0); returns the decoded length before any cut. */
+size_t kn_selector_unescape(char *dst, size_t cap, const char *s, size_t n);
+
 /* The offset in s of the next `>>` chain separator at or after from, outside strings, brackets and
  * parentheses and not escaped; -1 when there is none. */
 long kn_selector_chain_sep(const char *s, size_t from);
