@@ -560,6 +560,7 @@ static int xpath_preds(kn_heal_sig *s, const char *body, size_t bn)
 			if (rc)
 				return rc;
 			at = k + 5;
+			k += 4; /* " and and ": the second "and" is no separator sharing the first's space */
 		}
 	return xpath_pred(s, body + at, bn - at);
 }

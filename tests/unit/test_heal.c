@@ -444,6 +444,7 @@ static void test_selector_reading(void **state)
 		{"[title=\"a >> b\"] >> #q", NULL, "q", NULL, NULL, NULL},
 		{"//a[@title='C:\\']/b", "b", NULL, NULL, NULL, "a"},
 		{"a.b[", "a", NULL, NULL, "b", NULL},
+		{"//a[@id='x' and and @name='y']", "a", "x", NULL, NULL, NULL}, /* overlapping " and " */
 		{"#a, #b", NULL, NULL, NULL, NULL, NULL},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
