@@ -1,12 +1,12 @@
-/* match.c — the non-semantic text matchers, PCRE2 regexes and CSS selector normalisation.
+/* match.c — the non-semantic text matchers and PCRE2 regexes.
  *
  * Exact and include compare bytes (URLs and element values are case-sensitive in WebCanvas);
  * fold lower-cases ASCII on both sides, as WebCanvas does for answers. A regex is compiled once
  * when a task is loaded and kept with its own match context, so every match runs under the same
  * backtracking and depth limits: a pathological pattern costs a bounded amount of work and
  * reports KN_ELIMIT. Match data is allocated per call, so one compiled regex may be shared by
- * threads. Selector normalisation lets a selector written by hand compare equal to the one a
- * recorder produced for the same element. The semantic judge lives in semantic.c. */
+ * threads. Selector normalisation lives with the selector grammar (selector.c); the semantic
+ * judge in semantic.c. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,95 +155,4 @@ int kn_regex_match(const void *re, const char *subject, size_t len)
 	default:
 		return KN_EINVAL;
 	}
-}
-
-static int is_space(unsigned char c)
-{
-	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f';
-}
-
-/* Characters that make up identifiers (names, classes, ids, attribute flags): a space between
- * two of them inside brackets is significant ([type=a i]). */
-static int is_word(unsigned char c)
-{
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '-' || c == '_' || c >= 0x80;
-}
-
-int kn_selector_normalise(char **out, const char *sel)
-{
-	if (!out)
-		return KN_EINVAL;
-	*out = NULL;
-	if (!sel)
-		return KN_EINVAL;
-	size_t n = strlen(sel), w = 0;
-	char *buf = malloc(n + 1);
-	if (!buf)
-		return KN_ENOMEM;
-
-	int space = 0;   /* whitespace seen since the last emitted character */
-	int bracket = 0; /* inside [...] */
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)sel[i];
-		if (is_space(c)) {
-			space = 1;
-			continue;
-		}
-		unsigned char last = w ? (unsigned char)buf[w - 1] : 0;
-		int tight = c == '>' || c == '+' || c == '~' || c == ',' || c == ')' || c == ']';
-		if (space && w && !tight && !strchr(">+~,([", last) &&
-		    (!bracket || (is_word(last) && (is_word(c) || c == '\\'))))
-			buf[w++] = ' ';
-		space = 0;
-
-		if (c == '"' || c == '\'') {
-			/* A quoted string is copied as written, escapes included. */
-			buf[w++] = (char)c;
-			for (i++; i < n; i++) {
-				buf[w++] = sel[i];
-				if (sel[i] == '\\' && i + 1 < n)
-					buf[w++] = sel[++i];
-				else if ((unsigned char)sel[i] == c)
-					break;
-			}
-			continue;
-		}
-		buf[w++] = (char)c;
-		if (c == '\\' && i + 1 < n) /* an escaped character is part of a name, even a space */
-			buf[w++] = sel[++i];
-		else if (c == '[')
-			bracket++;
-		else if (c == ']' && bracket)
-			bracket--;
-	}
-	buf[w] = '\0';
-	*out = buf;
-	return 0;
-}
-
-const char *kn_selector_last_part(const char *norm)
-{
-	const char *last = NULL;
-	int nest = 0; /* inside [...] or (...) */
-	for (const char *p = norm; p && *p; p++) {
-		if (*p == '\\') {
-			if (p[1])
-				p++;
-		} else if (*p == '"' || *p == '\'') {
-			char q = *p;
-			while (p[1] && p[1] != q)
-				p += p[1] == '\\' && p[2] ? 2 : 1;
-			if (p[1])
-				p++;
-		} else if (*p == '[' || *p == '(') {
-			nest++;
-		} else if ((*p == ']' || *p == ')') && nest) {
-			nest--;
-		} else if (!nest && p[0] == '>' && p[1] == '>') {
-			last = p + 2;
-			p++;
-		}
-	}
-	return last;
 }

@@ -8,6 +8,8 @@
 
 #include <jansson.h>
 
+#include "keynode/selector.h"
+
 #include "heal.h"
 
 /* feature weights (README.md "Healing") */
@@ -427,45 +429,17 @@ int kn_heal_best(const kn_heal_sig *e, const kn_heal_sig *cands, size_t n, doubl
 
 /* ---- the expected signature from a selector ---- */
 
-/* Split s (n bytes) at top-level separators (chars in seps) outside quotes, brackets and
- * parentheses; calls fn for each non-empty piece. */
-static int split_top(const char *s, size_t n, const char *seps,
-                     int (*fn)(void *ud, const char *p, size_t len, int last), void *ud)
-{
-	size_t b = 0, depth = 0;
-	char quote = 0;
-	const char *pieces[64];
-	size_t lens[64], np = 0;
-	for (size_t i = 0; i <= n; i++) {
-		char c = i < n ? s[i] : '\0';
-		if (quote) {
-			if (c == '\\' && i + 1 < n)
-				i++;
-			else if (c == quote)
-				quote = 0;
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			quote = c;
-		} else if (c == '[' || c == '(') {
-			depth++;
-		} else if ((c == ']' || c == ')') && depth) {
-			depth--;
-		} else if (i == n || (!depth && strchr(seps, c))) {
-			if (i > b && np < 64) {
-				pieces[np] = s + b;
-				lens[np++] = i - b;
-			}
-			b = i + 1;
-		}
-	}
-	for (size_t i = 0; i < np; i++) {
-		int rc = fn(ud, pieces[i], lens[i], i + 1 == np);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
+/* The selector is read through the selector grammar (keynode/selector.h); what its tokens say is
+ * gathered here: the compound (CSS) or step (XPath) being read, then, when the next begins, that
+ * one as an ancestor in the path; the last one read is the element itself. */
+struct reading {
+	kn_heal_sig got;  /* what the selector says: the element's fields, the ancestors' path */
+	kn_heal_sig pend; /* the pending compound's attributes or the pending step's predicates */
+	char tag[32], id[128], cls[256];
+	size_t nc;
+	int open, list;
+	kn_selector_lang lang;
+};
 
 /* Unquote a '…' or "…" value (or take it bare) into a new string. */
 static char *unquote(const char *v, size_t n)
@@ -495,108 +469,37 @@ static int take(char **slot, char *v)
 	return 0;
 }
 
-/* One CSS attribute test [name op value] into the signature. */
-static int css_attr(kn_heal_sig *s, const char *a, size_t n)
+/* Move src's fields into dst where dst says nothing yet. */
+static int merge(kn_heal_sig *dst, kn_heal_sig *src)
 {
-	size_t k = 0;
-	while (k < n && (isalnum((unsigned char)a[k]) || a[k] == '-' || a[k] == '_'))
-		k++;
-	size_t op = k;
-	while (op < n && a[op] != '=')
-		op++;
-	if (op >= n || op != k)
-		return 0; /* a presence test or an operator other than = (^= $= *= ~= |=): no value */
-	char *v = unquote(a + op + 1, n - op - 1);
-	if (!v)
-		return KN_ENOMEM;
+	char **d[] = {&dst->tag, &dst->id, &dst->name, &dst->aria, &dst->role, &dst->href, &dst->text, &dst->classes};
+	char **f[] = {&src->tag, &src->id, &src->name, &src->aria, &src->role, &src->href, &src->text, &src->classes};
+	int rc = 0;
+	for (size_t i = 0; i < sizeof d / sizeof d[0]; i++)
+		if (*f[i]) {
+			if (!rc)
+				rc = take(d[i], *f[i]);
+			else
+				free(*f[i]);
+			*f[i] = NULL;
+		}
+	return rc;
+}
+
+/* One CSS attribute test [name=value] into the pending signature (another operator: no value). */
+static int css_attr(kn_heal_sig *s, const kn_selector_token *t)
+{
+	if (t->op_len != 1 || t->op[0] != '=')
+		return 0;
+	size_t k = t->name_len;
+	const char *a = t->name;
 	char **slot = k == 2 && strncmp(a, "id", 2) == 0            ? &s->id
 	              : k == 4 && strncmp(a, "name", 4) == 0        ? &s->name
 	              : k == 10 && strncmp(a, "aria-label", 10) == 0 ? &s->aria
 	              : k == 4 && strncmp(a, "role", 4) == 0        ? &s->role
 	              : k == 4 && strncmp(a, "href", 4) == 0        ? &s->href
 	                                                            : NULL;
-	if (!slot) {
-		free(v);
-		return 0;
-	}
-	return take(slot, v);
-}
-
-/* A CSS compound "tag#id.c[a=b]:pseudo" into s (the last compound) or as a path descriptor. */
-static int css_compound(kn_heal_sig *s, const char *c, size_t n, int last)
-{
-	char tag[32] = "", id[128] = "", cls[256] = "";
-	size_t i = 0, nc = 0;
-	while (i < n && (isalnum((unsigned char)c[i]) || c[i] == '-' || c[i] == '_' || c[i] == '*'))
-		i++;
-	copy_part(tag, sizeof tag, c, i);
-	while (i < n) {
-		char k = c[i++];
-		size_t b = i;
-		if (k == '[') {
-			int depth = 1;
-			char q = 0;
-			while (i < n && depth) {
-				if (q) {
-					if (c[i] == q)
-						q = 0;
-				} else if (c[i] == '"' || c[i] == '\'') {
-					q = c[i];
-				} else if (c[i] == ']') {
-					depth--;
-				}
-				i++;
-			}
-			if (last) {
-				int rc = css_attr(s, c + b, i - b - (depth ? 0 : 1));
-				if (rc)
-					return rc;
-			}
-			continue;
-		}
-		while (i < n && (isalnum((unsigned char)c[i]) || c[i] == '-' || c[i] == '_' ||
-		                 (unsigned char)c[i] >= 0x80))
-			i++;
-		if (k == '#')
-			copy_part(id, sizeof id, c + b, i - b);
-		else if (k == '.' && i > b && nc + (i - b) + 2 < sizeof cls) {
-			if (nc)
-				cls[nc++] = ' ';
-			memcpy(cls + nc, c + b, i - b);
-			nc += i - b;
-			cls[nc] = '\0';
-		} else if (k == ':' && i < n && c[i] == '(') { /* skip the pseudo-class argument */
-			int depth = 0;
-			do {
-				depth += c[i] == '(';
-				depth -= c[i] == ')';
-				i++;
-			} while (i < n && depth);
-		}
-	}
-	if (last) {
-		int rc = 0;
-		if (*tag && strcmp(tag, "*") != 0 && !s->tag)
-			rc = sets(&s->tag, tag);
-		if (!rc && *id && !s->id)
-			rc = sets(&s->id, id);
-		if (!rc && *cls && !s->classes)
-			rc = sets(&s->classes, cls);
-		return rc;
-	}
-	char d[420];
-	int len = snprintf(d, sizeof d, "%s%s%s%s%s", tag, *id ? "#" : "", id, nc ? "." : "", cls);
-	for (char *p = d; *p; p++)
-		if (*p == ' ')
-			*p = '.';
-	return len > 0 ? append_word(&s->path, d, strlen(d)) : 0;
-}
-
-static int css_piece(void *ud, const char *p, size_t n, int last)
-{
-	while (n && (*p == ' ' || *p == '>' || *p == '+' || *p == '~'))
-		p++, n--;
-	return n ? css_compound(ud, p, n, last) : 0;
+	return slot ? take(slot, unquote(t->value, t->value_len)) : 0;
 }
 
 /* One XPath predicate body: @id='x', @name=…, text()='x', normalize-space()='x',
@@ -647,73 +550,127 @@ static int xpath_pred(kn_heal_sig *s, const char *p, size_t n)
 	return 0;
 }
 
-static int xpath_preds(kn_heal_sig *s, const char *p, size_t n)
+/* One predicate body: "a and b" says each side. */
+static int xpath_preds(kn_heal_sig *s, const char *body, size_t bn)
 {
-	for (size_t i = 0; i < n; i++) {
-		if (p[i] != '[')
-			continue;
-		size_t b = ++i;
-		int depth = 1;
-		char q = 0;
-		for (; i < n && depth; i++) {
-			if (q) {
-				if (p[i] == q)
-					q = 0;
-			} else if (p[i] == '"' || p[i] == '\'') {
-				q = p[i];
-			} else if (p[i] == '[') {
-				depth++;
-			} else if (p[i] == ']') {
-				depth--;
-			}
+	size_t at = 0;
+	for (size_t k = 0; k + 5 <= bn; k++)
+		if (strncmp(body + k, " and ", 5) == 0) {
+			int rc = xpath_pred(s, body + at, k - at);
+			if (rc)
+				return rc;
+			at = k + 5;
+			k += 4; /* " and and ": the second "and" is no separator sharing the first's space */
 		}
-		size_t e = depth ? i : i - 1;
-		/* "a and b" predicates: each side */
-		const char *body = p + b;
-		size_t bn = e - b, at = 0;
-		for (size_t k = 0; k + 5 <= bn; k++)
-			if (strncmp(body + k, " and ", 5) == 0) {
-				int rc = xpath_pred(s, body + at, k - at);
-				if (rc)
-					return rc;
-				at = k + 5;
-			}
-		int rc = xpath_pred(s, body + at, bn - at);
-		if (rc)
-			return rc;
-		i = e;
-	}
-	return 0;
+	return xpath_pred(s, body + at, bn - at);
 }
 
-static int xpath_piece(void *ud, const char *p, size_t n, int last)
+/* The pending compound or step is complete: the element itself (last) or an ancestor. */
+static int flush(struct reading *r, int last)
 {
-	kn_heal_sig *s = ud;
-	size_t t = 0;
-	while (t < n && (isalnum((unsigned char)p[t]) || p[t] == '-' || p[t] == '_' || p[t] == '*' ||
-	                 p[t] == ':'))
-		t++;
-	char tag[32];
-	copy_part(tag, sizeof tag, p, t);
-	for (char *c = tag; *c; c++)
-		*c = (char)tolower((unsigned char)*c);
+	int rc = 0;
 	if (last) {
-		int rc = xpath_preds(s, p + t, n - t);
-		if (!rc && *tag && strcmp(tag, "*") != 0 && !s->tag)
-			rc = sets(&s->tag, tag);
-		return rc;
-	}
-	/* an ancestor: its tag and @id (enough for the path comparison) */
-	kn_heal_sig a = {0};
-	int rc = xpath_preds(&a, p + t, n - t);
-	char d[200];
-	if (!rc && (*tag || a.id)) {
-		snprintf(d, sizeof d, "%s%s%.150s", strcmp(tag, "*") ? tag : "", a.id ? "#" : "",
-		         a.id ? a.id : "");
+		rc = merge(&r->got, &r->pend);
+		if (!rc && *r->tag && strcmp(r->tag, "*") != 0 && !r->got.tag)
+			rc = sets(&r->got.tag, r->tag);
+		if (!rc && *r->id && !r->got.id)
+			rc = sets(&r->got.id, r->id);
+		if (!rc && *r->cls && !r->got.classes)
+			rc = sets(&r->got.classes, r->cls);
+	} else if (r->lang == KN_SELECTOR_CSS) {
+		char d[420];
+		int len = snprintf(d, sizeof d, "%s%s%s%s%s", r->tag, *r->id ? "#" : "", r->id, r->nc ? "." : "", r->cls);
+		for (char *p = d; *p; p++)
+			if (*p == ' ')
+				*p = '.';
+		if (len > 0)
+			rc = append_word(&r->got.path, d, strlen(d));
+	} else if (*r->tag || r->pend.id) { /* an XPath ancestor: its tag and @id (enough for the path) */
+		char d[200];
+		snprintf(d, sizeof d, "%s%s%.150s", strcmp(r->tag, "*") ? r->tag : "", r->pend.id ? "#" : "",
+		         r->pend.id ? r->pend.id : "");
 		if (*d)
-			rc = append_word(&s->path, d, strlen(d));
+			rc = append_word(&r->got.path, d, strlen(d));
 	}
-	kn_heal_sig_clear(&a);
+	kn_heal_sig_clear(&r->pend);
+	r->tag[0] = r->id[0] = r->cls[0] = '\0';
+	r->nc = 0;
+	r->open = 0;
+	return rc;
+}
+
+static int on_token(void *ud, const kn_selector_token *t)
+{
+	struct reading *r = ud;
+	int rc = 0;
+	switch (t->kind) {
+	case KN_SELTOK_PART:
+	case KN_SELTOK_COMPOUND:
+	case KN_SELTOK_STEP:
+		r->list |= t->kind == KN_SELTOK_COMPOUND && t->comb == ',';
+		if (r->open)
+			rc = flush(r, 0);
+		r->open = t->kind != KN_SELTOK_PART;
+		r->lang = t->lang;
+		if (t->kind == KN_SELTOK_STEP) {
+			copy_part(r->tag, sizeof r->tag, t->name, t->name_len);
+			for (char *c = r->tag; *c; c++)
+				*c = (char)tolower((unsigned char)*c);
+		}
+		return rc;
+	case KN_SELTOK_TAG:
+		kn_selector_unescape(r->tag, sizeof r->tag, t->name, t->name_len);
+		return 0;
+	case KN_SELTOK_ID:
+		kn_selector_unescape(r->id, sizeof r->id, t->name, t->name_len);
+		return 0;
+	case KN_SELTOK_CLASS: {
+		char c[256];
+		size_t n = kn_selector_unescape(c, sizeof c, t->name, t->name_len);
+		if (n < sizeof c && r->nc + n + 2 < sizeof r->cls) {
+			if (r->nc)
+				r->cls[r->nc++] = ' ';
+			memcpy(r->cls + r->nc, c, n);
+			r->nc += n;
+			r->cls[r->nc] = '\0';
+		}
+		return 0;
+	}
+	case KN_SELTOK_ATTR:
+		return css_attr(&r->pend, t);
+	case KN_SELTOK_PRED:
+		return xpath_preds(&r->pend, t->text, t->text_len);
+	case KN_SELTOK_PSEUDO:
+	default:
+		return 0;
+	}
+}
+
+/* What selector sel says about its element, into out where out says nothing yet. A selector list
+ * names no single element: nothing. Past a syntax error, what came before it is used. */
+static int read_selector(kn_heal_sig *out, const char *sel)
+{
+	char buf[4097];
+	size_t n = strlen(sel);
+	if (n > 4096)
+		n = 4096;
+	memcpy(buf, sel, n);
+	buf[n] = '\0';
+	struct reading r = {0};
+	int rc = kn_selector_parse(buf, on_token, &r, NULL);
+	if (rc == KN_EINVAL)
+		rc = 0;
+	if (!rc && r.open)
+		rc = flush(&r, 1);
+	if (!rc && !r.list) {
+		rc = merge(out, &r.got);
+		if (!rc && r.got.path && !out->path) {
+			out->path = r.got.path;
+			r.got.path = NULL;
+		}
+	}
+	kn_heal_sig_clear(&r.pend);
+	kn_heal_sig_clear(&r.got);
 	return rc;
 }
 
@@ -728,18 +685,8 @@ int kn_heal_expected(kn_heal_sig *out, const kn_step *st)
 	if (!rc) rc = sets(&out->text, st->text);
 	if (!rc && st->verb == KN_STEP_SELECT)
 		rc = sets(&out->tag, "select");
-	const char *sel = st->selector;
-	if (!rc && sel && *sel) {
-		size_t n = strlen(sel);
-		if (n > 4096)
-			n = 4096;
-		if (strncmp(sel, "xpath=", 6) == 0)
-			rc = split_top(sel + 6, n - 6, "/", xpath_piece, out);
-		else if (sel[0] == '/' || sel[0] == '(')
-			rc = split_top(sel, n, "/", xpath_piece, out);
-		else if (!memchr(sel, ',', n)) /* a selector list names no single element */
-			rc = split_top(sel, n, " >+~", css_piece, out);
-	}
+	if (!rc && st->selector && *st->selector)
+		rc = read_selector(out, st->selector);
 	/* a recorded fingerprint (workflow.h) fills what the selector does not say */
 	if (!rc && !out->tag) rc = sets(&out->tag, st->tag);
 	if (!rc && !out->classes) rc = sets(&out->classes, st->classes);

@@ -424,6 +424,41 @@ static void test_relabel(void **state)
 	assert_false(ev.relabel);
 }
 
+/* Healing reads a selector through the selector grammar (keynode/selector.h), as validation does:
+ * a list is a top-level ',' only, compounds join at any whitespace, attribute tests may be spaced
+ * and flagged, CSS escapes are decoded, XPath strings have no escapes, a chain's XPath part is read
+ * as XPath; past a syntax error, what came before it. */
+static void test_selector_reading(void **state)
+{
+	(void)state;
+	static const struct { const char *sel, *tag, *id, *name, *classes, *path; } cases[] = {
+		{"a:not(.b, .c)", "a", NULL, NULL, NULL, NULL},
+		{"a[name='x,y']", "a", NULL, "x,y", NULL, NULL},
+		{"div\tp", "p", NULL, NULL, NULL, "div"},
+		{"[ name = 'x' ]", NULL, NULL, "x", NULL, NULL},
+		{"input[name='q' i]", "input", NULL, "q", NULL, NULL},
+		{"#\\31 23", NULL, "123", NULL, NULL, NULL},
+		{"a.b\\:c", "a", NULL, NULL, "b:c", NULL},
+		{"\xc3\xbc" "ber.x", "\xc3\xbc" "ber", NULL, NULL, "x", NULL},
+		{"iframe#f >> //a[@id='x']", "a", "x", NULL, NULL, "iframe#f"},
+		{"[title=\"a >> b\"] >> #q", NULL, "q", NULL, NULL, NULL},
+		{"//a[@title='C:\\']/b", "b", NULL, NULL, NULL, "a"},
+		{"a.b[", "a", NULL, NULL, "b", NULL},
+		{"//a[@id='x' and and @name='y']", "a", "x", NULL, NULL, NULL}, /* overlapping " and " */
+		{"#a, #b", NULL, NULL, NULL, NULL, NULL},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		kn_heal_sig e = expected_of(KN_STEP_CLICK, cases[i].sel, NULL, NULL, NULL, NULL);
+		const char *got[] = {e.tag, e.id, e.name, e.classes, e.path};
+		const char *want[] = {cases[i].tag, cases[i].id, cases[i].name, cases[i].classes, cases[i].path};
+		for (size_t k = 0; k < 5; k++)
+			if (!got[k] != !want[k] || (got[k] && strcmp(got[k], want[k]) != 0))
+				fail_msg("<%s> field %zu: got <%s>, want <%s>", cases[i].sel, k, got[k] ? got[k] : "(null)",
+				         want[k] ? want[k] : "(null)");
+		kn_heal_sig_clear(&e);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,7 +466,7 @@ int main(void)
 		cmocka_unit_test(test_text_sim),        cmocka_unit_test(test_score_threshold),
 		cmocka_unit_test(test_parse_candidates), cmocka_unit_test(test_agree),
 		cmocka_unit_test(test_name_relation),   cmocka_unit_test(test_place),
-		cmocka_unit_test(test_relabel),
+		cmocka_unit_test(test_relabel),         cmocka_unit_test(test_selector_reading),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

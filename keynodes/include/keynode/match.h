@@ -1,4 +1,5 @@
-/* match.h — text matchers (exact, include, regex, semantic) and selector normalisation.
+/* match.h — text matchers (exact, include, regex, semantic); selector normalisation is
+ * selector.h's, included here for the matchers' callers.
  *
  * A matcher compares the input derived from an event (a URL form, a typed value, an answer)
  * with a key node's expected value and gives a score in [0, 1]. Semantic judgement goes through
@@ -9,6 +10,7 @@
 #include <stddef.h>
 
 #include "keynode/error.h"
+#include "keynode/selector.h"
 #include "keynode/task.h"
 
 /* A semantic judge: score in [0, 1] of how well `input` satisfies `rule` (a sentence such as
@@ -52,14 +54,5 @@ int kn_regex_match(const void *re, const char *subject, size_t len);
 /* Score of a non-semantic matcher: 1.0 or 0.0. fold: compare lower-cased (answers).
  * For KN_MATCH_REGEX, re is the compiled pattern. */
 double kn_match_text(kn_matcher m, const char *expect, const char *input, int fold, const void *re);
-
-/* Normalise a CSS selector for offline comparison: trim, collapse whitespace, no spaces around the
- * combinators > + ~ and inside brackets. *out is the caller's. */
-int kn_selector_normalise(char **out, const char *sel);
-
-/* The last part of a `host >> inner` chain in a normalised selector: what follows its last ">>"
- * outside strings, brackets and parentheses (borrowed from norm; the element's selector in its own
- * tree), or NULL when norm is no chain. */
-const char *kn_selector_last_part(const char *norm);
 
 #endif

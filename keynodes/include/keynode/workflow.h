@@ -15,6 +15,7 @@
 
 #include <stdio.h>
 
+#include "keynode/selector.h" /* kn_selector_check */
 #include "keynode/task.h"
 
 #define KN_VIEWPORT_DEFAULT_W 1280
@@ -55,13 +56,6 @@ int kn_workflow_apply(kn_task *t, kn_task *wf, const char *source, kn_err *err);
 /* The default workflow folder of a task file: `workflows/` in the task file's folder. Writes it
  * to buf and returns 1 when that folder exists, else 0. */
 int kn_workflows_default_dir(char *buf, size_t cap, const char *tasks_path);
-
-/* Check a step selector's syntax: CSS (selectors level 4 syntax: compounds, combinators, lists,
- * attribute selectors, pseudo-classes with balanced arguments) or, when it starts with '/', '('
- * or "xpath=", XPath (balanced brackets and quotes, no empty step); a frame/shadow chain
- * "a >> b" part by part. 0, or KN_EINVAL with err
- * saying what and at which character (1-based). */
-int kn_selector_check(const char *sel, kn_err *err);
 
 /* Write task's steps as a workflow file (format 1) to f: recorded_at (RFC 3339, may be NULL),
  * the viewport (0: the default), every field of each step. 0 or KN_EIO. */
