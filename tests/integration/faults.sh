@@ -218,7 +218,7 @@ cp "$tmp/all/c.jsonl" "$tmp/all/d.jsonl" "$tmp/plain/"
   kn_fail "the runs without judged ones did not score: $(cat "$tmp/plain.err")"
 for mode in 402 429 500 timeout garbled text; do
   kn_judge_outage "$mode" || continue
-  "$kn" score --tasks "$tmp/judged.yaml" --runs "$tmp/all" --json "${judge_args[@]}" >"$tmp/score-$mode.json" 2>/dev/null
+  "$kn" score --tasks "$tmp/judged.yaml" --runs "$tmp/all" --json "${judge_args[@]}" >"$tmp/score-$mode.json" 2>"$tmp/score-$mode.err"
   fault "judge $mode (score)" "unjudged judge, unjudged judge" \
     "$(jq -r '[.results[] | select(.run == "a" or .run == "b") | "\(.status) \(.fault // "-")"] | join(", ")' "$tmp/score-$mode.json" 2>/dev/null)"
   # the outage never changes a metric: every summary key as scored without the judged runs
@@ -269,6 +269,10 @@ row "run: metrics" "as the clean batch (3)" \
       | if length == 0 then "as the clean batch (\($s.tasks))" else "differ: " + join(",") end' \
     "$tmp/run/summary.json" 2>/dev/null)"
 row "run: success rate" "1/3" "$(jq -r '"\(.attempts.successes)/\(.metrics.attempts)"' "$tmp/run/summary.json" 2>/dev/null)"
+
+# the sanitizer build: no report from any keynode process of this test
+san=$(grep -lE "AddressSanitizer|LeakSanitizer|runtime error:" "$tmp"/*.log "$tmp"/*.err 2>/dev/null)
+row "sanitizer reports" "none" "${san:-none}"
 
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 {
