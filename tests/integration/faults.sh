@@ -24,7 +24,7 @@
 # same batch without the attempts that are not the agent's (the control and the agent's two).
 # Two `keynode run` invocations at once (the YAML tasks; the three Mind2Web-Live copies), one sites
 # server, one judge. Prints the table `fault | expected | got | ok` and writes it to $tmp/matrix.txt
-# (and ARTIFACTS/matrix.txt when given); fails when any row is misfiled. ~40 s on a quiet machine.
+# (and ARTIFACTS/matrix.txt when given); fails when any row is misfiled. 36-42 s at load 13-24 on 2 cores.
 #
 #   tests/integration/faults.sh KEYNODE_BIN REPO_DIR SHARED_DIR [ARTIFACTS_DIR]
 set -u -o pipefail
