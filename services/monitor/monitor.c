@@ -693,6 +693,11 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 	kn_monitor_end(m, kn_end_name(KN_END_BROWSER_GONE));
 }
 
+void kn_monitor_set_error(kn_monitor *m)
+{
+	kn_eval_set_error(m->eval);
+}
+
 static void on_warning(void *ud, kn_cdp *c, const char *what)
 {
 	(void)ud;

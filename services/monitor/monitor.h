@@ -120,6 +120,9 @@ const char *kn_monitor_end_reason(const kn_monitor *m); /* kn_end_name; NULL whi
 /* 1 with *out why the run ended, 0 while it runs. */
 int kn_monitor_end_cause(const kn_monitor *m, kn_end *out);
 const kn_eval *kn_monitor_eval(const kn_monitor *m);
+/* The run is an error whatever it reached so far — its caller saw the browser stop answering
+ * (services/runner: frozen): the evaluator's status becomes error (a finished run stays finished). */
+void kn_monitor_set_error(kn_monitor *m);
 unsigned long long kn_monitor_events(const kn_monitor *m);
 
 void kn_monitor_free(kn_monitor *m);

@@ -35,6 +35,12 @@ extern char **environ;
 #define KN_START_PAGE_TIMEOUT_MS 30000
 #define KN_AGENT_GRACE_MS 2000
 #define KN_ANSWER_BYTES_MAX (1024 * 1024)
+/* The browser process is asked a cheap browser-level command (Browser.getVersion) every
+ * KN_PROBE_EVERY_MS on a connection of the attempt's own; one left unanswered for KN_PROBE_STALL_MS
+ * means the browser froze (SIGSTOP, a hung browser process) or is too starved to serve anyone.
+ * A renderer stuck in a page's script does not delay it: the browser process answers it. */
+#define KN_PROBE_EVERY_MS 1000
+#define KN_PROBE_STALL_MS 10000
 
 const char *kn_attempt_status_name(kn_attempt_status s)
 {
@@ -61,6 +67,10 @@ struct attempt {
 	int ready, ended;
 	int watched;             /* o->watch began: its end is owed */
 	json_t *takeovers;       /* what people did in the page (the watch's end); NULL: none */
+	kn_cdp *probe;           /* the liveness probe's connection (NULL: none) */
+	kn_cdp_link probe_link;
+	int probe_pending;       /* a probe is unanswered, sent at probe_sent */
+	double probe_sent, probe_last; /* last probe (or the connection's start) sent; last answer */
 	FILE *answers;
 	char line[KN_ANSWER_LINE_MAX + 1];
 	size_t line_len, line_over, answer_bytes;
@@ -369,6 +379,79 @@ static void watch_tick(struct attempt *a, kn_agent_proc *agent, int *paused, dou
 	}
 }
 
+static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c;
+	(void)result;
+	(void)error; /* an error answer is an answer too: the browser is alive */
+	struct attempt *a = ud;
+	a->probe_pending = 0;
+	a->probe_last = kn_time_mono_s();
+}
+
+/* Open the probe's connection once the monitor is ready; its opening counts as the first probe
+ * (a browser frozen before it opens is caught too). A connection that cannot even be started
+ * leaves the attempt without a probe, as before. */
+static void probe_open(struct attempt *a, const char *ws)
+{
+	kn_cdp_handlers h = kn_cdp_link_handlers(&a->probe_link);
+	a->probe_sent = kn_time_mono_s();
+	if (kn_cdp_connect(&a->probe, a->loop, ws, NULL, &h, NULL) != 0)
+		a->probe = NULL;
+}
+
+/* One turn of the probe: send one when due; 1 when the browser has left the connection's opening
+ * or a probe unanswered for KN_PROBE_STALL_MS (it is frozen), 0 otherwise. A closed connection
+ * is no stall: the monitor sees the browser gone. */
+static int probe_stalled(struct attempt *a)
+{
+	if (!a->probe || a->probe_link.closed)
+		return 0;
+	double now = kn_time_mono_s();
+	if (a->probe_pending || !a->probe_link.open)
+		return now - a->probe_sent >= KN_PROBE_STALL_MS / 1e3;
+	if (now - a->probe_last >= KN_PROBE_EVERY_MS / 1e3 &&
+	    kn_cdp_send(a->probe, NULL, "Browser.getVersion", NULL, probe_reply, a) > 0) {
+		a->probe_pending = 1;
+		a->probe_sent = now;
+	}
+	return 0;
+}
+
+/* At the end (the agent exited, the timeout…): the browser must answer a probe now, within
+ * what is left of KN_PROBE_STALL_MS since the pending one was sent; 1 when it does not. */
+static int probe_final_stalled(struct attempt *a)
+{
+	if (!a->probe)
+		return 0;
+	a->probe_last = 0; /* a probe is due now */
+	probe_stalled(a);
+	while ((a->probe_pending || !a->probe_link.open) && !a->probe_link.closed && !stopping(a)) {
+		if (probe_stalled(a))
+			return 1;
+		kn_cdp_loop_run_for(a->loop, 20);
+	}
+	return 0;
+}
+
+/* The browser stopped answering (probe_stalled): an infrastructure error, the run result's too. */
+static void frozen_error(struct attempt *a)
+{
+	char why[96];
+	snprintf(why, sizeof why, "the browser did not answer DevTools for %d s (frozen or starved)",
+	         KN_PROBE_STALL_MS / 1000);
+	errorf(a->rep, "", why);
+	if (a->mon)
+		kn_monitor_set_error(a->mon);
+}
+
+static void probe_close(struct attempt *a)
+{
+	if (a->probe && !a->probe_link.closed)
+		kn_cdp_close(a->probe);
+	a->probe = NULL;
+}
+
 /* From agent start to the end of the attempt; sets rep->end. */
 static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 {
@@ -408,6 +491,10 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 		}
 		if (stopping(a)) {
 			snprintf(rep->end, sizeof rep->end, "interrupted");
+			break;
+		}
+		if (probe_stalled(a)) { /* frozen: neither the agent's time nor its failure */
+			snprintf(rep->end, sizeof rep->end, "browser not responding");
 			break;
 		}
 	}
@@ -524,6 +611,7 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		o->watch->begin(o->watch->ud, a.loop, ws, target, a.run_id, o->task);
 		a.watched = 1;
 	}
+	probe_open(&a, ws);
 	/* 4. the agent */
 	if (!(env = agent_env(&a, ws, http, answer, context, target)) ||
 	    kn_agent_start(&agent, o->agent_cmd, env, log, o->log_cap ? o->log_cap : KN_AGENT_LOG_CAP_DEFAULT,
@@ -540,6 +628,13 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	agent = NULL;
 	/* 5. the end: last answers, recorders flushed, page checks read */
 	read_answers(&a, 1);
+	/* a browser that froze just before the agent ended is caught here, before the monitor's
+	 * stop (whose flush it would not answer) and before the verdict is taken for the agent's */
+	if (strcmp(rep->end, "agent exited") == 0 || strcmp(rep->end, "timeout") == 0 ||
+	    strcmp(rep->end, "step limit") == 0)
+		if (probe_final_stalled(&a))
+			snprintf(rep->end, sizeof rep->end, "browser not responding");
+	probe_close(&a);
 	const json_t *u = NULL;
 	if (a.rr) {
 		fflush(tf);
@@ -557,6 +652,8 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		rep->status = KN_ATTEMPT_INTERRUPTED;
 	else if (strcmp(rep->end, "browser gone") == 0)
 		errorf(rep, "", "the browser went away while the agent worked");
+	else if (strcmp(rep->end, "browser not responding") == 0)
+		frozen_error(&a);
 	else if ((u = a.mon ? kn_eval_unreachable(kn_monitor_eval(a.mon)) : json_object_get(remote, "unreachable")))
 		unreachable_error(rep, u); /* the task's own site did not answer: not the agent's failure */
 	else if (rep->exit_code == 126 || rep->exit_code == 127)
@@ -593,6 +690,7 @@ result:
 	if (tr && a.mon)
 		kn_trace_finish(tr, kn_monitor_eval(a.mon), rep->end, NULL, !rep->completed, NULL, NULL);
 out:
+	probe_close(&a);
 	kn_monitor_free(a.mon);
 	kn_trace_free(tr); /* after the monitor: its pending captures have failed */
 	kn_remote_run_free(a.rr);

@@ -155,8 +155,8 @@ typedef enum kn_attempt_status {
 typedef struct kn_attempt_report {
 	kn_attempt_status status;
 	char end[32];            /* "agent exited", "timeout", "step limit", "browser gone",
-	                          * "unreachable", "interrupted", or "" when the agent never
-	                          * started */
+	                          * "browser not responding", "unreachable", "interrupted", or ""
+	                          * when the agent never started */
 	char reason[512];        /* why an error (empty otherwise) */
 	int completed;           /* every key node reached */
 	double score;
