@@ -1,30 +1,19 @@
-/* cmd_run.c — `keynode run`: run any agent over a task set on the live web. Plans K attempts per
- * task, runs N at once on N threads (services/runner: each attempt its own browser, monitor and
- * agent process group), retries infrastructure errors, shows progress, and writes the summary
- * (services/runner/summary.h). The main thread only waits for signals and draws progress: on
- * SIGINT/SIGTERM every attempt is told to stop, finished attempts are kept, the summary of what
- * finished is printed and the exit is 130/143. */
+/* cmd_run.c — `keynode run`: run any agent over a task set on the live web. Parses the options,
+ * loads the config, the task file and the judge, uploads the set to --server, records the
+ * environment, then hands the batch to services/runner (run_batch.h): the plan of K attempts per
+ * task (with --resume, those done kept), N at once on N threads with retries and progress, the
+ * summary, and the exit code (130/143 when interrupted). */
 #define _GNU_SOURCE /* asprintf */
-#include <dirent.h>
-#include <errno.h>
 #include <getopt.h>
-#include <glob.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "keynode/clock.h"
-#include "keynode/redact.h"
-#include "blocked.h"
 #include "cli.h"
-#include "runner.h"
 #include "provenance.h"
+#include "run_batch.h"
+#include "runner.h"
 #include "summary.h"
 #include "task_digest.h"
 
@@ -131,174 +120,10 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"exit: 0 every attempt ran, 1 some attempt ended in error, was blocked or unjudged, 2 usage error,\n"
 	"130/143 interrupted\n";
 
-struct item {
-	const kn_task *task;
-	int k;                  /* attempt number 1..K */
-	int skip;               /* --resume: already has a result */
-	kn_run_row row;
-	int has_row;
-};
 
-struct run {
-	int trace;              /* --trace (kn_trace_mode) */
-	const char *environment; /* kn_run_environment as JSON text, for every attempt's result.json */
-	struct item *items;
-	size_t n_items;
-	atomic_size_t next;
-	atomic_int stop;
-	atomic_int running, done, successes, errors, unjudged;
-	pthread_mutex_t lock;   /* plain progress lines */
-	const char *dir, *agent, *chromium, *run_base;
-	const kn_remote *server; /* --server */
-	const char *taskset;     /* with server: the set's name there */
-	const char **browsers;
-	size_t n_browsers;
-	kn_browser_pool *pool;   /* --warm: browsers launched ahead of the attempts (pool.c) */
-	int vw, vh, retries, plain, quiet;
-	double timeout_s;
-	kn_eval_opts eval;
-	kn_blocked_rules blocked; /* --config: keynode.yaml blocked: (blocked_opts.c) */
-	const struct kn_guard *guard; /* --config: keynode.yaml guard: and redact: (issue 23) */
-	kn_redact redact;
-	time_t t0;
-	double t0_mono;
-};
-
-struct slot {
-	struct run *r;
-	size_t index;           /* which --browser this slot uses */
-	pthread_t thread;
-	int joined;
-};
-
-static char *attempt_dir(const struct run *r, const struct item *it)
-{
-	char name[256], *p = NULL;
-	kn_runner_folder_name(name, sizeof name, it->task->id);
-	return asprintf(&p, "%s/%s/%d", r->dir, name, it->k) < 0 ? NULL : p;
-}
-
-/* Move an errored try's folder aside so the retry starts empty (kept for the post-mortem). */
-static void set_aside(const char *dir, int try)
-{
-	char *to = NULL;
-	if (asprintf(&to, "%s.error-%d", dir, try) >= 0) {
-		rename(dir, to);
-		free(to);
-	}
-}
-
-static void progress_line(struct run *r, const struct item *it, const kn_attempt_report *rep)
-{
-	if (r->quiet || !r->plain)
-		return;
-	pthread_mutex_lock(&r->lock);
-	fprintf(stderr, "keynode run: [%d/%zu] %s #%d %s%s%s score %.2f (%.1f s)\n", atomic_load(&r->done),
-	        r->n_items, it->task->id, it->k,
-	        rep->status == KN_ATTEMPT_DONE ? (rep->completed ? "success" : "not finished")
-	                                       : kn_attempt_status_name(rep->status),
-	        rep->reason[0] ? ": " : "", rep->reason, rep->score, rep->agent_s);
-	pthread_mutex_unlock(&r->lock);
-}
-
-static void run_item(struct run *r, struct slot *s, struct item *it)
-{
-	char *dir = attempt_dir(r, it), *run_id = NULL, *ref = NULL;
-	if (!dir || (r->server && asprintf(&ref, "%s:%s", r->taskset, it->task->id) < 0)) {
-		free(dir);
-		return;
-	}
-	kn_attempt_report rep = {0};
-	for (int try = 0; try <= r->retries; try++) {
-		if (try > 0)
-			set_aside(dir, try);
-		free(run_id);
-		run_id = NULL;
-		if (asprintf(&run_id, "%s-%s-%d%s", r->run_base, it->task->id, it->k, try ? "-retry" : "") < 0)
-			break;
-		kn_attempt_opts o = {.task = it->task, .agent_cmd = r->agent, .dir = dir, .run_id = run_id,
-		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
-		                     .chromium = r->chromium, .pool = r->pool, .viewport_w = r->vw, .viewport_h = r->vh,
-		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
-		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref,
-		                     .guard = r->guard, .redact = &r->redact,
-		                     .trace = r->trace, .environment = r->environment};
-		kn_err err = {0};
-		if (kn_attempt_run(&rep, &o, &err) != 0) {
-			pthread_mutex_lock(&r->lock);
-			fprintf(stderr, "keynode run: %s #%d: %s\n", it->task->id, it->k, err.msg);
-			pthread_mutex_unlock(&r->lock);
-			rep.status = KN_ATTEMPT_ERROR;
-			break;
-		}
-		if (rep.status != KN_ATTEMPT_ERROR || atomic_load(&r->stop))
-			break;
-	}
-	char path[4200];
-	snprintf(path, sizeof path, "%s/result.json", dir);
-	if (rep.status != KN_ATTEMPT_INTERRUPTED && kn_run_row_load(&it->row, path, NULL) == 0) {
-		it->row.attempt = it->k;
-		it->has_row = 1;
-	}
-	atomic_fetch_add(&r->done, rep.status != KN_ATTEMPT_INTERRUPTED);
-	atomic_fetch_add(&r->successes, rep.status == KN_ATTEMPT_DONE && rep.completed);
-	atomic_fetch_add(&r->errors, rep.status == KN_ATTEMPT_ERROR);
-	atomic_fetch_add(&r->unjudged, rep.status == KN_ATTEMPT_UNJUDGED);
-	progress_line(r, it, &rep);
-	free(ref);
-	free(run_id);
-	free(dir);
-}
-
-static void *slot_main(void *ud)
-{
-	struct slot *s = ud;
-	struct run *r = s->r;
-	for (;;) {
-		if (atomic_load(&r->stop))
-			break;
-		size_t i = atomic_fetch_add(&r->next, 1);
-		if (i >= r->n_items)
-			break;
-		if (r->items[i].skip)
-			continue;
-		atomic_fetch_add(&r->running, 1);
-		run_item(r, s, &r->items[i]);
-		atomic_fetch_sub(&r->running, 1);
-	}
-	return NULL;
-}
-
-static void fmt_dur(char *out, size_t cap, double s)
-{
-	long t = (long)(s + 0.5);
-	if (t >= 3600)
-		snprintf(out, cap, "%ldh%02ldm", t / 3600, t / 60 % 60);
-	else
-		snprintf(out, cap, "%ldm%02lds", t / 60, t % 60);
-}
-
-/* The live line on a terminal: done/total, running, successes, elapsed, ETA. */
-static void draw(struct run *r, size_t todo, size_t pre_done)
-{
-	double el = kn_time_mono_s() - r->t0_mono;
-	int done = atomic_load(&r->done);
-	char e[32], eta[32] = "?";
-	fmt_dur(e, sizeof e, el);
-	if (done > 0 && (size_t)done < todo)
-		fmt_dur(eta, sizeof eta, el / done * (double)(todo - (size_t)done));
-	else if ((size_t)done >= todo)
-		snprintf(eta, sizeof eta, "0m00s");
-	int unjudged = atomic_load(&r->unjudged);
-	char unj[32] = ""; /* said only during a judge outage */
-	if (unjudged)
-		snprintf(unj, sizeof unj, " · %d unjudged", unjudged);
-	fprintf(stderr,
-	        "\r\033[Kkeynode run: %zu/%zu done · %d running · %d successes · %d errors%s · %s · ETA %s",
-	        (size_t)done + pre_done, r->n_items, atomic_load(&r->running), atomic_load(&r->successes),
-	        atomic_load(&r->errors), unj, e, eta);
-	fflush(stderr);
-}
+enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
+       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG, O_WARM,
+       O_SERVER, O_TASKSET, O_AGENT_NAME, O_MODEL, O_REGION, O_MIX, O_SNAPSHOT };
 
 static int parse_viewport(int *w, int *h, const char *s)
 {
@@ -314,108 +139,85 @@ static int parse_viewport(int *w, int *h, const char *s)
 	return 0;
 }
 
-/* DIR must be new or empty, unless --resume. Creates it. */
-static int check_dir(const char *dir, int resume)
+
+/* Everything one `keynode run` holds between its steps; released by run_free. */
+struct run_cli {
+	kn_run_batch b;
+	kn_cli_semantic so;
+	kn_run_meta meta;
+	const char *tasks, *out, *config_path, *server, *region, *region_opt;
+	int mix, parallel, resume, timeout, warm, snapshot;
+	const char **ids;
+	size_t n_ids;
+	kn_config *cfg;
+	kn_remote *remote;
+	kn_taskset *set;
+	json_t *environment;
+	char *env_text, *set_name, *dir_own;
+	char base[64], file_sha[65];
+};
+
+/* A numeric option: 0 taken, KN_EXIT_USAGE having said why, 1 not one of these. */
+static int number_option(struct run_cli *a, int c, const char *v)
 {
-	DIR *d = opendir(dir);
-	if (d) {
-		struct dirent *e;
-		int empty = 1;
-		while ((e = readdir(d)) != NULL)
-			if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-				empty = 0;
-		closedir(d);
-		if (!empty && !resume)
-			return kn_cli_usage_error("run", "%s is not empty: give --resume to continue that run, "
-			                          "or another --out", dir);
+	kn_run_batch *r = &a->b;
+	switch (c) {
+	case O_PARALLEL:
+		if (kn_cli_parse_int(&a->parallel, v) || a->parallel < 1 || a->parallel > 64)
+			return kn_cli_usage_error("run", "--parallel must be 1..64");
+		return 0;
+	case O_REPEAT:
+		if (kn_cli_parse_int(&r->repeat, v) || r->repeat < 1 || r->repeat > 1000)
+			return kn_cli_usage_error("run", "--repeat must be 1..1000");
+		return 0;
+	case O_TIMEOUT:
+		if (kn_cli_parse_int(&a->timeout, v) || a->timeout < 0)
+			return kn_cli_usage_error("run", "--timeout must be seconds ≥ 0");
+		return 0;
+	case O_WARM:
+		if (kn_cli_parse_int(&a->warm, v) || a->warm < 0 || a->warm > KN_BROWSER_POOL_MAX)
+			return kn_cli_usage_error("run", "--warm must be 0..%d", KN_BROWSER_POOL_MAX);
+		return 0;
+	case O_RETRIES:
+		if (kn_cli_parse_int(&r->retries, v) || r->retries < 0 || r->retries > 10)
+			return kn_cli_usage_error("run", "--retries must be 0..10");
+		return 0;
+	case O_VIEWPORT:
+		if (parse_viewport(&r->vw, &r->vh, v))
+			return kn_cli_usage_error("run", "--viewport must be WIDTHxHEIGHT, e.g. 1280x720");
+		return 0;
+	case O_STEPS:
+		if (kn_cli_parse_int(&r->eval.step_limit, v))
+			return kn_cli_usage_error("run", "--step-limit must be an integer ≥ -1");
+		return 0;
+	case O_MODE:
+		if (kn_cli_parse_mode(&r->eval, v))
+			return kn_cli_usage_error("run", "--mode must be default or webcanvas");
+		return 0;
+	default: return 1;
+	}
+}
+
+/* The semantic judge's and --trace's options, else a bad option: 0 taken, else the exit code. */
+static int other_option(struct run_cli *a, int c, const char *v)
+{
+	int sr = kn_cli_semantic_option(&a->so, "run", c, v);
+	if (sr > 0)
+		return 0;
+	if (sr < 0)
+		return KN_EXIT_USAGE;
+	kn_cli_trace tro = {0};
+	int tr = kn_cli_trace_option(&tro, "run", c, v);
+	if (tr > 0) {
+		a->b.trace = (int)tro.mode;
 		return 0;
 	}
-	if (kn_runner_mkdirs(dir) != 0) {
-		fprintf(stderr, "keynode run: cannot create %s: %s\n", dir, strerror(errno));
-		return KN_EXIT_USAGE;
-	}
-	return 0;
+	return tr == 0 ? kn_cli_usage_error("run", "bad option") : KN_EXIT_USAGE;
 }
 
-/* --resume: refuse to add attempts to a folder whose earlier ones ran in another environment
- * (summary.json "environment", and every attempt's own result.json "environment": a folder whose
- * summary was never written, or was deleted, is checked all the same), unless mix; with mix, now
- * records what differed. */
-static int check_environment(const char *dir, json_t *now, int mix)
+/* The command line into a: -1 to go on, else the exit code (--help, a usage error). */
+static int parse_args(struct run_cli *a, int argc, char **argv)
 {
-	char path[4200], diff[2048];
-	snprintf(path, sizeof path, "%s/summary.json", dir);
-	json_t *s = json_load_file(path, 0, NULL);
-	int n = kn_run_environment_diff(diff, sizeof diff, json_object_get(s, "environment"), now);
-	json_decref(s);
-	glob_t g = {0};
-	snprintf(path, sizeof path, "%s/*/*/result.json", dir);
-	if (!n && glob(path, 0, NULL, &g) == 0)
-		for (size_t i = 0; !n && i < g.gl_pathc; i++) {
-			json_t *r = json_load_file(g.gl_pathv[i], 0, NULL);
-			n = kn_run_environment_diff(diff, sizeof diff, json_object_get(r, "environment"), now);
-			json_decref(r);
-		}
-	globfree(&g);
-	if (n && !mix)
-		return kn_cli_usage_error("run", "--resume: the attempts in %s ran in another environment (%s); "
-		                          "give --mix-environments to resume all the same, or another --out", dir, diff);
-	if (n)
-		json_object_set_new(now, "mixed_with_earlier", json_string(diff));
-	return KN_EXIT_OK;
-}
-
-/* Plan K attempts of every selected task; with --resume mark those with a kept result. */
-static int plan(struct run *r, const kn_taskset *set, const char **ids, size_t n_ids, int repeat,
-                int resume, const char *tasks)
-{
-	size_t nt = n_ids ? n_ids : set->n_tasks;
-	r->items = calloc(nt * (size_t)repeat + 1, sizeof *r->items);
-	if (!r->items)
-		return KN_EXIT_USAGE;
-	for (size_t i = 0; i < nt; i++) {
-		const kn_task *t = n_ids ? kn_taskset_find(set, ids[i]) : &set->tasks[i];
-		if (!t)
-			return kn_cli_usage_error("run", "task '%s' is not in %s", ids[i], tasks);
-		/* one folder per task: a task given twice runs once, two ids that make the same folder
-		 * name are refused */
-		char name[256], other[256];
-		kn_runner_folder_name(name, sizeof name, t->id);
-		int dup = 0;
-		for (size_t j = 0; j < r->n_items && !dup; j += (size_t)repeat) {
-			kn_runner_folder_name(other, sizeof other, r->items[j].task->id);
-			if (strcmp(name, other) != 0)
-				continue;
-			if (r->items[j].task != t)
-				return kn_cli_usage_error("run", "tasks '%s' and '%s' would share the folder %s",
-				                          r->items[j].task->id, t->id, name);
-			dup = 1;
-		}
-		if (dup)
-			continue;
-		for (int k = 1; k <= repeat; k++) {
-			struct item *it = &r->items[r->n_items++];
-			it->task = t;
-			it->k = k;
-			char *dir = resume ? attempt_dir(r, it) : NULL, path[4200];
-			if (!dir)
-				continue;
-			snprintf(path, sizeof path, "%s/result.json", dir);
-			if (kn_run_row_load(&it->row, path, NULL) == 0 && strcmp(it->row.status, "done") == 0) {
-				it->row.attempt = k;
-				it->skip = it->has_row = 1;
-			}
-			free(dir);
-		}
-	}
-	return 0;
-}
-
-int kn_cmd_run(int argc, char **argv)
-{
-	enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
-	       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG, O_WARM,
-	       O_SERVER, O_TASKSET, O_AGENT_NAME, O_MODEL, O_REGION, O_MIX, O_SNAPSHOT };
 	static const struct option opts[] = {
 		{"tasks", required_argument, NULL, O_TASKS},       {"agent", required_argument, NULL, O_AGENT},
 		{"task", required_argument, NULL, O_TASK},         {"parallel", required_argument, NULL, O_PARALLEL},
@@ -434,321 +236,176 @@ int kn_cmd_run(int argc, char **argv)
 		{"trace", required_argument, NULL, KN_CLI_OPT_TRACE},
 		KN_CLI_SEMANTIC_LONGOPTS, /* its "config" comes after run's own: getopt_long takes run's */
 		{NULL, 0, NULL, 0}};
-	kn_cli_semantic so = {0};
-	const char *tasks = NULL, *out = NULL, *config_path = NULL, *server = NULL;
-	kn_run_meta meta = {0};
-	const char *region = getenv("KEYNODE_REGION"), *region_opt = NULL;
-	int mix = 0;
-	json_t *environment = NULL;
-	char *env_text = NULL;
-	kn_config *cfg = NULL;
-	kn_remote *remote = NULL;
-	char *set_name = NULL;
-	int parallel = 1, repeat = 1, resume = 0, c, timeout = 600, warm = -1, snapshot = 0;
-	struct run r = {.retries = 1};
-	const char **ids = calloc((size_t)argc + 1, sizeof *ids);
-	r.browsers = calloc((size_t)argc + 1, sizeof *r.browsers);
-	size_t n_ids = 0;
-	if (!ids || !r.browsers) {
-		free(ids), free(r.browsers);
-		return KN_EXIT_USAGE;
-	}
-	int rc = KN_EXIT_USAGE;
-	kn_taskset *set = NULL;
-	struct slot *slots = NULL;
-	char *dir_own = NULL, base[64];
+	kn_run_batch *r = &a->b;
+	int c, rc;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case O_TASKS: tasks = optarg; break;
-		case O_AGENT: r.agent = optarg; break;
-		case O_TASK: ids[n_ids++] = optarg; break;
-		case O_OUT: out = optarg; break;
-		case O_RESUME: resume = 1; break;
-		case O_BROWSER: r.browsers[r.n_browsers++] = optarg; break;
-		case O_CHROMIUM: r.chromium = optarg; break;
-		case O_QUIET: r.quiet = 1; break;
-		case O_CONFIG: config_path = so.config_path = optarg; break;
-		case O_SERVER: server = optarg; break;
-		case O_TASKSET: r.taskset = optarg; break;
-		case O_AGENT_NAME: meta.agent_name = optarg; break;
-		case O_MODEL: meta.model = optarg; break;
-		case O_REGION: region = region_opt = optarg; break;
-		case O_MIX: mix = 1; break;
+		case O_TASKS: a->tasks = optarg; break;
+		case O_AGENT: r->agent = optarg; break;
+		case O_TASK: a->ids[a->n_ids++] = optarg; break;
+		case O_OUT: a->out = optarg; break;
+		case O_RESUME: a->resume = 1; break;
+		case O_BROWSER: r->browsers[r->n_browsers++] = optarg; break;
+		case O_CHROMIUM: r->chromium = optarg; break;
+		case O_QUIET: r->quiet = 1; break;
+		case O_CONFIG: a->config_path = a->so.config_path = optarg; break;
+		case O_SERVER: a->server = optarg; break;
+		case O_TASKSET: r->taskset = optarg; break;
+		case O_AGENT_NAME: a->meta.agent_name = optarg; break;
+		case O_MODEL: a->meta.model = optarg; break;
+		case O_REGION: a->region = a->region_opt = optarg; break;
+		case O_MIX: a->mix = 1; break;
 		case O_SNAPSHOT:
-			if (kn_cli_parse_int(&snapshot, optarg) || snapshot < 1)
+			if (kn_cli_parse_int(&a->snapshot, optarg) || a->snapshot < 1)
 				return kn_cli_usage_error("run", "--snapshot must be a snapshot version (a positive integer)");
-			break;
-		case O_PARALLEL:
-			if (kn_cli_parse_int(&parallel, optarg) || parallel < 1 || parallel > 64) {
-				kn_cli_usage_error("run", "--parallel must be 1..64");
-				goto done;
-			}
-			break;
-		case O_REPEAT:
-			if (kn_cli_parse_int(&repeat, optarg) || repeat < 1 || repeat > 1000) {
-				kn_cli_usage_error("run", "--repeat must be 1..1000");
-				goto done;
-			}
-			break;
-		case O_TIMEOUT:
-			if (kn_cli_parse_int(&timeout, optarg) || timeout < 0) {
-				kn_cli_usage_error("run", "--timeout must be seconds ≥ 0");
-				goto done;
-			}
-			break;
-		case O_WARM:
-			if (kn_cli_parse_int(&warm, optarg) || warm < 0 || warm > KN_BROWSER_POOL_MAX) {
-				kn_cli_usage_error("run", "--warm must be 0..%d", KN_BROWSER_POOL_MAX);
-				goto done;
-			}
-			break;
-		case O_RETRIES:
-			if (kn_cli_parse_int(&r.retries, optarg) || r.retries < 0 || r.retries > 10) {
-				kn_cli_usage_error("run", "--retries must be 0..10");
-				goto done;
-			}
-			break;
-		case O_VIEWPORT:
-			if (parse_viewport(&r.vw, &r.vh, optarg)) {
-				kn_cli_usage_error("run", "--viewport must be WIDTHxHEIGHT, e.g. 1280x720");
-				goto done;
-			}
-			break;
-		case O_STEPS:
-			if (kn_cli_parse_int(&r.eval.step_limit, optarg)) {
-				kn_cli_usage_error("run", "--step-limit must be an integer ≥ -1");
-				goto done;
-			}
-			break;
-		case O_MODE:
-			if (kn_cli_parse_mode(&r.eval, optarg)) {
-				kn_cli_usage_error("run", "--mode must be default or webcanvas");
-				goto done;
-			}
 			break;
 		case 'h':
 			fputs(help, stdout);
 			fputs(help_server, stdout);
-			rc = KN_EXIT_OK;
-			goto done;
-		default: {
-			int sr = kn_cli_semantic_option(&so, "run", c, optarg);
-			if (sr > 0)
-				break;
-			if (sr < 0)
-				goto done;
-			kn_cli_trace tro = {0};
-			int tr = kn_cli_trace_option(&tro, "run", c, optarg);
-			if (tr > 0) {
-				r.trace = (int)tro.mode;
-				break;
-			}
-			if (tr == 0)
-				kn_cli_usage_error("run", "bad option");
-			goto done;
-		}
+			return KN_EXIT_OK;
+		default:
+			if ((rc = number_option(a, c, optarg)) == 1)
+				rc = other_option(a, c, optarg);
+			if (rc)
+				return rc;
 		}
 	}
-	if (!tasks || !r.agent) {
-		kn_cli_usage_error("run", "--tasks and --agent are required");
-		goto done;
+	if (!a->tasks || !r->agent)
+		return kn_cli_usage_error("run", "--tasks and --agent are required");
+	if (optind < argc)
+		return kn_cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
+	return -1;
+}
+
+/* --server: the task set uploaded there (or --snapshot N pinned) so every attempt runs against one
+ * snapshot of it, even if the set changes while they run. -1 to go on, else the exit code. */
+static int connect_server(struct run_cli *a, kn_err *err)
+{
+	kn_run_batch *r = &a->b;
+	if (kn_remote_new(&a->remote, a->server, getenv("KEYNODE_API_TOKEN"), err) != 0)
+		return kn_cli_usage_error("run", "%s", err->msg);
+	if (!r->taskset) { /* the file's name without folder and extension */
+		const char *b = strrchr(a->tasks, '/');
+		a->set_name = strdup(b ? b + 1 : a->tasks);
+		char *dot = a->set_name ? strrchr(a->set_name, '.') : NULL;
+		if (dot && dot != a->set_name)
+			*dot = '\0';
+		r->taskset = a->set_name;
 	}
-	if (optind < argc) {
-		kn_cli_usage_error("run", "unexpected argument '%s'", argv[optind]);
-		goto done;
+	char hash[65];
+	if (!r->taskset ||
+	    (!a->snapshot && kn_remote_upload(a->remote, a->tasks, r->taskset, &a->snapshot, err) != 0) ||
+	    (a->snapshot && kn_remote_pin(a->remote, r->taskset, a->snapshot, hash, err) != 0)) {
+		fprintf(stderr, "keynode run: --server %s: %s\n", a->server, r->taskset ? err->msg : "out of memory");
+		return KN_EXIT_USAGE;
 	}
-	if (r.n_browsers && parallel > (int)r.n_browsers) {
+	if (a->snapshot)
+		fprintf(stderr, "keynode run: task set %s snapshot %d (sha256 %s) on %s\n", r->taskset, a->snapshot,
+		        hash, a->server);
+	r->server = a->remote;
+	return -1;
+}
+
+/* keynode.yaml (blocked:, guard:, redact:, region:), the server, the task file, the judge and the
+ * environment every result.json records. -1 to go on, else the exit code. */
+static int load(struct run_cli *a, kn_err *err)
+{
+	kn_run_batch *r = &a->b;
+	if (r->n_browsers && a->parallel > (int)r->n_browsers) {
 		fprintf(stderr, "keynode run: --parallel %d with %zu --browser: one attempt per browser at a "
-		        "time, so %zu at once\n", parallel, r.n_browsers, r.n_browsers);
-		parallel = (int)r.n_browsers;
+		        "time, so %zu at once\n", a->parallel, r->n_browsers, r->n_browsers);
+		a->parallel = (int)r->n_browsers;
 	}
-	r.timeout_s = timeout;
-	kn_err err = {0};
-	if (config_path && kn_config_load(&cfg, config_path, &err) != 0) {
-		fprintf(stderr, "keynode run: %s\n", err.msg);
-		goto done;
+	r->timeout_s = a->timeout;
+	if (a->config_path && kn_config_load(&a->cfg, a->config_path, err) != 0) {
+		fprintf(stderr, "keynode run: %s\n", err->msg);
+		return KN_EXIT_USAGE;
 	}
-	kn_cli_blocked_rules(&r.blocked, cfg);
-	kn_config_redact_rules(&r.redact, cfg);
-	r.guard = cfg ? cfg->guard : NULL;
-	if (!region_opt && cfg && cfg->region) /* --region, then KEYNODE_REGION, then keynode.yaml */
-		region = region && *region ? region : cfg->region;
-	if ((r.taskset || snapshot) && !server) {
-		kn_cli_usage_error("run", "--taskset and --snapshot go with --server");
-		goto done;
-	}
-	if (server) {
-		if (kn_remote_new(&remote, server, getenv("KEYNODE_API_TOKEN"), &err) != 0) {
-			kn_cli_usage_error("run", "%s", err.msg);
-			goto done;
-		}
-		if (!r.taskset) { /* the file's name without folder and extension */
-			const char *b = strrchr(tasks, '/');
-			set_name = strdup(b ? b + 1 : tasks);
-			char *dot = set_name ? strrchr(set_name, '.') : NULL;
-			if (dot && dot != set_name)
-				*dot = '\0';
-			r.taskset = set_name;
-		}
-		/* issue 25: every attempt runs against one snapshot of the set, the one the upload left
-		 * (or --snapshot N, without uploading), even if the set changes while they run */
-		char hash[65];
-		if (!r.taskset || (!snapshot && kn_remote_upload(remote, tasks, r.taskset, &snapshot, &err) != 0) ||
-		    (snapshot && kn_remote_pin(remote, r.taskset, snapshot, hash, &err) != 0)) {
-			fprintf(stderr, "keynode run: --server %s: %s\n", server, r.taskset ? err.msg : "out of memory");
-			goto done;
-		}
-		if (snapshot)
-			fprintf(stderr, "keynode run: task set %s snapshot %d (sha256 %s) on %s\n", r.taskset, snapshot,
-			        hash, server);
-		r.server = remote;
-	}
-	int lr = kn_cli_load_tasks(&set, tasks, NULL, "run", &err);
+	kn_cli_blocked_rules(&r->blocked, a->cfg);
+	kn_config_redact_rules(&r->redact, a->cfg);
+	r->guard = a->cfg ? a->cfg->guard : NULL;
+	if (!a->region_opt && a->cfg && a->cfg->region) /* --region, then KEYNODE_REGION, then keynode.yaml */
+		a->region = a->region && *a->region ? a->region : a->cfg->region;
+	if ((r->taskset || a->snapshot) && !a->server)
+		return kn_cli_usage_error("run", "--taskset and --snapshot go with --server");
+	int rc;
+	if (a->server && (rc = connect_server(a, err)) >= 0)
+		return rc;
+	int lr = kn_cli_load_tasks(&a->set, a->tasks, NULL, "run", err);
 	if (lr) {
-		fprintf(stderr, "keynode run: %s\n", err.msg);
-		rc = lr == KN_ENOTFOUND || lr == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
-		goto done;
+		fprintf(stderr, "keynode run: %s\n", err->msg);
+		return lr == KN_ENOTFOUND || lr == KN_EIO ? KN_EXIT_USAGE : KN_EXIT_FAIL;
 	}
-	char file_sha[65];
-	meta.tasks_sha256 = kn_sha256_file_hex(file_sha, tasks, NULL) == 0 ? file_sha : NULL;
-	if (kn_cli_semantic_open(&so, "run", &r.eval) != KN_EXIT_OK)
-		goto done;
-	kn_run_env_opts eo = {.chromium = r.chromium ? r.chromium : kn_runner_chromium_default(),
-	                      .browser = r.n_browsers ? r.browsers[0] : NULL, .viewport_w = r.vw,
-	                      .viewport_h = r.vh, .region = region && *region ? region : NULL,
-	                      .tasks_sha256 = meta.tasks_sha256, .eval = &r.eval, .probe = resume};
-	if (!(environment = kn_run_environment(&eo)) || !(env_text = json_dumps(environment, JSON_COMPACT)))
-		goto done;
-	r.environment = env_text;
-	meta.environment = environment;
-	if (resume && (rc = check_environment(out, environment, mix)) != 0)
-		goto done;
-	rc = KN_EXIT_USAGE;
-	r.t0 = time(NULL);
-	snprintf(base, sizeof base, "r%ld", (long)r.t0);
-	r.run_base = base;
-	if (!out) {
-		if (asprintf(&dir_own, "runs/run-%ld", (long)r.t0) < 0)
-			goto done;
-		out = dir_own;
-	}
-	r.dir = out;
-	if ((rc = check_dir(out, resume)) != 0)
-		goto done;
-	rc = KN_EXIT_USAGE;
-	if (plan(&r, set, ids, n_ids, repeat, resume, tasks) != 0)
-		goto done;
-	size_t pre_done = 0;
-	for (size_t i = 0; i < r.n_items; i++)
-		pre_done += r.items[i].skip;
-	size_t todo = r.n_items - pre_done;
-	r.plain = !isatty(STDERR_FILENO);
-	if (!r.quiet)
-		fprintf(stderr, "keynode run: %zu attempts (%zu tasks × %d), %d at once, into %s\n", r.n_items,
-		        r.n_items / (size_t)repeat, repeat, parallel, out);
-	if (pre_done && !r.quiet)
-		fprintf(stderr, "keynode run: --resume: %zu attempts already have a result\n", pre_done);
+	a->meta.tasks_sha256 = kn_sha256_file_hex(a->file_sha, a->tasks, NULL) == 0 ? a->file_sha : NULL;
+	if (kn_cli_semantic_open(&a->so, "run", &r->eval) != KN_EXIT_OK)
+		return KN_EXIT_USAGE;
+	kn_run_env_opts eo = {.chromium = r->chromium ? r->chromium : kn_runner_chromium_default(),
+	                      .browser = r->n_browsers ? r->browsers[0] : NULL, .viewport_w = r->vw,
+	                      .viewport_h = r->vh, .region = a->region && *a->region ? a->region : NULL,
+	                      .tasks_sha256 = a->meta.tasks_sha256, .eval = &r->eval, .probe = a->resume};
+	if (!(a->environment = kn_run_environment(&eo)) ||
+	    !(a->env_text = json_dumps(a->environment, JSON_COMPACT)))
+		return KN_EXIT_USAGE;
+	r->environment = a->env_text;
+	a->meta.environment = a->environment;
+	return -1;
+}
 
-	/* signals are taken by this thread only (sigtimedwait); the attempts see r.stop */
-	sigset_t sigs, old;
-	sigemptyset(&sigs);
-	sigaddset(&sigs, SIGINT);
-	sigaddset(&sigs, SIGTERM);
-	pthread_sigmask(SIG_BLOCK, &sigs, &old);
-	signal(SIGPIPE, SIG_IGN);
-	kn_runner_adopt_orphans();
-	pthread_mutex_init(&r.lock, NULL);
-	r.t0_mono = kn_time_mono_s();
-	int n_slots = (size_t)parallel < todo ? parallel : (int)todo, started = 0, got = 0;
-	if (warm < 0)
-		warm = parallel < KN_BROWSER_POOL_MAX ? parallel : KN_BROWSER_POOL_MAX;
-	const char **urls = warm > 0 && !r.n_browsers && todo > 0 ? calloc(todo, sizeof *urls) : NULL;
-	size_t n_urls = 0;
-	for (size_t i = 0; urls && i < r.n_items; i++) /* the start pages in the order slots take them */
-		if (!r.items[i].skip)
-			urls[n_urls++] = r.items[i].task->start_url;
-	if (urls && kn_browser_pool_new(&r.pool, (size_t)warm < todo ? (size_t)warm : todo, urls, n_urls,
-	                                r.chromium, &err) != 0)
-		fprintf(stderr, "keynode run: no warm pool (%s): each attempt launches its browser\n", err.msg);
-	free(urls);
-	slots = calloc((size_t)n_slots + 1, sizeof *slots);
-	for (int i = 0; slots && i < n_slots; i++) {
-		slots[i] = (struct slot){.r = &r, .index = r.n_browsers ? (size_t)i % r.n_browsers : 0};
-		if (pthread_create(&slots[i].thread, NULL, slot_main, &slots[i]) != 0)
-			break;
-		started++;
+/* The --out folder checked (and with --resume its environment) and the plan made (run_plan.c).
+ * -1 to go on, else the exit code. */
+static int plan(struct run_cli *a)
+{
+	kn_run_batch *r = &a->b;
+	char why[4096];
+	if (a->resume && kn_run_environment_check(a->out, a->environment, a->mix, why, sizeof why) != 0)
+		return kn_cli_usage_error("run", "%s", why);
+	r->t0 = time(NULL);
+	snprintf(a->base, sizeof a->base, "r%ld", (long)r->t0);
+	r->run_base = a->base;
+	if (!a->out) {
+		if (asprintf(&a->dir_own, "runs/run-%ld", (long)r->t0) < 0)
+			return KN_EXIT_USAGE;
+		a->out = a->dir_own;
 	}
-	struct timespec tick = {0, 100 * 1000000L};
-	for (;;) {
-		int busy = 0;
-		for (int i = 0; i < started; i++)
-			if (!slots[i].joined && pthread_tryjoin_np(slots[i].thread, NULL) == 0)
-				slots[i].joined = 1;
-			else
-				busy |= !slots[i].joined;
-		if (!busy)
-			break;
-		int sig = sigtimedwait(&sigs, NULL, &tick);
-		if ((sig == SIGINT || sig == SIGTERM) && !got) {
-			got = sig;
-			atomic_store(&r.stop, 1);
-			if (!r.quiet)
-				fprintf(stderr, "%skeynode run: %s: stopping every agent and browser\n",
-				        r.plain ? "" : "\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-		}
-		if (!r.plain && !r.quiet)
-			draw(&r, todo, pre_done);
+	r->dir = a->out;
+	int prc = kn_run_dir_prepare(a->out, a->resume, why, sizeof why);
+	if (prc == KN_EINVAL)
+		return kn_cli_usage_error("run", "%s", why);
+	if (prc) {
+		fprintf(stderr, "keynode run: %s\n", why);
+		return KN_EXIT_USAGE;
 	}
-	if (!r.plain && !r.quiet) {
-		draw(&r, todo, pre_done);
-		fputc('\n', stderr);
-	}
-	kn_browser_pool_free(r.pool); /* after every attempt: its browsers die with its threads */
-	r.pool = NULL;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	prc = kn_run_plan(r, a->set, a->ids, a->n_ids, a->resume, a->tasks, why, sizeof why);
+	if (prc == KN_EINVAL)
+		return kn_cli_usage_error("run", "%s", why);
+	return prc ? KN_EXIT_USAGE : -1;
+}
 
-	kn_run_row *rows = calloc(r.n_items + 1, sizeof *rows);
-	kn_run_totals t = {.wall_s = kn_time_mono_s() - r.t0_mono};
-	size_t n = 0;
-	for (size_t i = 0; rows && i < r.n_items; i++)
-		if (r.items[i].has_row)
-			rows[n++] = r.items[i].row;
-	kn_run_totals_count(&t, rows, n, r.n_items);
-	t.ran = t.finished - pre_done;
-	char t_start[32], t_end[32];
-	time_t now = time(NULL);
-	strftime(t_start, sizeof t_start, "%Y-%m-%dT%H:%M:%SZ", gmtime(&r.t0));
-	strftime(t_end, sizeof t_end, "%Y-%m-%dT%H:%M:%SZ", gmtime(&now));
-	meta.agent = r.agent;
-	meta.started = t_start;
-	meta.finished = t_end;
-	meta.tasks_file = tasks;
-	kn_run_task *planned = calloc(r.n_items / (size_t)repeat + 1, sizeof *planned);
-	for (size_t i = 0; planned && i < r.n_items; i += (size_t)repeat)
-		if (kn_run_task_describe(&planned[meta.n_tasks++], r.items[i].task) != 0)
-			planned[meta.n_tasks - 1].sha256[0] = '\0';
-	meta.tasks = planned;
-	if (!rows || kn_run_summary_write(rows, n, &t, repeat, &meta, out, r.quiet ? NULL : stdout, &err) != 0)
-		fprintf(stderr, "keynode run: %s\n", rows ? err.msg : "out of memory");
-	else if (!r.quiet)
-		printf("results in %s (summary.json, summary.csv)\n", out);
-	free(rows);
-	free(planned);
-	rc = got == SIGINT ? 130 : got == SIGTERM ? 143 : t.errors || t.blocked || t.unjudged ? KN_EXIT_FAIL
-	                                                                           : KN_EXIT_OK;
-	pthread_mutex_destroy(&r.lock);
-done:
-	free(slots);
-	free(r.items);
-	kn_taskset_free(set);
-	free(ids);
-	free(r.browsers);
-	free(dir_own);
-	kn_config_free(cfg);
-	kn_remote_free(remote);
-	free(set_name);
-	json_decref(environment);
-	free(env_text);
-	kn_cli_semantic_close(&so);
+int kn_cmd_run(int argc, char **argv)
+{
+	struct run_cli a = {.b = {.retries = 1, .repeat = 1}, .parallel = 1, .timeout = 600, .warm = -1,
+	                    .region = getenv("KEYNODE_REGION")};
+	a.ids = calloc((size_t)argc + 1, sizeof *a.ids);
+	a.b.browsers = calloc((size_t)argc + 1, sizeof *a.b.browsers);
+	kn_err err = {0};
+	int rc = KN_EXIT_USAGE;
+	if (a.ids && a.b.browsers && (rc = parse_args(&a, argc, argv)) < 0 && (rc = load(&a, &err)) < 0 &&
+	    (rc = plan(&a)) < 0) {
+		int sig = kn_run_batch_go(&a.b, a.parallel, a.warm);
+		kn_run_totals t;
+		kn_run_batch_summary(&a.b, &a.meta, a.tasks, &t);
+		rc = kn_run_batch_exit(sig, &t);
+	}
+	kn_run_batch_clear(&a.b);
+	kn_taskset_free(a.set);
+	free(a.ids);
+	free(a.b.browsers);
+	free(a.dir_own);
+	kn_config_free(a.cfg);
+	kn_remote_free(a.remote);
+	free(a.set_name);
+	json_decref(a.environment);
+	free(a.env_text);
+	kn_cli_semantic_close(&a.so);
 	return rc;
 }
