@@ -94,8 +94,8 @@ static void emit(kn_monitor *m, kn_event *ev)
 /* emit, with the evaluator fed clear (the same event before redaction, requests.h) when not NULL. */
 static void emit_pair(kn_monitor *m, kn_event *ev, kn_event *clear)
 {
-	if (m->end.phase >= KN_RUN_VERDICTS)
-		return;
+	if (m->end.phase == KN_RUN_VERDICTS || m->end.phase == KN_RUN_ENDED)
+		return; /* no event once the end waits for the judge's verdicts, or is over */
 	/* an event's time is when the action happened (the recorder's clock: the same machine's), never
 	 * before the previous event's nor in the future */
 	double now_t = kn_time_mono_s() - m->start, at = ev->t > 0 ? ev->t / 1000.0 - m->wall_start : now_t;
