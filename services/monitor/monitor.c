@@ -63,13 +63,13 @@ static struct tab *tab_by_target(kn_monitor *m, const char *target_id)
 	return NULL;
 }
 
-static void finish_run(kn_monitor *m, const char *reason);
+static void finish_run(kn_monitor *m);
 
 static void buy_read_done(void *ud)
 {
 	kn_monitor *m = ud;
-	if (m->finish_after_buy)
-		finish_run(m, m->pending_stop_reason);
+	if (m->end.phase == KN_RUN_PURCHASE) /* the end was waiting for it */
+		finish_run(m);
 }
 
 /* The purchase action (keynodes/README.md "Purchase reward"): read what is bought in its tab. */
@@ -94,8 +94,8 @@ static void emit(kn_monitor *m, kn_event *ev)
 /* emit, with the evaluator fed clear (the same event before redaction, requests.h) when not NULL. */
 static void emit_pair(kn_monitor *m, kn_event *ev, kn_event *clear)
 {
-	if (m->end_reason || m->verdict_reason)
-		return;
+	if (m->end.phase == KN_RUN_VERDICTS || m->end.phase == KN_RUN_ENDED)
+		return; /* no event once the end waits for the judge's verdicts, or is over */
 	/* an event's time is when the action happened (the recorder's clock: the same machine's), never
 	 * before the previous event's nor in the future */
 	double now_t = kn_time_mono_s() - m->start, at = ev->t > 0 ? ev->t / 1000.0 - m->wall_start : now_t;
@@ -432,7 +432,7 @@ static void info_url_check(void *ud)
 	struct tab *t = ud;
 	t->info_timer = NULL;
 	if (t->info_url && (!t->url || strcmp(t->url, t->info_url) != 0) && !failed_url(t, t->info_url) &&
-	    !t->m->end_reason)
+	    t->m->end.phase != KN_RUN_ENDED)
 		missed_navigation(t->m, t, t->info_url);
 	set_str(&t->info_url, NULL);
 }
@@ -456,13 +456,13 @@ static void target_url_changed(kn_monitor *m, struct tab *t, const char *url)
 static void check_unreachable(kn_monitor *m, struct tab *t)
 {
 	char *evidence = NULL;
-	if (m->end_reason || kn_eval_completed(m->eval) || kn_eval_unreachable(m->eval) ||
+	if (m->end.phase == KN_RUN_ENDED || kn_eval_completed(m->eval) || kn_eval_unreachable(m->eval) ||
 	    !kn_doc_failure_unreachable(&evidence, &t->doc_failure, m->o.task, kn_eval_steps(m->eval)))
 		return;
 	char q[600];
 	kn_log_msg("warn", "monitor", "site unreachable", "tab=%s evidence=\"%s\"", t->id,
 	           kn_log_quote(q, sizeof q, evidence));
-	if (kn_eval_set_unreachable(m->eval, evidence) == 0 && !m->stopping)
+	if (kn_eval_set_unreachable(m->eval, evidence) == 0 && m->end.phase == KN_RUN_WATCHING)
 		kn_monitor_stop(m, KN_END_UNREACHABLE);
 	free(evidence);
 }
@@ -471,10 +471,11 @@ static void check_unreachable(kn_monitor *m, struct tab *t)
 static void on_blocked(void *ud, const kn_blocked_hit *hit)
 {
 	kn_monitor *m = ud;
-	json_t *j = hit && hit->kind && !m->end_reason ? kn_blocked_hit_json(hit, 0) : NULL;
+	int ended = m->end.phase == KN_RUN_ENDED;
+	json_t *j = hit && hit->kind && !ended ? kn_blocked_hit_json(hit, 0) : NULL;
 	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	char q[512];
-	if (hit && !m->end_reason && kn_eval_set_blocked(m->eval, text) == 0 && text)
+	if (hit && !ended && kn_eval_set_blocked(m->eval, text) == 0 && text)
 		kn_log_msg("info", "monitor", "blocked page", "signature=\"%s\"",
 		           kn_log_quote(q, sizeof q, hit->signature));
 	json_decref(j);
@@ -509,7 +510,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 	(void)c;
 	kn_monitor *m = ud;
 	/* a paused request is answered in every case, after the end too (held ones stay held) */
-	if (kn_requests_event(m->requests, m->cdp, session, method, params, m->end_reason != NULL) &&
+	if (kn_requests_event(m->requests, m->cdp, session, method, params, m->end.phase == KN_RUN_ENDED) &&
 	    strcmp(method, "Fetch.requestPaused") == 0)
 		return;
 	/* the run's service workers, whose requests are decided at the browser session (requests.h) */
@@ -527,7 +528,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		kn_cdp_send(m->cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 		return;
 	}
-	if (m->end_reason) { /* over; the trace's last steps still take their screenshots (services/trace) */
+	if (m->end.phase == KN_RUN_ENDED) { /* over; the trace's last steps still take their screenshots (services/trace) */
 		const char *sid = strcmp(method, "Target.attachedToTarget") == 0 ? kn_json_str(params, "sessionId") : NULL;
 		if (sid) { /* auto-attach waits for us: a tab opened now (another run's, another worker's on a
 		            * shared browser) must not stay paused while this connection lingers */
@@ -686,11 +687,11 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 	m->cdp = NULL;
 	kn_page_checks_disconnect(m->checks);
 	kn_page_checks_disconnect(m->buy_read);
-	if (m->end_reason)
+	if (m->end.phase == KN_RUN_ENDED)
 		return;
 	kn_log_msg("error", "monitor", reason, NULL);
 	kn_eval_set_error(m->eval);
-	kn_monitor_end(m, kn_end_name(KN_END_BROWSER_GONE));
+	kn_monitor_end(m, KN_END_BROWSER_GONE);
 }
 
 void kn_monitor_set_error(kn_monitor *m)
@@ -710,19 +711,23 @@ static void tick(void *ud)
 {
 	kn_monitor *m = ud;
 	m->tick = NULL;
-	if (m->end_reason)
+	if (m->end.phase == KN_RUN_ENDED)
 		return;
-	if (m->o.until_idle_s > 0 && kn_time_mono_s() - m->last_event >= m->o.until_idle_s && !m->stopping)
+	if (m->o.until_idle_s > 0 && kn_time_mono_s() - m->last_event >= m->o.until_idle_s &&
+	    m->end.phase == KN_RUN_WATCHING)
 		kn_monitor_stop(m, KN_END_IDLE);
-	if (!m->end_reason)
+	if (m->end.phase != KN_RUN_ENDED)
 		m->tick = kn_cdp_timer_start(m->loop, 100, tick, m);
 }
 
-void kn_monitor_end(kn_monitor *m, const char *reason)
+void kn_monitor_end(kn_monitor *m, kn_end why)
 {
-	if (m->end_reason || kn_monitor_verdicts_wait(m, reason))
+	if (m->end.phase == KN_RUN_ENDED || kn_monitor_verdicts_wait(m, why))
 		return; /* ended, or waiting for the judge's verdicts (monitor_verdict.c) */
-	m->end_reason = reason;
+	if (m->end.phase == KN_RUN_VERDICTS)
+		why = m->end.why; /* the wait is over: the reason it began with stands */
+	kn_run_end_set(&m->end, KN_RUN_ENDED, why);
+	const char *reason = kn_end_name(why);
 	kn_cdp_timer_cancel(m->tick);
 	kn_cdp_timer_cancel(m->flush_deadline);
 	m->tick = m->flush_deadline = NULL;
@@ -735,16 +740,18 @@ void kn_monitor_end(kn_monitor *m, const char *reason)
 static void checks_done(void *ud)
 {
 	kn_monitor *m = ud;
-	kn_monitor_end(m, m->pending_stop_reason);
+	kn_monitor_end(m, m->end.why);
 }
 
-/* Before the run ends, the task's page checks read the live browser (page_check.c). */
-static void finish_run(kn_monitor *m, const char *reason)
+/* The recorders have flushed (FLUSHING) or the purchase read is done (PURCHASE): before the run
+ * ends, the purchase read and then the task's page checks read the live browser (page_check.c). */
+static void finish_run(kn_monitor *m)
 {
-	if (m->end_reason || m->checks)
+	kn_end why = m->end.why;
+	if (m->end.phase != KN_RUN_FLUSHING && m->end.phase != KN_RUN_PURCHASE)
 		return;
 	if (kn_page_checks_running(m->buy_read)) { /* the purchase read first */
-		m->pending_stop_reason = reason, m->finish_after_buy = 1;
+		kn_run_end_set(&m->end, KN_RUN_PURCHASE, why);
 		return;
 	}
 	if (m->cdp && kn_page_checks_needed(m->o.task)) {
@@ -753,12 +760,12 @@ static void finish_run(kn_monitor *m, const char *reason)
 			if (strcmp(x->id, m->last_tab) == 0)
 				t = x;
 		kn_page_last last = {t ? t->session : NULL, t ? t->target_id : NULL};
-		m->pending_stop_reason = reason;
+		kn_run_end_set(&m->end, KN_RUN_CHECKS, why); /* before: checks_done may be called at once */
 		if (kn_page_checks_start(&m->checks, m->cdp, m->eval, &last, checks_done, m) == 0)
 			return;
 		kn_log_msg("error", "monitor", "cannot run the page checks", NULL);
 	}
-	kn_monitor_end(m, reason);
+	kn_monitor_end(m, why);
 }
 
 static void flush_done(void *ud, kn_cdp *c, json_t *result, const char *error)
@@ -767,11 +774,11 @@ static void flush_done(void *ud, kn_cdp *c, json_t *result, const char *error)
 	(void)result;
 	(void)error;
 	kn_monitor *m = ud;
-	if (--m->flush_pending == 0 && !m->end_reason) {
+	if (--m->flush_pending == 0 && m->end.phase == KN_RUN_FLUSHING) {
 		/* the binding events of the flush precede its reply on the same socket */
 		kn_cdp_timer_cancel(m->flush_deadline);
 		m->flush_deadline = NULL;
-		finish_run(m, m->pending_stop_reason);
+		finish_run(m);
 	}
 }
 
@@ -779,16 +786,14 @@ static void flush_timeout(void *ud)
 {
 	kn_monitor *m = ud;
 	m->flush_deadline = NULL;
-	finish_run(m, m->pending_stop_reason);
+	finish_run(m);
 }
 
 void kn_monitor_stop(kn_monitor *m, kn_end why)
 {
-	const char *reason = kn_end_name(why);
-	if (m->end_reason || m->stopping)
+	if (m->end.phase != KN_RUN_WATCHING)
 		return;
-	m->stopping = 1;
-	m->pending_stop_reason = reason;
+	kn_run_end_set(&m->end, KN_RUN_FLUSHING, why);
 	/* ask every recorder to hand over a pending `type` before the run ends */
 	for (struct tab *t = m->tabs; t && m->cdp; t = t->next) {
 		if (!t->ctx_id)
@@ -805,7 +810,7 @@ void kn_monitor_stop(kn_monitor *m, kn_end why)
 	if (m->cdp)
 		m->flush_pending += kn_frames_flush(m->frames, m->cdp, flush_done, m);
 	if (m->flush_pending == 0)
-		finish_run(m, reason);
+		finish_run(m);
 	else
 		m->flush_deadline = kn_cdp_timer_start(m->loop, 2000, flush_timeout, m);
 }
@@ -825,7 +830,7 @@ int kn_monitor_eval_in_tab(kn_monitor *m, const char *tab, const char *expressio
 
 int kn_monitor_answer(kn_monitor *m, const char *text)
 {
-	if (m->end_reason)
+	if (m->end.phase == KN_RUN_ENDED)
 		return KN_EINVAL;
 	kn_event ev = {.type = KN_EV_ANSWER, .text = text, .trusted = -1};
 	emit(m, &ev);
@@ -865,7 +870,7 @@ static void on_request(void *ud, const kn_request_seen *r)
 	}
 	emit_pair(m, &pub, &clear);
 	free(ids);
-	if (r->held_by && m->end_on_guard && !m->end_reason && !m->stopping)
+	if (r->held_by && m->end_on_guard && m->end.phase == KN_RUN_WATCHING)
 		kn_monitor_stop(m, KN_END_GUARD);
 }
 
@@ -972,8 +977,11 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	return 0;
 }
 
-int kn_monitor_ended(const kn_monitor *m) { return m->end_reason != NULL; }
-const char *kn_monitor_end_reason(const kn_monitor *m) { return m->end_reason; }
+int kn_monitor_ended(const kn_monitor *m) { return m->end.phase == KN_RUN_ENDED; }
+const char *kn_monitor_end_reason(const kn_monitor *m)
+{
+	return m->end.phase == KN_RUN_ENDED ? kn_end_name(m->end.why) : NULL;
+}
 const kn_eval *kn_monitor_eval(const kn_monitor *m) { return m->eval; }
 unsigned long long kn_monitor_events(const kn_monitor *m) { return m->events; }
 
@@ -986,8 +994,9 @@ void kn_monitor_free(kn_monitor *m)
 	kn_cdp_timer_cancel(m->verdict_timer);
 	if (m->cdp) {
 		kn_cdp *c = m->cdp;
-		m->end_reason = m->end_reason ? m->end_reason : kn_end_name(KN_END_STOPPED);
-		kn_cdp_close(c); /* on_close sees end_reason set and does nothing more */
+		if (m->end.phase != KN_RUN_ENDED) /* ended without on_end: the owner is gone */
+			kn_run_end_set(&m->end, KN_RUN_ENDED, KN_END_STOPPED);
+		kn_cdp_close(c); /* on_close sees the run ended and does nothing more */
 	}
 	kn_page_checks_free(m->checks); /* its pending replies failed with the connection */
 	kn_page_checks_free(m->buy_read);

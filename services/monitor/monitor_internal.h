@@ -8,6 +8,7 @@
 #include "monitor.h"
 #include "page_check.h"
 #include "requests.h"
+#include "run_phase.h"
 #include "unreachable.h"
 
 struct tab {
@@ -41,14 +42,12 @@ struct kn_monitor {
 	double start;
 	double last_event;
 	unsigned long long events;
-	const char *end_reason;
-	int stopping;       /* flush requests in flight */
-	int flush_pending;
+	kn_run_end end;     /* the run's end: phase and reason, changed only by kn_run_end_set */
+	int flush_pending;  /* recorder flushes in flight (FLUSHING) */
 	kn_cdp_timer *tick;
 	kn_cdp_timer *flush_deadline;
-	const char *pending_stop_reason; /* static text */
 	kn_page_checks *checks; /* page checks run when the run ends (page_check.c) */
-	kn_page_checks *buy_read; int finish_after_buy; /* purchase read at the buy click; end waits */
+	kn_page_checks *buy_read; /* purchase read at the buy click; the end waits for it (PURCHASE) */
 	char last_tab[16];      /* tab of the last event with one: where `url: last` reads */
 	/* ready: auto-attach answered and every tab attached until then has its recorder installed */
 	int autoattach_done, setup_pending, ready;
@@ -56,22 +55,20 @@ struct kn_monitor {
 	double wall_start, last_t; /* epoch seconds at start; the last event's t (t never goes back) */
 	char *newtab_href;         /* a trusted modifier/middle click on this link at newtab_at */
 	double newtab_at;
-	/* the run ended while the judge's verdicts were awaited (monitor_verdict.c) */
-	const char *verdict_reason; /* the end's reason, static text; NULL: not waiting */
-	kn_cdp_timer *verdict_timer;
-	int verdict_waited;        /* the wait is over (all came, or the bound passed) */
+	kn_cdp_timer *verdict_timer; /* the bound of the wait for the judge's verdicts (VERDICTS) */
 	kn_requests *requests;     /* requests sent and the guard (requests.c) */
 	kn_redact redact;          /* opts.redact's rules, plus the password inputs' names typed into */
 	char **password_names;     /* (redact.names: learned from the recorder's masked type events) */
 	int end_on_guard;          /* a held request ends the run */
 };
 
-/* monitor.c: the run ends with reason (progress, on_end) — unless verdicts are awaited. */
-void kn_monitor_end(kn_monitor *m, const char *reason);
+/* monitor.c: the run ends for why (progress, on_end) — unless verdicts are awaited; while they
+ * are, the reason the wait began with stands. */
+void kn_monitor_end(kn_monitor *m, kn_end why);
 
-/* monitor_verdict.c: 1 when the end must wait for the judge's verdicts (a timer of
+/* monitor_verdict.c: 1 when the end must wait for the judge's verdicts (phase VERDICTS, a timer of
  * opts.verdict_wait_ms started; kn_monitor_end is called again when they came or it fired),
  * 0 when the run may end now. */
-int kn_monitor_verdicts_wait(kn_monitor *m, const char *reason);
+int kn_monitor_verdicts_wait(kn_monitor *m, kn_end why);
 
 #endif

@@ -18,24 +18,22 @@ static void verdict_timeout(void *ud)
 {
 	kn_monitor *m = ud;
 	m->verdict_timer = NULL;
-	m->verdict_waited = 1;
 	kn_log_msg("warn", "monitor", "verdicts did not come within the verdict wait: recorded as missing",
 	           "pending=%zu", kn_eval_pending(m->eval));
-	kn_eval_verdicts_abandon(m->eval);
-	kn_monitor_end(m, m->verdict_reason);
+	kn_eval_verdicts_abandon(m->eval); /* none pending now: the end goes on */
+	kn_monitor_end(m, m->end.why);
 }
 
-int kn_monitor_verdicts_wait(kn_monitor *m, const char *reason)
+int kn_monitor_verdicts_wait(kn_monitor *m, kn_end why)
 {
-	if (m->verdict_waited || kn_eval_pending(m->eval) == 0)
+	if (kn_eval_pending(m->eval) == 0) /* none awaited, or the wait is over */
 		return 0;
-	if (m->verdict_reason)
+	if (m->end.phase == KN_RUN_VERDICTS)
 		return 1; /* already waiting; the first reason stands */
-	m->verdict_reason = reason;
+	kn_run_end_set(&m->end, KN_RUN_VERDICTS, why);
 	int ms = m->o.verdict_wait_ms > 0 ? m->o.verdict_wait_ms : KN_MONITOR_VERDICT_WAIT_MS;
 	m->verdict_timer = kn_cdp_timer_start(m->loop, ms, verdict_timeout, m);
 	if (!m->verdict_timer) { /* cannot wait: end now, the verdicts missing */
-		m->verdict_waited = 1;
 		kn_eval_verdicts_abandon(m->eval);
 		return 0;
 	}
@@ -50,7 +48,7 @@ int kn_monitor_verdicts_wait(kn_monitor *m, const char *reason)
 int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int rc, double score,
                        const char *detail)
 {
-	if (m->end_reason)
+	if (m->end.phase == KN_RUN_ENDED)
 		return 0;
 	int rises = kn_eval_verdict_detail(m->eval, rule, input, rc, score, detail);
 	if (m->o.progress) {
@@ -62,12 +60,11 @@ int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int r
 			        kn_eval_reached(m->eval), kn_eval_total(m->eval));
 		fflush(m->o.progress);
 	}
-	if (m->verdict_reason) {
+	if (m->end.phase == KN_RUN_VERDICTS) {
 		if (kn_eval_pending(m->eval) == 0) { /* the end was waiting for this one */
 			kn_cdp_timer_cancel(m->verdict_timer);
 			m->verdict_timer = NULL;
-			m->verdict_waited = 1;
-			kn_monitor_end(m, m->verdict_reason);
+			kn_monitor_end(m, m->end.why);
 		}
 	} else if (rises > 0 && m->o.until_finished && kn_eval_completed(m->eval)) {
 		kn_monitor_stop(m, KN_END_FINISHED);

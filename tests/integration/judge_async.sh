@@ -16,6 +16,10 @@
 #  5. `keynode watch` with the LLM judge: while the query's judgement is held, the monitor records the
 #     agent's later steps (its CDP loop does not wait); --until finished ends once the verdict came,
 #     with the node reached at the step that asked.
+#  6. `keynode watch --until steps:4`: the end comes at the step after the search (whose judgement,
+#     asked at the results page, is still held); it waits for the verdict (the monitor's verdict
+#     phase, services/monitor/README.md "The run's end"), then ends with its own reason, steps, the
+#     query reached at step 3.
 #
 #   judge_async.sh KEYNODE_BINARY REPO_DIR
 set -u -o pipefail
@@ -199,6 +203,25 @@ wait "$wpid"; rc=$?; kn_forget "$wpid"
 [ $rc = 0 ] && jq -e '.status == "finished" and .verdicts.answered == 1 and (.key_nodes[] | select(.id == "query") | .reached_at_step) == 3' "$tmp/w.json" >/dev/null &&
   kn_ok "watch: finished once the verdict came, query reached at step 3 as a synchronous judge says: $(jq -c '{status, verdicts}' "$tmp/w.json")" || kn_fail "watch: exit $rc $(head -c 500 "$tmp/w.json") $(tail -3 "$tmp/w.err")"
 grep -q 'verdict for "red running shoes": score' "$tmp/w.err" && kn_ok "watch: a progress line for the verdict" || kn_fail "watch progress: $(grep -i verdict "$tmp/w.err" | head -3)"
+
+# --- 6. keynode watch: an end waits for the held verdict and keeps its reason -------------------------
+"$KN" watch --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/w6.json" \
+  --trajectory "$tmp/w6.jsonl" --until steps:4 --semantic llm --llm-url "$L" --llm-model fake-judge \
+  --llm-timeout 600000 --verdict-cache off >"$tmp/w6.out" 2>"$tmp/w6.err" &
+wpid=$!; kn_pids+=("$wpid")
+wait_for grep -qs '"tab_open"' "$tmp/w6.jsonl" || kn_fail "watch 6 did not attach: $(tail -3 "$tmp/w6.err")"
+"$KN" replay --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/replay6" >"$tmp/replay6.out" 2>&1 &
+rpid=$!; kn_pids+=("$rpid")
+wait_for grep -qs 'waiting for 1 verdict(s) of the judge' "$tmp/w6.err" && [ "$(held)" = 1 ] &&
+  kn_ok "watch --until steps:4: the end waits for the held verdict" || kn_fail "watch 6: no wait, held $(held): $(tail -3 "$tmp/w6.err")"
+wait "$rpid"; kn_forget "$rpid"
+kill -0 "$wpid" 2>/dev/null && kn_ok "watch 6 still running while the verdict is held" || kn_fail "watch 6 ended before the verdict"
+release
+wait "$wpid"; rc=$?; kn_forget "$wpid"
+[ $rc -le 1 ] && grep -q '^run ended: steps' "$tmp/w6.err" &&
+  jq -e '.verdicts.answered == 1 and (.key_nodes[] | select(.id == "query") | .reached_at_step) == 3' "$tmp/w6.json" >/dev/null &&
+  kn_ok "watch 6 ended as steps once the verdict came, query reached at step 3: $(jq -c '{status, verdicts}' "$tmp/w6.json")" ||
+  kn_fail "watch 6: exit $rc $(grep '^run ended' "$tmp/w6.err") $(head -c 400 "$tmp/w6.json")"
 
 cat "$tmp"/serve.*.log | grep -v '^level=\(info\|warn\|error\|debug\) component=' | grep -v '^$' >"$tmp/odd-log"
 [ ! -s "$tmp/odd-log" ] && kn_ok "every log line is level=… component=…" || kn_fail "log lines: $(head -3 "$tmp/odd-log")"
