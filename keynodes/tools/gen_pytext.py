@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""gen_pytext.py — writes keynodes/src/pytext_lower.c and pytext_entities{1,2}.c: the Unicode
+"""gen_pytext.py — writes keynodes/src/pycompat/pytext_lower.c and pytext_entities{1,2}.c: the Unicode
 tables keynode needs to do what Python's str.lower(), str.isalnum() and html.unescape() do (functional checks,
 `webarena` semantics). Run it with
 the Python whose behaviour you want (the committed tables come from the version named in them):
 
-    python3 keynodes/tools/gen_pytext.py keynodes/src
+    python3 keynodes/tools/gen_pytext.py keynodes/src/pycompat
 """
 import html
 import os
@@ -103,7 +103,7 @@ def entity_table(part, ents):
 
 
 def main():
-    folder = sys.argv[1] if len(sys.argv) > 1 else "keynodes/src"
+    folder = sys.argv[1] if len(sys.argv) > 1 else "keynodes/src/pycompat"
     write(folder, "pytext_lower.c", "The lower-case mappings of str.lower() and html.unescape()'s\n"
           " * numeric-reference fix-ups", lower_tables)
     ents = sorted(html.entities.html5.items())

@@ -1,4 +1,4 @@
-/* fuzz_workflow.c — fuzz target for workflow files (keynodes/src/workflow.c through the task YAML
+/* fuzz_workflow.c — fuzz target for workflow files (keynodes/src/taskfiles/workflow.c through the task YAML
  * loader's workflow mode, and the selector syntax check). Beyond crashes and sanitizer reports it
  * aborts on broken contracts: a failure leaves *out NULL and says "fuzz.yaml:<line>...: ..."; a
  * success gives one task with an id and at least one step, every selector passing the check; the

@@ -1,6 +1,6 @@
 /* task_yaml_internal.h — what the files of the YAML task-file loader share (task_yaml.c and its
  * task_yaml_*.c parts): the loader state, the event as the schema parser sees it, and the helpers
- * each part provides. Not a public header: only keynodes/src/task_yaml*.c include it; the public
+ * each part provides. Not a public header: only keynodes/src/taskfiles/task_yaml*.c include it; the public
  * entry point is kn_task_load_yaml in keynode/task.h. The parts are task_yaml_events.c (libyaml
  * events with positions, pass 1, anchors replayed, typed value readers), task_yaml_errors.c (error
  * messages), task_yaml.c (task files: tasks and key nodes), task_yaml_steps.c (steps, locators,
