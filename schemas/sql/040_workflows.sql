@@ -1,4 +1,4 @@
--- 040_workflows.sql - reference workflows uploaded through the API (POST /api/workflows, issue 13),
+-- 040_workflows.sql - reference workflows uploaded through the API (POST /api/workflows),
 -- versioned per task: each upload of a changed workflow is the task's next workflow version, kept
 -- with the task version it was recorded against (the task's current version at upload) so that a
 -- later change of the task shows which workflow predates it. body is the YAML as uploaded

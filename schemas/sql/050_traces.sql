@@ -1,4 +1,4 @@
--- 050_traces.sql - the run traces `keynode serve --trace` keeps on disk (issue 16, services/trace): one
+-- 050_traces.sql - the run traces `keynode serve --trace` keeps on disk (services/trace): one
 -- index row per trace folder, written when its index.json appears and removed when retention
 -- (--trace-keep-days) deletes the folder. The files stay the truth; the row lets SQL find and size them.
 CREATE TABLE IF NOT EXISTS traces (

@@ -1,4 +1,4 @@
--- 060_agent_jobs.sql - agent attempts as jobs of the replay queue (issue 14, services/scheduler/README.md
+-- 060_agent_jobs.sql - agent attempts as jobs of the replay queue (services/scheduler/README.md
 -- "Agent jobs"). POST /api/agent-runs makes a batch: K attempts of each task, one job each, kind 'agent',
 -- naming the agent by the name workers know it under (keynode.yaml `agents:`), never by a command line.
 -- A worker claims only the agent jobs of the agents it has, with the same lease, heartbeat and

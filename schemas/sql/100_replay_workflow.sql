@@ -1,4 +1,4 @@
--- 100_replay_workflow.sql - which reference workflow a replay drove (issue 13): the worker puts it in
+-- 100_replay_workflow.sql - which reference workflow a replay drove: the worker puts it in
 -- the report as "workflow" ({"source": "stored", "version", "task_version", "recorded_at"} for a
 -- workflow uploaded through POST /api/workflows, {"source": "file", "file"} for `worker --workflows
 -- DIR`, {"source": "inline"} for the task's own steps); workflow_version is the stored workflow's

@@ -1,5 +1,5 @@
 -- 120_serve_instances.sql — where each live `keynode serve` process takes calls from other serves
--- (issue 27 item 3). A serve inserts its row at start (owner: its id, as in runs.owner; address:
+--. A serve inserts its row at start (owner: its id, as in runs.owner; address:
 -- http.advertise or its listen address, HOST:PORT) and deletes it at a clean stop; a serve that
 -- receives a call for a live run owned by another serve forwards it to that row's address
 -- (services/runs/forward.c). A killed serve's row is deleted by the orphan sweep of a surviving

@@ -1,4 +1,4 @@
--- 130_year.sql — a year of data (issue 27 item 4, tests/bench/bench_year.sh): retention and paged
+-- 130_year.sql — a year of data (tests/bench/bench_year.sh): retention and paged
 -- listings. `keynode prune` (services/store/store_prune.c) deletes the events of finished runs older
 -- than keynode.yaml's `retention:` in batches and marks each such run with events_pruned, so the API
 -- can say why a run has no events and the next batch never looks at it again; it clears old failure

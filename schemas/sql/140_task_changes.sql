@@ -1,4 +1,4 @@
--- 140_task_changes.sql - the maintenance log of tasks (issue 25): one row per new task version or
+-- 140_task_changes.sql - the maintenance log of tasks: one row per new task version or
 -- workflow version, written in the same transaction as the version itself (services/store/store_changes.c),
 -- so a version never exists without its row nor a row without its version. kind: upload (a changed
 -- task in POST /api/tasksets), repair (a repair proposal applied, POST /api/tasks/{id}/repairs), edit

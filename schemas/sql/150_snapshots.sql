@@ -1,4 +1,4 @@
--- 150_snapshots.sql — task-set snapshots and rescores (issue 25 items 4 and 5; schemas/sql/README.md).
+-- 150_snapshots.sql — task-set snapshots and rescores (schemas/sql/README.md).
 -- A snapshot is one state of a task set: the current version of each of its active tasks, with a
 -- content hash over them. A new one is taken at the commit of any transaction that changed a
 -- task's current version or its active flag (an upload, an applied repair, an edit: every path that

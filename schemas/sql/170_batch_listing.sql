@@ -1,4 +1,4 @@
--- 170_batch_listing.sql — the agent-run pages on a year of data (issue 27, tests/bench/bench_year.sh):
+-- 170_batch_listing.sql — the agent-run pages on a year of data (tests/bench/bench_year.sh):
 -- GET /api/agent-runs counted each batch's attempts by joining every job to its result (81,000 rows
 -- for a page of 50 batches of 1,626 attempts: seconds). Its counts now come from the results' own
 -- index (status and completion in it: an index-only scan) and, for what is still queued or running,

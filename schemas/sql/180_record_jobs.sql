@@ -1,4 +1,4 @@
--- 180_record_jobs.sql — workflows re-recorded from the dashboard (issue 26 item 3; services/live/README.md
+-- 180_record_jobs.sql — workflows re-recorded from the dashboard (services/live/README.md
 -- "Recording"). POST /api/tasks/{id}/recordings queues one; a worker claims it (FOR UPDATE SKIP LOCKED),
 -- opens a fresh tab at the task's start page shown live and taken over by the maintainer, records what
 -- they do, and at "finish" replays the workflow at once and stores it as a new workflow version

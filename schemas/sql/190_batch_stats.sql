@@ -1,4 +1,4 @@
--- 190_batch_stats.sql — a finished agent batch's page and statistics computed once (issue 27: a batch's
+-- 190_batch_stats.sql — a finished agent batch's page and statistics computed once (a batch's
 -- page and a comparison of two batches on a year of data, tests/bench/bench_year.sh). A batch whose every
 -- job is done never changes on its own: GET /api/agent-runs/{id} (its answer as served, "page") and the
 -- slim results its statistics and comparisons read ("results", kn_store_agent_batch_results_json) are

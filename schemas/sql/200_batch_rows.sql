@@ -1,4 +1,4 @@
--- 200_batch_rows.sql — a finished agent batch's attempts kept packed (issue 27: a comparison of two
+-- 200_batch_rows.sql — a finished agent batch's attempts kept packed (a comparison of two
 -- batches of a year's data spent most of its time reading 2 × 0.9 MB of stored JSON back into
 -- attempts). `rows` holds what services/runner/rundir_batch.c reads of the batch — its plan and every
 -- attempt's numbers — in the compact text of services/runner/run_rows.h (≈ a third of the JSON's size,

@@ -218,7 +218,7 @@ static char *slack_body(const item *it, int64_t id)
 		goto done;
 	snprintf(text, tl, "[%s] keynode: %s", it->severity, title);
 	snprintf(section, sl, "%s *%s*", icon, title);
-	/* a broken or flaky task: where to look, and whether a verified fix waits there (issue 25) */
+	/* a broken or flaky task: where to look, and whether a verified fix waits there */
 	json_t *d = json_loads(it->detail, 0, NULL);
 	const char *drift = json_string_value(json_object_get(d, "drift_page"));
 	json_t *rep = json_object_get(d, "repair");
@@ -568,7 +568,7 @@ static const char *state_name(kn_health h)
 	}
 }
 
-/* The drift diff of task_ref (issue 16): "/api/tasks/REF/drift" and the dashboard's
+/* The drift diff of task_ref: "/api/tasks/REF/drift" and the dashboard's
  * "/#/tasks/REF/drift", REF percent-encoded, into detail. */
 static void drift_links(json_t *detail, const char *task_ref)
 {
@@ -587,7 +587,7 @@ static void drift_links(json_t *detail, const char *task_ref)
 }
 
 /* Whether the failing replay (ev: the evidence, its "repairs" counts from the worker) proposes a
- * fix verified by replay (issue 25): detail's "repair" {proposals, verified, replay, apply}. */
+ * fix verified by replay: detail's "repair" {proposals, verified, replay, apply}. */
 static void repair_info(json_t *detail, json_t *ev)
 {
 	json_t *r = json_object_get(ev, "repairs");

@@ -243,7 +243,7 @@ int kn_cmd_replay(int argc, char **argv)
 	}
 	kn_cli_blocked_rules(&blocked, cfg); /* keynode.yaml blocked: (blocked_opts.c) */
 	ro.blocked = &blocked;
-	kn_redact redact; /* keynode.yaml guard: and redact: (issue 23) */
+	kn_redact redact; /* keynode.yaml guard: and redact: */
 	kn_config_redact_rules(&redact, cfg);
 	ro.guard = cfg ? cfg->guard : NULL;
 	ro.redact = &redact;

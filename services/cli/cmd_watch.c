@@ -215,7 +215,7 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_blocked_rules blocked; /* --config: its blocked: section (blocked_opts.c) */
 	kn_cli_blocked_rules(&blocked, so.config);
 	mo.blocked = &blocked;
-	kn_redact redact; /* --config: keynode.yaml guard: and redact: (issue 23) */
+	kn_redact redact; /* --config: keynode.yaml guard: and redact: */
 	kn_config_redact_rules(&redact, so.config);
 	mo.guard = so.config ? so.config->guard : NULL;
 	mo.redact = &redact;

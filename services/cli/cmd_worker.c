@@ -212,7 +212,7 @@ int kn_cmd_worker(int argc, char **argv)
 	/* keynode.yaml `blocked:` (services/replay/blocked.h): lists not given keep their defaults */
 	kn_cli_blocked_rules(&blocked, cfg);
 	wo.validate.replay.blocked = &blocked;
-	kn_redact redact; /* keynode.yaml guard: and redact: (issue 23) */
+	kn_redact redact; /* keynode.yaml guard: and redact: */
 	kn_config_redact_rules(&redact, cfg);
 	wo.validate.replay.guard = cfg->guard;
 	wo.validate.replay.redact = &redact;
@@ -260,7 +260,7 @@ int kn_cmd_worker(int argc, char **argv)
 		goto done;
 	}
 	wo.alerts = alerts;
-	/* the live view (issue 26, services/live): a replay can be watched and taken over from serve */
+	/* the live view (services/live): a replay can be watched and taken over from serve */
 	kn_live_hub_opts lo = {.conninfo = cfg->database_url, .takeover_idle_s = cfg->http_takeover_idle_s};
 	if (kn_live_hub_new(&live, &lo, &err) != 0) {
 		fprintf(stderr, "keynode worker: live view: %s\n", err.msg);
@@ -268,7 +268,7 @@ int kn_cmd_worker(int argc, char **argv)
 	}
 	wo.validate.watch = kn_live_hub_watch(live);
 	agents.watch = kn_live_hub_attempt_watch(live); /* and an agent attempt, once its site blocks it */
-	/* recordings from the dashboard (issue 26 item 3, worker_record.h), then the agent jobs */
+	/* recordings from the dashboard (worker_record.h), then the agent jobs */
 	kn_worker_recorder recorder = {.hub = live, .idle_s = cfg->http_takeover_idle_s, .validate = wo.validate,
 	                               .next = wo.other_job, .next_ud = wo.other_ud};
 	wo.other_job = kn_worker_record_job;

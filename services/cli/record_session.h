@@ -1,7 +1,7 @@
 /* record_session.h — record a task's reference workflow (keynode/workflow.h) from what a person or an
  * agent does in a browser: every step with the locator fingerprint taken when it was recorded and its
  * observed postcondition. One implementation for `keynode record` (cmd_record.c) and the worker's
- * recordings from the dashboard (worker_record.c, issue 26 item 3). Loop thread only. */
+ * recordings from the dashboard (worker_record.c). Loop thread only. */
 #ifndef KEYNODE_RECORD_SESSION_H
 #define KEYNODE_RECORD_SESSION_H
 

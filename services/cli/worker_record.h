@@ -1,4 +1,4 @@
-/* worker_record.h — a worker's recordings from the dashboard (issue 26 item 3; services/live/README.md
+/* worker_record.h — a worker's recordings from the dashboard (services/live/README.md
  * "Recording"): a kn_worker_opts.other_job hook that claims a queued recording
  * (store_recordings.h), opens the task's start page in a fresh browser context shown on the live hub
  * to be taken over, records what the maintainer does there (record_session.h, as `keynode record`),

@@ -647,7 +647,7 @@ static int load_root(loader *l, kn_config *c, const node *root)
 				return rc;
 			c->http_live_view_max_s = (int)x;
 		}
-		if (SET(h[9])) { /* issue 26: the live view */
+		if (SET(h[9])) { /* the live view */
 			if (h[9]->type != N_SCALAR || (strcmp(h[9]->val, "true") && strcmp(h[9]->val, "false")))
 				return fail(l, KN_EINVAL, h[9]->line, h[9]->col, "http.live_view_public: expected true or false");
 			c->http_live_view_public = strcmp(h[9]->val, "true") == 0;

@@ -47,7 +47,7 @@ typedef struct kn_config {
 	char *http_listen;         /* default "127.0.0.1:8080" */
 	char *http_token;          /* NULL: not set; env KEYNODE_API_TOKEN overrides; its name is "default" */
 	struct kn_config_token {   /* http.tokens: more tokens, each with the name the maintenance
-	                            * log records as the author of a change (issue 25) */
+	                            * log records as the author of a change */
 		char *name, *token;
 	} *http_tokens;
 	size_t n_http_tokens;
@@ -62,10 +62,10 @@ typedef struct kn_config {
 	size_t n_http_proxies;
 	int http_stream_idle_s;    /* [1, 3600]; a subscriber silent (no pong) this long is closed; 60 */
 	long http_max_run_events;  /* [1, 1e8]; events one run may hold; default 1000000 */
-	char *http_advertise;      /* HOST:PORT other serves forward a run's calls to (issue 27);
+	char *http_advertise;      /* HOST:PORT other serves forward a run's calls to;
 	                            * NULL: the listen address (a wildcard host: this machine's name) */
 	int http_live_view_public; /* http.live_view_public: watching a live page needs no token
-	                            * (issue 26; taking over always does); default false */
+	                            * (taking over always does); default false */
 	int http_takeover_idle_s;  /* [10, 3600]; a takeover without input this long is handed back; 120 */
 	int http_live_view_max_s;  /* [10, 86400]; a live view viewer is closed after this long; 3600 */
 	int http_orphan_sweep_s;   /* [1, 3600]; every this many seconds a serve ends the live runs of

@@ -1,4 +1,4 @@
-/* config_guard.c — keynode.yaml's `guard:`, `end_on_guard:` and `redact:` (issue 23): the guard
+/* config_guard.c — keynode.yaml's `guard:`, `end_on_guard:` and `redact:`: the guard
  * rules every live run the service, the worker and the CLI start holds requests by (beside the
  * task's and its task set's), and what is redacted beyond the built-in rules (keynode/redact.h):
  *   guard:

@@ -1,4 +1,4 @@
-/* config_replay.c — the `replay:` section of keynode.yaml (issue 22): how long replay validation
+/* config_replay.c — the `replay:` section of keynode.yaml: how long replay validation
  * (`keynode replay --validate --config`, `keynode worker`) waits for a step's element and for the
  * consequences of each action (services/replay/README.md "A step"). Every key is optional and in
  * milliseconds; 0 turns a wait off (element_timeout_ms, settle_ms, command_timeout_ms: at least 1;

@@ -1,4 +1,4 @@
-/* config_retention.c — the `retention:` section of keynode.yaml (issue 27 item 4): how old the stored
+/* config_retention.c — the `retention:` section of keynode.yaml: how old the stored
  * data `keynode prune` and serve's hourly prune delete may be (services/store/store_prune.h):
  *   retention:
  *     agent_events_days: 90    # events of finished agent runs started longer ago

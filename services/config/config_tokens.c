@@ -1,4 +1,4 @@
-/* config_tokens.c — keynode.yaml's `http.tokens` (issue 25): API tokens with a name each, the
+/* config_tokens.c — keynode.yaml's `http.tokens`: API tokens with a name each, the
  * author the maintenance log records for a change made with that token:
  *   http:
  *     tokens:

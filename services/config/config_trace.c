@@ -1,4 +1,4 @@
-/* config_trace.c — the `trace:` section of keynode.yaml (issue 16): the run traces `keynode serve`
+/* config_trace.c — the `trace:` section of keynode.yaml: the run traces `keynode serve`
  * keeps for the runs it watches and `keynode worker` keeps for the replays it runs, and their
  * retention (services/trace/README.md):
  *   trace:

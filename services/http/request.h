@@ -48,20 +48,20 @@ typedef enum kn_route {
 	KN_ROUTE_TASK_WORKFLOW,  /* GET /api/tasks/{id}/workflow */
 	KN_ROUTE_AGENT_RUNS_POST, /* POST /api/agent-runs (a batch of agent jobs) */
 	KN_ROUTE_AGENT_RUN,     /* GET /api/agent-runs/{id} */
-	KN_ROUTE_RUN_TRACE,      /* GET /api/runs/{id}/trace (issue 16: the trace index, trace_routes.c) */
+	KN_ROUTE_RUN_TRACE,      /* GET /api/runs/{id}/trace (the trace index, trace_routes.c) */
 	KN_ROUTE_RUN_TRACE_SHOT, /* GET /api/runs/{id}/trace-shot?step=N (a screenshot, image/jpeg) */
 	KN_ROUTE_RUN_TRACE_TAR,  /* GET /api/runs/{id}/trace.tar (the whole trace, one ustar archive) */
-	KN_ROUTE_TASK_DRIFT,     /* GET /api/tasks/{id}/drift (issue 16: the drift diff, api_drift.c) */
+	KN_ROUTE_TASK_DRIFT,     /* GET /api/tasks/{id}/drift (the drift diff, api_drift.c) */
 	KN_ROUTE_AGENT_RUNS,     /* GET /api/agent-runs?before=ID&limit=N (a page of batches) */
-	KN_ROUTE_AGENT_RUNS_COMPARE, /* GET /api/agent-runs/compare?a=ID&b=ID (issue 24: two batches paired) */
-	/* issue 25: the maintenance loop (services/runs/api_maint.c) */
+	KN_ROUTE_AGENT_RUNS_COMPARE, /* GET /api/agent-runs/compare?a=ID&b=ID (two batches paired) */
+	/* the maintenance loop (services/runs/api_maint.c) */
 	KN_ROUTE_TASK_REPAIRS,       /* POST /api/tasks/{id}/repairs (apply a repair proposal) */
 	KN_ROUTE_TASK_EDITS,         /* POST /api/tasks/{id}/edits (a key node or a step edited) */
 	KN_ROUTE_TASK_VERSIONS,      /* GET /api/tasks/{id}/versions (versions and their changes) */
 	KN_ROUTE_TASKSET_CHANGELOG,  /* GET /api/tasksets/{name}/changelog (JSON or Markdown) */
-	KN_ROUTE_TASKSET_SNAPSHOTS, /* GET /api/tasksets/{name}/snapshots (issue 25: api_snapshots.c) */
-	KN_ROUTE_RESCORE,       /* POST /api/rescore (issue 25: stored runs scored on other versions) */
-	/* issue 26 item 3: workflows re-recorded from the dashboard (services/runs/api_recordings.c) */
+	KN_ROUTE_TASKSET_SNAPSHOTS, /* GET /api/tasksets/{name}/snapshots (api_snapshots.c) */
+	KN_ROUTE_RESCORE,       /* POST /api/rescore (stored runs scored on other versions) */
+	/* workflows re-recorded from the dashboard (services/runs/api_recordings.c) */
 	KN_ROUTE_TASK_RECORDINGS,      /* GET /api/tasks/{id}/recordings */
 	KN_ROUTE_TASK_RECORDINGS_POST, /* POST /api/tasks/{id}/recordings (start one) */
 	KN_ROUTE_RECORDING,            /* GET /api/recordings/{id} */
@@ -118,7 +118,7 @@ int kn_http_json_string(const char **out, json_t *obj, const char *key, int requ
 int kn_http_auth_ok(const char *header, const char *token);
 
 /* A named API token (http.tokens; http.token is the one named "default"): the name is the
- * author the maintenance log records (issue 25). */
+ * author the maintenance log records. */
 typedef struct kn_http_token {
 	const char *name, *token;
 } kn_http_token;
@@ -143,8 +143,8 @@ int kn_http_origin_ok(const char *origin, const char *host, int https, const cha
  * none is usable. */
 void kn_http_forwarded_for(const char *xff, char *out, size_t cap);
 
-/* The header a serve adds to a call it forwards to the serve that runs the run (issue 27;
- * services/runs/README.md "Several serves"): its value is the forwarding serve's owner id. A
+/* The header a serve adds to a call it forwards to the serve that runs the run
+ * (services/runs/README.md "Several serves"): its value is the forwarding serve's owner id. A
  * request carrying it is never forwarded again. */
 #define KN_HTTP_HOP_HEADER "X-Kn-Forwarded"
 #define KN_HTTP_MAX_HOP 159

@@ -104,7 +104,7 @@ typedef struct kn_server_opts {
 	void (*handle_worker)(void *ud, void **wctx, const kn_http_req *req, kn_http_resp *resp);
 	void (*worker_exit)(void *ud, void *wctx);
 	int workers_read, workers_slow; /* threads per lane; 0 → 2 and 4 */
-	/* The live view (issue 26, server_ws.c; services/live/README.md): the viewers of
+	/* The live view (server_ws.c; services/live/README.md): the viewers of
 	 * /api/live?run=RUN subscribe to live (its wake must be kn_server_wake too); NULL: no live
 	 * view (the upgrade is refused). live_public: watching needs no token (taking over always
 	 * does). live_in(ud, run, what, in, client) on the server thread: a viewer came (what 1) or

@@ -58,7 +58,7 @@ struct pss {
 	struct kn_srv_job *job;
 	/* websocket */
 	kn_stream_sub *sub;
-	/* a live view viewer (issue 26): its run, whether it showed the token and took over, a reply
+	/* a live view viewer: its run, whether it showed the token and took over, a reply
 	 * of its own waiting to be written, what it is sending */
 	int live, authed, taking;
 	char run[160];

@@ -1,5 +1,5 @@
 /* sites_rules.h — the site rules of `keynode sites`: HTTP redirects from a `_redirects` file and
- * cacheable folders marked by a `_cacheable` file (issue 12: redirect chains and the back/forward
+ * cacheable folders marked by a `_cacheable` file (redirect chains and the back/forward
  * cache need pages shaped like real ones).
  *
  * `DIR/_redirects` (read once at start, at most KN_SITES_RULES_MAX_BYTES) holds one rule a line:
@@ -62,7 +62,7 @@ int kn_sites_rules_is_rule_file(const char *path);
 /* 1 when the folder holding the file at fs_path (a real path) has a `_cacheable` marker. */
 int kn_sites_rules_cacheable(const char *fs_path);
 
-/* A slow answer (issue 22's false alarms: the tracker pixel that holds a page's `load`, the server
+/* A slow answer (what made replays cry wolf: the tracker pixel that holds a page's `load`, the server
  * slow to send a document): any GET or HEAD with the query parameter `kn-delay=MS` is answered
  * MS milliseconds late. The parameter's value (NUL-terminated): MS for 1..KN_SITES_DELAY_MAX_MS
  * decimal digits without sign or space, -1 for anything else (answered 400). */

@@ -1,5 +1,5 @@
-/* stream_relay.h — the wire form of a stream message one serve relays to the others (issue 27
- * item 3; services/runs/README.md "Several serves"): the serve that runs a run sends each of the
+/* stream_relay.h — the wire form of a stream message one serve relays to the others
+ * (services/runs/README.md "Several serves"): the serve that runs a run sends each of the
  * run's stream messages as a PostgreSQL NOTIFY payload, and every serve publishes the ones of
  * other serves to its own /api/stream subscribers. Pure: formatting and parsing only.
  *

@@ -1,4 +1,4 @@
-/* trace_routes.c — the run trace over HTTP (issue 16; API.md "Run traces"): the checked index of
+/* trace_routes.c — the run trace over HTTP (API.md "Run traces"): the checked index of
  * <traces>/<run id>/ with its per-node paragraphs, one screenshot, or the whole trace as a ustar
  * archive. Traces are files (services/trace); the run id is a path segment, so it must be a plain
  * file name — nothing that could climb out of the traces folder. */

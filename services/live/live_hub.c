@@ -435,7 +435,7 @@ static void tick(void *ud)
 	 * a viewer who came later would see nothing — a restart sends one frame at once. */
 	if (h->casting && h->open && h->session && !h->ack && t - (h->frame_at > h->cast_at ? h->frame_at : h->cast_at) > 3000) {
 		/* stopped first: a start while Chromium still counts the screencast as on sent nothing after a
-		 * navigation to a still page (issue 26 item 3: a recording's page froze after its form was sent) */
+		 * navigation to a still page (a recording's page froze after its form was sent) */
 		kn_cdp_send(h->c, h->session, "Page.stopScreencast", NULL, NULL, NULL);
 		cast(h);
 	}

@@ -1,4 +1,4 @@
-/* live_hub.h — the holder side of the live view (issue 26; services/live/README.md): a process
+/* live_hub.h — the holder side of the live view (services/live/README.md): a process
  * that drives a page over CDP (a worker's replay) shows it to the dashboard's viewers and lets a
  * person with the token take it over, with nothing but PostgreSQL between it and the serves.
  *

@@ -1,4 +1,4 @@
-/* live_wire.h — the messages of the live view (issue 26; services/live/README.md), pure: what a
+/* live_wire.h — the messages of the live view (services/live/README.md), pure: what a
  * viewer sends over the /api/live websocket, and what the process that holds a watched page (the
  * holder: a worker) and the serves tell each other over PostgreSQL NOTIFY. Everything that crosses
  * a trust boundary here is parsed strictly (tests/unit/test_live_wire.c, tests/fuzz/fuzz_live_wire.c).
@@ -59,7 +59,7 @@ int kn_live_input_json(const kn_live_input *in, char *buf, size_t cap);
  * ArrowUp ArrowDown ArrowLeft ArrowRight. */
 int kn_live_key_code(const char *name, const char **code);
 
-/* Whether a viewer's take may go down to the holder (serve's check, issue 26), from the last
+/* Whether a viewer's take may go down to the holder (serve's check), from the last
  * "status" JSON the holder sent of the run (NULL: none came while someone watched here): 0 when its
  * "takeable" is true and it did not end, else 409 with *why (static words): the page is not live,
  * the run ended, a run serve watches (kind "run": an agent drives it, watched only), an agent attempt

@@ -1,6 +1,6 @@
 /* dialog.h — JavaScript dialogs (alert, confirm, prompt, beforeunload) as trajectory events: the
  * monitor sees Page.javascriptDialogOpening and ...Closed on a tab's session and records, when the
- * dialog closes, one `dialog` event (information, not a step; issue 12). */
+ * dialog closes, one `dialog` event (information, not a step). */
 #ifndef KEYNODE_MONITOR_DIALOG_H
 #define KEYNODE_MONITOR_DIALOG_H
 

@@ -1,4 +1,4 @@
-/* download.h — downloads as trajectory events (issue 12). A click on a link whose answer Chromium
+/* download.h — downloads as trajectory events. A click on a link whose answer Chromium
  * downloads (an attachment, a type it does not render, <a download>) starts no navigation that
  * commits: the page stays. The monitor sees Page.downloadWillBegin on the tab's session and records
  * one `download` event (information, not a step: the click is the step), and forgets the link's

@@ -1,4 +1,4 @@
-/* frames.h — the frames of the agent's tabs (issue 12): out-of-process iframe targets attached and
+/* frames.h — the frames of the agent's tabs: out-of-process iframe targets attached and
  * given the recorder like tabs, our isolated world's context in every frame, and each frame's path
  * (the selectors of the <iframe> elements from the top document down). Loop thread only. */
 #ifndef KEYNODE_MONITOR_FRAMES_H

@@ -62,14 +62,14 @@ typedef struct kn_monitor_opts {
 	/* watch only the tabs of this browser context (replay validation's own: another context's tabs,
 	 * an earlier validation's or an agent's, are never scored in this run); NULL: every tab */
 	const char *browser_context;
-	/* issue 23 (requests.h): keynode.yaml's guard rules, held beside the task's and its set's
+	/* requests.h: keynode.yaml's guard rules, held beside the task's and its set's
 	 * (NULL: none), and the redaction rules for what is written (NULL: the defaults) */
 	const struct kn_guard *guard;
 	const struct kn_redact *redact;
 	/* 1: on_event gets each event before redaction (keynode record: a workflow step must replay the
 	 * card number that was typed; workflow files are the one thing written with it) */
 	int on_event_clear;
-	/* issue 26: asked at every event (optional): 1 while a person holds the page from the live view
+	/* asked at every event (optional): 1 while a person holds the page from the live view
 	 * (services/live), and the event is then theirs: "human": true, never the agent's step */
 	int (*human)(void *ud);
 	void *human_ud;

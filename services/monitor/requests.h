@@ -1,5 +1,5 @@
 /* requests.h — the HTTP requests a watched run's pages send, and the guard that holds some of them
- * (issue 23; services/monitor/README.md "Requests and the guard").
+ * (services/monitor/README.md "Requests and the guard").
  *
  * With guard rules or request key nodes, every attached target (tabs, out-of-process iframes,
  * dedicated workers) gets Fetch.enable for the resource types a page sends data with, the browser

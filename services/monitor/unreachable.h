@@ -1,4 +1,4 @@
-/* unreachable.h — "unreachable is not failed" (issue 22): a tab's main document that could not be
+/* unreachable.h — "unreachable is not failed": a tab's main document that could not be
  * loaded from the task's own site. The monitor enables Network events on every tab's session (no
  * bodies buffered) to follow the tab's top-level Document requests: Network.requestWillBeSent
  * (type Document, the tab's main frame) names the URL, Network.loadingFailed the net error. A net

@@ -1,4 +1,4 @@
-/* dialog_answer.h — replay answering JavaScript dialogs (issue 12). A workflow writes the answer to
+/* dialog_answer.h — replay answering JavaScript dialogs. A workflow writes the answer to
  * the dialog a step opens as the step after it: `- click: {selector: "#delete"}` then
  * `- dialog: accept` (or dismiss, or `{answer: accept, text: "trip"}` for a prompt), the way the
  * trajectory records a click followed by its `dialog` event. While a dialog is open the page's

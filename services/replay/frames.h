@@ -1,4 +1,4 @@
-/* frames.h — replay steps inside iframes (issue 12). A step's selector may cross frames the way the
+/* frames.h — replay steps inside iframes. A step's selector may cross frames the way the
  * recorder writes piercing selectors: `#card-frame >> #pay-now` — a part that names an <iframe> (or
  * <frame>) enters that frame's document; a part that names a shadow host enters its open shadow root.
  * A recorded event's frame_path and selector join into such a selector with " >> ". */

@@ -1,4 +1,4 @@
-/* held.h — replay validation of a guarded workflow (issue 23): a recorded step's `held:` request
+/* held.h — replay validation of a guarded workflow: a recorded step's `held:` request
  * (workflow.h) must be held again, as recorded, when the step is replayed. The guard rules (the
  * task's, its set's, keynode.yaml's) hold it, so it never reaches the site; this checks that what the
  * replay's page sent is what the reference run sent: a checkout that now orders another quantity, or

@@ -77,7 +77,7 @@ static const char *const lib[] = {
 	" path: p.join(' ')}; }\n",
 	"const cands = P => all(INTER + ',[id],[name]')",
 	".filter(e => vis(e) && fits(e, P)).slice(0, 500);\n",
-	/* waiting in the page (issue 17): the next animation frame (or 50 ms where none is drawn), a DOM
+	/* waiting in the page: the next animation frame (or 50 ms where none is drawn), a DOM
 	 * change (or ms), and actionability as Playwright checks it: attached, visible, the same box on
 	 * two frames in a row (scrolling, animating: at most P.stable ms) and, for an action, enabled
 	 * (at most P.act ms) — past those bounds the step acts as it did before it waited */

@@ -1,6 +1,6 @@
 /* recorded.c — what a workflow recorded about a step's element (keynode/workflow.h: the selector,
  * its locator hints and the record-time fingerprint) as the "recorded" object of a replay report's
- * step, so that a drift diff can set it beside what the replay found there now (issue 16). */
+ * step, so that a drift diff can set it beside what the replay found there now. */
 #include "replay.h"
 
 json_t *kn_replay_step_recorded(const kn_step *st)

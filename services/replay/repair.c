@@ -1,4 +1,4 @@
-/* repair.c — repair proposals for a validated replay (repair.h, issue 16 item 4): for a step that
+/* repair.c — repair proposals for a validated replay (repair.h): for a step that
  * passed only through a fallback, healing or a drift (its recorded selector no longer finds the
  * element, or finds one its hints contradict), the stable selector that finds that element alone
  * now (id, name, test-id, aria-label, role + name, href, text, then a path: page_js.c alts) and the

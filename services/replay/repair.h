@@ -1,4 +1,4 @@
-/* repair.h — key-node and selector repair proposals, verified by replay (issue 16 item 4; not a
+/* repair.h — key-node and selector repair proposals, verified by replay (not a
  * public contract: validate.c calls it, repair.c holds it). */
 #ifndef KEYNODE_REPLAY_REPAIR_H
 #define KEYNODE_REPLAY_REPAIR_H

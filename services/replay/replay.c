@@ -826,7 +826,7 @@ static kn_step_outcome run_step_judged(struct rp *r, const kn_step *st, kn_repla
 	return KN_STEP_BROWSER_TIMEOUT;
 }
 
-/* While opts.before_step holds the replay (a person took over its page, issue 26), serve the loop. */
+/* While opts.before_step holds the replay (a person took over its page), serve the loop. */
 static void hold(struct rp *r, size_t i, const kn_step *st)
 {
 	while (r->o.before_step && r->o.before_step(r->o.step_ud, i, st) && !kn_cdp_loop_stopped(r->loop))

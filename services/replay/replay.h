@@ -72,11 +72,11 @@ typedef struct kn_replay_opts {
 	int evidence;           /* on a failed step capture screenshot, URL and DOM excerpt */
 	int viewport_w, viewport_h; /* 0: the task's recorded viewport, else KN_VIEWPORT_DEFAULT_* */
 	const kn_blocked_rules *blocked; /* blocked detection after each step; NULL: the defaults */
-	/* validation's monitor (issue 23): keynode.yaml's guard rules beside the task's (NULL: none)
+	/* validation's monitor: keynode.yaml's guard rules beside the task's (NULL: none)
 	 * and the redaction rules (NULL: the defaults) */
 	const struct kn_guard *guard;
 	const struct kn_redact *redact;
-	/* optional (issue 26, the live view): asked before step i (0-based) and once after the last
+	/* optional (the live view): asked before step i (0-based) and once after the last
 	 * (i == the task's n_steps, st NULL); while it answers 1 the replay is held (a person took over
 	 * its page): the loop is served 100 ms and it is asked again */
 	int (*before_step)(void *ud, size_t i, const kn_step *st);
@@ -176,7 +176,7 @@ typedef enum kn_replay_status { KN_REPLAY_PASSED, KN_REPLAY_BROKEN, KN_REPLAY_ER
 
 typedef struct kn_replay_report kn_replay_report;
 
-/* Who watches a validation while it runs (issue 26: services/live, the live view and takeover).
+/* Who watches a validation while it runs (services/live, the live view and takeover).
  * begin: the replay's tab exists (its target id; loop thread). step: kn_replay_opts.before_step.
  * end: the replay's steps are over (status: kn_replay_status_name; "" when not judged yet); what
  * people did in the page meanwhile as a JSON array (a new reference; NULL: nothing), kept in the
@@ -194,7 +194,7 @@ typedef struct kn_replay_watch {
 
 typedef struct kn_validate_opts {
 	kn_replay_opts replay;
-	const kn_replay_watch *watch; /* NULL: nobody can watch (issue 26) */
+	const kn_replay_watch *watch; /* NULL: nobody can watch */
 	int fresh_context;      /* new browser context per replay (default behaviour: 1) */
 	const char *run_id;     /* run id of the watched run; NULL: generated */
 	FILE *trajectory;       /* the watched run's events (JSONL); NULL: none */

@@ -245,7 +245,7 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 			json_object_set_new(o, "settled", json_false());
 		if (o && st->expect_url && s->url_after)
 			json_object_set_new(o, "postcondition", json_boolean(postcondition_holds(st, s)));
-		json_t *rec = o ? kn_replay_step_recorded(st) : NULL; /* for drift diffs (issue 16) */
+		json_t *rec = o ? kn_replay_step_recorded(st) : NULL; /* for drift diffs */
 		if (rec)
 			json_object_set_new(o, "recorded", rec);
 		json_array_append_new(steps, o);
@@ -413,7 +413,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	att.m = m;
 	kn_cdp_loop_run_until(loop, 5000, monitor_attached, &att);
 
-	if (o.watch && o.watch->begin) /* the live view (issue 26): the tab to show */
+	if (o.watch && o.watch->begin) /* the live view: the tab to show */
 		o.watch->begin(o.watch->ud, loop, ws_url, target, run_id, task);
 	kn_replay_opts ro = o.replay;
 	ro.target_id = target;

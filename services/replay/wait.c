@@ -1,5 +1,5 @@
 /* wait.c — what the replayer waits for between steps, driven by the browser's events instead of
- * fixed pauses (issue 17). The connection the replay acts on is made with kn_replay_link_handlers;
+ * fixed pauses. The connection the replay acts on is made with kn_replay_link_handlers;
  * while a replay runs, its waiter sees the events of its tab's session: the main frame's
  * navigation requested / started / committed / stopped loading (Page.frameRequestedNavigation,
  * frameStartedLoading, frameNavigated, navigatedWithinDocument, frameStoppedLoading,

@@ -4,7 +4,7 @@
  *   browser gone, interrupt) → recorders flushed, page checks read → result.json → everything
  *   stopped.
  * The attempt's kn_cdp_loop is driven here in short slices; between them the answer file is read,
- * the agent reaped, the clocks checked and the live view (opts.watch: a worker's, issue 26) told how
+ * the agent reaped, the clocks checked and the live view (opts.watch: a worker's) told how
  * the page is — the agent paused while a person holds it. Infrastructure failures (no browser, start page down,
  * monitor not ready, agent not startable, browser crashed under the agent, the task's own site not
  * answering: reason "unreachable", from the start page or from the monitor) make the attempt an
@@ -360,7 +360,7 @@ static void wait_ready(struct attempt *a)
 		kn_cdp_loop_run_for(a->loop, 10);
 }
 
-/* The live view's turn after each slice (issue 26): the agent is paused while a person holds its
+/* The live view's turn after each slice: the agent is paused while a person holds its
  * page, and the time held is not the agent's (*held_s grows by it: the timeout excludes it). */
 static void watch_tick(struct attempt *a, kn_agent_proc *agent, int *paused, double *t_pause, double *held_s)
 {

@@ -33,7 +33,7 @@ int kn_remote_run_start(kn_remote_run **out, const kn_remote *srv, const char *t
 	json_t *body = json_pack("{s:s, s:s}", "task", task_ref, "browser", browser_http), *ans = NULL;
 	if (body && step_limit)
 		json_object_set_new(body, "step_limit", json_integer(step_limit));
-	if (body && kn_remote_snapshot(srv)) /* issue 25: the snapshot `keynode run` pinned */
+	if (body && kn_remote_snapshot(srv)) /* the snapshot `keynode run` pinned */
 		json_object_set_new(body, "snapshot", json_integer(kn_remote_snapshot(srv)));
 	if (!body)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");

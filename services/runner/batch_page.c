@@ -2,7 +2,7 @@
  * store's batch JSON (progress, metrics, per-task results) with "stats", the uncertainty of its
  * results computed by `keynode run`'s own code (the batch read as a run folder, kn_rundir_from_batch;
  * kn_stats_*, kn_run_summary_stats). A finished batch on its own snapshot is computed once and
- * kept (issue 27, services/store/store_batch_stats.c): by the worker that stores its last attempt
+ * kept (services/store/store_batch_stats.c): by the worker that stores its last attempt
  * (kn_batch_page_warm), else by the first serve that shows it. */
 #include "rundir.h"
 

@@ -1,8 +1,8 @@
 /* browser_pick.c — which Chromium an attempt launches when none is named (runner.h
  * kn_runner_chromium_default). Debian's chromium-headless-shell (the headless-only build of the
  * same Chromium version, the one Playwright launches for headless runs) starts and loads the first
- * page in about half the time and CPU of the full browser's --headless (tests/bench/RESULTS.md,
- * issue 14): on 2 cores that time is most of an attempt's overhead. Without it, the full browser. */
+ * page in about half the time and CPU of the full browser's --headless (tests/bench/RESULTS.md):
+ * on 2 cores that time is most of an attempt's overhead. Without it, the full browser. */
 #include <unistd.h>
 
 #include "runner.h"

@@ -1,5 +1,5 @@
 /* run_rows.h — attempt rows (kn_run_row) as compact text, so a finished agent batch's rows are read
- * back without parsing a megabyte of JSON (issue 27: a comparison of two batches of a year's data
+ * back without parsing a megabyte of JSON (a comparison of two batches of a year's data
  * spent most of its time in jansson; rundir_batch.c stores the packed text in agent_batch_stats).
  *
  * The text: a first line "keynode-rows 1", a head line (a JSON object, compact: one line), then one

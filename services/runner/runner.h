@@ -46,9 +46,9 @@ int kn_remote_call(const kn_remote *r, const char *method, const char *path, con
 int kn_remote_json(const kn_remote *r, const char *method, const char *path, json_t *body,
                    json_t **out, int *status, kn_err *err);
 /* POST /api/tasksets?name=NAME with the task file; *snapshot (may be NULL) the set's snapshot
- * version after it (issue 25; 0 when the server says none). */
+ * version after it (0 when the server says none). */
 int kn_remote_upload(const kn_remote *r, const char *file, const char *name, int *snapshot, kn_err *err);
-/* Pin every later run to snapshot `snapshot` of task set `name` (issue 25: POST /api/runs
+/* Pin every later run to snapshot `snapshot` of task set `name` (POST /api/runs
  * {"snapshot"}), after checking with GET /api/tasksets/{name}/snapshots that it exists; hash (65
  * bytes) its hash. Call before sharing r. KN_ENOTFOUND when the set has no such snapshot. */
 int kn_remote_pin(kn_remote *r, const char *name, int snapshot, char hash[65], kn_err *err);
@@ -95,7 +95,7 @@ int kn_browser_pool_take(kn_browser_pool *p, const char *url, kn_local_browser *
 /* Stop the browsers still waiting, end the threads. NULL is a no-op. */
 void kn_browser_pool_free(kn_browser_pool *p);
 
-/* The live view of an attempt (issue 26, services/live: kn_live_hub_attempt_watch): the attempt's
+/* The live view of an attempt (services/live: kn_live_hub_attempt_watch): the attempt's
  * page shown to the dashboard's viewers, taken over by a maintainer while the site blocks the agent.
  * All on the attempt's thread and loop. begin: the agent is about to start on target_id; tick:
  * every slice with the agent's steps so far and whether the page blocks now (the monitor's verdict,
@@ -125,7 +125,7 @@ typedef struct kn_attempt_opts {
 	double timeout_s;        /* agent wall-clock budget; <= 0: none */
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
 	const struct kn_blocked_rules *blocked; /* when the site refused service (blocked.h); NULL: defaults */
-	const struct kn_guard *guard;   /* keynode.yaml's guard rules (issue 23); NULL: none */
+	const struct kn_guard *guard;   /* keynode.yaml's guard rules; NULL: none */
 	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
 	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
 	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */
@@ -212,7 +212,7 @@ int kn_agent_start(kn_agent_proc **out, const char *cmd, char *const envp[], con
 int kn_runner_adopt_orphans(void);
 
 /* Pause (SIGSTOP) or resume (SIGCONT) the whole group: a person took over the attempt's page
- * from the live view (issue 26). 0, or KN_EIO. NULL or exited: a no-op. */
+ * from the live view. 0, or KN_EIO. NULL or exited: a no-op. */
 int kn_agent_pause(kn_agent_proc *a, int pause);
 
 /* 1 once the leader exited (reaped), 0 while it runs. */

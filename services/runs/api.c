@@ -230,7 +230,7 @@ static void post_run(kn_api *a, kn_store *st, const kn_http_req *req, kn_http_re
 	int step_limit = sl ? (int)json_integer_value(sl) : 0;
 	int64_t version = 0;
 	int rc;
-	/* issue 25: "snapshot" pins the run to the task's version in that snapshot of its set */
+	/* "snapshot" pins the run to the task's version in that snapshot of its set */
 	json_t *sn = json_object_get(body, "snapshot");
 	kn_store_snapshot snap = {0};
 	if (sn && (!json_is_integer(sn) || json_integer_value(sn) < 1 || json_integer_value(sn) > 999999999 ||
@@ -346,7 +346,7 @@ static void get_events(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	answer_text(resp, 200, out);
 }
 
-/* A call for a run that is not live here (issue 27 item 3; README "Several serves"): forwarded to
+/* A call for a run that is not live here (README "Several serves"): forwarded to
  * the serve that runs it and its answer relayed; else 409 when the run ended or no live serve runs
  * it, 404 when there is no such run. Worker lane only (a query, maybe a forward). */
 static void run_elsewhere(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_resp *resp)

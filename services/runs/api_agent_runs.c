@@ -6,9 +6,9 @@
  * (services/runner: the batch read as a run folder, kn_rundir_from_batch; kn_run_summary_stats;
  * kn_run_compare), never a second implementation. The body names an agent by the name workers know it
  * under (their keynode.yaml `agents:`), never a command line: nothing a client sends is ever
- * executed as given. Issue 25: a batch records its snapshot, `?version=V` shows it on another one (its
+ * executed as given. a batch records its snapshot, `?version=V` shows it on another one (its
  * attempts' rescores), and the comparison pairs the tasks whose key nodes are the same and lists the
- * others in "left_out" with the reason. Issue 27: a finished batch's page and the results its
+ * others in "left_out" with the reason. a finished batch's page and the results its
  * statistics and comparisons read are computed once and kept (kn_batch_page,
  * services/store/store_batch_stats.c). */
 #include <stdlib.h>
@@ -102,7 +102,7 @@ static void post_batch(kn_store *st, const kn_http_req *req, kn_http_resp *resp)
 	json_t *j = json_pack("{s:I, s:s, s:i, s:i, s:I, s:s, s:s}", "id", (json_int_t)batch, "agent", agent,
 	                      "repeat", repeat, "retries", retries, "jobs", (json_int_t)n_jobs, "status", "queued",
 	                      "url", loc);
-	kn_store_snapshot s; /* the batch's pin (issue 25) */
+	kn_store_snapshot s; /* the batch's pin */
 	json_t *sj = snap_id && kn_store_snapshot_get(st, snap_id, &s, &err) == 0 ? kn_store_snapshot_ref(&s) : NULL;
 	if (j)
 		json_object_set_new(j, "snapshot", sj ? sj : json_null());
@@ -181,7 +181,7 @@ static json_int_t version_of(const json_t *s, const char *id)
 	return 0;
 }
 
-/* Issue 25: the tasks the comparison left out and why: [{"task", "why"}…]. Pairs are made on the
+/* the tasks the comparison left out and why: [{"task", "why"}…]. Pairs are made on the
  * hash of what the scorer reads (kn_task_scoring_hash), so "changed" are the tasks whose key nodes
  * differ between the versions the batches ran. */
 static json_t *left_out(const json_t *cmp, const json_t *sa, const json_t *sb)

@@ -1,4 +1,4 @@
-/* api_drift.h — GET /api/tasks/{id}/drift (services/http/API.md "Drift diff", issue 16): the task's
+/* api_drift.h — GET /api/tasks/{id}/drift (services/http/API.md "Drift diff"): the task's
  * last passing replay beside its failing one at the first step that differs. */
 #ifndef KEYNODE_API_DRIFT_H
 #define KEYNODE_API_DRIFT_H

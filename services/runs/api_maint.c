@@ -1,4 +1,4 @@
-/* api_maint.c — the maintenance loop over the API (api_maint.h, issue 25): a repair proposal of a
+/* api_maint.c — the maintenance loop over the API (api_maint.h): a repair proposal of a
  * stored replay report, or a key node / step sent as YAML, applied to the task's current version
  * (loaded back from its stored definition, kn_store_task_load) and written as the next task version
  * or workflow version through kn_store_change_write — one transaction with its maintenance-log row

@@ -1,4 +1,4 @@
-/* api_maint.h — the maintenance loop's routes (issue 25; services/http/API.md "Maintenance"):
+/* api_maint.h — the maintenance loop's routes (services/http/API.md "Maintenance"):
  * apply a repair proposal, edit a key node or a step, and the versions and changelog they leave. */
 #ifndef KEYNODE_API_MAINT_H
 #define KEYNODE_API_MAINT_H
@@ -27,7 +27,7 @@ void kn_api_edit_post(kn_store *st, const kn_http_req *req, kn_http_resp *resp);
 int kn_api_workflow_change(kn_store *st, const char *ref, const kn_task *wf, const char *body, size_t len,
                            const char *author, const char *reason, kn_store_change_out *out, kn_err *err);
 /* The same with the replay that verified it (replay_results.id, the row's evidence_replay; 0: none):
- * a workflow re-recorded from the dashboard and replayed at once (issue 26 item 3). */
+ * a workflow re-recorded from the dashboard and replayed at once. */
 int kn_api_workflow_change_verified(kn_store *st, const char *ref, const kn_task *wf, const char *body, size_t len,
                                     const char *author, const char *reason, int64_t evidence_replay,
                                     kn_store_change_out *out, kn_err *err);

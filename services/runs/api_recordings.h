@@ -1,4 +1,4 @@
-/* api_recordings.h — workflows re-recorded from the dashboard (issue 26 item 3; services/http/API.md
+/* api_recordings.h — workflows re-recorded from the dashboard (services/http/API.md
  * "Recordings", services/live/README.md "Recording"). The token is needed for every write (the server's
  * write-route rule: 401 without it). */
 #ifndef KEYNODE_API_RECORDINGS_H

@@ -1,5 +1,5 @@
 /* api_snapshots.c — GET /api/tasksets/{name}/snapshots and POST /api/rescore (services/http/API.md
- * "Snapshots and rescoring", issue 25 items 4 and 5). A rescore takes the stored runs of a task set
+ * "Snapshots and rescoring"). A rescore takes the stored runs of a task set
  * that ran against the task versions of snapshot `from`, reads their stored events back and scores
  * them against the versions of `from` and of `to` with kn_eval_run — `keynode score`'s own scoring,
  * with its default options (default mode, the offline semantic judge, the upstream step budget) —

@@ -1,4 +1,4 @@
-/* forward.h — a run's call sent on to the serve that runs it (issue 27 item 3; README "Several
+/* forward.h — a run's call sent on to the serve that runs it (README "Several
  * serves"). A live run lives in one serve's memory; a call for it that reaches another serve (a
  * load balancer's round robin) is forwarded by that one to the owner's advertised address
  * (schemas/sql/120_serve_instances.sql) and the owner's answer relayed as it came. */

@@ -1,4 +1,4 @@
-/* live.h — serve's side of the live view (issue 26; services/live/README.md): between the viewers of
+/* live.h — serve's side of the live view (services/live/README.md): between the viewers of
  * /api/live (server_ws.c) and the processes that hold the watched pages (services/live/live_hub.h),
  * over PostgreSQL NOTIFY. While a run has viewers here it sends "watch RUN" every 2 s on
  * KN_LIVE_DOWN; it forwards their takeovers and inputs; from KN_LIVE_UP it publishes each page's

@@ -1,4 +1,4 @@
-/* relay.h — the live feed of runs across serves (issue 27 item 3; README "Several serves").
+/* relay.h — the live feed of runs across serves (README "Several serves").
  *
  * Every stream message of a run this serve runs (or ends by crash recovery) is also sent as a
  * NOTIFY keynode_stream payload (services/http/stream_relay.h) by a thread of its own

@@ -51,12 +51,12 @@ typedef struct kn_runs_opts {
 	int trace_mode;              /* kn_trace_mode; 0 off */
 	const char *trace_root;
 	long long trace_max_bytes;   /* screenshots per run; 0 no cap */
-	const struct kn_guard *guard;   /* keynode.yaml's guard rules (issue 23); NULL: none */
+	const struct kn_guard *guard;   /* keynode.yaml's guard rules; NULL: none */
 	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
 	/* the other serves' view of the live feed (relay.h): every run message published is also
 	 * relayed; NULL: none (borrowed) */
 	struct kn_runs_relay *relay;
-	/* the live view (issue 26, services/live): each watched run's page can be watched from the
+	/* the live view (services/live): each watched run's page can be watched from the
 	 * dashboard (never taken over: the agent drives it); NULL: none (borrowed) */
 	struct kn_live_hub *live;
 } kn_runs_opts;
@@ -127,7 +127,7 @@ int kn_runs_recover(kn_store *st, const kn_runs_opts *o, const char *owners, siz
 /* The ids of the live runs into ids (at most cap); returns how many. */
 size_t kn_runs_live_ids(kn_runs *r, char (*ids)[KN_RUN_ID_MAX], size_t cap);
 
-/* One orphan sweep (sweep.c, issue 27 item 3): kn_runs_recover of the owners listed (a JSON array
+/* One orphan sweep (sweep.c): kn_runs_recover of the owners listed (a JSON array
  * of owner ids; NULL: every owner whose lock can be taken), then the serve_instances rows of those
  * dead serves deleted. Logged; *runs (may be NULL) how many runs were ended. serve calls it at
  * start for all (after the spool a dead process left was flushed); the sweeper every period. */

@@ -1,4 +1,4 @@
-/* health.h — the task health state machine of scheduled replay validation (issue 6), as a pure
+/* health.h — the task health state machine of scheduled replay validation, as a pure
  * function the worker applies after each replay job: no database, no clock.
  *
  * A failed replay (broken or error) is retried once in a fresh browser context before it counts:

@@ -330,7 +330,7 @@ static void update_health(kn_worker *w, const kn_store_job *job, const char *tas
 	                       kn_replay_status_name(status), "retried", retry >= 0, "reason", reason,
 	                       "worker", w->id, "consecutive_failures", to_failures, "from", kn_health_name(from), "to",
 	                       kn_health_name(to));
-	/* the report's repair proposals, counted: the alert says whether a verified fix waits (issue 25) */
+	/* the report's repair proposals, counted: the alert says whether a verified fix waits */
 	json_t *doc = json_loads(kn_replay_report_json(rep) ? kn_replay_report_json(rep) : "", 0, NULL), *p;
 	json_t *repairs = json_object_get(doc, "repairs");
 	if (ev && json_is_array(repairs)) {

@@ -205,7 +205,7 @@ complete:
 		kn_worker_count(w, "completed");
 		kn_worker_log(w, "info", "agent job done", "job=%" PRId64 " batch=%" PRId64 " dir=%s", job.id,
 		              job.batch, dir ? dir : "-");
-		/* the batch's last attempt: its page computed once now, not by its first reader (issue 27) */
+		/* the batch's last attempt: its page computed once now, not by its first reader */
 		kn_err pe = {0};
 		if (kn_batch_page_warm(st, job.batch, &pe) != 0)
 			kn_worker_log(w, "warn", "batch page not stored", "batch=%" PRId64 " error=%s", job.batch, pe.msg);

@@ -1,4 +1,4 @@
-/* worker_trace.h — the trace of each replay a `keynode worker` runs (issue 16): the same folder
+/* worker_trace.h — the trace of each replay a `keynode worker` runs: the same folder
  * layout as `keynode replay --validate --trace` (services/trace/README.md), kept where `serve`
  * keeps its run traces (keynode.yaml `trace.dir`), so GET /api/runs/{run}/trace and the drift diff
  * (GET /api/tasks/{id}/drift) serve it. worker.c calls these around kn_replay_validate. */

@@ -51,7 +51,7 @@ int kn_store_open(kn_store **out, const char *conninfo, kn_err *err)
 	/* Defaults so an unreachable host cannot hang a caller (or the ingest writer) for the kernel's
 	 * TCP timeouts: connect_timeout; and for a database whose packets are dropped mid-connection (a
 	 * network partition, no RST) keepalives and tcp_user_timeout, so a query on it fails within ~5 s
-	 * and the writer spools instead of every events post waiting into a 503 (issue 27, multihost.sh).
+	 * and the writer spools instead of every events post waiting into a 503 (multihost.sh).
 	 * The conninfo's own settings, expanded later, win. */
 	static const char *const keys[] = {"connect_timeout", "keepalives", "keepalives_idle", "keepalives_interval",
 	                                   "keepalives_count", "tcp_user_timeout", "dbname", NULL};

@@ -223,7 +223,7 @@ typedef struct kn_store_agent_job {
 	int attempt_no;          /* which of the batch's K attempts of the task: 1..K */
 	char agent[KN_STORE_AGENT_NAME_MAX + 1];
 	int retries;             /* the batch's: tries after an infrastructure error (0..10) */
-	int64_t snapshot;        /* the batch's snapshot (issue 25), 0 when it has none */
+	int64_t snapshot;        /* the batch's snapshot, 0 when it has none */
 } kn_store_agent_job;
 
 /* 1 when name is an agent name: 1..64 of [A-Za-z0-9._-], not starting with '.'. */
@@ -233,7 +233,7 @@ int kn_store_agent_name_ok(const char *name);
  * task of the task set named taskset (exactly one of the two). *batch its id, *n_jobs (may be
  * NULL) the jobs made; retries (0..10): how often a worker runs an attempt again after an
  * infrastructure error. KN_EINVAL bad arguments, KN_ENOTFOUND an unknown task or an empty set.
- * Issue 25: the batch pins a snapshot (*snapshot_id, may be NULL; 0 when its tasks are in no one
+ * the batch pins a snapshot (*snapshot_id, may be NULL; 0 when its tasks are in no one
  * snapshot): a set's batch runs the versions of its snapshot `snapshot` (a version number; NULL: the
  * newest), a list's the versions current now; a version landing later changes none of its jobs. */
 int kn_store_agent_batch_new(kn_store *st, const char *agent, const char *const *refs, size_t n_refs,
@@ -262,7 +262,7 @@ int kn_store_agent_batch_json(kn_store *st, int64_t batch, int64_t snapshot, cha
  * tasks and results sorted; snapshot > 0 as for kn_store_agent_batch_json. *out the caller's.
  * KN_ENOTFOUND when there is no such batch. */
 int kn_store_agent_batch_results_json(kn_store *st, int64_t batch, int64_t snapshot, char **out, kn_err *err);
-/* Issue 27: a finished batch's GET /api/agent-runs/{id} answer (KN_BATCH_CACHE_PAGE) and its
+/* a finished batch's GET /api/agent-runs/{id} answer (KN_BATCH_CACHE_PAGE) and its
  * attempts on its own snapshot as services/runner/rundir_batch.c reads them (KN_BATCH_CACHE_ROWS:
  * kn_store_agent_batch_results_json's plan and rows, packed by run_rows.h), computed once
  * (store_batch_stats.c, schemas/sql/190_batch_stats.sql, 200). *text the stored text (the caller's), NULL on
@@ -403,7 +403,7 @@ typedef struct kn_store_listener kn_store_listener;
 int kn_store_listener_new(kn_store_listener **out, const char *conninfo, const char *channel,
                           void (*on_change)(void *ud, int up), void *ud, kn_err *err);
 void kn_store_listener_free(kn_store_listener *l);
-/* ---- run traces (schemas/sql/050_traces.sql, issue 16) --------------------------------------- */
+/* ---- run traces (schemas/sql/050_traces.sql) --------------------------------------- */
 
 /* The replays a drift diff compares (store_drift.c): {"health", "failing", "passing"}, each side
  * {id, run, status, created, version, screenshot (bool), report} or null. failing is replay

@@ -4,7 +4,7 @@
  * (kn_store_job_heartbeat) as a replay job, and completes a job by storing the attempt's
  * result.json and the done mark in one transaction, or nothing when the lease was lost: so an
  * attempt is stored exactly once however many workers ran it. A batch pins a task-set snapshot
- * (issue 25): a set's batch makes its jobs from that snapshot's versions, so a version landing while it
+ *: a set's batch makes its jobs from that snapshot's versions, so a version landing while it
  * runs changes none of them; its JSON can show it on another snapshot through the runs' rescores. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +26,7 @@ int kn_store_agent_name_ok(const char *name)
 	return 1;
 }
 
-/* A set's batch runs the task versions of one snapshot of the set (issue 25: its pin; $4 the
+/* A set's batch runs the task versions of one snapshot of the set (its pin; $4 the
  * snapshot's id), whatever version lands while it runs. */
 static const char sql_jobs_of_set[] =
 	"INSERT INTO jobs (task_version, kind, batch, agent, attempt_no)"
@@ -218,7 +218,7 @@ int kn_store_agent_job_complete(kn_store *st, int64_t job_id, const char *worker
 	return 0;
 }
 
-/* An attempt's result on snapshot $2 (issue 25; NULL: as it ran): its own when it ran the version
+/* An attempt's result on snapshot $2 (NULL: as it ran): its own when it ran the version
  * $2 holds for its task, else its rescore on that version (POST /api/rescore), else none (src 2). */
 #define KN_SQL_ON_SNAPSHOT \
 	"  LEFT JOIN taskset_snapshot_tasks sv ON sv.snapshot = $2::bigint AND sv.task_id = v.task_id" \
@@ -286,7 +286,7 @@ int kn_store_agent_batch_json(kn_store *st, int64_t batch, int64_t snapshot, cha
 	return rc == KN_ENOTFOUND ? kn_err_set(err, KN_ENOTFOUND, "no agent batch %s", bb) : rc;
 }
 
-/* The plan's "sha256" is the hash of what the scorer reads (kn_task_scoring_hash, issue 25): batches
+/* The plan's "sha256" is the hash of what the scorer reads (kn_task_scoring_hash): batches
  * pair on tasks whose key nodes are the same, whatever else of the task changed. On snapshot $2 an
  * attempt's result is its rescore's (members of the rescored result over the stored one) when it
  * ran another version; a done attempt without one is left out. */

@@ -1,5 +1,5 @@
 /* store_batch_stats.c — a finished agent batch's page and packed attempts, computed once and read back
- * as one row (issue 27; schemas/sql/190_batch_stats.sql and 200_batch_rows.sql, store.h kn_store_batch_cache_get). The
+ * as one row (schemas/sql/190_batch_stats.sql and 200_batch_rows.sql, store.h kn_store_batch_cache_get). The
  * reader computes on a miss and stores what it computed only under the claim (the row's token) it
  * read together with "every job done" from a row that existed (a finished batch without one gets one
  * first): any change to the batch since then (the migration's triggers give its row a new

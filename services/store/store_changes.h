@@ -1,4 +1,4 @@
-/* store_changes.h — task changes and their maintenance log (issue 25, schemas/sql/140_task_changes.sql):
+/* store_changes.h — task changes and their maintenance log (schemas/sql/140_task_changes.sql):
  * a new task version or workflow version written together with its log row (author, reason, the
  * replay that verified it, the override flag, the diff) and the validation replay it queues, in
  * one transaction; and the log read back per task and per task set. Same conventions as store.h. */

@@ -1,4 +1,4 @@
-/* store_drift.c — the two replays a drift diff compares (issue 16; services/runs/api_drift.c):
+/* store_drift.c — the two replays a drift diff compares (services/runs/api_drift.c):
  * a task's failing replay (the latest broken one, or the one asked for) and the last replay that
  * passed before it, across the task's versions, with their reports. */
 #include <stdlib.h>

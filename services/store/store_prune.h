@@ -1,4 +1,4 @@
-/* store_prune.h — retention (issue 27 item 4): `keynode prune` and serve's hourly prune delete what
+/* store_prune.h — retention: `keynode prune` and serve's hourly prune delete what
  * keynode.yaml's `retention:` says is old, in short batches so no statement holds a lock for long.
  * What goes: the events of finished agent runs and of finished replay runs (each kind its own age,
  * counted from the run's start; the run, its result, key-node results and replay result stay, and the

@@ -7,7 +7,7 @@
 
 #include "store_internal.h"
 
-/* REPLAY (kn_replay_summary) with, since issue 25, the task's version number it replayed and the
+/* REPLAY (kn_replay_summary) with the task's version number it replayed and the
  * task-set snapshot it records (schemas/sql/150_snapshots.sql); p is the replay_results row. */
 #define KN_SQL_REPLAY_JSON \
 	"kn_json_merge(kn_replay_summary(p), json_build_object('task_version', (SELECT version FROM task_versions" \

@@ -1,4 +1,4 @@
-/* store_recordings.h — workflows re-recorded from the dashboard (issue 26 item 3;
+/* store_recordings.h — workflows re-recorded from the dashboard (item 3;
  * schemas/sql/180_record_jobs.sql, services/live/README.md "Recording"): serve queues a recording and
  * passes the maintainer's finish/cancel on; a worker claims it, polls what was asked, and ends it.
  * Same conventions as store.h. */

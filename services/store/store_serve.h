@@ -1,5 +1,5 @@
-/* store_serve.h — what the `keynode serve` processes on one database tell each other (issue 27
- * item 3; schemas/sql/120_serve_instances.sql): where each live serve takes calls, which serve a
+/* store_serve.h — what the `keynode serve` processes on one database tell each other
+ * (schemas/sql/120_serve_instances.sql): where each live serve takes calls, which serve a
  * run lives on, and a NOTIFY channel for the live feed. The rest of the store is store.h. */
 #ifndef KEYNODE_STORE_SERVE_H
 #define KEYNODE_STORE_SERVE_H

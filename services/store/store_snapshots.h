@@ -1,4 +1,4 @@
-/* store_snapshots.h — task-set snapshots and rescores (issue 25 items 4 and 5;
+/* store_snapshots.h — task-set snapshots and rescores (and 5;
  * schemas/sql/150_snapshots.sql). A snapshot is one state of a task set: the current version of
  * each active task and a hash over them, taken by the database itself at the commit of anything
  * that changes a task's current version, so every path that makes a version is covered. A rescore

@@ -42,7 +42,7 @@ static int put_workflow_fields(json_t *e, const kn_step *s)
 			bad |= put(e, keys[i], json_string(vals[i]));
 	if (s->navigated)
 		bad |= put(e, "navigated", json_integer(s->navigated));
-	if (s->held) /* issue 23: the request a guarded workflow's step sent (held.h) */
+	if (s->held) /* the request a guarded workflow's step sent (held.h) */
 		bad |= put(e, "held", kn_request_spec_to_json(s->held));
 	if (s->secret)
 		bad |= put(e, "secret", json_string(s->secret));
@@ -97,7 +97,7 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(e, "ref_url", str_or_null(k->ref_url)) | put(e, "xpath", json_boolean(k->xpath)) |
 		       put(e, "function", str_or_null(k->function ? k->function
 		                                                  : kn_keynode_function_name(k->target, k->matcher)));
-		if (!bad && k->request) /* issue 23: the spec (only on request key nodes: other definitions unchanged) */
+		if (!bad && k->request) /* the spec (only on request key nodes: other definitions unchanged) */
 			bad |= put(e, "request", kn_request_spec_to_json(k->request));
 		bad |= json_array_append_new(kns, e);
 	}
@@ -121,7 +121,7 @@ int kn_store_task_json(char **out, const kn_task *task)
 		       put(o, "viewport_h", json_integer(task->viewport_h));
 	if (task->purchase)
 		bad |= put(o, "purchase", purchase_json(task->purchase));
-	if (task->guard) /* issue 23: the task's guard rules, and its set's (the run enforces both) */
+	if (task->guard) /* the task's guard rules, and its set's (the run enforces both) */
 		bad |= put(o, "guard", kn_guard_to_json(task->guard));
 	if (task->set_guard)
 		bad |= put(o, "set_guard", kn_guard_to_json(task->set_guard));

@@ -1,4 +1,4 @@
-/* store_traces.c — the index rows of run traces (schemas/sql/050_traces.sql, issue 16): one row per
+/* store_traces.c — the index rows of run traces (schemas/sql/050_traces.sql): one row per
  * trace folder `keynode serve --trace` keeps, upserted when its index.json appears, deleted when
  * retention removes the folder. */
 #include <stdio.h>

@@ -170,7 +170,7 @@ static json_t *event_json(kn_trace *t, const kn_event *ev)
 	set_opt(o, "text", ev->text, 2000);
 	set_opt(o, "value", ev->value, 500);
 	set_opt(o, "key", ev->key, 64);
-	if (ev->request) { /* issue 23: what was sent (already redacted), and whether it was held */
+	if (ev->request) { /* what was sent (already redacted), and whether it was held */
 		const kn_request *q = ev->request;
 		json_t *r = json_object(), *f = json_array();
 		set_opt(r, "method", q->method, 32);

@@ -1,4 +1,4 @@
-/* trace.h — the run trace (issue 16): per step a screenshot, the acted-on element, console and
+/* trace.h — the run trace: per step a screenshot, the acted-on element, console and
  * network trouble, and every key-node check's evidence, as files beside the trajectory.
  *
  * A kn_trace is fed from the monitor's loop thread: the monitor announces each tab it attaches
@@ -146,7 +146,7 @@ int kn_trace_summarise(json_t *idx);
  * summaries. */
 int kn_trace_print(FILE *f, json_t *idx);
 
-/* ---- requests (trace_requests.c, issue 23) ---- */
+/* ---- requests (trace_requests.c) ---- */
 
 /* The requests of a trace index in order (the `request` events its steps hold), as a new array
  * of {step (the step it is credited to), method, url, held, matched (the key-node ids it met),

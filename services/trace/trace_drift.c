@@ -1,4 +1,4 @@
-/* trace_drift.c — the drift diff of a task that turned flaky or broken (issue 16 item 3): its last
+/* trace_drift.c — the drift diff of a task that turned flaky or broken: its last
  * passing replay beside the failing one at the first step that differs (trace.h kn_trace_drift;
  * the definition is in services/trace/README.md, "Drift diff").
  *
@@ -265,7 +265,7 @@ static json_t *fields_changed(const json_t *a, const json_t *b)
 	return names;
 }
 
-/* The two replays' requests (issue 23), paired: each passing request with the first failing one not
+/* The two replays' requests, paired: each passing request with the first failing one not
  * yet taken of the same method and URL form; the failing replay's others follow as "new". Each pair
  * says its change — same, changed (held, matched key nodes or fields differ: differs names them,
  * fields_changed the fields), missing (the failing replay did not send it) or new — and

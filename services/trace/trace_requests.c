@@ -1,4 +1,4 @@
-/* trace_requests.c — the requests a traced run's pages sent or a guard rule held (issue 23): the
+/* trace_requests.c — the requests a traced run's pages sent or a guard rule held: the
  * `request` events a trace folds into its steps (trace.c), listed with the step each is credited to,
  * whether it was held and the request key nodes it matched. `keynode trace show` prints the list,
  * the drift diff (trace_drift.c) pairs the lists of its two replays. Values are the trace's:

@@ -1,4 +1,4 @@
-// wall.mjs — an agent for the live view's takeover test (tests/integration/agentlive.sh, issue 26):
+// wall.mjs — an agent for the live view's takeover test (tests/integration/agentlive.sh):
 // with Playwright for Node (connectOverCDP(KEYNODE_CDP_URL)) on the start page (tests/sites/live/
 // wall.html) it waits — at most WALL_WAIT_S seconds, default 180 — until the consent wall is gone
 // (it never clicks it: a person does, from the dashboard), then clicks Next and exits 0 once

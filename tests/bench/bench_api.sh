@@ -4,7 +4,7 @@
 #   GET  /api/tasks              (a cached listing, invalidated on change; a query per request before)
 #   POST /api/runs/{id}/events   one event per request into an external run (evaluated, sent to
 #                                kn_ingest, the stream and the metrics)
-# Then, under load (issue 17): while 8 external runs stream events (tests/integration/event-poster.mjs,
+# Then, under load: while 8 external runs stream events (tests/integration/event-poster.mjs,
 # batches of 20, as fast as they are acknowledged), wrk on GET /api/tasks and GET /api/runs/{id} of a
 # finished run, and /healthz p99 (wrk -c1) while wrk -c32 saturates GET /api/tasks. With BASELINE (an
 # older keynode binary) only the load part runs, for BASELINE then KEYNODE, side by side in one run

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench_falsealarm.sh — the false-alarm benchmark (issue 22 items 6 and 7) on the corpus of tests/sites/async:
+# bench_falsealarm.sh — the false-alarm benchmark on the corpus of tests/sites/async:
 # `keynode replay --validate` of each unchanged task N times (default 20, round robin over the tasks) and of each changed one
 # (tests/sites/async-v2 laid over a copy) once, in each MODE (inline: the task file's steps; after: the same
 # steps as workflows with postconditions, tests/sites/async/postconditions). Per task and in total:

@@ -1,6 +1,6 @@
 #!/bin/bash
 # bench_falsealarm_ways.sh — the false-alarm benchmark's acceptance count for the ways a replay reaches
-# keynode besides the task file's steps (issue 22): workflows `keynode record` wrote while a Playwright agent
+# keynode besides the task file's steps: workflows `keynode record` wrote while a Playwright agent
 # did each task (record), and `keynode worker` replay jobs queued through `keynode serve` on a private
 # PostgreSQL (worker); with `after` also the hand-written postcondition workflows. It runs the integration
 # test tests/integration/falsealarm.sh — the same checks, nothing re-implemented — with N repeats of every

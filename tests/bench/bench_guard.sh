@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_guard.sh — what request interception and the guard (issue 23) cost: four headless Chromiums side by
+# bench_guard.sh — what request interception and the guard cost: four headless Chromiums side by
 # side on a `keynode sites` fixture written here (bench/: a page sending fetch and XHR POSTs, a form POST
 # answered 303, a link to a next page), driven by ONE Playwright agent (bench_guard.mjs) that alternates
 # between them:

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench_guard_replay.sh — issue 23's count for a guarded workflow: `keynode replay --validate` of a
+# bench_guard_replay.sh — the count for a guarded workflow: `keynode replay --validate` of a
 # checkout recorded under guard (tests/integration/guard.sh's `replay` part: the order held and never
 # sent, the recorded held order checked on every replay) N times (default 20), with the server's own
 # request log counting the orders that reached it. It runs the integration test — the same checks,

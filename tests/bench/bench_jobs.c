@@ -2,7 +2,7 @@
  * claimers: N jobs with an empty body are enqueued, then T threads, each on its own connection,
  * claim (FOR UPDATE SKIP LOCKED with a lease) and complete (result + job done in one transaction)
  * until the queue is empty. Reports claims/s (wall), and checks the outcome: every job done exactly
- * once, no claim lost. The target of issue 6 is ≥ 500 claims/s with 4 claimers.
+ * once, no claim lost. The target is ≥ 500 claims/s with 4 claimers.
  * usage: bench_jobs CONNINFO [JOBS (default 5000)] [THREADS (default 4)] [RESULT_FILE] */
 #include <inttypes.h>
 #include <pthread.h>

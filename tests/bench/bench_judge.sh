@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_judge.sh — issue 17's third benchmark: live runs' event-to-score latency in `keynode serve`
+# bench_judge.sh — the asynchronous judge's benchmark: live runs' event-to-score latency in `keynode serve`
 # with an LLM judge that answers in 2 s, side by side with no judge, in one run of this script.
 # Each configuration: a fresh serve on a private PostgreSQL (tests/integration/lib.sh), OTHERS
 # external runs posting N events each (one at a time per run, all runs at once) while one more run

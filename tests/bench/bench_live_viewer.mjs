@@ -1,4 +1,4 @@
-// bench_live_viewer.mjs — N viewers of one live run for bench_screencast.sh (issue 26): waits on
+// bench_live_viewer.mjs — N viewers of one live run for bench_screencast.sh: waits on
 // /api/stream for the first "live" message of a running replay, opens N websockets to
 // /api/live?run=RUN, counts each one's frames and bytes, and when the run's state is "ended" prints
 // {"run", "viewers": [{"frames", "bytes"}…]} and exits (exit 3 after TIMEOUT_S).

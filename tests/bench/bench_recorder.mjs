@@ -1,4 +1,4 @@
-// bench_recorder.mjs — the recorder's own cost per recorded action on a very large page (issue 12): a
+// bench_recorder.mjs — the recorder's own cost per recorded action on a very large page: a
 // 100,000-element DOM, the recorder installed the monitor's way (isolated world, binding), ten element key
 // nodes (ids, paths, a piercing selector, an XPath). Clicks are dispatched from the page's main world in
 // batches; the recorder's capture listener runs synchronously inside dispatchEvent, so the batch time with

@@ -1,12 +1,12 @@
 #!/bin/bash
-# bench_replay.sh — replay wall time side by side with a bare Playwright script (issue 17), against
+# bench_replay.sh — replay wall time side by side with a bare Playwright script, against
 # `keynode sites` and one private headless Chromium, in one run on one machine:
 #   keynode  `keynode replay --validate --task shop-red-runner-cart` end to end: the whole process
 #            (start, task file, connect, fresh context, monitor attach, 5 steps — goto, type + Enter,
 #            click, select, click — key nodes scored, verdict, context disposed);
 #   pw       tests/bench/bench_replay_pw.mjs: the same five steps with playwright-core in a fresh
 #            context, each waiting for the outcome keynode checks (the URL a step leads to, the
-#            "Added" notice; issue 22), from connectOverCDP to the disconnect (node's own start-up not
+#            "Added" notice), from connectOverCDP to the disconnect (node's own start-up not
 #            counted: the strict comparison); pw_proc is the same node process's whole wall time.
 #            tests/bench/bench_falsealarm.sh compares the same way on the false-alarm corpus;
 #   kn_wf    the same replay with tests/bench/workflows/shop-red-runner-cart.yaml, the task's steps with the

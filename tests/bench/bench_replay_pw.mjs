@@ -2,7 +2,7 @@
 // person writes it with Playwright (playwright-core over CDP, Debian's Chromium: no browser download), in a
 // fresh browser context at keynode's default viewport (1280x800), each step followed by a wait for the
 // outcome keynode's replay checks — the URL the step leads to, or the element it produces — so the two
-// sides do the same work (issue 22 item 7).
+// sides do the same work.
 //   (no TASK)  the tests/sites task shop-red-runner-cart: goto the shop, type "red running shoes" + Enter
 //              (→ search.html?q=…), click the second result (→ item.html?id=3), select size 9, click "Add to
 //              cart" (→ the "Added to your cart" notice); then checks the cart (localStorage) holds the item

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_run.sh — keynode's own overhead per attempt of `keynode run` (issue 14): N attempts (default 20)
+# bench_run.sh — keynode's own overhead per attempt of `keynode run`: N attempts (default 20)
 # of a tests/sites task at --parallel 1, 2 and 4, "before" and "after" side by side in one run (same
 # machine, same load, so their ratio means something):
 #   before  the full Chromium (/usr/lib/chromium/chromium --headless) launched at each attempt's start

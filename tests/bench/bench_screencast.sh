@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench_screencast.sh — what the live view costs (issue 26; services/live/README.md): a worker replays
+# bench_screencast.sh — what the live view costs (services/live/README.md): a worker replays
 # tests/sites/live's live-busy (a page that repaints all the time, 20 s) with 0, 1 and 3 viewers
 # (bench_live_viewer.mjs) on /api/live. Per run: CPU seconds of the worker, serve, Chromium (its process
 # tree) and PostgreSQL (its tree), the worker's own count of Page.startScreencast, frames and bytes sent

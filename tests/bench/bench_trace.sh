@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_trace.sh — what the run trace (issue 16) costs the agent: two headless Chromiums side by side, one
+# bench_trace.sh — what the run trace costs the agent: two headless Chromiums side by side, one
 # watched by `keynode watch --trace on`, one by `keynode watch --trace off`, driven by ONE Playwright agent
 # (bench_trace.mjs) that alternates between them and times every action as it sees it (select, fill, click
 # without navigation; goto). Prints, per action kind, the median and p90 of the agent-visible delay with

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # bench_year.sh — a year of a Mind2Web-Live-sized operation in PostgreSQL, and what it does to the
-# dashboard and the API (issue 27 item 4). On a private cluster (tests/integration/lib.sh):
+# dashboard and the API. On a private cluster (tests/integration/lib.sh):
 #   1. `keynode migrate` with the migrations before CUT (KN_YEAR_CUT, default the newest migration's number:
 #      the schema a deployment had before the newest change), `keynode serve`,
 #      the 104 Mind2Web-Live test tasks uploaded through POST /api/tasksets as a set of 542 (the size of
@@ -195,7 +195,7 @@ measure() { # LABEL
   else say "| drift \`#/tasks/ID/drift\` | (no task broken after a pass at this scale) | |"; fi
   page "alerts \`#/alerts\` (alerts?all=1 + header count)" : "/api/alerts?all=1" /api/alerts
   page "batches \`#/agent-runs\`" : "/api/agent-runs?limit=50"
-  # a finished batch's page is computed once (issue 27, 190 and 200): by the worker that stores its last
+  # a finished batch's page is computed once: by the worker that stores its last
   # attempt, or an idle one; the generated batches had none, so the first read computes it, then stored
   kn_psql "DO \$\$ BEGIN IF to_regclass('agent_batch_stats') IS NOT NULL THEN TRUNCATE agent_batch_stats; END IF; END \$\$" \
     >/dev/null # none stored by an earlier measurement of a kept cluster
@@ -243,7 +243,7 @@ say ""
 measure "after migrate"
 
 # 5b. an idle agent worker stores the page and packed attempts of every finished batch that lacks them
-# (issue 27: as after an upgrade, so no reader pays a first read); its agent never runs (no job waits)
+# (as after an upgrade, so no reader pays a first read); its agent never runs (no job waits)
 kn_psql "TRUNCATE agent_batch_stats" >/dev/null
 cat >"$tmp/worker.yaml" <<EOF
 agents:

@@ -1,4 +1,4 @@
-/* fuzz_live_wire.c — the live view's messages (services/live/live_wire.h, issue 26) on arbitrary
+/* fuzz_live_wire.c — the live view's messages (services/live/live_wire.h) on arbitrary
  * bytes: as a viewer's websocket message (kn_live_viewer_parse) and as a NOTIFY payload
  * (kn_live_msg_parse; any database client may NOTIFY), a status as serve's take check reads it
  * (kn_live_take_refusal). Every call must return cleanly; whatever is
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (m.piece < 0 || m.piece >= m.pieces || m.pieces > KN_LIVE_PIECES_MAX || m.data_len == 0 ||
 		     m.data < (const char *)data || m.data + m.data_len > (const char *)data + size))
 			abort();
-		const char *why = NULL; /* serve's take check reads a status (issue 26 item 4) */
+		const char *why = NULL; /* serve's take check reads a status */
 		if (m.kind == KN_LIVE_MSG_STATUS && (kn_live_take_refusal(m.json, &why) == 0) != (why == NULL))
 			abort();
 	}

@@ -1,5 +1,5 @@
-/* fuzz_recording_body.c — the body of POST /api/tasks/{id}/recordings (services/runs/api_recordings.c,
- * issue 26 item 3) on arbitrary bytes: every call returns 0 or KN_EINVAL with a message, and an accepted
+/* fuzz_recording_body.c — the body of POST /api/tasks/{id}/recordings (services/runs/api_recordings.c)
+ * on arbitrary bytes: every call returns 0 or KN_EINVAL with a message, and an accepted
  * reason is 0..KN_RECORDING_REASON_MAX bytes without control characters. */
 #include <stdint.h>
 #include <stdlib.h>

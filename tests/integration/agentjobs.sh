@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# agentjobs.sh — agent attempts through `keynode serve` and PostgreSQL (issue 14, acceptance 1 and 2):
+# agentjobs.sh — agent attempts through `keynode serve` and PostgreSQL (acceptance 1 and 2):
 #   server   `keynode run --server URL … --parallel 2 --repeat 2` with the Playwright agent: every attempt
 #            a run made by serve's monitor on the attempt's own browser — in PostgreSQL (runs table, each
 #            ended and completed), on the dashboard API (GET /api/runs, /api/runs/{id}), the answer posted
@@ -14,7 +14,7 @@
 #            shows progress, metrics and per-task results, and so does the dashboard's batch view in
 #            headless Chromium (batch-page.mjs); every attempt's run and events are in runs/events (kind
 #            agent) and on GET /api/runs/{id}; GET /api/agent-runs pages the batches (and the dashboard
-#            lists them); issue 24: the batch's uncertainty (stats) and task sites (a task without a
+#            lists them); the batch's uncertainty (stats) and task sites (a task without a
 #            start URL: its URL key node's), GET /api/agent-runs/compare on two batches, and the
 #            dashboard's site column and filter, uncertainty and comparison pages
 #   retries  infrastructure errors of agent jobs tried again up to the batch's "retries" (an agent that cannot
@@ -229,7 +229,7 @@ EOF
   expect "list: no token needed to read (as GET /api/runs)" \
     "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/agent-runs")" \
     "$(curl -s -o /dev/null -w '%{http_code}' "$base/api/runs")"
-  # issue 24: a batch's uncertainty and sites (keynode run's code: kn_run_summary_stats, kn_task_site)
+  # a batch's uncertainty and sites (keynode run's code: kn_run_summary_stats, kn_task_site)
   b=$(api "$base/api/agent-runs/$batch")
   expect "stats: task success and its 95 % interval, pass@2, pass^2, per site" \
     "$(jq -c '[.stats.rates.task_success_rate, .stats.ci95.task_success_rate, .stats.pass_at_k["2"], .stats.pass_all_k["2"], (.stats.per_site | keys), .stats.denominators.planned.attempts]' <<<"$b")" \

@@ -1,5 +1,5 @@
 // agentlive.mjs — the dashboard's live view of a worker's agent attempt in headless Chromium (driven by
-// agentlive.sh, issue 26): opens BASE/#/live with the token, waits for RUN (the attempt) in the list,
+// agentlive.sh): opens BASE/#/live with the token, waits for RUN (the attempt) in the list,
 // opens it, waits for its frames and for the page to say the site blocks the agent (Take over shown),
 // takes it over (the agent is paused), clicks Accept all on the frame (the consent wall goes), hands it
 // back and waits for the attempt to end. Screenshots of the blocked attempt and of the takeover go to

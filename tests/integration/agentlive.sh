@@ -1,5 +1,5 @@
 #!/bin/bash
-# agentlive.sh — a worker's agent attempt watched and taken over from the dashboard (issue 26 items 1–2;
+# agentlive.sh — a worker's agent attempt watched and taken over from the dashboard (items 1–2;
 # services/live/README.md "Agent attempts"), end to end: a private PostgreSQL, `keynode serve` (token),
 # `keynode worker` with an agent (tests/agents/wall.mjs) and tests/sites/live/wall.html (a consent wall
 # the default `blocked:` rules know, whose Accept button no dismiss rule knows):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# blocked.sh — "blocked is not broken" (issue 12 item 4) end to end against real headless Chromium and the
+# blocked.sh — "blocked is not broken" end to end against real headless Chromium and the
 # fixtures of tests/sites/blocked, served by tests/integration/blocked-server.mjs (status codes, headers,
 # redirects, a test-only switch of the fixture in front of /app/).
 #
@@ -115,7 +115,7 @@ for part in $parts; do
       while read -r line; do case $line in ok*) kn_ok "watch $1: ${line#ok   }" ;; FAIL*) kn_fail "watch $1: ${line#FAIL }" ;; esac; done <"$d/check.out"
     done
     # the start page was blocked before keynode watch attached: no load event comes after the attach, the
-    # monitor probes the page it found (issue 12)
+    # monitor probes the page it found
     d=$tmp/watch-late-403
     mkdir -p "$d"
     : >"$d/marks"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# compare.sh — `keynode compare` and `keynode leaderboard` on real `keynode run` batches (issue 24):
+# compare.sh — `keynode compare` and `keynode leaderboard` on real `keynode run` batches:
 # six tasks of tests/sites (each: open the shop, reach /shop/item.html?id=N), a batch of an agent that
 # goes to the item page (agents/goto.mjs, with a usage line in KEYNODE_USAGE_FILE) and two batches of
 # an agent that does nothing (`true`). compare finds the difference the agents really have (B won all

@@ -1,7 +1,7 @@
 // drift-page.mjs — the dashboard's drift diff page in headless Chromium (driven by drift.sh): opens
 // BASE/#/tasks/REF/drift in the Chromium at CDP (playwright-core) and checks the first differing step, both
 // screenshots (loaded), both URLs, the hostile page title and repair YAML as text (no element made of
-// them, no script run), the key-node table, the requests of both sides paired (issue 23), then that the task page and the alerts page link to it, and
+// them, no script run), the key-node table, the requests of both sides paired, then that the task page and the alerts page link to it, and
 // that nothing logged a console error. A screenshot of the page goes to OUT_DIR/drift-diff.png.
 //   node drift-page.mjs CDP_HTTP_URL BASE TASK_REF XSS_TITLE XSS_YAML OUT_DIR
 import { createRequire } from 'node:module';
@@ -58,7 +58,7 @@ try {
   const yaml = await page.locator('.drift-repair pre').textContent();
   check('the repair YAML renders as text', yaml === xssYaml, yaml);
   check('the repair says it was verified', (await repair.textContent()).includes('proposal verified by replay at 2026-11-25T04:00:00Z'), await repair.textContent());
-  // the requests (issue 23): the order held on the passing side, sent on the failing side, marked changed
+  // the requests: the order held on the passing side, sent on the failing side, marked changed
   const req = await page.locator('#drift-requests tbody tr').evaluateAll((l) => l.map((r) => ({
     change: r.dataset.change, cells: [...r.cells].map((c) => c.textContent) })));
   check('requests: one pair, changed', req.length === 1 && req[0].change === 'changed', JSON.stringify(req));

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# drift.sh — worker replay traces and the drift diff (issue 16 items 1 and 3), end to end: a private
+# drift.sh — worker replay traces and the drift diff, end to end: a private
 # PostgreSQL (migrated), `keynode sites` serving a copy of tests/sites whose forum post page sets a hostile
 # title, keynode.yaml with `trace: {mode: on, dir, keep_days, max_mb}` read by both `keynode serve` (no
 # trace flags) and `keynode worker`, a task uploaded over the API and replayed by `keynode worker --once`:
@@ -14,7 +14,7 @@
 #   4. the dashboard's drift page in headless Chromium (drift-page.mjs): screenshots load, the hostile title
 #      and a repair proposal injected into the stored report render as text, the requests of both sides (a
 #      held order injected into the passing trace, the same order sent with another quantity into the
-#      failing one: issue 23) paired as changed, no console error; the task page and the alert link to it. Screenshot of the page to ARTIFACT_DIR (KN_UPDATE_DOCS=1: docs/img/).
+#      failing one) paired as changed, no console error; the task page and the alert link to it. Screenshot of the page to ARTIFACT_DIR (KN_UPDATE_DOCS=1: docs/img/).
 #
 #   tests/integration/drift.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
 set -u -o pipefail
@@ -191,7 +191,7 @@ repairs=$(jq -nc --arg y "$xss_yaml" '[{step: 2, kind: "url_key_node", key_node:
   verify_report: {status: "passed", drift_steps: []}}]')
 [ -n "$(kn_psql "UPDATE replay_results SET report = report || jsonb_build_object('repairs', \$r\$$repairs\$r\$::jsonb) WHERE run_id = '$run2' RETURNING id")" ] ||
   kn_fail "a repair proposal put into the failing report"
-# requests (issue 23): the passing replay's trace holds the order held by keynode and matching key node
+# requests: the passing replay's trace holds the order held by keynode and matching key node
 # "order", the failing one's the same order sent, with another quantity and no key node matched (written
 # into both trace indexes as a guarded replay's trace holds them); the route pairs them as "changed"
 for r in "$run1 true order 2" "$run2 false - 3"; do

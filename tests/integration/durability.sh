@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# durability.sh — issue 18's acceptance for `keynode serve`'s write path and crash recovery, against a
+# durability.sh — the acceptance of `keynode serve`'s write path and crash recovery, against a
 # private PostgreSQL (lib.sh). A harness (event-poster.mjs) posts numbered events without pause while
 # serve is killed with SIGKILL and restarted three times — the third time with PostgreSQL stopped first,
 # so the acknowledged events sit in the spool (fdatasync'ed) when the process dies. Checks: every
@@ -125,7 +125,7 @@ done
 live=$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL AND id <> '$(grep '^run ' "$tmp/acks" | tail -1 | cut -d' ' -f2)'")
 [ "$live" = 0 ] && kn_ok "no run left live but the poster's current one" || kn_fail "$live runs still live"
 
-# --- two serves on one database (issue 27 item 3) -----------------------------------------------------
+# --- two serves on one database -----------------------------------------------------
 # a live serve's runs are never recovered by another; a run's calls reaching the serve that does not run
 # it are forwarded to the one that does; its live feed is relayed; a serve killed for good has its live
 # runs ended by the survivor's orphan sweep (here every second)

@@ -1,5 +1,5 @@
 #!/bin/bash
-# falsealarm.sh — no false alarm on a site that did not change (issue 22 items 1 and 6): replay validation of
+# falsealarm.sh — no false alarm on a site that did not change: replay validation of
 # the false-alarm corpus (tests/sites/async: eleven pages whose steps finish later than they start) against
 # real headless Chromium and `keynode sites`. Every unchanged task must be `passed` with no drift every time;
 # every changed one (tests/sites/async-v2 laid over a copy) `broken` with exactly the step, reason and key node
@@ -42,7 +42,7 @@ for v in 1 2; do
 done
 
 # a recorded workflow never holds the card number the agent typed (late-iframe): it says `secret: CARD`, and
-# a replay types $KN_SECRET_CARD (issue 23)
+# a replay types $KN_SECRET_CARD
 export KN_SECRET_CARD=4242424242424242
 # validate OUTDIR TASKFILE TASK [REPLAY_ARGS…] — one `replay --validate` of TASK, its report OUTDIR/TASK.json
 validate() {

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# freshhome.sh — issue 11 item 4: the "Running the service for a team" commands of docs/service.md, run as a new
+# freshhome.sh — the "Running the service for a team" commands of docs/service.md, run as a new
 # user would, with an empty HOME (no ~/.local/state, no XDG variables, no spool directory) against a
 # private PostgreSQL (lib.sh): `keynode migrate --config keynode.yaml`, `keynode serve --config
 # keynode.yaml`, `keynode worker --config keynode.yaml` (it starts its own headless Chromium), then the

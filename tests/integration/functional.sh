@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# functional.sh — WebArena-style functional checks live (issue 7 acceptance): real headless Chromium,
+# functional.sh — WebArena-style functional checks live (acceptance): real headless Chromium,
 # `keynode sites` on tests/sites, `keynode watch` on a WebArena task config (tests/data/webarena/live.json,
 # __SITE__ resolved from a keynode.yaml `sites:`), and a Playwright agent (agents/functional.mjs) on its
 # own CDP connection. Scenarios:

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# guard.sh — request key nodes and guard rules live (issue 23): real headless Chromium, `keynode sites`
+# guard.sh — request key nodes and guard rules live: real headless Chromium, `keynode sites`
 # serving tests/sites/guard twice (the second port is a cross-origin payment frame's origin) with their
 # request logs on, `keynode watch` on tests/sites/guard/tasks.yaml, and a Playwright agent
 # (agents/guard.mjs) that orders with a JSON fetch and a sendBeacon, books a table with a classic form

@@ -1,5 +1,5 @@
 #!/bin/bash
-# heal.sh — healing that weighs evidence (issue 22 item 2) against real headless Chromium: the Trailwiki
+# heal.sh — healing that weighs evidence against real headless Chromium: the Trailwiki
 # task (tests/sites/skin/tasks.yaml) replayed with `keynode replay --validate` on the unchanged
 # site (passed, no drift) and on its re-skinned copy tests/sites/skin-v2 ("View history" →
 # "history", same href, same role, same place, other classes: passed, step 2 ok-by-fallback with the

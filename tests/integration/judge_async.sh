@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# judge_async.sh — issue 17's asynchronous LLM judge in `keynode serve` (and the durable ack of
-# issue 18 with a judge), against llm-server.mjs (a fake OpenAI-compatible server whose "gate"
+# judge_async.sh — the asynchronous LLM judge in `keynode serve` (and the durable ack of events
+# with a judge), against llm-server.mjs (a fake OpenAI-compatible server whose "gate"
 # answers are held until the test releases them, and whose "hang" ones never come) and a private
 # PostgreSQL. Every check is by order of events, never by wall-clock time:
 #  1. while run A's judgement is held at the server, runs B and C are evaluated and scored (their

@@ -1,4 +1,4 @@
-// liveview.mjs — the dashboard's live view in headless Chromium (driven by liveview.sh, issue 26): opens
+// liveview.mjs — the dashboard's live view in headless Chromium (driven by liveview.sh): opens
 // BASE/#/live with the token, enqueues a replay of live-wall (POST /api/replays), opens it from the list,
 // waits for its frames, takes it over, clicks Poke on the frame (the page turns red in later frames) and
 // Accept all (the cookie wall goes), hands it back and waits for the replay to end; then without the

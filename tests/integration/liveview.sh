@@ -1,5 +1,5 @@
 #!/bin/bash
-# liveview.sh — the live view and takeover (issue 26; services/live/README.md) end to end: a private
+# liveview.sh — the live view and takeover (services/live/README.md) end to end: a private
 # PostgreSQL, `keynode serve` (token), a second serve with http.live_view_public: true, a `keynode
 # worker` on a real headless Chromium, and tests/sites/live (a cookie wall over
 # the link the task's second step clicks, and a Poke button):

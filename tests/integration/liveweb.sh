@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# liveweb.sh — `keynode watch` on the live-web structures of tests/sites/web (issue 12), in real headless
+# liveweb.sh — `keynode watch` on the live-web structures of tests/sites/web, in real headless
 # Chromium, with Playwright agents (agents/web.mjs) on their own CDP connection. One `keynode sites` serves
 # the fixtures at http://127.0.0.1:PORT and http://localhost:PORT: two sites, so Chromium's site isolation
 # runs a frame of the other one in its own renderer process (an out-of-process iframe target).
@@ -117,7 +117,7 @@ ends() {
 s_pay() {
   scenario pay web-pay-iframe pay finished || { ends; return; }
   check "status finished: every key node reached" 'R.status == "finished" and R.reached == R.total'
-  # issue 23: a card number is written [redacted]; the key node matched it before (status finished)
+  # a card number is written [redacted]; the key node matched it before (status finished)
   check "type in the iframe: the card number (redacted), frame_url on localhost, url the top page, frame path" '
     [E[] | select(.type == "type")] | length == 1 and (.[0] | .selector == "#card-number"
       and .value == "[redacted]" and (.frame_url | test("^http://localhost:[0-9]+/pay/card.html$"))

@@ -1,4 +1,4 @@
-// maintenance-page.mjs — the dashboard's side of the maintenance loop (issue 25), driven by maintenance.sh in
+// maintenance-page.mjs — the dashboard's side of the maintenance loop, driven by maintenance.sh in
 // headless Chromium (playwright-core over CDP):
 //   apply      the alerts page says a verified repair proposal exists and links the drift diff; there, Apply
 //              on proposal 1 (the key node) without a token is refused (401, said on the page); with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# maintenance.sh — the maintenance loop (issue 25), end to end: a private PostgreSQL (migrated), `keynode sites`
+# maintenance.sh — the maintenance loop, end to end: a private PostgreSQL (migrated), `keynode sites`
 # serving a copy of tests/sites, `keynode serve` with two tokens (KEYNODE_API_TOKEN, named "default", and
 # http.tokens alice), a webhook and a Slack receiver (alert-receiver.mjs), `keynode worker --once` replays:
 #   1. the task shop-red-runner-cart uploaded by alice: a changelog row (upload, alice); replayed on the site:

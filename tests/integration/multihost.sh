@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# multihost.sh — keynode deployed on several "hosts" (issue 27 items 1 and 2): network namespaces joined
+# multihost.sh — keynode deployed on several "hosts": network namespaces joined
 # by veth links to a bridge in a namespace of their own, each host its own address on a private test
 # subnet (10.231.0.0/24; the harness on a link of its own, 10.231.1.0/30, to the load balancer only):
 #
@@ -9,7 +9,7 @@
 #                          (X-Kn-Upstream)
 #   api1/2    10.231.0.11/12  `keynode serve` on one database, http.hosts: the load balancer's name; a run's
 #                          calls reaching the serve that does not run it are forwarded to the one that does
-#                          (its advertised address: its listen address), its live feed relayed (issue 27 item 3)
+#                          (its advertised address: its listen address), its live feed relayed
 #   work1/2   10.231.0.21/22  `keynode worker --browser http://10.231.0.30:9222`
 #   browsers  10.231.0.30  chromium-headless-shell, its CDP forwarded to 10.231.0.30:9222 (socat), and `keynode sites`
 #                          (tests/sites) on the browser host's own 127.0.0.1:8100
@@ -90,7 +90,7 @@ su postgres -c "$kn_pgbin/initdb -D $d -U postgres -A trust -E UTF8 --no-sync" >
 echo "host all all $net.0/24 trust" >>"$d/pg_hba.conf"
 # server-side TCP keepalives: a serve cut from db leaves its owner-lock session behind on the server
 # (the client's end timed out, its RST dropped); until PostgreSQL notices, the lock says the owner lives
-# and the runs of a later crash of that serve are never ended "service restarted" (issue 27 finding)
+# and the runs of a later crash of that serve are never ended "service restarted" (finding)
 pg_tcp="-c tcp_keepalives_idle=1 -c tcp_keepalives_interval=1 -c tcp_keepalives_count=3"
 nx db su postgres -c "$kn_pgbin/pg_ctl -D $d -l $d/server.log -w -o \"-p 5432 -k $s -c listen_addresses='${addr[db]}' -c fsync=off $pg_tcp\" start" \
   >/dev/null 2>&1 || { kn_fail "PostgreSQL on db: $(tail -3 "$d/server.log")"; kn_finish; }

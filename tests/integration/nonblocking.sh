@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# nonblocking.sh — issue 17 item 2: no request of `keynode serve` waits on the server thread, and the
+# nonblocking.sh — no request of `keynode serve` waits on the server thread, and the
 # cached listings are invalidated correctly. A private PostgreSQL (migrated) and `keynode serve`:
 # - invalidation: GET /api/tasks is cached once asked (twice here); a task set uploaded through the
 #   API, a run started and a run stopped are each seen by the very next GET /api/tasks; a change

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# origin.sh — issue 18: no web page of another origin can read keynode's live feed or API from the
+# origin.sh — no web page of another origin can read keynode's live feed or API from the
 # user's browser, while the dashboard itself keeps working. A private PostgreSQL and `keynode serve`
 # on loopback (reads open without a token there); a hostile page (origin-fixtures/attack.*) served by
 # `keynode sites` on http://localhost:PORT — another origin — opened in a private headless Chromium
@@ -81,7 +81,7 @@ c3=$(api -H "Host: keynode.test" -H "Origin: http://dash.test:8080" "$api_base/a
 [ "$c1" = 200 ] && [ "$c2" = 403 ] && [ "$c3" = 200 ] && [ "$c4" = 403 ] && kn_ok "http.hosts / http.origins: only the listed names and origins ($c1 $c2 $c3 $c4)" || kn_fail "configured lists: $c1 $c2 $c3 $c4"
 kn_stop "$s2"
 
-# --- behind a trusted proxy (issue 27): X-Forwarded-Host/-Proto/-For believed from it only ------------
+# --- behind a trusted proxy: X-Forwarded-Host/-Proto/-For believed from it only ------------
 # The first serve trusts no proxy: the headers change nothing there (loopback Host, reads open).
 X=(-H "X-Forwarded-Host: kn.example" -H "X-Forwarded-Proto: https" -H "X-Forwarded-For: 127.9.9.9")
 c1=$(api "${X[@]}" "$B/api/tasks"); c2=$(api "${X[@]}" -H "Origin: https://kn.example" "$B/api/tasks")

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# prune.sh — retention (issue 27 item 4) against a private PostgreSQL cluster: `keynode prune` deletes the
+# prune.sh — retention against a private PostgreSQL cluster: `keynode prune` deletes the
 # events of finished agent and replay runs older than keynode.yaml's `retention:` and old failure
 # screenshots, keeps newer ones and a live run's events whatever its age, deletes nothing with --dry-run,
 # keeps the runs themselves; serve applies the same retention on its own.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# purchase.sh — WebShop's graded purchase reward live (issue 15): real headless Chromium,
+# purchase.sh — WebShop's graded purchase reward live: real headless Chromium,
 # `keynode sites` serving tests/sites (Ridgeline Market, /market/), `keynode watch` on the purchase
 # tasks of tests/data/purchase/market.yaml, and a Playwright agent (agents/market.mjs) that picks a
 # product, a colour and a size, then buys (or not; or buys, then leaves for the index: the read
@@ -9,7 +9,7 @@
 #           price ≤ 60 → denominator 2 + 2 + 1 = 5
 #   jacket: type "lightweight rain jacket for hiking trips" (5 nouns), waterproof + packable, navy,
 #           m, price ≤ 80 → denominator 5; "Hiking Boot Classic" shares 1 of 5 → r_type 0.5
-#   issue 28's cases (goal.py's text and option rules) at the end
+#   goal.py's text and option rules, at the end
 #
 #   tests/integration/purchase.sh KEYNODE_BIN REPO_DIR
 set -u -o pipefail
@@ -94,7 +94,7 @@ purchase jacket-size market-jacket 5:navy:s:buy 4/5 '.options_met == 1 and .pric
 purchase jacket-boot market-jacket 4:brown:10:buy 1/10 '.type == 0.5 and .attributes_met == 1'
 # socks: no type word, r_type 0
 purchase jacket-socks market-jacket 6:white:m:buy 0 '.type == 0'
-# issue 28, goal.py's rules (denominator 4 + 2 + 1 = 7 for the ramekin): "crème brûlée" in the
+# goal.py's rules (denominator 4 + 2 + 1 = 7 for the ramekin): "crème brûlée" in the
 # title "CRÈME BRÛLÉE …" (Python's lower()), "water resistant" against "water–resistant" (an en
 # dash separates), "stainless steel" over two bullet points, "bpa free" in the description, a type
 # of accented words: all met, 1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# realapps.sh — keynode on real web applications nobody on the team wrote (issue 12 item 5): DokuWiki and
+# realapps.sh — keynode on real web applications nobody on the team wrote: DokuWiki and
 # WordPress (on a private MariaDB) from Debian's packages, installed, seeded and served (PHP's built-in server)
 # by tests/realapps/{dokuwiki,wordpress}.sh into private folders, against real headless Chromium.
 #

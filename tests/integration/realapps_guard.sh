@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# realapps_guard.sh — guard rules on real applications (issue 23): the DokuWiki and the WordPress (on its
+# realapps_guard.sh — guard rules on real applications: the DokuWiki and the WordPress (on its
 # private MariaDB) of tests/realapps, real headless Chromium, `keynode watch` scoring a Playwright agent.
 #
 #   tests/integration/realapps_guard.sh KEYNODE_BIN REPO_DIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# realapps_record.sh — `keynode record` on a real application nobody on the team wrote (issue 13): the
+# realapps_record.sh — `keynode record` on a real application nobody on the team wrote: the
 # private DokuWiki of tests/realapps/dokuwiki.sh. agents/dokuwiki.mjs searches the wiki for "tent" and
 # opens Tent care while `keynode record` writes the reference workflow of dokuwiki-tent-care; then
 # `keynode replay --validate --workflows` of that recorded workflow:
@@ -17,7 +17,7 @@
 #     page read-only it is broken at the recorded click on "Edit this page" (the page tools now offer
 #     "Show pagesource" under the same href, refused: the recorded text disagrees); the rule removed,
 #     passed again; a theme switch that renames "Edit this page" to "Edit" (a language string override,
-#     same href and place) passes with a drift at that click (issue 22: a relabel, not another element);
+#     same href and place) passes with a drift at that click (a relabel, not another element);
 #   - WordPress (tests/realapps/wordpress.sh, a private MariaDB): agents/wordpress.mjs opens the post "Pitching
 #     a tent in the rain" while its workflow is recorded; it passes with no drift, is broken at the recorded
 #     click on the post's title when the post is renamed (its link unchanged: the renamed link is refused)
@@ -143,7 +143,7 @@ validate acl-edit "$tmp/acl.yaml" $et
 jq -e '.status == "passed" and (.replay.drift | length == 0) and ([.replay.steps[] | select(has("postcondition")) | .postcondition] | all)' "$r" >/dev/null &&
   kn_ok "ACL on, the page editable: passed, no drift, postconditions held" || kn_fail "acl editable: $(show)"
 # a theme switch that renames the page tools' "Edit this page" to "Edit" (same href, same place): the
-# same control relabelled — passed, the click a drift whose detail says so (issue 22)
+# same control relabelled — passed, the click a drift whose detail says so
 dwc theme-relabel
 curl -s "$base/doku.php?id=trailhead:returns" >"$tmp/relabel.html"
 grep -q '<span>Edit</span>' "$tmp/relabel.html" && ! grep -q 'Edit this page' "$tmp/relabel.html" &&

@@ -1,5 +1,5 @@
 #!/bin/bash
-# record.sh — `keynode record` (issue 13) with the test suite's Playwright agents as the
+# record.sh — `keynode record` with the test suite's Playwright agents as the
 # demonstrators: each agent performs one task of tests/sites (tasks.yaml and notes/tasks.yaml: every
 # task of the local sites) once in a real headless Chromium while `keynode record` is attached; the
 # workflow files it writes load (validate), carry a fingerprint and postconditions, and `keynode
@@ -119,7 +119,7 @@ kn_stop "$sites_pid"
 # replay_on NAME ROOT BROWSER — serve ROOT and start replaying the recorded workflows there (ports
 # rewritten) in BROWSER into $tmp/NAME, in the background; replay_wait NAME sets rrc to its exit code.
 # v2 and v3 replay at the same time, each in its own Chromium: two validating replays in one browser
-# see each other's pages (see the report of issue 13's helper), which would make the test, not
+# see each other's pages (a shared browser's contexts can), which would make the test, not
 # keynode, decide a verdict.
 replay_on() {
   kn_sites_start "$kn" "$2" "$tmp/sites-$1.log" || kn_finish

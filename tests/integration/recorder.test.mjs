@@ -518,7 +518,7 @@ async function caseStrictCsp(ctx, base) {
   await page.close();
 }
 
-// Selectors as people write them (query.js, issue 22): a plain CSS key node names an element inside an open
+// Selectors as people write them (query.js): a plain CSS key node names an element inside an open
 // shadow root the way Playwright's CSS does, light DOM first; chains still work; malformed ones match nothing.
 async function caseShadow(ctx, base) {
   const page = await ctx.newPage();

@@ -1,5 +1,5 @@
 #!/bin/bash
-# repair.sh — repair proposals of `keynode replay --validate` (issue 16 item 4), real headless Chromium and the
+# repair.sh — repair proposals of `keynode replay --validate`, real headless Chromium and the
 # local sites. On the changed sites of tests/sites/v2: a step passed only by a fallback (forum-new-post: the
 # renamed id) or by healing (forum-gear-category: the relabelled tab) yields exactly the expected selector
 # proposal, verified by replay; a renamed URL parameter (forum-compare-replies) yields verified key-node

@@ -84,7 +84,7 @@ jq -e '.status == "error" and .broken.step == 1 and .broken.reason == "site unre
   kn_ok "closed port: status error (site unreachable, ERR_CONNECTION_REFUSED), not broken" ||
   kn_fail "closed port: $(cat "$tmp/closed/forum-new-post.json" 2>/dev/null)"
 
-# --- reference workflows beside a Mind2Web-Live JSON task file (issue 13): tests/sites/mind2web-live
+# --- reference workflows beside a Mind2Web-Live JSON task file: tests/sites/mind2web-live
 # holds tasks.json (key nodes only, as published) and workflows/<index>.yaml; the copy below moves
 # both to the test's port. v1 and the restyled v3 pass every task; v2 gives the verdict and step of
 # tests/sites/v2/expected-workflows.json.
@@ -167,8 +167,8 @@ pages=$(curl -s "$cdp/json/list" | jq '[.[] | select(.type == "page")] | length'
 # --- a popup on chromium-headless-shell (what `keynode run` launches, and multihost's browser): its
 # window.open's first document is replaced by a same-origin page in the same Window, where that build
 # stops calling the recorder's listeners. Before the monitor re-added them, nothing done in the popup
-# was recorded and popup-newsletter was judged broken on an unchanged site (issue 27's multihost
-# finding). KN_REPLAY_SHELL_RUNS times (default 1; tests/bench/bench_repeats.sh runs 10: a verdict must not
+# was recorded and popup-newsletter was judged broken on an unchanged site (seen in the multihost
+# test). KN_REPLAY_SHELL_RUNS times (default 1; tests/bench/bench_repeats.sh runs 10: a verdict must not
 # change between runs)
 shell=/usr/lib/chromium/chromium-headless-shell
 shell_runs=${KN_REPLAY_SHELL_RUNS:-1}

@@ -1,5 +1,5 @@
-// rerecord.mjs — a workflow re-recorded through the dashboard in headless Chromium (driven by rerecord.sh,
-// issue 26 item 3). Without the token the task page hides "Record a new workflow" and the API refuses it
+// rerecord.mjs — a workflow re-recorded through the dashboard in headless Chromium (driven by
+// rerecord.sh). Without the token the task page hides "Record a new workflow" and the API refuses it
 // (401). With it: the button opens #/recordings/<id>; once the recording's tab shows tests/sites/rerecord
 // (a field at the top left, a green Search button at the bottom right) and it is taken over, a click on
 // the field, "hello" typed through the text box, a click on Search — on the frame, so through the

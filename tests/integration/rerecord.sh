@@ -1,5 +1,5 @@
 #!/bin/bash
-# rerecord.sh — a workflow re-recorded from the dashboard (issue 26 item 3; services/live/README.md
+# rerecord.sh — a workflow re-recorded from the dashboard (services/live/README.md
 # "Recording") end to end: a private PostgreSQL, `keynode serve` (token), one `keynode worker` on a real
 # headless Chromium, tests/sites/rerecord (a field and a Search button at fixed places):
 #   - without the token POST /api/tasks/{id}/recordings is 401 and the task page hides the button;

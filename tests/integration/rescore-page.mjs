@@ -1,5 +1,5 @@
 // rescore-page.mjs — the dashboard's batch page on another task-set snapshot and the comparison's
-// reasons (rescore.sh, issue 25): opens BASE/#/agent-runs/BATCH in the Chromium at CDP with the API
+// reasons (rescore.sh): opens BASE/#/agent-runs/BATCH in the Chromium at CDP with the API
 // token in localStorage, expects the batch's snapshot (1), picks "on snapshot 2" in #batch-scored-on
 // and expects the page to show the batch's scores on snapshot 2 with alpha's attempt marked v1→v2 and
 // half its key nodes; then the comparison page of BATCH and OTHER lists rs:alpha as left out because

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# rescore.sh — task-set snapshots and rescoring (issue 25 items 4 and 5) on a private PostgreSQL
+# rescore.sh — task-set snapshots and rescoring on a private PostgreSQL
 # cluster, `keynode serve`, `keynode worker` and the local test sites (lib.sh):
 #   snapshots  an upload takes snapshot 1 (hash over the tasks' version hashes), the same file again
 #              takes none, a changed file (a key node of `alpha` changed, only the intent of `beta`)
@@ -17,7 +17,7 @@
 #   compare    two batches on snapshots 1 and 2 compared: only `beta` (same key nodes) is paired;
 #              `alpha` is left out, the answer says why; the dashboard shows the batch on snapshot 2
 #              and the comparison's reason (rescore-page.mjs, headless Chromium)
-#   cache      issue 27: a finished batch's page and results are stored (by the worker that stores its last
+#   cache      a finished batch's page and results are stored (by the worker that stores its last
 #              attempt, else when first read) and served from the row (a ?version= view never is);
 #              computed again they are byte for byte the same (page and comparison); a retried attempt (a
 #              job queued again and run by a worker), a changed attempt or a changed site marks the row
@@ -210,7 +210,7 @@ node "$repo/tests/integration/rescore-page.mjs" "$cdp" "$base" "$token" "$batch_
 while read -r l; do case $l in ok*) kn_ok "${l#ok   }" ;; FAIL*) kn_fail "${l#FAIL }" ;; esac; done <"$tmp/page.out"
 grep -q '^ok   compare page' "$tmp/page.out" || kn_fail "dashboard: rescore-page.mjs: $(tail -3 "$tmp/page.out")"
 
-# --- cache (issue 27: a finished batch's page and packed attempts computed once, 190 and 200) ------------
+# --- cache (a finished batch's page and packed attempts computed once, 190 and 200) ------------
 # fresh — batch A's row marked stale, so the next answer is computed (as a change to the batch does)
 fresh() { kn_psql "UPDATE agent_batch_stats SET token = nextval('agent_batch_stats_token'), page = NULL, rows = NULL WHERE batch = $batch_a" >/dev/null; }
 stored() { kn_psql "SELECT (page IS NOT NULL) || ' ' || (rows IS NOT NULL) FROM agent_batch_stats WHERE batch = $batch_a"; }

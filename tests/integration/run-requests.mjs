@@ -1,5 +1,5 @@
 // run-requests.mjs — the dashboard's run page of a guarded run in headless Chromium (driven by
-// trace-dashboard.sh, issue 23): opens BASE/#/runs/RUN and checks the Requests card — the order held by
+// trace-dashboard.sh): opens BASE/#/runs/RUN and checks the Requests card — the order held by
 // keynode (its badge, the key node it matched, the card number shown redacted), the beacon sent (its key
 // node) — and the held badge in the event log; no console error. A screenshot of the card goes to OUT_DIR.
 //   node run-requests.mjs CDP_HTTP_URL BASE RUN OUT_DIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh — `keynode run` end to end (issue 14): any agent over tasks of tests/sites, each attempt with
+# run.sh — `keynode run` end to end: any agent over tasks of tests/sites, each attempt with
 # its own fresh Chromium, keynode attached before the agent starts. Scenarios:
 #   cli        usage errors, --help, a non-empty DIR refused without --resume
 #   playwright Playwright for Node (tests/agents/playwright.mjs), 2 tasks, --parallel 2 --repeat 2: every
@@ -15,7 +15,7 @@
 #              binary garbage to the answer file, ignores SIGTERM: each ends as it should, the results say so
 #   errors     start page refused / HTTP 503 / agent command not found / browser crashed / no browser:
 #              status error with the reason, retried (a .error-1 folder), excluded from the metrics, exit 1
-#   unreachable  "unreachable is not failed" (issue 22): the agent (agents/goto.mjs) goes to a page of the
+#   unreachable  "unreachable is not failed": the agent (agents/goto.mjs) goes to a page of the
 #              task's own site (a URL key node's host) that does not answer — a closed port (refused),
 #              unreachable.test mapped to ~NOTFOUND by --host-resolver-rules through a --chromium wrapper
 #              (DNS; no real query), a local HTTPS server with a self-signed certificate made by openssl
@@ -428,7 +428,7 @@ if want blocked; then
   expect "blocked: summary.csv row" "$(grep -c '^"f-403",1,blocked,' "$tmp/blocked/summary.csv")" 1
   grep -q "excluded: 0 error, 1 blocked" "$tmp/blocked.log" && kn_ok "blocked: the printed summary counts it apart" ||
     kn_fail "blocked: printed summary: $(grep excluded "$tmp/blocked.log")"
-  # --config: keynode.yaml's blocked: rules (issue 12): with only 429 listed, the 403 start page is no block
+  # --config: keynode.yaml's blocked: rules: with only 429 listed, the 403 start page is no block
   printf 'blocked: { http_status: ["429"] }\n' >"$tmp/only429.yaml"
   "$kn" run --tasks "$tmp/blocked.yaml" --task f-403 --out "$tmp/blocked-cfg" --config "$tmp/only429.yaml" \
     --agent 'curl -s -X PUT "$KEYNODE_CDP_URL/json/new?$KEYNODE_START_URL" >/dev/null; sleep 1' \

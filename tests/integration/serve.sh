@@ -235,7 +235,7 @@ nr=$(kn_psql "SELECT count(*) FROM replay_results r JOIN task_versions v ON v.id
 c=$(api "$B/api/replays?task=shop-red-runner-cart"); [ "$c" = 200 ] && [ "$nr" -ge 25 ] && jq -e --argjson n "$nr" '(.replays | length) == $n and ([.replays[].id] == ([.replays[].id] | sort | reverse))' "$tmp/body" >/dev/null \
   && kn_ok "GET /api/replays: all $nr results, newest first (not capped at 20)" || kn_fail "GET /api/replays all: $c nr=$nr $(head -c 300 "$tmp/body")"
 c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=3"); [ "$c" = 200 ] && jq -e '(.replays | length) == 3' "$tmp/body" >/dev/null && kn_ok "GET /api/replays?limit=3: 3" || kn_fail "GET /api/replays limit: $c"
-# keyset paging (issue 27): pages of 7 by next_before cover the same list, in order, each id once
+# keyset paging: pages of 7 by next_before cover the same list, in order, each id once
 api "$B/api/replays?task=shop-red-runner-cart&limit=1000" >/dev/null; all=$(jq -c '[.replays[].id]' "$tmp/body")
 got='[]'; before=; pages=0
 while :; do
@@ -271,7 +271,7 @@ c=$(api "$B/api/replays?task=shop-red-runner-cart&limit=0"); [ "$c" = 400 ] && i
 c=$(api "$B/api/replays?task=no-such-task"); [ "$c" = 404 ] && kn_ok "GET /api/replays unknown task: 404" || kn_fail "GET /api/replays unknown task: $c"
 kn_psql "DELETE FROM replay_results WHERE report::text = '{}'" >/dev/null
 
-# --- agent batches: their uncertainty and their paired comparison (issue 24) ------------------------------
+# --- agent batches: their uncertainty and their paired comparison ------------------------------
 # two batches of two tasks × 2 whose attempts are stored by SQL as a worker stores them (result.json in
 # agent_results, the job done): batch A fails every attempt, batch B succeeds in every one. The statistics
 # and the comparison are keynode run's and keynode compare's own C code (agentjobs.sh has real workers;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# shadow.sh — selectors as people write them (issue 22 item 3): key nodes and workflow steps in plain CSS
+# shadow.sh — selectors as people write them: key nodes and workflow steps in plain CSS
 # (`#coupon`, as DevTools' "Copy selector" gives it) name elements inside open shadow roots the way
 # Playwright's CSS does — the light DOM first, then the open shadow roots — while `host >> inner` chains
 # still work. Real headless Chromium, `keynode sites` serving tests/sites/shadow-coupon (a checkout with a

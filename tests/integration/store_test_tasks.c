@@ -217,7 +217,7 @@ void test_task_purchase(void **state)
 	kn_taskset_free(set);
 }
 
-/* Issue 23: a request key node, the guard rules (the task's and its set's) and a guarded workflow's
+/* a request key node, the guard rules (the task's and its set's) and a guarded workflow's
  * held request and secret step survive the stored definition (workers replay from it). */
 void test_task_guard(void **state)
 {

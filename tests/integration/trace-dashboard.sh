@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# trace-dashboard.sh — run traces under the service and the dashboard's trace page (issue 16), end to end:
+# trace-dashboard.sh — run traces under the service and the dashboard's trace page, end to end:
 # a private PostgreSQL (migrated), `keynode sites` (tests/sites plus a page whose title is markup),
 # `keynode serve --trace on`, a run watched by the service (POST /api/runs) in one headless Chromium with a
 # Playwright agent (agents/trace.mjs), its answer (markup) posted over the API, then:
@@ -10,7 +10,7 @@
 #     and the evidence panel (ARTIFACT_DIR; KN_UPDATE_DOCS=1 writes them to docs/img/ for the README);
 #   - the trace's index row in PostgreSQL (schemas/sql/050_traces.sql: kind, status, steps, shots, bytes);
 #   - retention: serve with --trace-keep-days 1 removes a trace folder older than a day at start, and its row;
-#   - a guarded run (issue 23) on tests/sites/guard (agents/guard.mjs, checkout): the held order and the sent
+#   - a guarded run on tests/sites/guard (agents/guard.mjs, checkout): the held order and the sent
 #     beacon in the stored events (the key nodes they matched, the card redacted), the trace, `keynode trace
 #     show` and the run page's Requests card (run-requests.mjs).
 #
@@ -122,7 +122,7 @@ kn_ok "traces of unknown or unsafe run ids: 404"
 c=$(curl -s -o /dev/null -w '%{http_code}' "$B/api/runs/$run/trace-shot?step=x"); [ "$c" = 400 ] && kn_ok "trace-shot?step=x: 400" || kn_fail "trace-shot?step=x: $c"
 c=$(curl -s -o /dev/null -w '%{http_code}' "$B/api/runs/$run/trace-shot?step=9999"); [ "$c" = 404 ] && kn_ok "trace-shot of a step without one: 404" || kn_fail "trace-shot?step=9999: $c"
 
-# ---- a guarded run (issue 23): tests/sites/guard served as its own root, a watched run whose guard holds the
+# ---- a guarded run: tests/sites/guard served as its own root, a watched run whose guard holds the
 # order (its card typed in clear) while the beacon is sent; its requests in the stored events, the trace,
 # `keynode trace show` and the run page
 kn_sites_start "$kn" "$repo/tests/sites/guard" "$tmp/gsites.log" || kn_finish

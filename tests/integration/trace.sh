@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# trace.sh — the run trace (issue 16) end to end: a real headless Chromium, `keynode sites`, `keynode watch
+# trace.sh — the run trace end to end: a real headless Chromium, `keynode sites`, `keynode watch
 # --trace on` attached to it, and a Playwright agent (agents/trace.mjs) on its own CDP connection that does
 # part of the shop task, visits a page whose title is markup (with a console error and a missing image) and
 # answers with markup; and a fast agent (agents/trace-fast.mjs) that does eight steps with no pause. Checks:
 #   - a screenshot for every step of the fast agent (twice): every step has a real JPEG, none is skipped
-#     (issue 22: the screenshot is the tab's latest screencast frame at/just after the step);
+#     (the screenshot is the tab's latest screencast frame at/just after the step);
 #   - the trace is complete: index.json validates against schemas/trace.schema.json (ajv, strict), one trace
 #     step per run step, every step has a screenshot file (a real JPEG) or says why not, the acted-on
 #     element's box and DOM excerpt, page title and HTTP status; the console error and the 404 are on the

@@ -196,7 +196,7 @@ for (const f of yamlFiles) {
   taskFiles++;
   expectValid('task', f);
 }
-// the test sites' task files: inline steps with recorded fingerprints and postconditions (`after:`, issue 22)
+// the test sites' task files: inline steps with recorded fingerprints and postconditions (`after:`)
 const siteTasks = listFiles(path.join(repo, 'tests', 'sites'), (p) => path.basename(p) === 'tasks.yaml');
 if (siteTasks.length < 5) fail('tests/sites/**/tasks.yaml', `expected at least 5, found ${siteTasks.length}`);
 for (const f of siteTasks) expectValid('task', f);
@@ -210,8 +210,8 @@ for (const f of listFiles(special[1], (p) => !p.endsWith('.md'))) {
 }
 
 expectValid('score-output', scoreOutput, '`keynode score --json` output');
-// reference workflows beside a task file (schemas/workflow.schema.json, issue 13)
-// (and the false-alarm corpus's workflows with postconditions, issue 22)
+// reference workflows beside a task file (schemas/workflow.schema.json)
+// (and the false-alarm corpus's workflows with postconditions)
 for (const dir of [['mind2web-live', 'workflows'], ['async', 'postconditions']]) {
   const wfFiles = listFiles(path.join(repo, 'tests', 'sites', ...dir), (p) => /\.ya?ml$/.test(p));
   if (wfFiles.length === 0) fail(`tests/sites/${dir.join('/')}`, 'no workflow file found');

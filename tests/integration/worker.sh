@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# worker.sh — `keynode worker` end to end (issue 6 parts 3 and 4, worker side): a private PostgreSQL
+# worker.sh — `keynode worker` end to end (parts 3 and 4, worker side): a private PostgreSQL
 # (`keynode migrate`), `keynode sites` for tests/sites (v1) and tests/sites/v2, workers that start their
 # own headless Chromium, jobs enqueued through the real store (worker_queue), results checked in SQL.
 #

@@ -1,5 +1,5 @@
 #!/bin/bash
-# workflow_api.sh — reference workflows through the API (issue 13): POST /api/workflows stores a
+# workflow_api.sh — reference workflows through the API: POST /api/workflows stores a
 # workflow file (keynode record's YAML) as the next version of the task its `task:` names, with the
 # task version it was recorded against; GET /api/tasks/{id}/workflow lists the versions (newest
 # first, `current` false once the task changed) and the latest text. Malformed uploads: 422 with

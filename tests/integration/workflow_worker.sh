@@ -1,5 +1,5 @@
 #!/bin/bash
-# workflow_worker.sh — `keynode worker` replays the workflows uploaded through the API (issue 13):
+# workflow_worker.sh — `keynode worker` replays the workflows uploaded through the API:
 # the Mind2Web-Live task file of tests/sites/mind2web-live (key nodes only, no steps) is uploaded to
 # a real `keynode serve`, a real worker (real headless Chromium, real PostgreSQL) replays its task 0:
 #   - before any workflow is uploaded: an error result at once, "no steps to replay";

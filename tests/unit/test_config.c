@@ -465,7 +465,7 @@ static void test_replay(void **state)
 	fails("replay: 5\n", KN_EINVAL, "k.yaml:1:9: replay: expected a mapping");
 }
 
-/* guard:, end_on_guard:, redact: (config_guard.c, issue 23) */
+/* guard:, end_on_guard:, redact: (config_guard.c) */
 static void test_guard(void **state)
 {
 	(void)state;
@@ -497,7 +497,7 @@ static void test_guard(void **state)
 	fails("redact: { words: [a] }\n", KN_EINVAL, "k.yaml:1:11: redact.words: unknown key");
 }
 
-/* http.trusted_proxies (issue 27): a list of peer addresses; none by default. */
+/* http.trusted_proxies: a list of peer addresses; none by default. */
 static void test_proxies(void **state)
 {
 	(void)state;
@@ -513,7 +513,7 @@ static void test_proxies(void **state)
 	      "k.yaml:1:26: http.trusted_proxies: expected a sequence");
 }
 
-/* http.tokens (issue 25): named tokens, checked at load. */
+/* http.tokens: named tokens, checked at load. */
 static void test_tokens(void **state)
 {
 	(void)state;
@@ -544,7 +544,7 @@ static void test_tokens(void **state)
 	      "k.yaml:1:35: http.tokens[0].token: must not be empty");
 }
 
-/* http.advertise and http.orphan_sweep_s (issue 27 item 3): checked at load. */
+/* http.advertise and http.orphan_sweep_s: checked at load. */
 static void test_advertise(void **state)
 {
 	(void)state;
@@ -574,7 +574,7 @@ static void test_advertise(void **state)
 	fails("http: { orphan_sweep_s: 0 }\n", KN_EINVAL, "k.yaml:1:25: http.orphan_sweep_s: expected an integer in [1, 3600]");
 }
 
-/* http.live_view_public and http.takeover_idle_s (issue 26, the live view): checked at load. */
+/* http.live_view_public and http.takeover_idle_s (the live view): checked at load. */
 static void test_live_view(void **state)
 {
 	(void)state;

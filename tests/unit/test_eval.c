@@ -167,7 +167,7 @@ static void test_run(void **state)
 	kn_taskset_free(set);
 }
 
-/* Issue 26: a person's events (a takeover from the live view, "human": true) are no steps and reach
+/* a person's events (a takeover from the live view, "human": true) are no steps and reach
  * nothing; the same node reached later by the agent counts, at the agent's step. */
 static void test_human_events(void **state)
 {

@@ -116,7 +116,7 @@ static void test_round_trip(void **state)
 	free(buf);
 }
 
-/* "human" (issue 26): written only when set, read back, never a step, anything but a boolean refused. */
+/* "human": written only when set, read back, never a step, anything but a boolean refused. */
 static void test_human(void **state)
 {
 	(void)state;
@@ -155,7 +155,7 @@ static void test_human(void **state)
 	expect_read_error(HDR "{\"type\": \"click\", \"human\": \"yes\"}\n", KN_EINVAL, "field \"human\"");
 }
 
-/* Frame and shadow fields (issue 12): written only when set, read back, malformed ones refused. */
+/* Frame and shadow fields: written only when set, read back, malformed ones refused. */
 static void test_frame_fields(void **state)
 {
 	(void)state;

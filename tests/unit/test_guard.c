@@ -1,4 +1,4 @@
-/* test_guard.c — guard rules (issue 23) in task files (task and task-set level, respond, errors
+/* test_guard.c — guard rules in task files (task and task-set level, respond, errors
  * with file:line:col), their JSON form (keynode.yaml) and its writer (a stored task), their match, and
  * the redaction rules. */
 #include <stdarg.h>

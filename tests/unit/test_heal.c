@@ -2,7 +2,7 @@
  * and XPath selectors and hints, string similarity, the weighted score and its threshold on the
  * cases the changed-site fixtures rely on (a renamed id with the same text heals; an id alone that
  * merely resembles does not), the candidate parser on malformed input, and agreement: names that
- * contradict, relabels believed on the weight of the strong signals (issue 22), places. */
+ * contradict, relabels believed on the weight of the strong signals, places. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -36,7 +36,7 @@ static void test_routes(void **state)
 	assert_string_equal(id, "set:17");
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/runs"), 0);
 	assert_int_equal(r, KN_ROUTE_RUNS_POST);
-	/* the maintenance loop (issue 25) */
+	/* the maintenance loop */
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/set:a/b/repairs"), 0);
 	assert_int_equal(r, KN_ROUTE_TASK_REPAIRS);
 	assert_string_equal(id, "set:a/b");
@@ -45,7 +45,7 @@ static void test_routes(void **state)
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/x/edits"), 0);
 	assert_int_equal(r, KN_ROUTE_TASK_EDITS);
 	assert_true(kn_route_is_write(r));
-	/* recordings from the dashboard (issue 26 item 3) */
+	/* recordings from the dashboard */
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/set:a/b/recordings"), 0);
 	assert_int_equal(r, KN_ROUTE_TASK_RECORDINGS_POST);
 	assert_string_equal(id, "set:a/b");
@@ -95,7 +95,7 @@ static void test_routes(void **state)
 	assert_int_equal(r, KN_ROUTE_STATIC);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/"), 0);
 	assert_int_equal(r, KN_ROUTE_STATIC);
-	/* reference workflows (issue 13): uploaded to the collection, listed per task */
+	/* reference workflows: uploaded to the collection, listed per task */
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/workflows"), 0);
 	assert_int_equal(r, KN_ROUTE_WORKFLOWS_POST);
 	assert_true(kn_route_is_write(r));
@@ -104,7 +104,7 @@ static void test_routes(void **state)
 	assert_int_equal(r, KN_ROUTE_TASK_WORKFLOW);
 	assert_string_equal(id, "m2w:1");
 	assert_string_equal(kn_route_name(r), "GET /api/tasks/{id}/workflow");
-	/* agent batches (issue 14): the collection lists them, an id names one */
+	/* agent batches: the collection lists them, an id names one */
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/agent-runs"), 0);
 	assert_int_equal(r, KN_ROUTE_AGENT_RUNS);
 	assert_false(kn_route_is_write(r));
@@ -120,7 +120,7 @@ static void test_routes(void **state)
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/agent-runs/compare"), KN_EUNSUPPORTED);
 	assert_false(kn_route_is_write(KN_ROUTE_AGENT_RUNS_COMPARE));
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasks/m2w:1/workflow"), KN_EUNSUPPORTED);
-	/* issue 25: a set's snapshots (a read), the rescore (a write); a set itself is no route */
+	/* a set's snapshots (a read), the rescore (a write); a set itself is no route */
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/shop/snapshots"), 0);
 	assert_int_equal(r, KN_ROUTE_TASKSET_SNAPSHOTS);
 	assert_string_equal(id, "shop");
@@ -274,7 +274,7 @@ static void test_auth(void **state)
 	assert_false(kn_http_auth_ok(NULL, "s3cret"));
 	assert_false(kn_http_auth_ok("Bearer ", ""));
 	assert_false(kn_http_auth_ok("Bearer x", NULL));
-	/* named tokens (issue 25): which one, or none */
+	/* named tokens: which one, or none */
 	const kn_http_token tk[] = {{"alice", "ta"}, {"bob", "tb"}, {"empty", ""}};
 	assert_int_equal(kn_http_auth_which("Bearer tb", tk, 3), 1);
 	assert_int_equal(kn_http_auth_which("Bearer ta", tk, 3), 0);
@@ -467,7 +467,7 @@ static void test_stream_limits(void **state)
 	kn_stream_free(s);
 }
 
-/* X-Kn-Forwarded and the routes it may come with; the advertised address (issue 27 item 3). */
+/* X-Kn-Forwarded and the routes it may come with; the advertised address. */
 static void test_forward(void **state)
 {
 	(void)state;

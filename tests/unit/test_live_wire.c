@@ -1,4 +1,4 @@
-/* test_live_wire.c — the live view's messages (services/live/live_wire.h, issue 26): every viewer
+/* test_live_wire.c — the live view's messages (services/live/live_wire.h): every viewer
  * message shape accepted, malformed ones refused with what was wrong (never a crash); the down and
  * up NOTIFY payloads formatted and parsed back; frame pieces and runs out of range refused. */
 #include <stdarg.h>
@@ -164,7 +164,7 @@ static void test_up(void **state)
 	parse_bad(run, "bad run");
 }
 
-/* Serve's check before a take goes down (issue 26 item 4): the holder's last state decides. */
+/* Serve's check before a take goes down: the holder's last state decides. */
 static void test_take_refusal(void **state)
 {
 	(void)state;

@@ -195,7 +195,7 @@ static void test_webshop_goal(void **state)
 	kn_purchase_free(p);
 }
 
-/* The text rules of goal.py that keynode missed before issue 28, and the price reading. */
+/* The text rules of goal.py that keynode once missed, and the price reading. */
 static void test_text_rules(void **state)
 {
 	(void)state;

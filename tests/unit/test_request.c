@@ -1,4 +1,4 @@
-/* test_request.c — request key nodes (issue 23): the body parser (forms, multipart, JSON, text,
+/* test_request.c — request key nodes: the body parser (forms, multipart, JSON, text,
  * malformed bodies), the spec matcher with every URL and value matcher, the YAML and Mind2Web-Live
  * loaders and their errors, the `request` trajectory event, and the evaluator crediting a
  * request to the step that caused it. */

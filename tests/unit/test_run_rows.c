@@ -1,5 +1,5 @@
 /* test_run_rows.c — attempt rows as compact text (services/runner/run_rows.h), what a finished agent
- * batch's comparison reads back instead of JSON (issue 27): rows read from result.json files pack and
+ * batch's comparison reads back instead of JSON: rows read from result.json files pack and
  * unpack to the same bytes, including strings with tabs, newlines and backslashes, negative and
  * extreme numbers and values that do not print exactly in decimal; anything else is refused with
  * its line, never half-read. */

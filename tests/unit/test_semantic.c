@@ -513,7 +513,7 @@ static void free_calibration(pair *v, size_t n)
 	free(v);
 }
 
-/* The quality gate (issue 4): at the default threshold, at least 90 % of the labelled pairs are
+/* The quality gate: at the default threshold, at least 90 % of the labelled pairs are
  * judged right and at most 5 % of the should-not-match pairs match. */
 static void test_calibration_gate(void **state)
 {

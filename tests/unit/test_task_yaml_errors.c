@@ -176,7 +176,7 @@ static void test_errors_steps(void **state)
 	expect_error(STEPS("      - back\n      - reload\n"), KN_EINVAL,
 	             NAME ":8:9: task 'shop-1' step 2: unknown step verb 'reload' (expected goto, "
 	             "click, type, select, press, scroll, wait, back, forward, answer or dialog)");
-	/* dialog (issue 12): the answer to the dialog the step before opens */
+	/* dialog: the answer to the dialog the step before opens */
 	expect_error(STEPS("      - dialog: maybe\n"), KN_EINVAL,
 	             NAME ":7:17: task 'shop-1' step 1: 'dialog' answer must be accept or dismiss, found 'maybe'");
 	expect_error(STEPS("      - dialog: { text: x }\n"), KN_EINVAL,

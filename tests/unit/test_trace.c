@@ -2,7 +2,7 @@
  * evidence of each key-node check (input seen, why, score) as a trace records it; the index reader
  * refusing malformed input with the member named; the per-node paragraphs ("k3 not reached: at
  * step 4 the selector `#size` resolved to nothing"); the ustar archive of a trace folder; the requests a
- * trace lists (issue 23). */
+ * trace lists. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -256,7 +256,7 @@ static void test_tar(void **state)
 	assert_int_equal(system(rm), 0);
 }
 
-/* Requests (issue 23): a request event a trace writes carries what was sent (redacted), held, and the
+/* Requests: a request event a trace writes carries what was sent (redacted), held, and the
  * key nodes the monitor found it matched; `trace show` lists them with the step each is credited to. */
 static void test_requests(void **state)
 {

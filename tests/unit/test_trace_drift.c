@@ -2,7 +2,7 @@
  * under each criterion (outcome, URL form, resolved selector, drift flag), URL forms that must not
  * differ (host, port, parameter values, parameter order), the pairing of workflow steps with trace
  * steps (a `type … enter` is two trace steps, a `wait` none), key nodes that changed, repairs passed
- * on verbatim, the two replays' requests paired (issue 23), and malformed reports. */
+ * on verbatim, the two replays' requests paired, and malformed reports. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -189,7 +189,7 @@ static json_t *trace_with(const char *requests)
 	return t;
 }
 
-/* Requests (issue 23): paired by method and URL form; the held order changed (a field and the key
+/* Requests: paired by method and URL form; the held order changed (a field and the key
  * node it matched), the beacon went missing, a new request came; the same request is "same". */
 static void test_requests(void **state)
 {

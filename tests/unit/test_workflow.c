@@ -92,7 +92,7 @@ static void test_malformed(void **state)
 	     "    after: {}\n", KN_EINVAL, "duplicate key 'after'");
 	load("task: t\nsteps:\n  - click: { selector: '#a', colour: red }\n", KN_EINVAL,
 	     "unknown key 'colour' in 'click'");
-	/* issue 23: a secret step names an environment variable's suffix, and has no value beside it */
+	/* a secret step names an environment variable's suffix, and has no value beside it */
 	load("task: t\nsteps:\n  - type: { selector: '#cc', secret: 'CC NUM' }\n", KN_EINVAL,
 	     "w.yaml:3:30: workflow of 't' step 1: 'secret' must be a name of letters, digits and '_'");
 	load("task: t\nsteps:\n  - type: { selector: '#cc', secret: CC, value: '4' }\n", KN_EINVAL,
@@ -269,7 +269,7 @@ static void test_write_roundtrip(void **state)
 	assert_int_equal(again->tasks[0].viewport_w, KN_VIEWPORT_DEFAULT_W);
 	kn_taskset_free(again);
 	free(buf);
-	/* dialog steps (issue 12): the answer and a prompt's text survive; without text, none */
+	/* dialog steps: the answer and a prompt's text survive; without text, none */
 	char accept[] = "accept", dismiss[] = "dismiss", trip[] = "trip \"x\"";
 	kn_step ds[2] = {{.verb = KN_STEP_DIALOG, .value = accept, .text = trip}, {.verb = KN_STEP_DIALOG, .value = dismiss}};
 	t.steps = ds;
@@ -286,7 +286,7 @@ static void test_write_roundtrip(void **state)
 	assert_null(again->tasks[0].steps[1].text);
 	kn_taskset_free(again);
 	free(buf);
-	/* scroll steps (issue 22): a recorded distance is written and read back; without one, the bare word */
+	/* scroll steps: a recorded distance is written and read back; without one, the bare word */
 	char down[] = "down", up[] = "up";
 	kn_step ss[2] = {{.verb = KN_STEP_SCROLL, .value = down, .scroll_px = 1600}, {.verb = KN_STEP_SCROLL, .value = up}};
 	t.steps = ss;
@@ -303,7 +303,7 @@ static void test_write_roundtrip(void **state)
 	kn_taskset_free(again);
 	free(buf);
 	kn_taskset_free(set);
-	/* issue 23: a secret step and a held request survive the writer, the secret's value unwritten */
+	/* a secret step and a held request survive the writer, the secret's value unwritten */
 	set = load("task: t\nsteps:\n  - type: { selector: '#cc-number', secret: CC_NUMBER }\n"
 	           "  - click: { selector: '#buy' }\n"
 	           "    after: { navigated: false, held: { method: POST, url: { include: '127.0.0.1:1/api/orders' },\n"

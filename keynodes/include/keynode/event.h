@@ -14,11 +14,11 @@
 typedef enum kn_event_type {
 	KN_EV_NAVIGATE, KN_EV_CLICK, KN_EV_TYPE, KN_EV_SELECT, KN_EV_SUBMIT, KN_EV_PRESS,
 	KN_EV_SCROLL, KN_EV_TAB_OPEN, KN_EV_TAB_CLOSE, KN_EV_ANSWER,
-	KN_EV_HOVER, /* issue 12: the pointer rested on an element and that revealed content (a step) */
-	KN_EV_DIALOG, /* issue 12: a JavaScript dialog closed (information, not a step) */
-	KN_EV_DOWNLOAD, /* issue 12: a download began (information, not a step: its click is the step) */
-	KN_EV_DRAG,   /* issue 12: an element dragged and dropped (a step; value = where it was dropped) */
-	KN_EV_REQUEST, /* issue 23: an HTTP request the page sent (information, not a step: it credits
+	KN_EV_HOVER, /* the pointer rested on an element and that revealed content (a step) */
+	KN_EV_DIALOG, /* a JavaScript dialog closed (information, not a step) */
+	KN_EV_DOWNLOAD, /* a download began (information, not a step: its click is the step) */
+	KN_EV_DRAG,   /* an element dragged and dropped (a step; value = where it was dropped) */
+	KN_EV_REQUEST, /* an HTTP request the page sent (information, not a step: it credits
 	                * the step that caused it); the event's `request` says what was sent */
 	KN_EV__COUNT
 } kn_event_type;
@@ -46,7 +46,7 @@ typedef struct kn_event {
 	size_t n_matched;
 	int trusted;                /* 1 trusted, 0 untrusted, -1 unknown */
 	int frame;                  /* 1 when the action happened in a child frame ("frame": true) */
-	/* Where in the frame tree (additive, issue 12): the child frame's own URL ("frame_url"; `url`
+	/* Where in the frame tree (additive): the child frame's own URL ("frame_url"; `url`
 	 * stays the tab's top-level URL), and the frame path: the selectors of the <iframe> elements
 	 * from the top document down, each relative to its parent frame's document ("frame_path"). */
 	const char *frame_url;
@@ -59,8 +59,8 @@ typedef struct kn_event {
 	double box[4];
 	long pixels;                /* scroll: how far the burst went ("pixels"); 0 not known */
 	const struct kn_request *request; /* request events: what was sent (request.h); else NULL */
-	int human;                  /* 1: a person did it, in a takeover from the live view (issue 26,
-	                             * "human": true): never a step, never credits a key node */
+	int human;                  /* 1: a person did it, in a takeover from the live view
+	                             * ("human": true): never a step, never credits a key node */
 	void *owned_;               /* parse storage */
 } kn_event;
 

@@ -1,4 +1,4 @@
-/* evidence.h — what each key-node check saw, as it happens (issue 16: the run trace).
+/* evidence.h — what each key-node check saw, as it happens (the run trace).
  *
  * The evaluator can report, for every key node it checks on an event, the input the matcher saw
  * (the URL form or query parameter value, the typed value, the clicked text, the answer), whether

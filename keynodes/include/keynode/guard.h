@@ -1,4 +1,4 @@
-/* guard.h — guard rules (issue 23): requests that must be held, not sent.
+/* guard.h — guard rules: requests that must be held, not sent.
  *
  * A rule is a request spec (request.h) and how a held request is answered: a navigation gets a
  * small "held by keynode" page, a fetch/XHR/beacon the rule's status and body (200 and a short JSON

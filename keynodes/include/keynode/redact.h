@@ -1,4 +1,4 @@
-/* redact.h — secrets never written in clear (issue 23): passwords, card numbers, CVCs, tokens and
+/* redact.h — secrets never written in clear: passwords, card numbers, CVCs, tokens and
  * the Authorization / Cookie headers of a request are replaced by "[redacted]" in everything
  * keynode writes (trajectories, traces, the database, logs). Key nodes and guard rules see the
  * request before redaction. Rules: the built-in defaults plus keynode.yaml's `redact:` lists. */

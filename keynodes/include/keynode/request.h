@@ -1,4 +1,4 @@
-/* request.h — HTTP requests the agent's browser sends (issue 23): a request's parsed body, the
+/* request.h — HTTP requests the agent's browser sends: a request's parsed body, the
  * spec a `request` key node (or a guard rule) gives, and the match between the two.
  *
  * A body becomes a flat list of (name, value) fields (keynodes/README.md "Request key nodes"):

@@ -18,7 +18,7 @@ typedef enum kn_target {
 	KN_TARGET_ANSWER,     /* final_answer_* : the agent's reported answer */
 	KN_TARGET_CACHE_DATA, /* cache_data_*   : checked against answer events too */
 	KN_TARGET_PAGE,       /* page: text read from the live page when the run ends (functional.h) */
-	KN_TARGET_REQUEST     /* request: an HTTP request the browser sent (request.h; issue 23) */
+	KN_TARGET_REQUEST     /* request: an HTTP request the browser sent (request.h) */
 } kn_target;
 
 struct kn_request_spec;
@@ -69,7 +69,7 @@ typedef struct kn_keynode {
 typedef enum kn_step_verb {
 	KN_STEP_GOTO, KN_STEP_CLICK, KN_STEP_TYPE, KN_STEP_SELECT, KN_STEP_PRESS,
 	KN_STEP_SCROLL, KN_STEP_WAIT, KN_STEP_BACK, KN_STEP_FORWARD, KN_STEP_ANSWER,
-	KN_STEP_DIALOG /* issue 12: the answer to the JavaScript dialog the previous step opens:
+	KN_STEP_DIALOG /* the answer to the JavaScript dialog the previous step opens:
 	                * value "accept" or "dismiss", text a prompt's answer (NULL: its default) */
 } kn_step_verb;
 #define KN_STEP_LAST KN_STEP_DIALOG
@@ -96,7 +96,7 @@ typedef struct kn_step {
 	char *expect_url;     /* postcondition: the URL after the step */
 	int navigated;        /* postcondition: 1 a navigation happened, 2 none, 0 not recorded */
 	char *expect_value;   /* postcondition (type/select): the field's value after the step */
-	/* issue 23: a recorded request the step sent that a guard rule held (`after: {held: …}`): replay
+	/* a recorded request the step sent that a guard rule held (`after: {held: …}`): replay
 	 * validation checks the request held now against it; NULL when none */
 	struct kn_request_spec *held;
 	/* type: the value is a secret read from the environment variable KN_SECRET_<secret> when the

@@ -1,4 +1,4 @@
-/* task_change.h — the pieces of a task change made from the service (issue 25): a key node or a
+/* task_change.h — the pieces of a task change made from the service: a key node or a
  * workflow step written alone, in task-file syntax, loaded by the same loaders `keynode validate`
  * uses (so an error says snippet:LINE:COL of the snippet itself), and the difference between two
  * stored definitions (kn_store_task_json's shape) as the maintenance log keeps it. Pure: no I/O. */

@@ -477,7 +477,7 @@ static int continues_typing(kn_eval *ev, const kn_event *e)
 
 int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 {
-	if (e->human) { /* a person's, in a takeover (issue 26): not a step, credits nothing, and the
+	if (e->human) { /* a person's, in a takeover: not a step, credits nothing, and the
 	                 * page it leaves is not the agent's current page either */
 		(void)err;
 		free(ev->typing);

@@ -53,7 +53,7 @@ struct kn_eval {
 	size_t n;
 	double reached;
 	int steps, ignored, limit, limit_hit, error;
-	int human;            /* events a person did in a takeover (issue 26): skipped, counted */
+	int human;            /* events a person did in a takeover: skipped, counted */
 	double *step_scores;
 	size_t n_scores, cap_scores;
 	struct url_cache cur; /* the page the agent is on */

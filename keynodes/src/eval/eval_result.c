@@ -109,7 +109,7 @@ struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id)
 		json_object_set_new(j, "reason", json_string("judge failed"));
 		json_object_set_new(j, "unjudged", unjudged_json(ev));
 	}
-	if (ev->human) /* a person acted in the page (issue 26): their events were left out */
+	if (ev->human) /* a person acted in the page: their events were left out */
 		json_object_set_new(j, "human_events", json_integer(ev->human));
 	if (kn_eval_unreachable(ev)) {
 		json_object_set_new(j, "reason", json_string("unreachable"));

@@ -110,7 +110,7 @@ static int parse_locator(loader *l, kn_step *st, const char *verb, pos at, unsig
 }
 
 /* `dialog: accept|dismiss` or `dialog: {answer: accept|dismiss, text: PROMPT ANSWER}`: the answer to
- * the JavaScript dialog the previous step opens (issue 12). */
+ * the JavaScript dialog the previous step opens. */
 static int parse_dialog(loader *l, kn_step *st)
 {
 	yev v, k;

@@ -14,7 +14,7 @@ function details(d) {
     el('dt', {}, k),
     el('dd', { class: 'mono' }, k === 'task' && typeof v === 'string' ? el('a', { href: taskHref(v) }, v)
       : k === 'drift_page' && typeof v === 'string' && v.startsWith('/#/') ? el('a', { class: 'drift-link', href: v.slice(1) }, 'drift diff')
-        : k === 'repair' && v && typeof v === 'object' // issue 25: is a verified fix waiting on the drift diff?
+        : k === 'repair' && v && typeof v === 'object' // is a verified fix waiting on the drift diff?
           ? el('span', { class: `repair-flag ${v.verified > 0 ? 'ok-text' : 'muted'}` },
             v.verified > 0 ? `${asText(v.verified)} verified repair proposal(s): apply on the drift diff` : `no verified repair proposal (${asText(v.proposals)} proposed)`)
           : asText(v)),

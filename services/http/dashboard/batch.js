@@ -4,7 +4,7 @@
 // interval, pass@k and pass^k — keynode run's summary.json numbers, computed by the same code), and
 // per task its site, success rate and every attempt (state, status, score, the worker that ran it,
 // how often it was claimed), filterable by site. Refreshes every 3 s until every job is done.
-// Issue 25: the snapshot of its task set the batch pinned, and the batch shown on another snapshot
+// the snapshot of its task set the batch pinned, and the batch shown on another snapshot
 // (#/agent-runs/<id>/v/<V>: GET /api/agent-runs/<id>?version=V, the attempts that ran another version
 // with their rescores, marked "vA→vB"), chosen from the set's snapshots.
 // Every string from the API is a text node (el()).

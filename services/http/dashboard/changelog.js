@@ -1,4 +1,4 @@
-// changelog.js — the task page's maintenance log and edit form (issue 25): every version of the task
+// changelog.js — the task page's maintenance log and edit form: every version of the task
 // (GET /api/tasks/{id}/versions) with its kind (upload, repair, edit, workflow), author, reason, the
 // replay that verified an applied repair (an override marked), its validation replay and the diff of
 // key nodes and steps, before → after; and a form to edit one key node (task-file syntax) or one step

@@ -22,7 +22,7 @@ function side(label, s) {
     ` · agent ${s.name ?? s.agent ?? 'unknown'} · ×${s.repeat ?? '?'} · ${s.tasks ?? '?'} tasks`);
 }
 
-// why: the answer's left_out reasons by task (issue 25), shown after each task
+// why: the answer's left_out reasons by task, shown after each task
 function list(id, title, items, why) {
   const a = Array.isArray(items) ? items : [];
   if (!a.length) return null;

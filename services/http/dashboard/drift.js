@@ -1,9 +1,9 @@
-// drift.js — a task's drift diff (issue 16): GET /api/tasks/{id}/drift sets the last passing replay
+// drift.js — a task's drift diff: GET /api/tasks/{id}/drift sets the last passing replay
 // beside the failing one at the first step that differs (a different outcome, URL form after the step,
 // resolved selector or drift flag; services/trace/README.md "Drift diff"): both screenshots and URLs, the
 // element the workflow recorded vs what the failing replay found, the key nodes whose outcome changed,
-// the requests each replay sent or had held, paired (issue 23), and any repair the failing replay's report
-// proposes, each with an Apply form (issue 25: POST /api/tasks/{id}/repairs with the token; an
+// the requests each replay sent or had held, paired, and any repair the failing replay's report
+// proposes, each with an Apply form (POST /api/tasks/{id}/repairs with the token; an
 // unverified one only with "override" ticked). Everything
 // from the pages and reports — titles, URLs, DOM, selectors, YAML — is untrusted and goes in as text.
 
@@ -64,7 +64,7 @@ function keyNodes(list) {
         el('td', {}, k.changed ? 'changed' : ''))))));
 }
 
-// the two replays' requests (issue 23), paired by method and URL form: each pair's change (same,
+// the two replays' requests, paired by method and URL form: each pair's change (same,
 // changed — held, matched key nodes or fields —, missing from the failing replay, new in it), and per side
 // the step, held or sent, the key nodes matched and the body fields (secrets already redacted)
 const CHANGES = { same: 'same', changed: 'changed', missing: 'missing in the failing replay', new: 'new in the failing replay' };

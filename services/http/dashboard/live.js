@@ -1,4 +1,4 @@
-// live.js — the live view (issue 26; services/live/README.md). #/live lists the pages keynode is
+// live.js — the live view (services/live/README.md). #/live lists the pages keynode is
 // replaying or an agent attempt of a worker is driving now (the "live" messages of /api/stream);
 // #/live/<run> shows one: its screencast frames and steps over /api/live?run=RUN, and — with the
 // token, when the page can be taken over (a replay; an agent attempt while its site blocks it: the

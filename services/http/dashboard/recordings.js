@@ -1,4 +1,4 @@
-// recordings.js — workflows re-recorded from the dashboard (issue 26 item 3; services/live/README.md
+// recordings.js — workflows re-recorded from the dashboard (services/live/README.md
 // "Recording"). On the task page: "Record a new workflow" (shown with the token; POST
 // /api/tasks/{id}/recordings) and the task's recordings. #/recordings/<id>: the recording's state
 // (GET /api/recordings/{id}, every 2 s), Finish and Cancel, and the live view of its tab (live.js,

@@ -5,7 +5,7 @@
 // GET /api/runs/{id} holds only the first page of events: the rest is read on demand, one page of
 // GET /api/runs/{id}/events?after=SEQ at a time, by the "load more" button under the log (pages go
 // in seq order before any event the live feed added).
-// The requests the run's pages sent or a guard rule held (request events, issue 23) are listed in their
+// The requests the run's pages sent or a guard rule held (request events) are listed in their
 // own card above the log, in the order they came (held ones with a "held by keynode" badge).
 // A run of a task with `purchase:` carries `reward` and `reward_parts` (or `reward_error`): shown
 // as a stat and a list of parts, hidden for other runs.
@@ -22,7 +22,7 @@ function eventKey(e) {
   return `${e.t}|${e.type}|${e.url ?? ''}|${e.selector ?? ''}|${e.value ?? ''}|${e.text ?? ''}${q}`;
 }
 
-// a request the run's pages sent or a guard rule held (issue 23): method, URL, a "held by keynode"
+// a request the run's pages sent or a guard rule held: method, URL, a "held by keynode"
 // badge or "sent", the request key nodes it matched (the event's `matched`) and its body fields as
 // written (secrets already redacted)
 export function requestItem(e, attrs = {}) {
@@ -67,7 +67,7 @@ function unjudgedLine(r) {
     ' — left out of the metrics until it is scored again');
 }
 
-/** Issue 26: each time a person took the replay's (a blocked agent attempt's) page over from the live
+/** each time a person took the replay's (a blocked agent attempt's) page over from the live
  * view, and what they did (the report's replay.takeovers, the attempt's takeovers: human steps, never
  * the replay's or the agent's own); null when nobody did. */
 function takeoverCard(r) {

@@ -2,7 +2,7 @@
 // the last failure screenshot, health transitions and a "replay now" button (POST /api/replays).
 // Reads GET /api/tasks/{id}, /api/tasks/{id}/health, /api/tasks/{id}/workflow (its reference workflow
 // versions: whether it has one, when it was recorded, against which task version) and /api/replays?task=…;
-// the changelog and edit form come from changelog.js (GET /api/tasks/{id}/versions, issue 25)
+// the changelog and edit form come from changelog.js (GET /api/tasks/{id}/versions)
 
 import { el, svg, badge, scoreBar, fmtTime, fmtAgo, fmtDuration, runHref, token } from './dom.js';
 import { api, seg } from './api.js';
@@ -208,7 +208,7 @@ export async function render(view, params, ctx) {
   const runs = Array.isArray(t.runs) ? t.runs : [];
   const nodes = Array.isArray(t.key_nodes) ? t.key_nodes : [];
   const changelog = await changelogCard(id, nodes, ctx.signal, () => ctx.flash(`task ${id} saved`));
-  const recorded = await recordingsCard(id, ctx.signal); // issue 26 item 3
+  const recorded = await recordingsCard(id, ctx.signal);
 
   const msg = el('span', { id: 'replay-message', class: 'muted' });
   const btn = el('button', { id: 'replay-now', type: 'button', class: 'btn primary' }, 'Replay now');

@@ -1,4 +1,4 @@
-// trace.js — a run's trace (issue 16): GET /api/runs/{id}/trace is the trace index (services/trace,
+// trace.js — a run's trace: GET /api/runs/{id}/trace is the trace index (services/trace,
 // schemas/trace.schema.json) with one paragraph per key node. The page shows the agent's answer, the
 // key-node evidence ("size not reached: at step 4 the selector `#size` resolved to nothing; …"), a film
 // strip of the steps' screenshots (GET /api/runs/{id}/trace-shot?step=N) and the selected step's details:

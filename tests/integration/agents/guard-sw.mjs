@@ -1,4 +1,4 @@
-// guard-sw.mjs — the agent of guard.sh's service-worker runs (issue 23) on tests/sites/guard/sw. MODE:
+// guard-sw.mjs — the agent of guard.sh's service-worker runs on tests/sites/guard/sw. MODE:
 //   send  (default) open the gift-card page, wait until its service worker controls it (registered on
 //         the first visit, started again for the page on later ones), click "Send gift card" and mark
 //         what came back: "gift-thanks" (the site's answer, through the worker), "gift-held" (keynode's

@@ -1,4 +1,4 @@
-// guard.mjs — the agent of guard.sh on tests/sites/guard (issue 23): it orders two blue lamps with a
+// guard.mjs — the agent of guard.sh on tests/sites/guard: it orders two blue lamps with a
 // card (a JSON fetch and a sendBeacon), books a table for four with an account password (a classic
 // form POST answered 303), and posts a five-star review with a 10-byte photo (multipart). MODE
 // "full" does all three; "checkout" only the order. After each submission it waits for what the page

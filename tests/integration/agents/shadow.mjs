@@ -1,4 +1,4 @@
-// shadow.mjs - a Playwright agent on tests/sites/shadow-coupon (issue 22): goto /checkout.html, fill
+// shadow.mjs - a Playwright agent on tests/sites/shadow-coupon: goto /checkout.html, fill
 // #coupon and click #apply. Both are inside open shadow roots (<coupon-box>, and <apply-button> nested
 // in it); Playwright's CSS finds them by their plain selectors, as an agent written by hand would.
 // MODE: fill (one insertText) or keys (pressSequentially, one input event per key).

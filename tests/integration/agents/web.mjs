@@ -1,4 +1,4 @@
-// web.mjs — a Playwright agent on the live-web structures of tests/sites/web (issue 12). MODE:
+// web.mjs — a Playwright agent on the live-web structures of tests/sites/web. MODE:
 //   pay     goto /pay/checkout.html · in the cross-origin iframe #card-frame: type the card number key by
 //           key (pressSequentially), click "Pay now"
 //   pay-late  the same, but the page is loaded first, then it waits for MARK_FILE.go (keynode watch attaches

@@ -1,5 +1,5 @@
 // wordpress-comment.mjs — an agent on the real WordPress of tests/realapps under guard
-// (realapps_guard.sh, issue 23): signs in as the administrator on wp-login.php (the password is typed,
+// (realapps_guard.sh): signs in as the administrator on wp-login.php (the password is typed,
 // never printed), lands on the post "Pitching a tent in the rain" (?p=5), writes a comment and posts
 // it. Then it waits for what the browser shows — WordPress's post with the comment, or keynode's
 // "Held by keynode" page — and marks which ("comment-posted" or "comment-held").

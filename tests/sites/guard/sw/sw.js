@@ -1,4 +1,4 @@
-/* The service worker of sw.html (issue 23): a POST to /sw/send never leaves the page; the worker
+/* The service worker of sw.html: a POST to /sw/send never leaves the page; the worker
  * sends the gift card itself, as its own fetch to /api/giftcards, and answers the page with what it
  * got. Everything else passes through. */
 self.addEventListener('install', function () { self.skipWaiting(); });

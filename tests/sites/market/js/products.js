@@ -1,6 +1,6 @@
 /* products.js — the Ridgeline Market catalogue: products sharing attributes (waterproof,
  * lightweight, …) and options (colour, size), for the purchase-reward tests (purchase.sh); 7-9
- * carry issue 28's cases (non-ASCII text, an en dash, a phrase split over bullet points, an
+ * carry goal.py's harder cases (non-ASCII text, an en dash, a phrase split over bullet points, an
  * attribute only in the description, a pre-selected "1 pack", a fuzzy near miss, an adjective
  * before the type noun). */
 var MARKET = [
