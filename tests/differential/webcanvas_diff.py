@@ -772,7 +772,8 @@ def main():
             shutil.rmtree(work, ignore_errors=True)
     for p in problems[:60]:
         print("MISMATCH", p)
-    print("%d runs compared, %d mismatches" % (total, len(problems)))
+    runs_differ = len({p.split(" (task")[0] for p in problems if " run " in p})
+    print("%d runs compared, %d differ, %d mismatches" % (total, runs_differ, len(problems)))
     return 1 if problems or total == 0 else 0
 
 
