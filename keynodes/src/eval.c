@@ -2,8 +2,9 @@
  *
  * Events are fed in order. Each key node's score only ever rises (max(old, new)); URL nodes are
  * re-checked only when the URL they look at changes, so a long run costs one URL parse per
- * navigation, not per event. The two modes differ in *when* a node is checked (see eval.h and
- * keynodes/README.md). */
+ * navigation, not per event. The two modes differ in when a node is checked, how semantic scores
+ * count and where the run ends; webcanvas mode also reads a few inputs as upstream's step_score.py
+ * does (eval.h; every rule with upstream's file and line in keynodes/README.md). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
