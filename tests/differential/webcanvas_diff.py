@@ -468,6 +468,8 @@ def random_run(tasks, task, rng, length):
             b.act("click", after=url, selector=c.get("reference_answer", "#a") + rng.choice(["", " "]),
                   text=rng.choice(["x", c.get("reference_answer", "")]))
         elif k < 0.6 and c.get("path"):
+            if b.actions[-1]["do"] == "fill" and b.actions[-1]["selector"] == c["path"]:
+                b.act("scroll")  # keynode joins typing into one field into one step (a limit)
             b.act("fill", selector=c["path"], value=rng.choice([c["reference_answer"],
                                                                 c["reference_answer"].upper()]))
         elif k < 0.65 and c.get("path"):
@@ -480,9 +482,6 @@ def random_run(tasks, task, rng, length):
             b.act("hover", selector="#menu")
         else:
             b.act("scroll")
-        if b.actions[-1]["do"] == "fill" and len(b.actions) > 1 and \
-                b.actions[-2]["do"] == "fill" and b.actions[-2]["selector"] == b.actions[-1]["selector"]:
-            b.act("scroll")  # keynode joins typing into one field into one step
     return b.actions
 
 
