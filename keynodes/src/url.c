@@ -21,13 +21,13 @@ typedef struct span {
 	size_t n;
 } span;
 
-enum { WANT_HOST = 1, WANT_PATH = 2, WANT_QUERY = 4, WANT_FRAG = 8 };
+enum { WANT_HOST = 1, WANT_PATH = 2, WANT_QUERY = 4, WANT_FRAG = 8, WANT_SCHEME = 16 };
 
 /* The pieces of one URL. The spans point into curl's strings or into the fallback copy, both
  * released by parts_free(). host already carries ":port" on the fallback path. */
 typedef struct url_parts {
-	span host, port, path, query, frag;
-	char *curl_str[5]; /* curl_free()d */
+	span host, port, path, query, frag, scheme;
+	char *curl_str[6]; /* curl_free()d */
 	char *copy;        /* fallback: the URL without tabs/newlines, free()d */
 } url_parts;
 
@@ -143,8 +143,10 @@ static int split_fallback(url_parts *p, const char *url)
 		while (q < colon && (is_alpha((unsigned char)*q) || is_digit((unsigned char)*q) ||
 		                     *q == '+' || *q == '-' || *q == '.'))
 			q++;
-		if (q == colon)
+		if (q == colon) {
+			p->scheme = span_of(s, (size_t)(colon - s));
 			c = colon + 1;
+		}
 	}
 	if (end - c >= 2 && c[0] == '/' && c[1] == '/') {
 		const char *h = c + 2, *e = h;
@@ -209,6 +211,8 @@ static int parts_parse(url_parts *p, const char *url, unsigned want)
 			err = get_part(p, h, CURLUPART_QUERY, 3, &p->query);
 		if (!err && (want & WANT_FRAG))
 			err = get_part(p, h, CURLUPART_FRAGMENT, 4, &p->frag);
+		if (!err && (want & WANT_SCHEME))
+			err = get_part(p, h, CURLUPART_SCHEME, 5, &p->scheme);
 	} else if (rc == CURLUE_OUT_OF_MEMORY) {
 		err = KN_ENOMEM;
 	} else {
@@ -220,7 +224,35 @@ static int parts_parse(url_parts *p, const char *url, unsigned want)
 	return err;
 }
 
-int kn_url_include_form(char **out, const char *url)
+/* Python's urlparse cuts ";params" off the path when the scheme (compared without case, as
+ * urlsplit lower-cases it) is one of urllib.parse.uses_params: from the first ';' after the last
+ * '/', or from the first ';' when the path has no '/'. */
+static span path_without_params(span scheme, span path)
+{
+	static const char *const uses_params[] = {"", "ftp", "hdl", "prospero", "http", "imap",
+	                                          "https", "shttp", "rtsp", "rtspu", "sip", "sips",
+	                                          "mms", "sftp", "tel", NULL};
+	int listed = 0;
+	for (const char *const *u = uses_params; *u && !listed; u++) {
+		size_t n = strlen(*u);
+		listed = n == scheme.n;
+		for (size_t i = 0; i < n && listed; i++)
+			listed = (scheme.p[i] | 0x20) == (*u)[i];
+	}
+	if (!listed || !path.n)
+		return path;
+	size_t from = 0;
+	for (size_t i = path.n; i > 0; i--)
+		if (path.p[i - 1] == '/') {
+			from = i - 1;
+			break;
+		}
+	const char *semi = memchr(path.p + from, ';', path.n - from);
+	return semi ? span_of(path.p, (size_t)(semi - path.p)) : path;
+}
+
+/* The include form; with params, the path as urlparse gives it (path_without_params). */
+static int include_form(char **out, const char *url, int params)
 {
 	if (!out)
 		return KN_EINVAL;
@@ -228,9 +260,11 @@ int kn_url_include_form(char **out, const char *url)
 	if (!url)
 		return KN_EINVAL;
 	url_parts p;
-	int rc = parts_parse(&p, url, WANT_HOST | WANT_PATH | WANT_FRAG);
+	int rc = parts_parse(&p, url, WANT_HOST | WANT_PATH | WANT_FRAG | (params ? WANT_SCHEME : 0));
 	if (rc < 0)
 		return rc;
+	if (params)
+		p.path = path_without_params(p.scheme, p.path);
 
 	size_t n = p.host.n + (p.port.n ? p.port.n + 1 : 0) + p.path.n + (p.frag.n ? p.frag.n + 1 : 0);
 	char *buf = malloc(n + 1), *w = buf;
@@ -251,6 +285,16 @@ int kn_url_include_form(char **out, const char *url)
 	}
 	parts_free(&p);
 	return decode_finish(out, buf, n, 0);
+}
+
+int kn_url_include_form(char **out, const char *url)
+{
+	return include_form(out, url, 0);
+}
+
+int kn_url_include_form_urlparse(char **out, const char *url)
+{
+	return include_form(out, url, 1);
 }
 
 int kn_url_exact_form(char **out, const char *url)

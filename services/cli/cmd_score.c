@@ -27,7 +27,8 @@ static const char help[] =
 	"                     (upstream: evaluate each step before its action, fractional semantic scores)\n"
 	"  --threshold X      semantic threshold in default mode (default 0.7)\n"
 	"  --step-limit N     step budget; 0 = upstream max(10, 1.5 x reference length) capped at 25\n"
-	"                     (the default), -1 = none\n"
+	"                     (the default; webcanvas mode: upstream's loop, +5 after an error URL,\n"
+	"                     at most 26), -1 = none\n"
 	"  --out DIR          also write each run result to DIR/<run>.json\n"
 	"\n"
 	KN_CLI_SEMANTIC_HELP

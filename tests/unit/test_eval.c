@@ -349,6 +349,190 @@ static void test_step_limit_and_error(void **state)
 	kn_taskset_free(set);
 }
 
+/* Test judges: `recorder` remembers the input it was asked about (and scores 0), `fixed` gives
+ * fixed_score whatever it is asked. */
+static char last_judged[256];
+static double fixed_score;
+
+static int judge_recorder(void *ud, const char *rule, const char *phrase, const char *input,
+                          double *score, kn_err *err)
+{
+	(void)ud, (void)rule, (void)phrase, (void)err;
+	snprintf(last_judged, sizeof last_judged, "%s", input);
+	*score = 0;
+	return 0;
+}
+
+static int judge_fixed(void *ud, const char *rule, const char *phrase, const char *input,
+                       double *score, kn_err *err)
+{
+	(void)ud, (void)rule, (void)phrase, (void)input, (void)err;
+	*score = fixed_score;
+	return 0;
+}
+
+static const kn_semantic recorder = {judge_recorder, NULL, "recorder"};
+static const kn_semantic fixed = {judge_fixed, NULL, "fixed"};
+
+/* A task whose one key node is reached on /late, reference length %d. */
+#define LATE_DOC                                                                                    \
+	"[{\"index\": 1, \"task\": \"t\", \"reference_task_length\": %d, \"evaluation\": ["             \
+	"{\"match_function_name\": \"url_included_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"/late\"}}]}]"
+
+/* webcanvas mode runs upstream's loop: it stops at the step whose check completes the task, and
+ * its budget is max(10, 1.5 × reference length) uncapped, plus 5 once after an "error" URL, with at
+ * most 26 steps (evaluate_utils.py run_task). */
+static void test_webcanvas_loop(void **state)
+{
+	(void)state;
+	char buf[512];
+	kn_eval_opts wc = {.mode = KN_MODE_WEBCANVAS};
+	/* reference lengths 17 (budget 25), 18 (27: the 26th step runs) and 4 (10) */
+	const int lens[] = {17, 18, 4}, budget[] = {25, 26, 10};
+	for (int k = 0; k < 3; k++) {
+		snprintf(buf, sizeof buf, LATE_DOC, lens[k]);
+		kn_taskset *set = load(buf);
+		kn_eval *ev;
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &wc), 0);
+		for (int i = 0; i < 25; i++)
+			feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/", NULL, NULL, NULL));
+		/* step 26 starts on /late: checked only when the budget allows a 26th step */
+		for (int i = 0; i < 4; i++)
+			feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/late", NULL, NULL, NULL));
+		assert_int_equal(kn_eval_steps(ev), budget[k]);
+		assert_int_equal(kn_eval_ignored(ev), 29 - budget[k]);
+		assert_double_equal(kn_eval_reached(ev), budget[k] == 26 ? 1 : 0, 0);
+		assert_int_equal(kn_eval_status(ev), budget[k] == 26 ? KN_STATUS_FINISHED : KN_STATUS_STEP_LIMIT);
+		kn_eval_free(ev);
+		/* default mode keeps the cap at 25 and counts every step it evaluates */
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[0], NULL), 0);
+		for (int i = 0; i < 29; i++)
+			feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/", NULL, NULL, NULL));
+		assert_int_equal(kn_eval_steps(ev), budget[k] < 25 ? budget[k] : 25);
+		kn_eval_free(ev);
+		kn_taskset_free(set);
+	}
+
+	/* an "error" page left by step 3 adds 5 steps, once: a second one adds nothing */
+	snprintf(buf, sizeof buf, LATE_DOC, 4);
+	kn_taskset *set = load(buf);
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &wc), 0);
+	feed(ev, ev_nav("http://www.shop.com/", "goto"));
+	feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/", NULL, NULL, NULL));
+	feed(ev, ev_nav("http://www.shop.com/error?e=1", "goto"));
+	feed(ev, ev_nav("http://www.shop.com/error/again", "goto"));
+	for (int i = 0; i < 20; i++)
+		feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/", NULL, NULL, NULL));
+	assert_int_equal(kn_eval_steps(ev), 15);
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_STEP_LIMIT);
+	kn_eval_free(ev);
+
+	/* the step that completes the task is the last one: efficiency counts the steps up to it */
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &wc), 0);
+	feed(ev, ev_nav("http://www.shop.com/late", "goto"));
+	feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/late", NULL, NULL, NULL));
+	for (int i = 0; i < 5; i++)
+		feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/", NULL, NULL, NULL));
+	assert_int_equal(kn_eval_steps(ev), 2);
+	assert_int_equal(kn_eval_ignored(ev), 5);
+	assert_double_equal(kn_eval_efficiency(ev), 2, 0);
+	assert_int_equal(kn_eval_status(ev), KN_STATUS_FINISHED);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
+/* webcanvas mode reads URLs and values as upstream's step_score.py: query values decoded twice, the
+ * include form from urlparse (";params" dropped), url_semantic_match without a key on the whole
+ * URL, a select's value never the chosen option; the first step sees about:blank. */
+static void test_webcanvas_inputs(void **state)
+{
+	(void)state;
+	const char *doc =
+		"[{\"index\": 1, \"task\": \"t\", \"reference_task_length\": 4, \"evaluation\": ["
+		"{\"match_function_name\": \"url_exactly_match\", \"content\": {\"key\": \"q\", \"reference_answer\": \"red shoes\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"shop.com/cart;sid\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"blank\"}},"
+		"{\"match_function_name\": \"element_value_exactly_match\", \"content\": {\"reference_answer\": \"2 adults\", \"path\": \"#guests\", \"netloc\": \"shop\"}},"
+		"{\"match_function_name\": \"url_semantic_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"Decide whether the content is about shop.com/cart\"}}]}]";
+	kn_taskset *set = load(doc);
+	for (int mode = 0; mode < 2; mode++) {
+		kn_eval_opts o = {.mode = mode ? KN_MODE_WEBCANVAS : KN_MODE_DEFAULT};
+		kn_eval *ev;
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &o), 0);
+		feed(ev, ev_nav("http://www.shop.com/cart;sid=9?q=red%2520shoes", "goto"));
+		feed(ev, ev_act(KN_EV_SELECT, "http://www.shop.com/cart;sid=9?q=red%2520shoes", "#guests",
+		                "2 adults", "2"));
+		/* default: decoded once ("red%20shoes"), the whole path, the chosen option's text */
+		assert_double_equal(kn_eval_node(ev, 0)->score, mode ? 1 : 0, 0);
+		assert_double_equal(kn_eval_node(ev, 1)->score, mode ? 0 : 1, 0);
+		assert_double_equal(kn_eval_node(ev, 2)->score, mode ? 1 : 0, 0); /* about:blank */
+		assert_double_equal(kn_eval_node(ev, 3)->score, mode ? 0 : 1, 0);
+		kn_eval_free(ev);
+	}
+	/* the semantic judge sees the whole URL in webcanvas mode, the include form in default mode */
+	char *seen[2] = {NULL, NULL};
+	for (int mode = 0; mode < 2; mode++) {
+		kn_eval_opts o = {.mode = mode ? KN_MODE_WEBCANVAS : KN_MODE_DEFAULT, .semantic = &recorder};
+		kn_eval *ev;
+		last_judged[0] = '\0';
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &o), 0);
+		feed(ev, ev_act(KN_EV_SCROLL, "http://www.shop.com/cart?q=a%20b", NULL, NULL, NULL));
+		seen[mode] = strdup(last_judged);
+		kn_eval_free(ev);
+	}
+	assert_string_equal(seen[0], "www.shop.com/cart");
+	assert_string_equal(seen[1], "http://www.shop.com/cart?q=a b");
+	free(seen[0]);
+	free(seen[1]);
+	kn_taskset_free(set);
+}
+
+/* webcanvas mode: a fractional score is rounded to two decimals as Python's round(s, 2), summed in
+ * key-node order, and near success is N − Σ == 1.0 (experiment_results.py). */
+static void test_webcanvas_fractions(void **state)
+{
+	(void)state;
+	const char *doc =
+		"[{\"index\": 1, \"task\": \"t\", \"reference_task_length\": 4, \"evaluation\": ["
+		"{\"match_function_name\": \"url_semantic_match\", \"content\": {\"key\": \"q\", \"reference_answer\": \"Decide whether are searching for a\"}},"
+		"{\"match_function_name\": \"url_included_match\", \"content\": {\"key\": \"\", \"reference_answer\": \"/a\"}}]}]";
+	kn_taskset *set = load(doc);
+	/* raw score → (rounded, near success with the other node at 1) */
+	const struct { double raw, want; int near; } cases[] = {
+		{0.775, 0.78, 0},  /* 0.77500000000000002220: above the tie */
+		{0.125, 0.12, 0},  /* an exact tie: to even */
+		{0.004, 0, 1},     /* rounds to 0: 2 − 1 == 1.0 */
+		{0.999, 1, 0},     /* rounds to 1: finished */
+	};	/* a score outside [0, 1] is a failed judgement, not a fraction (test_eval_unjudged) */
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		fixed_score = cases[k].raw;
+		kn_eval_opts o = {.mode = KN_MODE_WEBCANVAS, .semantic = &fixed};
+		kn_eval *ev;
+		assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &o), 0);
+		feed(ev, ev_act(KN_EV_SCROLL, "http://x.com/a?q=a", NULL, NULL, NULL));
+		assert_double_equal(kn_eval_node(ev, 0)->score, cases[k].want, 0);
+		kn_summary sum;
+		kn_summary_init(&sum);
+		kn_summary_add(&sum, ev);
+		kn_summary_finish(&sum);
+		assert_int_equal(sum.n_near, cases[k].near);
+		kn_eval_free(ev);
+	}
+	/* default mode: one node below 1 is near success whatever its fraction */
+	fixed_score = 0.5;
+	kn_eval_opts o = {.semantic = &fixed};
+	kn_eval *ev;
+	assert_int_equal(kn_eval_new(&ev, &set->tasks[0], &o), 0);
+	feed(ev, ev_act(KN_EV_SCROLL, "http://x.com/a?q=a", NULL, NULL, NULL));
+	kn_summary sum;
+	kn_summary_init(&sum);
+	kn_summary_add(&sum, ev);
+	assert_int_equal(sum.n_near, 1);
+	kn_eval_free(ev);
+	kn_taskset_free(set);
+}
+
 /* Consecutive input into one field is one step; anything in between starts a new one. */
 static void test_type_coalescing(void **state)
 {
@@ -477,6 +661,9 @@ int main(void)
 		cmocka_unit_test(test_shadow_chains_offline),
 		cmocka_unit_test(test_modes),
 		cmocka_unit_test(test_step_limit_and_error),
+		cmocka_unit_test(test_webcanvas_loop),
+		cmocka_unit_test(test_webcanvas_inputs),
+		cmocka_unit_test(test_webcanvas_fractions),
 		cmocka_unit_test(test_type_coalescing),
 		cmocka_unit_test(test_answer_case),
 		cmocka_unit_test(test_summary),

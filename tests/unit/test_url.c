@@ -205,6 +205,24 @@ static void test_include_form(void **state)
 	check(kn_url_include_form, "file:///tmp/x.html", "/tmp/x.html");
 }
 
+/* urlparse's include form (webcanvas mode): ";params" after the last '/' dropped for the schemes of
+ * Python's uses_params; every expectation here is what Python 3.11's urlparse + unquote gives. */
+static void test_include_urlparse(void **state)
+{
+	(void)state;
+	check(kn_url_include_form_urlparse, "https://h.com/a;x=1/b;jsessionid=9?q=1", "h.com/a;x=1/b");
+	check(kn_url_include_form_urlparse, "https://h.com/cart;sid=9#top", "h.com/cart#top");
+	check(kn_url_include_form_urlparse, "https://h.com/a%3Bb;c", "h.com/a;b"); /* %3B is no separator */
+	check(kn_url_include_form_urlparse, "HTTPS://h.com/a;b", "h.com/a");
+	check(kn_url_include_form_urlparse, "https://h.com/;x", "h.com/");
+	check(kn_url_include_form_urlparse, "www.shop.com/a;b", "www.shop.com/a"); /* no scheme: listed */
+	check(kn_url_include_form_urlparse, "tel:123;ext=4", "123");               /* no '/': first ';' */
+	check(kn_url_include_form_urlparse, "chrome://x/a;b", "x/a;b");            /* not listed */
+	check(kn_url_include_form_urlparse, "file:///tmp/a;b", "/tmp/a;b");
+	check(kn_url_include_form_urlparse, "https://www.imdb.com/find?q=x", "www.imdb.com/find");
+	check(kn_url_include_form, "https://h.com/cart;sid=9#top", "h.com/cart;sid=9#top"); /* default */
+}
+
 static void test_include_fragment(void **state)
 {
 	(void)state;
@@ -371,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_query_param_missing),
 		cmocka_unit_test(test_query_param_blank),
 		cmocka_unit_test(test_include_form),
+		cmocka_unit_test(test_include_urlparse),
 		cmocka_unit_test(test_include_fragment),
 		cmocka_unit_test(test_include_no_path_port),
 		cmocka_unit_test(test_idn_host),

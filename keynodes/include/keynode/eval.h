@@ -3,9 +3,12 @@
  * Feed a run's events in order; the evaluator tracks steps, latched key-node scores
  * (max(old,new), never lowered), per-step scores, status and efficiency. Two modes:
  *   KN_MODE_DEFAULT   — every event is evaluated after it happens; semantic scores use a threshold.
- *   KN_MODE_WEBCANVAS — upstream behaviour: a step is evaluated before its action (URL nodes see the
- *                       page the action starts from), navigations alone are not evaluated, semantic
- *                       scores are added as fractions.
+ *   KN_MODE_WEBCANVAS — upstream behaviour (WebCanvas's run_task and step_score.py): a step is
+ *                       evaluated before its action (URL nodes see the page the action starts from,
+ *                       about:blank for the first), navigations alone are not evaluated, the run
+ *                       ends at the step that completes the task or at upstream's budget, semantic
+ *                       scores are added as fractions rounded to cents, query values are decoded
+ *                       twice, the include form is urlparse's.
  * Differences are documented in keynodes/README.md. */
 #ifndef KEYNODE_EVAL_H
 #define KEYNODE_EVAL_H
@@ -31,7 +34,9 @@ typedef struct kn_eval_opts {
 	kn_mode mode;
 	const kn_semantic *semantic; /* NULL: kn_semantic_offline() */
 	double threshold;            /* default mode semantic threshold; 0 → 0.7 */
-	int step_limit;              /* 0 → upstream max(10, 1.5×ref length) capped at 25; <0 → none */
+	int step_limit;              /* 0 → upstream max(10, 1.5×ref length), capped at 25 (default mode)
+	                              * or upstream's loop (webcanvas: +5 after an "error" URL, at most
+	                              * 26 steps); >0 → that many; <0 → none */
 	int func_sem;                /* 0: the task's (kn_task.func_sem); 1 + a kn_func_sem forces one */
 	/* Deferred judgements, for an asynchronous judge (the service's, the monitor's): when set,
 	 * semantic checks never call `semantic`. A judgement without a verdict yet is handed to
@@ -154,7 +159,9 @@ double kn_eval_efficiency(const kn_eval *ev);/* steps / reached, 0 when reached 
 kn_status kn_eval_status(const kn_eval *ev);
 const kn_node_state *kn_eval_node(const kn_eval *ev, size_t i);
 const double *kn_eval_step_scores(const kn_eval *ev, size_t *n);
-int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not evaluated) */
+int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not evaluated), and in
+                                              * webcanvas mode the steps after the one that
+                                              * completed the task */
 
 const char *kn_status_name(kn_status s);
 

@@ -22,6 +22,11 @@ int kn_url_query_param(char **out, const char *url, const char *key);
  * its raw text without scheme and query). */
 int kn_url_include_form(char **out, const char *url);
 
+/* The include form as WebCanvas builds it with urlparse: the same, except that ";params" after the
+ * last '/' of the path are dropped for the schemes Python's urllib.parse.uses_params lists (http,
+ * https, ftp, no scheme, …): "h.com/a;x=1/b;jsessionid=9" → "h.com/a;x=1/b". */
+int kn_url_include_form_urlparse(char **out, const char *url);
+
 /* The whole URL percent-decoded (the url_exactly_match input when no key is named). */
 int kn_url_exact_form(char **out, const char *url);
 

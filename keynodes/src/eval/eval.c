@@ -2,9 +2,11 @@
  *
  * Events are fed in order. Each key node's score only ever rises (max(old, new)); URL nodes are
  * re-checked only when the URL they look at changes, so a long run costs one URL parse per
- * navigation, not per event. The two modes differ in *when* a node is checked (see eval.h and
- * keynodes/README.md). */
+ * navigation, not per event. The two modes differ in when a node is checked, how semantic scores
+ * count and where the run ends; webcanvas mode also reads a few inputs as upstream's step_score.py
+ * does (eval.h; every rule with upstream's file and line in keynodes/README.md). */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +35,7 @@ static void url_cache_reset(struct url_cache *c)
 	free(c->exact);
 	free(c->include);
 	free(c->site);
+	free(c->include_py);
 	memset(c, 0, sizeof *c);
 }
 
@@ -48,14 +51,23 @@ static int url_cache_set(kn_eval *ev, struct url_cache *c, const char *url)
 	return 0;
 }
 
+enum { FORM_EXACT, FORM_INCLUDE, FORM_SITE, FORM_INCLUDE_PY };
+
 static const char *url_form(struct url_cache *c, int which)
 {
-	char **slot = which == 0 ? &c->exact : which == 1 ? &c->include : &c->site;
-	int *have = which == 0 ? &c->have_exact : which == 1 ? &c->have_include : &c->have_site;
+	char **slot = which == FORM_EXACT     ? &c->exact
+	              : which == FORM_INCLUDE ? &c->include
+	              : which == FORM_SITE    ? &c->site
+	                                      : &c->include_py;
+	int *have = which == FORM_EXACT     ? &c->have_exact
+	            : which == FORM_INCLUDE ? &c->have_include
+	            : which == FORM_SITE    ? &c->have_site
+	                                    : &c->have_include_py;
 	if (!*have) {
-		int rc = which == 0   ? kn_url_exact_form(slot, c->url)
-		         : which == 1 ? kn_url_include_form(slot, c->url)
-		                      : kn_url_site_token(slot, c->url);
+		int rc = which == FORM_EXACT     ? kn_url_exact_form(slot, c->url)
+		         : which == FORM_INCLUDE ? kn_url_include_form(slot, c->url)
+		         : which == FORM_SITE    ? kn_url_site_token(slot, c->url)
+		                                 : kn_url_include_form_urlparse(slot, c->url);
 		if (rc)
 			*slot = NULL;
 		*have = 1;
@@ -93,9 +105,17 @@ int kn_eval_new(kn_eval **out, const kn_task *task, const kn_eval_opts *opts)
 	if (ev->opts.step_limit > 0) {
 		ev->limit = ev->opts.step_limit;
 	} else if (ev->opts.step_limit == 0) {
-		/* upstream: max(10, 1.5 × reference length), hard cap 25 */
+		/* upstream: max(10, 1.5 × reference length); default mode caps it at 25, webcanvas mode
+		 * applies upstream's loop instead (wc_budget) */
 		int l = (int)(1.5 * task->reference_length);
-		ev->limit = l < 10 ? 10 : l > 25 ? 25 : l;
+		ev->wc_budget_rules = ev->opts.mode == KN_MODE_WEBCANVAS;
+		ev->limit = l < 10 ? 10 : l > 25 && !ev->wc_budget_rules ? 25 : l;
+	}
+	/* upstream's run_task starts every task on about:blank (env.reset): its first step is
+	 * checked there */
+	if (ev->opts.mode == KN_MODE_WEBCANVAS && url_cache_set(ev, &ev->cur, "about:blank")) {
+		kn_eval_free(ev);
+		return KN_ENOMEM;
 	}
 	*out = ev;
 	return 0;
@@ -263,6 +283,18 @@ static int score_functional(kn_eval *ev, const kn_keynode *kn, const char *input
 	return 0;
 }
 
+/* Upstream's semantic_match returns a score other than 0 and 1 as Python's round(score, 2): the
+ * exact binary value rounded to two decimals (ties to even), then read back as the nearest double.
+ * printf's %.2f rounds the exact value the same way (glibc; the core never sets a locale). */
+static double round_cents(double x)
+{
+	if (x == 0 || x == 1)
+		return x;
+	char buf[32];
+	snprintf(buf, sizeof buf, "%.2f", x);
+	return strtod(buf, NULL);
+}
+
 /* Score a matcher on input; semantic scores go through the judge, remembered per node (deferred:
  * through the verdicts, eval_defer.c; a check that must wait is remembered there). */
 int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const char *input,
@@ -303,6 +335,8 @@ int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const
 	}
 	if (ev->opts.mode == KN_MODE_DEFAULT)
 		*score = *score >= ev->opts.threshold ? 1.0 : 0.0;
+	else
+		*score = round_cents(*score);
 	return 0;
 }
 
@@ -310,7 +344,7 @@ static int site_gate(kn_eval *ev, const kn_keynode *kn)
 {
 	if (!kn->netloc)
 		return 1;
-	const char *site = ev->cur.url ? url_form(&ev->cur, 2) : NULL;
+	const char *site = ev->cur.url ? url_form(&ev->cur, FORM_SITE) : NULL;
 	return site && strcmp(site, kn->netloc) == 0;
 }
 
@@ -329,15 +363,29 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		ev->checked = 1;
 		if (kn->matcher == KN_MATCH_GOLD_IN_PRED)
 			return kn_eval_score_text(ev, st, kn, page->url, 0, score, err);
+		int wc = ev->opts.mode == KN_MODE_WEBCANVAS;
 		if (kn->key) {
 			char *v = NULL;
 			if (kn_url_query_param(&v, page->url, kn->key) != 0)
 				return 0; /* a missing parameter scores 0 */
+			if (wc) { /* upstream unquotes the value parse_qs already decoded: %2520 is a space */
+				char *twice = NULL;
+				int urc = kn_url_unquote(&twice, v, strlen(v), 0);
+				free(v);
+				if (urc)
+					return urc;
+				v = twice;
+			}
 			int rc = kn_eval_score_text(ev, st, kn, v, 0, score, err);
 			ev->seen_own = v; /* evidence reads it after this returns; freed there */
 			return rc;
 		}
-		const char *in = url_form(page, kn->matcher == KN_MATCH_EXACT ? 0 : 1);
+		/* webcanvas: url_semantic_match without a key judges the whole URL, and the include form
+		 * comes from urlparse (";params" dropped) */
+		int form = kn->matcher == KN_MATCH_EXACT || (wc && kn->matcher == KN_MATCH_SEMANTIC)
+		               ? FORM_EXACT
+		               : wc ? FORM_INCLUDE_PY : FORM_INCLUDE;
+		const char *in = url_form(page, form);
 		if (kn->matcher == KN_MATCH_REGEX)
 			in = page->url; /* a regex sees the URL as it is */
 		return kn_eval_score_text(ev, st, kn, in, 0, score, err);
@@ -352,6 +400,11 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		return 0;
 	case KN_TARGET_ELEMENT_VALUE: {
 		if (!kn_event_is_action(e) || !site_gate(ev, kn) || (kn->path && !selector_matches(ev, kn, e, 0)))
+			return 0;
+		/* upstream's value of a select is the <select> element's own text (its DOM tree's text,
+		 * title, aria-label…), never the chosen option; a trajectory does not carry it, so webcanvas
+		 * mode compares nothing (keynodes/README.md, limits of offline scoring) */
+		if (e->type == KN_EV_SELECT && ev->opts.mode == KN_MODE_WEBCANVAS)
 			return 0;
 		/* typed value, clicked element's visible text, selected option's value or text */
 		const char *first = e->type == KN_EV_CLICK || e->type == KN_EV_DRAG ? e->text : e->value;
@@ -403,6 +456,8 @@ static int rise(kn_eval *ev, size_t i, double s)
 		return 0;
 	ev->reached += s - st->pub.score;
 	st->pub.score = s;
+	if (ev->opts.mode == KN_MODE_WEBCANVAS)
+		ev->reached = kn_eval_sum(ev);
 	if (s >= 1.0)
 		st->pub.reached_at_step = ev->steps;
 	kn_eval_defer_rise(ev, i, ev->steps, s);
@@ -475,6 +530,66 @@ static int continues_typing(kn_eval *ev, const kn_event *e)
 	return same;
 }
 
+double kn_eval_sum(const kn_eval *ev)
+{
+	double sum = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		sum += ev->nodes[i].pub.score;
+	return sum;
+}
+
+/* Upstream's step budget (evaluate/evaluate_utils.py run_task): the loop runs while the step
+ * index is below max(10, 1.5 × reference length) plus 5 once a step's action ended on a URL
+ * containing "error" ([conditions] URL of configs/setting.toml), and breaks after appending the
+ * step whose index is 25 — so at most 26 steps. after: the URL the last step's action left, when
+ * it was not looked at yet. Without upstream's rules (an explicit step limit) the limit itself. */
+static int wc_budget(const kn_eval *ev, const char *after)
+{
+	if (!ev->wc_budget_rules)
+		return ev->limit;
+	int err = ev->wc_error || (after && strstr(after, "error"));
+	int b = ev->limit + (err ? 5 : 0);
+	return b < 26 ? b : 26;
+}
+
+/* webcanvas mode: upstream checks a step before its action runs, so the URL is the page the action
+ * starts from (for a goto/back, the page before it); navigations alone are not checked. Its loop
+ * stops at the step that completes the task and at the budget: what follows is never run. */
+static int feed_webcanvas(kn_eval *ev, const kn_event *e, int step, kn_err *err)
+{
+	if (ev->wc_done || ev->limit_hit) {
+		ev->ignored += step;
+		return 0;
+	}
+	if (step && ev->steps > 0) {
+		/* the page the previous step's action left is the one this step starts from */
+		const char *after = e->type != KN_EV_NAVIGATE && e->url ? e->url : ev->cur.url;
+		if (ev->wc_budget_rules && !ev->wc_error && after && strstr(after, "error"))
+			ev->wc_error = 1;
+		if (ev->limit > 0 && ev->steps >= wc_budget(ev, NULL)) {
+			ev->limit_hit = 1;
+			ev->ignored++;
+			return 0;
+		}
+	}
+	int rc = 0;
+	/* a continued `type` is checked with its step; a request credits the step that sent it */
+	if (step || e->type == KN_EV_TYPE || e->type == KN_EV_REQUEST) {
+		ev->steps += step;
+		if (e->type != KN_EV_NAVIGATE && e->url && url_cache_set(ev, &ev->cur, e->url))
+			return KN_ENOMEM;
+		rc = evaluate(ev, e, &ev->cur, err);
+		if (step && push_step_score(ev))
+			return KN_ENOMEM;
+		if (!step && ev->n_scores)
+			ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
+		ev->wc_done = kn_eval_completed(ev);
+	}
+	if (e->url && url_cache_set(ev, &ev->cur, e->url))
+		return KN_ENOMEM;
+	return rc;
+}
+
 int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 {
 	if (e->human) { /* a person's, in a takeover: not a step, credits nothing, and the
@@ -487,36 +602,19 @@ int kn_eval_feed(kn_eval *ev, const kn_event *e, kn_err *err)
 	}
 	int cont = continues_typing(ev, e);
 	int step = kn_event_is_step(e) && !cont;
+	if (ev->opts.mode == KN_MODE_WEBCANVAS)
+		return feed_webcanvas(ev, e, step, err);
 	if (step && ev->limit > 0 && ev->steps >= ev->limit)
 		ev->limit_hit = 1;
 	if (ev->limit_hit) { /* past the budget nothing is evaluated, as upstream stops the agent */
 		ev->ignored += step;
 		return 0;
 	}
-	int rc = 0;
-	if (ev->opts.mode == KN_MODE_WEBCANVAS) {
-		/* Upstream checks a step before its action runs: the URL is the page the action starts
-		 * from (for a goto/back, the page before it). Navigations alone are not checked. */
-		/* a continued `type` is checked with its step; a request credits the step that sent it */
-		if (step || e->type == KN_EV_TYPE || e->type == KN_EV_REQUEST) {
-			ev->steps += step;
-			if (e->type != KN_EV_NAVIGATE && e->url && url_cache_set(ev, &ev->cur, e->url))
-				return KN_ENOMEM;
-			rc = evaluate(ev, e, &ev->cur, err);
-			if (step && push_step_score(ev))
-				return KN_ENOMEM;
-			if (!step && ev->n_scores)
-				ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
-		}
-		if (e->url && url_cache_set(ev, &ev->cur, e->url))
-			return KN_ENOMEM;
-		return rc;
-	}
 	if (e->url && url_cache_set(ev, &ev->cur, e->url))
 		return KN_ENOMEM;
 	if (step)
 		ev->steps++;
-	rc = evaluate(ev, e, &ev->cur, err);
+	int rc = evaluate(ev, e, &ev->cur, err);
 	if (step) {
 		if (push_step_score(ev))
 			return KN_ENOMEM;
@@ -777,6 +875,10 @@ kn_status kn_eval_status(const kn_eval *ev)
 		return KN_STATUS_BLOCKED;
 	if (kn_eval_unjudged(ev))
 		return KN_STATUS_UNJUDGED;
+	/* webcanvas: upstream's loop ended at the budget when the run took all its steps */
+	if (ev->opts.mode == KN_MODE_WEBCANVAS && ev->limit > 0 && ev->steps > 0 &&
+	    ev->steps >= wc_budget(ev, ev->cur.url))
+		return KN_STATUS_STEP_LIMIT;
 	return ev->limit_hit ? KN_STATUS_STEP_LIMIT : KN_STATUS_INCOMPLETE;
 }
 
@@ -839,7 +941,9 @@ void kn_summary_add(kn_summary *s, const kn_eval *ev)
 	s->sum_score += kn_eval_score(ev);
 	s->sum_eff += kn_eval_efficiency(ev);
 	s->n_success += kn_eval_completed(ev);
-	s->n_near += missing == 1;
+	/* webcanvas: upstream's N − Σ scores == 1.0 (experiment_results.py), fractions as they are */
+	s->n_near += ev->opts.mode == KN_MODE_WEBCANVAS ? (double)ev->n - ev->reached == 1.0
+	                                                : missing == 1;
 	int fn = kn_eval_functional(ev);
 	if (fn >= 0) {
 		s->n_functional_tasks++;

@@ -173,6 +173,8 @@ static int place(kn_eval *ev, const struct wait *w, double s)
 	if (s > st->pub.score) {
 		ev->reached += s - st->pub.score;
 		st->pub.score = s;
+		if (ev->opts.mode == KN_MODE_WEBCANVAS)
+			ev->reached = kn_eval_sum(ev);
 		rose = 1;
 	}
 	if (s >= 1.0 && (st->pub.reached_at_step < 0 || w->step < st->pub.reached_at_step))

@@ -42,8 +42,8 @@ struct node {
 struct url_cache {
 	char *url;
 	unsigned ver;
-	char *exact, *include, *site;
-	int have_exact, have_include, have_site;
+	char *exact, *include, *site, *include_py; /* include_py: urlparse's (webcanvas mode) */
+	int have_exact, have_include, have_site, have_include_py;
 };
 
 struct kn_eval {
@@ -53,6 +53,9 @@ struct kn_eval {
 	size_t n;
 	double reached;
 	int steps, ignored, limit, limit_hit, error;
+	/* webcanvas mode: upstream's budget rules apply (no explicit step limit), an "error" URL
+	 * already extended the budget, the step that completed the task was run (nothing after it is) */
+	int wc_budget_rules, wc_error, wc_done;
 	int human;            /* events a person did in a takeover: skipped, counted */
 	double *step_scores;
 	size_t n_scores, cap_scores;
@@ -76,6 +79,10 @@ struct kn_eval {
 	kn_evidence_fn evid; void *evid_ud; /* evidence.h: each check reported, with its input */
 	const char *seen; int checked; char *seen_own; /* evidence: what the node being checked read */
 };
+
+/* eval.c: the sum of the key-node scores added in node order from 0, as upstream totals a step's
+ * score (webcanvas mode keeps `reached` so, to the last bit: near success compares it to N - 1). */
+double kn_eval_sum(const kn_eval *ev);
 
 /* A semantic check of node i said "pending": the judge was not asked yet or has not answered. */
 #define KN_EVAL_PENDING 1
