@@ -147,6 +147,65 @@ static int write_result(FILE *f, const kn_eval *ev, const char *run_id, kn_cli_s
 	return rc;
 }
 
+/* Make the folders of out, traj and answers, open the trajectory (*tf, written) and the answer
+ * file (*answers_f, read from its current end: answers from before this run are not ours). 0, or -1
+ * having said why on stderr. */
+static int open_files(FILE **tf, FILE **answers_f, const char *out, const char *traj, const char *answers)
+{
+	kn_err derr = {0};
+	if ((out && kn_mkdirs_for(out, 0755, &derr)) || (traj && kn_mkdirs_for(traj, 0755, &derr)) ||
+	    (answers && kn_mkdirs_for(answers, 0755, &derr))) {
+		fprintf(stderr, "keynode watch: %s\n", derr.msg);
+		return -1;
+	}
+	if (traj && !(*tf = fopen(traj, "w"))) {
+		fprintf(stderr, "keynode watch: cannot write %s\n", traj);
+		return -1;
+	}
+	if (answers && !(*answers_f = fopen(answers, "a+"))) {
+		fprintf(stderr, "keynode watch: cannot open %s\n", answers);
+		return -1;
+	}
+	if (*answers_f)
+		fseek(*answers_f, 0, SEEK_END);
+	return 0;
+}
+
+/* After the loop: the run result to out (stdout when NULL), the judge's usage and the trace
+ * finished, and the exit code: 2 when the browser went away or the site was unreachable, else 0
+ * when the task was completed, 1 when not. */
+static int finish(struct watch *w, const char *out, const char *run_id, kn_cli_semantic *so, int quiet)
+{
+	const kn_eval *ev = kn_monitor_eval(w->mon);
+	FILE *of = out ? fopen(out, "w") : stdout;
+	if (!of || write_result(of, ev, run_id, so) != 0)
+		fprintf(stderr, "keynode watch: cannot write the result to %s\n", out ? out : "stdout");
+	if (of && of != stdout)
+		fclose(of);
+	if (!quiet)
+		kn_cli_semantic_report(so, stderr, kn_eval_reached(ev));
+	kn_end why;
+	int rc, gone = kn_monitor_end_cause(w->mon, &why) && why == KN_END_BROWSER_GONE;
+	kn_cli_trace_finish(w->trace, ev, "watch", kn_monitor_end_reason(w->mon), !kn_eval_completed(ev), quiet);
+	const json_t *unreachable = kn_eval_unreachable(ev);
+	if (gone) {
+		fprintf(stderr, "keynode watch: browser disconnected\n");
+		rc = KN_EXIT_USAGE;
+	} else if (unreachable) {
+		fprintf(stderr, "keynode watch: site unreachable: %s at %s\n",
+		        json_string_value(json_object_get(unreachable, "error")),
+		        json_string_value(json_object_get(unreachable, "url")));
+		rc = KN_EXIT_USAGE;
+	} else {
+		if (kn_eval_status(ev) == KN_STATUS_UNJUDGED) /* the judge's failure, not the agent's */
+			fprintf(stderr, "keynode watch: unjudged: the judge failed on %zu key node%s the run "
+			        "depends on (the result's \"unjudged\"); score its trajectory again once the judge "
+			        "answers\n", kn_eval_unjudged(ev), kn_eval_unjudged(ev) == 1 ? "" : "s");
+		rc = kn_eval_completed(ev) ? KN_EXIT_OK : KN_EXIT_FAIL;
+	}
+	return rc;
+}
+
 int kn_cmd_watch(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -239,22 +298,8 @@ int kn_cmd_watch(int argc, char **argv)
 		fprintf(stderr, "keynode watch: browser unreachable: %s\n", err.msg);
 		goto done;
 	}
-	kn_err derr = {0};
-	if ((out && kn_mkdirs_for(out, 0755, &derr)) || (traj && kn_mkdirs_for(traj, 0755, &derr)) ||
-	    (answers && kn_mkdirs_for(answers, 0755, &derr))) {
-		fprintf(stderr, "keynode watch: %s\n", derr.msg);
+	if (open_files(&tf, &w.answers, out, traj, answers) != 0)
 		goto done;
-	}
-	if (traj && !(tf = fopen(traj, "w"))) {
-		fprintf(stderr, "keynode watch: cannot write %s\n", traj);
-		goto done;
-	}
-	if (answers && !(w.answers = fopen(answers, "a+"))) {
-		fprintf(stderr, "keynode watch: cannot open %s\n", answers);
-		goto done;
-	}
-	if (w.answers)
-		fseek(w.answers, 0, SEEK_END); /* answers from before this run are not ours */
 	if (!run_id) {
 		snprintf(idbuf, sizeof idbuf, "w-%ld", (long)time(NULL));
 		run_id = idbuf;
@@ -290,33 +335,7 @@ int kn_cmd_watch(int argc, char **argv)
 	w.tick = kn_cdp_timer_start(w.loop, 100, watch_tick, &w);
 	kn_cdp_loop_run(w.loop);
 
-	const kn_eval *ev = kn_monitor_eval(w.mon);
-	FILE *of = out ? fopen(out, "w") : stdout;
-	if (!of || write_result(of, ev, run_id, &so) != 0)
-		fprintf(stderr, "keynode watch: cannot write the result to %s\n", out ? out : "stdout");
-	if (of && of != stdout)
-		fclose(of);
-	if (!quiet)
-		kn_cli_semantic_report(&so, stderr, kn_eval_reached(ev));
-	kn_end why;
-	int gone = kn_monitor_end_cause(w.mon, &why) && why == KN_END_BROWSER_GONE;
-	kn_cli_trace_finish(w.trace, ev, "watch", kn_monitor_end_reason(w.mon), !kn_eval_completed(ev), quiet);
-	const json_t *unreachable = kn_eval_unreachable(ev);
-	if (gone) {
-		fprintf(stderr, "keynode watch: browser disconnected\n");
-		rc = KN_EXIT_USAGE;
-	} else if (unreachable) {
-		fprintf(stderr, "keynode watch: site unreachable: %s at %s\n",
-		        json_string_value(json_object_get(unreachable, "error")),
-		        json_string_value(json_object_get(unreachable, "url")));
-		rc = KN_EXIT_USAGE;
-	} else {
-		if (kn_eval_status(ev) == KN_STATUS_UNJUDGED) /* the judge's failure, not the agent's */
-			fprintf(stderr, "keynode watch: unjudged: the judge failed on %zu key node%s the run "
-			        "depends on (the result's \"unjudged\"); score its trajectory again once the judge "
-			        "answers\n", kn_eval_unjudged(ev), kn_eval_unjudged(ev) == 1 ? "" : "s");
-		rc = kn_eval_completed(ev) ? KN_EXIT_OK : KN_EXIT_FAIL;
-	}
+	rc = finish(&w, out, run_id, &so, quiet);
 done:
 	kn_cdp_timer_cancel(w.tick);
 	kn_cli_judges_stop(&judges);

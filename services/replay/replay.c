@@ -594,6 +594,51 @@ static int select_in(struct rp *r, const kn_step *st, const struct found *f, kn_
 	return rc;
 }
 
+/* What a located element says in the step's report: how it was found and its score, the selector
+ * proposed when it is not the recorded one, a drift's words, and what the element is now (repair.c),
+ * read before the action changes the page. rep->proposed and rep->found_now are rep's. */
+static void report_located(struct rp *r, const kn_step *st, const struct found *f, kn_step_report *rep)
+{
+	rep->locator = f->how;
+	rep->score = f->score;
+	if (strcmp(f->how, "selector") != 0 && f->sel) /* a selector drift keeps its selector; the */
+		rep->proposed = strdup(f->sel);           /* action (type, select) still needs f->sel */
+	if (f->drift)
+		snprintf(rep->detail, sizeof rep->detail, "drift: %.240s", f->why);
+	json_t *v = NULL, *p = rep->proposed || f->drift ? json_pack("{s:s}", "sel", rep->proposed ? rep->proposed : st->selector) : NULL;
+	kn_err pe; /* what the element is now, before the action changes the page (repair.c) */
+	if (p && page(r, "alts", p, &v, &pe) == 0 && json_is_object(v))
+		rep->found_now = json_dumps(v, JSON_COMPACT);
+	json_decref(p);
+	json_decref(v);
+}
+
+/* A goto step's navigation. KN_STEP_OK when Page.navigate answered without an error text (*rc:
+ * its code, nonzero when the call itself failed); KN_STEP_NAV_TIMEOUT when it went unanswered (no
+ * document committed); KN_STEP_UNREACHABLE, KN_STEP_HTTP_ERROR or KN_STEP_ACTION_FAILED for the
+ * error text it answered with. err says why whenever the outcome is not KN_STEP_OK. */
+static kn_step_outcome navigate(struct rp *r, const kn_step *st, int *rc, kn_err *err)
+{
+	json_t *nav = NULL;
+	*rc = call(r, "Page.navigate", json_pack("{s:s}", "url", st->value), &nav, err);
+	if (*rc == KN_ETIMEOUT) { /* Page.navigate answers once the document committed */
+		r->nav_unanswered = 1;
+		kn_err_set(err, KN_ETIMEOUT, "the page did not load (Page.navigate unanswered: no document committed)");
+		json_decref(nav);
+		return KN_STEP_NAV_TIMEOUT;
+	}
+	const char *fail = json_string_value(json_object_get(nav, "errorText"));
+	kn_step_outcome o = KN_STEP_OK;
+	if (!*rc && fail && *fail) {
+		kn_err_set(err, KN_EIO, "navigation to %s failed: %s", st->value, fail);
+		o = kn_net_error_unreachable(fail) ? KN_STEP_UNREACHABLE
+		    : strstr(fail, "ERR_HTTP_RESPONSE_CODE_FAILURE") ? KN_STEP_HTTP_ERROR
+		                                                      : KN_STEP_ACTION_FAILED;
+	}
+	json_decref(nav);
+	return o;
+}
+
 static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_result *res,
                                    kn_step_report *rep, kn_err *err)
 {
@@ -618,20 +663,8 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	default:
 		break;
 	}
-	if (located) {
-		rep->locator = f.how;
-		rep->score = f.score;
-		if (strcmp(f.how, "selector") != 0 && f.sel) /* a selector drift keeps its selector; the */
-			rep->proposed = strdup(f.sel);          /* action (type, select) still needs f.sel */
-		if (f.drift)
-			snprintf(rep->detail, sizeof rep->detail, "drift: %.240s", f.why);
-		json_t *v = NULL, *p = rep->proposed || f.drift ? json_pack("{s:s}", "sel", rep->proposed ? rep->proposed : st->selector) : NULL;
-		kn_err pe; /* what the element is now, before the action changes the page (repair.c) */
-		if (p && page(r, "alts", p, &v, &pe) == 0 && json_is_object(v))
-			rep->found_now = json_dumps(v, JSON_COMPACT);
-		json_decref(p);
-		json_decref(v);
-	}
+	if (located)
+		report_located(r, st, &f, rep);
 	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT ||
 	    st->verb == KN_STEP_PRESS || st->verb == KN_STEP_SCROLL)
 		kn_replay_wait_dom_mark(&r->w, !st->selector || !strstr(st->selector, " >> ")); /* settling asks
@@ -639,27 +672,12 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 	kn_replay_wait_mark(&r->w, &mark); /* what the action starts is what comes after this */
 	switch (st->verb) {
 	case KN_STEP_GOTO: {
-		json_t *nav = NULL;
 		flags = KN_SETTLE_NAV;
-		rc = call(r, "Page.navigate", json_pack("{s:s}", "url", st->value), &nav, err);
-		if (rc == KN_ETIMEOUT) { /* Page.navigate answers once the document committed */
-			r->nav_unanswered = 1;
-			kn_err_set(err, KN_ETIMEOUT, "the page did not load (Page.navigate unanswered: no document committed)");
-			json_decref(nav);
-			free(f.sel);
-			return KN_STEP_NAV_TIMEOUT;
-		}
-		const char *fail = json_string_value(json_object_get(nav, "errorText"));
-		if (!rc && fail && *fail) {
-			kn_err_set(err, KN_EIO, "navigation to %s failed: %s", st->value, fail);
-			kn_step_outcome o = kn_net_error_unreachable(fail) ? KN_STEP_UNREACHABLE
-			                    : strstr(fail, "ERR_HTTP_RESPONSE_CODE_FAILURE") ? KN_STEP_HTTP_ERROR
-			                                                                      : KN_STEP_ACTION_FAILED;
-			json_decref(nav);
+		kn_step_outcome o = navigate(r, st, &rc, err);
+		if (o != KN_STEP_OK) {
 			free(f.sel);
 			return o;
 		}
-		json_decref(nav);
 		break;
 	}
 	case KN_STEP_CLICK: {

@@ -312,6 +312,96 @@ static void make_run_id(char *out, size_t n, const kn_task *task)
 	         ++seq);
 }
 
+/* Create the replay's tab: in a new browser context (*ctx) when fresh_context, else in the
+ * default one; *target is its id. *pages counts the page targets of that context (the tab
+ * included) for the monitor's readiness. *ctx and *target are the caller's, set or not. 0, or a
+ * negative code with err set. */
+static int open_tab(kn_cdp *c, int fresh_context, char **ctx, char **target, size_t *pages, kn_err *err)
+{
+	json_t *v = NULL;
+	int rc;
+	if (fresh_context) {
+		if ((rc = kn_cdp_call(c, NULL, "Target.createBrowserContext", json_object(), &v, err)) != 0)
+			return rc;
+		const char *id = json_string_value(json_object_get(v, "browserContextId"));
+		*ctx = id ? strdup(id) : NULL;
+		json_decref(v);
+		if (!*ctx)
+			return kn_err_set(err, KN_EPROTO, "no browser context");
+	}
+	if ((rc = kn_cdp_call(c, NULL, "Target.createTarget",
+	                      json_pack("{s:s, s:s?}", "url", "about:blank", "browserContextId", *ctx), &v, err)) != 0)
+		return rc;
+	const char *tid = json_string_value(json_object_get(v, "targetId"));
+	*target = tid ? strdup(tid) : NULL;
+	json_decref(v);
+	if (!*target)
+		return kn_err_set(err, KN_EPROTO, "no target for the replay tab");
+	*pages = 0;
+	if (kn_cdp_call(c, NULL, "Target.getTargets", NULL, &v, err) == 0) {
+		size_t i;
+		json_t *ti;
+		json_array_foreach(json_object_get(v, "targetInfos"), i, ti) {
+			const char *type = json_string_value(json_object_get(ti, "type"));
+			const char *in = json_string_value(json_object_get(ti, "browserContextId"));
+			*pages += type && strcmp(type, "page") == 0 && (!*ctx || (in && strcmp(in, *ctx) == 0));
+		}
+		json_decref(v);
+	}
+	return 0;
+}
+
+/* The replay's verdict from how it went: the replay's own failure (rr, rerr), a failed step's
+ * outcome in res, how the monitor ended and the key nodes it scored, then a guarded workflow's held
+ * requests (held) compared. reason (cap bytes) gets the words an error or a held difference has;
+ * *broken_node the first key node not reached (left as it is when all were); a differing held
+ * request sets res->failed_step and res->detail. */
+static kn_replay_status verdict(const kn_task *task, kn_monitor *m, kn_replay_result *res, int rr,
+                                const kn_err *rerr, kn_held_check *held, char *reason, size_t cap,
+                                int *broken_node)
+{
+	kn_replay_status status = KN_REPLAY_PASSED;
+	kn_end end;
+	if (rr && !res->failed_step) {
+		snprintf(reason, cap, "browser failed: %.250s", rerr->msg);
+		status = KN_REPLAY_ERROR;
+	} else if ((res->failed_step && res->steps[res->failed_step - 1].outcome == KN_STEP_UNREACHABLE) ||
+	           (kn_monitor_end_cause(m, &end) && end == KN_END_UNREACHABLE)) {
+		/* a goto that failed, or a page of the task's own site that did not answer (the monitor's
+		 * unreachable.h: a click or a script that led there) */
+		snprintf(reason, cap, "site unreachable");
+		status = KN_REPLAY_ERROR;
+	} else if (kn_monitor_end_cause(m, &end) && end == KN_END_BROWSER_GONE) {
+		snprintf(reason, cap, "browser disconnected");
+		status = KN_REPLAY_ERROR;
+	} else if (res->failed_step && res->steps[res->failed_step - 1].outcome == KN_STEP_BLOCKED) {
+		status = KN_REPLAY_BLOCKED; /* the site refused service: not broken (blocked.h) */
+	} else if (res->failed_step && (res->steps[res->failed_step - 1].outcome == KN_STEP_NAV_TIMEOUT ||
+	                               res->steps[res->failed_step - 1].outcome == KN_STEP_BROWSER_TIMEOUT)) {
+		/* a page that did not load in time, a browser that did not answer: slow or overloaded, which
+		 * says nothing of a change — not judged (error), never a false "broken" */
+		status = KN_REPLAY_ERROR;
+	} else if (res->failed_step) {
+		status = KN_REPLAY_BROKEN;
+	}
+	for (size_t i = 0; i < task->n_keynodes; i++)
+		if (kn_eval_node(kn_monitor_eval(m), i)->score < 1.0) {
+			if (*broken_node < 0)
+				*broken_node = (int)i;
+			if (status == KN_REPLAY_PASSED)
+				status = KN_REPLAY_BROKEN;
+		}
+	size_t held_step;
+	if ((status == KN_REPLAY_PASSED || (status == KN_REPLAY_BROKEN && !res->failed_step)) &&
+	    (held_step = kn_held_check_failed(held, res->detail, sizeof res->detail)) > 0) {
+		/* every step worked, but the request a step sent is not the one recorded (held.h) */
+		status = KN_REPLAY_BROKEN;
+		res->failed_step = (int)held_step;
+		snprintf(reason, cap, "held request differs");
+	}
+	return status;
+}
+
 int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *task,
                        const kn_validate_opts *opts, kn_replay_report **out, kn_err *err)
 {
@@ -334,7 +424,6 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	char reason[300] = "";
 	kn_replay_status status = KN_REPLAY_PASSED;
 	int broken_node = -1, rc = 0;
-	kn_end end;
 	json_t *takeovers = NULL;
 
 	struct attached att = {0};
@@ -366,40 +455,8 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	}
 	/* the replay's own context and tab, created before the monitor attaches so that its
 	 * auto-attach finds the tab among the existing targets */
-	json_t *v = NULL;
-	if (o.fresh_context) {
-		if ((rc = kn_cdp_call(c, NULL, "Target.createBrowserContext", json_object(), &v, err)) != 0)
-			goto fail;
-		const char *id = json_string_value(json_object_get(v, "browserContextId"));
-		ctx = id ? strdup(id) : NULL;
-		json_decref(v);
-		if (!ctx) {
-			rc = kn_err_set(err, KN_EPROTO, "no browser context");
-			goto fail;
-		}
-	}
-	if ((rc = kn_cdp_call(c, NULL, "Target.createTarget",
-	                      json_pack("{s:s, s:s?}", "url", "about:blank", "browserContextId", ctx), &v, err)) != 0)
+	if ((rc = open_tab(c, o.fresh_context, &ctx, &target, &att.pages, err)) != 0)
 		goto fail;
-	const char *tid = json_string_value(json_object_get(v, "targetId"));
-	target = tid ? strdup(tid) : NULL;
-	json_decref(v);
-	if (!target) {
-		rc = kn_err_set(err, KN_EPROTO, "no target for the replay tab");
-		goto fail;
-	}
-	size_t pages = 0;
-	if (kn_cdp_call(c, NULL, "Target.getTargets", NULL, &v, err) == 0) {
-		size_t i;
-		json_t *ti;
-		json_array_foreach(json_object_get(v, "targetInfos"), i, ti) {
-			const char *type = json_string_value(json_object_get(ti, "type"));
-			const char *in = json_string_value(json_object_get(ti, "browserContextId"));
-			pages += type && strcmp(type, "page") == 0 && (!ctx || (in && strcmp(in, ctx) == 0));
-		}
-		json_decref(v);
-	}
-	att.pages = pages;
 	kn_monitor_opts mo = {.task = task, .eval = {.step_limit = -1}, .run_id = run_id,
 	                      .trajectory = o.trajectory, .progress = NULL, .blocked_off = 1, .trace = o.trace,
 	                      .on_ready = monitor_ready, .on_event = monitor_event, .on_event_clear = 1,
@@ -434,43 +491,7 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	if (o.watch && o.watch->end) /* what people did in the page: human steps, kept apart */
 		takeovers = o.watch->end(o.watch->ud);
 
-	if (rr && !res.failed_step) {
-		snprintf(reason, sizeof reason, "browser failed: %.250s", rerr.msg);
-		status = KN_REPLAY_ERROR;
-	} else if ((res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_UNREACHABLE) ||
-	           (kn_monitor_end_cause(m, &end) && end == KN_END_UNREACHABLE)) {
-		/* a goto that failed, or a page of the task's own site that did not answer (the monitor's
-		 * unreachable.h: a click or a script that led there) */
-		snprintf(reason, sizeof reason, "site unreachable");
-		status = KN_REPLAY_ERROR;
-	} else if (kn_monitor_end_cause(m, &end) && end == KN_END_BROWSER_GONE) {
-		snprintf(reason, sizeof reason, "browser disconnected");
-		status = KN_REPLAY_ERROR;
-	} else if (res.failed_step && res.steps[res.failed_step - 1].outcome == KN_STEP_BLOCKED) {
-		status = KN_REPLAY_BLOCKED; /* the site refused service: not broken (blocked.h) */
-	} else if (res.failed_step && (res.steps[res.failed_step - 1].outcome == KN_STEP_NAV_TIMEOUT ||
-	                               res.steps[res.failed_step - 1].outcome == KN_STEP_BROWSER_TIMEOUT)) {
-		/* a page that did not load in time, a browser that did not answer: slow or overloaded, which
-		 * says nothing of a change — not judged (error), never a false "broken" */
-		status = KN_REPLAY_ERROR;
-	} else if (res.failed_step) {
-		status = KN_REPLAY_BROKEN;
-	}
-	for (size_t i = 0; i < task->n_keynodes; i++)
-		if (kn_eval_node(kn_monitor_eval(m), i)->score < 1.0) {
-			if (broken_node < 0)
-				broken_node = (int)i;
-			if (status == KN_REPLAY_PASSED)
-				status = KN_REPLAY_BROKEN;
-		}
-	size_t held_step;
-	if ((status == KN_REPLAY_PASSED || (status == KN_REPLAY_BROKEN && !res.failed_step)) &&
-	    (held_step = kn_held_check_failed(&att.held, res.detail, sizeof res.detail)) > 0) {
-		/* every step worked, but the request a step sent is not the one recorded (held.h) */
-		status = KN_REPLAY_BROKEN;
-		res.failed_step = (int)held_step;
-		snprintf(reason, sizeof reason, "held request differs");
-	}
+	status = verdict(task, m, &res, rr, &rerr, &att.held, reason, sizeof reason, &broken_node);
 	if (status == KN_REPLAY_BROKEN && !res.failed_step && res.target_id && !k->closed) {
 		/* every step worked but a key node was not reached: the page where the replay ended */
 		json_t *a = NULL;

@@ -500,6 +500,110 @@ static void supervise(struct attempt *a, kn_agent_proc *agent, double t_agent)
 	}
 }
 
+/* How a phase of the attempt ended: go on, an error (rep's reason set), or interrupted. */
+enum phase { PHASE_OK, PHASE_ERROR, PHASE_INTERRUPTED };
+
+/* 1. A fresh browser: a new context of o->browser, a pooled one, or one launched on the task's
+ * start page. *ws, *context and lb are the caller's to free, dispose and stop, set or not. */
+static enum phase open_browser(struct attempt *a, kn_local_browser *lb, int *pooled_page, char **ws,
+                               char **context)
+{
+	const kn_attempt_opts *o = a->o;
+	kn_err e = {0};
+	if (o->browser) {
+		if (kn_cdp_discover(ws, o->browser, 5000, &e) != 0 ||
+		    kn_browser_context_new(a->loop, *ws, context, &e) != 0) {
+			errorf(a->rep, "browser: ", e.msg);
+			return PHASE_ERROR;
+		}
+	} else if (o->pool) {
+		if (kn_browser_pool_take(o->pool, o->task->start_url, lb, pooled_page, o->stop, &e) != 0) {
+			if (stopping(a))
+				return PHASE_INTERRUPTED;
+			errorf(a->rep, "browser: ", e.msg);
+			return PHASE_ERROR;
+		}
+		*ws = strdup(lb->ws_url);
+	} else if (kn_local_browser_start_at(lb, o->chromium ? o->chromium : kn_runner_chromium_default(),
+	                                     o->task->start_url, &e) != 0) {
+		errorf(a->rep, "browser: ", e.msg);
+		return PHASE_ERROR;
+	} else {
+		*ws = strdup(lb->ws_url);
+	}
+	return PHASE_OK;
+}
+
+/* 3. keynode attached and recording: the trajectory (*tf) and answer files opened, the trace (*tr;
+ * one that cannot start is noted in rep's reason, not fatal), serve's run (--server) or the local
+ * monitor started, and waited for until ready. *tf and *tr are the caller's, set or not. */
+static enum phase attach(struct attempt *a, const char *ws, const char *http, const char *traj,
+                         const char *answer, FILE **tf, kn_trace **tr)
+{
+	const kn_attempt_opts *o = a->o;
+	kn_attempt_report *rep = a->rep;
+	kn_err e = {0};
+	if (!(*tf = fopen(traj, "w")) || !(a->answers = fopen(answer, "w+"))) {
+		errorf(rep, "cannot write in ", o->dir);
+		return PHASE_ERROR;
+	}
+	char *tdir = o->trace ? path_in(o->dir, "trace") : NULL;
+	if (tdir && kn_trace_new(tr, tdir, &(kn_trace_opts){.mode = (kn_trace_mode)o->trace, .kind = "run",
+	                         .run_id = o->run_id, .task = o->task}, &e) != 0)
+		errorf(rep, "trace: ", e.msg);
+	free(tdir);
+	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = *tf,
+	                      .on_ready = on_ready, .on_end = on_end, .ud = a, .blocked = o->blocked,
+	                      .trace = *tr, .guard = o->guard, .redact = o->redact,
+	                      .human = o->watch ? o->watch->taken : NULL, .human_ud = o->watch ? o->watch->ud : NULL};
+	if (o->server) { /* serve's monitor: it answers once every tab records */
+		if (kn_remote_run_start(&a->rr, o->server, o->task_ref, http, o->eval.step_limit, &e) != 0) {
+			errorf(rep, "server: ", e.msg);
+			return PHASE_ERROR;
+		}
+		a->run_id = kn_remote_run_id(a->rr);
+		a->ready = 1;
+	} else if (kn_monitor_start(&a->mon, a->loop, ws, &mo, &e) != 0) {
+		errorf(rep, "monitor: ", e.msg);
+		return PHASE_ERROR;
+	}
+	wait_ready(a);
+	if (stopping(a))
+		return PHASE_INTERRUPTED;
+	if (!a->ready) {
+		errorf(rep, "monitor: ", a->ended && a->mon ? kn_monitor_end_reason(a->mon) : "not ready in 15 s");
+		return PHASE_ERROR;
+	}
+	return PHASE_OK;
+}
+
+/* 5. After the agent and the monitor ended: the attempt's status and reason from how it ended —
+ * interrupted, the browser gone or frozen, the task's own site unreachable, an agent command that
+ * could not start, the site blocking it — left done otherwise. remote: serve's run result, or NULL. */
+static void end_status(struct attempt *a, json_t *remote)
+{
+	kn_attempt_report *rep = a->rep;
+	const json_t *u = NULL;
+	if (strcmp(rep->end, "interrupted") == 0)
+		rep->status = KN_ATTEMPT_INTERRUPTED;
+	else if (strcmp(rep->end, "browser gone") == 0)
+		errorf(rep, "", "the browser went away while the agent worked");
+	else if (strcmp(rep->end, "browser not responding") == 0)
+		frozen_error(a);
+	else if ((u = a->mon ? kn_eval_unreachable(kn_monitor_eval(a->mon)) : json_object_get(remote, "unreachable")))
+		unreachable_error(rep, u); /* the task's own site did not answer: not the agent's failure */
+	else if (rep->exit_code == 126 || rep->exit_code == 127)
+		snprintf(rep->reason, sizeof rep->reason,
+		         "agent could not start: exit %d from /bin/sh (command not found or not executable)",
+		         rep->exit_code),
+			rep->status = KN_ATTEMPT_ERROR;
+	else if (a->mon ? kn_eval_status(kn_monitor_eval(a->mon)) == KN_STATUS_BLOCKED
+	               : remote_status(remote, "blocked"))
+		rep->status = KN_ATTEMPT_BLOCKED,
+		snprintf(rep->reason, sizeof rep->reason, "blocked: the site refused service (result.json "
+		         "\"blocked\" has the evidence)");
+}
+
 int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err)
 {
 	memset(rep, 0, sizeof *rep);
@@ -533,27 +637,9 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		goto result;
 	}
 	/* 1. a fresh browser */
-	if (o->browser) {
-		if (kn_cdp_discover(&ws, o->browser, 5000, &e) != 0 ||
-		    kn_browser_context_new(a.loop, ws, &context, &e) != 0) {
-			errorf(rep, "browser: ", e.msg);
-			goto result;
-		}
-	} else if (o->pool) {
-		if (kn_browser_pool_take(o->pool, o->task->start_url, &lb, &pooled_page, o->stop, &e) != 0) {
-			if (stopping(&a))
-				goto interrupted;
-			errorf(rep, "browser: ", e.msg);
-			goto result;
-		}
-		ws = strdup(lb.ws_url);
-	} else if (kn_local_browser_start_at(&lb, o->chromium ? o->chromium : kn_runner_chromium_default(),
-	                                     o->task->start_url, &e) != 0) {
-		errorf(rep, "browser: ", e.msg);
-		goto result;
-	} else {
-		ws = strdup(lb.ws_url);
-	}
+	enum phase ph = open_browser(&a, &lb, &pooled_page, &ws, &context);
+	if (ph != PHASE_OK)
+		goto phase_failed;
 	rep->t_browser_s = kn_time_mono_s() - t0;
 	if (!ws || !(http = http_of(ws))) {
 		errorf(rep, "", "out of memory");
@@ -575,37 +661,8 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 	if (stopping(&a))
 		goto interrupted;
 	/* 3. keynode attached and recording */
-	if (!(tf = fopen(traj, "w")) || !(a.answers = fopen(answer, "w+"))) {
-		errorf(rep, "cannot write in ", o->dir);
-		goto result;
-	}
-	char *tdir = o->trace ? path_in(o->dir, "trace") : NULL;
-	if (tdir && kn_trace_new(&tr, tdir, &(kn_trace_opts){.mode = (kn_trace_mode)o->trace, .kind = "run",
-	                         .run_id = o->run_id, .task = o->task}, &e) != 0)
-		errorf(rep, "trace: ", e.msg);
-	free(tdir);
-	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = tf,
-	                      .on_ready = on_ready, .on_end = on_end, .ud = &a, .blocked = o->blocked,
-	                      .trace = tr, .guard = o->guard, .redact = o->redact,
-	                      .human = o->watch ? o->watch->taken : NULL, .human_ud = o->watch ? o->watch->ud : NULL};
-	if (o->server) { /* serve's monitor: it answers once every tab records */
-		if (kn_remote_run_start(&a.rr, o->server, o->task_ref, http, o->eval.step_limit, &e) != 0) {
-			errorf(rep, "server: ", e.msg);
-			goto result;
-		}
-		a.run_id = kn_remote_run_id(a.rr);
-		a.ready = 1;
-	} else if (kn_monitor_start(&a.mon, a.loop, ws, &mo, &e) != 0) {
-		errorf(rep, "monitor: ", e.msg);
-		goto result;
-	}
-	wait_ready(&a);
-	if (stopping(&a))
-		goto interrupted;
-	if (!a.ready) {
-		errorf(rep, "monitor: ", a.ended && a.mon ? kn_monitor_end_reason(a.mon) : "not ready in 15 s");
-		goto result;
-	}
+	if ((ph = attach(&a, ws, http, traj, answer, &tf, &tr)) != PHASE_OK)
+		goto phase_failed;
 	rep->t_ready_s = kn_time_mono_s() - t0;
 	if (o->watch && o->watch->begin && a.mon) { /* the live view: this page, from now on */
 		o->watch->begin(o->watch->ud, a.loop, ws, target, a.run_id, o->task);
@@ -635,7 +692,6 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		if (probe_final_stalled(&a))
 			snprintf(rep->end, sizeof rep->end, "browser not responding");
 	probe_close(&a);
-	const json_t *u = NULL;
 	if (a.rr) {
 		fflush(tf);
 		rewind(tf); /* the server's trajectory is the attempt's */
@@ -648,25 +704,11 @@ int kn_attempt_run(kn_attempt_report *rep, const kn_attempt_opts *o, kn_err *err
 		for (double until = kn_time_mono_s() + 10; !a.ended && kn_time_mono_s() < until;)
 			kn_cdp_loop_run_for(a.loop, 10);
 	}
-	if (strcmp(rep->end, "interrupted") == 0)
-		rep->status = KN_ATTEMPT_INTERRUPTED;
-	else if (strcmp(rep->end, "browser gone") == 0)
-		errorf(rep, "", "the browser went away while the agent worked");
-	else if (strcmp(rep->end, "browser not responding") == 0)
-		frozen_error(&a);
-	else if ((u = a.mon ? kn_eval_unreachable(kn_monitor_eval(a.mon)) : json_object_get(remote, "unreachable")))
-		unreachable_error(rep, u); /* the task's own site did not answer: not the agent's failure */
-	else if (rep->exit_code == 126 || rep->exit_code == 127)
-		snprintf(rep->reason, sizeof rep->reason,
-		         "agent could not start: exit %d from /bin/sh (command not found or not executable)",
-		         rep->exit_code),
-			rep->status = KN_ATTEMPT_ERROR;
-	else if (a.mon ? kn_eval_status(kn_monitor_eval(a.mon)) == KN_STATUS_BLOCKED
-	               : remote_status(remote, "blocked"))
-		rep->status = KN_ATTEMPT_BLOCKED,
-		snprintf(rep->reason, sizeof rep->reason, "blocked: the site refused service (result.json "
-		         "\"blocked\" has the evidence)");
+	end_status(&a, remote);
 	goto result;
+phase_failed:
+	if (ph == PHASE_ERROR)
+		goto result;
 interrupted:
 	rep->status = KN_ATTEMPT_INTERRUPTED;
 	snprintf(rep->end, sizeof rep->end, "interrupted");

@@ -361,76 +361,255 @@ static const char *ci_text(char *buf, size_t cap, const json_t *ci, const char *
 	return buf;
 }
 
-int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *t, int repeat,
-                         const kn_run_meta *meta, const char *dir, FILE *out, kn_err *err)
+/* The numbers summary.json and the printed table share, gathered once over the rows. */
+struct summary_calc {
+	kn_summary s;            /* the evaluator's metrics over executable attempts */
+	struct per_task *pt;     /* per task, first-seen order, nt of them (the caller frees pt) */
+	size_t nt, all, any;     /* tasks; solved in every attempt; solved in at least one */
+	double os_med, os_p95, oe_med, oe_p95; /* keynode's overhead per attempt at start and end */
+	double apm;              /* attempts per minute of wall time */
+};
+
+/* Fill c from the rows: the metrics, the per-task counts and the overhead quantiles. 0, or
+ * KN_ENOMEM with nothing to free. */
+static int summary_calc(struct summary_calc *c, const kn_run_row *rows, size_t n, const kn_run_totals *t)
 {
-	kn_summary s;
-	kn_summary_init(&s);
+	memset(c, 0, sizeof *c);
+	kn_summary_init(&c->s);
 	double *os = calloc(n + 1, sizeof *os), *oe = calloc(n + 1, sizeof *oe);
-	struct per_task *pt = calloc(n + 1, sizeof *pt);
-	json_t *excluded = json_array(), *tasks = json_array();
-	if (!os || !oe || !pt || !excluded || !tasks) {
-		free(os), free(oe), free(pt);
-		json_decref(excluded), json_decref(tasks);
-		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	c->pt = calloc(n + 1, sizeof *c->pt);
+	if (!os || !oe || !c->pt) {
+		free(os), free(oe), free(c->pt);
+		c->pt = NULL;
+		return KN_ENOMEM;
 	}
 	size_t no = 0;
 	for (size_t i = 0; i < n; i++) {
 		const kn_run_row *r = &rows[i];
-		if (strcmp(r->status, "done") != 0) {
-			json_array_append_new(excluded, json_pack("{s:s, s:i, s:s, s:s, s:s?}", "task", r->task,
-			                                          "attempt", r->attempt, "status", r->status,
-			                                          "reason", r->reason, "fault",
-			                                          kn_run_fault(r->status, r->completed, r->reason)));
+		if (strcmp(r->status, "done") != 0)
 			continue;
-		}
-		kn_stats_summary_add(&s, r);
+		kn_stats_summary_add(&c->s, r);
 		if (r->overhead_start_s > 0) {
 			os[no] = r->overhead_start_s;
 			oe[no++] = r->overhead_end_s;
 		}
 	}
-	kn_summary_finish(&s);
-	size_t nt = group_tasks(pt, rows, n), all = 0, any = 0;
-	for (size_t i = 0; i < nt; i++) {
-		all += pt[i].successes == pt[i].attempts;
-		any += pt[i].successes > 0;
-		json_array_append_new(tasks, json_pack("{s:s, s:I, s:I, s:f}", "task", pt[i].task, "attempts",
-		                                       (json_int_t)pt[i].attempts, "successes",
-		                                       (json_int_t)pt[i].successes, "success_rate",
-		                                       (double)pt[i].successes / (double)pt[i].attempts));
+	kn_summary_finish(&c->s);
+	c->nt = group_tasks(c->pt, rows, n);
+	for (size_t i = 0; i < c->nt; i++) {
+		c->all += c->pt[i].successes == c->pt[i].attempts;
+		c->any += c->pt[i].successes > 0;
 	}
-	double os_med, os_p95, oe_med, oe_p95;
-	quantiles(os, no, &os_med, &os_p95);
-	quantiles(oe, no, &oe_med, &oe_p95);
-	double apm = t->wall_s > 0 ? (double)t->ran * 60.0 / t->wall_s : 0;
-	json_t *j = json_pack(
-		"{s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:{s:I, s:f, s:f, s:f, s:f, s:f, s:f}, s:o,"
-		" s:{s:i, s:I, s:f, s:f, s:o}, s:{s:f, s:f, s:f, s:f}, s:f, s:f}",
-		"attempts", "planned", (json_int_t)t->planned, "finished", (json_int_t)t->finished,
-		"executable", (json_int_t)t->executable, "successes", (json_int_t)t->successes, "errors",
-		(json_int_t)t->errors, "blocked", (json_int_t)t->blocked, "interrupted",
-		(json_int_t)t->interrupted,
-		"metrics", "attempts", (json_int_t)s.tasks, "key_node_completion_rate",
-		s.key_node_completion_rate, "average_step_score_rate", s.average_step_score_rate,
-		"task_success_rate", s.task_success_rate, "task_near_success_rate",
-		s.task_near_success_rate, "efficiency_score", s.efficiency_score,
-		"functional_success_rate", s.functional_success_rate, "excluded", excluded,
-		"reliability", "repeat", repeat, "tasks", (json_int_t)nt, "solved_all",
-		nt ? (double)all / (double)nt : 0, "solved_any", nt ? (double)any / (double)nt : 0,
-		"per_task", tasks, "overhead", "start_median_s", os_med, "start_p95_s", os_p95,
-		"end_median_s", oe_med, "end_p95_s", oe_p95, "wall_s", t->wall_s, "attempts_per_minute", apm);
-	json_t *att = json_object_get(j, "attempts"), *faults = json_object();
+	quantiles(os, no, &c->os_med, &c->os_p95);
+	quantiles(oe, no, &c->oe_med, &c->oe_p95);
+	free(os), free(oe);
+	c->apm = t->wall_s > 0 ? (double)t->ran * 60.0 / t->wall_s : 0;
+	return 0;
+}
+
+/* summary.json "attempts": the counts of t, the unjudged and the faults by whose they are. A new
+ * reference, NULL when out of memory. */
+static json_t *attempts_json(const kn_run_totals *t)
+{
+	json_t *att = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "planned", (json_int_t)t->planned,
+	                        "finished", (json_int_t)t->finished, "executable", (json_int_t)t->executable,
+	                        "successes", (json_int_t)t->successes, "errors", (json_int_t)t->errors,
+	                        "blocked", (json_int_t)t->blocked, "interrupted", (json_int_t)t->interrupted);
+	json_t *faults = json_object();
 	for (size_t f = 0; faults && f < KN_RUN_FAULTS; f++)
 		json_object_set_new(faults, kn_run_fault_names[f], json_integer((json_int_t)t->faults[f]));
 	json_object_set_new(att, "unjudged", json_integer((json_int_t)t->unjudged));
 	json_object_set_new(att, "faults", faults);
-	json_t *m = json_object_get(j, "metrics");
-	if (m && s.n_reward_tasks) { /* purchase rewards (keynodes/README.md "Purchase reward") */
-		json_object_set_new(m, "task_score", json_real(s.task_score));
-		json_object_set_new(m, "reward_success_rate", json_real(s.reward_success_rate));
-		json_object_set_new(m, "reward_tasks", json_integer((json_int_t)s.n_reward_tasks));
+	return att;
+}
+
+/* summary.json "metrics": the evaluator's rates, and the purchase rewards when some task has one
+ * (keynodes/README.md "Purchase reward"). A new reference, NULL when out of memory. */
+static json_t *metrics_json(const kn_summary *s)
+{
+	json_t *m = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "attempts", (json_int_t)s->tasks,
+	                      "key_node_completion_rate", s->key_node_completion_rate, "average_step_score_rate",
+	                      s->average_step_score_rate, "task_success_rate", s->task_success_rate,
+	                      "task_near_success_rate", s->task_near_success_rate, "efficiency_score",
+	                      s->efficiency_score, "functional_success_rate", s->functional_success_rate);
+	if (m && s->n_reward_tasks) {
+		json_object_set_new(m, "task_score", json_real(s->task_score));
+		json_object_set_new(m, "reward_success_rate", json_real(s->reward_success_rate));
+		json_object_set_new(m, "reward_tasks", json_integer((json_int_t)s->n_reward_tasks));
 	}
+	return m;
+}
+
+/* summary.json "excluded": every attempt that is not executable, with its reason and fault. A new
+ * reference, NULL when out of memory. */
+static json_t *excluded_json(const kn_run_row *rows, size_t n)
+{
+	json_t *excluded = json_array();
+	for (size_t i = 0; excluded && i < n; i++) {
+		const kn_run_row *r = &rows[i];
+		if (strcmp(r->status, "done") != 0)
+			json_array_append_new(excluded, json_pack("{s:s, s:i, s:s, s:s, s:s?}", "task", r->task,
+			                                          "attempt", r->attempt, "status", r->status,
+			                                          "reason", r->reason, "fault",
+			                                          kn_run_fault(r->status, r->completed, r->reason)));
+	}
+	return excluded;
+}
+
+/* summary.json "reliability": over K repeats, the share of tasks solved in all and in any, and
+ * each task's success rate. A new reference, NULL when out of memory. */
+static json_t *reliability_json(const struct summary_calc *c, int repeat)
+{
+	json_t *tasks = json_array();
+	for (size_t i = 0; tasks && i < c->nt; i++)
+		json_array_append_new(tasks, json_pack("{s:s, s:I, s:I, s:f}", "task", c->pt[i].task, "attempts",
+		                                       (json_int_t)c->pt[i].attempts, "successes",
+		                                       (json_int_t)c->pt[i].successes, "success_rate",
+		                                       (double)c->pt[i].successes / (double)c->pt[i].attempts));
+	if (!tasks)
+		return NULL;
+	return json_pack("{s:i, s:I, s:f, s:f, s:o}", "repeat", repeat, "tasks", (json_int_t)c->nt, "solved_all",
+	                 c->nt ? (double)c->all / (double)c->nt : 0, "solved_any",
+	                 c->nt ? (double)c->any / (double)c->nt : 0, "per_task", tasks);
+}
+
+/* summary.json from its first key to its last, in the order readers know; NULL when out of memory. */
+static json_t *summary_json(const struct summary_calc *c, const kn_run_row *rows, size_t n,
+                            const kn_run_totals *t, int repeat)
+{
+	json_t *j = json_object();
+	const struct { const char *key; json_t *v; } parts[] = {
+		{"attempts", attempts_json(t)},
+		{"metrics", metrics_json(&c->s)},
+		{"excluded", excluded_json(rows, n)},
+		{"reliability", reliability_json(c, repeat)},
+		{"overhead", json_pack("{s:f, s:f, s:f, s:f}", "start_median_s", c->os_med, "start_p95_s", c->os_p95,
+		                       "end_median_s", c->oe_med, "end_p95_s", c->oe_p95)},
+		{"wall_s", json_real(t->wall_s)},
+		{"attempts_per_minute", json_real(c->apm)}};
+	int ok = j != NULL;
+	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+		ok &= json_object_set_new(j, parts[i].key, parts[i].v) == 0;
+	if (!ok) {
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+/* Write j to path as indented JSON and a newline. 0, or KN_EIO with err set. */
+static int write_json_file(const json_t *j, const char *path, kn_err *err)
+{
+	FILE *f = fopen(path, "w");
+	int rc = 0;
+	if (!f || json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0 ||
+	    fputc('\n', f) == EOF)
+		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
+	if (f && fclose(f) != 0 && !rc)
+		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
+	return rc;
+}
+
+/* The printed table: per task, its attempts, successes and mean score over executable attempts. */
+static void print_tasks(FILE *out, const struct summary_calc *c, const kn_run_row *rows, size_t n)
+{
+	fprintf(out, "\n%-32s %8s %9s %10s\n", "task", "attempts", "successes", "mean score");
+	for (size_t i = 0; i < c->nt; i++) {
+		double sum = 0;
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(rows[k].status, "done") == 0 && strcmp(rows[k].task, c->pt[i].task) == 0)
+				sum += rows[k].score;
+		fprintf(out, "%-32s %8zu %9zu %10.2f\n", c->pt[i].task, c->pt[i].attempts, c->pt[i].successes,
+		        sum / (double)c->pt[i].attempts);
+	}
+}
+
+/* The printed counts: executable, excluded by kind and by fault, and each excluded attempt. */
+static void print_counts(FILE *out, const kn_run_totals *t, const kn_run_row *rows, size_t n)
+{
+	fprintf(out, "\n%zu attempts executable of %zu finished (%zu planned); excluded: %zu error, "
+	        "%zu blocked, %zu unjudged; %zu interrupted\n", t->executable, t->finished, t->planned,
+	        t->errors, t->blocked, t->unjudged, t->interrupted);
+	fprintf(out, "  not a success, by whose it is: agent %zu, site %zu, infrastructure %zu, judge %zu\n",
+	        t->faults[0], t->faults[1], t->faults[2], t->faults[3]);
+	for (size_t k = 0; k < n; k++)
+		if (strcmp(rows[k].status, "done") != 0)
+			fprintf(out, "  excluded %s #%d: %s\n", rows[k].task, rows[k].attempt, rows[k].reason);
+}
+
+/* The printed rates with their 95 % intervals from j (summary.json), the success over every planned
+ * attempt, pass@k and pass^k, the spread over repeats, the rate per site and the rewards. */
+static void print_rates(FILE *out, const json_t *j, const kn_summary *s, int repeat)
+{
+	json_t *ci = json_object_get(j, "ci95"), *den = json_object_get(j, "denominators");
+	const char *names[] = {"key_node_completion_rate", "average_step_score_rate", "task_success_rate",
+	                       "task_near_success_rate", "efficiency_score", "functional_success_rate"};
+	const double vals[] = {s->key_node_completion_rate, s->average_step_score_rate, s->task_success_rate,
+	                       s->task_near_success_rate, s->efficiency_score, s->functional_success_rate};
+	char buf[64];
+	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+		fprintf(out, "  %-25s %.4f%s\n", names[i], vals[i], ci_text(buf, sizeof buf, ci, names[i]));
+	json_t *pl = json_object_get(den, "planned");
+	fprintf(out, "  task success over all %lld planned attempts (error, unreachable, blocked, missing "
+	        "count as failures): %.4f%s\n", (long long)json_integer_value(json_object_get(pl, "attempts")),
+	        json_number_value(json_object_get(pl, "task_success_rate")),
+	        ci_text(buf, sizeof buf, pl, "ci95"));
+	for (int k = 1; k <= repeat && repeat > 1; k++) {
+		char key[16];
+		snprintf(key, sizeof key, "%d", k);
+		json_t *pa = json_object_get(json_object_get(j, "pass_at_k"), key),
+		       *pl2 = json_object_get(json_object_get(j, "pass_all_k"), key);
+		if (json_is_number(pa))
+			fprintf(out, "  pass@%d %.4f  pass^%d %.4f\n", k, json_number_value(pa), k,
+			        json_number_value(pl2));
+	}
+	json_t *sd = json_object_get(json_object_get(j, "std_over_repeats"), "task_success_rate");
+	if (sd)
+		fprintf(out, "  task_success_rate std over the %d repeats %.4f\n", repeat, json_number_value(sd));
+	if (json_object_size(json_object_get(j, "per_site")) > 1) {
+		const char *site;
+		json_t *o;
+		json_object_foreach(json_object_get(j, "per_site"), site, o)
+			fprintf(out, "  site %-30s %3lld tasks %4lld attempts  task_success_rate %.4f\n", site,
+			        (long long)json_integer_value(json_object_get(o, "tasks")),
+			        (long long)json_integer_value(json_object_get(o, "attempts")),
+			        json_number_value(json_object_get(o, "task_success_rate")));
+	}
+	if (s->n_reward_tasks)
+		fprintf(out, "  task_score                %.2f\n  reward_success_rate       %.4f (%zu "
+		        "attempts with a purchase)\n", s->task_score, s->reward_success_rate,
+		        s->n_reward_tasks);
+}
+
+/* The printed reliability over K repeats, agent time, cost (from j) and keynode's overhead. */
+static void print_costs(FILE *out, const json_t *j, const struct summary_calc *c, int repeat)
+{
+	if (repeat > 1)
+		fprintf(out, "  reliability (K=%d): solved in all K %.4f, in at least one %.4f\n", repeat,
+		        c->nt ? (double)c->all / (double)c->nt : 0, c->nt ? (double)c->any / (double)c->nt : 0);
+	json_t *cost = json_object_get(j, "cost"), *tm = json_object_get(j, "time");
+	fprintf(out, "  agent time per attempt: median %.1f s, p95 %.1f s\n",
+	        json_number_value(json_object_get(tm, "agent_p50_s")),
+	        json_number_value(json_object_get(tm, "agent_p95_s")));
+	if (cost)
+		fprintf(out, "  cost: $%.4f (%lld input, %lld output tokens; %lld attempts with usage), $%.4f per "
+		        "success, usd_efficiency_score %.4f\n", json_number_value(json_object_get(cost, "usd")),
+		        (long long)json_integer_value(json_object_get(cost, "input_tokens")),
+		        (long long)json_integer_value(json_object_get(cost, "output_tokens")),
+		        (long long)json_integer_value(json_object_get(cost, "attempts_with_usage")),
+		        json_number_value(json_object_get(cost, "usd_per_success")),
+		        json_number_value(json_object_get(cost, "usd_efficiency_score")));
+	fprintf(out, "  keynode overhead per attempt: start median %.3f s (p95 %.3f), end median %.3f s "
+	        "(p95 %.3f); %.1f attempts/minute\n", c->os_med, c->os_p95, c->oe_med, c->oe_p95, c->apm);
+}
+
+int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *t, int repeat,
+                         const kn_run_meta *meta, const char *dir, FILE *out, kn_err *err)
+{
+	struct summary_calc c;
+	if (summary_calc(&c, rows, n, t) != 0)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	json_t *j = summary_json(&c, rows, n, t, repeat);
 	char path[4200];
 	int rc = 0;
 	if (j) {
@@ -440,90 +619,20 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
 	snprintf(path, sizeof path, "%s/summary.json", dir);
-	FILE *f = j && !rc ? fopen(path, "w") : NULL;
-	if (!rc && (!f || json_dumpf(j, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6)) != 0 ||
-	    fputc('\n', f) == EOF))
+	if (!rc && !j)
 		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
-	if (f && fclose(f) != 0 && !rc)
-		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
+	else if (!rc)
+		rc = write_json_file(j, path, err);
 	snprintf(path, sizeof path, "%s/summary.csv", dir);
 	if (!rc && write_csv(rows, n, path) != 0)
 		rc = kn_err_set(err, KN_EIO, "cannot write %s", path);
 	if (out) {
-		fprintf(out, "\n%-32s %8s %9s %10s\n", "task", "attempts", "successes", "mean score");
-		for (size_t i = 0; i < nt; i++) {
-			double sum = 0;
-			for (size_t k = 0; k < n; k++)
-				if (strcmp(rows[k].status, "done") == 0 && strcmp(rows[k].task, pt[i].task) == 0)
-					sum += rows[k].score;
-			fprintf(out, "%-32s %8zu %9zu %10.2f\n", pt[i].task, pt[i].attempts, pt[i].successes,
-			        sum / (double)pt[i].attempts);
-		}
-		fprintf(out, "\n%zu attempts executable of %zu finished (%zu planned); excluded: %zu error, "
-		        "%zu blocked, %zu unjudged; %zu interrupted\n", t->executable, t->finished, t->planned,
-		        t->errors, t->blocked, t->unjudged, t->interrupted);
-		fprintf(out, "  not a success, by whose it is: agent %zu, site %zu, infrastructure %zu, judge %zu\n",
-		        t->faults[0], t->faults[1], t->faults[2], t->faults[3]);
-		for (size_t k = 0; k < n; k++)
-			if (strcmp(rows[k].status, "done") != 0)
-				fprintf(out, "  excluded %s #%d: %s\n", rows[k].task, rows[k].attempt, rows[k].reason);
-		json_t *ci = json_object_get(j, "ci95"), *den = json_object_get(j, "denominators");
-		const char *names[] = {"key_node_completion_rate", "average_step_score_rate", "task_success_rate",
-		                       "task_near_success_rate", "efficiency_score", "functional_success_rate"};
-		const double vals[] = {s.key_node_completion_rate, s.average_step_score_rate, s.task_success_rate,
-		                       s.task_near_success_rate, s.efficiency_score, s.functional_success_rate};
-		char buf[64];
-		for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
-			fprintf(out, "  %-25s %.4f%s\n", names[i], vals[i], ci_text(buf, sizeof buf, ci, names[i]));
-		json_t *pl = json_object_get(den, "planned");
-		fprintf(out, "  task success over all %lld planned attempts (error, unreachable, blocked, missing "
-		        "count as failures): %.4f%s\n", (long long)json_integer_value(json_object_get(pl, "attempts")),
-		        json_number_value(json_object_get(pl, "task_success_rate")),
-		        ci_text(buf, sizeof buf, pl, "ci95"));
-		for (int k = 1; k <= repeat && repeat > 1; k++) {
-			char key[16];
-			snprintf(key, sizeof key, "%d", k);
-			json_t *pa = json_object_get(json_object_get(j, "pass_at_k"), key),
-			       *pl2 = json_object_get(json_object_get(j, "pass_all_k"), key);
-			if (json_is_number(pa))
-				fprintf(out, "  pass@%d %.4f  pass^%d %.4f\n", k, json_number_value(pa), k,
-				        json_number_value(pl2));
-		}
-		json_t *sd = json_object_get(json_object_get(j, "std_over_repeats"), "task_success_rate");
-		if (sd)
-			fprintf(out, "  task_success_rate std over the %d repeats %.4f\n", repeat, json_number_value(sd));
-		if (json_object_size(json_object_get(j, "per_site")) > 1) {
-			const char *site;
-			json_t *o;
-			json_object_foreach(json_object_get(j, "per_site"), site, o)
-				fprintf(out, "  site %-30s %3lld tasks %4lld attempts  task_success_rate %.4f\n", site,
-				        (long long)json_integer_value(json_object_get(o, "tasks")),
-				        (long long)json_integer_value(json_object_get(o, "attempts")),
-				        json_number_value(json_object_get(o, "task_success_rate")));
-		}
-		if (s.n_reward_tasks)
-			fprintf(out, "  task_score                %.2f\n  reward_success_rate       %.4f (%zu "
-			        "attempts with a purchase)\n", s.task_score, s.reward_success_rate,
-			        s.n_reward_tasks);
-		if (repeat > 1)
-			fprintf(out, "  reliability (K=%d): solved in all K %.4f, in at least one %.4f\n", repeat,
-			        nt ? (double)all / (double)nt : 0, nt ? (double)any / (double)nt : 0);
-		json_t *cost = json_object_get(j, "cost"), *tm = json_object_get(j, "time");
-		fprintf(out, "  agent time per attempt: median %.1f s, p95 %.1f s\n",
-		        json_number_value(json_object_get(tm, "agent_p50_s")),
-		        json_number_value(json_object_get(tm, "agent_p95_s")));
-		if (cost)
-			fprintf(out, "  cost: $%.4f (%lld input, %lld output tokens; %lld attempts with usage), $%.4f per "
-			        "success, usd_efficiency_score %.4f\n", json_number_value(json_object_get(cost, "usd")),
-			        (long long)json_integer_value(json_object_get(cost, "input_tokens")),
-			        (long long)json_integer_value(json_object_get(cost, "output_tokens")),
-			        (long long)json_integer_value(json_object_get(cost, "attempts_with_usage")),
-			        json_number_value(json_object_get(cost, "usd_per_success")),
-			        json_number_value(json_object_get(cost, "usd_efficiency_score")));
-		fprintf(out, "  keynode overhead per attempt: start median %.3f s (p95 %.3f), end median %.3f s "
-		        "(p95 %.3f); %.1f attempts/minute\n", os_med, os_p95, oe_med, oe_p95, apm);
+		print_tasks(out, &c, rows, n);
+		print_counts(out, t, rows, n);
+		print_rates(out, j, &c.s, repeat);
+		print_costs(out, j, &c, repeat);
 	}
 	json_decref(j);
-	free(os), free(oe), free(pt);
+	free(c.pt);
 	return rc;
 }

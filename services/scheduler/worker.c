@@ -401,6 +401,36 @@ static void end_orphans(kn_worker *w)
 
 /* Run one claimed job to its end. Returns 0, or KN_EIO when the database connection was lost
  * (the store reconnects at the next call; the job is left to lease expiry). */
+/* One replay of task in a fresh context of the worker's browser (*ws its endpoint, replaced), with
+ * repair proposals, its trajectory in a new temporary file (*traj; the previous one closed) and its
+ * trace (wt; a previous attempt's discarded). *rep is the report, which names the workflow replayed
+ * (wf_json) when there is one. 0, or a negative code with err set; *ws and *traj stay the caller's. */
+static int replay_once(kn_worker *w, const kn_task *task, const char *wf_json, kn_worker_trace *wt,
+                       char **ws, FILE **traj, kn_replay_report **rep, kn_err *err)
+{
+	free(*ws), *ws = NULL;
+	int r = browser_ws(w, ws, err);
+	if (r != 0)
+		return r;
+	kn_validate_opts vo = w->o.validate;
+	vo.fresh_context = 1;
+	vo.repairs = 1; /* proposals for the drift diff, verified by a second replay */
+	if (*traj)
+		fclose(*traj);
+	if (!(*traj = tmpfile()))
+		r = kn_err_set(err, KN_EIO, "no temporary file for the trajectory");
+	vo.trajectory = *traj;
+	kn_worker_trace_discard(wt, w, &w->o); /* a retried attempt's trace */
+	if (r == 0) {
+		kn_worker_trace_begin(wt, w, &w->o, task, &vo);
+		r = kn_replay_validate(w->loop, *ws, task, &vo, rep, err);
+		kn_worker_trace_end(wt);
+		if (r == 0 && wf_json) /* which workflow was replayed: the stored row says it */
+			kn_replay_report_set_workflow(*rep, wf_json);
+	}
+	return r;
+}
+
 static int run_job(kn_worker *w, const kn_store_job *job)
 {
 	kn_err err = {0};
@@ -441,26 +471,7 @@ static int run_job(kn_worker *w, const kn_store_job *job)
 	if (kn_store_health_get(w->st, job->task_version, &health_now, &failures_now, &err) != 0)
 		health_now = KN_HEALTH_UNKNOWN, failures_now = 0;
 	for (int attempt = 1; attempt <= 2; attempt++) {
-		free(ws), ws = NULL;
-		if ((r = browser_ws(w, &ws, &err)) == 0) {
-			kn_validate_opts vo = w->o.validate;
-			vo.fresh_context = 1;
-			vo.repairs = 1; /* proposals for the drift diff, verified by a second replay */
-			if (traj)
-				fclose(traj);
-			if (!(traj = tmpfile()))
-				r = kn_err_set(&err, KN_EIO, "no temporary file for the trajectory");
-			vo.trajectory = traj;
-			kn_worker_trace_discard(&wt, w, &w->o); /* a retried attempt's trace */
-			if (r == 0) {
-				kn_worker_trace_begin(&wt, w, &w->o, task, &vo);
-				r = kn_replay_validate(w->loop, ws, task, &vo, &rep, &err);
-				kn_worker_trace_end(&wt);
-				if (r == 0 && wf_json) /* which workflow was replayed: the stored row says it */
-					kn_replay_report_set_workflow(rep, wf_json);
-			}
-		}
-		if (r) {
+		if ((r = replay_once(w, task, wf_json, &wt, &ws, &traj, &rep, &err))) {
 			if (stopping(w)) {
 				kn_worker_log(w, "info", "job abandoned", "job=%" PRId64 " reason=stopping", job->id);
 				count(w, &w->stats.abandoned);
