@@ -1,10 +1,10 @@
-/* config.c — the keynode.yaml loader (config.h). libyaml's events are first built into a small
+/* config.c — the keynode.yaml loader (config.h). libyaml's events, read through the shared
+ * front-end (keynode/yaml_reader.h, as the task loader reads them), are first built into a small
  * tree (the file is tiny and capped, so a tree costs nothing and keeps the schema walk simple);
  * anchors, aliases, tags and a second document are refused while building it, so nothing is ever
  * expanded. The walk then reads the fixed schema, one function per section, with the key path
  * ("semantic.llm.timeout_ms", "alerts[1].url") carried along for the messages. */
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +16,7 @@
 #include "config.h"
 #include "config_internal.h"
 #include "cron.h"
-#include "keynode/yaml_error.h"
+#include "keynode/yaml_reader.h"
 
 #define fail kn_config_fail
 
@@ -36,16 +36,6 @@ int kn_config_fail(loader *l, int code, int line, int col, const char *fmt, ...)
 	return code;
 }
 
-static int at_line(yaml_mark_t m)
-{
-	return m.line < (size_t)INT_MAX - 1 ? (int)m.line + 1 : INT_MAX;
-}
-
-static int at_col(yaml_mark_t m)
-{
-	return m.column < (size_t)INT_MAX - 1 ? (int)m.column + 1 : INT_MAX;
-}
-
 static void node_free(node *n)
 {
 	if (!n)
@@ -61,27 +51,13 @@ static void node_free(node *n)
 
 typedef struct builder {
 	loader *l;
-	yaml_parser_t p;
-	yaml_event_t ev;
-	int live; /* ev holds an event to delete */
+	kn_yaml_reader r;
 } builder;
 
 static int next(builder *b)
 {
-	if (b->live)
-		yaml_event_delete(&b->ev);
-	b->live = 0;
-	if (!yaml_parser_parse(&b->p, &b->ev)) {
-		char msg[KN_ERR_MAX];
-		int line, col;
-		int code = kn_yaml_parse_error(&b->p, (const unsigned char *)b->l->buf, b->l->len,
-		                               "a config file", &line, &col, msg, sizeof msg);
-		return fail(b->l, code, line, col, "%s", msg);
-	}
-	b->live = 1;
-	b->l->line = at_line(b->ev.start_mark);
-	b->l->col = at_col(b->ev.start_mark);
-	return 0;
+	int code = kn_yaml_reader_next(&b->r);
+	return code ? fail(b->l, code, b->r.line, b->r.col, "%s", b->r.msg) : 0;
 }
 
 static int add_kid(loader *l, node *parent, node *kid)
@@ -104,8 +80,8 @@ static int add_kid(loader *l, node *parent, node *kid)
 static int build(builder *b, node **out, int depth)
 {
 	loader *l = b->l;
-	yaml_event_t *e = &b->ev;
-	int line = at_line(e->start_mark), col = at_col(e->start_mark);
+	yaml_event_t *e = &b->r.ev;
+	int line = b->r.line, col = b->r.col;
 	const yaml_char_t *anchor = NULL, *tag = NULL;
 	*out = NULL;
 	switch (e->type) {
@@ -185,14 +161,15 @@ static int build_doc(loader *l, const char *buf, size_t len, node **root)
 	builder b = { .l = l };
 	int rc;
 	*root = NULL;
-	if (!yaml_parser_initialize(&b.p))
+	if (kn_yaml_reader_init(&b.r, buf, len, "a config file", 0) != 0) {
+		kn_yaml_reader_done(&b.r);
 		return fail(l, KN_ENOMEM, 1, 1, "out of memory");
-	yaml_parser_set_input_string(&b.p, (const unsigned char *)buf, len);
+	}
 	if ((rc = next(&b)) != 0) /* stream start */
 		goto out;
 	if ((rc = next(&b)) != 0)
 		goto out;
-	if (b.ev.type == YAML_STREAM_END_EVENT)
+	if (b.r.ev.type == YAML_STREAM_END_EVENT)
 		goto out;
 	if ((rc = next(&b)) != 0) /* past document start */
 		goto out;
@@ -202,13 +179,10 @@ static int build_doc(loader *l, const char *buf, size_t len, node **root)
 		goto out;
 	if ((rc = next(&b)) != 0)
 		goto out;
-	if (b.ev.type != YAML_STREAM_END_EVENT)
-		rc = fail(l, KN_EINVAL, at_line(b.ev.start_mark), at_col(b.ev.start_mark),
-		          "a config file holds one YAML document");
+	if (b.r.ev.type != YAML_STREAM_END_EVENT)
+		rc = fail(l, KN_EINVAL, b.r.line, b.r.col, "a config file holds one YAML document");
 out:
-	if (b.live)
-		yaml_event_delete(&b.ev);
-	yaml_parser_delete(&b.p);
+	kn_yaml_reader_done(&b.r);
 	if (rc) {
 		node_free(*root);
 		*root = NULL;
@@ -803,8 +777,7 @@ int kn_config_new(kn_config **out, kn_err *err)
 int kn_config_load_buffer(kn_config **out, const char *buf, size_t len, const char *name,
                           kn_err *err)
 {
-	loader l = { .name = name ? name : "keynode.yaml", .buf = buf, .len = len, .err = err,
-		     .line = 1, .col = 1 };
+	loader l = { .name = name ? name : "keynode.yaml", .err = err };
 	node *root = NULL;
 	*out = NULL;
 	if (len > KN_CONFIG_MAX_BYTES)

@@ -23,11 +23,8 @@ typedef struct node {
 
 typedef struct loader {
 	const char *name;
-	const char *buf;
-	size_t len;
 	kn_err *err;
 	size_t nodes;
-	int line, col; /* where the last error-free event ended, for out-of-memory messages */
 } loader;
 
 /* "name:line:col: message" into l->err, control characters made '?'; returns code. */

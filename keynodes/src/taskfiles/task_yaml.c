@@ -481,11 +481,9 @@ static int pass2(loader *l)
 		if (!l->def_start || !l->def_end)
 			return kn_ty_oom(l);
 	}
-	if (!yaml_parser_initialize(&l->parser))
-		return kn_ty_oom(l);
 	l->parser_live = 1;
-	yaml_parser_set_input_string(&l->parser, l->buf, l->len);
-	yaml_parser_set_encoding(&l->parser, YAML_UTF8_ENCODING);
+	if (kn_yaml_reader_init(&l->rd, l->buf, l->len, "a task file", 1) != 0)
+		return kn_ty_oom(l);
 	if (!(l->set = calloc(1, sizeof *l->set)) ||
 	    !(l->set->source = kn_ty_dupn(l->name, strlen(l->name))))
 		return kn_ty_oom(l);
@@ -495,10 +493,8 @@ static int pass2(loader *l)
 
 static void loader_free(loader *l)
 {
-	if (l->cur_live)
-		yaml_event_delete(&l->cur);
 	if (l->parser_live)
-		yaml_parser_delete(&l->parser);
+		kn_yaml_reader_done(&l->rd);
 	for (size_t i = 0; i < l->nlog; i++)
 		free(l->log[i].own);
 	free(l->log);

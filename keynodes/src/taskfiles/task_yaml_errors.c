@@ -1,15 +1,13 @@
 /* task_yaml_errors.c — how the YAML task loader words its errors. Every message reads
  * "name:line:col: task 'id' key node 2: message" (fail), names what was found instead of what was
- * expected (found), keeps document text short and on one line (clip), and translates libyaml's
- * own error state — reader errors that carry only a byte offset, parser errors with their marks,
- * a hint when tabs indent — into the same form (yaml_fail). */
+ * expected (found), keeps document text short and on one line (clip), and puts libyaml's failures,
+ * as the shared front-end words them (keynode/yaml_reader.h), into the same form (yaml_fail). */
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "keynode/yaml_error.h"
 #include "task_yaml_internal.h"
 
 /* s shortened for a message: whole UTF-8 characters, "..." when cut. Returns dst. */
@@ -52,16 +50,13 @@ int kn_ty_oom(loader *l)
 {
 	return kn_ty_fail(l, KN_ENOMEM, l->last, "out of memory");
 }
-/* Translate libyaml's error state into a kn_err (keynode/yaml_error.h words it). */
-int kn_ty_yaml_fail(loader *l, const yaml_parser_t *p)
+/* A failed kn_yaml_reader_next (code, its return) as a kn_err: the front-end has the words and
+ * the position, this adds the loader's prefix. */
+int kn_ty_yaml_fail(loader *l, const kn_yaml_reader *r, int code)
 {
-	char msg[KN_ERR_MAX];
-	pos at;
-	int code = kn_yaml_parse_error(p, l->buf, l->len, "a task file", &at.line, &at.col, msg,
-	                               sizeof msg);
 	if (code == KN_ENOMEM)
 		return kn_ty_oom(l);
-	return kn_ty_fail(l, code, at, "%s", msg);
+	return kn_ty_fail(l, code, kn_ty_pos_at(r->line, r->col), "%s", r->msg);
 }
 
 /* Words for what a value event is, for "found ..." in messages. */

@@ -1,4 +1,5 @@
-/* task_yaml_events.c — the event source of the YAML task loader (task_yaml.c), over libyaml.
+/* task_yaml_events.c — the event source of the YAML task loader (task_yaml.c), over libyaml
+ * through the shared front-end (keynode/yaml_reader.h: events with positions, error words).
  *
  * Pass 1 reads the events once and checks what does not depend on the schema: YAML syntax and
  * UTF-8, a single document, nesting depth, core tags only, no NUL in text, and anchors/aliases,
@@ -20,9 +21,7 @@
 
 pos kn_ty_pos_of(yaml_mark_t m)
 {
-	pos p;
-	p.line = m.line < (size_t)INT_MAX ? (int)m.line + 1 : INT_MAX;
-	p.col = m.column < (size_t)INT_MAX ? (int)m.column + 1 : INT_MAX;
+	pos p = { kn_yaml_line(m), kn_yaml_col(m) };
 	return p;
 }
 
@@ -428,27 +427,24 @@ static int p1_event(loader *l, const yaml_event_t *ev, strmap *anchors, size_t *
 /* Read the whole stream once: syntax, encoding, one document, depth, tags, aliases. */
 int kn_ty_pass1(loader *l)
 {
-	yaml_parser_t p;
-	yaml_event_t ev;
+	kn_yaml_reader r;
 	strmap anchors = { 0 };
 	size_t *def_count = NULL, cap_def = 0, nopen = 0, cap_open = 0, total = 0, alias_nodes = 0;
 	openanchor *open = NULL;
 	int depth = 0, docs = 0, rc = 0;
 
-	if (!yaml_parser_initialize(&p))
+	if (kn_yaml_reader_init(&r, l->buf, l->len, "a task file", 1) != 0) {
+		kn_yaml_reader_done(&r);
 		return kn_ty_oom(l);
-	yaml_parser_set_input_string(&p, l->buf, l->len);
-	yaml_parser_set_encoding(&p, YAML_UTF8_ENCODING);
+	}
 	for (;;) {
-		if (!yaml_parser_parse(&p, &ev)) {
-			rc = kn_ty_yaml_fail(l, &p);
+		if ((rc = kn_yaml_reader_next(&r)) != 0) {
+			rc = kn_ty_yaml_fail(l, &r, rc);
 			break;
 		}
-		int end = ev.type == YAML_STREAM_END_EVENT;
-		rc = p1_event(l, &ev, &anchors, &def_count, &cap_def, &open, &nopen, &cap_open, &depth,
+		rc = p1_event(l, &r.ev, &anchors, &def_count, &cap_def, &open, &nopen, &cap_open, &depth,
 		              &docs, &total, &alias_nodes);
-		yaml_event_delete(&ev);
-		if (rc || end)
+		if (rc || r.ev.type == YAML_STREAM_END_EVENT)
 			break;
 	}
 	for (size_t i = 0; i < nopen; i++)
@@ -456,7 +452,7 @@ int kn_ty_pass1(loader *l)
 	free(open);
 	free(def_count);
 	kn_ty_sm_free(&anchors, 1);
-	yaml_parser_delete(&p);
+	kn_yaml_reader_done(&r);
 	return rc;
 }
 
@@ -523,19 +519,14 @@ int kn_ty_next_event(loader *l, yev *e)
 		l->last = e->at;
 		return deliver(l, e, 0, NO_DEF);
 	}
-	if (l->cur_live) {
-		yaml_event_delete(&l->cur);
-		l->cur_live = 0;
-	}
-	if (!yaml_parser_parse(&l->parser, &l->cur))
-		return kn_ty_yaml_fail(l, &l->parser);
-	l->cur_live = 1;
-	const yaml_event_t *ev = &l->cur;
+	int rc = kn_yaml_reader_next(&l->rd);
+	if (rc != 0)
+		return kn_ty_yaml_fail(l, &l->rd, rc);
+	const yaml_event_t *ev = &l->rd.ev;
 	const yaml_char_t *anchor = NULL;
-	int rc;
 	memset(e, 0, sizeof *e);
 	e->type = ev->type;
-	e->at = l->last = kn_ty_pos_of(ev->start_mark);
+	e->at = l->last = kn_ty_pos_at(l->rd.line, l->rd.col);
 	switch (ev->type) {
 	case YAML_ALIAS_EVENT: {
 		if (l->aliases_seen >= l->nalias)

@@ -16,6 +16,7 @@
 #include "keynode/error.h"
 #include "keynode/purchase.h"
 #include "keynode/task.h"
+#include "keynode/yaml_reader.h"
 
 #define NO_DEF SIZE_MAX
 #define CORE_TAG "tag:yaml.org,2002:"
@@ -70,11 +71,9 @@ typedef struct loader {
 	size_t *alias_def;
 	size_t nalias, cap_alias;
 
-	/* Pass 2 event source. */
-	yaml_parser_t parser;
+	/* Pass 2 event source: rd's current event backs the scalar text handed out. */
+	kn_yaml_reader rd;
 	int parser_live;
-	yaml_event_t cur;
-	int cur_live;
 	size_t *def_start, *def_end;
 	size_t defs_seen, aliases_seen;
 	logent *log;
@@ -102,7 +101,7 @@ typedef struct loader {
 const char *kn_ty_clip(char *dst, size_t cap, const char *s);
 int kn_ty_fail(loader *l, int code, pos at, const char *fmt, ...) KN_PRINTF(4, 5);
 int kn_ty_oom(loader *l);
-int kn_ty_yaml_fail(loader *l, const yaml_parser_t *p);
+int kn_ty_yaml_fail(loader *l, const kn_yaml_reader *r, int code);
 const char *kn_ty_found(loader *l, const yev *e);
 
 /* ---- task_yaml_events.c: the event source, small helpers, typed values ---- */

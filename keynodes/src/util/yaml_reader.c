@@ -1,10 +1,12 @@
-/* yaml_error.c — libyaml's error state in words and a position (keynode/yaml_error.h). */
+/* yaml_reader.c — the libyaml front-end every YAML loader reads through (keynode/yaml_reader.h):
+ * a parser over a buffer handing out one event at a time with its 1-based position, and
+ * libyaml's error state in words and a position. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "keynode/error.h"
-#include "keynode/yaml_error.h"
+#include "keynode/yaml_reader.h"
 
 /* Whether buf[i] ends a line as libyaml counts them: LF, CR LF (at the LF), or a lone CR. */
 static int line_end(const unsigned char *buf, size_t len, size_t i)
@@ -15,6 +17,16 @@ static int line_end(const unsigned char *buf, size_t len, size_t i)
 static int clamp(size_t v)
 {
 	return v < (size_t)INT_MAX ? (int)v + 1 : INT_MAX;
+}
+
+int kn_yaml_line(yaml_mark_t m)
+{
+	return clamp(m.line);
+}
+
+int kn_yaml_col(yaml_mark_t m)
+{
+	return clamp(m.column);
 }
 
 /* Position of a byte offset (libyaml reader errors carry only that): lines, UTF-8 characters. */
@@ -81,4 +93,42 @@ int kn_yaml_parse_error(const yaml_parser_t *p, const unsigned char *buf, size_t
 	else
 		snprintf(msg, cap, "invalid YAML: %s%s", problem, hint);
 	return KN_EINVAL;
+}
+
+int kn_yaml_reader_init(kn_yaml_reader *r, const void *buf, size_t len, const char *what,
+                        int utf8_only)
+{
+	memset(r, 0, sizeof *r);
+	r->buf = buf;
+	r->len = len;
+	r->what = what;
+	r->line = r->col = 1;
+	if (!yaml_parser_initialize(&r->parser))
+		return KN_ENOMEM;
+	yaml_parser_set_input_string(&r->parser, r->buf, len);
+	if (utf8_only)
+		yaml_parser_set_encoding(&r->parser, YAML_UTF8_ENCODING);
+	return 0;
+}
+
+int kn_yaml_reader_next(kn_yaml_reader *r)
+{
+	if (r->live)
+		yaml_event_delete(&r->ev);
+	r->live = 0;
+	if (!yaml_parser_parse(&r->parser, &r->ev))
+		return kn_yaml_parse_error(&r->parser, r->buf, r->len, r->what, &r->line, &r->col, r->msg,
+		                           sizeof r->msg);
+	r->live = 1;
+	r->line = kn_yaml_line(r->ev.start_mark);
+	r->col = kn_yaml_col(r->ev.start_mark);
+	return 0;
+}
+
+void kn_yaml_reader_done(kn_yaml_reader *r)
+{
+	if (r->live)
+		yaml_event_delete(&r->ev);
+	r->live = 0;
+	yaml_parser_delete(&r->parser);
 }
