@@ -28,12 +28,7 @@ int kn_config_fail(loader *l, int code, int line, int col, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	kn_err_set(l->err, code, "%s:%d:%d: %s", l->name, line, col, msg);
-	if (l->err)
-		for (char *p = l->err->msg; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-	return code;
+	return kn_yaml_err_set(l->err, code, l->name, line, col, msg);
 }
 
 static void node_free(node *n)

@@ -1,8 +1,8 @@
 /* yaml_reader.h — the one libyaml front-end: a document in memory read as events that carry
  * 1-based positions, and libyaml's failures turned into a position and one-line words. The YAML
  * loaders (task and workflow files in keynodes/src/taskfiles, keynode.yaml in services/config)
- * all read through it, so that they point at the same place with the same message; each builds
- * its own schema (and "file:line:col: …" prefix) on top. */
+ * all read through it and report through kn_yaml_err_set, so that they point at the same place
+ * with the same "file:line:col: message"; each builds its own schema on top. */
 #ifndef KEYNODE_YAML_READER_H
 #define KEYNODE_YAML_READER_H
 
@@ -38,6 +38,10 @@ int kn_yaml_reader_next(kn_yaml_reader *r);
 
 /* Release the parser and the current event. */
 void kn_yaml_reader_done(kn_yaml_reader *r);
+
+/* The error every YAML loader reports: "name:line:col: msg" into err (when not NULL), control
+ * characters (from escaped document text) made '?' so that it stays one line. Returns code. */
+int kn_yaml_err_set(kn_err *err, int code, const char *name, int line, int col, const char *msg);
 
 /* The 1-based line or column of a libyaml mark (0-based), INT_MAX past int. */
 int kn_yaml_line(yaml_mark_t m);

@@ -30,20 +30,15 @@ const char *kn_ty_clip(char *dst, size_t cap, const char *s)
 int kn_ty_fail(loader *l, int code, pos at, const char *fmt, ...)
 {
 	char msg[KN_ERR_MAX];
+	int n = 0;
+	if (l->ctx_task[0])
+		n = snprintf(msg, sizeof msg, "%s%s%s: ", l->ctx_task, l->ctx_sub[0] ? " " : "",
+		             l->ctx_sub);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(msg + n, sizeof msg - (size_t)n, fmt, ap);
 	va_end(ap);
-	const char *sep = l->ctx_task[0] ? ": " : "";
-	const char *sub_sep = l->ctx_task[0] && l->ctx_sub[0] ? " " : "";
-	kn_err_set(l->err, code, "%s:%d:%d: %s%s%s%s%s", l->name, at.line, at.col, l->ctx_task,
-	           sub_sep, l->ctx_task[0] ? l->ctx_sub : "", sep, msg);
-	/* A message is one line: text from the document may hold escaped control characters. */
-	if (l->err)
-		for (char *p = l->err->msg; *p; p++)
-			if ((unsigned char)*p < 0x20 || *p == 0x7f)
-				*p = '?';
-	return code;
+	return kn_yaml_err_set(l->err, code, l->name, at.line, at.col, msg);
 }
 
 int kn_ty_oom(loader *l)

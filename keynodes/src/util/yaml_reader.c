@@ -95,6 +95,16 @@ int kn_yaml_parse_error(const yaml_parser_t *p, const unsigned char *buf, size_t
 	return KN_EINVAL;
 }
 
+int kn_yaml_err_set(kn_err *err, int code, const char *name, int line, int col, const char *msg)
+{
+	kn_err_set(err, code, "%s:%d:%d: %s", name, line, col, msg);
+	if (err)
+		for (char *p = err->msg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+	return code;
+}
+
 int kn_yaml_reader_init(kn_yaml_reader *r, const void *buf, size_t len, const char *what,
                         int utf8_only)
 {
