@@ -15,7 +15,7 @@
 
 #include "config.h"
 #include "config_internal.h"
-#include "cron.h"
+#include "cron.h" /* kn_cron_check only: config stores cron text, the scheduler compiles it */
 #include "keynode/yaml_reader.h"
 
 #define fail kn_config_fail
@@ -544,11 +544,10 @@ static int load_schedules(loader *l, kn_config *c, const node *s)
 		snprintf(sub, sizeof sub, "%s.cron", path);
 		if ((rc = get_str(l, v[1], sub, &sc->cron, 1)) != 0)
 			return rc;
-		kn_cron cron;
+		/* Only checked, so that a bad one fails here with its place; the scheduler compiles it. */
 		kn_err cerr = { 0 };
-		if ((rc = kn_cron_parse(&cron, sc->cron, &cerr)) != 0)
-			return fail(l, rc, v[1]->line, v[1]->col, "%s: %s", sub,
-			            strncmp(cerr.msg, "cron: ", 6) == 0 ? cerr.msg + 6 : cerr.msg);
+		if ((rc = kn_cron_check(sc->cron, &cerr)) != 0)
+			return fail(l, rc, v[1]->line, v[1]->col, "%s: %s", sub, cerr.msg);
 		snprintf(sub, sizeof sub, "%s.tasks", path);
 		if (SET(v[2]) && v[2]->type == N_SEQ) {
 			if ((rc = load_schedule_refs(l, sc, v[2], sub)) != 0)

@@ -1,7 +1,8 @@
 /* config.h — keynode.yaml, the service configuration (docs/formats.md §6), loaded into a plain struct.
  *
  * The loader stores values and checks their types and ranges; it does not act on them (nothing is
- * connected to; cron expressions are checked with services/scheduler/cron.h). Errors name the
+ * connected to; a cron expression is stored as text, checked with services/scheduler/cron.h's
+ * kn_cron_check so that a bad one fails at load, and compiled by the scheduler). Errors name the
  * file, the 1-based line and column and the key path: "keynode.yaml:7:5: semantic.threshold: expected a number in (0, 1]". Unknown
  * and repeated keys are errors; anchors, aliases and tags are refused; size, depth and node count
  * are capped. README.md in this folder lists every key and its default. */
@@ -33,7 +34,7 @@ typedef struct kn_config_alert {
 
 typedef struct kn_config_schedule {
 	char *name;  /* unique among schedules */
-	char *cron;  /* a valid 5-field cron expression or macro (services/scheduler/cron.h) */
+	char *cron;  /* a 5-field cron expression or macro, as written; kn_cron_check accepted it */
 	char *tasks; /* "all" (default), a task set name, or — when the file gave a list — the refs
 	              * joined by ", " (informational: use refs) */
 	char **refs; /* the list form: task references "TASK" or "TASKSET:TASK"; n_refs 0 otherwise */

@@ -315,6 +315,16 @@ static int64_t from_tm(const tm_utc *t)
 	return days_from_civil(t->y, t->mo, t->d) * 86400 + t->h * 3600 + t->mi * 60;
 }
 
+int kn_cron_check(const char *expr, kn_err *err)
+{
+	kn_cron c;
+	kn_err e = { 0 };
+	int rc = kn_cron_parse(&c, expr, &e);
+	if (rc != 0)
+		kn_err_set(err, rc, "%s", strncmp(e.msg, "cron: ", 6) == 0 ? e.msg + 6 : e.msg);
+	return rc;
+}
+
 int kn_cron_next(const kn_cron *c, int64_t after, int64_t *out, kn_err *err)
 {
 	tm_utc t;

@@ -28,6 +28,13 @@ typedef struct kn_cron {
  * for @reboot. *out is untouched on failure. */
 int kn_cron_parse(kn_cron *out, const char *expr, kn_err *err);
 
+/* Whether expr is a cron expression kn_cron_parse accepts, compiling nothing: 0, or its code with
+ * err->msg the problem alone, without the "cron: " prefix ("field 2 (hour): 25 out of range
+ * 0-23"), for a caller that names the value itself. This is what a reader of stored cron text (the
+ * config loader, so that a bad schedule fails at load with its file:line) needs from this module;
+ * the scheduler compiles the text with kn_cron_parse when it starts. */
+int kn_cron_check(const char *expr, kn_err *err);
+
 /* The first fire time strictly after `after` (Unix seconds, UTC; fires are on whole minutes) into
  * *out. KN_ENOTFOUND when the expression never fires (e.g. "0 0 30 2 *") within 400 years. */
 int kn_cron_next(const kn_cron *c, int64_t after, int64_t *out, kn_err *err);

@@ -264,6 +264,10 @@ static void test_bad(void **state)
 			fail_msg("'%s': got %d '%s', want %d '%s'", bad_cases[i].expr, rc, err.msg,
 			         bad_cases[i].code, bad_cases[i].msg);
 		assert_memory_equal(&cr, &before, sizeof cr); /* untouched on failure */
+		/* kn_cron_check: the same verdict, the words without the "cron: " prefix */
+		kn_err cerr = { 0 };
+		assert_int_equal(kn_cron_check(bad_cases[i].expr, &cerr), bad_cases[i].code);
+		assert_string_equal(cerr.msg, bad_cases[i].msg + strlen("cron: "));
 	}
 	char big[KN_CRON_MAX_LEN + 2];
 	memset(big, '1', sizeof big - 1);
@@ -272,6 +276,10 @@ static void test_bad(void **state)
 	kn_err err = { 0 };
 	assert_int_equal(kn_cron_parse(&cr, big, &err), KN_ELIMIT);
 	assert_int_equal(kn_cron_parse(&cr, NULL, &err), KN_EINVAL);
+	assert_int_equal(kn_cron_check(NULL, &err), KN_EINVAL);
+	assert_string_equal(err.msg, "no expression");
+	assert_int_equal(kn_cron_check("@daily", NULL), 0);
+	assert_int_equal(kn_cron_check("*/15 * * * mon-fri", NULL), 0);
 }
 
 static void test_bits(void **state)
