@@ -119,9 +119,10 @@ static kn_trace *pending_done(struct kn_trace_pending *p)
 	return t;
 }
 
+static void start_probe(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const char *selector, int n);
+
 static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
-	(void)c;
 	struct kn_trace_pending *p = ud;
 	kn_trace *t = pending_done(p);
 	json_t *s = t ? kn_trace_step(t, p->step) : NULL;
@@ -147,6 +148,13 @@ static void probe_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 		                                             "height", json_object_get(v, "vh")));
 		if (p->tab->status)
 			json_object_set_new(s, "status", json_integer(p->tab->status));
+	} else if (s && p->ctx_id && error && strstr(error, "Cannot find context")) {
+		/* the isolated world's context went with its document before the probe reached it: probe
+		 * again in the world's newer context if one is known by now, else in the page's main
+		 * world (as before the world is known), which needs no context id */
+		if (p->tab->ctx_id == p->ctx_id)
+			p->tab->ctx_id = 0;
+		start_probe(t, c, p->tab, NULL, p->step);
 	} else if (s) {
 		json_object_set_new(s, "probe_error",
 		                    kn_trace_text(error ? error : "the page gave no answer", 200));
@@ -171,6 +179,7 @@ static void start_probe(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab, const 
 		json_t *params = json_pack("{s:s, s:b, s:b}", "expression", expr, "returnByValue", 1, "silent", 1);
 		if (params && tab->ctx_id)
 			json_object_set_new(params, "contextId", json_integer(tab->ctx_id));
+		p->ctx_id = tab->ctx_id;
 		if (kn_cdp_send(c, tab->session, "Runtime.evaluate", params, probe_reply, p) < 0) {
 			pending_done(p);
 			free(p);
@@ -202,22 +211,23 @@ void kn_trace_capture_step(kn_trace *t, kn_cdp *c, const kn_event *ev, json_t *s
 		                              ev->box[0], "y", ev->box[1], "width", ev->box[2], "height", ev->box[3],
 		                              "dom", "error", "source", "action"));
 	kn_trace_frames_step(t, tab, n);
-	tab->probe_step = n, tab->probe_doc = tab->doc;
+	tab->probe_step = n, tab->probe_doc = tab->doc, tab->probe_loading = tab->loading;
 	start_probe(t, c, tab, ev->frame ? NULL : ev->selector, n);
 }
 
 /* The tab finished loading: the last step, when it was probed on the document this load replaced
- * (a click that navigated) or before the page had a title (a goto probed at commit, a probe the
- * navigation lost), is probed again, of the page it led to (its element stays the one found just
- * after the action). */
+ * (a click that navigated), before the page had a title or while it was still loading (a goto probed
+ * at commit, before the page's scripts built it; a probe the navigation lost), is probed again, of
+ * the page it led to (its element stays the one found just after the action). */
 static void on_load(kn_trace *t, kn_cdp *c, struct kn_trace_tab *tab)
 {
 	size_t ns = json_array_size(t->steps);
 	json_t *s = ns ? json_array_get(t->steps, ns - 1) : NULL;
 	int n = (int)json_integer_value(json_object_get(s, "step"));
 	const char *title = json_string_value(json_object_get(s, "title"));
-	if (c && n >= 1 && n == tab->probe_step && (tab->doc != tab->probe_doc || !title || !*title)) {
-		tab->probe_doc = tab->doc;
+	if (c && n >= 1 && n == tab->probe_step &&
+	    (tab->doc != tab->probe_doc || !title || !*title || tab->probe_loading)) {
+		tab->probe_doc = tab->doc, tab->probe_loading = 0;
 		start_probe(t, c, tab, NULL, n);
 	}
 }
@@ -281,6 +291,9 @@ void kn_trace_cdp_event(kn_trace *t, kn_cdp *c, const char *tab, const char *met
 			x->ctx_id = (int)json_integer_value(json_object_get(ctx, "id"));
 	} else if (x && strcmp(method, "Runtime.executionContextsCleared") == 0) {
 		x->ctx_id = 0;
+	} else if (x && strcmp(method, "Runtime.executionContextDestroyed") == 0) {
+		if (json_integer_value(json_object_get(params, "executionContextId")) == x->ctx_id)
+			x->ctx_id = 0;
 	} else if (x && strcmp(method, "Page.loadEventFired") == 0) {
 		on_load(t, c, x);
 	} else if (x && strncmp(method, "Page.", 5) == 0) {

@@ -20,6 +20,7 @@ struct kn_trace_tab {
 	int status;          /* the main document's last HTTP status; 0 unknown */
 	int probe_step;      /* the last step probed here, and the document it saw (doc then) */
 	unsigned probe_doc;
+	int probe_loading;   /* that probe was sent while the document was still loading */
 	/* the screencast (trace_frames.c) */
 	json_t *frame;       /* the latest frame: base64 JPEG (the event's string); NULL none yet */
 	double frame_at;     /* when it arrived (monotonic seconds) */
@@ -37,6 +38,7 @@ struct kn_trace_pending {
 	kn_trace *t;
 	int step;
 	struct kn_trace_tab *tab;
+	int ctx_id; /* the context a probe was sent to: 0, the page's main world */
 };
 
 struct kn_trace {
