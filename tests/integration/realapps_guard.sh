@@ -71,6 +71,17 @@ watch() {
   check "$1: the request key node reached" "$(jq -r '"\(.reached)/\(.total)"' "$d/result.json" 2>&1)" 1/1
 }
 
+# signed_out — the shared browser forgets every cookie: each WordPress run signs in from a fresh session, as
+# a new visitor would (a second sign-in over the session the first run left was refused by WordPress)
+signed_out() {
+  node --input-type=module -e "
+    import { createRequire } from 'node:module';
+    const { chromium } = createRequire('$here/node/package.json')('playwright-core');
+    const b = await chromium.connectOverCDP('$cdp');
+    for (const c of b.contexts()) await c.clearCookies();
+    process.exit(0);" || kn_fail "clearing the browser's cookies"
+}
+
 # held_event NAME URL_PART — held (true/false) of the request events to URL_PART, one a line
 held_event() {
   jq -r --arg u "$2" 'select(.type == "request" and (.request.url | contains($u))) | .request.held // false' "$tmp/$1/run.jsonl"
@@ -107,6 +118,7 @@ count='SELECT COUNT(*) FROM wp_comments'
 ours="SELECT COUNT(*) FROM wp_comments WHERE comment_content LIKE '%spare groundsheet%' AND comment_post_ID = 5"
 before=$(sql "$count")
 [[ $before =~ ^[0-9]+$ ]] || { kn_fail "WordPress's database: $before"; kn_finish; }
+signed_out
 watch wp-held wordpress-comment "$tmp/wp.yaml" wordpress-comment-held
 check "wp-held: the comment held (one request event, held: true)" "$(held_event wp-held wp-comments-post.php | tr '\n' ' ')" "true "
 check "wp-held: the sign-in sent, not held" "$(held_event wp-held wp-login.php | tr '\n' ' ')" "false "
@@ -116,6 +128,7 @@ check "wp-held: keynode's log says it held one request" "$(grep -c 'msg="request
 check "wp-held: the agent saw keynode's held page" "$(grep -c '^comment-held' "$tmp/wp-held/marks")" 1
 check "wp-held: wp_comments unchanged (COUNT)" "$(sql "$count")" "$before"
 check "wp-held: no row with the comment's text" "$(sql "$ours")" 0
+signed_out
 watch wp-control wordpress-comment "$tmp/wp.yaml" wordpress-comment
 check "wp-control: the comment sent (held: false)" "$(held_event wp-control wp-comments-post.php | tr '\n' ' ')" "false "
 check "wp-control: the agent saw its comment posted" "$(grep -c '^comment-posted' "$tmp/wp-control/marks")" 1
