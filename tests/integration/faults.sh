@@ -187,33 +187,7 @@ got_run() { # got_run DIR TASK
 }
 # the judge's faults through `keynode score`: recorded runs a, b of a task with a semantic answer node
 # (a reaches its deterministic node, b does not), c, d of a task without one
-cat >"$tmp/judged.yaml" <<'EOF'
-tasks:
-  - id: judged
-    intent: find the answer
-    key_nodes:
-      - id: done
-        url: { include: "/done" }
-      - id: answer
-        answer: { semantic: "Decide whether the answer is forty-two" }
-  - id: plain
-    intent: open the page
-    key_nodes:
-      - url: { include: "/x" }
-EOF
-mkdir -p "$tmp/all" "$tmp/plain"
-traj() { # traj FILE RUN TASK URL [ANSWER]
-  {
-    echo "{\"run\": \"$2\", \"task\": \"$3\", \"started\": \"2026-12-07T00:00:00Z\"}"
-    echo "{\"t\": 0.0, \"type\": \"navigate\", \"tab\": \"T1\", \"url\": \"$4\", \"how\": \"goto\"}"
-    [ -z "${5:-}" ] || echo "{\"t\": 1.0, \"type\": \"answer\", \"text\": \"$5\"}"
-  } >"$1"
-}
-traj "$tmp/all/a.jsonl" a judged http://s.test/done 42
-traj "$tmp/all/b.jsonl" b judged http://s.test/other 42
-traj "$tmp/all/c.jsonl" c plain http://s.test/x
-traj "$tmp/all/d.jsonl" d plain http://s.test/y
-cp "$tmp/all/c.jsonl" "$tmp/all/d.jsonl" "$tmp/plain/"
+kn_judged_runs "$tmp/judged.yaml" "$tmp"
 "$kn" score --tasks "$tmp/judged.yaml" --runs "$tmp/plain" --json >"$tmp/plain.json" 2>"$tmp/plain.err" ||
   kn_fail "the runs without judged ones did not score: $(cat "$tmp/plain.err")"
 for mode in 402 429 500 timeout garbled text; do

@@ -11,6 +11,7 @@
 #   kn_dead_port              # sets dead: a port on 127.0.0.1 held closed (connections refused) until exit
 #   kn_judge_start            # a fake OpenAI-compatible judge (llm-server.mjs): sets judge_url, judge_pid, judge_args
 #   kn_judge_outage MODE      # every judgement from now on fails as MODE (kn_judge_outages), or none: answers again
+#   kn_judged_runs TASKFILE DIR  # the recorded runs (judged and plain) a judge outage is tried on
 #   kn_wait_for DESC SECONDS CMD…  # poll CMD until it succeeds (bounded); says what it waited for on timeout
 #   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
 #
@@ -294,4 +295,39 @@ kn_judge_start() {
 kn_judge_outage() {
   [ "$(curl -s --max-time 5 -X POST --data-binary "$1" "$judge_url/outage")" = "$1" ] ||
     { kn_fail "the fake judge refused outage $1"; return 1; }
+}
+
+# kn_judged_runs TASKFILE DIR — the recorded runs a judge outage is tried on: TASKFILE has task `judged` (a
+# deterministic URL node and a semantic answer node) and task `plain` (no semantic node); DIR/all holds runs
+# a, b of `judged` (a reaches its URL node, b does not; both answer 42) and c, d of `plain` (c reaches its
+# node); DIR/plain holds c and d alone, what every metric must equal while the judge is out
+kn_judged_runs() {
+  cat >"$1" <<'EOF'
+tasks:
+  - id: judged
+    intent: find the answer
+    key_nodes:
+      - id: done
+        url: { include: "/done" }
+      - id: answer
+        answer: { semantic: "Decide whether the answer is forty-two" }
+  - id: plain
+    intent: open the page
+    key_nodes:
+      - url: { include: "/x" }
+EOF
+  mkdir -p "$2/all" "$2/plain"
+  kn_judged_run_() { # FILE RUN TASK URL [ANSWER]
+    {
+      echo "{\"run\": \"$2\", \"task\": \"$3\", \"started\": \"2026-12-07T00:00:00Z\"}"
+      echo "{\"t\": 0.0, \"type\": \"navigate\", \"tab\": \"T1\", \"url\": \"$4\", \"how\": \"goto\"}"
+      [ -z "${5:-}" ] || echo "{\"t\": 1.0, \"type\": \"answer\", \"text\": \"$5\"}"
+    } >"$1"
+  }
+  kn_judged_run_ "$2/all/a.jsonl" a judged http://s.test/done 42
+  kn_judged_run_ "$2/all/b.jsonl" b judged http://s.test/other 42
+  kn_judged_run_ "$2/all/c.jsonl" c plain http://s.test/x
+  kn_judged_run_ "$2/all/d.jsonl" d plain http://s.test/y
+  unset -f kn_judged_run_
+  cp "$2/all/c.jsonl" "$2/all/d.jsonl" "$2/plain/"
 }

@@ -23,33 +23,7 @@ repo=$(cd "$(dirname "$0")/../.." && pwd)
 command -v python3 >/dev/null 2>&1 || { kn_fail "python3 not found"; kn_finish; }
 kn_judge_start || kn_finish
 
-cat >"$tmp/tasks.yaml" <<'EOF'
-tasks:
-  - id: judged
-    intent: find the answer
-    key_nodes:
-      - id: done
-        url: { include: "/done" }
-      - id: answer
-        answer: { semantic: "Decide whether the answer is forty-two" }
-  - id: plain
-    intent: open the page
-    key_nodes:
-      - url: { include: "/x" }
-EOF
-mkdir -p "$tmp/all" "$tmp/plain"
-run() { # run FILE RUN TASK URL [ANSWER]
-  {
-    echo "{\"run\": \"$2\", \"task\": \"$3\", \"started\": \"2026-12-07T00:00:00Z\"}"
-    echo "{\"t\": 0.0, \"type\": \"navigate\", \"tab\": \"T1\", \"url\": \"$4\", \"how\": \"goto\"}"
-    [ -z "${5:-}" ] || echo "{\"t\": 1.0, \"type\": \"answer\", \"text\": \"$5\"}"
-  } >"$1"
-}
-run "$tmp/all/a.jsonl" a judged http://s.test/done 42
-run "$tmp/all/b.jsonl" b judged http://s.test/other 42
-run "$tmp/all/c.jsonl" c plain http://s.test/x
-run "$tmp/all/d.jsonl" d plain http://s.test/y
-cp "$tmp/all/c.jsonl" "$tmp/all/d.jsonl" "$tmp/plain/"
+kn_judged_runs "$tmp/tasks.yaml" "$tmp"
 
 # what the metrics must be: the same set without the judged runs
 "$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/plain" --json "${judge_args[@]}" >"$tmp/plain.json" 2>"$tmp/plain.err" ||
