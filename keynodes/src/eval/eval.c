@@ -323,10 +323,7 @@ int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const
 	} else if (st->last_input && strcmp(st->last_input, input) == 0) {
 		*score = st->last_score;
 	} else {
-		const kn_semantic *sem = ev->opts.semantic;
-		int rc = sem->judge(sem->ud, kn->expect, kn->semantic_phrase, input, score, err);
-		if (!rc)
-			rc = kn_eval_judge_range(*score, err);
+		int rc = judge(ev, kn->expect, kn->semantic_phrase, input, score, err);
 		if (rc)
 			return rc;
 		free(st->last_input);
