@@ -106,7 +106,7 @@ typedef void (*kn_audit_progress_fn)(void *ud, size_t done, size_t n);
 
 /* Judge every item of l with kn_match_one (matcher semantic) under opts; *out (l->n verdicts) is the
  * caller's (kn_audit_verdicts_free). A failed judgement is an unjudged verdict, not an error. Errors:
- * KN_ENOMEM, KN_EINVAL when an item cannot be a key node ("line N: expect: …"). */
+ * KN_ENOMEM, KN_EINVAL when an item cannot be a key node ("N: expect: …", N its line). */
 int kn_audit_judge(kn_audit_verdict **out, const kn_labels *l, const kn_eval_opts *opts,
                    kn_audit_progress_fn progress, void *ud, kn_err *err);
 void kn_audit_verdicts_free(kn_audit_verdict *v, size_t n);

@@ -31,7 +31,7 @@ int kn_audit_judge(kn_audit_verdict **out, const kn_labels *l, const kn_eval_opt
 		int rc = kn_match_one(&r, &in, opts, &e);
 		if (rc != 0 && !r.judge_failed) {
 			kn_audit_verdicts_free(v, l->n);
-			return kn_err_set(err, rc, "line %d: %s", it->line, e.msg[0] ? e.msg : kn_strerror(rc));
+			return kn_err_set(err, rc, "%d: %s", it->line, e.msg[0] ? e.msg : kn_strerror(rc));
 		}
 		if (rc != 0) {
 			v[i].verdict = KN_AUDIT_UNJUDGED;

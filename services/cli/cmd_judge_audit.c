@@ -130,8 +130,7 @@ int kn_cmd_judge_audit(int argc, char **argv)
 		{"mode", required_argument, NULL, OPT_MODE},
 		{"threshold", required_argument, NULL, OPT_THRESHOLD}, {"help", no_argument, NULL, 'h'},
 		KN_CLI_SEMANTIC_LONGOPTS, {NULL, 0, NULL, 0}};
-	static kn_cli_audit a; /* large (the pairs' intervals); one per process */
-	memset(&a, 0, sizeof a);
+	kn_cli_audit a = {0};
 	a.seed = KN_AUDIT_SEED;
 	a.resamples = KN_AUDIT_RESAMPLES;
 	kn_eval_opts eo = {0};
@@ -213,7 +212,7 @@ int kn_cmd_judge_audit(int argc, char **argv)
 		j->eo = eo;
 		if (kn_cli_semantic_open(&j->sem, "judge-audit", &j->eo) != KN_EXIT_OK)
 			goto out;
-		if (n_specs == 0) /* named for what the options built */
+		if (n_specs == 0 || strcmp(j->name, "llm") == 0) /* named for what the options built */
 			snprintf(j->name, sizeof j->name, "%s", j->eo.semantic ? j->eo.semantic->name : "offline");
 	}
 	int unjudged = 0;
