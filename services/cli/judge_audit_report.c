@@ -37,12 +37,13 @@ static void print_metric(FILE *f, const char *label, const kn_audit_summary *s, 
 	fprintf(f, "%s%s\n", formula ? "  " : "", formula ? formula : "");
 }
 
-/* s quoted for one line: control characters shown as spaces, at most max bytes then "…". */
+/* s quoted for one line: control characters shown as spaces, cut after about max bytes (never inside
+ * a UTF-8 sequence) and then "…". */
 static void print_quoted(FILE *f, const char *s, size_t max)
 {
 	fputc('"', f);
 	size_t i = 0;
-	for (; s[i] && i < max; i++)
+	for (; s[i] && (i < max || ((unsigned char)s[i] & 0xC0) == 0x80); i++)
 		fputc((unsigned char)s[i] < 0x20 ? ' ' : s[i], f);
 	fputs(s[i] ? "…\"" : "\"", f);
 }
