@@ -53,7 +53,8 @@ typedef struct kn_labels {
  * "rule", a string "value", "target" one of "url", "element_value", "answer", "label" true or false,
  * and optionally "key" (a string, url only); other members are ignored (notes, sources). The first
  * bad line is an error KN_EINVAL "NAME:LINE: …" (":COL" too for bad JSON), KN_ELIMIT past the caps,
- * KN_EINVAL "NAME: no labelled items" for an input without one; *out is then NULL. *out is the caller's (kn_labels_free). */
+ * KN_EINVAL "NAME: no labelled items" for an input without one; *out is then NULL. Otherwise *out
+ * is the caller's (kn_labels_free). */
 int kn_labels_parse(kn_labels **out, const char *name, const char *text, size_t len, kn_err *err);
 /* The same from a file (KN_EIO "PATH: why" when it cannot be read). */
 int kn_labels_load(kn_labels **out, const char *path, kn_err *err);

@@ -35,6 +35,7 @@ static void refused(const char *text, size_t len, int code, const char *want)
 }
 
 #define REFUSED(text, want) refused(text, strlen(text), KN_EINVAL, want)
+#define LINE(x) "{\"rule\": \"r\", \"value\": \"v\", \"target\": \"url\"" x "}"
 #define GOOD "{\"rule\": \"r\", \"value\": \"v\", \"target\": \"answer\", \"label\": true}\n"
 
 static void test_good(void **state)
@@ -74,26 +75,33 @@ static void test_malformed(void **state)
 	REFUSED("[1, 2]\n", "t.jsonl:1: want a JSON object");
 	REFUSED("\"text\"\n", "t.jsonl:1:6: not JSON");
 	REFUSED(GOOD GOOD "{} {}\n", "t.jsonl:3:");                /* one object per line */
-	REFUSED("{\"value\": \"v\", \"target\": \"url\", \"label\": true}", "t.jsonl:1: \"rule\" must be");
-	REFUSED("{\"rule\": \"\", \"value\": \"v\", \"target\": \"url\", \"label\": true}", "t.jsonl:1: \"rule\" must be");
-	REFUSED("{\"rule\": 7, \"value\": \"v\", \"target\": \"url\", \"label\": true}", "t.jsonl:1: \"rule\" must be");
+	REFUSED("{\"value\": \"v\", \"target\": \"url\", \"label\": true}",
+	        "t.jsonl:1: \"rule\" must be");
+	REFUSED("{\"rule\": \"\", \"value\": \"v\", \"target\": \"url\", \"label\": true}",
+	        "t.jsonl:1: \"rule\" must be");
+	REFUSED("{\"rule\": 7, \"value\": \"v\", \"target\": \"url\", \"label\": true}",
+	        "t.jsonl:1: \"rule\" must be");
 	REFUSED("{\"rule\": \"r\", \"target\": \"url\", \"label\": true}", "t.jsonl:1: \"value\" must be");
-	REFUSED("{\"rule\": \"r\", \"value\": null, \"target\": \"url\", \"label\": true}", "t.jsonl:1: \"value\" must be");
+	REFUSED("{\"rule\": \"r\", \"value\": null, \"target\": \"url\", \"label\": true}",
+	        "t.jsonl:1: \"value\" must be");
 	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"label\": true}", "t.jsonl:1: \"target\" must be");
 	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"element_path\", \"label\": true}",
 	        "t.jsonl:1: \"target\" must be");
-	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"URL\", \"label\": true}", "t.jsonl:1: \"target\" must be");
-	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"url\"}", "t.jsonl:1: \"label\" must be true or false");
-	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"url\", \"label\": 1}", "t.jsonl:1: \"label\" must be");
-	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"url\", \"label\": \"true\"}", "t.jsonl:1: \"label\" must be");
-	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"url\", \"label\": true, \"key\": 3}",
+	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"URL\", \"label\": true}",
+	        "t.jsonl:1: \"target\" must be");
+	REFUSED(LINE(""), "t.jsonl:1: \"label\" must be true or false");
+	REFUSED(LINE(", \"label\": 1"), "t.jsonl:1: \"label\" must be");
+	REFUSED(LINE(", \"label\": \"true\""), "t.jsonl:1: \"label\" must be");
+	REFUSED(LINE(", \"label\": true, \"key\": 3"),
 	        "t.jsonl:1: \"key\" must be a string");
 	REFUSED("{\"rule\": \"r\", \"value\": \"v\", \"target\": \"answer\", \"label\": true, \"key\": \"q\"}",
 	        "t.jsonl:1: \"key\" applies to target url only");
 	REFUSED("{\"rule\": \"r\", \"rule\": \"s\", \"value\": \"v\", \"target\": \"url\", \"label\": true}",
 	        "t.jsonl:1:"); /* duplicate member */
-	REFUSED("{\"rule\": \"r\\u0000x\", \"value\": \"v\", \"target\": \"url\", \"label\": true}", "t.jsonl:1:");
-	REFUSED("{\"rule\": \"r\xff\", \"value\": \"v\", \"target\": \"url\", \"label\": true}", "t.jsonl:1:");
+	REFUSED("{\"rule\": \"r\\u0000x\", \"value\": \"v\", \"target\": \"url\", \"label\": true}",
+	        "t.jsonl:1:");
+	REFUSED("{\"rule\": \"r\xff\", \"value\": \"v\", \"target\": \"url\", \"label\": true}",
+	        "t.jsonl:1:");
 	REFUSED("", "t.jsonl: no labelled items");
 	REFUSED("\n \n\t\n", "t.jsonl: no labelled items");
 	/* a NUL byte inside a line (the reader is given a length, not a C string) */
