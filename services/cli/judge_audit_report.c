@@ -19,6 +19,26 @@ static const char *verdict_word(int v)
 	return v == KN_AUDIT_UNJUDGED ? "unjudged" : v ? "true" : "false";
 }
 
+/* The targets items can have, in report order. */
+static const kn_target targets[] = {KN_TARGET_URL, KN_TARGET_ELEMENT_VALUE, KN_TARGET_ANSWER};
+
+/* j's confusion counts over the items of target t; *unjudged its failed judgements there. */
+static kn_confusion by_target(const kn_labels *l, const kn_audit_verdict *v, kn_target t,
+                              size_t *unjudged)
+{
+	kn_confusion c = {0};
+	*unjudged = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		if (l->items[i].target != t)
+			continue;
+		if (v[i].verdict == KN_AUDIT_UNJUDGED)
+			(*unjudged)++;
+		else
+			kn_confusion_add(&c, kn_cell_of(l->items[i].label, v[i].verdict));
+	}
+	return c;
+}
+
 /* --- the table --- */
 
 static void print_metric(FILE *f, const char *label, const kn_audit_summary *s, int m,
@@ -74,6 +94,13 @@ static void print_table(FILE *f, const kn_cli_audit *a)
 		print_metric(f, "kappa", s, KN_AGREE_KAPPA, "Cohen's");
 		print_metric(f, "false positive rate", s, KN_AGREE_FPR, "FP/(FP+TN)");
 		print_metric(f, "false negative rate", s, KN_AGREE_FNR, "FN/(FN+TP)");
+		for (size_t t = 0; t < sizeof targets / sizeof *targets; t++) {
+			size_t u;
+			kn_confusion c = by_target(l, j->v, targets[t], &u);
+			if (c.tp + c.fp + c.tn + c.fn + u)
+				fprintf(f, "  %-20s TP %zu  FP %zu  TN %zu  FN %zu  unjudged %zu\n",
+				        kn_target_name(targets[t]), c.tp, c.fp, c.tn, c.fn, u);
+		}
 		size_t wrong = s->c.fp + s->c.fn;
 		fprintf(f, "  wrong: %zu\n", wrong);
 		for (size_t i = 0; i < l->n; i++) {
@@ -179,6 +206,17 @@ static json_t *judge_json(const kn_cli_audit *a, kn_cli_audit_judge *j)
 		else if (v->verdict != a->labels->items[i].label)
 			json_array_append_new(wrong, item_json(&a->labels->items[i], v));
 	}
+	json_t *bt = json_object();
+	for (size_t t = 0; bt && t < sizeof targets / sizeof *targets; t++) {
+		size_t u;
+		kn_confusion c = by_target(a->labels, j->v, targets[t], &u);
+		if (c.tp + c.fp + c.tn + c.fn + u)
+			json_object_set_new(bt, kn_target_name(targets[t]),
+			                    json_pack("{s:I, s:I, s:I, s:I, s:I}", "tp", (json_int_t)c.tp, "fp",
+			                              (json_int_t)c.fp, "tn", (json_int_t)c.tn, "fn", (json_int_t)c.fn,
+			                              "unjudged", (json_int_t)u));
+	}
+	json_object_set_new(o, "by_target", bt);
 	json_object_set_new(o, "wrong", wrong);
 	json_object_set_new(o, "unjudged_items", unjudged);
 	json_object_set_new(o, "usage", kn_cli_semantic_usage(&j->sem, -1));

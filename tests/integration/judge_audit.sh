@@ -96,6 +96,9 @@ for m in ('agreement', 'kappa', 'false_positive_rate', 'false_negative_rate'):
     if v['value'] is None or v['ci95'] is None or not v['ci95'][0] <= v['value'] <= v['ci95'][1]:
         bad.append(f"{m} {v}: the interval does not hold the estimate")
 n = len(items)
+bt = j['by_target']
+if {k: sum(t[k] for t in bt.values()) for k in c} != c or set(bt) != {it['target'] for _, it in items}:
+    bad.append(f"by_target {bt} does not add up to {c}")
 if abs(j['agreement']['value'] - (c['tp'] + c['tn']) / n) > 1e-6:
     bad.append('agreement is not (TP+TN)/n')
 if r['bootstrap']['resamples'] != 1000 or r['bootstrap']['seed'] != 1 or r['pairs'] != []:
