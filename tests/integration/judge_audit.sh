@@ -7,7 +7,7 @@
 # OpenAI-compatible judge (lib.sh kn_judge_start: llm-server.mjs): offline and LLM judges side by side,
 # the LLM verdicts equal `keynode match --semantic llm`'s, pairwise agreement between the judges; a
 # failed judgement (one item's HTTP 400, then a whole outage) is unjudged — counted and listed with the
-# judge's words, never a verdict — and the exit is 1.
+# judge's words, never a verdict — and the exit is 1; a slow judge logs its progress on stderr.
 # Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. A few seconds.
 # usage: judge_audit.sh KEYNODE_BIN REPO
 set -uo pipefail
@@ -208,6 +208,15 @@ sys.exit(0 if ok else 1)
 PY
 expect "one judgement fails, table: exit 1" 1 "$kn" judge-audit --labels "$tmp/llm-400.jsonl" --judge "llm:fake-judge@$judge_url" "${llm[@]}"
 has "the table says unjudged" "$tmp/out" "unjudged: 1 (the judge failed"
+
+# a slow judge: progress lines on stderr while a long audit runs (every 2 s, and at the end)
+for i in 1 2 3; do
+  printf '{"rule": "Decide whether are searching for coats %s kn-test:delay kn-delay:900", "target": "answer", "value": "coats", "label": true}\n' "$i"
+done >"$tmp/slow.jsonl"
+expect "slow judge: exit 0" 0 "$kn" judge-audit --labels "$tmp/slow.jsonl" --judge "llm:fake-judge@$judge_url" --llm-timeout 5000 --verdict-cache off
+has "slow judge: progress on stderr" "$tmp/err" "items judged ("
+has "slow judge: the last progress line" "$tmp/err" ": 3 of 3 items judged"
+has "slow judge: stdout is the report" "$tmp/out" "3 judged, 0 unjudged"
 
 # the judge down (HTTP 402 on every request): every LLM item unjudged, the offline judge unaffected
 kn_judge_outage 402 || kn_finish
