@@ -8,7 +8,8 @@
 # the LLM verdicts equal `keynode match --semantic llm`'s, pairwise agreement between the judges; a
 # failed judgement (one item's HTTP 400, then a whole outage) is unjudged — counted and listed with the
 # judge's words, never a verdict — and the exit is 1; a slow judge logs its progress on stderr.
-# Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. A few seconds.
+# Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. About 20 s, most of it the
+# 355 `keynode match` calls.
 # usage: judge_audit.sh KEYNODE_BIN REPO
 set -uo pipefail
 kn=$1
