@@ -92,7 +92,7 @@ typedef struct kn_agree_ci {
 int kn_agree_bootstrap(kn_agree_ci out[KN_AGREE_N], const kn_cell *cells, size_t n, size_t resamples,
                        uint64_t seed);
 
-/* --- judging the items (audit_run.c) --- */
+/* --- judging the items (audit_judge.c) --- */
 
 #define KN_AUDIT_UNJUDGED (-1)
 
@@ -105,14 +105,20 @@ typedef struct kn_audit_verdict {
 /* Called after each item (done of n) so a long run can show progress. */
 typedef void (*kn_audit_progress_fn)(void *ud, size_t done, size_t n);
 
-/* Judge every item of l with kn_match_one (matcher semantic) under opts; *out (l->n verdicts) is the
- * caller's (kn_audit_verdicts_free). A failed judgement is an unjudged verdict, not an error. Errors:
- * KN_ENOMEM, KN_EINVAL when an item cannot be a key node ("N: expect: …", N its line). */
+#define KN_AUDIT_MAX_THREADS 32
+
+/* Judge every item of l with kn_match_one (matcher semantic) under opts (whose judge must be
+ * thread-safe, as the offline and LLM judges are), up to `threads` items at once (0 or 1: one at a
+ * time, in the calling thread); *out (l->n verdicts, in file order whatever order they came in) is the
+ * caller's (kn_audit_verdicts_free). A failed judgement is an unjudged verdict, not an error. progress
+ * (may be NULL) is called after each item, never from two threads at once. Errors: KN_ENOMEM, KN_EINVAL
+ * when an item cannot be a key node ("N: expect: …", N the first such item's line). */
 int kn_audit_judge(kn_audit_verdict **out, const kn_labels *l, const kn_eval_opts *opts,
-                   kn_audit_progress_fn progress, void *ud, kn_err *err);
+                   size_t threads, kn_audit_progress_fn progress, void *ud, kn_err *err);
 void kn_audit_verdicts_free(kn_audit_verdict *v, size_t n);
 
-/* What the report says of one comparison (a judge against the labels, or two judges). */
+/* What the report says of one comparison (a judge against the labels, or two judges;
+ * audit_summary.c). */
 typedef struct kn_audit_summary {
 	size_t judged, unjudged;   /* unjudged: by the judge (or by either judge of a pair) */
 	kn_confusion c;

@@ -18,7 +18,8 @@
 
 static const char help[] =
 	"usage: keynode judge-audit --labels FILE.jsonl [--judge SPEC]… [--json] [--seed N]\n"
-	"                           [--bootstrap N] [--mode default|webcanvas] [--threshold X]\n"
+	"                           [--bootstrap N] [--parallel N] [--mode default|webcanvas]\n"
+	"                           [--threshold X]\n"
 	"                           [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Measure a semantic judge against judgements people made. FILE.jsonl holds one per line:\n"
@@ -50,9 +51,14 @@ static const char help[] =
 	"  --json             one JSON document (schemas/judge-audit.schema.json)\n"
 	"  --bootstrap N      bootstrap replicates, 0 to 100000 (default 1000; 0: no intervals)\n"
 	"  --seed N           the bootstrap generator's seed (default 1): same seed, same intervals\n"
+	"  --parallel N       items judged at once, 1 to 32 (default 4; an LLM judge also keeps at most\n"
+	"                     4 requests in flight); the report is the same whatever N\n"
 	"  --mode M, --threshold X   as for match: a verdict is score >= X (default 0.7), or in\n"
 	"                     webcanvas mode any score above 0\n"
-	"\n"
+	"\n";
+
+/* The rest of the help (one literal would be longer than C99 promises a compiler takes). */
+static const char help_judges[] =
 	KN_CLI_SEMANTIC_HELP
 	"\n"
 	"Progress goes to stderr as log lines every 2 s on long runs.\n"
@@ -60,7 +66,10 @@ static const char help[] =
 	"is still printed), 2 usage error, unreadable or malformed labels file (FILE:LINE: why), or a\n"
 	"judge that cannot be set up\n";
 
-enum { OPT_LABELS = 0x2000, OPT_JUDGE, OPT_JSON, OPT_SEED, OPT_BOOTSTRAP, OPT_MODE, OPT_THRESHOLD };
+enum {
+	OPT_LABELS = 0x2000, OPT_JUDGE, OPT_JSON, OPT_SEED, OPT_BOOTSTRAP, OPT_MODE, OPT_THRESHOLD,
+	OPT_PARALLEL
+};
 
 typedef struct progress {
 	const char *judge;
@@ -127,6 +136,7 @@ int kn_cmd_judge_audit(int argc, char **argv)
 		{"labels", required_argument, NULL, OPT_LABELS}, {"judge", required_argument, NULL, OPT_JUDGE},
 		{"json", no_argument, NULL, OPT_JSON}, {"seed", required_argument, NULL, OPT_SEED},
 		{"bootstrap", required_argument, NULL, OPT_BOOTSTRAP},
+		{"parallel", required_argument, NULL, OPT_PARALLEL},
 		{"mode", required_argument, NULL, OPT_MODE},
 		{"threshold", required_argument, NULL, OPT_THRESHOLD}, {"help", no_argument, NULL, 'h'},
 		KN_CLI_SEMANTIC_LONGOPTS, {NULL, 0, NULL, 0}};
@@ -138,6 +148,7 @@ int kn_cmd_judge_audit(int argc, char **argv)
 	kn_cli_semantic base = {0};
 	const char *specs[KN_AUDIT_MAX_JUDGES];
 	size_t n_specs = 0;
+	size_t threads = 4;
 	int json = 0, c, r;
 	uint64_t u;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
@@ -162,6 +173,12 @@ int kn_cmd_judge_audit(int argc, char **argv)
 				                          KN_AUDIT_MAX_RESAMPLES);
 			a.resamples = (size_t)u;
 			break;
+		case OPT_PARALLEL:
+			if (parse_u64(&u, optarg, KN_AUDIT_MAX_THREADS) || u == 0)
+				return kn_cli_usage_error("judge-audit", "--parallel must be in [1, %d]",
+				                          KN_AUDIT_MAX_THREADS);
+			threads = (size_t)u;
+			break;
 		case OPT_MODE:
 			if (kn_cli_parse_mode(&eo, optarg))
 				return kn_cli_usage_error("judge-audit", "--mode must be default or webcanvas");
@@ -170,7 +187,10 @@ int kn_cmd_judge_audit(int argc, char **argv)
 			if (kn_cli_parse_threshold(&eo, optarg))
 				return kn_cli_usage_error("judge-audit", "--threshold must be in (0, 1]");
 			break;
-		case 'h': fputs(help, stdout); return KN_EXIT_OK;
+		case 'h':
+			fputs(help, stdout);
+			fputs(help_judges, stdout);
+			return KN_EXIT_OK;
 		default:
 			if ((r = kn_cli_semantic_option(&base, "judge-audit", c, optarg)) > 0)
 				break;
@@ -220,7 +240,7 @@ int kn_cmd_judge_audit(int argc, char **argv)
 		kn_cli_audit_judge *j = &a.judges[i];
 		progress p = {.judge = j->name, .started = kn_time_mono_s()};
 		p.last = p.started;
-		if (kn_audit_judge(&j->v, a.labels, &j->eo, on_progress, &p, &err) != 0) {
+		if (kn_audit_judge(&j->v, a.labels, &j->eo, threads, on_progress, &p, &err) != 0) {
 			fprintf(stderr, "keynode judge-audit: %s:%s\n", a.labels_path, err.msg);
 			goto out;
 		}

@@ -32,7 +32,7 @@ has() { # has NAME FILE TEXT
 
 # --- usage and malformed input ---
 expect "--help: exit 0" 0 "$kn" judge-audit --help
-for o in --labels --judge --json --bootstrap --seed --semantic --llm-url "exit: 0"; do has "--help names $o" "$tmp/out" "$o"; done
+for o in --labels --judge --json --bootstrap --seed --parallel --semantic --llm-url "exit: 0"; do has "--help names $o" "$tmp/out" "$o"; done
 expect "no --labels: exit 2" 2 "$kn" judge-audit
 has "no --labels: reason" "$tmp/err" "--labels is required"
 expect "bad --judge: exit 2" 2 "$kn" judge-audit --labels "$labels" --judge gpt
@@ -58,6 +58,11 @@ expect "offline audit --json: exit 0" 0 "$kn" judge-audit --labels "$labels" --j
 cp "$tmp/out" "$tmp/offline.json"
 expect "offline audit again, same seed" 0 "$kn" judge-audit --labels "$labels" --json
 cmp -s "$tmp/out" "$tmp/offline.json" && kn_ok "same seed, same report" || kn_fail "two runs with the same seed differ"
+for p in 1 32; do
+  expect "offline audit --parallel $p" 0 "$kn" judge-audit --labels "$labels" --json --parallel "$p"
+  cmp -s "$tmp/out" "$tmp/offline.json" && kn_ok "--parallel $p: the same report" || kn_fail "--parallel $p changes the report"
+done
+expect "--parallel 0: exit 2" 2 "$kn" judge-audit --labels "$labels" --parallel 0
 expect "offline audit, table" 0 "$kn" judge-audit --labels "$labels"
 cp "$tmp/out" "$tmp/offline.txt"
 
@@ -143,9 +148,11 @@ with open(sys.argv[1], 'w') as f:
     f.write(json.dumps({"rule": "Decide whether the content means gift card kn-score:0.80", "target": "element_value", "value": "Gift Cards", "label": True}) + "\n")
     f.write(json.dumps({"rule": "Decide whether the content is about side effects of rogaine kn-score:0.30", "target": "answer", "value": "Rogaine costs $45.", "label": False}) + "\n")
 PY
-llm=(--llm-timeout 400 --verdict-cache off)
+llm=(--llm-timeout 5000 --verdict-cache off) # generous: the machine may be loaded; no outage here waits for it
 expect "offline and llm side by side: exit 0" 0 "$kn" judge-audit --labels "$tmp/llm.jsonl" --json --judge offline --judge "llm:fake-judge@$judge_url" "${llm[@]}"
 cp "$tmp/out" "$tmp/both.json"
+expect "the same, one item at a time" 0 "$kn" judge-audit --labels "$tmp/llm.jsonl" --json --judge offline --judge "llm:fake-judge@$judge_url" "${llm[@]}" --parallel 1
+cmp -s "$tmp/out" "$tmp/both.json" && kn_ok "llm judge: --parallel 1 gives the same report" || kn_fail "llm judge: --parallel 1 differs: $(diff "$tmp/out" "$tmp/both.json" | head -5)"
 has "llm usage on stderr" "$tmp/err" "llm usage (fake-judge): 8 judgements"
 if python3 - "$tmp/both.json" "$tmp/llm.jsonl" "$kn" "$judge_url" <<'PY'
 import json, subprocess, sys
@@ -214,7 +221,7 @@ has "the table says unjudged" "$tmp/out" "unjudged: 1 (the judge failed"
 for i in 1 2 3; do
   printf '{"rule": "Decide whether are searching for coats %s kn-test:delay kn-delay:900", "target": "answer", "value": "coats", "label": true}\n' "$i"
 done >"$tmp/slow.jsonl"
-expect "slow judge: exit 0" 0 "$kn" judge-audit --labels "$tmp/slow.jsonl" --judge "llm:fake-judge@$judge_url" --llm-timeout 5000 --verdict-cache off
+expect "slow judge: exit 0" 0 "$kn" judge-audit --labels "$tmp/slow.jsonl" --judge "llm:fake-judge@$judge_url" --llm-timeout 5000 --verdict-cache off --parallel 1
 has "slow judge: progress on stderr" "$tmp/err" "items judged ("
 has "slow judge: the last progress line" "$tmp/err" ": 3 of 3 items judged"
 has "slow judge: stdout is the report" "$tmp/out" "3 judged, 0 unjudged"
