@@ -39,6 +39,13 @@ static kn_confusion by_target(const kn_labels *l, const kn_audit_verdict *v, kn_
 	return c;
 }
 
+/* 1 when judges a and b both judged item i and disagree on it. */
+static int differ(const kn_cli_audit_judge *a, const kn_cli_audit_judge *b, size_t i)
+{
+	int x = a->v[i].verdict, y = b->v[i].verdict;
+	return x != KN_AUDIT_UNJUDGED && y != KN_AUDIT_UNJUDGED && x != y;
+}
+
 /* --- the table --- */
 
 static void print_metric(FILE *f, const char *label, const kn_audit_summary *s, int m,
@@ -147,6 +154,13 @@ static void print_table(FILE *f, const kn_cli_audit *a)
 			        a->judges[y].name, s->judged, s->c.fp + s->c.fn);
 			print_metric(f, "  agreement", s, KN_AGREE_AGREEMENT, NULL);
 			print_metric(f, "  kappa", s, KN_AGREE_KAPPA, NULL);
+			if (s->c.fp + s->c.fn) {
+				fputs("    differ on lines", f);
+				for (size_t i = 0; i < a->labels->n; i++)
+					if (differ(&a->judges[x], &a->judges[y], i))
+						fprintf(f, " %d", a->labels->items[i].line);
+				fputc('\n', f);
+			}
 		}
 }
 
@@ -250,9 +264,16 @@ static json_t *report_json(kn_cli_audit *a)
 			json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:I}", "a", a->judges[x].name, "b",
 			                      a->judges[y].name, "judged", (json_int_t)s->judged, "unjudged",
 			                      (json_int_t)s->unjudged, "differ", (json_int_t)(s->c.fp + s->c.fn));
+			json_t *lines = json_array();
+			for (size_t i = 0; lines && i < a->labels->n; i++)
+				if (differ(&a->judges[x], &a->judges[y], i))
+					json_array_append_new(lines, json_integer(a->labels->items[i].line));
 			if (o) {
+				json_object_set_new(o, "differ_lines", lines);
 				json_object_set_new(o, "agreement", metric_json(s, KN_AGREE_AGREEMENT));
 				json_object_set_new(o, "kappa", metric_json(s, KN_AGREE_KAPPA));
+			} else {
+				json_decref(lines);
 			}
 			json_array_append_new(pairs, o);
 		}

@@ -188,7 +188,10 @@ else:
     llmw = {w['line']: w['verdict'] for w in llm['wrong']}
     llmv = [llmw.get(i + 1, it['label']) for i, it in enumerate(items)]
     differ = sum(a != b for a, b in zip(offv, llmv))
-    if p[0]['differ'] != differ or abs(p[0]['agreement']['value'] - (8 - differ) / 8) > 1e-6:
+    lines = [i + 1 for i, (a, b) in enumerate(zip(offv, llmv)) if a != b]
+    if not lines:
+        bad.append('the two judges never differ here: the pair check would check nothing')
+    if p[0]['differ'] != differ or p[0]['differ_lines'] != lines or abs(p[0]['agreement']['value'] - (8 - differ) / 8) > 1e-6:
         bad.append(f'pair {p[0]}: the judges differ on {differ} items')
 for b in bad:
     print('FAIL', b)
