@@ -9,8 +9,9 @@
  *     enabled: true             # false: write secrets in clear (never on a shared machine)
  *     fields: [nonce]           # extra field / query parameter name words
  *     headers: [x-session]      # extra header names
- * A rule goes through the same JSON form as Mind2Web-Live's request_match (kn_guard_add_json);
- * its errors carry the rule's line and column. */
+ * A rule goes through the same JSON form as Mind2Web-Live's request_match (kn_guard_add_json)
+ * and the loaders' one check (rule_check.h: empty, match-all, never applies); its errors carry
+ * the rule's line and column. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include "config_internal.h"
 #include "keynode/guard.h"
 #include "keynode/redact.h"
+#include "keynode/rule_check.h"
 
 /* A node as JSON, scalars as strings. NULL when out of memory. */
 static json_t *to_json(const node *n)
@@ -63,6 +65,9 @@ int kn_config_load_guard(loader *l, kn_config *c, const node *s)
 		if (rc)
 			return kn_config_fail(l, rc, r->line, r->col, "guard[%zu]: %s", i,
 			                      j ? e.msg : "out of memory");
+		char why[300];
+		if ((rc = kn_rule_check(c->guard->rules[c->guard->n - 1].spec, "guard rule", why, sizeof why)) != 0)
+			return kn_config_fail(l, rc, r->line, r->col, "guard[%zu]: %s", i, why);
 		c->guard->rules[c->guard->n - 1].line = r->line;
 		c->guard->rules[c->guard->n - 1].column = r->col;
 	}
