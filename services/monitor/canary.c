@@ -14,7 +14,7 @@
 #include "log.h"
 
 #define KN_CANARY_POLL_MS 25
-#define KN_CANARY_CLOSE_MS 0
+#define KN_CANARY_PARKED 8
 
 /* A probe: one request the canary's tab sends to its URL, which the guard must hold. */
 struct probe {
@@ -57,8 +57,14 @@ struct kn_canary {
 	kn_cdp_timer *timer;
 	double started;
 	int held[N_PROBES];
-	int done, closing, closes;
+	int done, closing, reported, ok;
+	char why[300];    /* finish's detail, for report */
 	int in_flight;    /* probes' commands not answered yet */
+	int creating;     /* Target.createTarget sent, not answered */
+	/* pages attached while the canary's tab was being created, at no URL yet: which one is its tab
+	 * is known from createTarget's answer (the attach may come first, at "" or about:blank) */
+	struct parked { char *session; json_t *info; } parked[KN_CANARY_PARKED];
+	size_t n_parked;
 };
 
 int kn_canary_test_skip_fetch(void)
@@ -108,28 +114,43 @@ int kn_canary_done(const kn_canary *c)
 	return c && c->done;
 }
 
-/* The tab's close, sent twice (at once, then a second later): Chromium answers a close sent while a
- * page of the tab is still loading and keeps the tab, and a tab left behind would be the next run's.
- * A second close of a tab gone is answered "no target" and changes nothing. */
-static void close_now(void *ud)
+/* Tell the owner, once: after the tab's close was answered (or could not be sent, or a second
+ * passed), so the canary's tab is gone before the agent starts or the run ends — a loop stopped
+ * right after the run's end would never send it, and a tab left behind would be the next run's. */
+static void report(kn_canary *c)
+{
+	if (c->reported)
+		return;
+	c->reported = 1;
+	kn_cdp_timer_cancel(c->timer);
+	c->timer = NULL;
+	c->o.done(c->o.ud, c->ok, c->why[0] ? c->why : NULL);
+}
+
+static void report_late(void *ud)
 {
 	kn_canary *c = ud;
 	c->timer = NULL;
-	if (c->cdp && c->target_id)
-		kn_cdp_send(c->cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", c->target_id), NULL,
-		            NULL);
-	if (++c->closes < 2)
-		c->timer = kn_cdp_timer_start(c->o.loop, 1000, close_now, c);
+	report(c);
 }
 
-/* Close the canary's tab once it is decided and no probe's command is in flight. */
+static void close_reply(void *ud, kn_cdp *cdp, json_t *result, const char *error)
+{
+	(void)cdp, (void)result, (void)error;
+	report(ud);
+}
+
+/* Close the canary's tab once it is decided and no probe's command is in flight (the tab's page
+ * never navigates: Chromium keeps a tab closed while its page loads), then report. */
 static void close_tab(kn_canary *c)
 {
-	if (c->done && !c->in_flight && !c->closing && c->cdp && c->target_id) {
-		c->closing = 1;
-		kn_cdp_timer_cancel(c->timer);
-		c->timer = kn_cdp_timer_start(c->o.loop, KN_CANARY_CLOSE_MS, close_now, c);
-	}
+	if (!c->done || c->in_flight || c->closing)
+		return;
+	c->closing = 1;
+	if (!c->cdp || !c->target_id ||
+	    kn_cdp_send(c->cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", c->target_id),
+	                close_reply, c) <= 0)
+		report(c); /* no tab yet (created() closes it) or no connection */
 }
 
 static void finish(kn_canary *c, int held, const char *detail)
@@ -137,14 +158,14 @@ static void finish(kn_canary *c, int held, const char *detail)
 	if (c->done)
 		return;
 	c->done = 1;
+	c->ok = held;
+	snprintf(c->why, sizeof c->why, "%s", detail ? detail : "");
 	kn_cdp_timer_cancel(c->timer);
-	c->timer = NULL;
-	/* the endpoint goes now: a request of the tab still waiting on it (its favicon) fails at once,
-	 * the tab's page finishes loading, and the close is not ignored */
+	c->timer = kn_cdp_timer_start(c->o.loop, 1000, report_late, c);
+	/* the endpoint goes now: nothing it could still count changes the verdict */
 	kn_canary_listener_free(c->listener);
 	c->listener = NULL;
 	close_tab(c);
-	c->o.done(c->o.ud, held, detail);
 }
 
 /* The clock: an arrival at the endpoint fails the canary at once; every probe held passes it. */
@@ -174,20 +195,26 @@ static void tick(void *ud)
 	}
 }
 
+static void unpark(kn_canary *c, kn_cdp *cdp, const char *id);
+
 static void created(void *ud, kn_cdp *cdp, json_t *result, const char *error)
 {
 	kn_canary *c = ud;
 	const char *id = json_string_value(json_object_get(result, "targetId"));
 	char why[300];
+	c->creating = 0;
 	if (!id) {
+		unpark(c, cdp, NULL);
 		c->cdp = NULL; /* as in fired: nothing more on a connection that may be closing */
 		snprintf(why, sizeof why, "the canary's tab could not be opened: %s", error ? error : "no target");
 		finish(c, 0, why);
 		return;
 	}
-	if (!c->target_id)
+	int known = c->target_id != NULL; /* its attach came first: closed with it (take_tab, close_tab) */
+	if (!known)
 		c->target_id = strdup(id);
-	if (c->done) /* decided before its tab was there: close it now */
+	unpark(c, cdp, id);
+	if (c->done && !known) /* decided before its tab was known: close it now */
 		kn_cdp_send(cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", id), NULL, NULL);
 }
 
@@ -200,6 +227,7 @@ int kn_canary_start(kn_canary *c, kn_cdp *cdp)
 		json_object_set_new(p, "browserContextId", json_string(c->o.browser_context));
 	if (kn_cdp_send(cdp, NULL, "Target.createTarget", p, created, c) <= 0)
 		return KN_EIO;
+	c->creating = 1;
 	c->timer = kn_cdp_timer_start(c->o.loop, KN_CANARY_POLL_MS, tick, c);
 	return 0;
 }
@@ -214,16 +242,9 @@ static void fired(void *ud, kn_cdp *cdp, json_t *result, const char *error)
 	close_tab(c);
 }
 
-int kn_canary_claim(kn_canary *c, kn_cdp *cdp, const char *session, json_t *info)
+/* Its tab attached (session): set it up as the run's tabs, let it run, send the probes. */
+static void take_tab(kn_canary *c, kn_cdp *cdp, const char *session, const char *tid)
 {
-	const char *url = json_string_value(json_object_get(info, "url"));
-	if (!url || strncmp(url, KN_CANARY_MARKER, strlen(KN_CANARY_MARKER)) != 0)
-		return 0;
-	if (!c || strcmp(url, c->marker) != 0) { /* another monitor's canary on this browser */
-		kn_cdp_send(cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
-		return 1;
-	}
-	const char *tid = json_string_value(json_object_get(info, "targetId"));
 	int late = c->done; /* decided (timed out) before its tab was attached */
 	if (tid && !c->target_id)
 		c->target_id = strdup(tid);
@@ -242,6 +263,45 @@ int kn_canary_claim(kn_canary *c, kn_cdp *cdp, const char *session, json_t *info
 	}
 	if (late && tid)
 		kn_cdp_send(cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", tid), NULL, NULL);
+}
+
+/* createTarget answered (id, or NULL: it failed): each parked page is the canary's tab or goes back
+ * to the monitor. */
+static void unpark(kn_canary *c, kn_cdp *cdp, const char *id)
+{
+	for (size_t i = 0; i < c->n_parked; i++) {
+		struct parked *p = &c->parked[i];
+		const char *tid = json_string_value(json_object_get(p->info, "targetId"));
+		if (id && tid && strcmp(tid, id) == 0)
+			take_tab(c, cdp, p->session, tid);
+		else
+			c->o.release(c->o.ud, p->session, p->info);
+		free(p->session);
+		json_decref(p->info);
+	}
+	c->n_parked = 0;
+}
+
+int kn_canary_claim(kn_canary *c, kn_cdp *cdp, const char *session, json_t *info)
+{
+	const char *url = json_string_value(json_object_get(info, "url"));
+	const char *type = json_string_value(json_object_get(info, "type"));
+	if (c && c->creating && url && (!*url || strcmp(url, "about:blank") == 0) && type &&
+	    strcmp(type, "page") == 0 && c->n_parked < KN_CANARY_PARKED) {
+		struct parked *p = &c->parked[c->n_parked];
+		if ((p->session = strdup(session)) != NULL) {
+			p->info = json_incref(info);
+			c->n_parked++;
+			return 1; /* decided when createTarget answers (unpark) */
+		}
+	}
+	if (!url || strncmp(url, KN_CANARY_MARKER, strlen(KN_CANARY_MARKER)) != 0)
+		return 0;
+	if (!c || strcmp(url, c->marker) != 0) { /* another monitor's canary on this browser */
+		kn_cdp_send(cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		return 1;
+	}
+	take_tab(c, cdp, session, json_string_value(json_object_get(info, "targetId")));
 	return 1;
 }
 
@@ -269,6 +329,16 @@ void kn_canary_abandon(kn_canary *c, kn_cdp *cdp)
 		kn_cdp_timer_cancel(c->timer);
 		c->timer = NULL;
 	}
+	for (size_t i = 0; i < c->n_parked; i++) { /* over: let them run, as the monitor's end does */
+		if (cdp) {
+			kn_cdp_send(cdp, c->parked[i].session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+			kn_cdp_send(cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId",
+			            c->parked[i].session), NULL, NULL);
+		}
+		free(c->parked[i].session);
+		json_decref(c->parked[i].info);
+	}
+	c->n_parked = 0;
 	if (c->done)
 		return;
 	c->done = 1;
@@ -289,6 +359,10 @@ void kn_canary_free(kn_canary *c)
 		return;
 	kn_cdp_timer_cancel(c->timer);
 	kn_canary_listener_free(c->listener);
+	for (size_t i = 0; i < c->n_parked; i++) {
+		free(c->parked[i].session);
+		json_decref(c->parked[i].info);
+	}
 	kn_guard_clear(&c->guard);
 	free(c->target_id);
 	free(c);

@@ -33,6 +33,10 @@ typedef struct kn_canary_opts {
 	/* set the canary's tab up for requests as the run's tabs are (the monitor's Fetch.enable),
 	 * before it runs */
 	void (*setup)(void *ud, kn_cdp *c, const char *session);
+	/* a page kn_canary_claim took while the canary's tab was being created (it attached at no URL
+	 * yet) turned out not to be the canary's: the monitor attaches it as it would have (info borrowed
+	 * for the call) */
+	void (*release)(void *ud, const char *session, json_t *info);
 	/* called once: held 1 when every probe was held and none arrived; else 0 and detail, a
 	 * sentence saying what went wrong (borrowed for the call) */
 	void (*done)(void *ud, int held, const char *detail);
@@ -47,7 +51,9 @@ const kn_guard *kn_canary_guard(const kn_canary *c);
 int kn_canary_start(kn_canary *c, kn_cdp *cdp);
 /* A target attached (Target.attachedToTarget's targetInfo): 1 when it is the canary's tab, which
  * is then set up, let run and sent its probes, or another monitor's canary tab on the same browser,
- * which is let run — never a tab of the run; 0 otherwise. c may be NULL (a run without a canary). */
+ * which is let run — never a tab of the run — or a page at no URL yet while the canary's tab is
+ * being created, kept paused until createTarget answers which it is (then the canary's, or handed
+ * back through release); 0 otherwise. c may be NULL (a run without a canary). */
 int kn_canary_claim(kn_canary *c, kn_cdp *cdp, const char *session, json_t *info);
 /* A request the monitor saw (in clear), and the rule that held it (NULL: sent): 1 when it is a
  * canary request, which is then counted and must go nowhere else; 0 otherwise. c may be NULL. */

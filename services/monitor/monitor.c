@@ -514,6 +514,23 @@ static void restart_worker(kn_monitor *m, json_t *info)
 	kn_cdp_send(m->cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", id), NULL, NULL);
 }
 
+void kn_monitor_attach_page(kn_monitor *m, const char *sid, json_t *info)
+{
+	if (m->end.phase == KN_RUN_ENDED || !m->cdp) {
+		if (m->cdp) { /* as on_event's end: nothing may stay paused for us */
+			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+			kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
+		}
+	} else if (kn_page_checks_running(m->checks)) {
+		kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+	} else if (!own_context(m, info)) {
+		kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
+	} else {
+		attach_page(m, sid, info);
+	}
+}
+
 static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
 {
 	(void)c;

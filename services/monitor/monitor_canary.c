@@ -26,12 +26,18 @@ static void setup(void *ud, kn_cdp *c, const char *session)
 	kn_requests_attach(m->requests, c, session, 0);
 }
 
+/* A page the canary held back while its tab was being created, not its tab after all. */
+static void release(void *ud, const char *session, json_t *info)
+{
+	kn_monitor_attach_page(ud, session, info);
+}
+
 int kn_monitor_canary_new(kn_monitor *m, kn_err *err)
 {
 	if (!has_rules(&m->o))
 		return 0;
 	kn_canary_opts co = {.loop = m->loop, .timeout_ms = m->o.canary_timeout_ms,
-	                     .browser_context = m->o.browser_context, .setup = setup,
+	                     .browser_context = m->o.browser_context, .setup = setup, .release = release,
 	                     .done = kn_monitor_canary_done, .ud = m};
 	return kn_canary_new(&m->canary, &co, err);
 }

@@ -75,6 +75,9 @@ void kn_monitor_end(kn_monitor *m, kn_end why);
  * become ready (check_ready); not held, the run ends as an error, "guard not active". */
 int kn_monitor_canary_new(kn_monitor *m, kn_err *err);
 void kn_monitor_canary_done(void *ud, int held, const char *detail);
+/* monitor.c: a page target attached (sid, its targetInfo), as on_event takes one: a tab of the
+ * run, or let run when it is another context's, the page checks' or the run is over. */
+void kn_monitor_attach_page(kn_monitor *m, const char *sid, json_t *info);
 /* monitor.c: on_ready once every tab is attached and the canary passed. */
 void kn_monitor_check_ready(kn_monitor *m);
 
