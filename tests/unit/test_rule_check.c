@@ -18,6 +18,7 @@
 #include "config.h"
 #include "keynode/guard.h"
 #include "keynode/rule_check.h"
+#include "keynode/task_change.h"
 
 #define ONE "    id: a\n    intent: x\n    key_nodes: [{url: {include: a}}]\n"
 
@@ -185,6 +186,23 @@ static void test_request_key_nodes(void **state)
 	assert_non_null(strstr(err.msg, "reference_answer: request key node is empty"));
 }
 
+/* A key node edit through the API (POST /api/tasks/{id}/edits: kn_keynode_from_snippet) is checked
+ * too, its position in the snippet. */
+static void test_edit_snippet(void **state)
+{
+	(void)state;
+	const char y[] = "request: { url: { regex: \".*\" } }";
+	kn_taskset *set = NULL;
+	kn_err err = {0};
+	assert_int_equal(kn_keynode_from_snippet(&set, y, sizeof y - 1, &err), KN_EINVAL);
+	assert_null(set);
+	assert_non_null(strstr(err.msg, "key_node:1:10:"));
+	assert_non_null(strstr(err.msg, "request key node matches every request"));
+	const char ok[] = "request: { method: POST, url: { regex: \".*\" } }";
+	assert_int_equal(kn_keynode_from_snippet(&set, ok, sizeof ok - 1, &err), 0);
+	kn_taskset_free(set);
+}
+
 /* keynode.yaml's guard: refused with its file:line:column. */
 static void test_config(void **state)
 {
@@ -207,7 +225,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_guard_rules), cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_malformed), cmocka_unit_test(test_request_key_nodes),
-		cmocka_unit_test(test_config),
+		cmocka_unit_test(test_config), cmocka_unit_test(test_edit_snippet),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
