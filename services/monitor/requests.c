@@ -167,13 +167,13 @@ void kn_requests_attach(kn_requests *r, kn_cdp *c, const char *session, int netw
 	if (network)
 		kn_cdp_send(c, session, "Network.enable",
 		            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
-	if (r->intercept)
+	if (r->intercept && !r->o.skip_fetch)
 		fetch_enable(c, session);
 }
 
 void kn_requests_attach_browser(kn_requests *r, kn_cdp *c)
 {
-	if (r->intercept)
+	if (r->intercept && !r->o.skip_fetch)
 		fetch_enable(c, NULL);
 }
 

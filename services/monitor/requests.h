@@ -46,6 +46,7 @@ typedef struct kn_requests_opts {
 	 * that caused the request comes first, and the request credits its step). NULL: no wait. */
 	void (*barrier)(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg);
 	void *ud;
+	int skip_fetch; /* test only (KEYNODE_TEST_SKIP_FETCH, canary.h): never send Fetch.enable */
 } kn_requests_opts;
 
 int kn_requests_new(kn_requests **out, const kn_requests_opts *o);

@@ -45,6 +45,18 @@ has "unknown function path" "$tmp/err" "[17].evaluation[1].match_function_name: 
 printf 'tasks:\n  - id: a\n    intent: x\n    key_nodes:\n      - url: { fuzzy: "x" }\n' > "$tmp/bad.yaml"
 check "validate bad yaml" 1 "$kn" validate "$tmp/bad.yaml"
 has "bad yaml position" "$tmp/err" "bad.yaml:5:"
+# rules that cannot be wrong silently (rule_check.c): refused with file:line:col, match_all: true accepted
+printf 'tasks:\n  - id: a\n    intent: x\n    key_nodes: [ { url: { include: a } } ]\n    guard:\n      - { method: POST, url: { include: /api/orders } }\n      - { url: { regex: ".*" } }\n' > "$tmp/allguard.yaml"
+check "validate match-all guard rule" 1 "$kn" validate "$tmp/allguard.yaml"
+has "match-all guard rule position" "$tmp/err" "allguard.yaml:7:9: task 'a': guard rule matches every request"
+printf 'id: a\nintent: x\nkey_nodes:\n  - request: { method: GET, body: { q: { exact: a } } }\n' > "$tmp/neverkn.yaml"
+check "validate request key node that never applies" 1 "$kn" validate "$tmp/neverkn.yaml"
+has "never-applies position" "$tmp/err" "neverkn.yaml:4:14: task 'a' key node 1: request key node can never apply"
+printf 'tasks:\n  - id: a\n    intent: x\n    key_nodes: [ { url: { include: a } } ]\n    guard: [ { match_all: true, respond: error } ]\n' > "$tmp/matchall.yaml"
+check "validate match_all: true" 0 "$kn" validate "$tmp/matchall.yaml"
+for f in "$repo"/tests/sites/*/tasks.yaml "$repo"/tests/sites/tasks.yaml; do
+  check "validate $(basename "$(dirname "$f")")/tasks.yaml" 0 "$kn" validate "$f"
+done
 check "validate missing file" 2 "$kn" validate "$tmp/nope.yaml"
 check "validate no args" 2 "$kn" validate
 check "unknown command" 2 "$kn" frobnicate

@@ -105,6 +105,11 @@ c=$(api "$B/api/tasks/sites:shop-red-runner-cart/health"); [ "$c" = 200 ] && kn_
 printf 'tasks:\n  - id: broken\n    intent: x\n    start_url: http://127.0.0.1/\n    key_nodes:\n      - id: k1\n        url: { fuzzy: 1 }\n' >"$tmp/badtasks.yaml"
 c=$(api "${W[@]}" --data-binary @"$tmp/badtasks.yaml" "$B/api/tasksets?name=bad")
 [ "$c" = 422 ] && is_error_json && jq -e '.detail | test(":[0-9]+")' "$tmp/body" >/dev/null && kn_ok "a task file that does not load: 422 with file:line ($(jq -r .detail "$tmp/body"))" || kn_fail "bad task file: $c $(cat "$tmp/body")"
+printf 'tasks:\n  - id: open\n    intent: x\n    start_url: http://127.0.0.1/\n    key_nodes: [ { url: { include: a } } ]\n    guard: [ { url: { include: "" } } ]\n' >"$tmp/allguard.yaml"
+c=$(api "${W[@]}" --data-binary @"$tmp/allguard.yaml" "$B/api/tasksets?name=allguard")
+[ "$c" = 422 ] && jq -e '.detail | test(":6:14: task .open.: guard rule matches every request")' "$tmp/body" >/dev/null \
+  && kn_ok "a guard rule matching every request: 422 with its position ($(jq -r .detail "$tmp/body"))" \
+  || kn_fail "match-all guard rule: $c $(cat "$tmp/body")"
 
 # --- auth ------------------------------------------------------------------------------------------------
 writes=("/api/tasksets?name=x" "/api/runs" "/api/runs/r-x/events" "/api/runs/r-x/answer" "/api/runs/r-x/stop" "/api/replays" "/api/alerts/1/ack")

@@ -67,14 +67,14 @@ static void test_yaml(void **state)
 		{"tasks:\n  -\n" ONE "    guard: [ { respond: { status: 99 } } ]\n",
 		 "g.yaml:6:35: task 'a': 'status' is an HTTP status, 100 to 599"},
 		{"tasks:\n  -\n" ONE "    guard: [ { verb: POST } ]\n",
-		 "g.yaml:6:16: task 'a': unknown key 'verb' in 'guard rule' (expected method, url, body or respond)"},
+		 "g.yaml:6:16: task 'a': unknown key 'verb' in 'guard rule' (expected method, url, body, match_all or respond)"},
 		{"tasks:\n  -\n" ONE "    guard: [ POST ]\n",
 		 "g.yaml:6:14: task 'a': a guard rule is a mapping of method, url, body and respond, such as { "
 		 "method: POST, url: { include: \"/api/orders\" } }; found the text 'POST'"},
 		{"tasks:\n  -\n" ONE "    key_nodes: [{request: {respond: error}}]\n",
 		 "g.yaml:6:5: task 'a': duplicate key 'key_nodes'"},
 		{"id: a\nintent: x\nkey_nodes: [{request: {respond: error}}]\n",
-		 "g.yaml:3:24: task 'a' key node 1: unknown key 'respond' in 'request' (expected method, url or body)"},
+		 "g.yaml:3:24: task 'a' key node 1: unknown key 'respond' in 'request' (expected method, url, body or match_all)"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		set = NULL;
