@@ -10,7 +10,7 @@
 # origins and an HTTP/2 one) logs every request to /act/…; a shape passes when held it has a request
 # event with held: true and its server log shows no arrival (of its method), and sent it arrives.
 # The table (shape, held, sent) is written to $tmp/table.md, to KN_MATRIX_TABLE when set, and with
-# KN_UPDATE_RESULTS=1 into tests/bench/RESULTS.md between its guard-matrix markers.
+# KN_UPDATE_RESULTS=1 into tests/bench/RESULTS.md (its section "The guard matrix", one subsection per day and commit).
 #   tests/integration/guardmatrix.sh KEYNODE_BIN REPO_DIR
 # Env KN_MATRIX_ONLY=REGEX: only the shapes whose name matches (a subset while working on one).
 set -u -o pipefail
@@ -77,13 +77,15 @@ else
 fi
 [ -n "${KN_MATRIX_TABLE:-}" ] && cp "$tmp/table.md" "$KN_MATRIX_TABLE"
 if [ "${KN_UPDATE_RESULTS:-0}" = 1 ]; then
-  res=$repo/tests/bench/RESULTS.md
-  {
-    sed '/<!-- guard-matrix:begin -->/q' "$res"
-    echo "Written by tests/integration/guardmatrix.sh (KN_UPDATE_RESULTS=1) on $(date -u +%Y-%m-%d); held run ${t_held} s, sent run ${t_sent} s."
+  label="$(date -u +%Y-%m-%d), keynode $(git -C "$repo" rev-parse --short HEAD 2>/dev/null)"
+  { echo "### $label"
     echo
-    cat "$tmp/table.md"
-    sed -n '/<!-- guard-matrix:end -->/,$p' "$res"
-  } >"$tmp/results.md" && cp "$tmp/results.md" "$res"
+    echo "Held run ${t_held} s, sent run ${t_sent} s (one Chromium, load $(cut -d' ' -f1 /proc/loadavg) at the end on $(nproc) cores)."
+    echo
+    cat "$tmp/table.md"; } |
+    python3 "$repo/tests/bench/results_md.py" "$repo/tests/bench/RESULTS.md" \
+      "## The guard matrix — \`tests/integration/guardmatrix.sh\` (ctest \`integration.guardmatrix\`)" \
+      "$label" \
+      "Every way a page can send (tests/sites/guard-matrix/shapes.mjs), held under its own rule and sent without it; the table is the test's own output (KN_UPDATE_RESULTS=1)."
 fi
 kn_finish
