@@ -2,7 +2,8 @@
 // tests/sites/guard-matrix/ at /guard-matrix/ on three listeners of 127.0.0.1 — A and B over HTTP/1.1
 // (B is the cross-origin one), H over HTTPS with HTTP/2 (a ReadableStream upload needs it; the key and
 // self-signed certificate are made at test time) — and answers every request to /act/NAME, writing
-// one JSON line per request to LOG once its body is read: {server, method, path, bytes}. That log is
+// one JSON line per request to LOG once its body is read: {server, http (its version), method,
+// path, bytes}. That log is
 // the proof of arrival. `keynode sites` answers only GET, HEAD and POST, over HTTP/1.1: hence this.
 // /act/ answers: OPTIONS a CORS preflight allowing everything; /act/NAME-307 and -308 a redirect to
 // /act/NAME-307-target (method and body kept); /act/get-script* a script, get-stylesheet* a style
@@ -49,7 +50,7 @@ function handler(server) {
     req.on('data', (d) => { bytes += d.length; });
     req.on('end', () => {
       if (url.pathname.startsWith('/act/')) {
-        fs.appendFileSync(log, `${JSON.stringify({ server, method: req.method, path: url.pathname, bytes })}\n`);
+        fs.appendFileSync(log, `${JSON.stringify({ server, http: req.httpVersion, method: req.method, path: url.pathname, bytes })}\n`);
         return act(req, res, url.pathname.slice(5), url);
       }
       const rel = url.pathname.startsWith('/guard-matrix/') ? url.pathname.slice(14) : null;

@@ -40,6 +40,7 @@ const [dir, onlyRe] = args;
 const only = onlyRe ? new RegExp(onlyRe) : null;
 const lines = (f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
 const arrivals = (log, s) => log.filter((l) => l.path === `/act/${s.name}` && l.method === s.method).length;
+const versions = (log, s) => [...new Set(log.filter((l) => l.path === `/act/${s.name}` && l.method === s.method).map((l) => l.http))];
 const requests = (traj, s, held) => traj.filter((e) => e.type === 'request' && !!e.request.held === held
   && new RegExp(`/act/${s.name}(\\?|$)`).test(e.request.url)).length;
 const logs = { held: lines(`${dir}/held.log`), sent: lines(`${dir}/sent.log`) };
@@ -55,7 +56,7 @@ for (const s of SHAPES) {
   nHeld += heldOk;
   nSent += sentOk;
   const held = leaked ? `**LEAK**: arrived ${leaked}×` : heldEvents ? `held (${heldEvents} event${heldEvents > 1 ? 's' : ''}), 0 arrived` : '**not recorded** (0 arrived)';
-  const sent = arrived ? `arrived ${arrived}×${sentEvents ? ', recorded' : ''}` : '**did not arrive**';
+  const sent = arrived ? `arrived ${arrived}× (HTTP/${versions(logs.sent, s).join(', ')})${sentEvents ? ', recorded' : ''}` : '**did not arrive**';
   table.push(`| \`${s.name}\` | ${s.kind} | ${s.how} | ${s.method} | ${held} | ${sent} |`);
   if (heldOk && sentOk) console.log(`ok   ${s.name}: ${held}; ${sent}`);
   else { fails++; console.log(`FAIL ${s.name}: ${held}; ${sent}`); }

@@ -17,6 +17,10 @@
 //           settles.
 // This module is loaded by the browser (run.mjs) and by node (the agent, the task and table writers).
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+// The first of promise p and ms milliseconds: a shape waits for its request's answer, but never long.
+const within = (p, ms = 5000) => Promise.race([p, sleep(ms)]);
+// An element's load or error (its request answered, held or not).
+const loaded = (el) => new Promise((r) => { el.addEventListener('load', r); el.addEventListener('error', r); });
 
 // Body types a fetch/XHR can send, each a function returning {body, headers}.
 const BODIES = {
@@ -179,16 +183,30 @@ row({ name: 'form-button-click', kind: 'form', send: (env) => { form(document, e
 row({ name: 'form-enter', how: 'enter', kind: 'form', setup: (env) => { form(document, env); } });
 row({ name: 'form-target-blank', kind: 'form', send: (env) => { form(document, env, { target: '_blank' }).submit(); return sleep(1500); } });
 row({ name: 'form-target-iframe', kind: 'form', send: async (env) => {
-  await iframe('/guard-matrix/idle.html', 'sink');
+  const sink = await iframe('/guard-matrix/idle.html', 'sink');
+  const answered = loaded(sink);
   form(document, env, { target: 'sink' }).submit();
-  return sleep(1500);
+  return within(answered);
 } });
 row({ name: 'form-cross-origin', kind: 'form', send: (env) => { form(document, env, { origin: env.B }).submit(); return submitted(); } });
 row({ name: 'form-get-cross-origin', method: 'GET', kind: 'form', send: (env) => { form(document, env, { method: 'GET', origin: env.B }).submit(); return submitted(); } });
 
 // in a same-origin iframe, a cross-origin one (out of process), a popup: run.html?part=frame runs frame(env)
-const inFrame = (origin) => async (env) => { await iframe(env.page('frame', env[origin])); return sleep(1000); };
-const inPopup = (env) => { window.open(env.page('frame', env.A), '_blank'); return sleep(1000); };
+// the frame says "frame-done" when what it sent settled (run.mjs), or navigates (a form: its answer page
+// loads in the iframe); the popup (same origin) is read until its title is done, arrived or held
+const frameDone = () => new Promise((r) => addEventListener('message', (e) => e.data === 'frame-done' && r()));
+const inFrame = (origin) => async (env) => {
+  const done = frameDone();
+  const i = await iframe(env.page('frame', env[origin]));
+  return within(Promise.race([done, loaded(i)]));
+};
+const inPopup = async (env) => {
+  const w = window.open(env.page('frame', env.A), '_blank');
+  for (let t = 0; t < 100; t++) {
+    try { if (['done', 'arrived', 'Held by keynode'].includes(w.document.title)) break; } catch { break; }
+    await sleep(50);
+  }
+};
 const frameForm = (env) => { form(document, env).submit(); };
 const frameFetch = (env) => send(env, { method: 'POST', ...BODIES.json() });
 row({ name: 'iframe-same-form', kind: 'frame', send: inFrame('A'), frame: frameForm });
@@ -270,10 +288,16 @@ row({ name: 'serviceworker-fetch-post', kind: 'worker', send: async (env) => {
 // navigation by script
 const element = (tag, props) => (env) => {
   const el = Object.assign(document.createElement(tag), props(env));
+  const answered = loaded(el);
   document.body.appendChild(el);
-  return sleep(800);
+  return within(answered);
 };
-row({ name: 'get-new-image', method: 'GET', kind: 'subresource', send: (env) => { new Image().src = `${env.url()}?confirm=1`; return sleep(800); } });
+row({ name: 'get-new-image', method: 'GET', kind: 'subresource', send: (env) => {
+  const img = new Image();
+  const answered = loaded(img);
+  img.src = `${env.url()}?confirm=1`;
+  return within(answered);
+} });
 row({ name: 'get-img-element', method: 'GET', kind: 'subresource', send: element('img', (env) => ({ src: `${env.url()}?confirm=1` })) });
 row({ name: 'get-img-cross-origin', method: 'GET', kind: 'subresource', send: element('img', (env) => ({ src: `${env.url(env.B)}?confirm=1` })) });
 row({ name: 'get-iframe', method: 'GET', kind: 'subresource', send: element('iframe', (env) => ({ src: `${env.url()}?confirm=1` })) });
@@ -284,11 +308,14 @@ row({ name: 'get-css-background', method: 'GET', kind: 'subresource', send: (env
   const d = document.createElement('div');
   d.style.cssText = `width:10px;height:10px;background-image:url("${env.url()}?confirm=1")`;
   document.body.appendChild(d);
-  return sleep(800);
+  // answered once the resource timing has its entry (a held answer has one too)
+  return within((async () => {
+    while (!performance.getEntriesByType('resource').some((e) => e.name.includes('/act/get-css-background'))) await sleep(50);
+  })());
 } });
 row({ name: 'get-eventsource', method: 'GET', kind: 'subresource', send: (env) => {
   const es = new EventSource(`${env.url()}?confirm=1`);
-  return sleep(800).then(() => es.close());
+  return within(new Promise((r) => { es.onopen = r; es.onerror = r; })).then(() => es.close());
 } });
 row({ name: 'get-location-assign', method: 'GET', kind: 'navigation', send: (env) => { location.assign(`${env.url()}?confirm=1`); return submitted(); } });
 row({ name: 'get-link-click', method: 'GET', kind: 'navigation', send: (env) => {
