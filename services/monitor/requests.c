@@ -34,6 +34,8 @@ struct kn_requests {
 	char **workers; /* target ids of the run's service workers: their requests pause at the browser */
 	size_t n_workers, cap_workers;
 	struct ring continued; /* network ids a target session decided and continued */
+	struct ring held;      /* network ids a target session held: its answer may not have reached a
+	                        * session that was closing, and the request pauses at the browser next */
 	struct ring frames;    /* frame ids of the run: tabs, and frames whose requests paused at ours */
 };
 
@@ -184,6 +186,7 @@ void kn_requests_free(kn_requests *r)
 		free(r->workers[i]);
 	free(r->workers);
 	ring_clear(&r->continued);
+	ring_clear(&r->held);
 	ring_clear(&r->frames);
 	free(r);
 }
@@ -358,9 +361,9 @@ static void decide(kn_requests *r, kn_cdp *c, const char *session, json_t *param
 	const kn_guard_rule *rule = NULL;
 	for (size_t i = 0; !rc && paused && !rule && i < sizeof r->o.guards / sizeof r->o.guards[0]; i++)
 		rule = kn_guard_match(r->o.guards[i], &clear);
-	/* continued here: its next pause, at the browser session, is not decided again */
-	if (paused && session && !rule)
-		ring_add(&r->continued, kn_json_str(params, "networkId"));
+	/* decided here: its next pause, at the browser session, is not decided (nor recorded) again */
+	if (paused && session)
+		ring_add(rule ? &r->held : &r->continued, kn_json_str(params, "networkId"));
 	if (paused && id && c) {
 		if (rule)
 			hold(c, session, id, type, rule);
@@ -453,6 +456,15 @@ int kn_requests_event(kn_requests *r, kn_cdp *c, const char *session, const char
 	             !ring_has(&r->continued, net_id);
 	if (paused && session)
 		ring_add(&r->frames, frame);
+	if (orphan && ring_has(&r->held, net_id)) {
+		/* held at its tab's session as the tab closed, and let go by the closing session: held again,
+		 * already recorded */
+		kn_cdp_send(c, session, "Fetch.failRequest",
+		            json_pack("{s:s, s:s}", "requestId", kn_json_str(params, "requestId"), "errorReason",
+		                      "BlockedByClient"),
+		            NULL, NULL);
+		return 1;
+	}
 	if (orphan)
 		kn_log_msg("debug", "monitor", "request decided at the browser session", "frame=%s", frame);
 	if ((paused && json_object_get(params, "responseStatusCode")) || (paused && !session && !worker && !orphan)) {

@@ -161,6 +161,16 @@ static void test_tab_gone(void **state)
 	assert_int_equal(s.n, 4);
 	assert_true(s.held);
 	assert_true(s.from_browser);
+	/* held at the tab's session as it closed, then at the browser's: held again, recorded once */
+	p = paused("F1");
+	json_object_set_new(json_object_get(p, "request"), "url", json_string("http://127.0.0.1:1/held"));
+	json_object_set_new(p, "networkId", json_string("N6"));
+	assert_int_equal(kn_requests_event(r, NULL, "TAB", "Fetch.requestPaused", p, 0), 1);
+	assert_int_equal(s.n, 5);
+	assert_false(s.from_browser);
+	assert_int_equal(kn_requests_event(r, NULL, NULL, "Fetch.requestPaused", p, 0), 1);
+	json_decref(p);
+	assert_int_equal(s.n, 5);
 	kn_requests_free(r);
 	kn_guard_clear(&g);
 }
