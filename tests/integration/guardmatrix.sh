@@ -37,12 +37,12 @@ node "$here/guardmatrix-tables.mjs" tasks "$A" "$tmp/held.yaml" "$tmp/sent.yaml"
 kn_chromium_start "$tmp" || kn_finish
 
 # watch_run NAME TASKFILE TASK — the agent tries every shape while `keynode watch` watches, until the
-# agent opened end.html (the task's one key node) or 20 s without an event; the server's log of the run
+# agent opened end.html#NAME (the task's one key node) or 20 s without an event; the server's log of the run
 # becomes NAME.log, the trajectory NAME.jsonl
 watch_run() {
   local name=$1 file=$2 task=$3 dir=$tmp/$1 apid wpid
   mkdir -p "$dir"
-  KN_AGENT_GO=$dir/go node "$here/agents/guardmatrix.mjs" "$cdp" "$A" "$dir/marks" "$B $H" >"$dir/agent.log" 2>&1 &
+  KN_AGENT_GO=$dir/go node "$here/agents/guardmatrix.mjs" "$cdp" "$A" "$dir/marks" "$B $H $name" >"$dir/agent.log" 2>&1 &
   apid=$!
   kn_pids+=("$apid")
   kn_wait_for "the agent to attach" 20 grep -q '^connected' "$dir/marks" || kn_fail "$name: the agent did not attach"
@@ -57,7 +57,11 @@ watch_run() {
   kn_forget "$apid"
   wait "$wpid"
   kn_forget "$wpid"
-  jq -e '.score == 1' "$dir/result.json" >/dev/null 2>&1 || kn_fail "$name: the run did not reach end.html: $(tail -2 "$dir/watch.err")"
+  # watched to the end: every shape tried is at least one step (its page's goto) before end.html
+  local rows
+  rows=$(grep -c '^row ' "$dir/marks")
+  jq -e --argjson rows "$rows" '.score == 1 and .steps > $rows' "$dir/result.json" >/dev/null 2>&1 ||
+    kn_fail "$name: the run did not watch $rows shapes to end.html: $(jq -c '{score, steps}' "$dir/result.json" 2>&1) $(tail -2 "$dir/watch.err")"
   sleep 1 # a request still on its way lands in this run's log
   mv "$tmp/server.log" "$tmp/$name.log" 2>/dev/null || : >"$tmp/$name.log"
 }

@@ -3,13 +3,13 @@
 // press Enter, navigate away, close a tab of its own, go back to a page kept in the back/forward cache),
 // waits for the page to settle (its title "done", the server's "arrived" page, keynode's "Held by
 // keynode" page or idle.html a link led to; at most 4 s) and marks "row NAME TITLE". Extra tabs a shape opened are closed after it.
-// Last it opens end.html (the task's one key node: the watch ends there).
-// MODE: "B_ORIGIN H_ORIGIN" (space-separated; BASE is origin A). Env KN_MATRIX_ONLY=REGEX: only the
+// Last it opens end.html#RUN (the task's one key node: the watch ends there).
+// MODE: "B_ORIGIN H_ORIGIN RUN" (space-separated; BASE is origin A). Env KN_MATRIX_ONLY=REGEX: only the
 // shapes whose name matches.
 import { connect, mark, run, think, base, mode, say } from './lib.mjs';
 import { SHAPES } from '../../sites/guard-matrix/shapes.mjs';
 
-const [B, H] = mode.split(' ');
+const [B, H, RUN] = mode.split(' ');
 const origins = { A: base, B, H };
 const only = process.env.KN_MATRIX_ONLY ? new RegExp(process.env.KN_MATRIX_ONLY) : null;
 const runUrl = (s) => `${origins[s.origin]}/guard-matrix/run.html?s=${encodeURIComponent(s.name)}`
@@ -71,6 +71,6 @@ run(async () => {
     say(`${s.name}: ${result}`);
   }
   await think(1000); // the last shapes' requests are in before the run ends
-  await page.goto(`${base}/guard-matrix/end.html`);
+  await page.goto(`${base}/guard-matrix/end.html#${RUN}`);
   mark('last');
 });
