@@ -9,7 +9,7 @@
 //   node guardmatrix-tables.mjs check DIR [ONLY_REGEX]
 //     DIR holds held.log / sent.log (the server's JSON lines of each run), held.jsonl / sent.jsonl (the
 //     trajectories). Prints "ok …" / "FAIL …" per shape and writes DIR/table.md (shape, kind, how, held,
-//     sent). Exit 1 when a shape leaked (arrived under its rule), was not recorded as held, did not
+//     sent). Exit 1 when a shape leaked (arrived under its rule), was not recorded as held exactly once, did not
 //     arrive without its rule, or (not a GET) arrived without a request event in the trajectory.
 import fs from 'node:fs';
 import { SHAPES } from '../sites/guard-matrix/shapes.mjs';
@@ -53,9 +53,10 @@ for (const s of SHAPES) {
   n++;
   const leaked = arrivals(logs.held, s), heldEvents = requests(trajs.held, s, true);
   const arrived = arrivals(logs.sent, s), sentEvents = requests(trajs.sent, s, false);
-  // sent, a request is also in the trajectory (held: false) unless it is a GET (requests.h: GETs are
+  // held: exactly one request event (a request decided twice is recorded once); sent, a request is also
+  // in the trajectory (held: false) unless it is a GET (requests.h: GETs are
   // recorded only for tasks with request key nodes)
-  const heldOk = leaked === 0 && heldEvents >= 1, sentOk = arrived >= 1 && (sentEvents >= 1 || s.method === 'GET');
+  const heldOk = leaked === 0 && heldEvents === 1, sentOk = arrived >= 1 && (sentEvents >= 1 || s.method === 'GET');
   nHeld += heldOk;
   nSent += sentOk;
   const held = leaked ? `**LEAK**: arrived ${leaked}×` : heldEvents ? `held (${heldEvents} event${heldEvents > 1 ? 's' : ''}), 0 arrived` : '**not recorded** (0 arrived)';
