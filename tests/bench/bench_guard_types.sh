@@ -9,10 +9,11 @@
 #   post  `keynode watch` under a rule {method: POST} that matches nothing on the page
 #   get   `keynode watch` under a rule {method: GET} that matches nothing on the page: every request paused
 # Per load: the navigation's loadEventEnd (performance timing) as the page measured it. Prints medians and
-# p90s per mode. Run by hand, never by ctest (tests never assert wall-clock times).
-#   tests/bench/bench_guard_types.sh KEYNODE_BIN REPO_DIR [N] [ROUNDS]
+# p90s per mode, and with RESULTS_MD sets the subsection "### DATE, keynode COMMIT" of its section in
+# RESULTS.md (results_md.py). Run by hand, never by ctest (tests never assert wall-clock times).
+#   tests/bench/bench_guard_types.sh KEYNODE_BIN REPO_DIR [N] [ROUNDS] [RESULTS_MD]
 set -u -o pipefail
-kn=$1 repo=$(cd "$2" && pwd) n=${3:-20} rounds=${4:-3}
+kn=$1 repo=$(cd "$2" && pwd) n=${3:-20} rounds=${4:-3} md=${5:-}
 . "$repo/tests/integration/lib.sh"
 kn_lib_init bench-guard-types
 "$repo/tests/integration/node/ensure.sh" >/dev/null || { kn_fail "node/ensure.sh failed"; kn_finish; }
@@ -72,8 +73,23 @@ for r in $(seq 1 "$rounds"); do
     [ -n "$wpid" ] && kn_stop "$wpid" INT
   done
 done
-echo "page load (loadEventEnd, ms) of a page with 60 images, 6 scripts, 6 style sheets; $rounds rounds of $n loads; load $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
-for m in none post get; do
-  sort -n "$tmp/$m.ms" | awk -v m="$m" '{a[NR]=$1} END {printf "%-5s median %.1f  p90 %.1f  (n=%d)\n", m, a[int((NR+1)/2)], a[int(NR*0.9+0.5)], NR}'
-done
+{
+  echo "Page load (loadEventEnd, ms) of a page with 60 images, 6 scripts, 6 style sheets (no-store); $rounds rounds of $n loads;"
+  echo "load $(cut -d' ' -f1-3 /proc/loadavg) at the end on $(nproc) cores."
+  echo
+  echo "| mode | what is paused | median | p90 | loads |"
+  echo "|---|---|---|---|---|"
+  for m in none post get; do
+    case $m in none) what="no keynode" ;; post) what="Document, XHR, Fetch, Ping, EventSource, Other" ;; get) what="every resource type" ;; esac
+    sort -n "$tmp/$m.ms" | awk -v m="$m" -v w="$what" '{a[NR]=$1} END {printf "| %s | %s | %.1f | %.1f | %d |\n", m, w, a[int((NR+1)/2)], a[int(NR*0.9+0.5)], NR}'
+  done
+} >"$tmp/table.md"
+cat "$tmp/table.md"
+if [ -n "$md" ]; then
+  { echo "### $(date -u +%Y-%m-%d), keynode $(git -C "$repo" rev-parse --short HEAD 2>/dev/null)"; echo; cat "$tmp/table.md"; } |
+    python3 "$repo/tests/bench/results_md.py" "$md" \
+      "## Pausing every resource type — \`tests/bench/bench_guard_types.sh KEYNODE REPO [N] [ROUNDS] [RESULTS_MD]\`" \
+      "$(date -u +%Y-%m-%d), keynode $(git -C "$repo" rev-parse --short HEAD 2>/dev/null)" \
+      "What a guard rule that may hold a GET costs a page load: every subresource paused at its tab's session and the browser's."
+fi
 kn_finish
