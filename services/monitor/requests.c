@@ -15,9 +15,9 @@
 #include "log.h"
 #include "requests.h"
 
-/* How many network ids of requests continued at a target session, and frame ids of the run, are
- * remembered. A request pauses at the browser session a few milliseconds after its target session
- * let it go, so only recent ones matter; the oldest is forgotten first. */
+/* How many network ids of requests decided at a target session (continued, held), and frame ids of
+ * the run, are remembered. A request pauses at the browser session a few milliseconds after its
+ * target session let it go, so only recent ones matter; the oldest is forgotten first. */
 #define RING 1024
 
 /* The last RING strings added, oldest overwritten. */
@@ -169,8 +169,7 @@ int kn_requests_new(kn_requests **out, const kn_requests_opts *o)
 	if (!r)
 		return KN_ENOMEM;
 	r->o = *o;
-	for (size_t i = 0; i < sizeof o->guards / sizeof o->guards[0]; i++)
-	{
+	for (size_t i = 0; i < sizeof o->guards / sizeof o->guards[0]; i++) {
 		r->guarded |= o->guards[i] && o->guards[i]->n > 0;
 		r->all_types |= kn_guard_holds_gets(o->guards[i]);
 	}
