@@ -96,6 +96,16 @@ const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req)
 	return NULL;
 }
 
+int kn_guard_holds_gets(const kn_guard *g)
+{
+	for (size_t i = 0; g && i < g->n; i++) {
+		const char *m = g->rules[i].spec ? g->rules[i].spec->method : NULL;
+		if (!m || strcmp(m, "GET") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int kn_guard_ends(const kn_guard *g)
 {
 	return !g || g->end_on_guard != 0;

@@ -253,6 +253,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	}
 	t->session = strdup(session);
 	t->target_id = strdup(kn_json_str(info, "targetId") ? kn_json_str(info, "targetId") : "");
+	kn_requests_frame(m->requests, t->target_id); /* its requests as it closes pause at the browser */
 	snprintf(t->id, sizeof t->id, "T%d", ++m->next_tab);
 	kn_random_id(t->world, sizeof t->world, "kn_w_", 12);
 	kn_random_id(t->binding, sizeof t->binding, "kn_b_", 12);

@@ -123,6 +123,34 @@ static void test_json(void **state)
 	assert_non_null(strstr(kn_guard_page_html(), "Held by keynode"));
 }
 
+/* Which rules may hold a GET (kn_guard_holds_gets: the monitor then pauses images, scripts, styles
+ * and fonts too): a rule naming GET or no method does; POST-only rules, no rules and NULL do not. */
+static void test_holds_gets(void **state)
+{
+	(void)state;
+	kn_guard g = {.end_on_guard = -1};
+	kn_err err = {0};
+	assert_false(kn_guard_holds_gets(NULL));
+	assert_false(kn_guard_holds_gets(&g));
+	const char *rules[][2] = {
+		{"{\"method\":\"POST\",\"url\":{\"include\":\"/api\"}}", "0"},
+		{"{\"method\":\"put\"}", "0"},
+		{"{\"method\":\"get\",\"url\":{\"include\":\"/act/\"}}", "1"},
+	};
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		json_t *r = json_loads(rules[i][0], 0, NULL);
+		assert_int_equal(kn_guard_add_json(&g, r, &err), 0);
+		json_decref(r);
+		assert_int_equal(kn_guard_holds_gets(&g), rules[i][1][0] - '0');
+	}
+	kn_guard_clear(&g);
+	json_t *r = json_loads("{\"url\":{\"include\":\"confirm=1\"}}", 0, NULL); /* any method */
+	assert_int_equal(kn_guard_add_json(&g, r, &err), 0);
+	json_decref(r);
+	assert_true(kn_guard_holds_gets(&g));
+	kn_guard_clear(&g);
+}
+
 /* The JSON form written back (kn_guard_to_json, kn_request_spec_to_json: a stored task's definition)
  * reads back into the same rules, and writes the same text again. */
 static void test_to_json(void **state)
@@ -212,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_holds_gets),
 		cmocka_unit_test(test_to_json),
 		cmocka_unit_test(test_redact),
 	};
