@@ -13,7 +13,12 @@
 #   kn_judge_outage MODE      # every judgement from now on fails as MODE (kn_judge_outages), or none: answers again
 #   kn_judged_runs TASKFILE DIR  # the recorded runs (judged and plain) a judge outage is tried on
 #   kn_wait_for DESC SECONDS CMD…  # poll CMD until it succeeds (bounded); says what it waited for on timeout
-#   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
+#   kn_spawn [-o OUT] [-e ERR] NAME CMD…  # CMD in the background, stopped on exit, its log $tmp/NAME.log
+#   kn_stop_name NAME [SIGNAL]; kn_wait_exit NAME SECONDS  # stop it / wait for it (sets kn_rc)
+#   kn_task_at_site IN OUT PORT…   # a task or workflow file (or a folder of them) pointed at the running sites
+#   kn_watch_scenario DIR [OPTIONS] -- WATCH ARGS… -- AGENT CMD…  # `keynode watch` while an agent runs
+#   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise; a sanitizer report in the log
+#   of any process started by kn_spawn is a failure)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
 # the cluster is stopped with pg_ctl. Set KN_KEEP=1 to keep $tmp. Missing tools are failures, not skips.
@@ -22,11 +27,15 @@ kn_chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
 kn_pgbin=${KN_PGBIN:-/usr/lib/postgresql/15/bin}
 kn_pids=()
 kn_fails=0
+declare -A kn_spawned=()
+kn_spawn_logs=()
+kn_sanitizer_seen=" "
 kn_pg_dir=
 
 kn_ok() { echo "ok   $1"; }
 kn_fail() { echo "FAIL $1 (at ${SECONDS} s)"; kn_fails=$((kn_fails + 1)); }
 kn_finish() {
+  kn_sanitizer_check "${kn_spawn_logs[@]}"
   if [ "$kn_fails" -eq 0 ]; then echo "all checks passed (${SECONDS} s)"; exit 0; fi
   echo "$kn_fails check(s) failed (${SECONDS} s)"; exit 1
 }
@@ -128,6 +137,169 @@ kn_wait_for() {
   return 1
 }
 
+# kn_sanitizer_check FILE… — a failure for each FILE holding a sanitizer report (ASan, LeakSanitizer, UBSan's
+# "file:line:col: runtime error:"), with its first lines; each file is reported once. Returns 1 if any did.
+kn_sanitizer_check() {
+  local f bad=0
+  for f in "$@"; do
+    [ -f "$f" ] || continue
+    grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|:[0-9]+(:[0-9]+)?: runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$f" || continue
+    bad=1
+    case $kn_sanitizer_seen in *" $f "*) continue ;; esac
+    kn_sanitizer_seen="$kn_sanitizer_seen$f "
+    kn_fail "sanitizer report in ${f#"$tmp"/}: $(grep -m1 -E -A3 'ERROR: [A-Za-z]*Sanitizer|runtime error:' "$f" | cut -c1-200 | tr '\n' ' ')"
+  done
+  return $bad
+}
+
+# kn_spawn [-o OUT] [-e ERR] NAME CMD… — start CMD in the background as NAME: its PID in kn_pid and
+# kn_spawned[NAME], stopped on exit like every process in kn_pids. stdout and stderr go to OUT and ERR
+# (default both $tmp/NAME.log; NAME may hold a folder, created); kn_finish scans both for sanitizer reports.
+# Variables set before the call (VAR=x kn_spawn …) reach CMD's environment.
+kn_spawn() {
+  local out= err=
+  while :; do
+    case ${1:-} in
+      -o) out=$2; shift 2 ;;
+      -e) err=$2; shift 2 ;;
+      *) break ;;
+    esac
+  done
+  local name=$1
+  shift
+  out=${out:-$tmp/$name.log}
+  err=${err:-$out}
+  mkdir -p "$(dirname "$out")" "$(dirname "$err")"
+  if [ "$err" = "$out" ]; then "$@" >"$out" 2>&1 & else "$@" >"$out" 2>"$err" & fi
+  kn_pid=$!
+  kn_pids+=("$kn_pid")
+  kn_spawned[$name]=$kn_pid
+  kn_spawn_logs+=("$out")
+  [ "$err" = "$out" ] || kn_spawn_logs+=("$err")
+}
+
+# kn_stop_name NAME [SIGNAL] — kn_stop of the process spawned as NAME (SIGNAL first, then TERM… KILL)
+kn_stop_name() {
+  [ -n "${kn_spawned[$1]:-}" ] || return 0
+  kn_stop "${kn_spawned[$1]}" "${2:-TERM}"
+}
+
+# kn_wait_exit NAME SECONDS — wait for the process spawned as NAME to end; kn_rc is its exit code. Still
+# running after SECONDS (a generous bound, not a timing assertion): killed, kn_rc=124, and returns 1.
+kn_wait_exit() {
+  local p=${kn_spawned[$1]:?kn_wait_exit: nothing spawned as $1} t0=$SECONDS
+  while kill -0 "$p" 2>/dev/null; do
+    if [ $((SECONDS - t0)) -ge "$2" ]; then
+      echo "  (waited $2 s for $1 to end; killed)"
+      kill -KILL "$p" 2>/dev/null
+      wait "$p" 2>/dev/null
+      kn_forget "$p"
+      kn_rc=124
+      return 1
+    fi
+    sleep 0.05
+  done
+  wait "$p" 2>/dev/null
+  kn_rc=$?
+  kn_forget "$p"
+  return 0
+}
+
+# kn_task_at_site IN OUT PORT… — IN (a task or workflow file, YAML or JSON, or a folder: each *.yaml,
+# *.yml, *.json in it) with its sites' ports replaced, written to OUT ("-": stdin / stdout). The files
+# name the sites at 127.0.0.1:8100, :8101… (also as localhost): the first PORT replaces 8100, the second
+# 8101, and so on; a FROM=TO argument replaces port FROM (a file already pointed at a running site).
+kn_task_at_site() {
+  local in=$1 out=$2 arg from i=0 f
+  shift 2
+  local script=()
+  for arg in "$@"; do
+    case $arg in
+      *=*) from=${arg%%=*}; arg=${arg#*=} ;;
+      *) from=$((8100 + i)); i=$((i + 1)) ;;
+    esac
+    script+=(-e "s/(127\\.0\\.0\\.1|localhost):$from([^0-9]|\$)/\\1:$arg\\2/g")
+  done
+  if [ -d "$in" ]; then
+    mkdir -p "$out" || return 1
+    for f in "$in"/*.yaml "$in"/*.yml "$in"/*.json; do
+      [ -f "$f" ] || continue
+      sed -E "${script[@]}" "$f" >"$out/$(basename "$f")" || return 1
+    done
+  elif [ "$in" = - ] && [ "$out" = - ]; then sed -E "${script[@]}"
+  elif [ "$in" = - ]; then sed -E "${script[@]}" >"$out"
+  elif [ "$out" = - ]; then sed -E "${script[@]}" "$in"
+  else sed -E "${script[@]}" "$in" >"$out"
+  fi
+}
+
+# kn_watch_scenario DIR [OPTIONS] -- WATCH ARGS… -- AGENT CMD… — one watched run: `$kn watch WATCH ARGS
+# --out DIR/result.json --trajectory DIR/run.jsonl` (stdout DIR/watch.out, stderr DIR/watch.err), and
+# once it is ready (its "ready:" line: every open tab attached and recorded) the agent, AGENT CMD (output
+# DIR/agent.log). Waits for the agent, then for watch to end. Sets kn_watch_rc, kn_agent_rc (124: killed
+# after the bound), kn_result, kn_trajectory. Returns 1 (after a kn_fail) when watch never got ready or a
+# sanitizer report is in a log of the run; the exit codes and files are the caller's to check.
+# OPTIONS:
+#   --go MARKS     the agent starts first, attaches and waits (KN_AGENT_GO=DIR/go; its "connected" line in
+#                  MARKS), so that node's start-up is not idle time of the run; DIR/go once watch is ready
+#   --int          watch runs until Ctrl-C: SIGINT once the agent has ended
+#   --int-when RE  the same, once watch's stderr matches RE as well (an event the run must have seen)
+#   --ready RE     what watch's stderr says when it is ready (default "ready: every open tab")
+#   --no-trajectory  no --trajectory (the run written nowhere but its result)
+#   --timeout S    the bound on each of the agent and watch (default 300)
+kn_watch_scenario() {
+  local dir=$1 go= int=0 int_when= ready='ready: every open tab' secs=300 traj=1
+  shift
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    case $1 in
+      --go) go=$2; shift 2 ;;
+      --int) int=1; shift ;;
+      --int-when) int=1; int_when=$2; shift 2 ;;
+      --ready) ready=$2; shift 2 ;;
+      --no-trajectory) traj=0; shift ;;
+      --timeout) secs=$2; shift 2 ;;
+      *) kn_fail "kn_watch_scenario: unknown option $1"; return 1 ;;
+    esac
+  done
+  shift
+  local watch_args=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do watch_args+=("$1"); shift; done
+  shift
+  [ $# -gt 0 ] || { kn_fail "kn_watch_scenario: no agent command"; return 1; }
+  mkdir -p "$dir"
+  kn_result=$dir/result.json kn_trajectory=$dir/run.jsonl kn_watch_rc= kn_agent_rc=
+  rm -f "$kn_result" "$kn_trajectory" "$dir/go"
+  [ "$traj" = 1 ] && watch_args+=(--trajectory "$kn_trajectory")
+  local id=${dir#"$tmp"/}
+  if [ -n "$go" ]; then
+    KN_AGENT_GO=$dir/go kn_spawn "$id/agent" "$@"
+    kn_wait_for "the agent to attach ($go: connected)" 60 grep -q '^connected' "$go" ||
+      { kn_fail "$id: the agent did not attach: $(tail -3 "$dir/agent.log")"; return 1; }
+  fi
+  kn_spawn -o "$dir/watch.out" -e "$dir/watch.err" "$id/watch" "${kn:?}" watch "${watch_args[@]}" --out "$kn_result"
+  kn_wait_for "watch to be ready ($ready)" 60 kn_watch_ready_ "$dir/watch.err" "$ready" "${kn_spawned[$id/watch]}"
+  if ! grep -qE "$ready" "$dir/watch.err"; then
+    kn_fail "$id: watch did not get ready: $(tail -5 "$dir/watch.err" | cut -c1-200 | tr '\n' ' ')"
+    kn_stop_name "$id/agent"
+    kn_stop_name "$id/watch"
+    kn_sanitizer_check "$dir/watch.err" "$dir/agent.log"
+    return 1
+  fi
+  if [ -n "$go" ]; then touch "$dir/go"; else kn_spawn "$id/agent" "$@"; fi
+  kn_wait_exit "$id/agent" "$secs"
+  kn_agent_rc=$kn_rc
+  if [ "$int" = 1 ]; then
+    [ -z "$int_when" ] || kn_wait_for "watch to see /$int_when/" "$secs" grep -qE "$int_when" "$dir/watch.err"
+    kill -INT "${kn_spawned[$id/watch]}" 2>/dev/null
+  fi
+  kn_wait_exit "$id/watch" "$secs"
+  kn_watch_rc=$kn_rc
+  kn_sanitizer_check "$dir/watch.err" "$dir/watch.out" "$dir/agent.log" || return 1
+  return 0
+}
+# kn_watch_ready_ ERRFILE RE PID — watch's stderr says it is ready, or watch has ended (no use waiting on)
+kn_watch_ready_() { grep -qE "$2" "$1" 2>/dev/null || ! kill -0 "$3" 2>/dev/null; }
+
 # kn_leftovers DIR [PID…] — "PID COMMAND LINE" of every live process (not a zombie, none of the PIDs given,
 # not this shell) whose command line names DIR/ or whose environment holds KEYNODE_ATTEMPT_DIR=DIR/: what a
 # test's own processes left running. One grep over every /proc/*/cmdline and */environ instead of three
@@ -152,11 +324,10 @@ kn_chromium_start() {
   local profile=$1/profile
   mkdir -p "$profile"
   [ -x "$kn_chromium" ] || { kn_fail "no Chromium at $kn_chromium"; return 1; }
-  "$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  kn_spawn -o "$1/chromium.log" "${1#"$tmp"/}/chromium" "$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --remote-debugging-port=0 about:blank >"$1/chromium.log" 2>&1 &
-  cpid=$!
-  kn_pids+=("$cpid")
+    --user-data-dir="$profile" --remote-debugging-port=0 about:blank
+  cpid=$kn_pid
   devtools_file=$profile/DevToolsActivePort
   for _ in $(seq 1 200); do
     if [ -s "$devtools_file" ]; then
@@ -176,9 +347,8 @@ kn_sites_start() {
   local kn=$1 dir=$2 log=$3
   shift 3
   port=
-  "$kn" sites --dir "$dir" --port 0 "$@" >"$log" 2>&1 &
-  sites_pid=$!
-  kn_pids+=("$sites_pid")
+  kn_spawn -o "$log" "$(basename "$log" .log)" "$kn" sites --dir "$dir" --port 0 "$@"
+  sites_pid=$kn_pid
   for _ in $(seq 1 100); do
     port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$log" | head -1)
     [ -n "$port" ] && return 0
@@ -194,9 +364,8 @@ kn_sites_start() {
 kn_serve_start() {
   local kn=$1 log=$2 p= _
   shift 2
-  "$kn" serve "$@" >"$log" 2>&1 &
-  serve_pid=$!
-  kn_pids+=("$serve_pid")
+  kn_spawn -o "$log" "$(basename "$log" .log)" "$kn" serve "$@"
+  serve_pid=$kn_pid
   api_base=
   for _ in $(seq 1 200); do
     p=$(sed -n 's/.*msg="serving".* port=\([0-9]*\).*/\1/p' "$log" | head -1)
@@ -228,10 +397,9 @@ kn_api_start() {
 kn_dead_port() {
   local f
   f=$(mktemp "$tmp/dead-port.XXXXXX")
-  python3 -c 'import socket,sys,time
+  kn_spawn -o "$f" "$(basename "$f")" python3 -c 'import socket,sys,time
 s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1], flush=True)
-while True: time.sleep(60)' >"$f" &
-  kn_pids+=($!)
+while True: time.sleep(60)'
   dead=
   for _ in $(seq 1 100); do dead=$(head -1 "$f"); [ -n "$dead" ] && return 0; sleep 0.05; done
   kn_fail "kn_dead_port: no port held"
@@ -277,9 +445,8 @@ kn_judge_start() {
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   command -v node >/dev/null 2>&1 || { kn_fail "node not found (apt-get install nodejs)"; return 1; }
   f=$(mktemp "$tmp/judge.XXXXXX")
-  node "$here/llm-server.mjs" >"$f" 2>"$f.err" &
-  judge_pid=$!
-  kn_pids+=("$judge_pid")
+  kn_spawn -o "$f" -e "$f.err" judge node "$here/llm-server.mjs"
+  judge_pid=$kn_pid
   judge_url=
   for _ in $(seq 1 100); do
     judge_url=$(sed -n 's/.*"port":\([0-9]*\).*/http:\/\/127.0.0.1:\1/p' "$f")
