@@ -30,6 +30,10 @@
 #
 # Env: KN_AGENTJOBS_ONLY="name …" runs only those scenarios (security needs jobs); KN_KEEP=1 keeps the
 # scratch folder. Needs node + the pinned npm packages (node/ensure.sh), Chromium, PostgreSQL, jq, curl.
+#
+# The unreachable scenario takes ~1 min; under load the sanitizer build needs more than 600 s for the whole
+# script.
+# ctest: integration.agentjobs ARGS=keynode,repo TIMEOUT=720 SANITIZE_TIMEOUT=900
 set -u -o pipefail
 kn=${1:?usage: agentjobs.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: agentjobs.sh KEYNODE_BIN REPO_DIR}" && pwd)

@@ -15,6 +15,8 @@
 #     take on it is refused 409 with the reason (an agent drives it), never answered "taken"; without
 #     the token the live view is refused.
 # usage: agentlive.sh KEYNODE SOURCE_DIR [OUT_DIR]
+#
+# ctest: integration.agentlive ARGS=keynode,repo,build:artifacts/agentlive TIMEOUT=300
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init agentlive

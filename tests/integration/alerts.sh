@@ -6,6 +6,8 @@
 # every delivery is recorded with its attempts; dedupe holds until an ack; a LISTEN keynode_alerts
 # session sees one NOTIFY per alert; the scheduler enqueues exactly one job set per fire, also when
 # two schedulers race, with one catch-up after downtime.
+#
+# ctest: integration.alerts ARGS=target:alerts_test,keynode,repo TIMEOUT=300
 set -u
 drv=$1 kn=$2 repo=$3
 . "$(dirname "$0")/lib.sh"

@@ -24,8 +24,13 @@
 #           the task is healthy again. No `broken` alert at all; the blocked alert has its own kind. Last,
 #           keynode.yaml `blocked: {http_status: ["429"]}` makes the 403 page a broken replay (the rules are used).
 # Env: KN_CHROMIUM, KN_KEEP=1 keeps the scratch folder; KN_BLOCKED_WATCH_ONLY="403 none …" limits the watch
-# part's fixtures (the late and --config cases always run; the sanitizer build's subset: CMakeLists.txt).
+# part's fixtures (the late and --config cases always run; the sanitizer build's subset: its ctest line below).
 # Exit: 0 all checks passed, 1 any failed.
+#
+# The sanitizer build's watch part meets a 403, a CAPTCHA from another site and the open site: the monitor's
+# probe and verdict are one C path for every kind, and the replay part judges every fixture's kind under ASan.
+# ctest: integration.blocked ARGS=keynode,repo,replay,watch TIMEOUT=600 'SANITIZE_ENV=KN_BLOCKED_WATCH_ONLY=403 captcha-recaptcha-xsite none'
+# ctest: integration.blocked_health ARGS=keynode,repo,health TIMEOUT=600 'ENV=KN_WQ=$<TARGET_FILE:worker_queue>'
 set -u -o pipefail
 kn=${1:?usage: blocked.sh KEYNODE_BIN REPO_DIR [replay|watch|health]…}
 repo=$(cd "${2:?usage: blocked.sh KEYNODE_BIN REPO_DIR [replay|watch|health]…}" && pwd)

@@ -2,6 +2,8 @@
 # cli.sh — the keynode binary end to end: validate on the published Mind2Web-Live files,
 # exit codes and error positions on bad files, match, and score against the conformance example.
 # usage: cli.sh KEYNODE_BIN SHARED_DIR REPO_DIR
+#
+# ctest: integration.cli ARGS=keynode,shared,repo
 set -uo pipefail
 kn=$1 shared=$2 repo=$3
 tmp=$(mktemp -d)

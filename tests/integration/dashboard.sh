@@ -17,6 +17,8 @@
 # Screenshots land in ARTIFACT_DIR. KN_UPDATE_DOCS=1 also writes the overview to docs/dashboard.png
 # (the README's picture; off by default so a test run leaves the checkout clean). KN_KEEP=1 keeps
 # the scratch dir with every log. A missing tool (PostgreSQL, Chromium, node, curl, jq) is a failure.
+#
+# ctest: integration.dashboard ARGS=keynode,target:dashboard_test,repo,build:tests/integration/dashboard-artifacts TIMEOUT=400
 set -u -o pipefail
 kn=${1:?usage: dashboard.sh KEYNODE_BIN DASHBOARD_TEST_BIN REPO_DIR ARTIFACT_DIR}
 test_bin=${2:?usage}

@@ -14,6 +14,9 @@
 #
 #   durability.sh KEYNODE_BINARY REPO_DIR
 # Needs PostgreSQL 15, node (+ the pinned npm packages, node/ensure.sh), curl, jq: a missing one is a failure.
+#
+# The sanitizer build reads a run of 200k events instead of 1M.
+# ctest: integration.durability ARGS=keynode,repo TIMEOUT=360 SANITIZE_TIMEOUT=600 SANITIZE_ENV=KN_BIG_RUN_EVENTS=200000
 set -u -o pipefail
 KN=${1:?usage: durability.sh KEYNODE REPO}
 REPO=${2:?usage: durability.sh KEYNODE REPO}

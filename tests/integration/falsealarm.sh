@@ -12,6 +12,10 @@
 # KN_FALSEALARM_ONLY="TASK …" limits the tasks, KN_FALSEALARM_PARTS="inline after …" the ways (the sanitizer
 # build runs a subset). Missing tools fail. No time is asserted.
 # usage: falsealarm.sh KEYNODE SOURCE_DIR
+#
+# The sanitizer build replays five of the eleven tasks once each way but record (the recorder's side is
+# JavaScript, the same in both builds).
+# ctest: integration.falsealarm ARGS=keynode,repo TIMEOUT=1200 SANITIZE_TIMEOUT=900 ENV=KN_FALSEALARM_REPEATS=1 'SANITIZE_ENV=KN_FALSEALARM_ONLY=timer-nav fetch-nav remount lazy-list late-iframe' 'SANITIZE_ENV=KN_FALSEALARM_PARTS=inline after worker'
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init falsealarm

@@ -27,6 +27,8 @@
 # (and ARTIFACTS/matrix.txt when given); fails when any row is misfiled. 36-42 s at load 13-24 on 2 cores.
 #
 #   tests/integration/faults.sh KEYNODE_BIN REPO_DIR SHARED_DIR [ARTIFACTS_DIR]
+#
+# ctest: integration.faults ARGS=keynode,repo,shared,build:artifacts/faults TIMEOUT=240
 set -u -o pipefail
 kn=${1:?usage: faults.sh KEYNODE_BIN REPO_DIR SHARED_DIR [ARTIFACTS_DIR]}
 repo=$(cd "${2:?usage: faults.sh KEYNODE_BIN REPO_DIR SHARED_DIR}" && pwd)

@@ -8,6 +8,8 @@
 # (0700) and that serve and worker stop cleanly on SIGTERM.
 #
 #   freshhome.sh KEYNODE_BINARY REPO_DIR
+#
+# ctest: integration.freshhome ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 KN=${1:?usage: freshhome.sh KEYNODE REPO}
 REPO=${2:?usage: freshhome.sh KEYNODE REPO}

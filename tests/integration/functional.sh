@@ -13,6 +13,8 @@
 #           of a JS array is read, and a locator that throws reads "" (WebArena's rules)
 #
 #   tests/integration/functional.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.functional ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: functional.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: functional.sh KEYNODE_BIN REPO_DIR}" && pwd)

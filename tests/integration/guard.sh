@@ -19,6 +19,8 @@
 # token); the held trajectory writes the CVC, the card number and the Authorization header redacted.
 #
 #   tests/integration/guard.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.guard ARGS=keynode,repo TIMEOUT=360
 set -u -o pipefail
 kn=${1:?usage: guard.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: guard.sh KEYNODE_BIN REPO_DIR}" && pwd)

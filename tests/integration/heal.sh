@@ -10,6 +10,8 @@
 # The unchanged and the re-skinned task are replayed KN_HEAL_TIMES times each (default 1: every check once;
 # tests/bench/bench_repeats.sh runs 10 to show the verdicts never waver).
 # usage: heal.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.heal ARGS=keynode,repo TIMEOUT=300
 kn=$1 src=$2 times=${KN_HEAL_TIMES:-1}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init heal

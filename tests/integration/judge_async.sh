@@ -22,6 +22,8 @@
 #     query reached at step 3.
 #
 #   judge_async.sh KEYNODE_BINARY REPO_DIR
+#
+# ctest: integration.judge_async ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 KN=${1:?usage: judge_async.sh KEYNODE REPO}
 REPO=${2:?usage: judge_async.sh KEYNODE REPO}

@@ -15,6 +15,8 @@
 #   - a run serve itself watches (POST /api/runs with a second Chromium on tests/sites/live/busy.html):
 #     its frames reach a viewer of /api/live (live-frames.mjs) as well.
 # usage: liveview.sh KEYNODE SOURCE_DIR [OUT_DIR]
+#
+# ctest: integration.liveview ARGS=keynode,repo,build:artifacts/liveview TIMEOUT=300
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init liveview

@@ -46,6 +46,11 @@
 #            `back` step, and a click on the restored page recorded and matched
 #
 # Env: KN_LIVEWEB_ONLY="name …" runs only those. Exit 0 all checks passed, 1 any failed.
+#
+# The sanitizer build runs the scenarios whose code paths are C (frames, new tabs, dialogs, replay in frames,
+# redirects, downloads, replay's dialog answers); the others exercise the recorder's JavaScript, the same in
+# both builds.
+# ctest: integration.liveweb ARGS=keynode,repo TIMEOUT=600 'SANITIZE_ENV=KN_LIVEWEB_ONLY=pay late nested newtab dialog replay_frames nav redirects download replay_dialog'
 set -u -o pipefail
 kn=${1:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}" && pwd)

@@ -9,6 +9,8 @@
 # whole lines. Needs node (no npm packages); a missing node is a failure, not a skip.
 # Only 127.0.0.1 is contacted; the server is stopped by PID, even on failure.
 # usage: llm.sh KEYNODE_BIN
+#
+# ctest: integration.llm ARGS=keynode TIMEOUT=300
 set -uo pipefail
 kn=$1
 here=$(cd "$(dirname "$0")" && pwd)

@@ -25,6 +25,9 @@
 #      no row, no job; the same edit on a restarted serve is written whole.
 #
 #   tests/integration/maintenance.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
+#
+# 210 s at load 5-6 on 2 cores in the -Werror build; more time in the sanitizer build.
+# ctest: integration.maintenance ARGS=keynode,repo,build:artifacts/maintenance TIMEOUT=300 SANITIZE_TIMEOUT=480
 set -u -o pipefail
 kn=${1:?usage: maintenance.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR}
 repo=$(cd "${2:?usage}" && pwd)

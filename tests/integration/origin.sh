@@ -11,6 +11,8 @@
 # that answers no ping is closed after http.stream_idle_s.
 #
 #   origin.sh KEYNODE_BINARY REPO_DIR
+#
+# ctest: integration.origin ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 KN=${1:?usage: origin.sh KEYNODE REPO}
 REPO=${2:?usage: origin.sh KEYNODE REPO}

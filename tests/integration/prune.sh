@@ -4,6 +4,8 @@
 # screenshots, keeps newer ones and a live run's events whatever its age, deletes nothing with --dry-run,
 # keeps the runs themselves; serve applies the same retention on its own.
 #   tests/integration/prune.sh KEYNODE REPO
+#
+# ctest: integration.prune ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 KN=${1:?usage: prune.sh KEYNODE REPO}
 REPO=${2:?usage: prune.sh KEYNODE REPO}

@@ -12,6 +12,8 @@
 #   goal.py's text and option rules, at the end
 #
 #   tests/integration/purchase.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.purchase ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: purchase.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: purchase.sh KEYNODE_BIN REPO_DIR}" && pwd)

@@ -14,6 +14,8 @@
 # Twenty-Three → Twenty Twenty-Two) passes; the front page turned into a static page (Settings → Reading) and
 # the post moved to the trash are broken at step 2 (the post's link); undone, passed.
 # Env: KN_CHROMIUM, KN_KEEP=1 keeps the scratch folder. Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.realapps ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 kn=${1:?usage: realapps.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: realapps.sh KEYNODE_BIN REPO_DIR}" && pwd)

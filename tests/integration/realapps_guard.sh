@@ -16,6 +16,8 @@
 # unchanged (the count, and no row with the comment's text); control: the comment arrives (count + 1, its row).
 # No file the test wrote (runs, logs, agent output) holds the password the agent typed in clear.
 # Env: KN_CHROMIUM, KN_KEEP=1 keeps the scratch folder. Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.realapps_guard ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 kn=${1:?usage: realapps_guard.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: realapps_guard.sh KEYNODE_BIN REPO_DIR}" && pwd)

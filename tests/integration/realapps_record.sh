@@ -27,6 +27,9 @@
 # from constants. Env: KN_CHROMIUM, KN_KEEP=1. Exit 0 all checks passed, 1 any failed.
 # The sanitizer build passes "quick" (third argument): the post-renamed and ACL-rule-removed checks are left out.
 # usage: realapps_record.sh KEYNODE REPO_DIR [quick]
+#
+# The sanitizer build runs it "quick" (two of the re-checks left out).
+# ctest: integration.realapps_record ARGS=keynode,repo,variant TIMEOUT=600
 set -u -o pipefail
 quick=${3:-}
 kn=${1:?usage: realapps_record.sh KEYNODE REPO_DIR}

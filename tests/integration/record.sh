@@ -10,6 +10,9 @@
 # --propose prints key nodes in task-file syntax, a missing --task is a usage error. Missing tools fail.
 # usage: record.sh KEYNODE SOURCE_DIR [quick]   (quick: the sanitizer build's subset of the tasks)
 # Env KN_RECORD_ONLY="TASK …" records (and checks) only those tasks (development, reduced runs).
+#
+# The sanitizer build records six of the fourteen tasks (the "q" rows: the same code paths).
+# ctest: integration.record ARGS=keynode,repo,variant TIMEOUT=900
 kn=$1 src=$2 quick=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init record

@@ -10,6 +10,8 @@
 # verification and is reported `verified: false` (kept, marked, printed as not a fix). The user's files are
 # never written. Every report validates against schemas/replay-report.schema.json.
 # usage: repair.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.repair ARGS=keynode,repo TIMEOUT=300
 kn=$1 src=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"

@@ -5,6 +5,8 @@
 # node, drift list with the locator used and the proposed selector); a failure has a PNG screenshot
 # (magic bytes), a URL and a DOM excerpt; a closed port gives "error" (exit 2). Missing tools fail.
 # usage: replay.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.replay ARGS=keynode,repo TIMEOUT=600
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init replay

@@ -14,6 +14,8 @@
 #     is stored and the recording says why; a cancelled one stores nothing; one whose worker was
 #     SIGKILLed is ended by its cancel once the worker stopped polling.
 # usage: rerecord.sh KEYNODE SOURCE_DIR [OUT_DIR]
+#
+# ctest: integration.rerecord ARGS=keynode,repo,build:artifacts/rerecord TIMEOUT=400
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init rerecord

@@ -30,6 +30,8 @@
 #
 # Env: KN_KEEP=1 keeps the scratch folder. Needs node + the pinned npm packages (node/ensure.sh),
 # Chromium, PostgreSQL, jq, curl.
+#
+# ctest: integration.rescore ARGS=keynode,repo TIMEOUT=360
 set -u -o pipefail
 kn=${1:?usage: rescore.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: rescore.sh KEYNODE_BIN REPO_DIR}" && pwd)

@@ -42,6 +42,10 @@
 # Env: KN_RUN_ONLY="name …" runs only those scenarios; KN_KEEP=1 keeps the scratch folder.
 # Needs node + the pinned npm packages (node/ensure.sh), Chromium, chromedriver, python3-selenium, jq:
 # a missing one is a failure. Exit: 0 all checks passed, 1 any failed.
+#
+# The sanitizer build leaves out the Puppeteer, Selenium and viewport scenarios: keynode's side of them is the
+# Playwright scenario's (same code paths), the rest is the clients' and Chromium's time.
+# ctest: integration.run ARGS=keynode,repo TIMEOUT=900 SANITIZE_TIMEOUT=600 'SANITIZE_ENV=KN_RUN_ONLY=cli playwright resume browser step-limit watch-step-limit bad errors unreachable signals blocked reward'
 set -u -o pipefail
 kn=${1:?usage: run.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: run.sh KEYNODE_BIN REPO_DIR}" && pwd)

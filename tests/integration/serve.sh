@@ -13,6 +13,8 @@
 #
 #   serve.sh KEYNODE_BINARY REPO_DIR
 # Needs PostgreSQL 15, Chromium, node + node/ensure.sh packages, curl, jq: a missing one is a failure.
+#
+# ctest: integration.serve ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 KN=${1:?usage: serve.sh KEYNODE REPO}
 REPO=${2:?usage: serve.sh KEYNODE REPO}

@@ -20,6 +20,8 @@
 #             its own selector (no fallback, no drift), 3 of 3 key nodes
 #
 # Exit 0 all checks passed, 1 any failed.
+#
+# ctest: integration.shadow ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: shadow.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: shadow.sh KEYNODE_BIN REPO_DIR}" && pwd)

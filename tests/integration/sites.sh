@@ -9,6 +9,8 @@
 # (playwright-core, yaml: node/ensure.sh installs them); a missing one is a failure, never a skip.
 # Only 127.0.0.1; every process started here is stopped by PID, even on failure.
 # usage: sites.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.sites ARGS=keynode,repo TIMEOUT=600
 set -uo pipefail
 kn=$1 repo=$2
 sites=$repo/tests/sites

@@ -13,6 +13,8 @@
 #     "Place order" (shown 2.5 s after the checkout), thawed after step 3 failed: error, "browser timeout"
 #     at step 3, never broken.
 # usage: slowload.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.slowload ARGS=keynode,repo TIMEOUT=300
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init slowload

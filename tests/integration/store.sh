@@ -5,6 +5,8 @@
 # stored once, in order); and a process killed with SIGKILL while spooling (database down), whose
 # spool — with a torn record appended, as a crash mid-write leaves — the next process flushes.
 # usage: store.sh STORE_TEST_BIN KEYNODE_BIN
+#
+# ctest: integration.store ARGS=target:store_test,keynode TIMEOUT=600
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 st=$1 kn=$2

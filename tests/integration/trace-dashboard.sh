@@ -15,6 +15,8 @@
 #     show` and the run page's Requests card (run-requests.mjs).
 #
 #   tests/integration/trace-dashboard.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
+#
+# ctest: integration.trace_dashboard ARGS=keynode,repo,build:artifacts/trace TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: trace-dashboard.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR}
 repo=$(cd "${2:?usage}" && pwd)

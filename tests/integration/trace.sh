@@ -19,6 +19,8 @@
 #   tests/integration/trace.sh KEYNODE_BIN REPO_DIR
 #
 # Every process started here is stopped by its PID on exit (lib.sh). Exit 0 when every check passed.
+#
+# ctest: integration.trace ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: trace.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: trace.sh KEYNODE_BIN REPO_DIR}" && pwd)

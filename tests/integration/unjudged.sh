@@ -15,6 +15,8 @@
 # trajectory scored with the judge back finished).
 # Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. Well under 60 s.
 # usage: unjudged.sh KEYNODE_BIN
+#
+# ctest: integration.unjudged ARGS=keynode TIMEOUT=120
 set -uo pipefail
 kn=$1
 . "$(dirname "$0")/lib.sh"

@@ -37,6 +37,8 @@
 #                                       # agent's (done, incomplete, in the metrics)
 # Sourcing runs nothing. Env: KN_RUN_ONLY="name …" runs only those scenarios; KN_KEEP=1 keeps $tmp.
 # Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.unreachable ARGS=keynode,repo,shared TIMEOUT=300
 
 # kn_unr_init KEYNODE_BIN REPO_DIR — the tools the cases need; sets unr_kn, unr_repo, unr_chromium
 kn_unr_init() {

@@ -35,6 +35,8 @@
 # Needs node + the pinned playwright-core (node/ensure.sh installs it), Chromium and jq: a missing one is a
 # failure, not a skip. Every process started here is stopped by its PID, also on failure or interrupt.
 # Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.watch ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 kn=${1:?usage: watch.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: watch.sh KEYNODE_BIN REPO_DIR}" && pwd)

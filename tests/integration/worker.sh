@@ -20,6 +20,10 @@
 # both builds: every code path and check, CMakeLists.txt),
 # KN_CHROMIUM (default /usr/lib/chromium/chromium), KN_KEEP=1 keeps the scratch folder.
 # Exit: 0 all checks passed, 1 any failed.
+#
+# Both builds replay 30 jobs (every code path and check); the acceptance number, 200, is
+# tests/bench/bench_repeats.sh's.
+# ctest: integration.worker ARGS=keynode,target:worker_queue,repo TIMEOUT=600 SANITIZE_TIMEOUT=900 ENV=KN_WORKER_JOBS=30
 set -u -o pipefail
 kn=${1:?usage: worker.sh KEYNODE_BIN WORKER_QUEUE_BIN REPO_DIR}
 wq=${2:?usage: worker.sh KEYNODE_BIN WORKER_QUEUE_BIN REPO_DIR}

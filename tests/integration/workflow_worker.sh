@@ -12,6 +12,8 @@
 #     position, the worker still running;
 #   - the dashboard's task page lists the four replays with the workflow each drove.
 # usage: workflow_worker.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.workflow_worker ARGS=keynode,repo TIMEOUT=180
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init wfworker
