@@ -245,6 +245,7 @@ kn_task_at_site() {
 #   --int          watch runs until Ctrl-C: SIGINT once the agent has ended
 #   --int-when RE  the same, once watch's stderr matches RE as well (an event the run must have seen)
 #   --ready RE     what watch's stderr says when it is ready (default "ready: every open tab")
+#   --trajectory FILE  the trajectory there instead of DIR/run.jsonl (kn_trajectory says where)
 #   --no-trajectory  no --trajectory (the run written nowhere but its result)
 #   --timeout S    the bound on each of the agent and watch (default 300)
 kn_watch_scenario() {
@@ -256,6 +257,7 @@ kn_watch_scenario() {
       --int) int=1; shift ;;
       --int-when) int=1; int_when=$2; shift 2 ;;
       --ready) ready=$2; shift 2 ;;
+      --trajectory) traj=$2; shift 2 ;;
       --no-trajectory) traj=0; shift ;;
       --timeout) secs=$2; shift 2 ;;
       *) kn_fail "kn_watch_scenario: unknown option $1"; return 1 ;;
@@ -268,8 +270,10 @@ kn_watch_scenario() {
   [ $# -gt 0 ] || { kn_fail "kn_watch_scenario: no agent command"; return 1; }
   mkdir -p "$dir"
   kn_result=$dir/result.json kn_trajectory=$dir/run.jsonl kn_watch_rc= kn_agent_rc=
-  rm -f "$kn_result" "$kn_trajectory" "$dir/go"
-  [ "$traj" = 1 ] && watch_args+=(--trajectory "$kn_trajectory")
+  [ "$traj" = 1 ] || kn_trajectory=$traj
+  [ "$traj" = 0 ] && kn_trajectory=
+  rm -f "$kn_result" "$dir/go" ${kn_trajectory:+"$kn_trajectory"}
+  [ -n "$kn_trajectory" ] && watch_args+=(--trajectory "$kn_trajectory")
   local id=${dir#"$tmp"/}
   if [ -n "$go" ]; then
     KN_AGENT_GO=$dir/go kn_spawn "$id/agent" "$@"
