@@ -13,7 +13,7 @@
 #   kn_judge_outage MODE      # every judgement from now on fails as MODE (kn_judge_outages), or none: answers again
 #   kn_judged_runs TASKFILE DIR  # the recorded runs (judged and plain) a judge outage is tried on
 #   kn_wait_for DESC SECONDS CMD…  # poll CMD until it succeeds (bounded); says what it waited for on timeout
-#   kn_spawn [-o OUT] [-e ERR] NAME CMD…  # CMD in the background, stopped on exit, its log $tmp/NAME.log
+#   kn_spawn [-a] [-o OUT] [-e ERR] NAME CMD…  # CMD in the background, stopped on exit, its log $tmp/NAME.log
 #   kn_stop_name NAME [SIGNAL]; kn_wait_exit NAME SECONDS  # stop it / wait for it (sets kn_rc)
 #   kn_task_at_site IN OUT PORT…   # a task or workflow file (or a folder of them) pointed at the running sites
 #   kn_watch_scenario DIR [OPTIONS] -- WATCH ARGS… -- AGENT CMD…  # `keynode watch` while an agent runs
@@ -57,7 +57,8 @@ kn_stop() {
   kn_forget "$p"
 }
 
-kn_lib_cleanup() {
+# kn_stop_all — stop every process still in kn_pids (TERM to all, then KILL after 3 s each) and reap them
+kn_stop_all() {
   local p
   for p in "${kn_pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
   for p in "${kn_pids[@]}"; do
@@ -66,6 +67,10 @@ kn_lib_cleanup() {
     wait "$p" 2>/dev/null
   done
   kn_pids=()
+}
+
+kn_lib_cleanup() {
+  kn_stop_all
   kn_pg_stop
   if [ "${KN_KEEP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
@@ -152,14 +157,16 @@ kn_sanitizer_check() {
   return $bad
 }
 
-# kn_spawn [-o OUT] [-e ERR] NAME CMD… — start CMD in the background as NAME: its PID in kn_pid and
+# kn_spawn [-a] [-o OUT] [-e ERR] NAME CMD… — start CMD in the background as NAME: its PID in kn_pid and
 # kn_spawned[NAME], stopped on exit like every process in kn_pids. stdout and stderr go to OUT and ERR
-# (default both $tmp/NAME.log; NAME may hold a folder, created); kn_finish scans both for sanitizer reports.
+# (default both $tmp/NAME.log; NAME may hold a folder, created; -a appends to them: a restarted process's
+# log goes on); kn_finish scans both for sanitizer reports.
 # Variables set before the call (VAR=x kn_spawn …) reach CMD's environment.
 kn_spawn() {
-  local out= err=
+  local out= err= append=0
   while :; do
     case ${1:-} in
+      -a) append=1; shift ;;
       -o) out=$2; shift 2 ;;
       -e) err=$2; shift 2 ;;
       *) break ;;
@@ -170,7 +177,11 @@ kn_spawn() {
   out=${out:-$tmp/$name.log}
   err=${err:-$out}
   mkdir -p "$(dirname "$out")" "$(dirname "$err")"
-  if [ "$err" = "$out" ]; then "$@" >"$out" 2>&1 & else "$@" >"$out" 2>"$err" & fi
+  if [ "$append" = 1 ]; then
+    if [ "$err" = "$out" ]; then "$@" >>"$out" 2>&1 & else "$@" >>"$out" 2>>"$err" & fi
+  elif [ "$err" = "$out" ]; then "$@" >"$out" 2>&1 &
+  else "$@" >"$out" 2>"$err" &
+  fi
   kn_pid=$!
   kn_pids+=("$kn_pid")
   kn_spawned[$name]=$kn_pid
@@ -208,14 +219,16 @@ kn_wait_exit() {
 # kn_task_at_site IN OUT PORT… — IN (a task or workflow file, YAML or JSON, or a folder: each *.yaml,
 # *.yml, *.json in it) with its sites' ports replaced, written to OUT ("-": stdin / stdout). The files
 # name the sites at 127.0.0.1:8100, :8101… (also as localhost): the first PORT replaces 8100, the second
-# 8101, and so on; a FROM=TO argument replaces port FROM (a file already pointed at a running site).
+# 8101, and so on; a FROM=TO argument replaces port FROM (a file already pointed at a running site), or,
+# when FROM is a word, every FROM with TO (a placeholder: BASE=http://127.0.0.1:PORT).
 kn_task_at_site() {
   local in=$1 out=$2 arg from i=0 f
   shift 2
   local script=()
   for arg in "$@"; do
     case $arg in
-      *=*) from=${arg%%=*}; arg=${arg#*=} ;;
+      [0-9]*=*) from=${arg%%=*}; arg=${arg#*=} ;;
+      *=*) script+=(-e "s"$'\001'"${arg%%=*}"$'\001'"${arg#*=}"$'\001'"g"); continue ;;
       *) from=$((8100 + i)); i=$((i + 1)) ;;
     esac
     script+=(-e "s/(127\\.0\\.0\\.1|localhost):$from([^0-9]|\$)/\\1:$arg\\2/g")
@@ -242,6 +255,8 @@ kn_task_at_site() {
 # OPTIONS:
 #   --go MARKS     the agent starts first, attaches and waits (KN_AGENT_GO=DIR/go; its "connected" line in
 #                  MARKS), so that node's start-up is not idle time of the run; DIR/go once watch is ready
+#   --started NAME the agent is already running (kn_spawn NAME, its log DIR/agent.log) and waits for DIR/go:
+#                  no AGENT CMD
 #   --int          watch runs until Ctrl-C: SIGINT once the agent has ended
 #   --int-when RE  the same, once watch's stderr matches RE as well (an event the run must have seen)
 #   --ready RE     what watch's stderr says when it is ready (default "ready: every open tab")
@@ -249,11 +264,12 @@ kn_task_at_site() {
 #   --no-trajectory  no --trajectory (the run written nowhere but its result)
 #   --timeout S    the bound on each of the agent and watch (default 300)
 kn_watch_scenario() {
-  local dir=$1 go= int=0 int_when= ready='ready: every open tab' secs=300 traj=1
+  local dir=$1 go= started= int=0 int_when= ready='ready: every open tab' secs=300 traj=1
   shift
   while [ $# -gt 0 ] && [ "$1" != -- ]; do
     case $1 in
       --go) go=$2; shift 2 ;;
+      --started) started=$2; shift 2 ;;
       --int) int=1; shift ;;
       --int-when) int=1; int_when=$2; shift 2 ;;
       --ready) ready=$2; shift 2 ;;
@@ -267,7 +283,7 @@ kn_watch_scenario() {
   local watch_args=()
   while [ $# -gt 0 ] && [ "$1" != -- ]; do watch_args+=("$1"); shift; done
   shift
-  [ $# -gt 0 ] || { kn_fail "kn_watch_scenario: no agent command"; return 1; }
+  [ $# -gt 0 ] || [ -n "$started" ] || { kn_fail "kn_watch_scenario: no agent command"; return 1; }
   mkdir -p "$dir"
   kn_result=$dir/result.json kn_trajectory=$dir/run.jsonl kn_watch_rc= kn_agent_rc=
   [ "$traj" = 1 ] || kn_trajectory=$traj
@@ -275,6 +291,7 @@ kn_watch_scenario() {
   rm -f "$kn_result" "$dir/go" ${kn_trajectory:+"$kn_trajectory"}
   [ -n "$kn_trajectory" ] && watch_args+=(--trajectory "$kn_trajectory")
   local id=${dir#"$tmp"/}
+  [ -z "$started" ] || kn_spawned[$id/agent]=${kn_spawned[$started]}
   if [ -n "$go" ]; then
     KN_AGENT_GO=$dir/go kn_spawn "$id/agent" "$@"
     kn_wait_for "the agent to attach ($go: connected)" 60 grep -q '^connected' "$go" ||
@@ -289,7 +306,7 @@ kn_watch_scenario() {
     kn_sanitizer_check "$dir/watch.err" "$dir/agent.log"
     return 1
   fi
-  if [ -n "$go" ]; then touch "$dir/go"; else kn_spawn "$id/agent" "$@"; fi
+  if [ -n "$go$started" ]; then touch "$dir/go"; else kn_spawn "$id/agent" "$@"; fi
   kn_wait_exit "$id/agent" "$secs"
   kn_agent_rc=$kn_rc
   if [ "$int" = 1 ]; then
