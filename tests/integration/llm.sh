@@ -235,24 +235,23 @@ has "score failure reason" "$tmp/err" "1 semantic judgement failed"
 has "score failure event" "$tmp/err" "event 4: llm fake-1:"
 
 # --- keynode watch with the LLM judge, live: the run result carries the judge's usage ("llm")
-. "$here/lib.sh" # kn_sites_start, kn_chromium_start; their processes join pids (stopped on exit)
+. "$here/lib.sh" # kn_sites_start, kn_chromium_start, kn_spawn; their processes join pids (stopped on exit)
 repo=$(cd "$here/../.." && pwd)
 llm_port=$port
 if kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" && pids+=("$sites_pid") &&
   kn_chromium_start "$tmp/chrome" && pids+=("$cpid"); then
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/site-tasks.yaml"
-  "$kn" watch --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart --quiet \
-    --until finished --until idle:20 --out "$tmp/watch.json" --trajectory "$tmp/watch.jsonl" "${llm[@]}" \
-    --llm-price 0.5,1.5 2>"$tmp/watch.err" &
-  wpid=$!
-  pids+=("$wpid")
+  kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/site-tasks.yaml" "$port"
+  kn_spawn -o "$tmp/watch.out" -e "$tmp/watch.err" watch "$kn" watch --browser "$cdp" --tasks "$tmp/site-tasks.yaml" \
+    --task shop-red-runner-cart --quiet --until finished --until idle:20 --out "$tmp/watch.json" \
+    --trajectory "$tmp/watch.jsonl" "${llm[@]}" --llm-price 0.5,1.5
+  pids+=("$kn_pid")
   # watch has attached before the agent acts: its trajectory's tab_open line (--quiet prints no "ready")
   kn_wait_for "watch to attach (a tab_open line)" 30 grep -q '"type": *"tab_open"' "$tmp/watch.jsonl" ||
     fail "watch --semantic llm: watch did not attach: $(tail -3 "$tmp/watch.err")"
   "$kn" replay --quiet --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart >/dev/null ||
     fail "watch --semantic llm: the replay agent failed"
-  wait "$wpid"
-  wrc=$?
+  kn_wait_exit watch 300
+  wrc=$kn_rc
   if [ "$wrc" = 0 ] && jq -e '.status == "finished" and .llm.backend == "llm" and .llm.model == "fake-1"
       and (.llm.requests + .llm.cache_hits) >= 1 and .llm.usd >= 0' "$tmp/watch.json" >/dev/null; then
     ok "watch --semantic llm: finished, the run result has the usage ($(jq -c .llm "$tmp/watch.json"))"
@@ -263,6 +262,7 @@ else
   fail "watch --semantic llm: sites or Chromium did not start"
 fi
 port=$llm_port
+kn_sanitizer_check "${kn_spawn_logs[@]}" # a failure (kn_fails) for each sanitizer report in their logs
 kn_fails=${kn_fails:-0}
 fails=$((fails + kn_fails))
 
