@@ -142,17 +142,25 @@ kn_wait_for() {
   return 1
 }
 
-# kn_sanitizer_check FILE… — a failure for each FILE holding a sanitizer report (ASan, LeakSanitizer, UBSan's
-# "file:line:col: runtime error:"), with its first lines; each file is reported once. Returns 1 if any did.
+# kn_sanitizer_report FILE — prints the first lines of a sanitizer report in FILE (ASan, LeakSanitizer, UBSan's
+# "file:line:col: runtime error:") and succeeds; fails when FILE holds none
+kn_sanitizer_report() {
+  [ -f "$1" ] || return 1
+  grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|:[0-9]+(:[0-9]+)?: runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$1" ||
+    return 1
+  grep -m1 -E -A3 'ERROR: [A-Za-z]*Sanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$1" | cut -c1-200 | tr '\n' ' '
+}
+
+# kn_sanitizer_check FILE… — a failure for each FILE holding a sanitizer report, with its first lines; each
+# file is reported once. Returns 1 if any held one.
 kn_sanitizer_check() {
-  local f bad=0
+  local f r bad=0
   for f in "$@"; do
-    [ -f "$f" ] || continue
-    grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|:[0-9]+(:[0-9]+)?: runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$f" || continue
+    r=$(kn_sanitizer_report "$f") || continue
     bad=1
     case $kn_sanitizer_seen in *" $f "*) continue ;; esac
     kn_sanitizer_seen="$kn_sanitizer_seen$f "
-    kn_fail "sanitizer report in ${f#"$tmp"/}: $(grep -m1 -E -A3 'ERROR: [A-Za-z]*Sanitizer|runtime error:' "$f" | cut -c1-200 | tr '\n' ' ')"
+    kn_fail "sanitizer report in ${f#"$tmp"/}: $r"
   done
   return $bad
 }
