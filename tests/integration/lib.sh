@@ -197,16 +197,20 @@ kn_spawn() {
   [ "$err" = "$out" ] || kn_spawn_logs+=("$err")
 }
 
-# kn_stop_name NAME [SIGNAL] — kn_stop of the process spawned as NAME (SIGNAL first, then TERM… KILL)
+# kn_stop_name NAME [SIGNAL] — kn_stop of the process spawned as NAME (SIGNAL first, then TERM… KILL); nothing
+# when it was already waited for (its PID may be someone else's now)
 kn_stop_name() {
-  [ -n "${kn_spawned[$1]:-}" ] || return 0
-  kn_stop "${kn_spawned[$1]}" "${2:-TERM}"
+  local p=${kn_spawned[$1]:-}
+  case " ${kn_pids[*]} " in *" $p "*) [ -n "$p" ] && kn_stop "$p" "${2:-TERM}" ;; esac
+  return 0
 }
 
 # kn_wait_exit NAME SECONDS — wait for the process spawned as NAME to end; kn_rc is its exit code. Still
-# running after SECONDS (a generous bound, not a timing assertion): killed, kn_rc=124, and returns 1.
+# running after SECONDS (a generous bound, not a timing assertion): killed, kn_rc=124, and returns 1 (also,
+# with kn_rc=255, when it was waited for already).
 kn_wait_exit() {
   local p=${kn_spawned[$1]:?kn_wait_exit: nothing spawned as $1} t0=$SECONDS
+  case " ${kn_pids[*]} " in *" $p "*) ;; *) echo "  (kn_wait_exit: $1 was already waited for)"; kn_rc=255; return 1 ;; esac
   while kill -0 "$p" 2>/dev/null; do
     if [ $((SECONDS - t0)) -ge "$2" ]; then
       echo "  (waited $2 s for $1 to end; killed)"
