@@ -305,9 +305,9 @@ kn_watch_scenario() {
   local id=${dir#"$tmp"/}
   [ -z "$started" ] || kn_spawned[$id/agent]=${kn_spawned[$started]}
   if [ -n "$go" ]; then
-    KN_AGENT_GO=$dir/go kn_spawn "$id/agent" "$@"
+    KN_AGENT_GO=$dir/go kn_spawn -o "$dir/agent.log" "$id/agent" "$@"
     kn_wait_for "the agent to attach ($go: connected)" 60 grep -q '^connected' "$go" ||
-      { kn_fail "$id: the agent did not attach: $(tail -3 "$dir/agent.log")"; return 1; }
+      { kn_fail "$id: the agent did not attach: $(tail -3 "$dir/agent.log")"; kn_stop_name "$id/agent"; return 1; }
   fi
   kn_spawn -o "$dir/watch.out" -e "$dir/watch.err" "$id/watch" "${kn:?}" watch "${watch_args[@]}" --out "$kn_result"
   kn_wait_for "watch to be ready ($ready)" 60 kn_watch_ready_ "$dir/watch.err" "$ready" "${kn_spawned[$id/watch]}"
@@ -318,7 +318,7 @@ kn_watch_scenario() {
     kn_sanitizer_check "$dir/watch.err" "$dir/agent.log"
     return 1
   fi
-  if [ -n "$go$started" ]; then touch "$dir/go"; else kn_spawn "$id/agent" "$@"; fi
+  if [ -n "$go$started" ]; then touch "$dir/go"; else kn_spawn -o "$dir/agent.log" "$id/agent" "$@"; fi
   kn_wait_exit "$id/agent" "$secs"
   kn_agent_rc=$kn_rc
   if [ "$int" = 1 ]; then
