@@ -41,10 +41,9 @@ check() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want 
 start_worker() {
   local name=$1
   shift
-  "$kn" worker --config "$tmp/keynode.yaml" --id "$name" --poll 200 --element-timeout 5000 --settle-timeout 30000 "$@" \
-    >"$tmp/$name.out" 2>"$tmp/$name.log" &
-  wpid=$!
-  kn_pids+=("$wpid")
+  kn_spawn -o "$tmp/$name.out" -e "$tmp/$name.log" "$name" "$kn" worker --config "$tmp/keynode.yaml" --id "$name" --poll 200 \
+    --element-timeout 5000 --settle-timeout 30000 "$@"
+  wpid=$kn_pid
 }
 
 # browser_pid LOG — the pid of the browser a worker started (from its log line)
