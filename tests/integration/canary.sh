@@ -13,6 +13,8 @@
 #   tabs         no canary tab is left in the browser after the watches
 #
 #   tests/integration/canary.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.canary ARGS=keynode,repo TIMEOUT=180
 set -u -o pipefail
 kn=${1:?usage: canary.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: canary.sh KEYNODE_BIN REPO_DIR}" && pwd)

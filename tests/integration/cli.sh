@@ -2,15 +2,20 @@
 # cli.sh — the keynode binary end to end: validate on the published Mind2Web-Live files,
 # exit codes and error positions on bad files, match, and score against the conformance example.
 # usage: cli.sh KEYNODE_BIN SHARED_DIR REPO_DIR
+#
+# ctest: integration.cli ARGS=keynode,shared,repo
 set -uo pipefail
 kn=$1 shared=$2 repo=$3
+. "$repo/tests/integration/lib.sh" # kn_sanitizer_report
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 check() { # check NAME EXPECTED_EXIT CMD… ; output in $tmp/out, $tmp/err
-  local name=$1 want=$2; shift 2
+  local name=$1 want=$2 report; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"
   local got=$?
+  # a sanitizer's abort can exit with the very code a refusal has (1): its report is a failure of its own
+  if report=$(kn_sanitizer_report "$tmp/err"); then echo "FAIL $name: sanitizer report: $report"; fails=$((fails+1)); return 1; fi
   if [ "$got" != "$want" ]; then
     echo "FAIL $name: exit $got, want $want"; cat "$tmp/out" "$tmp/err" | head -20; fails=$((fails+1)); return 1
   fi

@@ -13,6 +13,8 @@
 # KN_UPDATE_RESULTS=1 into tests/bench/RESULTS.md (its section "The guard matrix", one subsection per day and commit).
 #   tests/integration/guardmatrix.sh KEYNODE_BIN REPO_DIR
 # Env KN_MATRIX_ONLY=REGEX: only the shapes whose name matches (a subset while working on one).
+#
+# ctest: integration.guardmatrix ARGS=keynode,repo TIMEOUT=360
 set -u -o pipefail
 kn=${1:?usage: guardmatrix.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: guardmatrix.sh KEYNODE_BIN REPO_DIR}" && pwd)

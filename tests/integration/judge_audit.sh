@@ -11,6 +11,8 @@
 # Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. About 20 s, most of it the
 # 355 `keynode match` calls.
 # usage: judge_audit.sh KEYNODE_BIN REPO
+#
+# ctest: integration.judge_audit ARGS=keynode,repo TIMEOUT=240
 set -uo pipefail
 kn=$1
 repo=$2
