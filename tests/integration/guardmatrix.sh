@@ -29,9 +29,8 @@ command -v openssl >/dev/null 2>&1 || { kn_fail "openssl not found"; kn_finish; 
 # the HTTP/2 origin's key and self-signed certificate (the agent has Chromium ignore certificate errors)
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
   -subj /CN=127.0.0.1 >/dev/null 2>&1 || { kn_fail "openssl could not make a certificate"; kn_finish; }
-node "$here/guardmatrix-server.mjs" "$repo/tests/sites/guard-matrix" "$tmp/server.log" "$tmp/key.pem" "$tmp/cert.pem" \
-  >"$tmp/server.out" 2>&1 &
-kn_pids+=($!)
+kn_spawn -o "$tmp/server.out" server \
+  node "$here/guardmatrix-server.mjs" "$repo/tests/sites/guard-matrix" "$tmp/server.log" "$tmp/key.pem" "$tmp/cert.pem"
 kn_wait_for "the fixture server" 10 grep -q '^ports ' "$tmp/server.out" || { kn_fail "fixture server: $(cat "$tmp/server.out")"; kn_finish; }
 read -r _ pa pb ph <"$tmp/server.out"
 A=http://127.0.0.1:$pa B=http://127.0.0.1:$pb H=https://127.0.0.1:$ph
@@ -42,23 +41,19 @@ kn_chromium_start "$tmp" || kn_finish
 # agent opened end.html#NAME (the task's one key node) or 20 s without an event; the server's log of the run
 # becomes NAME.log, the trajectory NAME.jsonl
 watch_run() {
-  local name=$1 file=$2 task=$3 dir=$tmp/$1 apid wpid
+  local name=$1 file=$2 task=$3 dir=$tmp/$1
   mkdir -p "$dir"
-  KN_AGENT_GO=$dir/go node "$here/agents/guardmatrix.mjs" "$cdp" "$A" "$dir/marks" "$B $H $name" >"$dir/agent.log" 2>&1 &
-  apid=$!
-  kn_pids+=("$apid")
+  kn_spawn -o "$dir/agent.log" "agent-$name" \
+    env KN_AGENT_GO="$dir/go" node "$here/agents/guardmatrix.mjs" "$cdp" "$A" "$dir/marks" "$B $H $name"
   kn_wait_for "the agent to attach" 20 grep -q '^connected' "$dir/marks" || kn_fail "$name: the agent did not attach"
-  "$kn" watch --browser "$cdp" --tasks "$file" --task "$task" --until finished --until idle:20 --step-limit -1 \
-    --run-id "$name" --trajectory "$tmp/$name.jsonl" --out "$dir/result.json" 2>"$dir/watch.err" &
-  wpid=$!
-  kn_pids+=("$wpid")
+  kn_spawn -o "$dir/watch.out" -e "$dir/watch.err" "watch-$name" \
+    "$kn" watch --browser "$cdp" --tasks "$file" --task "$task" --until finished --until idle:20 --step-limit -1 \
+    --run-id "$name" --trajectory "$tmp/$name.jsonl" --out "$dir/result.json"
   kn_wait_for "the watch to attach" 30 grep -q "watching" "$dir/watch.err" ||
     kn_fail "$name: the watch is not watching: $(tail -3 "$dir/watch.err")"
   touch "$dir/go"
-  wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
-  kn_forget "$apid"
-  wait "$wpid"
-  kn_forget "$wpid"
+  kn_wait_exit "agent-$name" 300 && [ "$kn_rc" = 0 ] || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
+  kn_wait_exit "watch-$name" 60 || kn_fail "$name: the watch did not end"
   # watched to the end: every shape tried is at least one step (its page's goto) before end.html
   local rows
   rows=$(grep -c '^row ' "$dir/marks")
