@@ -49,6 +49,7 @@ static const char *const route_names[KN_ROUTE__COUNT] = {
 	[KN_ROUTE_TASK_VERSIONS] = "GET /api/tasks/{id}/versions",
 	[KN_ROUTE_TASKSET_CHANGELOG] = "GET /api/tasksets/{name}/changelog",
 	[KN_ROUTE_TASKSET_SNAPSHOTS] = "GET /api/tasksets/{name}/snapshots",
+	[KN_ROUTE_TASKSET_HEALTH] = "GET /api/tasksets/{name}/health",
 	[KN_ROUTE_RESCORE] = "POST /api/rescore",
 	[KN_ROUTE_TASK_RECORDINGS] = "GET /api/tasks/{id}/recordings",
 	[KN_ROUTE_TASK_RECORDINGS_POST] = "POST /api/tasks/{id}/recordings",
@@ -178,7 +179,8 @@ int kn_http_route(kn_route *out, char *id, size_t idcap, kn_http_method m, const
 	static const struct verb recording_verbs[] = {{"finish", KN_ROUTE_NONE, KN_ROUTE_RECORDING_FINISH},
 	                                              {"cancel", KN_ROUTE_NONE, KN_ROUTE_RECORDING_CANCEL}};
 	static const struct verb taskset_verbs[] = {{"changelog", KN_ROUTE_TASKSET_CHANGELOG, KN_ROUTE_NONE},
-		{"snapshots", KN_ROUTE_TASKSET_SNAPSHOTS, KN_ROUTE_NONE}};
+		{"snapshots", KN_ROUTE_TASKSET_SNAPSHOTS, KN_ROUTE_NONE},
+		{"health", KN_ROUTE_TASKSET_HEALTH, KN_ROUTE_NONE}};
 	static const struct verb run_verbs[] = {
 		{"events", KN_ROUTE_RUN_EVENTS_GET, KN_ROUTE_RUN_EVENTS},
 		{"answer", KN_ROUTE_NONE, KN_ROUTE_RUN_ANSWER},

@@ -67,6 +67,7 @@ typedef enum kn_route {
 	KN_ROUTE_RECORDING,            /* GET /api/recordings/{id} */
 	KN_ROUTE_RECORDING_FINISH,     /* POST /api/recordings/{id}/finish */
 	KN_ROUTE_RECORDING_CANCEL,     /* POST /api/recordings/{id}/cancel */
+	KN_ROUTE_TASKSET_HEALTH,       /* GET /api/tasksets/{name}/health (api_taskset_health.c) */
 	KN_ROUTE__COUNT
 } kn_route;
 

@@ -578,6 +578,7 @@ static void route(kn_api *a, struct worker *w, const kn_http_req *req, kn_http_r
 	case KN_ROUTE_TASK_EDITS: kn_api_edit_post(st, req, resp); break;
 	case KN_ROUTE_TASK_VERSIONS: kn_api_versions_get(st, req, resp); break;
 	case KN_ROUTE_TASKSET_CHANGELOG: kn_api_changelog_get(st, req, resp); break;
+	case KN_ROUTE_TASKSET_HEALTH: kn_api_taskset_health(st, req, resp); break;
 	case KN_ROUTE_AGENT_RUNS_POST: case KN_ROUTE_AGENT_RUN: case KN_ROUTE_AGENT_RUNS:
 	case KN_ROUTE_AGENT_RUNS_COMPARE:
 		kn_api_agent_runs(st, req, resp);

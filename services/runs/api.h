@@ -41,6 +41,8 @@ void kn_api_worker_exit(void *ud, void *wctx);
 /* POST /api/agent-runs, GET /api/agent-runs and GET /api/agent-runs/{id} (api_agent_runs.c) over
  * the store st. */
 void kn_api_agent_runs(kn_store *st, const kn_http_req *req, kn_http_resp *resp);
+/* GET /api/tasksets/{name}/health (api_taskset_health.c): the set's health over time. */
+void kn_api_taskset_health(kn_store *st, const kn_http_req *req, kn_http_resp *resp);
 /* GET /api/tasksets/{name}/snapshots and POST /api/rescore (api_snapshots.c); a rescore judges
  * semantic key nodes with judge's semantic judge and threshold (NULL: the offline judge). */
 void kn_api_snapshots(kn_store *st, const kn_eval_opts *judge, const kn_http_req *req, kn_http_resp *resp);
