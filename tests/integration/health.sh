@@ -141,4 +141,31 @@ check "live v2: survival 1 -> 0.5 at ta's interval, tb censored" \
   "$(jq -r '.survival | "\(.intervals) \(.ended) \(.curve[0].t_s * 1000 | round) \(.curve[0].survival) \(.curve[1].censored) \(.curve[1].survival)"' "$tmp/live2.json")" \
   "2 1 $want 0.5 1 0.5"
 cp "$tmp/live2.json" "$out/live-health.json"
+
+# ---- page: the dashboard's task-set page shows the same numbers ---------------------------------------
+# months NAME — breaks per month of task set NAME, counted here in SQL from its rows: every month from its
+# first passing replay or break to now's
+months() {
+  kn_psql "WITH t AS (SELECT t.id FROM tasks t JOIN tasksets s ON s.id = t.taskset_id WHERE s.name = '$1' AND t.active),
+    br AS (SELECT h.at FROM health_transitions h JOIN t ON t.id = h.task_id WHERE h.to_state = 'broken' AND h.from_state <> 'broken'),
+    ev AS (SELECT r.created AS at FROM replay_results r JOIN task_versions v ON v.id = r.task_version JOIN t ON t.id = v.task_id
+           WHERE r.status = 'passed' UNION ALL SELECT at FROM br)
+    SELECT json_agg(json_build_object('month', to_char(m, 'YYYY-MM'), 'breaks',
+      (SELECT count(*) FROM br WHERE date_trunc('month', br.at AT TIME ZONE 'UTC') = m)) ORDER BY m)
+    FROM generate_series(date_trunc('month', (SELECT min(at) FROM ev) AT TIME ZONE 'UTC'),
+                         date_trunc('month', now() AT TIME ZONE 'UTC'), interval '1 month') m"
+}
+d=86400000
+hand_want=$(jq -cn --argjson m "$(months hand)" --argjson d $d '{statement: "validated within 7 days: 2 of 5 tasks",
+  validated: 2, tasks: 5, months: $m, steps: [[12 * $d, 0.75], [15 * $d, 0.5], [31 * $d, 0.25]], nsteps: 4,
+  breaks: [["c", 13 * $d], ["d", 3 * $d], ["c", 15 * $d], ["a", 2 * $d]]}')
+live_want=$(jq -cn --argjson m "$(months live)" --argjson w "$want" '{statement: "validated within 7 days: 2 of 2 tasks",
+  validated: 2, tasks: 2, months: $m, steps: [[$w, 0.5]], nsteps: 2, breaks: [["ta", $w]]}')
+kn_chromium_start "$tmp/chromium" || kn_finish
+node "$here/taskset-page.mjs" "$cdp" "$B" hand "$hand_want" "$out/taskset-health.png" >"$tmp/page-hand.out" 2>&1
+node "$here/taskset-page.mjs" "$cdp" "$B" live "$live_want" >"$tmp/page-live.out" 2>&1
+for f in "$tmp/page-hand.out" "$tmp/page-live.out"; do
+  while read -r l; do case $l in ok*) kn_ok "page: ${l#ok   }" ;; FAIL*) kn_fail "page: ${l#FAIL }" ;; esac; done <"$f"
+  grep -q '^ok   .*no console error' "$f" || kn_fail "taskset-page.mjs: $(tail -3 "$f")"
+done
 kn_finish

@@ -17,6 +17,7 @@ import * as trace from './trace.js';
 import * as drift from './drift.js';
 import * as live from './live.js';
 import * as recordings from './recordings.js';
+import * as taskset from './taskset.js';
 
 const view = document.getElementById('view');
 let current = { gen: 0, cleanups: [], abort: null };
@@ -28,6 +29,7 @@ function route(hash) {
   });
   if (parts[0] === 'tasks' && parts.length === 3 && parts[2] === 'drift') return { page: 'drift', mod: drift, params: { id: parts[1] } };
   if (parts[0] === 'tasks' && parts[1]) return { page: 'task', mod: task, params: { id: parts.slice(1).join('/') } };
+  if (parts[0] === 'tasksets' && parts[1]) return { page: 'taskset', mod: taskset, params: { name: parts[1], days: parts[2] === 'd' ? parts[3] : undefined } };
   if (parts[0] === 'runs' && parts[1] && parts[2] === 'trace') return { page: 'trace', mod: trace, params: { id: parts[1] } };
   if (parts[0] === 'runs' && parts[1]) return { page: 'run', mod: run, params: { id: parts[1] } };
   if (parts[0] === 'recordings' && parts[1]) return { page: 'recording', mod: recordings, params: { id: parts[1] } };

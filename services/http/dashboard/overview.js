@@ -54,7 +54,7 @@ function taskRow(t) {
   const lr = t.last_run;
   return el('tr', { 'data-task': t.id, 'data-site': t.site ?? '', 'data-health': token(t.health) },
     el('td', { class: 'mono' }, el('a', { href: taskHref(t.id), class: 'task-link' }, t.id)),
-    el('td', { class: 'muted' }, t.taskset ?? '—'),
+    el('td', { class: 'muted' }, t.taskset ? el('a', { href: `#/tasksets/${encodeURIComponent(t.taskset)}`, class: 'taskset-link' }, t.taskset) : '—'),
     el('td', { class: 'mono' }, t.site ?? '—'),
     el('td', { class: 'task-intent' }, t.intent ?? ''),
     el('td', {}, badge(t.health || 'unknown', 'health')),

@@ -241,7 +241,7 @@ export async function render(view, params, ctx) {
       el('p', { id: 'task-intent', class: 'intent' }, t.intent ?? ''),
       el('dl', { class: 'facts' },
         el('dt', {}, 'start url'), el('dd', { class: 'mono', id: 'task-start-url' }, t.start_url ?? '—'),
-        el('dt', {}, 'task set'), el('dd', {}, asText(t.taskset) || '—'),
+        el('dt', {}, 'task set'), el('dd', {}, t.taskset ? el('a', { id: 'task-taskset-link', href: `#/tasksets/${encodeURIComponent(asText(t.taskset))}` }, asText(t.taskset)) : '—'),
         el('dt', {}, 'version'), el('dd', {}, `${t.version ?? '?'} of ${t.versions ?? '?'}`),
         el('dt', {}, 'reference length'), el('dd', {}, asText(t.reference_length) || '—'),
         t.answer !== undefined && t.answer !== null ? [el('dt', {}, 'answer'), el('dd', { class: 'mono' }, asText(t.answer))] : null,
