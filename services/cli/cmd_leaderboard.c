@@ -2,7 +2,9 @@
  * Mind2Web-Live leaderboard layout (agent, model, completion rate, task success rate, each with
  * its 95 % interval, attempts, task-set SHA-256, date) as Markdown, CSV or JSON. The numbers are
  * recomputed from the attempts (kn_rundir_load, services/runner/stats.h), so a folder written by
- * an older keynode gets its intervals too. */
+ * an older keynode gets its intervals too. Beside them, how many of the task set's tasks a keynode
+ * serve validated by scheduled replay within 7 days: asked now with --server (the set a `run
+ * --server` folder recorded, or --taskset), else as recorded when the run ended. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +13,12 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "runner.h"
 #include "rundir.h"
 #include "stats.h"
 
 static const char help[] =
-	"usage: keynode leaderboard DIR… [--markdown | --csv | --json]\n"
+	"usage: keynode leaderboard DIR… [--markdown | --csv | --json] [--server URL [--taskset NAME]]\n"
 	"\n"
 	"One row per `keynode run` folder, best task success rate first: agent (--agent-name, else the\n"
 	"command), model (--model), completion rate (key_node_completion_rate) and task success rate\n"
@@ -27,8 +30,30 @@ static const char help[] =
 	"  --markdown   a Markdown table, rates in percent (default)\n"
 	"  --csv        one line per folder, rates as fractions, header line first\n"
 	"  --json       an array of objects\n"
+	"  --server URL ask keynode serve at URL (token: KEYNODE_API_TOKEN) how many of the task set's\n"
+	"               tasks its scheduled replays validated within 7 days, and state it beside each\n"
+	"               row's numbers (\"validated within 7 days: X of Y tasks\"); the set is the one a\n"
+	"               `keynode run --server` folder names in summary.json \"validation\", or --taskset.\n"
+	"               Without --server a row states what its folder recorded when the run ended\n"
+	"  --taskset NAME  with --server: the task set's name there, for every row\n"
 	"\n"
 	"exit: 0 done, 1 a file in a folder is malformed, 2 usage error or a folder not found\n";
+
+/* The statement beside a row's numbers: asked of srv now (set: --taskset, else the one the folder
+ * recorded), else the folder's summary.json "validation"; NULL when neither says. A server that
+ * cannot answer is a warning. The result is the caller's. */
+static json_t *validation_of(const kn_rundir *d, const kn_remote *srv, const char *set)
+{
+	json_t *rec = json_object_get(d->summary, "validation");
+	const char *name = set ? set : json_string_value(json_object_get(rec, "taskset"));
+	json_t *now = NULL;
+	kn_err err = {0};
+	if (srv && name && kn_remote_validation(srv, name, &now, &err) != 0)
+		fprintf(stderr, "keynode leaderboard: warning: %s: task-set health of %s: %s\n", d->path, name, err.msg);
+	if (now)
+		return now;
+	return json_is_string(json_object_get(rec, "statement")) ? json_incref(rec) : NULL;
+}
 
 static json_t *row_of(const kn_rundir *d, kn_err *err)
 {
@@ -80,6 +105,13 @@ static const char *s_or(const json_t *r, const char *k, const char *dflt)
 	return s ? s : dflt;
 }
 
+/* The row's "validated within 7 days: X of Y tasks", or dflt. */
+static const char *vstate(const json_t *r, const char *dflt)
+{
+	const char *s = json_string_value(json_object_get(json_object_get(r, "validation"), "statement"));
+	return s ? s : dflt;
+}
+
 static void csv_text(const char *s)
 {
 	putchar('"');
@@ -110,7 +142,7 @@ static void print(json_t *rows, int fmt)
 	if (fmt == 2) {
 		puts("rank,agent,model,completion_rate,completion_rate_ci95_low,completion_rate_ci95_high,"
 		     "task_success_rate,task_success_rate_ci95_low,task_success_rate_ci95_high,tasks,attempts,"
-		     "attempts_planned,task_set_sha256,date,dir");
+		     "attempts_planned,task_set_sha256,date,dir,validation");
 		json_array_foreach(rows, i, r) {
 			printf("%zu,", i + 1);
 			csv_text(s_or(r, "agent", ""));
@@ -124,25 +156,30 @@ static void print(json_t *rows, int fmt)
 			       (long long)json_integer_value(json_object_get(r, "attempts_planned")),
 			       s_or(r, "task_set_sha256", ""), s_or(r, "date", ""));
 			csv_text(s_or(r, "dir", ""));
+			putchar(',');
+			csv_text(vstate(r, ""));
 			putchar('\n');
 		}
 		return;
 	}
-	puts("| # | Agent | Model | Completion rate (%) | Task success rate (%) | Attempts | Task set | Date |");
-	puts("|---:|---|---|---|---|---:|---|---|");
+	puts("| # | Agent | Model | Completion rate (%) | Task success rate (%) | Attempts | Task set | Date | "
+	     "Replay validation |");
+	puts("|---:|---|---|---|---|---:|---|---|---|");
 	json_array_foreach(rows, i, r) {
 		printf("| %zu | ", i + 1);
 		md_text(s_or(r, "agent", "-"));
 		fputs(" | ", stdout);
 		md_text(s_or(r, "model", "-"));
 		const char *sha = s_or(r, "task_set_sha256", "-");
-		printf(" | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %lld / %lld | `%.12s` | %.10s |\n",
+		printf(" | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %lld / %lld | `%.12s` | %.10s | ",
 		       100 * num(r, "completion_rate", -1), 100 * num(r, "completion_rate_ci95", 0),
 		       100 * num(r, "completion_rate_ci95", 1), 100 * num(r, "task_success_rate", -1),
 		       100 * num(r, "task_success_rate_ci95", 0), 100 * num(r, "task_success_rate_ci95", 1),
 		       (long long)json_integer_value(json_object_get(r, "attempts")),
 		       (long long)json_integer_value(json_object_get(r, "attempts_planned")), sha,
 		       s_or(r, "date", "-"));
+		md_text(vstate(r, "-"));
+		puts(" |");
 	}
 	puts("\nRates over executable attempts; [95 % bootstrap interval over tasks]; attempts executable / "
 	     "planned.");
@@ -150,13 +187,20 @@ static void print(json_t *rows, int fmt)
 
 int kn_cmd_leaderboard(int argc, char **argv)
 {
-	enum { O_JSON = 0x100, O_CSV, O_MD };
+	enum { O_JSON = 0x100, O_CSV, O_MD, O_SERVER, O_TASKSET };
 	static const struct option opts[] = {{"json", no_argument, NULL, O_JSON},
 	                                     {"csv", no_argument, NULL, O_CSV},
 	                                     {"markdown", no_argument, NULL, O_MD},
+	                                     {"server", required_argument, NULL, O_SERVER},
+	                                     {"taskset", required_argument, NULL, O_TASKSET},
 	                                     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0}};
 	int c, fmt = -1;
+	const char *server = NULL, *set = NULL;
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		if (c == O_SERVER || c == O_TASKSET) {
+			*(c == O_SERVER ? &server : &set) = optarg;
+			continue;
+		}
 		int want = c == O_JSON ? 1 : c == O_CSV ? 2 : c == O_MD ? 0 : -2;
 		if (c == 'h') {
 			fputs(help, stdout);
@@ -170,13 +214,24 @@ int kn_cmd_leaderboard(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return kn_cli_usage_error("leaderboard", "give one or more run folders");
+	if (set && !server)
+		return kn_cli_usage_error("leaderboard", "--taskset goes with --server");
 	json_t *rows = json_array();
 	int rc = rows ? KN_EXIT_OK : KN_EXIT_USAGE;
+	kn_remote *srv = NULL;
+	kn_err serr = {0};
+	if (rc == KN_EXIT_OK && server && kn_remote_new(&srv, server, getenv("KEYNODE_API_TOKEN"), &serr) != 0) {
+		json_decref(rows);
+		return kn_cli_usage_error("leaderboard", "--server: %s", serr.msg);
+	}
 	for (int i = optind; rc == KN_EXIT_OK && i < argc; i++) {
 		kn_rundir *d = NULL;
 		kn_err err = {0};
 		int lr = kn_rundir_load(&d, argv[i], &err);
 		json_t *r = lr == 0 ? row_of(d, &err) : NULL;
+		json_t *v = r ? validation_of(d, srv, set) : NULL;
+		if (v)
+			json_object_set_new(r, "validation", v);
 		if (!r) {
 			fprintf(stderr, "keynode leaderboard: %s\n", err.msg);
 			rc = lr == KN_EINVAL ? KN_EXIT_FAIL : KN_EXIT_USAGE;
@@ -209,5 +264,6 @@ int kn_cmd_leaderboard(int argc, char **argv)
 		json_decref(sorted);
 	}
 	json_decref(rows);
+	kn_remote_free(srv);
 	return rc;
 }

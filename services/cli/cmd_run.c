@@ -94,7 +94,10 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 	"                    the task file is loaded there (POST /api/tasksets), then every attempt is\n"
 	"                    POST /api/runs with its browser and step budget, so runs land in\n"
 	"                    PostgreSQL and show live on the dashboard; serve must reach the attempts'\n"
-	"                    browsers (same machine or network). Folders and summary are the same\n"
+	"                    browsers (same machine or network). Folders and summary are the same,\n"
+	"                    plus the server's \"validated within 7 days: X of Y tasks\" (its scheduled\n"
+	"                    replays, GET /api/tasksets/NAME/health) beside every number and in\n"
+	"                    summary.json \"validation\"\n"
 	"  --taskset NAME    with --server: the task set's name there (default: the file's name\n"
 	"                    without its extension)\n"
 	"  --snapshot N      with --server: run against snapshot N of the set there (its task versions;\n"
@@ -382,6 +385,16 @@ static int plan(struct run_cli *a)
 	return prc ? KN_EXIT_USAGE : -1;
 }
 
+/* --server: how many of the set's tasks the server validated by replay within 7 days, for the
+ * summary (printed beside every number). A server that cannot say is a warning, not a failure. */
+static void server_validation(struct run_cli *a)
+{
+	kn_err err = {0};
+	if (a->remote && kn_remote_validation(a->remote, a->b.taskset, &a->meta.validation, &err) != 0)
+		fprintf(stderr, "keynode run: warning: --server %s: task-set health of %s: %s\n", a->server,
+		        a->b.taskset, err.msg);
+}
+
 int kn_cmd_run(int argc, char **argv)
 {
 	struct run_cli a = {.b = {.retries = 1, .repeat = 1}, .parallel = 1, .timeout = 600, .warm = -1,
@@ -393,6 +406,7 @@ int kn_cmd_run(int argc, char **argv)
 	if (a.ids && a.b.browsers && (rc = parse_args(&a, argc, argv)) < 0 && (rc = load(&a, &err)) < 0 &&
 	    (rc = plan(&a)) < 0) {
 		int sig = kn_run_batch_go(&a.b, a.parallel, a.warm);
+		server_validation(&a);
 		kn_run_totals t;
 		kn_run_batch_summary(&a.b, &a.meta, a.tasks, &t);
 		rc = kn_run_batch_exit(sig, &t);
@@ -406,6 +420,7 @@ int kn_cmd_run(int argc, char **argv)
 	kn_remote_free(a.remote);
 	free(a.set_name);
 	json_decref(a.environment);
+	json_decref(a.meta.validation);
 	free(a.env_text);
 	kn_cli_semantic_close(&a.so);
 	return rc;

@@ -218,3 +218,26 @@ int kn_remote_pin(kn_remote *r, const char *name, int snapshot, char hash[65], k
 	return r->snapshot == snapshot && snapshot > 0
 	       ? 0 : kn_err_set(err, KN_ENOTFOUND, "task set '%s' has no snapshot %d on the server", name, snapshot);
 }
+
+int kn_remote_validation(const kn_remote *r, const char *name, json_t **out, kn_err *err)
+{
+	*out = NULL;
+	char *esc = curl_easy_escape(NULL, name, 0), *path = NULL;
+	json_t *ans = NULL;
+	int rc = !esc || asprintf(&path, "/api/tasksets/%s/health?days=7", esc) < 0
+	         ? (path = NULL, kn_err_set(err, KN_ENOMEM, "out of memory"))
+	         : kn_remote_json(r, "GET", path, NULL, &ans, NULL, err);
+	curl_free(esc);
+	free(path);
+	if (rc)
+		return rc;
+	const char *st = json_string_value(json_object_get(ans, "statement"));
+	if (st)
+		*out = json_pack("{s:s, s:s, s:O?, s:O?, s:O?, s:s, s:O?}", "server", r->base, "taskset", name, "days",
+		                 json_object_get(ans, "days"), "validated", json_object_get(ans, "validated"), "tasks",
+		                 json_object_get(ans, "tasks"), "statement", st, "at", json_object_get(ans, "now"));
+	json_decref(ans);
+	if (!st)
+		return kn_err_set(err, KN_EPROTO, "the server's task-set health has no statement");
+	return *out ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
+}

@@ -52,6 +52,11 @@ int kn_remote_upload(const kn_remote *r, const char *file, const char *name, int
  * {"snapshot"}), after checking with GET /api/tasksets/{name}/snapshots that it exists; hash (65
  * bytes) its hash. Call before sharing r. KN_ENOTFOUND when the set has no such snapshot. */
 int kn_remote_pin(kn_remote *r, const char *name, int snapshot, char hash[65], kn_err *err);
+/* How many of task set `name`'s tasks the server validated by replay within 7 days
+ * (GET /api/tasksets/{name}/health): *out {"server", "taskset", "days", "validated", "tasks",
+ * "statement": "validated within 7 days: X of Y tasks", "at"}, the caller's. KN_EPROTO when the
+ * answer has no statement (a server without the route answers 404: an error naming it). */
+int kn_remote_validation(const kn_remote *r, const char *name, json_t **out, kn_err *err);
 /* The pinned snapshot version, 0 none. */
 int kn_remote_snapshot(const kn_remote *r);
 

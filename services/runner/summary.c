@@ -284,6 +284,8 @@ static void put_meta(json_t *j, const kn_run_meta *m, const kn_run_row *rows, si
 		json_object_set_new(j, "started", json_string(m->started));
 	if (m->finished)
 		json_object_set_new(j, "finished", json_string(m->finished));
+	if (m->validation)
+		json_object_set_new(j, "validation", json_deep_copy(m->validation));
 	if (!m->environment)
 		return;
 	/* what the attempts' browsers said: one value, or every value when they differ */
@@ -539,7 +541,7 @@ static void print_counts(FILE *out, const kn_run_totals *t, const kn_run_row *ro
 
 /* The printed rates with their 95 % intervals from j (summary.json), the success over every planned
  * attempt, pass@k and pass^k, the spread over repeats, the rate per site and the rewards. */
-static void print_rates(FILE *out, const json_t *j, const kn_summary *s, int repeat)
+static void print_rates(FILE *out, const json_t *j, const kn_summary *s, int repeat, const char *vn)
 {
 	json_t *ci = json_object_get(j, "ci95"), *den = json_object_get(j, "denominators");
 	const char *names[] = {"key_node_completion_rate", "average_step_score_rate", "task_success_rate",
@@ -548,37 +550,37 @@ static void print_rates(FILE *out, const json_t *j, const kn_summary *s, int rep
 	                       s->task_near_success_rate, s->efficiency_score, s->functional_success_rate};
 	char buf[64];
 	for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
-		fprintf(out, "  %-25s %.4f%s\n", names[i], vals[i], ci_text(buf, sizeof buf, ci, names[i]));
+		fprintf(out, "  %-25s %.4f%s%s\n", names[i], vals[i], ci_text(buf, sizeof buf, ci, names[i]), vn);
 	json_t *pl = json_object_get(den, "planned");
 	fprintf(out, "  task success over all %lld planned attempts (error, unreachable, blocked, missing "
-	        "count as failures): %.4f%s\n", (long long)json_integer_value(json_object_get(pl, "attempts")),
+	        "count as failures): %.4f%s%s\n", (long long)json_integer_value(json_object_get(pl, "attempts")),
 	        json_number_value(json_object_get(pl, "task_success_rate")),
-	        ci_text(buf, sizeof buf, pl, "ci95"));
+	        ci_text(buf, sizeof buf, pl, "ci95"), vn);
 	for (int k = 1; k <= repeat && repeat > 1; k++) {
 		char key[16];
 		snprintf(key, sizeof key, "%d", k);
 		json_t *pa = json_object_get(json_object_get(j, "pass_at_k"), key),
 		       *pl2 = json_object_get(json_object_get(j, "pass_all_k"), key);
 		if (json_is_number(pa))
-			fprintf(out, "  pass@%d %.4f  pass^%d %.4f\n", k, json_number_value(pa), k,
-			        json_number_value(pl2));
+			fprintf(out, "  pass@%d %.4f  pass^%d %.4f%s\n", k, json_number_value(pa), k,
+			        json_number_value(pl2), vn);
 	}
 	json_t *sd = json_object_get(json_object_get(j, "std_over_repeats"), "task_success_rate");
 	if (sd)
-		fprintf(out, "  task_success_rate std over the %d repeats %.4f\n", repeat, json_number_value(sd));
+		fprintf(out, "  task_success_rate std over the %d repeats %.4f%s\n", repeat, json_number_value(sd), vn);
 	if (json_object_size(json_object_get(j, "per_site")) > 1) {
 		const char *site;
 		json_t *o;
 		json_object_foreach(json_object_get(j, "per_site"), site, o)
-			fprintf(out, "  site %-30s %3lld tasks %4lld attempts  task_success_rate %.4f\n", site,
+			fprintf(out, "  site %-30s %3lld tasks %4lld attempts  task_success_rate %.4f%s\n", site,
 			        (long long)json_integer_value(json_object_get(o, "tasks")),
 			        (long long)json_integer_value(json_object_get(o, "attempts")),
-			        json_number_value(json_object_get(o, "task_success_rate")));
+			        json_number_value(json_object_get(o, "task_success_rate")), vn);
 	}
 	if (s->n_reward_tasks)
-		fprintf(out, "  task_score                %.2f\n  reward_success_rate       %.4f (%zu "
-		        "attempts with a purchase)\n", s->task_score, s->reward_success_rate,
-		        s->n_reward_tasks);
+		fprintf(out, "  task_score                %.2f%s\n  reward_success_rate       %.4f (%zu "
+		        "attempts with a purchase)%s\n", s->task_score, vn, s->reward_success_rate,
+		        s->n_reward_tasks, vn);
 }
 
 /* The printed reliability over K repeats, agent time, cost (from j) and keynode's overhead. */
@@ -629,7 +631,11 @@ int kn_run_summary_write(const kn_run_row *rows, size_t n, const kn_run_totals *
 	if (out) {
 		print_tasks(out, &c, rows, n);
 		print_counts(out, t, rows, n);
-		print_rates(out, j, &c.s, repeat);
+		/* the server's replay validation of the set, beside every number it qualifies */
+		const char *st = meta ? json_string_value(json_object_get(meta->validation, "statement")) : NULL;
+		char vn[160];
+		snprintf(vn, sizeof vn, "%s%s%s", st ? "  [" : "", st ? st : "", st ? "]" : "");
+		print_rates(out, j, &c.s, repeat, vn);
 		print_costs(out, j, &c, repeat);
 	}
 	json_decref(j);

@@ -81,6 +81,9 @@ typedef struct kn_run_meta {
 	const char *tasks_file, *tasks_sha256;  /* the task file and the SHA-256 of its bytes */
 	const char *started, *finished;         /* RFC 3339, UTC */
 	json_t *environment;                    /* provenance (borrowed), written as is */
+	/* the server's replay validation of the task set when the run ended (kn_remote_validation;
+	 * borrowed): written as summary.json "validation", its statement printed beside every number */
+	json_t *validation;
 } kn_run_meta;
 
 /* Write summary.json and summary.csv into dir and the table with the metrics to out (may be

@@ -11,6 +11,9 @@
 #          by a renamed URL parameter: broken, health.broken_after 1): the endpoint shows 2 of 2 validated,
 #          one break and its detection time, hand-worked here from the stored rows' timestamps (the last
 #          passing replay's `created`, the transition's `at`), and the survival curve 1 → 0.5.
+#   cli    `keynode run --server` (an agent that does nothing) prints "validated within 7 days: 2 of 2
+#          tasks" beside every rate and keeps it in summary.json "validation"; `keynode leaderboard`
+#          states the recorded one, and with --server --taskset asks the server now.
 #   page   the dashboard's task-set page (taskset-page.mjs, headless Chromium): the statement, the
 #          breaks-per-month bars and the survival steps carry the same numbers; a screenshot of the charts
 #          goes to ARTIFACT_DIR/taskset-health.png.
@@ -34,6 +37,7 @@ check() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want 
 
 kn_pg_start || kn_finish
 export KEYNODE_DATABASE_URL=$KN_PG_URL
+export KEYNODE_API_TOKEN=health-$$ # serve's token: keynode run --server writes with it
 cat >"$tmp/keynode.yaml" <<'EOF2'
 # the database comes from KEYNODE_DATABASE_URL
 health: { broken_after: 1 }
@@ -141,6 +145,21 @@ check "live v2: survival 1 -> 0.5 at ta's interval, tb censored" \
   "$(jq -r '.survival | "\(.intervals) \(.ended) \(.curve[0].t_s * 1000 | round) \(.curve[0].survival) \(.curve[1].censored) \(.curve[1].survival)"' "$tmp/live2.json")" \
   "2 1 $want 0.5 1 0.5"
 cp "$tmp/live2.json" "$out/live-health.json"
+
+# ---- cli: keynode run --server and keynode leaderboard state the validation beside their numbers ------
+# an agent that does nothing: the attempt ends incomplete, the summary is written all the same
+"$kn" run --server "$B" --taskset live --tasks "$tmp/live.yaml" --task tb --agent true --timeout 60 \
+  --out "$tmp/run" >"$tmp/run.log" 2>&1
+check "run --server: summary.json validation" "$(jq -r '.validation | "\(.taskset) \(.validated) \(.tasks) \(.statement)"' "$tmp/run/summary.json")" \
+  "live 2 2 validated within 7 days: 2 of 2 tasks"
+check "run --server: beside every rate" "$(grep -c '^  [a-z_]*_rate .*\[validated within 7 days: 2 of 2 tasks\]$' "$tmp/run.log")" 5
+"$kn" leaderboard "$tmp/run" --csv >"$tmp/lb.csv" 2>"$tmp/lb.err"
+check "leaderboard: the recorded statement" "$(tail -1 "$tmp/lb.csv" | grep -o '"validated[^"]*"$')" '"validated within 7 days: 2 of 2 tasks"'
+"$kn" leaderboard "$tmp/run" --server "$B" --taskset hand --markdown >"$tmp/lb.md" 2>"$tmp/lb.err"
+check "leaderboard --server --taskset: asked now, beside the row's numbers" \
+  "$(grep -c '^| 1 | .* | validated within 7 days: 2 of 5 tasks |$' "$tmp/lb.md")" 1
+"$kn" leaderboard "$tmp/run" --taskset hand >/dev/null 2>&1
+check "leaderboard --taskset without --server: exit 2" "$?" 2
 
 # ---- page: the dashboard's task-set page shows the same numbers ---------------------------------------
 # months NAME — breaks per month of task set NAME, counted here in SQL from its rows: every month from its
