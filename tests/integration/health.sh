@@ -145,6 +145,7 @@ check "live v2: survival 1 -> 0.5 at ta's interval, tb censored" \
   "$(jq -r '.survival | "\(.intervals) \(.ended) \(.curve[0].t_s * 1000 | round) \(.curve[0].survival) \(.curve[1].censored) \(.curve[1].survival)"' "$tmp/live2.json")" \
   "2 1 $want 0.5 1 0.5"
 cp "$tmp/live2.json" "$out/live-health.json"
+cp "$tmp/hand.json" "$out/hand-health.json"
 
 # ---- cli: keynode run --server and keynode leaderboard state the validation beside their numbers ------
 # an agent that does nothing: the attempt ends incomplete, the summary is written all the same

@@ -50,7 +50,7 @@ const rel = (p) => {
 };
 
 // --- load and lint the schemas --------------------------------------------------------------------------------
-const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow', 'trace', 'replay-report', 'run-summary', 'judge-audit'];
+const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow', 'trace', 'replay-report', 'run-summary', 'judge-audit', 'taskset-health'];
 const schemas = {};
 for (const name of schemaFiles) {
   const file = path.join(schemaDir, `${name}.schema.json`);
@@ -163,7 +163,7 @@ function expectValid(kind, file, note) {
 const prefixKind = { task: 'task', m2w: 'mind2web-live', trajectory: 'trajectory',
                      'run-result': 'run-result', 'score-output': 'score-output', workflow: 'workflow',
                      trace: 'trace', 'replay-report': 'replay-report', 'run-summary': 'run-summary',
-                     'judge-audit': 'judge-audit' };
+                     'judge-audit': 'judge-audit', 'taskset-health': 'taskset-health' };
 function kindOf(file) {
   const base = path.basename(file);
   const k = base.includes('--') ? prefixKind[base.split('--')[0]] : undefined;
