@@ -77,10 +77,11 @@ brk() {
   kn_psql "INSERT INTO health_transitions (task_id, from_state, to_state, at) SELECT t.id, 'healthy', 'broken', to_timestamp(($T + $2 * 86400000::bigint) / 1000.0)
            FROM tasks t JOIN tasksets s ON s.id = t.taskset_id WHERE s.name = 'hand' AND t.task_key = '$1'" >/dev/null
 }
-pass a 0; pass a 10; brk a 12
-pass b 0; pass b 35
+pass a 0; pass a 5; pass a 10; brk a 12
+pass b 0; pass b 20; pass b 35
 pass c 5; brk c 20; pass c 25; brk c 38
-pass d 2; pass d 30; brk d 33; pass d 36
+pass d 2; pass d 15; pass d 30; brk d 33; pass d 36
+# (a 5, b 20 and d 15 decide nothing: the store leaves them out, the numbers are the same)
 # and one failed replay, which never enters
 kn_psql "INSERT INTO replay_results (task_version, status) SELECT current_version, 'broken' FROM tasks WHERE task_key = 'e'" >/dev/null
 

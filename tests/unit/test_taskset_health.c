@@ -20,14 +20,14 @@
 static void worked_example(void **state)
 {
 	(void)state;
-	/* A passes days 0 and 10, breaks day 12; B passes days 0 and 35; C passes day 5, breaks day 20,
-	 * passes day 25, breaks day 38; D passes days 2 and 30, breaks day 33, passes day 36; E has no
-	 * replay. Now: day 40 (2026-02-10). Given out of order on purpose. */
+	/* A passes days 0, 5 and 10, breaks day 12; B passes days 0, 20 and 35; C passes day 5, breaks
+	 * day 20, passes day 25, breaks day 38; D passes days 2, 15 and 30, breaks day 33, passes day 36;
+	 * E has no replay. Now: day 40 (2026-02-10). Given out of order on purpose. */
 	const kn_th_event ev[] = {
-		{2, T0 + 38 * D, B}, {0, T0, P}, {0, T0 + 10 * D, P}, {0, T0 + 12 * D, B},
-		{1, T0, P}, {1, T0 + 35 * D, P}, {2, T0 + 5 * D, P}, {2, T0 + 20 * D, B},
+		{2, T0 + 38 * D, B}, {0, T0, P}, {0, T0 + 10 * D, P}, {0, T0 + 12 * D, B}, {0, T0 + 5 * D, P},
+		{1, T0, P}, {1, T0 + 35 * D, P}, {1, T0 + 20 * D, P}, {2, T0 + 5 * D, P}, {2, T0 + 20 * D, B},
 		{2, T0 + 25 * D, P}, {3, T0 + 2 * D, P}, {3, T0 + 30 * D, P}, {3, T0 + 33 * D, B},
-		{3, T0 + 36 * D, P}};
+		{3, T0 + 36 * D, P}, {3, T0 + 15 * D, P}};
 	kn_th_summary *s = NULL;
 	kn_err err = {0};
 	assert_int_equal(kn_th_compute(&s, 5, ev, sizeof ev / sizeof *ev, T0 + 40 * D, 7, &err), 0);
