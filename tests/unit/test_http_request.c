@@ -127,6 +127,15 @@ static void test_routes(void **state)
 	assert_false(kn_route_is_write(r));
 	assert_string_equal(kn_route_name(r), "GET /api/tasksets/{name}/snapshots");
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasksets/shop/snapshots"), KN_EUNSUPPORTED);
+	/* a set's health over time (a read); a set named like the verb is still a set */
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/m2w/health"), 0);
+	assert_int_equal(r, KN_ROUTE_TASKSET_HEALTH);
+	assert_string_equal(id, "m2w");
+	assert_false(kn_route_is_write(r));
+	assert_string_equal(kn_route_name(r), "GET /api/tasksets/{name}/health");
+	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/health/health"), 0);
+	assert_string_equal(id, "health");
+	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasksets/m2w/health"), KN_EUNSUPPORTED);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets/shop"), KN_ENOTFOUND);
 	assert_int_equal(route(&r, id, KN_HTTP_GET, "/api/tasksets//snapshots"), KN_ENOTFOUND);
 	assert_int_equal(route(&r, id, KN_HTTP_POST, "/api/tasksets/"), 0);
