@@ -2,7 +2,7 @@
 // Chromium at CDP and checks what it shows against WANT (JSON, worked out by health.sh): the statement
 // and its data-validated / data-tasks, each month's bar (data-month, data-breaks), each survival step
 // (data-t in seconds, data-survival; the first ones WANT lists, and how many there are), each break's row (data-task, data-detection in seconds, rounded to
-// ms) and the detection summary's count; with SHOT set, a screenshot of the page goes there.
+// ms) and the detection summary's count; WANT.days {days, statement}: the window picker's answer; with SHOT set, a screenshot of the page goes there.
 //   node taskset-page.mjs CDP_HTTP_URL BASE NAME WANT_JSON [SHOT]
 import { drivePage } from './dashboard-page.mjs';
 
@@ -33,6 +33,15 @@ await drivePage(cdp, `task-set page ${name}`, async (page, check) => {
   const det = await page.locator('#taskset-detection').getAttribute('data-count');
   check(`${name}: detection summary over ${want.breaks.filter(([, d]) => d !== null).length} breaks`,
     Number(det) === want.breaks.filter(([, d]) => d !== null).length, det);
+  if (want.days) { // the window picker: the route and the statement follow
+    await page.selectOption('#taskset-days', String(want.days.days));
+    await page.waitForSelector(`#taskset-statement[data-days="${want.days.days}"]`, { timeout: 30000 });
+    await page.waitForSelector('#view[data-state="ready"]', { timeout: 30000 });
+    const t2 = await page.locator('#taskset-statement').textContent();
+    check(`${name}: the ${want.days.days}-day window`, t2 === want.days.statement && page.url().endsWith(`/d/${want.days.days}`), `${t2} at ${page.url()}`);
+    await page.goto(`${base}/#/tasksets/${encodeURIComponent(name)}`);
+    await page.waitForSelector('#view[data-page="taskset"][data-state="ready"]', { timeout: 30000 });
+  }
   if (shot) {
     await page.setViewportSize({ width: 1200, height: 900 });
     await page.locator('#view').screenshot({ path: shot });

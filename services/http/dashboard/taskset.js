@@ -81,6 +81,15 @@ export function survivalChart(surv) {
   return root;
 }
 
+/** The window of the validated share: choosing one goes to #/tasksets/NAME/d/DAYS. */
+function daysPicker(set, days) {
+  const choices = [...new Set([1, 7, 30, 90, Number(days)])].sort((a, b) => a - b);
+  return el('label', { for: 'taskset-days' }, 'window ',
+    el('select', { id: 'taskset-days', on: { change: (ev) => {
+      location.hash = `#/tasksets/${encodeURIComponent(set)}/d/${ev.target.value}`;
+    } } }, choices.map((d) => el('option', { value: d, selected: d === Number(days) }, `${d} day${d === 1 ? '' : 's'}`))));
+}
+
 function breakRow(set, b) {
   return el('tr', { 'data-task': b.task, 'data-detection': b.detection_s ?? '' },
     el('td', { class: 'mono' }, el('a', { href: `#/tasks/${encodeURIComponent(`${set}:${b.task}`)}` }, b.task)),
@@ -97,6 +106,7 @@ export async function render(view, params, ctx) {
   view.replaceChildren(
     el('div', { class: 'page-head' }, el('h1', { id: 'taskset-name', class: 'mono' }, h.taskset)),
     el('section', { class: 'card' },
+      el('div', { class: 'actions' }, daysPicker(h.taskset, h.days)),
       el('p', { id: 'taskset-statement', 'data-validated': h.validated, 'data-tasks': h.tasks, 'data-days': h.days }, h.statement),
       el('dl', { class: 'facts' },
         el('dt', {}, 'breaks'), el('dd', { id: 'taskset-breaks-total' }, String(h.breaks_total)),
