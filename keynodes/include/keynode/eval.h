@@ -231,6 +231,8 @@ typedef struct kn_summary {
 	double judged_success_share; /* n_judged_success / n_success; 0 when no success */
 	double deterministic_floor;  /* (n_success - n_judged_success) / tasks: the success rate when
 	                              * every judged verdict is taken away; 0 when no run */
+	size_t n_judged_unknown;     /* runs read back from results that do not say (no "judged" list:
+	                              * counted as judging nothing) */
 } kn_summary;
 
 void kn_summary_init(kn_summary *s);
