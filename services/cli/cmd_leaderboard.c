@@ -65,11 +65,7 @@ static json_t *row_of(const kn_rundir *d, kn_err *err)
 	kn_stats_clear(&st);
 	/* the deterministic floor beside the success rate (docs/scoring.md), over the same attempts */
 	kn_summary s;
-	kn_summary_init(&s);
-	for (size_t i = 0; i < d->n_rows; i++)
-		if (strcmp(d->rows[i].status, "done") == 0)
-			kn_stats_summary_add(&s, &d->rows[i]);
-	kn_summary_finish(&s);
+	kn_stats_judged(&s, d->rows, d->n_rows);
 	json_t *fp = kn_rundir_judge(d);
 	if (r) {
 		json_object_set_new(r, "deterministic_floor", json_real(s.deterministic_floor));
