@@ -26,7 +26,8 @@ static const char help[] =
 	"So are rows judged differently from the first folder given (their judge fingerprints differ:\n"
 	"judge_differs names the fields, \"unknown\" for results without one). Beside the success rate,\n"
 	"the deterministic floor: the success rate counting only successes that rest on no judged key\n"
-	"node (docs/scoring.md \"Judged and deterministic\").\n"
+	"node (docs/scoring.md \"Judged and deterministic\"); unknown (null) when some result does not list\n"
+	"its judged key nodes (judged_unknown counts them).\n"
 	"\n"
 	"options:\n"
 	"  --markdown   a Markdown table, rates in percent (default)\n"
@@ -67,9 +68,11 @@ static json_t *row_of(const kn_rundir *d, kn_err *err)
 	kn_summary s;
 	kn_stats_judged(&s, d->rows, d->n_rows);
 	json_t *fp = kn_rundir_judge(d);
-	if (r) {
-		json_object_set_new(r, "deterministic_floor", json_real(s.deterministic_floor));
-		json_object_set_new(r, "judged_success_share", json_real(s.judged_success_share));
+	if (r) { /* unknown (null) when some result does not say which key nodes were judged */
+		json_object_set_new(r, "deterministic_floor", s.n_judged_unknown ? json_null()
+		                                              : json_real(s.deterministic_floor));
+		json_object_set_new(r, "judged_success_share", s.n_judged_unknown ? json_null()
+		                                               : json_real(s.judged_success_share));
 		json_object_set_new(r, "judged_key_nodes", json_integer((json_int_t)s.n_judged_nodes));
 		if (s.n_judged_unknown) /* results that do not list their judged key nodes */
 			json_object_set_new(r, "judged_unknown", json_integer((json_int_t)s.n_judged_unknown));
@@ -143,7 +146,10 @@ static void print(json_t *rows, int fmt)
 			       (long long)json_integer_value(json_object_get(r, "attempts_planned")),
 			       s_or(r, "task_set_sha256", ""), s_or(r, "date", ""));
 			csv_text(s_or(r, "dir", ""));
-			printf(",%.4f,", num(r, "deterministic_floor", -1));
+			if (json_is_number(json_object_get(r, "deterministic_floor")))
+				printf(",%.4f,", num(r, "deterministic_floor", -1));
+			else
+				fputs(",,", stdout); /* unknown */
 			csv_text(s_or(r, "judge_differs", ""));
 			putchar('\n');
 		}
@@ -158,11 +164,13 @@ static void print(json_t *rows, int fmt)
 		fputs(" | ", stdout);
 		md_text(s_or(r, "model", "-"));
 		const char *sha = s_or(r, "task_set_sha256", "-");
-		printf(" | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %.1f | %lld / %lld | `%.12s` | %.10s |\n",
+		char floor[16] = "unknown";
+		if (json_is_number(json_object_get(r, "deterministic_floor")))
+			snprintf(floor, sizeof floor, "%.1f", 100 * num(r, "deterministic_floor", -1));
+		printf(" | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %s | %lld / %lld | `%.12s` | %.10s |\n",
 		       100 * num(r, "completion_rate", -1), 100 * num(r, "completion_rate_ci95", 0),
 		       100 * num(r, "completion_rate_ci95", 1), 100 * num(r, "task_success_rate", -1),
-		       100 * num(r, "task_success_rate_ci95", 0), 100 * num(r, "task_success_rate_ci95", 1),
-		       100 * num(r, "deterministic_floor", -1),
+		       100 * num(r, "task_success_rate_ci95", 0), 100 * num(r, "task_success_rate_ci95", 1), floor,
 		       (long long)json_integer_value(json_object_get(r, "attempts")),
 		       (long long)json_integer_value(json_object_get(r, "attempts_planned")), sha,
 		       s_or(r, "date", "-"));

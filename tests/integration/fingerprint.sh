@@ -97,11 +97,11 @@ expect "compare, results without a fingerprint: unknown, no crash" \
   "$? $(grep -c 'unknown' "$tmp/old.err") $(jq -r '[.judge.same, .judge.differs, (.judge.a == null)] | join(" ")' "$tmp/old.json")" \
   "0 1  unknown true"
 "$kn" leaderboard "$tmp/A" "$tmp/B" "$tmp/OLD" --json >"$tmp/lb.json" 2>"$tmp/lb.err"
-# (floor and success rate as twelfths: OLD's results do not list judged key nodes, so its floor is its
-# success rate, and it says so: judged_unknown 12)
+# (floor and success rate as twelfths: OLD's results do not list judged key nodes, so its floor is
+# unknown, null, and judged_unknown counts them: 12)
 expect "leaderboard --json: floor beside the success rate, judge_differs per row" \
-  "$? $(jq -r 'map("\(.dir | split("/") | last):\(.deterministic_floor * 12 | round):\(.task_success_rate * 12 | round):\(.judged_unknown // 0):\(.judge_differs)") | join(" ")' "$tmp/lb.json")" \
-  "0 A:4:5:0: B:4:5:0:backend, model, prompt_sha256 OLD:5:5:12:unknown"
+  "$? $(jq -r 'map("\(.dir | split("/") | last):\(if .deterministic_floor == null then "null" else .deterministic_floor * 12 | round end):\(.task_success_rate * 12 | round):\(.judged_unknown // 0):\(.judge_differs)") | join(" ")' "$tmp/lb.json")" \
+  "0 A:4:5:0: B:4:5:0:backend, model, prompt_sha256 OLD:null:5:12:unknown"
 expect "leaderboard warns on stderr for B (differently) and OLD (unknown)" \
   "$(grep -c "B was judged differently from $tmp/A: backend, model, prompt_sha256 differ" "$tmp/lb.err") $(grep -c "judge of $tmp/OLD or $tmp/A is unknown" "$tmp/lb.err")" "1 1"
 "$kn" leaderboard "$tmp/A" "$tmp/A2" >"$tmp/lb.md" 2>"$tmp/lb2.err"
