@@ -180,7 +180,8 @@ static void print(json_t *rows, int fmt)
 }
 
 /* Each row's "judge_differs": the fingerprint fields in which its folder was judged differently
- * from the first folder given ("" alike, "unknown" when either has none), warned on stderr. */
+ * from the first folder given ("" alike, "unknown" when either has none), warned on stderr (an
+ * unknown judge only beside a known one). */
 static void judge_differs(json_t *rows)
 {
 	const json_t *first = json_object_get(json_array_get(rows, 0), "judge");
@@ -194,8 +195,8 @@ static void judge_differs(json_t *rows)
 			fprintf(stderr, "keynode leaderboard: warning: %s was judged differently from %s: %s differ: its "
 			        "row does not rank against it\n", s_or(r, "dir", "?"),
 			        s_or(json_array_get(rows, 0), "dir", "?"), diff);
-		else if (n < 0)
-			fprintf(stderr, "keynode leaderboard: warning: the judge of %s or %s is unknown (no judge "
+		else if (n < 0 && (json_is_object(first) || json_is_object(json_object_get(r, "judge"))))
+			fprintf(stderr, /* both unknown: nothing tells them apart, "unknown" says it */ "keynode leaderboard: warning: the judge of %s or %s is unknown (no judge "
 			        "fingerprint): they may have been judged differently\n", s_or(r, "dir", "?"),
 			        s_or(json_array_get(rows, 0), "dir", "?"));
 	}

@@ -56,7 +56,9 @@ static void env_warnings(json_t *w, json_t *ea, json_t *eb)
 }
 
 /* The comparison's "judge": both folders' fingerprints and the fields that differ ("unknown" when a
- * folder has none), with a warning when they were not judged alike. */
+ * folder has none), with a warning when they were not judged alike or only one says how it was
+ * judged (two folders that both predate fingerprints: "unknown", no warning — nothing tells them
+ * apart). */
 static void judge_warning(json_t *j, json_t *w, const kn_rundir *a, const kn_rundir *b)
 {
 	char diff[256];
@@ -65,9 +67,9 @@ static void judge_warning(json_t *j, json_t *w, const kn_rundir *a, const kn_run
 	if (n > 0)
 		warn(w, "judged differently: %s differ%s (judge fingerprints): the rates compare the judges as "
 		     "much as the agents", diff, n == 1 ? "s" : "");
-	else if (n < 0)
+	else if (n < 0 && (fa || fb))
 		warn(w, "judge unknown in %s (results without a judge fingerprint): whether both were judged "
-		     "alike cannot be told", !fa && !fb ? "A and B" : !fa ? "A" : "B");
+		     "alike cannot be told", !fa ? "A" : "B");
 	json_object_set_new(j, "judge", json_pack("{s:o, s:o, s:o, s:s}", "a", fa ? fa : json_null(), "b",
 	                                          fb ? fb : json_null(), "same", n < 0 ? json_null()
 	                                          : json_boolean(n == 0), "differs", n < 0 ? "unknown" : diff));
