@@ -10,6 +10,8 @@
 # keeps the fingerprint of a stored run in its result and its judge column, and a rescore with another
 # judge stores and answers that judge's fingerprint. Every process is ours and stopped by PID (lib.sh).
 # usage: fingerprint.sh KEYNODE_BIN REPO SHARED
+#
+# ctest: integration.fingerprint ARGS=keynode,repo,shared TIMEOUT=180
 set -uo pipefail
 kn=$1 repo=$2 shared=$3
 . "$(dirname "$0")/lib.sh"
