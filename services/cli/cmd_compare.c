@@ -27,7 +27,11 @@ static const char help[] =
 	"seed). Per task, success is the share of its executable attempts that finished: B won a task\n"
 	"when its share is higher, lost it when lower. The exact two-sided sign test on won against lost\n"
 	"(McNemar's exact test when each task ran once) decides: p < 0.05 is a significant difference.\n"
-	"Warnings say when the task sets, the environments or the repeats differ. With more folders,\n"
+	"Warnings say when the task sets, the environments or the repeats differ, and (also on stderr)\n"
+	"when the folders were judged differently: their judge fingerprints (backend, model,\n"
+	"prompt_sha256, threshold, mode, keynode_version) differ, naming the fields, or only one folder\n"
+	"has one (both without: \"unknown\", no warning)\n"
+	"(--json: \"judge\": {a, b, same, differs}). With more folders,\n"
 	"each is compared with DIR_A (--json: an array of the comparisons).\n"
 	"\n"
 	"options:\n"
@@ -99,6 +103,27 @@ static void print(FILE *f, json_t *j, int md)
 		fprintf(f, md ? "\n> warning: %s\n" : "warning: %s\n", json_string_value(t));
 }
 
+/* On stderr, whatever the format: the two folders were not judged alike, or only one of them says
+ * how it was judged (the comparison's "judge" warning). */
+static void warn_judge(const json_t *j)
+{
+	const json_t *jd = json_object_get(j, "judge");
+	if (json_is_true(json_object_get(jd, "same")) ||
+	    (json_is_null(json_object_get(jd, "a")) && json_is_null(json_object_get(jd, "b"))))
+		return;
+	const char *a = json_string_value(json_object_get(json_object_get(j, "a"), "dir")),
+	           *b = json_string_value(json_object_get(json_object_get(j, "b"), "dir")),
+	           *d = json_string_value(json_object_get(jd, "differs"));
+	if (json_is_false(json_object_get(jd, "same")))
+		fprintf(stderr, "keynode compare: warning: %s and %s were judged differently: %s differ\n",
+		        a ? a : "A", b ? b : "B", d ? d : "?");
+	else
+		fprintf(stderr, "keynode compare: warning: the judge of %s is unknown (no judge fingerprint): "
+		        "it may have been judged differently from %s\n",
+		        json_is_null(json_object_get(jd, "a")) ? (a ? a : "A") : (b ? b : "B"),
+		        json_is_null(json_object_get(jd, "a")) ? (b ? b : "B") : (a ? a : "A"));
+}
+
 int kn_cmd_compare(int argc, char **argv)
 {
 	enum { O_JSON = 0x100, O_MD };
@@ -127,6 +152,8 @@ int kn_cmd_compare(int argc, char **argv)
 		json_t *j = NULL;
 		if ((lr = kn_rundir_load(&b, argv[i], &err)) == 0 && !(j = kn_run_compare(base, b, &err)))
 			lr = KN_ENOMEM;
+		if (j)
+			warn_judge(j);
 		json_array_append_new(all, j);
 		kn_rundir_free(b);
 	}

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "cli.h"
+#include "keynode/judge_fingerprint.h"
 #include "runner.h"
 #include "rundir.h"
 #include "stats.h"
@@ -25,6 +26,11 @@ static const char help[] =
 	"over executable attempts, each with its 95 % bootstrap interval over tasks (summary.json\n"
 	"ci95), executable and planned attempts, the task file's SHA-256 and the date the run ended.\n"
 	"Rows that ran different task sets are flagged on stderr: they do not rank against each other.\n"
+	"So are rows judged differently from the first folder given (their judge fingerprints differ:\n"
+	"judge_differs names the fields, \"unknown\" for results without one). Beside the success rate,\n"
+	"the deterministic floor: the success rate counting only successes that rest on no judged key\n"
+	"node (docs/scoring.md \"Judged and deterministic\"); unknown (null) when some result does not list\n"
+	"its judged key nodes (judged_unknown counts them).\n"
 	"\n"
 	"options:\n"
 	"  --markdown   a Markdown table, rates in percent (default)\n"
@@ -83,6 +89,22 @@ static json_t *row_of(const kn_rundir *d, kn_err *err)
 	if (!r)
 		kn_err_set(err, KN_ENOMEM, "out of memory");
 	kn_stats_clear(&st);
+	/* the deterministic floor beside the success rate (docs/scoring.md), over the same attempts */
+	kn_summary s;
+	kn_stats_judged(&s, d->rows, d->n_rows);
+	json_t *fp = kn_rundir_judge(d);
+	if (r) { /* unknown (null) when some result does not say which key nodes were judged */
+		json_object_set_new(r, "deterministic_floor", s.n_judged_unknown ? json_null()
+		                                              : json_real(s.deterministic_floor));
+		json_object_set_new(r, "judged_success_share", s.n_judged_unknown ? json_null()
+		                                               : json_real(s.judged_success_share));
+		json_object_set_new(r, "judged_key_nodes", json_integer((json_int_t)s.n_judged_nodes));
+		if (s.n_judged_unknown) /* results that do not list their judged key nodes */
+			json_object_set_new(r, "judged_unknown", json_integer((json_int_t)s.n_judged_unknown));
+		json_object_set_new(r, "judge", fp ? fp : json_null());
+	} else {
+		json_decref(fp);
+	}
 	return r;
 }
 
@@ -142,7 +164,7 @@ static void print(json_t *rows, int fmt)
 	if (fmt == 2) {
 		puts("rank,agent,model,completion_rate,completion_rate_ci95_low,completion_rate_ci95_high,"
 		     "task_success_rate,task_success_rate_ci95_low,task_success_rate_ci95_high,tasks,attempts,"
-		     "attempts_planned,task_set_sha256,date,dir,validation");
+		     "attempts_planned,task_set_sha256,date,dir,deterministic_floor,judge_differs,validation");
 		json_array_foreach(rows, i, r) {
 			printf("%zu,", i + 1);
 			csv_text(s_or(r, "agent", ""));
@@ -156,33 +178,64 @@ static void print(json_t *rows, int fmt)
 			       (long long)json_integer_value(json_object_get(r, "attempts_planned")),
 			       s_or(r, "task_set_sha256", ""), s_or(r, "date", ""));
 			csv_text(s_or(r, "dir", ""));
+			if (json_is_number(json_object_get(r, "deterministic_floor")))
+				printf(",%.4f,", num(r, "deterministic_floor", -1));
+			else
+				fputs(",,", stdout); /* unknown */
+			csv_text(s_or(r, "judge_differs", ""));
 			putchar(',');
 			csv_text(vstate(r, ""));
 			putchar('\n');
 		}
 		return;
 	}
-	puts("| # | Agent | Model | Completion rate (%) | Task success rate (%) | Attempts | Task set | Date | "
-	     "Replay validation |");
-	puts("|---:|---|---|---|---|---:|---|---|---|");
+	puts("| # | Agent | Model | Completion rate (%) | Task success rate (%) | Deterministic floor (%) | "
+	     "Attempts | Task set | Date | Replay validation |");
+	puts("|---:|---|---|---|---|---:|---:|---|---|---|");
 	json_array_foreach(rows, i, r) {
 		printf("| %zu | ", i + 1);
 		md_text(s_or(r, "agent", "-"));
 		fputs(" | ", stdout);
 		md_text(s_or(r, "model", "-"));
 		const char *sha = s_or(r, "task_set_sha256", "-");
-		printf(" | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %lld / %lld | `%.12s` | %.10s | ",
+		char floor[16] = "unknown";
+		if (json_is_number(json_object_get(r, "deterministic_floor")))
+			snprintf(floor, sizeof floor, "%.1f", 100 * num(r, "deterministic_floor", -1));
+		printf(" | %.1f [%.1f, %.1f] | %.1f [%.1f, %.1f] | %s | %lld / %lld | `%.12s` | %.10s | ",
 		       100 * num(r, "completion_rate", -1), 100 * num(r, "completion_rate_ci95", 0),
 		       100 * num(r, "completion_rate_ci95", 1), 100 * num(r, "task_success_rate", -1),
-		       100 * num(r, "task_success_rate_ci95", 0), 100 * num(r, "task_success_rate_ci95", 1),
+		       100 * num(r, "task_success_rate_ci95", 0), 100 * num(r, "task_success_rate_ci95", 1), floor,
 		       (long long)json_integer_value(json_object_get(r, "attempts")),
 		       (long long)json_integer_value(json_object_get(r, "attempts_planned")), sha,
 		       s_or(r, "date", "-"));
 		md_text(vstate(r, "-"));
 		puts(" |");
 	}
-	puts("\nRates over executable attempts; [95 % bootstrap interval over tasks]; attempts executable / "
-	     "planned.");
+	puts("\nRates over executable attempts; [95 % bootstrap interval over tasks]; deterministic floor: the "
+	     "success rate counting only successes without a judged key node; attempts executable / planned.");
+}
+
+/* Each row's "judge_differs": the fingerprint fields in which its folder was judged differently
+ * from the first folder given ("" alike, "unknown" when either has none), warned on stderr (an
+ * unknown judge only beside a known one). */
+static void judge_differs(json_t *rows)
+{
+	const json_t *first = json_object_get(json_array_get(rows, 0), "judge");
+	size_t i;
+	json_t *r;
+	json_array_foreach(rows, i, r) {
+		char diff[256];
+		int n = i ? kn_judge_fingerprint_diff(diff, sizeof diff, first, json_object_get(r, "judge")) : 0;
+		json_object_set_new(r, "judge_differs", json_string(n ? diff : ""));
+		if (n > 0)
+			fprintf(stderr, "keynode leaderboard: warning: %s was judged differently from %s: %s differ: its "
+			        "row does not rank against it\n", s_or(r, "dir", "?"),
+			        s_or(json_array_get(rows, 0), "dir", "?"), diff);
+		else if (n < 0 && (json_is_object(first) || json_is_object(json_object_get(r, "judge"))))
+			fprintf(stderr, /* both unknown: nothing tells them apart, "unknown" says it */ "keynode leaderboard: warning: the judge of %s or %s is unknown (no judge "
+			        "fingerprint): they may have been judged differently\n", s_or(r, "dir", "?"),
+			        s_or(json_array_get(rows, 0), "dir", "?"));
+	}
 }
 
 int kn_cmd_leaderboard(int argc, char **argv)
@@ -248,6 +301,7 @@ int kn_cmd_leaderboard(int argc, char **argv)
 			         strcmp(s_or(json_array_get(rows, i), "task_set_sha256", ""),
 			                s_or(json_array_get(rows, 0), "task_set_sha256", "")) != 0;
 		mixed &= n > 1;
+		judge_differs(rows);
 		json_t **v = calloc(n + 1, sizeof *v);
 		for (size_t i = 0; v && i < n; i++)
 			v[i] = json_incref(json_array_get(rows, i));

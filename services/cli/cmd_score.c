@@ -7,8 +7,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <jansson.h>
+
 #include "cli.h"
 #include "keynode/fs.h"
+#include "keynode/judge_fingerprint.h"
 
 static const char help[] =
 	"usage: keynode score --tasks TASKFILE --runs FILE|DIR [--json|--csv] [--mode default|webcanvas]\n"
@@ -34,7 +37,11 @@ static const char help[] =
 	KN_CLI_SEMANTIC_HELP
 	"\n"
 	"summary keys: key_node_completion_rate, average_step_score_rate, task_success_rate,\n"
-	"task_near_success_rate, efficiency_score, tasks (over the runs scored), unjudged (runs left\n"
+	"task_near_success_rate, efficiency_score, tasks (over the runs scored), judged_key_nodes\n"
+	"(key nodes whose score came from a semantic judge's verdict: each result lists them as\n"
+	"\"judged\"), judged_successes and judged_success_share (successes resting on at least one),\n"
+	"deterministic_floor (the success rate counting only successes without a judged key node;\n"
+	"docs/scoring.md \"Judged and deterministic\"), unjudged (runs left\n"
 	"out of the metrics because a judgement they depend on failed: the judge's HTTP error, timeout,\n"
 	"unparsable answer or a score outside [0, 1]; status unjudged, fault judge, docs/scoring.md\n"
 	"\"Unjudged\"; score them again once the judge answers), and\n"
@@ -43,7 +50,9 @@ static const char help[] =
 	"(100 x mean reward) and reward_success_rate (reward 1) over reward_tasks (offline, nothing\n"
 	"bought can be read: a purchase scores 0 here; `watch` reads it live). With --semantic llm the\n"
 	"table ends with the LLM usage (judgements, cache hits, requests, tokens, cost) and --json has\n"
-	"it as \"semantic\": {...}.\n"
+	"it as \"semantic\": {...}. Every result and --json's top level carry \"judge\", the judge\n"
+	"fingerprint (backend, model, prompt_sha256, threshold, mode, keynode_version): results with\n"
+	"different fingerprints were judged differently (keynode compare warns).\n"
 	"exit: 0 every run scored, 1 a run could not be scored (bad trajectory, unknown task, a semantic\n"
 	"judgement failed: some run may be unjudged), 2 usage\n";
 
@@ -202,6 +211,22 @@ typedef struct sum_row {
 	size_t count;
 } sum_row;
 
+/* Judged and deterministic (docs/scoring.md): how many key nodes a semantic judge decided, the
+ * share of successes resting on one, and the success rate without them. */
+static void print_judged(int format, const kn_summary *sum)
+{
+	if (format == OUT_JSON) {
+		printf(", \"judged_key_nodes\": %zu, \"judged_successes\": %zu, \"judged_success_share\": %.17g"
+		       ", \"deterministic_floor\": %.17g", sum->n_judged_nodes, sum->n_judged_success,
+		       sum->judged_success_share, sum->deterministic_floor);
+		return;
+	}
+	printf("  %-26s%zu (%zu of %zu successes rest on one: share %.4f)\n", "judged_key_nodes",
+	       sum->n_judged_nodes, sum->n_judged_success, sum->n_success, sum->judged_success_share);
+	printf("  %-26s%.4f (success rate without judged key nodes)\n", "deterministic_floor",
+	       sum->deterministic_floor);
+}
+
 /* The summary's numbers after "tasks", the same rows in both formats: JSON members (", \"k\": v")
  * or table lines; the purchase rewards (purchase.h) only when some run had one. */
 static void print_summary(int format, const kn_summary *sum)
@@ -232,6 +257,7 @@ static void print_summary(int format, const kn_summary *sum)
 			putchar('\n');
 		}
 	}
+	print_judged(format, sum);
 }
 
 int kn_cmd_score(int argc, char **argv)
@@ -327,6 +353,11 @@ int kn_cmd_score(int argc, char **argv)
 		printf("],\n\"summary\": {\"tasks\": %zu, \"unjudged\": %zu", sum.tasks, sum.n_unjudged);
 		print_summary(format, &sum);
 		fputs("}", stdout);
+		json_t *fp = kn_judge_fingerprint(&eo); /* the one judge of every result above */
+		char *fps = fp ? json_dumps(fp, KN_RESULT_JSON_FLAGS) : NULL;
+		printf(",\n\"judge\": %s", fps ? fps : "null");
+		free(fps);
+		json_decref(fp);
 		if (so.client) {
 			fputs(",\n\"semantic\": ", stdout);
 			kn_cli_semantic_json(&so, stdout, sum.sum_reached);
@@ -339,6 +370,11 @@ int kn_cmd_score(int argc, char **argv)
 			printf("  (%zu unjudged run%s left out: the judge failed on a key node they depend on)\n",
 			       sum.n_unjudged, sum.n_unjudged == 1 ? "" : "s");
 		print_summary(format, &sum);
+		json_t *fp = kn_judge_fingerprint(&eo);
+		char *fps = fp ? json_dumps(fp, KN_RESULT_JSON_FLAGS) : NULL;
+		printf("  %-26s%s\n", "judge", fps ? fps : "unknown");
+		free(fps);
+		json_decref(fp);
 		kn_cli_semantic_report(&so, stdout, sum.sum_reached);
 	} else {
 		kn_cli_semantic_report(&so, stderr, sum.sum_reached);

@@ -78,6 +78,10 @@ void kn_llm_stats_get(kn_llm *llm, kn_llm_stats *out);
  * change to either message changes it. */
 const char *kn_llm_prompt_template(void);
 
+/* The SHA-256 of kn_llm_prompt_template as 64 hex digits (static storage; NULL when it could not
+ * be computed): the LLM judge's prompt_sha256 (kn_semantic, judge_fingerprint.h). */
+const char *kn_llm_prompt_sha256(void);
+
 /* The request body for a judgement: {"model", "temperature": 0, "messages": [system, user]}.
  * *out (NUL-terminated JSON) is the caller's. */
 int kn_llm_request_body(char **out, const char *model, const char *rule, const char *phrase,

@@ -133,6 +133,7 @@ int kn_llm_new(kn_llm **out, const kn_llm_opts *o, kn_err *err)
 	l->sem.judge = judge_cb;
 	l->sem.ud = l;
 	l->sem.name = l->name;
+	l->sem.prompt_sha256 = kn_llm_prompt_sha256();
 	*out = l;
 	return 0;
 }

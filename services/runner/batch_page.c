@@ -33,6 +33,7 @@ static int batch_stats(kn_store *st, int64_t id, int64_t snapshot, json_t **out,
 	}
 	*out = json_object();
 	if (bad || !rates || !*out || json_object_set_new(*out, "rates", json_incref(rates)) ||
+	    json_object_set_new(*out, "judged", kn_stats_judged_json(d->rows, d->n_rows)) ||
 	    kn_run_summary_stats(*out, d->rows, d->n_rows, d->repeat, &d->meta) != 0) {
 		json_decref(*out);
 		*out = NULL;

@@ -44,7 +44,7 @@ static void env_warnings(json_t *w, json_t *ea, json_t *eb)
 	json_t *va;
 	json_object_foreach(ea, k, va) {
 		json_t *vb = json_object_get(eb, k);
-		if (json_equal(va, vb))
+		if (json_equal(va, vb) || strcmp(k, "judge") == 0) /* the judge: judge_warning */
 			continue;
 		char *sa = json_dumps(va, JSON_COMPACT | JSON_ENCODE_ANY), *sb = vb ? json_dumps(vb, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
 		warn(w, "environments differ: %s is %s in A, %s in B", k, sa ? sa : "?", sb ? sb : "absent");
@@ -53,6 +53,26 @@ static void env_warnings(json_t *w, json_t *ea, json_t *eb)
 	json_object_foreach(eb, k, va)
 		if (!json_object_get(ea, k))
 			warn(w, "environments differ: %s is absent in A, set in B", k);
+}
+
+/* The comparison's "judge": both folders' fingerprints and the fields that differ ("unknown" when a
+ * folder has none), with a warning when they were not judged alike or only one says how it was
+ * judged (two folders that both predate fingerprints: "unknown", no warning — nothing tells them
+ * apart). */
+static void judge_warning(json_t *j, json_t *w, const kn_rundir *a, const kn_rundir *b)
+{
+	char diff[256];
+	json_t *fa = kn_rundir_judge(a), *fb = kn_rundir_judge(b);
+	int n = kn_rundir_judge_diff(diff, sizeof diff, a, b);
+	if (n > 0)
+		warn(w, "judged differently: %s differ%s (judge fingerprints): the rates compare the judges as "
+		     "much as the agents", diff, n == 1 ? "s" : "");
+	else if (n < 0 && (fa || fb))
+		warn(w, "judge unknown in %s (results without a judge fingerprint): whether both were judged "
+		     "alike cannot be told", !fa ? "A" : "B");
+	json_object_set_new(j, "judge", json_pack("{s:o, s:o, s:o, s:s}", "a", fa ? fa : json_null(), "b",
+	                                          fb ? fb : json_null(), "same", n < 0 ? json_null()
+	                                          : json_boolean(n == 0), "differs", n < 0 ? "unknown" : diff));
 }
 
 static int cmp_run_task(const void *x, const void *y)
@@ -200,6 +220,7 @@ static json_t *compare(side *a, side *b, kn_err *err)
 	if (np == 0)
 		warn(warnings, "no task in common: nothing to compare");
 	env_warnings(warnings, a->dir->meta.environment, b->dir->meta.environment);
+	judge_warning(j, warnings, a->dir, b->dir);
 	json_object_set_new(j, "rates", rates);
 	json_object_set_new(j, "sign_test", json_pack("{s:I, s:I, s:I, s:I, s:f}", "won", (json_int_t)won,
 	                                              "lost", (json_int_t)lost, "tied", (json_int_t)tied,

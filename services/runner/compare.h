@@ -7,7 +7,8 @@
  * warning); the others are listed (only_a, only_b, changed), never mixed in. For every rate: A,
  * B, B − A and its paired-bootstrap 95 % interval (stats.h); per task the share of executable
  * attempts that succeeded, won / lost / tied; the exact sign test on won against lost; warnings
- * when task sets, environments or repeats differ. The JSON shape is `keynode compare --json`'s
+ * when task sets, environments or repeats differ, and when the two were judged differently
+ * ("judge": both judge fingerprints, whether they are the same and the fields that differ). The JSON shape is `keynode compare --json`'s
  * (README.md "Publishing results"). */
 #ifndef KEYNODE_RUN_COMPARE_H
 #define KEYNODE_RUN_COMPARE_H

@@ -17,8 +17,8 @@
 #include <unistd.h>
 
 #include "cdp.h"
+#include "keynode/judge_fingerprint.h"
 #include "llm.h"
-#include "task_digest.h"
 
 #ifndef KN_VERSION
 #define KN_VERSION "unknown"
@@ -123,23 +123,16 @@ static json_t *os(void)
 	return json_string(buf);
 }
 
-/* The judge: evaluation mode, threshold, and the semantic judge — offline, an LLM (its model and
- * the SHA-256 of its prompt template: a verdict depends on both), or another (custom). */
+/* The judge: its fingerprint (keynode/judge_fingerprint.h), with the names environments had
+ * before it — "semantic" for the backend — and an LLM judge's prompt_version. */
 static json_t *judge_json(const kn_eval_opts *e)
 {
-	const char *name = e && e->semantic ? e->semantic->name : NULL;
-	int llm = name && strncmp(name, "llm:", 4) == 0;
-	json_t *j = json_pack("{s:s, s:s, s:f}", "mode", e && e->mode == KN_MODE_WEBCANVAS ? "webcanvas" : "default",
-	                      "semantic", llm ? "llm" : e && e->semantic ? "custom" : "offline", "threshold",
-	                      e && e->threshold > 0 ? e->threshold : 0.7);
-	if (j && llm) {
-		const char *t = kn_llm_prompt_template();
-		char hex[65];
-		kn_sha256_hex(hex, t, strlen(t));
-		json_object_set_new(j, "model", json_string(name + 4));
-		json_object_set_new(j, "prompt_sha256", json_string(hex));
+	json_t *j = kn_judge_fingerprint(e);
+	const char *backend = json_string_value(json_object_get(j, "backend"));
+	if (j && backend)
+		json_object_set_new(j, "semantic", json_string(backend));
+	if (j && backend && strcmp(backend, "llm") == 0)
 		json_object_set_new(j, "prompt_version", json_integer(KN_LLM_PROMPT_VERSION));
-	}
 	return j;
 }
 

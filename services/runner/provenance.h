@@ -23,9 +23,9 @@ typedef struct kn_run_env_opts {
 
 /* The environment of a run, known before it starts: keynode_version, keynode_commit,
  * chromium_version, chromium, headless, device_scale_factor, viewport, locale, time_zone, os,
- * region, tasks_sha256, judge ({mode, semantic: offline|llm|custom, threshold}; with an LLM judge
- * — a kn_semantic named "llm:<model>" — also model, prompt_sha256, the SHA-256 of
- * kn_llm_prompt_template, and prompt_version). A fact that cannot be known is null. The caller's; NULL when out
+ * region, tasks_sha256, judge (the judge fingerprint, keynode/judge_fingerprint.h: backend, model,
+ * prompt_sha256, threshold, mode, keynode_version; plus semantic, the backend's older name, and with
+ * an LLM judge prompt_version). A fact that cannot be known is null. The caller's; NULL when out
  * of memory. */
 json_t *kn_run_environment(const kn_run_env_opts *o);
 

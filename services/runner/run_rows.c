@@ -10,7 +10,8 @@
 #include <string.h>
 
 #define MAGIC "keynode-rows 1"
-#define N_FIELDS 26
+#define N_FIELDS 28
+#define N_FIELDS_OLD 26 /* rows packed before judged and judge: those two read as -1 and "" */
 
 static void put_str(FILE *f, const char *s)
 {
@@ -37,6 +38,8 @@ static void put_row(FILE *f, const kn_run_row *r)
 	const char *s2[] = {r->model, r->user_agent, r->chromium_version};
 	for (size_t i = 0; i < sizeof s2 / sizeof *s2; i++)
 		fputc('\t', f), put_str(f, s2[i]);
+	fprintf(f, "\t%d\t", r->judged);
+	put_str(f, r->judge);
 	fputc('\n', f);
 }
 
@@ -133,9 +136,9 @@ static int get_row(kn_run_row *r, const char *s, const char *e)
 				return -1;
 			f[n++] = p + 1;
 		}
-	if (n != N_FIELDS)
+	if (n != N_FIELDS && n != N_FIELDS_OLD)
 		return -1;
-	f[N_FIELDS] = e + 1; /* each field i is [f[i], f[i + 1] - 1) */
+	f[n] = e + 1; /* each field i is [f[i], f[i + 1] - 1) */
 #define END(i) (f[(i) + 1] - 1)
 	memset(r, 0, sizeof *r);
 	long long in = 0, out = 0;
@@ -154,7 +157,11 @@ static int get_row(kn_run_row *r, const char *s, const char *e)
 	          get_ll(&in, f[21], END(21), 0, 10000000000000LL) || get_ll(&out, f[22], END(22), 0, 10000000000000LL) ||
 	          get_str(r->model, sizeof r->model, f[23], END(23)) ||
 	          get_str(r->user_agent, sizeof r->user_agent, f[24], END(24)) ||
-	          get_str(r->chromium_version, sizeof r->chromium_version, f[25], END(25));
+	          get_str(r->chromium_version, sizeof r->chromium_version, f[25], END(25)) ||
+	          (n == N_FIELDS && (get_int(&r->judged, f[26], END(26), -1, INT_MAX) ||
+	                             get_str(r->judge, sizeof r->judge, f[27], END(27))));
+	if (n == N_FIELDS_OLD)
+		r->judged = -1;
 #undef END
 	r->input_tokens = in, r->output_tokens = out;
 	return bad || !known_status(r->status) || r->missing > r->total ? -1 : 0;

@@ -3,10 +3,11 @@
  * spent most of its time in jansson; rundir_batch.c stores the packed text in agent_batch_stats).
  *
  * The text: a first line "keynode-rows 1", a head line (a JSON object, compact: one line), then one
- * line per row of 26 tab-separated fields in kn_run_row's order (task, attempt, status, end, reason,
+ * line per row of 28 tab-separated fields in kn_run_row's order (task, attempt, status, end, reason,
  * eval_status, completed, functional, reward, reached, score, efficiency, total, missing, steps,
  * agent_s, overhead_start_s, overhead_end_s, exit_code, has_usage, usd, input_tokens,
- * output_tokens, model, user_agent, chromium_version). Strings escape \ tab LF CR as \\ \t \n \r;
+ * output_tokens, model, user_agent, chromium_version, judged, judge; rows of 26 fields, packed before
+ * the last two, read back with judged -1 and judge ""). Strings escape \ tab LF CR as \\ \t \n \r;
  * numbers are printed so that they read back bit for bit (%.17g). */
 #ifndef KEYNODE_RUN_ROWS_H
 #define KEYNODE_RUN_ROWS_H

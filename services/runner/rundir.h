@@ -39,6 +39,14 @@ void kn_rundir_free(kn_rundir *d);
  * has room; a task without an id is skipped, d->hashes cleared when it has no 64-hex-digit hash. */
 void kn_rundir_add_task(kn_rundir *d, const json_t *t);
 
+/* The folder's judge fingerprint (keynode/judge_fingerprint.h): summary.json's "judge" or its
+ * environment's, else that of the first result.json with one. A new reference; NULL when none
+ * says (results written before fingerprints: the judge is unknown). */
+json_t *kn_rundir_judge(const kn_rundir *d);
+/* kn_judge_fingerprint_diff of the two folders' fingerprints: the differing fields into out;
+ * their number, 0 judged alike, -1 unknown (a folder without a fingerprint). */
+int kn_rundir_judge_diff(char *out, size_t cap, const kn_rundir *a, const kn_rundir *b);
+
 /* Read agent batch `batch` of the store (kn_store_agent_batch_results_json) as a run: its plan
  * (ids TASKSET:TASK, sites and the hashes of what the scorer reads of the task versions, so two
  * batches pair on tasks whose key nodes are the same), every stored attempt, K the

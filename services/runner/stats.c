@@ -20,6 +20,11 @@ void kn_stats_summary_add(kn_summary *s, const kn_run_row *r)
 	s->sum_eff += r->efficiency;
 	s->n_success += (size_t)r->completed;
 	s->n_near += r->missing == 1;
+	if (r->judged > 0) {
+		s->n_judged_nodes += (size_t)r->judged;
+		s->n_judged_success += (size_t)r->completed;
+	}
+	s->n_judged_unknown += r->judged < 0;
 	if (r->functional >= 0) {
 		s->n_functional_tasks++;
 		s->n_functional_ok += (size_t)r->functional;
@@ -122,6 +127,9 @@ static void summary_merge(kn_summary *into, const kn_summary *from)
 	into->n_reward_tasks += from->n_reward_tasks;
 	into->n_reward_full += from->n_reward_full;
 	into->sum_reward += from->sum_reward;
+	into->n_judged_nodes += from->n_judged_nodes;
+	into->n_judged_success += from->n_judged_success;
+	into->n_judged_unknown += from->n_judged_unknown;
 }
 
 void kn_stats_rates(double v[KN_RATE_N], int ok[KN_RATE_N], const kn_stats *s, const size_t *pick,

@@ -68,6 +68,14 @@ void kn_stats_clear(kn_stats *s);
 /* Add one executable attempt to the WebCanvas sums (what kn_summary_add adds, from a row). */
 void kn_stats_summary_add(kn_summary *s, const kn_run_row *r);
 
+/* Judged and deterministic over the attempts with status done (judged_stats.c): *out is a
+ * finished kn_summary of them (n_judged_nodes, n_judged_success, judged_success_share,
+ * deterministic_floor, n_judged_unknown). */
+void kn_stats_judged(kn_summary *out, const kn_run_row *rows, size_t n);
+/* The same as JSON {judged_key_nodes, judged_successes, judged_success_share, deterministic_floor,
+ * judged_unknown when some result does not say}: a new reference, NULL when out of memory. */
+json_t *kn_stats_judged_json(const kn_run_row *rows, size_t n);
+
 /* The rates over the tasks pick[0..n_pick) (NULL: every task once; an index may repeat) and,
  * when attempt > 0, only attempt number `attempt` of each (planned: 1 per task). v[r] is the
  * rate, ok[r] 0 when its denominator is 0 (v[r] then 0). */

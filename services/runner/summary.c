@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "keynode/judge_fingerprint.h"
 #include "stats.h"
 
 #define KN_RESULT_MAX (16u * 1024u * 1024u)
@@ -89,6 +90,13 @@ int kn_run_row_from_json(kn_run_row *row, const json_t *j, kn_err *err)
 		row->output_tokens = (long long)clamp((double)json_integer_value(json_object_get(u, "output_tokens")), 1e13);
 		copy(row->model, sizeof row->model, json_string_value(json_array_get(json_object_get(u, "models"), 0)));
 	}
+	json_t *judged = json_object_get(j, "judged");
+	row->judged = json_is_array(judged) ? (int)json_array_size(judged) : -1;
+	const json_t *fp = kn_judge_fingerprint_of(j);
+	char *fps = fp ? json_dumps(fp, JSON_COMPACT | JSON_REAL_PRECISION(15)) : NULL;
+	if (fps && strlen(fps) < sizeof row->judge)
+		copy(row->judge, sizeof row->judge, fps);
+	free(fps);
 	json_t *env = json_object_get(j, "environment");
 	copy(row->user_agent, sizeof row->user_agent, json_string_value(json_object_get(env, "user_agent")));
 	copy(row->chromium_version, sizeof row->chromium_version,
@@ -309,6 +317,11 @@ static void put_meta(json_t *j, const kn_run_meta *m, const kn_run_row *rows, si
 		json_decref(v);
 	}
 	json_object_set_new(j, "environment", env);
+	/* the judge fingerprint of the run's results (keynode/judge_fingerprint.h), at the top for
+	 * compare and leaderboard */
+	const json_t *fp = kn_judge_fingerprint_of(j);
+	if (fp)
+		json_object_set_new(j, "judge", json_deep_copy(fp));
 }
 
 /* summary.json "time" (the agent's seconds per executable attempt) and, when some attempt has a
@@ -434,6 +447,14 @@ static json_t *metrics_json(const kn_summary *s)
 	                      s->average_step_score_rate, "task_success_rate", s->task_success_rate,
 	                      "task_near_success_rate", s->task_near_success_rate, "efficiency_score",
 	                      s->efficiency_score, "functional_success_rate", s->functional_success_rate);
+	if (m) { /* judged and deterministic (docs/scoring.md) */
+		json_object_set_new(m, "judged_key_nodes", json_integer((json_int_t)s->n_judged_nodes));
+		json_object_set_new(m, "judged_successes", json_integer((json_int_t)s->n_judged_success));
+		json_object_set_new(m, "judged_success_share", json_real(s->judged_success_share));
+		json_object_set_new(m, "deterministic_floor", json_real(s->deterministic_floor));
+		if (s->n_judged_unknown)
+			json_object_set_new(m, "judged_unknown", json_integer((json_int_t)s->n_judged_unknown));
+	}
 	if (m && s->n_reward_tasks) {
 		json_object_set_new(m, "task_score", json_real(s->task_score));
 		json_object_set_new(m, "reward_success_rate", json_real(s->reward_success_rate));
@@ -577,6 +598,9 @@ static void print_rates(FILE *out, const json_t *j, const kn_summary *s, int rep
 			        (long long)json_integer_value(json_object_get(o, "attempts")),
 			        json_number_value(json_object_get(o, "task_success_rate")), vn);
 	}
+	fprintf(out, "  deterministic_floor       %.4f (successes without a judged key node; %zu of %zu "
+	        "successes rest on one, %zu judged key nodes%s)\n", s->deterministic_floor, s->n_judged_success,
+	        s->n_success, s->n_judged_nodes, s->n_judged_unknown ? "; some results do not say" : "");
 	if (s->n_reward_tasks)
 		fprintf(out, "  task_score                %.2f%s\n  reward_success_rate       %.4f (%zu "
 		        "attempts with a purchase)%s\n", s->task_score, vn, s->reward_success_rate,

@@ -41,6 +41,8 @@ typedef struct kn_run_row {
 	char model[64];          /* the first model the usage names; "" none */
 	char user_agent[256];    /* environment.user_agent; "" none */
 	char chromium_version[32]; /* environment.chromium_version; "" none */
+	int judged;              /* key nodes the result lists in "judged"; -1: it has no such list */
+	char judge[512];         /* the result's judge fingerprint, compact JSON; "" none (or too long) */
 } kn_run_row;
 
 /* Parse a result.json document (len bytes at buf) into row. KN_EINVAL with err for anything but a

@@ -103,12 +103,13 @@ static json_t *rescore_one(kn_store *st, const kn_eval_opts *judge, loaded *cach
 	if (!text)
 		kn_err_set(err, KN_ENOMEM, "out of memory");
 	else if (kn_store_rescore_put(st, run, v, text, err) == 0)
-		out = json_pack("{s:I, s:i, s:s, s:i, s:f, s:I, s:f, s:b, s:f, s:s?, s:O?}", "task_version",
+		out = json_pack("{s:I, s:i, s:s, s:i, s:f, s:I, s:f, s:b, s:f, s:s?, s:O?, s:O?, s:O?}", "task_version",
 		                (json_int_t)v, "version", v_no, "status", kn_status_name(kn_eval_status(ev)),
 		                "steps", kn_eval_steps(ev), "reached", kn_eval_reached(ev), "total",
 		                (json_int_t)kn_eval_total(ev), "score", kn_eval_score(ev), "completion",
 		                kn_eval_completed(ev), "efficiency", kn_eval_efficiency(ev), "fault",
-		                kn_eval_fault(ev), "unjudged", json_object_get(res, "unjudged"));
+		                kn_eval_fault(ev), "unjudged", json_object_get(res, "unjudged"), "judge",
+		                json_object_get(res, "judge"), "judged", json_object_get(res, "judged"));
 	free(text);
 	json_decref(res);
 	kn_eval_free(ev);

@@ -201,13 +201,15 @@ int kn_store_rescore_put(kn_store *st, const char *run_id, int64_t task_version,
 	return kn_store_q_idem(st, NULL,
 		"WITH r AS (SELECT $3::json AS j)"
 		" INSERT INTO rescores (run_id, task_version, status, steps, reached, total, score, completion,"
-		"  efficiency, result)"
+		"  efficiency, result, judge)"
 		" SELECT $1, $2::bigint, COALESCE(j->>'status', 'error'), COALESCE((j->>'steps')::numeric::int, 0),"
 		"  COALESCE((j->>'reached')::float8, 0), COALESCE((j->>'total')::numeric::int, 0),"
 		"  COALESCE((j->>'score')::float8, 0), COALESCE((j->>'completion')::boolean, false),"
-		"  COALESCE((j->>'efficiency')::float8, 0), j FROM r"
+		"  COALESCE((j->>'efficiency')::float8, 0), j,"
+		"  CASE WHEN json_typeof(j->'judge') = 'object' THEN (j->'judge')::jsonb END FROM r"
 		" ON CONFLICT (run_id, task_version) DO UPDATE SET status = EXCLUDED.status, steps = EXCLUDED.steps,"
 		"  reached = EXCLUDED.reached, total = EXCLUDED.total, score = EXCLUDED.score,"
 		"  completion = EXCLUDED.completion, efficiency = EXCLUDED.efficiency, result = EXCLUDED.result,"
+		"  judge = EXCLUDED.judge,"
 		"  created = clock_timestamp()", 3, p, err);
 }

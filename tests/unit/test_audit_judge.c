@@ -64,7 +64,7 @@ static kn_labels *make(size_t n)
 static void test_judge(void **state)
 {
 	(void)state;
-	kn_semantic sem = {judge, NULL, "fake"};
+	kn_semantic sem = {judge, NULL, "fake", NULL};
 	kn_eval_opts eo = {.step_limit = -1, .semantic = &sem};
 	kn_labels *l = make(100);
 	kn_audit_verdict *one = NULL, *many = NULL;

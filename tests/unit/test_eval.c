@@ -371,8 +371,8 @@ static int judge_fixed(void *ud, const char *rule, const char *phrase, const cha
 	return 0;
 }
 
-static const kn_semantic recorder = {judge_recorder, NULL, "recorder"};
-static const kn_semantic fixed = {judge_fixed, NULL, "fixed"};
+static const kn_semantic recorder = {judge_recorder, NULL, "recorder", NULL};
+static const kn_semantic fixed = {judge_fixed, NULL, "fixed", NULL};
 
 /* A task whose one key node is reached on /late, reference length %d. */
 #define LATE_DOC                                                                                    \

@@ -55,7 +55,7 @@ static int sync_judge(void *ud, const char *rule, const char *phrase, const char
 	return 0;
 }
 
-static const kn_semantic fake = {sync_judge, NULL, "fake"};
+static const kn_semantic fake = {sync_judge, NULL, "fake", NULL};
 
 struct asked {
 	char *rule[64], *input[64];

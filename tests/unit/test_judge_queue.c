@@ -72,7 +72,7 @@ static void test_async(void **state)
 {
 	(void)state;
 	struct gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0};
-	kn_semantic sem = {gated_judge, &g, "gated"};
+	kn_semantic sem = {gated_judge, &g, "gated", NULL};
 	kn_judge_queue_opts o = {.judge = &sem, .threads = 2, .notify = notify, .notify_ud = &g,
 	                         .cancel = cancel, .cancel_ud = &g};
 	kn_judge_queue *q;
@@ -113,7 +113,7 @@ static void test_close(void **state)
 {
 	(void)state;
 	struct gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0};
-	kn_semantic sem = {gated_judge, &g, "gated"};
+	kn_semantic sem = {gated_judge, &g, "gated", NULL};
 	kn_judge_queue_opts o = {.judge = &sem, .threads = 1, .cancel = cancel, .cancel_ud = &g};
 	kn_judge_queue *q;
 	kn_err err = {0};

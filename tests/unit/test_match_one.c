@@ -64,7 +64,7 @@ static void test_semantic(void **state)
 {
 	(void)state;
 	fake f = {.score = 0.75};
-	kn_semantic judge = {fake_judge, &f, "fake"};
+	kn_semantic judge = {fake_judge, &f, "fake", NULL};
 	kn_eval_opts eo = {.step_limit = -1, .semantic = &judge};
 	kn_match_input in = {KN_TARGET_URL, KN_MATCH_SEMANTIC, "Decide whether are searching for mens winter coat",
 	                     "search", "https://s.example/?search=mens%20winter%20coats&x=1"};
@@ -94,7 +94,7 @@ static void test_failures(void **state)
 {
 	(void)state;
 	fake f = {.rc = KN_EIO};
-	kn_semantic judge = {fake_judge, &f, "fake"};
+	kn_semantic judge = {fake_judge, &f, "fake", NULL};
 	kn_eval_opts eo = {.step_limit = -1, .semantic = &judge};
 	kn_match_input in = {KN_TARGET_ANSWER, KN_MATCH_SEMANTIC, "the answer is 42", NULL, "42"};
 	kn_match_result r;

@@ -19,6 +19,7 @@
 static const char *results[] = {
 	"{\"task\":\"t1\",\"status\":\"finished\",\"steps\":4,\"reached\":2,\"score\":1,\"completion\":true,"
 	"\"efficiency\":2,\"key_nodes\":[{\"score\":1},{\"score\":1}],\"functional\":true,"
+	"\"judged\":[\"k2\"],\"judge\":{\"backend\":\"llm\",\"model\":\"m\\tx\",\"threshold\":0.7},"
 	"\"attempt\":{\"status\":\"done\",\"end\":\"agent exited\",\"agent_s\":1.5,\"overhead_start_s\":0.5,"
 	"\"overhead_end_s\":0.01,\"exit_code\":0}}",
 	/* strings with every escaped byte, a reward, usage, an environment, numbers with no exact decimal */
@@ -62,6 +63,9 @@ static void test_round_trip(void **state)
 	assert_int_equal(out[1].exit_code, INT_MIN);
 	assert_true(out[1].agent_s == DBL_MAX);
 	assert_int_equal(out[1].missing, 2);
+	assert_int_equal(out[0].judged, 1); /* the judged key nodes and the judge fingerprint */
+	assert_non_null(strstr(out[0].judge, "\"model\":\"m\\tx\""));
+	assert_int_equal(out[1].judged, -1);
 	free(out);
 	json_decref(h2);
 	/* no rows, no head */

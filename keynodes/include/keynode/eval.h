@@ -161,6 +161,14 @@ int kn_eval_completed(const kn_eval *ev);    /* all key nodes at 1 */
 double kn_eval_efficiency(const kn_eval *ev);/* steps / reached, 0 when reached = 0 */
 kn_status kn_eval_status(const kn_eval *ev);
 const kn_node_state *kn_eval_node(const kn_eval *ev, size_t i);
+/* 1 when key node i is judged: its score is above 0 and the check that gave it had a semantic
+ * judge's verdict (the judge asked then, a verdict it remembered, or a deferred verdict placed
+ * later), so that part of the score rests on the judge; 0 when it is 0 or was reached by
+ * deterministic matching alone (docs/scoring.md "Judged and deterministic"). The result's "judged"
+ * lists these nodes' ids. A request node's semantic body matcher is not counted. */
+int kn_eval_node_judged(const kn_eval *ev, size_t i);
+/* How many key nodes are judged (kn_eval_node_judged). */
+size_t kn_eval_judged_count(const kn_eval *ev);
 const double *kn_eval_step_scores(const kn_eval *ev, size_t *n);
 int kn_eval_ignored(const kn_eval *ev);      /* steps past the step limit (not evaluated), and in
                                               * webcanvas mode the steps after the one that
@@ -220,11 +228,22 @@ typedef struct kn_summary {
 	double sum_reward;
 	double task_score;          /* 100 × mean reward (WebShop's score); 0 when none */
 	double reward_success_rate; /* runs with reward 1 / n_reward_tasks; 0 when none */
+	/* judged and deterministic (docs/scoring.md): over the runs counted */
+	size_t n_judged_nodes;       /* judged key nodes (kn_eval_node_judged), summed over the runs */
+	size_t n_judged_success;     /* successes with at least one judged key node */
+	double judged_success_share; /* n_judged_success / n_success; 0 when no success */
+	double deterministic_floor;  /* (n_success - n_judged_success) / tasks: the success rate when
+	                              * every judged verdict is taken away; 0 when no run */
+	size_t n_judged_unknown;     /* runs read back from results that do not say (no "judged" list:
+	                              * counted as judging nothing) */
 } kn_summary;
 
 void kn_summary_init(kn_summary *s);
 void kn_summary_add(kn_summary *s, const kn_eval *ev);
 /* Compute the rates from the sums (safe to call repeatedly). */
 void kn_summary_finish(kn_summary *s);
+/* Of those, judged_success_share and deterministic_floor from tasks, n_success and
+ * n_judged_success (kn_summary_finish calls it; summaries that count runs themselves too). */
+void kn_summary_floor(kn_summary *s);
 
 #endif

@@ -21,7 +21,19 @@ typedef struct kn_semantic {
 	             double *score, kn_err *err);
 	void *ud;
 	const char *name; /* "offline", "llm:<model>" */
+	/* SHA-256 (64 hex digits) of what the judge's verdicts depend on beside rule and input — an
+	 * LLM judge's prompt template, the offline judge's KN_SEMANTIC_OFFLINE_ID — so a result can
+	 * say which judge made it (judge_fingerprint.h); NULL: not known. */
+	const char *prompt_sha256;
 } kn_semantic;
+
+/* The offline judge's identity: its version, bumped whenever a change to its tokenizer, lexicon
+ * or scoring may change a verdict (tests/data/semantic/ is the calibration that says so), and the
+ * SHA-256 of KN_SEMANTIC_OFFLINE_ID, the text "keynode offline judge <version>", which its
+ * kn_semantic carries as prompt_sha256 (docs/scoring.md "Judge fingerprint"). */
+#define KN_SEMANTIC_OFFLINE_VERSION 1
+#define KN_SEMANTIC_OFFLINE_ID "keynode offline judge 1"
+#define KN_SEMANTIC_OFFLINE_SHA256 "61f2acdfb3eadd15c0e1db462edfe5cfc755af94c62cbbefcedca0b6ab302740"
 
 /* The default threshold at which a semantic score counts as reached (the evaluator's default,
  * and what the offline judge is calibrated for: tests/data/semantic/). */

@@ -195,7 +195,9 @@ static int judge(kn_eval *ev, const char *rule, const char *phrase, const char *
 	                        : sem->judge(sem->ud, rule, phrase, input, score, err);
 	if (rc)
 		return rc; /* an error, or KN_EVAL_PENDING: deferred, the verdict comes later */
-	return kn_eval_judge_range(*score, err);
+	rc = kn_eval_judge_range(*score, err);
+	ev->judge_used |= rc == 0;
+	return rc;
 }
 
 /* A fuzzy (WebArena fuzzy_match) list: every reference judged equivalent by the semantic backend
@@ -323,7 +325,8 @@ int kn_eval_score_text(kn_eval *ev, struct node *st, const kn_keynode *kn, const
 		if (rc)
 			return rc;
 	} else if (st->last_input && strcmp(st->last_input, input) == 0) {
-		*score = st->last_score;
+		*score = st->last_score; /* the judge's verdict, remembered */
+		ev->judge_used = 1;
 	} else {
 		int rc = judge(ev, kn->expect, kn->semantic_phrase, input, score, err);
 		if (rc)
@@ -481,7 +484,7 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			continue; /* a request event checks request nodes only, and only it does */
 		double s;
 		st->final_gen += (unsigned)last;
-		ev->seen = NULL, ev->checked = 0;
+		ev->seen = NULL, ev->checked = 0, ev->judge_used = 0;
 		int r = eval_node(ev, i, e, page, &s, err);
 		if (ev->evid)
 			kn_evidence_report(ev, ev->evid, ev->evid_ud, i, e, ev->checked, ev->seen, r ? -1 : s);
@@ -495,7 +498,10 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 			rc = r;
 			continue;
 		}
-		rises += rise(ev, i, s);
+		if (rise(ev, i, s)) {
+			rises++;
+			st->judged = ev->judge_used;
+		}
 	}
 	if (ev->task->purchase && !ev->bought && e->selector && *e->selector &&
 	    (e->type == KN_EV_CLICK || e->type == KN_EV_SELECT) && touch(ev, e->selector) != 0)
@@ -637,13 +643,17 @@ int kn_eval_page_result(kn_eval *ev, size_t i, const char *text, const char *err
 	if ((text && !st->read) || (!text && error && !st->read_error))
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	double s = 0;
+	ev->judge_used = 0;
 	int rc = text ? kn_eval_score_text(ev, st, &ev->task->keynodes[i], text, 1, &s, err) : 0;
 	st->final = rc ? 0 : s; /* the page as read at the end */
 	kn_eval_judged(ev, i, rc, text, err ? err->msg : NULL);
 	if (rc)
 		return rc == KN_EVAL_PENDING ? 0 : rc; /* pending: kn_eval_verdict scores it */
-	if (rise(ev, i, s) && ev->n_scores)
-		ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
+	if (rise(ev, i, s)) {
+		st->judged = ev->judge_used;
+		if (ev->n_scores)
+			ev->step_scores[ev->n_scores - 1] = ev->reached / (double)ev->n;
+	}
 	return 0;
 }
 
@@ -927,6 +937,19 @@ const kn_node_state *kn_eval_node(const kn_eval *ev, size_t i)
 	return i < ev->n ? &ev->nodes[i].pub : NULL;
 }
 
+int kn_eval_node_judged(const kn_eval *ev, size_t i)
+{
+	return i < ev->n && ev->nodes[i].judged && ev->nodes[i].pub.score > 0;
+}
+
+size_t kn_eval_judged_count(const kn_eval *ev)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ev->n; i++)
+		n += (size_t)kn_eval_node_judged(ev, i);
+	return n;
+}
+
 const double *kn_eval_step_scores(const kn_eval *ev, size_t *n)
 {
 	*n = ev->n_scores;
@@ -956,6 +979,9 @@ void kn_summary_add(kn_summary *s, const kn_eval *ev)
 	s->sum_score += kn_eval_score(ev);
 	s->sum_eff += kn_eval_efficiency(ev);
 	s->n_success += kn_eval_completed(ev);
+	size_t judged = kn_eval_judged_count(ev);
+	s->n_judged_nodes += judged;
+	s->n_judged_success += kn_eval_completed(ev) && judged;
 	/* webcanvas: upstream's N − Σ scores == 1.0 (experiment_results.py), fractions as they are */
 	s->n_near += ev->opts.mode == KN_MODE_WEBCANVAS ? (double)ev->n - ev->reached == 1.0
 	                                                : missing == 1;
@@ -980,11 +1006,20 @@ void kn_summary_finish(kn_summary *s)
 	s->task_success_rate = t > 0 ? (double)s->n_success / t : 0;
 	s->task_near_success_rate = t > 0 ? (double)s->n_near / t : 0;
 	s->efficiency_score = t > 0 ? s->sum_eff / t : 0;
+	kn_summary_floor(s);
 	s->functional_success_rate =
 		s->n_functional_tasks ? (double)s->n_functional_ok / (double)s->n_functional_tasks : 0;
 	double nr = (double)s->n_reward_tasks;
 	s->task_score = nr > 0 ? 100.0 * s->sum_reward / nr : 0;
 	s->reward_success_rate = nr > 0 ? (double)s->n_reward_full / nr : 0;
+}
+
+void kn_summary_floor(kn_summary *s)
+{
+	double t = (double)s->tasks;
+	size_t judged = s->n_judged_success < s->n_success ? s->n_judged_success : s->n_success;
+	s->judged_success_share = s->n_success ? (double)judged / (double)s->n_success : 0;
+	s->deterministic_floor = t > 0 ? (double)(s->n_success - judged) / t : 0;
 }
 
 int kn_eval_run(kn_eval **out, const kn_task *task, const kn_eval_opts *opts, const kn_event *events,

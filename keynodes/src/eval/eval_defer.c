@@ -221,6 +221,7 @@ int kn_eval_verdict_detail(kn_eval *ev, const char *rule, const char *input, int
 		struct node *st = &ev->nodes[w.node];
 		double s = 0;
 		kn_err err = {0};
+		ev->judge_used = 0;
 		int r = kn_eval_score_text(ev, st, &ev->task->keynodes[w.node], w.input, w.fold, &s, &err);
 		if (r == KN_EVAL_PENDING) {
 			d->w[keep++] = w;
@@ -231,7 +232,10 @@ int kn_eval_verdict_detail(kn_eval *ev, const char *rule, const char *input, int
 			st->verdict = "failed";
 			kn_eval_judged(ev, w.node, r, w.input, err.msg);
 		}
-		rises += place(ev, &w, s);
+		if (place(ev, &w, s)) {
+			rises++;
+			st->judged = ev->judge_used;
+		}
 		free(w.input);
 	}
 	d->nw = keep;

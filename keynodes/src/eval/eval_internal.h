@@ -36,6 +36,7 @@ struct node {
 	const char *verdict;/* deferred: "missing" or "failed" when a check of it never got a verdict */
 	struct judge_failure *failed; /* judgements of it that failed and were not had since (unjudged) */
 	size_t n_failed;
+	int judged;         /* its score came from a check a semantic judge decided (kn_eval_node_judged) */
 };
 
 /* Forms of one URL, computed on first use. */
@@ -79,6 +80,7 @@ struct kn_eval {
 	struct kn_defer *defer; /* deferred semantic judgements (eval_defer.c); NULL until the first */
 	kn_evidence_fn evid; void *evid_ud; /* evidence.h: each check reported, with its input */
 	const char *seen; int checked; char *seen_own; /* evidence: what the node being checked read */
+	int judge_used;       /* the check under way had a semantic verdict (judged key nodes) */
 };
 
 /* eval.c: the sum of the key-node scores added in node order from 0, as upstream totals a step's

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "keynode/eval.h"
+#include "keynode/judge_fingerprint.h"
 #include "keynode/purchase.h"
 
 #include "eval_internal.h"
@@ -99,6 +100,15 @@ struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id)
 	                      "key_nodes", nodes);
 	if (!j)
 		return NULL;
+	/* which key nodes rest on a semantic verdict, and which judge gave them */
+	json_t *judged = json_array();
+	for (size_t i = 0; judged && i < ev->n; i++)
+		if (kn_eval_node_judged(ev, i))
+			json_array_append_new(judged, json_string(ev->task->keynodes[i].id));
+	json_object_set_new(j, "judged", judged ? judged : json_array());
+	json_t *fp = kn_judge_fingerprint(&ev->opts);
+	if (fp)
+		json_object_set_new(j, "judge", fp);
 	kn_status status = kn_eval_status(ev);
 	const char *fault = kn_eval_fault(ev);
 	if (fault)

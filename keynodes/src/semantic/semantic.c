@@ -510,7 +510,7 @@ int kn_semantic_offline_explain(char **out, double *score, const char *rule, con
 	return 0;
 }
 
-static const kn_semantic offline = { offline_judge, NULL, "offline" };
+static const kn_semantic offline = {offline_judge, NULL, "offline", KN_SEMANTIC_OFFLINE_SHA256};
 
 const kn_semantic *kn_semantic_offline(void)
 {
