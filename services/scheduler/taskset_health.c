@@ -82,40 +82,37 @@ static int count_months(kn_th_summary *s, int64_t first, int64_t now)
 }
 
 /* Kaplan-Meier over the intervals: dur[i] >= 0, ended[i] 1 for a break, 0 censored. */
-static int survival(kn_th_summary *s, int64_t *dur, const unsigned char *ended, size_t n)
+static int survival(kn_th_summary *s, const int64_t *dur, const unsigned char *ended, size_t n)
 {
 	s->median_ms = -1;
 	if (n == 0)
 		return 0;
-	/* the distinct durations, sorted: ended and censored are counted per duration below */
+	/* each interval as 2 × duration + ended, sorted: an interval's duration is t >> 1 (never
+	 * negative: events after now are left out), and at one duration the censored come first */
 	int64_t *t = malloc(n * sizeof *t);
 	s->curve = calloc(n, sizeof *s->curve);
 	if (!t || !s->curve) {
 		free(t);
 		return KN_ENOMEM;
 	}
-	memcpy(t, dur, n * sizeof *t);
+	for (size_t i = 0; i < n; i++)
+		t[i] = dur[i] * 2 + (ended[i] ? 1 : 0);
 	qsort(t, n, sizeof *t, cmp_i64);
 	double surv = 1.0;
 	for (size_t i = 0; i < n;) {
-		size_t j = i;
-		while (j < n && t[j] == t[i])
-			j++;
 		kn_th_step *st = &s->curve[s->ncurve++];
-		st->t_ms = t[i];
+		st->t_ms = t[i] >> 1;
 		st->at_risk = (long)(n - i);
-		for (size_t k = 0; k < n; k++)
-			if (dur[k] == t[i]) {
-				if (ended[k])
-					st->ended++;
-				else
-					st->censored++;
-			}
+		for (; i < n && t[i] >> 1 == st->t_ms; i++) {
+			if (t[i] & 1)
+				st->ended++;
+			else
+				st->censored++;
+		}
 		surv *= 1.0 - (double)st->ended / (double)st->at_risk;
 		st->survival = surv;
 		if (s->median_ms < 0 && surv <= 0.5)
-			s->median_ms = t[i];
-		i = j;
+			s->median_ms = st->t_ms;
 	}
 	free(t);
 	return 0;

@@ -2,7 +2,8 @@
  * hand-worked histories: the worked example of docs/maintain.md (validated share, breaks per month,
  * detection times, the Kaplan-Meier curve and its median), no replays at all, tasks that never
  * passed, a task broken twice without passing in between, a re-fixed task, events after now,
- * a month boundary at the turn of the year, and bad arguments. */
+ * a month boundary at the turn of the year, an interval ending and one censored at the same duration,
+ * and bad arguments. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -154,6 +155,25 @@ static void turn_of_the_year(void **state)
 	kn_th_summary_free(s);
 }
 
+static void ties(void **state)
+{
+	(void)state;
+	/* an interval that ended and one censored at the same duration: both at risk there */
+	const kn_th_event ev[] = {{0, T0, P}, {0, T0 + 5 * D, B}, {1, T0 + 5 * D, P}, {2, T0, P}, {2, T0 + 10 * D, B}};
+	kn_th_summary *s = NULL;
+	assert_int_equal(kn_th_compute(&s, 3, ev, 5, T0 + 10 * D, 7, NULL), 0);
+	assert_int_equal(s->ncurve, 2);
+	assert_int_equal(s->curve[0].t_ms, 5 * D);
+	assert_int_equal(s->curve[0].at_risk, 3);
+	assert_int_equal(s->curve[0].ended, 1);
+	assert_int_equal(s->curve[0].censored, 1);
+	assert_true(s->curve[0].survival > 0.6666666666 && s->curve[0].survival < 0.6666666667); /* 1 - 1/3 */
+	assert_int_equal(s->curve[1].at_risk, 1);
+	assert_float_equal(s->curve[1].survival, 0.0, 0);
+	assert_int_equal(s->median_ms, 10 * D);
+	kn_th_summary_free(s);
+}
+
 static void bad_arguments(void **state)
 {
 	(void)state;
@@ -174,6 +194,6 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(worked_example), cmocka_unit_test(no_replays), cmocka_unit_test(all_broken),
 		cmocka_unit_test(broken_twice_without_pass), cmocka_unit_test(refixed_and_window),
-		cmocka_unit_test(turn_of_the_year), cmocka_unit_test(bad_arguments)};
+		cmocka_unit_test(turn_of_the_year), cmocka_unit_test(ties), cmocka_unit_test(bad_arguments)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
