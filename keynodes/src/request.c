@@ -279,6 +279,8 @@ int kn_request_match(const kn_request_spec *s, const kn_request *req, const kn_s
 		threshold = KN_SEMANTIC_THRESHOLD;
 	if (!s->websocket != !req->websocket)
 		return 0; /* a request rule never holds a WebSocket message, nor the other way round */
+	if (req->websocket && req->direction && strcmp(req->direction, "sent") != 0)
+		return 0; /* key nodes and rules name what a page sends; a received message is information */
 	if (s->method && (!req->method || strcasecmp(s->method, req->method) != 0))
 		return 0;
 	int rc;

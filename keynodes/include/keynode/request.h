@@ -93,8 +93,8 @@ struct json_t *kn_request_spec_to_json(const kn_request_spec *s);
 int kn_request_spec_describe(char **out, const kn_request_spec *s);
 
 /* Does req satisfy s? 1 yes, 0 no, negative on a judge failure. The one decision for requests and
- * WebSocket messages alike: a websocket spec meets WebSocket messages only, any other spec HTTP
- * requests only. Semantic matchers are judged
+ * WebSocket messages alike: a websocket spec meets WebSocket messages only (and only sent ones: a
+ * received message is information), any other spec HTTP requests only. Semantic matchers are judged
  * at once by sem (NULL: the offline judge) and count at threshold (0: KN_SEMANTIC_THRESHOLD). A
  * field matcher is met when some field of its name has a value that matches. */
 int kn_request_match(const kn_request_spec *s, const kn_request *req, const kn_semantic *sem,
