@@ -6,6 +6,7 @@
  * every path (a payload that cannot be read is sent: it cannot be matched). Network events are the
  * second source: each frame the hook let through is expected there once; a frame that was not is
  * reported as watched_only. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,14 @@ struct kn_websockets {
 	struct ctx *ctxs; /* with rules: the contexts to release when the monitor leaves */
 	size_t n_ctxs;
 	int released;     /* kn_websockets_release was called: contexts are no longer followed */
+	/* the latest frames reported from the network, (requestId, timestamp): a worker attached in two
+	 * sessions (the browser's and its page's) shows each of its frames in both */
+	struct seen_frame {
+		char id[64];
+		double ts;
+		size_t len;
+	} seen[32];
+	size_t seen_next;
 };
 
 int kn_websockets_new(kn_websockets **out, const kn_websockets_opts *o)
@@ -349,6 +358,19 @@ static void take_frame(kn_websockets *w, const char *session, json_t *params, in
 		return;
 	if (ended || (!sent && !w->o.received))
 		return;
+	const char *rid = kn_json_str(params, "requestId");
+	double ts = json_number_value(json_object_get(params, "timestamp"));
+	/* each session stamps the frame itself (microseconds apart): the same socket, payload length
+	 * and a time within 50 ms is the same frame */
+	for (size_t i = 0; rid && i < sizeof w->seen / sizeof w->seen[0]; i++)
+		if (fabs(w->seen[i].ts - ts) < 0.05 && w->seen[i].len == strlen(data) && strcmp(w->seen[i].id, rid) == 0)
+			return; /* the same frame, seen in a second session */
+	if (rid) {
+		struct seen_frame *f = &w->seen[w->seen_next++ % (sizeof w->seen / sizeof w->seen[0])];
+		snprintf(f->id, sizeof f->id, "%s", rid);
+		f->ts = ts;
+		f->len = strlen(data);
+	}
 	const char *url = sock_url(w, session, kn_json_str(params, "requestId"));
 	unsigned char *bytes = NULL;
 	size_t len = strlen(data);

@@ -10,6 +10,8 @@
 #             says held: true, the page's send did not throw, the socket still answers; key nodes reached
 #   end       the same rule with end_on_guard on: the run ends "guard"
 #   worker    a dedicated worker's order and an order after a reconnect: both seen, both held
+#   sw        a service worker's order: seen on the network only, recorded once as watched_only, not
+#             held, and the watch warns (services/monitor/README.md: what cannot be held)
 #   received  with --ws-received the server's hello and ack are events (direction received); without
 #             it, none is
 # The card number is written redacted in every trajectory.
@@ -140,6 +142,21 @@ n=$(ws_events worker ' | select(.websocket.held == true)' | wc -l)
   || kn_fail "worker: orders in the log: /live $(orders /live), /live-worker $(orders /live-worker)"
 grep -q "^worker-sent-" "$tmp/worker/marks" && grep -q "^order2-sent-" "$tmp/worker/marks" \
   && kn_ok "worker: no send threw" || kn_fail "worker: marks: $(tr '\n' ' ' <"$tmp/worker/marks")"
+
+# sw: a service worker's order is seen on the network only: recorded watched_only, not held (it arrives), and
+# the watch warns
+watch_run sw ws-sw sw
+if ws_events sw ' | select(.websocket.watched_only == true and .websocket.held != true)' \
+    | jq -s -e 'length == 1 and (.[0].websocket | (.url | endswith("/live-sw")) and (.fields | map({(.[0]): .[1]}) | add | .from == "sw"))' >/dev/null \
+    && jq -e '.key_nodes[0].score == 1' "$tmp/sw/result.json" >/dev/null; then
+  kn_ok "sw: the service worker's order recorded once, watched_only (not held), its key node reached"
+else
+  kn_fail "sw: $(ws_events sw '' | head -3) $(jq -c '.key_nodes' "$tmp/sw/result.json" 2>&1)"
+fi
+[ "$(orders /live-sw)" = 1 ] && kn_ok "sw: it reached the server (what cannot be held is not)" \
+  || kn_fail "sw: orders in the log: $(orders /live-sw)"
+grep -q 'msg="WebSocket message sent where keynode cannot hold it: watched only"' "$tmp/sw/watch.err" \
+  && kn_ok "sw: the watch warned that it could not hold it" || kn_fail "sw: no warning: $(tail -3 "$tmp/sw/watch.err")"
 
 # received: off by default, on with --ws-received
 watch_run quiet ws-received received

@@ -1,7 +1,8 @@
 // shop.js — the page of tests/sites/wsshop: a shop whose every action is a WebSocket message. The order
 // is {"action":"place_order",...}; #status says what send did ("sent N buffered B", or "threw: ...");
 // #log lists what the server sent back (hello, ack). Reconnect closes the socket and opens a new one;
-// the worker order goes through a dedicated worker (worker.js) with its own socket.
+// the worker order goes through a dedicated worker (worker.js) with its own socket, the service-worker
+// order through sw.js.
 let ws = null;
 let opens = 0;
 let attempt = 0;
@@ -43,7 +44,13 @@ $('place-order').addEventListener('click', () => {
 $('reconnect').addEventListener('click', async () => {
   ws.close();
   $('conn').textContent = 'reconnecting';
-  await open();
+  await $('sw-order').addEventListener('click', async () => {
+  const reg = await navigator.serviceWorker.register('sw.js');
+  const sw = reg.active || (await navigator.serviceWorker.ready).active;
+  navigator.serviceWorker.onmessage = (e) => { $('status').textContent = `sw ${e.data}`; };
+  sw.postMessage({ action: 'place_order', item: $('item').value, qty: Number($('qty').value), from: 'sw' });
+});
+open();
 });
 let worker = null;
 $('worker-order').addEventListener('click', () => {
@@ -52,5 +59,11 @@ $('worker-order').addEventListener('click', () => {
     worker.onmessage = (e) => { $('status').textContent = `worker ${e.data}`; };
   }
   worker.postMessage({ action: 'place_order', item: $('item').value, qty: Number($('qty').value), from: 'worker' });
+});
+$('sw-order').addEventListener('click', async () => {
+  const reg = await navigator.serviceWorker.register('sw.js');
+  const sw = reg.active || (await navigator.serviceWorker.ready).active;
+  navigator.serviceWorker.onmessage = (e) => { $('status').textContent = `sw ${e.data}`; };
+  sw.postMessage({ action: 'place_order', item: $('item').value, qty: Number($('qty').value), from: 'sw' });
 });
 open();
