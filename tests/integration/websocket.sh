@@ -10,6 +10,7 @@
 #             says held: true, the page's send did not throw, the socket still answers; key nodes reached
 #   end       the same rule with end_on_guard on: the run ends "guard"
 #   worker    a dedicated worker's order and an order after a reconnect: both seen, both held
+#   frame     an order sent with the native send of a fresh about:blank frame: held too
 #   sw        a service worker's order: seen on the network only, recorded once as watched_only, not
 #             held, and the watch warns (services/monitor/README.md: what cannot be held)
 #   received  with --ws-received the server's hello and ack are events (direction received); without
@@ -157,6 +158,17 @@ fi
   || kn_fail "sw: orders in the log: $(orders /live-sw)"
 grep -q 'msg="WebSocket message sent where keynode cannot hold it: watched only"' "$tmp/sw/watch.err" \
   && kn_ok "sw: the watch warned that it could not hold it" || kn_fail "sw: no warning: $(tail -3 "$tmp/sw/watch.err")"
+
+# frame: the native send of a fresh about:blank frame, borrowed in the same task
+# the hook is in every new document, a fresh about:blank frame's too
+watch_run frame ws-frame frame
+if ws_events frame ' | select(.websocket.held == true)' | jq -s -e 'length == 1 and
+    (.[0].websocket.fields | map({(.[0]): .[1]}) | add | .from == "frame")' >/dev/null \
+    && [ "$(orders /live)" = 1 ] && grep -q "^frame-sent-" "$tmp/frame/marks"; then
+  kn_ok "frame: an order sent with a fresh about:blank frame's send is held too (no throw, not on the server)"
+else
+  kn_fail "frame: $(ws_events frame '') orders: $(orders /live) marks: $(tr '\n' ' ' <"$tmp/frame/marks")"
+fi
 
 # received: off by default, on with --ws-received
 watch_run quiet ws-received received

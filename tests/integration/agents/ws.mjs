@@ -1,7 +1,8 @@
 // ws.mjs — the agent of websocket.sh on tests/sites/wsshop, a shop whose order is one WebSocket
 // message. MODE "order": checks the stock (a ping message), then orders two teas with a card; "worker":
 // orders through the page's dedicated worker (its own socket), orders on the page's socket, reconnects
-// and orders again; "received": checks the stock and waits for the server's answer; "sw": orders through the page's service worker. After each message
+// and orders again; "received": checks the stock and waits for the server's answer; "sw": orders through the page's service worker; "frame": orders with
+// the send of a fresh about:blank frame. After each message
 // it marks what the page's send did: "NAME-sent-B" (B: bufferedAmount right after send) or
 // "NAME-threw". Then "last".
 import { connect, mark, run, think, base, mode, say } from './lib.mjs';
@@ -39,6 +40,12 @@ run(async () => {
   await page.fill('#qty', '2');
   await page.fill('#card', '4111 1111 1111 1111');
   await think();
+  if (mode === 'frame') {
+    await page.click('#frame-order');
+    markSend('frame', await status(page, 'frame '));
+    await think(500);
+    return mark('last');
+  }
   if (mode === 'sw') {
     await page.click('#sw-order');
     markSend('sw', await status(page, 'sw '));

@@ -50,6 +50,19 @@ $('reconnect').addEventListener('click', async () => {
   navigator.serviceWorker.onmessage = (e) => { $('status').textContent = `sw ${e.data}`; };
   sw.postMessage({ action: 'place_order', item: $('item').value, qty: Number($('qty').value), from: 'sw' });
 });
+// a page that borrows the native send of a fresh about:blank frame, made and used in one task (a way a
+// page could try to go around a hook of its own window's WebSocket)
+$('frame-order').addEventListener('click', () => {
+  const f = document.createElement('iframe');
+  document.body.appendChild(f);
+  try {
+    f.contentWindow.WebSocket.prototype.send.call(ws, JSON.stringify({ action: 'place_order', item: $('item').value,
+      qty: Number($('qty').value), from: 'frame' }));
+    $('status').textContent = `frame sent place_order buffered ${ws.bufferedAmount}`;
+  } catch (e) {
+    $('status').textContent = `threw: ${e.name}`;
+  }
+});
 open();
 });
 let worker = null;
@@ -65,5 +78,18 @@ $('sw-order').addEventListener('click', async () => {
   const sw = reg.active || (await navigator.serviceWorker.ready).active;
   navigator.serviceWorker.onmessage = (e) => { $('status').textContent = `sw ${e.data}`; };
   sw.postMessage({ action: 'place_order', item: $('item').value, qty: Number($('qty').value), from: 'sw' });
+});
+// a page that borrows the native send of a fresh about:blank frame, made and used in one task (a way a
+// page could try to go around a hook of its own window's WebSocket)
+$('frame-order').addEventListener('click', () => {
+  const f = document.createElement('iframe');
+  document.body.appendChild(f);
+  try {
+    f.contentWindow.WebSocket.prototype.send.call(ws, JSON.stringify({ action: 'place_order', item: $('item').value,
+      qty: Number($('qty').value), from: 'frame' }));
+    $('status').textContent = `frame sent place_order buffered ${ws.bufferedAmount}`;
+  } catch (e) {
+    $('status').textContent = `threw: ${e.name}`;
+  }
 });
 open();
