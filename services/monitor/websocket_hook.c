@@ -6,10 +6,12 @@
  * find it by name), and wraps send. Each message on an open socket is reported through the binding as
  * {n, d, url, size, text | b64 | blob} (d: 1 when the message waits for an answer). Without websocket guard rules (defer 0) the real send follows at
  * once. With them the message waits in a queue until the monitor calls the release function
- * (release name, a random non-enumerable global) with (n, 1) to send it or (n, 0) to drop it; the
+ * (release name, a random non-enumerable global) with (key, n, 1) to send it or (key, n, 0) to drop it —
+ * key, random too, lives only in the hook's closure, so a page that finds the function cannot release a
+ * message the monitor holds; the
  * monitor answers in the order the messages came, so a socket's messages keep their order. Meanwhile
  * bufferedAmount counts the waiting bytes, as it would count bytes not yet on the wire; a dropped
- * message's bytes leave it as if they had gone. (0, 2) ends the waiting: the monitor is leaving, and
+ * message's bytes leave it as if they had gone. (key, 0, 2) ends the waiting: the monitor is leaving, and
  * nobody would answer; later messages are reported and sent at once. send on a socket that is not open keeps its native
  * behaviour (CONNECTING throws, CLOSING and CLOSED discard). */
 #include <stdio.h>
@@ -20,7 +22,7 @@
 
 static const char hook_js[] =
 	"(function(){\n"
-	"var G=typeof globalThis!=='undefined'?globalThis:self,B='%s',R='%s',DEFER=%d;\n"
+	"var G=typeof globalThis!=='undefined'?globalThis:self,B='%s',R='%s',K='%s',DEFER=%d;\n"
 	"var bind=G[B];\n"
 	"if(typeof bind!=='function'||typeof G.WebSocket!=='function'||Object.prototype.hasOwnProperty.call(G,R))return;\n"
 	"try{delete G[B];}catch(e){}\n"
@@ -44,7 +46,8 @@ static const char hook_js[] =
 	" pending.set(n,{ws:this,data:data,size:m.size});\n"
 	" waiting.set(this,(waiting.get(this)||0)+m.size);\n"
 	"}\n"
-	"Object.defineProperty(G,R,{value:function(n,ok){\n"
+	"Object.defineProperty(G,R,{value:function(k,n,ok){\n"
+	" if(k!==K)return;\n"
 	" if(ok===2){DEFER=0;return;}\n"
 	" var p=pending.get(n);if(!p)return;pending.delete(n);\n"
 	" waiting.set(p.ws,(waiting.get(p.ws)||0)-p.size);\n"
@@ -54,13 +57,14 @@ static const char hook_js[] =
 	"if(DEFER&&bd&&bd.get)Object.defineProperty(P,'bufferedAmount',{get:function(){return bd.get.call(this)+(waiting.get(this)||0);},configurable:true,enumerable:true});\n"
 	"})();\n";
 
-int kn_websocket_hook_source(char **out, const char *binding, const char *release, int defer)
+int kn_websocket_hook_source(char **out, const char *binding, const char *release, const char *key,
+                             int defer)
 {
-	size_t n = sizeof hook_js + strlen(binding) + strlen(release) + 8;
+	size_t n = sizeof hook_js + strlen(binding) + strlen(release) + strlen(key) + 8;
 	char *s = malloc(n);
 	*out = s;
 	if (!s)
 		return KN_ENOMEM;
-	snprintf(s, n, hook_js, binding, release, defer ? 1 : 0);
+	snprintf(s, n, hook_js, binding, release, key, defer ? 1 : 0);
 	return 0;
 }

@@ -38,7 +38,7 @@ struct expect {
 struct kn_websockets {
 	kn_websockets_opts o;
 	int guarded;
-	char binding[40], release[40];
+	char binding[40], release[40], key[40];
 	char *hook; /* the hook's source */
 	struct sock *socks;
 	size_t n_socks;
@@ -70,7 +70,8 @@ int kn_websockets_new(kn_websockets **out, const kn_websockets_opts *o)
 		w->guarded |= kn_guard_has(o->guards[i], 1);
 	kn_random_id(w->binding, sizeof w->binding, "kn_s_", 12);
 	kn_random_id(w->release, sizeof w->release, "kn_r_", 12);
-	return kn_websocket_hook_source(&w->hook, w->binding, w->release, w->guarded);
+	kn_random_id(w->key, sizeof w->key, "", 16);
+	return kn_websocket_hook_source(&w->hook, w->binding, w->release, w->key, w->guarded);
 }
 
 static void expect_clear(struct expect *e)
@@ -100,6 +101,11 @@ void kn_websockets_free(kn_websockets *w)
 	free(w->ctxs);
 	free(w->hook);
 	free(w);
+}
+
+const char *kn_websockets_binding_name(const kn_websockets *w)
+{
+	return w->binding;
 }
 
 int kn_websockets_guarded(const kn_websockets *w)
@@ -246,8 +252,8 @@ int kn_websocket_build(kn_request_store **store, kn_request *clear, kn_request *
 /* Tell the hook in context ctx of session to send (ok 1) or drop (0) message n. */
 static void answer(kn_websockets *w, kn_cdp *c, const char *session, json_int_t ctx, json_int_t n, int ok)
 {
-	char expr[96];
-	snprintf(expr, sizeof expr, "%s(%lld,%d)", w->release, (long long)n, ok);
+	char expr[160];
+	snprintf(expr, sizeof expr, "%s('%s',%lld,%d)", w->release, w->key, (long long)n, ok);
 	kn_cdp_send(c, session, "Runtime.evaluate", json_pack("{s:s, s:I}", "expression", expr, "contextId", ctx),
 	            NULL, NULL);
 }

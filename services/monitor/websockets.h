@@ -46,6 +46,8 @@ typedef struct kn_websockets_opts {
 int kn_websockets_new(kn_websockets **out, const kn_websockets_opts *o);
 /* After the CDP connection is closed. NULL is a no-op. */
 void kn_websockets_free(kn_websockets *w);
+/* The binding's name (random per kn_websockets; for tests). Borrowed. */
+const char *kn_websockets_binding_name(const kn_websockets *w);
 /* 1 when some websocket guard rule exists (sends wait for the monitor's decision). */
 int kn_websockets_guarded(const kn_websockets *w);
 /* Set up a page or iframe session before it runs: the binding and the hook for every document to
@@ -68,9 +70,10 @@ int kn_websockets_event(kn_websockets *w, kn_cdp *c, const char *session, const 
  * already waiting are still answered while the connection lasts. */
 void kn_websockets_release(kn_websockets *w, kn_cdp *c);
 
-/* The hook's source (websocket_hook.c) for binding and release names; defer 1 makes every send wait
- * for the release. *out is the caller's. */
-int kn_websocket_hook_source(char **out, const char *binding, const char *release, int defer);
+/* The hook's source (websocket_hook.c) for binding and release names and the release's key; defer 1
+ * makes every send wait for the release. *out is the caller's. */
+int kn_websocket_hook_source(char **out, const char *binding, const char *release, const char *key,
+                             int defer);
 
 /* Build a message: url, direction, the payload (text, or bytes) parsed as a request body is, *clear
  * as sent and *redacted with secrets replaced, their strings owned by *store
