@@ -510,12 +510,13 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 {
 	(void)c;
 	kn_monitor *m = ud;
+	/* a message the hook holds back is answered in every case, after the end too; a worker's Network
+	 * events, enabled for its WebSocket frames only, stop here (websockets.h) */
+	if (kn_websockets_event(m->websockets, m->cdp, session, method, params, m->end.phase == KN_RUN_ENDED))
+		return;
 	/* a paused request is answered in every case, after the end too (held ones stay held) */
 	if (kn_requests_event(m->requests, m->cdp, session, method, params, m->end.phase == KN_RUN_ENDED) &&
 	    strcmp(method, "Fetch.requestPaused") == 0)
-		return;
-	/* a message the hook holds back is answered in every case too */
-	if (kn_websockets_event(m->websockets, m->cdp, session, method, params, m->end.phase == KN_RUN_ENDED))
 		return;
 	/* the run's service workers, whose requests are decided at the browser session (requests.h) */
 	if (strcmp(method, "Target.attachedToTarget") == 0 || strcmp(method, "Target.targetCreated") == 0) {

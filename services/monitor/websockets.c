@@ -44,7 +44,12 @@ struct kn_websockets {
 	size_t n_socks;
 	struct expect exp[KN_WS_MAX_EXPECTED];
 	size_t n_exp;
-	char **workers; /* dedicated workers' sessions: their messages wait for the barrier */
+	/* workers' sessions, where Network is ours alone: a dedicated worker's messages wait for the
+	 * barrier, a service worker's are watched only */
+	struct worker {
+		char *session;
+		int sw;
+	} *workers;
 	size_t n_workers;
 	struct ctx *ctxs; /* with rules: the contexts to release when the monitor leaves */
 	size_t n_ctxs;
@@ -94,7 +99,7 @@ void kn_websockets_free(kn_websockets *w)
 	for (size_t i = 0; i < w->n_exp; i++)
 		expect_clear(&w->exp[i]);
 	for (size_t i = 0; i < w->n_workers; i++)
-		free(w->workers[i]);
+		free(w->workers[i].session);
 	free(w->workers);
 	for (size_t i = 0; i < w->n_ctxs; i++)
 		free(w->ctxs[i].session);
@@ -136,24 +141,26 @@ void kn_websockets_attach_page(kn_websockets *w, kn_cdp *c, const char *session,
 void kn_websockets_attach_worker(kn_websockets *w, kn_cdp *c, const char *session, int service_worker)
 {
 	network_enable(c, session);
-	if (service_worker)
-		return; /* watched only (websockets.h) */
-	char **grown = realloc(w->workers, (w->n_workers + 1) * sizeof *grown);
+	struct worker *grown = realloc(w->workers, (w->n_workers + 1) * sizeof *grown);
 	if (grown) {
 		w->workers = grown;
-		if ((grown[w->n_workers] = strdup(session)))
+		grown[w->n_workers].sw = service_worker;
+		if ((grown[w->n_workers].session = strdup(session)))
 			w->n_workers++;
 	}
+	if (service_worker)
+		return; /* watched only (websockets.h) */
 	kn_cdp_send(c, session, "Runtime.enable", NULL, NULL, NULL);
 	kn_cdp_send(c, session, "Runtime.addBinding", json_pack("{s:s}", "name", w->binding), NULL, NULL);
 	kn_cdp_send(c, session, "Runtime.evaluate", json_pack("{s:s}", "expression", w->hook), NULL, NULL);
 }
 
-static int is_worker(const kn_websockets *w, const char *session)
+/* 1 a dedicated worker's session, 2 a service worker's, 0 neither. */
+static int worker_kind(const kn_websockets *w, const char *session)
 {
 	for (size_t i = 0; session && i < w->n_workers; i++)
-		if (strcmp(w->workers[i], session) == 0)
-			return 1;
+		if (strcmp(w->workers[i].session, session) == 0)
+			return w->workers[i].sw ? 2 : 1;
 	return 0;
 }
 
@@ -174,8 +181,8 @@ void kn_websockets_detach(kn_websockets *w, const char *session)
 	if (!w || !session)
 		return;
 	for (size_t i = 0; i < w->n_workers; i++)
-		if (strcmp(w->workers[i], session) == 0) {
-			free(w->workers[i]);
+		if (strcmp(w->workers[i].session, session) == 0) {
+			free(w->workers[i].session);
 			w->workers[i] = w->workers[--w->n_workers];
 			break;
 		}
@@ -450,7 +457,7 @@ int kn_websockets_event(kn_websockets *w, kn_cdp *c, const char *session, const 
 		const char *name = kn_json_str(params, "name");
 		if (!name || strcmp(name, w->binding) != 0)
 			return 0;
-		struct pending *p = is_worker(w, session) && !ended && w->o.barrier ? calloc(1, sizeof *p) : NULL;
+		struct pending *p = worker_kind(w, session) == 1 && !ended && w->o.barrier ? calloc(1, sizeof *p) : NULL;
 		if (p && (p->session = strdup(session))) {
 			p->w = w;
 			p->params = json_incref(params);
@@ -463,7 +470,9 @@ int kn_websockets_event(kn_websockets *w, kn_cdp *c, const char *session, const 
 		return 1;
 	}
 	if (strncmp(method, "Network.webSocket", 17) != 0)
-		return 0;
+		/* a worker's other Network events are not the monitor's: its requests are seen where they
+		 * always were (requests.h), never twice */
+		return strncmp(method, "Network.", 8) == 0 && worker_kind(w, session) != 0;
 	const char *id = kn_json_str(params, "requestId");
 	if (strcmp(method, "Network.webSocketCreated") == 0) {
 		sock_add(w, session, id, kn_json_str(params, "url"));

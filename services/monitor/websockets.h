@@ -59,8 +59,9 @@ void kn_websockets_attach_page(kn_websockets *w, kn_cdp *c, const char *session,
 void kn_websockets_attach_worker(kn_websockets *w, kn_cdp *c, const char *session, int service_worker);
 /* A session went away. */
 void kn_websockets_detach(kn_websockets *w, const char *session);
-/* Feed an event of any session. 1 when it was the hook's binding call or a WebSocket network event
- * (taken), else 0. Every message the hook holds back is answered, also after the run ended (ended:
+/* Feed an event of any session. 1 when it was the hook's binding call, a WebSocket network event or
+ * another Network event of a worker session whose Network only this module enabled (taken: nobody
+ * else is to see it), else 0. Every message the hook holds back is answered, also after the run ended (ended:
  * nothing more is recorded; a message a rule matches stays held). */
 int kn_websockets_event(kn_websockets *w, kn_cdp *c, const char *session, const char *method,
                         json_t *params, int ended);

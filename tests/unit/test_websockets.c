@@ -3,7 +3,7 @@
  * report becomes one recorded message, held when a websocket rule matches and only then; malformed
  * reports are not recorded and never crash; a frame on the network that no hook let through is
  * recorded watched_only, once even when two sessions show it, and one the hook let through is not
- * recorded twice; received frames only when asked. No connection here (c NULL). */
+ * recorded twice; received frames only when asked; a worker's other Network events are swallowed. No connection here (c NULL). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -181,8 +181,16 @@ static void test_decide(void **state)
 	json_decref(f);
 	assert_int_equal(s.n, 7);
 	assert_int_equal(s.received, 0);
-	/* other events are not taken */
+	/* other events are not taken; a worker's Network events are (its Network is enabled for its frames
+	 * only: its requests are seen elsewhere, never twice), a page's are not */
 	assert_int_equal(kn_websockets_event(w, NULL, "S1", "Page.frameNavigated", NULL, 0), 0);
+	kn_websockets_attach_worker(w, NULL, "W1", 0);
+	kn_websockets_attach_worker(w, NULL, "SW3", 1);
+	assert_int_equal(kn_websockets_event(w, NULL, "W1", "Network.requestWillBeSent", NULL, 0), 1);
+	assert_int_equal(kn_websockets_event(w, NULL, "SW3", "Network.requestWillBeSent", NULL, 0), 1);
+	assert_int_equal(kn_websockets_event(w, NULL, "S1", "Network.requestWillBeSent", NULL, 0), 0);
+	kn_websockets_detach(w, "W1");
+	assert_int_equal(kn_websockets_event(w, NULL, "W1", "Network.requestWillBeSent", NULL, 0), 0);
 	kn_websockets_free(w);
 
 	struct seen r = {0};
