@@ -4,7 +4,8 @@
  * with runImmediately; a dedicated worker: Runtime.evaluate before Runtime.runIfWaitingForDebugger),
  * takes the binding the monitor added (and removes it from the global object, so page scripts do not
  * find it by name), and wraps send. Each message on an open socket is reported through the binding as
- * {n, d, url, size, text | b64 | blob} (d: 1 when the message waits for an answer). Without websocket guard rules (defer 0) the real send follows at
+ * {n, d, url, size, text | b64 | blob, cut} (d: 1 when the message waits for an answer; a message past
+ * 1 MiB is reported from its start, cut: true, so no report outgrows a CDP message). Without websocket guard rules (defer 0) the real send follows at
  * once. With them the message waits in a queue until the monitor calls the release function
  * (release name, a random non-enumerable global) with (key, n, 1) to send it or (key, n, 0) to drop it —
  * key, random too, lives only in the hook's closure, so a page that finds the function cannot release a
@@ -31,12 +32,15 @@ static const char hook_js[] =
 	"var bd=Object.getOwnPropertyDescriptor(P,'bufferedAmount');\n"
 	"var pending=new Map(),waiting=new WeakMap(),next=0;\n"
 	"function b64(u8){var s='',i;for(i=0;i<u8.length;i+=32768)s+=String.fromCharCode.apply(null,u8.subarray(i,i+32768));return btoa(s);}\n"
+	"var CAP=1048576;\n"
 	"function describe(d){\n"
-	" if(typeof d==='string')return{text:d,size:new TextEncoder().encode(d).length};\n"
-	" if(d instanceof ArrayBuffer)return{b64:b64(new Uint8Array(d)),size:d.byteLength};\n"
-	" if(ArrayBuffer.isView(d))return{b64:b64(new Uint8Array(d.buffer,d.byteOffset,d.byteLength)),size:d.byteLength};\n"
+	" var u8;\n"
+	" if(typeof d==='string')return{text:d.length>CAP?d.slice(0,CAP):d,cut:d.length>CAP,size:new TextEncoder().encode(d).length};\n"
+	" if(d instanceof ArrayBuffer)u8=new Uint8Array(d);\n"
+	" else if(ArrayBuffer.isView(d))u8=new Uint8Array(d.buffer,d.byteOffset,d.byteLength);\n"
+	" if(u8)return{b64:b64(u8.subarray(0,CAP)),cut:u8.length>CAP,size:u8.length};\n"
 	" if(typeof Blob==='function'&&d instanceof Blob)return{blob:true,size:d.size};\n"
-	" var t=String(d);return{text:t,size:new TextEncoder().encode(t).length};\n"
+	" var t=String(d);return{text:t.slice(0,CAP),cut:t.length>CAP,size:new TextEncoder().encode(t).length};\n"
 	"}\n"
 	"function send(data){\n"
 	" if(!st||!ud||st.get.call(this)!==1)return real.call(this,data);\n"

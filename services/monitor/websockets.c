@@ -30,7 +30,8 @@ struct ctx {
 };
 
 /* A frame the hook let through, to be seen once on the network: its session and payload as the
- * network shows it (text, or base64 bytes; NULL: a Blob, any binary frame). */
+ * network shows it (text, or base64 bytes; NULL: not known — a Blob, a message reported cut —, any
+ * frame of the session). */
 struct expect {
 	char *session, *payload;
 };
@@ -217,11 +218,11 @@ static void expect(kn_websockets *w, const char *session, const char *payload)
 }
 
 /* 1 when a frame of session with payload (binary: base64) was expected; the expectation is spent. */
-static int expected(kn_websockets *w, const char *session, const char *payload, int binary)
+static int expected(kn_websockets *w, const char *session, const char *payload)
 {
 	for (size_t i = 0; i < w->n_exp; i++) {
 		struct expect *e = &w->exp[i];
-		if (!same(e->session, session) || !(same(e->payload, payload) || (binary && !e->payload)))
+		if (!same(e->session, session) || (e->payload && strcmp(e->payload, payload) != 0))
 			continue;
 		expect_clear(e);
 		memmove(e, e + 1, (w->n_exp - i - 1) * sizeof *e);
@@ -275,7 +276,8 @@ static void take_binding(kn_websockets *w, kn_cdp *c, const char *session, json_
 	const char *url = kn_json_str(m, "url"), *text = kn_json_str(m, "text"), *b64 = kn_json_str(m, "b64");
 	unsigned char *bytes = NULL;
 	size_t len = 0;
-	int blob = json_is_true(json_object_get(m, "blob")), ok = 1;
+	/* a Blob's bytes, or what a report past 1 MiB left out, are not known: any frame of the session will do */
+	int unknown = json_is_true(json_object_get(m, "blob")) || json_is_true(json_object_get(m, "cut")), ok = 1;
 	if (b64 && kn_base64_decode(&bytes, &len, b64, strlen(b64)) != 0)
 		bytes = NULL, len = 0;
 	if (text)
@@ -294,7 +296,7 @@ static void take_binding(kn_websockets *w, kn_cdp *c, const char *session, json_
 	if (json_integer_value(json_object_get(m, "d")) == 1 && json_is_integer(n) && json_is_integer(ctx))
 		answer(w, c, session, json_integer_value(ctx), json_integer_value(n), ok);
 	if (ok)
-		expect(w, session, text ? text : blob ? NULL : b64);
+		expect(w, session, unknown ? NULL : text ? text : b64);
 	if (rc) {
 		char q[200];
 		kn_log_msg("warn", "monitor", "unreadable WebSocket message report: sent unmatched", "payload=\"%s\"",
@@ -367,7 +369,7 @@ static void take_frame(kn_websockets *w, const char *session, json_t *params, in
 	const char *data = kn_json_str(resp, "payloadData");
 	if ((op != 1 && op != 2) || !data)
 		return; /* control frames carry no message */
-	if (sent && expected(w, session, data, op == 2))
+	if (sent && expected(w, session, data))
 		return;
 	if (ended || (!sent && !w->o.received))
 		return;

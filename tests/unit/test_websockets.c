@@ -156,6 +156,19 @@ static void test_decide(void **state)
 	json_decref(f);
 	assert_int_equal(s.n, 6);
 	assert_int_equal(s.watched, 0);
+	/* a message reported cut (past 1 MiB): its whole frame is expected all the same */
+	json_t *cut = json_pack("{s:s, s:s, s:i}", "name", name, "payload",
+	                        "{\"n\":8,\"d\":1,\"url\":\"ws://h/live\",\"size\":9,\"text\":\"abcd\",\"cut\":true}",
+	                        "executionContextId", 3);
+	assert_int_equal(kn_websockets_event(w, NULL, "S1", "Runtime.bindingCalled", cut, 0), 1);
+	json_decref(cut);
+	assert_int_equal(s.n, 7);
+	f = json_pack("{s:s, s:f, s:{s:i, s:s}}", "requestId", "R1", "timestamp", 1.5, "response", "opcode", 1,
+	              "payloadData", "abcdefghi");
+	assert_int_equal(kn_websockets_event(w, NULL, "S1", "Network.webSocketFrameSent", f, 0), 1);
+	json_decref(f);
+	assert_int_equal(s.n, 7);
+	assert_int_equal(s.watched, 0);
 	/* a frame nobody let through (a service worker's): watched only, not held, once over two sessions */
 	json_t *c = json_pack("{s:s, s:s}", "requestId", "R9", "url", "ws://h/live-sw");
 	assert_int_equal(kn_websockets_event(w, NULL, "SW", "Network.webSocketCreated", c, 0), 1);
@@ -166,7 +179,7 @@ static void test_decide(void **state)
 		assert_int_equal(kn_websockets_event(w, NULL, i ? "SW2" : "SW", "Network.webSocketFrameSent", f, 0), 1);
 		json_decref(f);
 	}
-	assert_int_equal(s.n, 7);
+	assert_int_equal(s.n, 8);
 	assert_int_equal(s.watched, 1);
 	assert_int_equal(s.held, 1);
 	assert_string_equal(s.url, "ws://h/live-sw"); /* SW's, where the socket was created */
@@ -179,7 +192,7 @@ static void test_decide(void **state)
 	              "payloadData", "{\"type\":\"ack\"}");
 	assert_int_equal(kn_websockets_event(w, NULL, "S1", "Network.webSocketFrameReceived", f, 0), 1);
 	json_decref(f);
-	assert_int_equal(s.n, 7);
+	assert_int_equal(s.n, 8);
 	assert_int_equal(s.received, 0);
 	/* other events are not taken; a worker's Network events are (its Network is enabled for its frames
 	 * only: its requests are seen elsewhere, never twice), a page's are not */
