@@ -14,7 +14,7 @@
 #   sw        a service worker's order: seen on the network only, recorded once as watched_only, not
 #             held, and the watch warns (services/monitor/README.md: what cannot be held)
 #   received  with --ws-received the server's hello and ack are events (direction received); without
-#             it, none is
+#             it, none is; `keynode run --ws-received` records them too
 # The card number is written redacted in every trajectory.
 #
 #   tests/integration/websocket.sh KEYNODE_BIN REPO_DIR
@@ -183,5 +183,16 @@ else
 fi
 jq -e '.key_nodes[0].score == 1 and .key_nodes[0].reached_at_step == 2' "$tmp/loud/result.json" >/dev/null && kn_ok "received: the ping key node reached at its click (step 2), not at an answer" \
   || kn_fail "received: $(jq -c '.key_nodes' "$tmp/loud/result.json")"
+
+# keynode run --ws-received: the option reaches the attempt's monitor
+"$kn" run --tasks "$tmp/tasks.yaml" --task ws-received --agent "node $here/agents/ws-run.mjs" --out "$tmp/run" \
+  --timeout 60 --quiet --ws-received >"$tmp/run.out" 2>"$tmp/run.err" || kn_fail "run: exit $?: $(tail -3 "$tmp/run.err")"
+traj=$(find "$tmp/run" -name trajectory.jsonl | head -1)
+if [ -n "$traj" ] && jq -s -e '[.[] | select(.type == "websocket" and .websocket.direction == "received")
+    | .websocket.fields | map({(.[0]): .[1]}) | add | .type] | index("ack")' "$traj" >/dev/null; then
+  kn_ok "run: keynode run --ws-received records received messages"
+else
+  kn_fail "run: $(jq -c 'select(.type == "websocket")' "$traj" 2>&1 | head -3) $(tail -3 "$tmp/run.err")"
+fi
 
 kn_finish
