@@ -195,4 +195,19 @@ else
   kn_fail "run: $(jq -c 'select(.type == "websocket")' "$traj" 2>&1 | head -3) $(tail -3 "$tmp/run.err")"
 fi
 
+# every websocket event written is valid against schemas/trajectory.schema.json
+mkdir -p "$tmp/sv"
+i=0
+for run in free held worker sw loud; do
+  while IFS= read -r line; do
+    i=$((i + 1))
+    printf '%s\n' "$line" >"$tmp/sv/$i.json"
+  done < <(ws_events "$run" '')
+done
+if [ "$i" -gt 0 ] && node "$here/schema-validate.mjs" "$repo" trajectory "$tmp"/sv/*.json >"$tmp/sv.log" 2>&1; then
+  kn_ok "schema: the $i websocket events written are valid trajectory lines"
+else
+  kn_fail "schema: $(grep -v '^ok' "$tmp/sv.log" | head -3)"
+fi
+
 kn_finish
