@@ -117,7 +117,9 @@ fi
 pings=$(grep 'msg="websocket message" path="/live"' "$tmp/sites.log" | grep -c 'ping')
 [ "$pings" = 4 ] && kn_ok "held: the pings around the held order arrived (the socket was not broken)" \
   || kn_fail "held: pings in the server's log: $pings"
-grep -q 'msg="WebSocket message held"' "$tmp/held/watch.err" && kn_ok "held: the watch logged the hold" \
+grep -q 'msg="WebSocket message held"' "$tmp/held/watch.err" \
+  && grep -q 'websocket ws://.*/live sent [0-9]* bytes \[held by keynode\]' "$tmp/held/watch.err" \
+  && kn_ok "held: the watch logged the hold (a log line and its progress line)" \
   || kn_fail "held: no hold in the watch's log: $(tail -3 "$tmp/held/watch.err")"
 
 # end: end_on_guard on ends the run at the held order
@@ -157,7 +159,9 @@ fi
 [ "$(orders /live-sw)" = 1 ] && kn_ok "sw: it reached the server (what cannot be held is not)" \
   || kn_fail "sw: orders in the log: $(orders /live-sw)"
 grep -q 'msg="WebSocket message sent where keynode cannot hold it: watched only"' "$tmp/sw/watch.err" \
-  && kn_ok "sw: the watch warned that it could not hold it" || kn_fail "sw: no warning: $(tail -3 "$tmp/sw/watch.err")"
+  && grep -q 'websocket ws://.*/live-sw sent [0-9]* bytes \[watched only: keynode could not hold it\]' "$tmp/sw/watch.err" \
+  && kn_ok "sw: the watch warned that it could not hold it (a warning and its progress line)" \
+  || kn_fail "sw: no warning: $(tail -3 "$tmp/sw/watch.err")"
 
 # frame: the native send of a fresh about:blank frame, borrowed in the same task
 # the hook is in every new document, a fresh about:blank frame's too
