@@ -111,6 +111,19 @@ const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req)
 	return NULL;
 }
 
+int kn_guard_holds_gets(const kn_guard *g)
+{
+	for (size_t i = 0; g && i < g->n; i++) {
+		const kn_request_spec *s = g->rules[i].spec;
+		if (s && s->websocket) /* holds WebSocket messages, no request */
+			continue;
+		const char *m = s ? s->method : NULL;
+		if (!m || strcmp(m, "GET") == 0)
+			return 1;
+	}
+	return 0;
+}
+
 int kn_guard_ends(const kn_guard *g)
 {
 	return !g || g->end_on_guard != 0;

@@ -164,9 +164,16 @@ static int spec_from_json(kn_request_spec **out, const json_t *j, int websocket,
 			}
 		} else if (strcmp(k, fields) == 0) {
 			rc = kn_err_set(err, KN_EINVAL, "%s: expected an object of field matchers", fields);
+		} else if (strcmp(k, "match_all") == 0) {
+			/* keynode.yaml's rules arrive with their scalars as text (config_guard.c) */
+			const char *t = json_string_value(v);
+			s->match_all = json_is_true(v) || (t && strcmp(t, "true") == 0);
+			if (!json_is_boolean(v) && !(t && (strcmp(t, "true") == 0 || strcmp(t, "false") == 0)))
+				rc = kn_err_set(err, KN_EINVAL, "match_all: expected true or false");
 		} else {
 			rc = kn_err_set(err, KN_EINVAL, "%s: unknown member (expected %s)", k,
-			                websocket ? "url or message" : "method, url or body");
+			                websocket ? "url, message or match_all"
+			                          : "method, url, body or match_all");
 		}
 		if (rc)
 			break;
@@ -206,7 +213,8 @@ json_t *kn_request_spec_to_json(const kn_request_spec *s)
 	json_t *o = json_object(), *body = s->n_fields ? json_object() : NULL;
 	int bad = !o || (s->n_fields && !body) ||
 	          (s->method && json_object_set_new(o, "method", json_string(s->method))) ||
-	          (s->url && json_object_set_new(o, "url", matcher_json(s->url, 1)));
+	          (s->url && json_object_set_new(o, "url", matcher_json(s->url, 1))) ||
+	          (s->match_all && json_object_set_new(o, "match_all", json_true()));
 	for (size_t i = 0; !bad && i < s->n_fields; i++)
 		bad = json_object_set_new(body, s->fields[i].key, matcher_json(&s->fields[i], 0));
 	if (!bad && body)

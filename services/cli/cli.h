@@ -46,6 +46,7 @@ int kn_cmd_serve(int argc, char **argv);
 int kn_cmd_run(int argc, char **argv);
 int kn_cmd_compare(int argc, char **argv);     /* cmd_compare.c */
 int kn_cmd_leaderboard(int argc, char **argv); /* cmd_leaderboard.c */
+int kn_cmd_judge_audit(int argc, char **argv); /* cmd_judge_audit.c */
 
 /* Print "keynode CMD: message" to stderr and return KN_EXIT_USAGE. */
 int kn_cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "keynode/match_one.h"
 
 static const char help[] =
 	"usage: keynode match --target url|element_value|answer --matcher exact|include|semantic|regex\n"
@@ -64,61 +65,35 @@ int kn_cmd_match(int argc, char **argv)
 	if (optind < argc)
 		return kn_cli_usage_error("match", "unexpected argument '%s'", argv[optind]);
 
-	kn_keynode kn = {0};
-	kn_event ev = {0};
-	ev.trusted = -1;
-	if (strcmp(target, "url") == 0) {
-		kn.target = KN_TARGET_URL;
-		/* an event on the page (not a navigation to it), so webcanvas mode sees it too */
-		ev.type = KN_EV_SCROLL;
-		ev.url = value;
-	} else if (strcmp(target, "element_value") == 0) {
-		kn.target = KN_TARGET_ELEMENT_VALUE;
-		ev.type = KN_EV_TYPE;
-		ev.value = value;
-	} else if (strcmp(target, "answer") == 0) {
-		kn.target = KN_TARGET_ANSWER;
-		ev.type = KN_EV_ANSWER;
-		ev.text = value;
-	} else {
+	kn_match_input in = {.expect = expect, .key = key, .value = value};
+	if (strcmp(target, "url") == 0)
+		in.target = KN_TARGET_URL;
+	else if (strcmp(target, "element_value") == 0)
+		in.target = KN_TARGET_ELEMENT_VALUE;
+	else if (strcmp(target, "answer") == 0)
+		in.target = KN_TARGET_ANSWER;
+	else
 		return kn_cli_usage_error("match", "--target must be url, element_value or answer");
-	}
-	if (key && kn.target != KN_TARGET_URL)
+	if (key && in.target != KN_TARGET_URL)
 		return kn_cli_usage_error("match", "--key applies to --target url only");
 	int m = kn_matcher_from_name(matcher, strlen(matcher));
 	if (m < 0 || m >= KN_MATCH_MUST_INCLUDE) /* the functional matchers take lists: not here */
 		return kn_cli_usage_error("match", "--matcher must be exact, include, semantic or regex");
-	kn.matcher = (kn_matcher)m;
+	in.matcher = (kn_matcher)m;
 	if (kn_cli_semantic_open(&so, "match", &eo) != KN_EXIT_OK)
 		return KN_EXIT_USAGE;
 
 	int rc = KN_EXIT_USAGE;
 	kn_err err = {0};
-	kn_eval *eval = NULL;
-	kn.id = strdup("k1");
-	kn.expect = strdup(expect);
-	kn.key = key && *key ? strdup(key) : NULL;
-	if (!kn.id || !kn.expect || (key && *key && !kn.key)) {
-		fprintf(stderr, "keynode match: out of memory\n");
-		goto out;
+	kn_match_result res;
+	if (kn_match_one(&res, &in, &eo, &err) != 0) {
+		/* a bad --expect is the reference's fault, a failed judgement the judge's: both exit 2 */
+		fprintf(stderr, "keynode match: %s%s\n", res.judge_failed || err.code == KN_ENOMEM ? "" : "--",
+		        err.msg[0] ? err.msg : "out of memory");
+	} else {
+		printf("{\"score\": %.2f, \"match\": %s}\n", res.score, res.match ? "true" : "false");
+		rc = res.match ? KN_EXIT_OK : KN_EXIT_FAIL;
 	}
-	if (kn_keynode_prepare(&kn, &err) != 0) {
-		fprintf(stderr, "keynode match: --expect: %s\n", err.msg);
-		goto out;
-	}
-	char task_id[] = "match";
-	kn_task task = {.id = task_id, .keynodes = &kn, .n_keynodes = 1};
-	if (kn_eval_new(&eval, &task, &eo) != 0 || kn_eval_feed(eval, &ev, &err) < 0) {
-		fprintf(stderr, "keynode match: %s\n", err.msg[0] ? err.msg : "out of memory");
-		goto out;
-	}
-	double score = kn_eval_node(eval, 0)->score;
-	int ok = score >= 1.0 || (eo.mode == KN_MODE_WEBCANVAS && score > 0);
-	printf("{\"score\": %.2f, \"match\": %s}\n", score, ok ? "true" : "false");
-	rc = ok ? KN_EXIT_OK : KN_EXIT_FAIL;
-out:
-	kn_eval_free(eval);
-	kn_keynode_clear(&kn);
 	kn_cli_semantic_close(&so);
 	return rc;
 }

@@ -246,6 +246,7 @@ int kn_cmd_replay(int argc, char **argv)
 	kn_redact redact; /* keynode.yaml guard: and redact: */
 	kn_config_redact_rules(&redact, cfg);
 	ro.guard = cfg ? cfg->guard : NULL;
+	ro.canary_timeout_ms = cfg ? cfg->canary_timeout_ms : 0;
 	ro.redact = &redact;
 	kn_cli_replay_waits(&ro, cfg); /* keynode.yaml replay: (replay_waits.c) */
 	kn_taskset *set = NULL;

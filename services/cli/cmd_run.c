@@ -327,6 +327,7 @@ static int load(struct run_cli *a, kn_err *err)
 	kn_cli_blocked_rules(&r->blocked, a->cfg);
 	kn_config_redact_rules(&r->redact, a->cfg);
 	r->guard = a->cfg ? a->cfg->guard : NULL;
+	r->canary_timeout_ms = a->cfg ? a->cfg->canary_timeout_ms : 0;
 	if (!a->region_opt && a->cfg && a->cfg->region) /* --region, then KEYNODE_REGION, then keynode.yaml */
 		a->region = a->region && *a->region ? a->region : a->cfg->region;
 	if ((r->taskset || a->snapshot) && !a->server)

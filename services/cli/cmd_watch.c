@@ -192,6 +192,11 @@ static int finish(struct watch *w, const char *out, const char *run_id, kn_cli_s
 	if (gone) {
 		fprintf(stderr, "keynode watch: browser disconnected\n");
 		rc = KN_EXIT_USAGE;
+	} else if (kn_monitor_end_cause(w->mon, &why) && why == KN_END_GUARD_INACTIVE) {
+		/* the guard did not prove itself: never "ready", so no agent should act (monitor README) */
+		fprintf(stderr, "keynode watch: guard not active: %s; do not start the agent\n",
+		        kn_monitor_end_detail(w->mon) ? kn_monitor_end_detail(w->mon) : "the canary was not held");
+		rc = KN_EXIT_USAGE;
 	} else if (unreachable) {
 		fprintf(stderr, "keynode watch: site unreachable: %s at %s\n",
 		        json_string_value(json_object_get(unreachable, "error")),
@@ -279,6 +284,7 @@ int kn_cmd_watch(int argc, char **argv)
 	kn_redact redact; /* --config: keynode.yaml guard: and redact: */
 	kn_config_redact_rules(&redact, so.config);
 	mo.guard = so.config ? so.config->guard : NULL;
+	mo.canary_timeout_ms = so.config ? so.config->canary_timeout_ms : 0;
 	mo.redact = &redact;
 	/* after --config: its sites: resolve WebArena placeholders */
 	int r = kn_cli_load_tasks(&set, tasks, so.config, "watch", &err);

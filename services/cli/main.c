@@ -18,6 +18,7 @@ static const char usage[] =
 	"commands:\n"
 	"  validate TASKFILE...   check task files (native YAML or Mind2Web-Live JSON)\n"
 	"  match                  apply one matcher to one value\n"
+	"  judge-audit            measure semantic judges against labelled judgements (kappa, error rates)\n"
 	"  import                 map WebArena task configs to keynode tasks; report what cannot map\n"
 	"  score                  score recorded runs (JSONL trajectories) against a task set\n"
 "  watch                  score an agent live in a running browser (CDP)\n"
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
 		rc = kn_cmd_leaderboard(argc - 1, argv + 1);
 	else if (strcmp(cmd, "trace") == 0)
 		rc = kn_cmd_trace(argc - 1, argv + 1);
+	else if (strcmp(cmd, "judge-audit") == 0)
+		rc = kn_cmd_judge_audit(argc - 1, argv + 1);
 	else {
 		fprintf(stderr, "keynode: unknown command '%s'\n\n%s", cmd, usage);
 		rc = KN_EXIT_USAGE;

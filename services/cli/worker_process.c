@@ -73,6 +73,7 @@ int kn_worker_config_apply(kn_worker_config *wc, kn_worker_opts *wo, kn_worker_a
 	wo->validate.replay.blocked = &wc->blocked;
 	kn_config_redact_rules(&wc->redact, cfg); /* keynode.yaml guard: and redact: */
 	wo->validate.replay.guard = cfg->guard;
+	wo->validate.replay.canary_timeout_ms = cfg->canary_timeout_ms;
 	wo->validate.replay.redact = &wc->redact;
 	/* keynode.yaml `replay:` waits; --element-timeout and --settle-timeout win */
 	int element_ms = wo->validate.replay.element_timeout_ms, settle_ms = wo->validate.replay.wait.settle_ms;

@@ -567,10 +567,12 @@ static int load_root(loader *l, kn_config *c, const node *root)
 	static const char *const names[] = { "database", "http", "browsers", "semantic",
 		                             "verdict_cache", "alerts", "schedules", "health", "sites",
 		                             "blocked", "agents", "trace", "replay", "region", "guard",
-		                             "end_on_guard", "redact", "retention" };
-	const node *v[18], *w[2];
+		                             "end_on_guard", "redact", "retention", "canary" };
+	const node *v[19], *w[2];
 	int rc;
-	if ((rc = fields_of(l, root, "", names, 18, v)) != 0)
+	if ((rc = fields_of(l, root, "", names, 19, v)) != 0)
+		return rc;
+	if (v[18] && (rc = kn_config_load_canary(l, c, v[18])) != 0)
 		return rc;
 	if (v[17] && (rc = kn_config_load_retention(l, c, v[17])) != 0)
 		return rc;

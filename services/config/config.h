@@ -139,6 +139,9 @@ typedef struct kn_config {
 	/* `guard:` and `end_on_guard:` (config_guard.c; keynode/guard.h): the rules every live run holds
 	 * requests by, beside its task's and task set's; NULL: none given */
 	struct kn_guard *guard;
+	/* `canary: { timeout_ms }` (config_guard.c): how long the guard's canary may take before a
+	 * guarded run starts (services/monitor/canary.h), 100..60000; 0: not set (5000) */
+	int canary_timeout_ms;
 	/* `redact:` (keynode/redact.h): extra secret names; enabled 1 by default */
 	struct kn_config_redact {
 		int enabled;

@@ -5,12 +5,14 @@
  *     - { method: POST, url: { include: "/api/orders" } }
  *     - { method: POST, url: { include: "/wp-comments-post.php" }, respond: { status: 403 } }
  *   end_on_guard: true          # a held request ends the run (default true)
+ *   canary: { timeout_ms: 5000 } # a guarded run's canary must be held this fast (100..60000)
  *   redact:
  *     enabled: true             # false: write secrets in clear (never on a shared machine)
  *     fields: [nonce]           # extra field / query parameter name words
  *     headers: [x-session]      # extra header names
- * A rule goes through the same JSON form as Mind2Web-Live's request_match (kn_guard_add_json);
- * its errors carry the rule's line and column. */
+ * A rule goes through the same JSON form as Mind2Web-Live's request_match (kn_guard_add_json)
+ * and the loaders' one check (rule_check.h: empty, match-all, never applies); its errors carry
+ * the rule's line and column. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,7 @@
 #include "config_internal.h"
 #include "keynode/guard.h"
 #include "keynode/redact.h"
+#include "keynode/rule_check.h"
 
 /* A node as JSON, scalars as strings. NULL when out of memory. */
 static json_t *to_json(const node *n)
@@ -63,8 +66,27 @@ int kn_config_load_guard(loader *l, kn_config *c, const node *s)
 		if (rc)
 			return kn_config_fail(l, rc, r->line, r->col, "guard[%zu]: %s", i,
 			                      j ? e.msg : "out of memory");
+		char why[300];
+		if ((rc = kn_rule_check(c->guard->rules[c->guard->n - 1].spec, "guard rule", why, sizeof why)) != 0)
+			return kn_config_fail(l, rc, r->line, r->col, "guard[%zu]: %s", i, why);
 		c->guard->rules[c->guard->n - 1].line = r->line;
 		c->guard->rules[c->guard->n - 1].column = r->col;
+	}
+	return 0;
+}
+
+int kn_config_load_canary(loader *l, kn_config *c, const node *m)
+{
+	static const char *const names[] = { "timeout_ms" };
+	const node *v[1];
+	long x;
+	int rc;
+	if ((rc = kn_config_fields(l, m, "canary", names, 1, v)) != 0)
+		return rc;
+	if (v[0] && !kn_config_is_null(v[0])) {
+		if ((rc = kn_config_get_long(l, v[0], "canary.timeout_ms", 100, 60000, &x)) != 0)
+			return rc;
+		c->canary_timeout_ms = (int)x;
 	}
 	return 0;
 }

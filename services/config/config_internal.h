@@ -40,6 +40,8 @@ int kn_config_load_retention(loader *l, kn_config *c, const node *m);
 /* guard: [rules], end_on_guard: bool, redact: {enabled, fields, headers} (config_guard.c). */
 int kn_config_load_guard(loader *l, kn_config *c, const node *s);
 int kn_config_load_end_on_guard(loader *l, kn_config *c, const node *n);
+/* `canary: { timeout_ms }` (config_guard.c): the bound of the guard's canary. */
+int kn_config_load_canary(loader *l, kn_config *c, const node *m);
 int kn_config_load_redact(loader *l, kn_config *c, const node *m);
 /* A list of non-empty strings into *v (n items). */
 /* http.tokens (config_tokens.c). */

@@ -10,6 +10,7 @@ static const char *const names[] = {
 	[KN_END_STEPS] = "steps",             [KN_END_STEP_LIMIT] = "step limit",
 	[KN_END_IDLE] = "idle",               [KN_END_BROWSER_GONE] = "browser disconnected",
 	[KN_END_UNREACHABLE] = "unreachable", [KN_END_GUARD] = "guard",
+	[KN_END_GUARD_INACTIVE] = "guard not active",
 };
 
 const char *kn_end_name(kn_end e)

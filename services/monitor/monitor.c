@@ -205,11 +205,20 @@ static void history_reply(void *ud, kn_cdp *c, json_t *result, const char *error
 	free(ph);
 }
 
-/* Tell the owner once the monitor is ready (monitor.h on_ready). */
-static void check_ready(kn_monitor *m)
+/* Tell the owner once the monitor is ready (monitor.h on_ready): every tab attached, and with guard
+ * rules the canary held (monitor_canary.c). */
+void kn_monitor_check_ready(kn_monitor *m)
 {
 	if (m->ready || !m->autoattach_done || m->setup_pending > 0)
 		return;
+	if (m->canary && !m->canary_held) { /* the guard proves itself first (canary.h) */
+		if (!kn_canary_done(m->canary) && m->cdp && !m->canary_started) {
+			m->canary_started = 1;
+			if (kn_canary_start(m->canary, m->cdp) != 0)
+				kn_monitor_canary_done(m, 0, "the canary's tab could not be opened");
+		}
+		return;
+	}
 	m->ready = 1;
 	if (m->o.on_ready)
 		m->o.on_ready(m->o.ud, m);
@@ -221,7 +230,7 @@ static void setup_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
 	(void)c, (void)result, (void)error;
 	kn_monitor *m = ud;
 	m->setup_pending--;
-	check_ready(m);
+	kn_monitor_check_ready(m);
 }
 
 static void autoattach_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
@@ -232,7 +241,7 @@ static void autoattach_reply(void *ud, kn_cdp *c, json_t *result, const char *er
 	if (error)
 		kn_log_msg("warn", "monitor", "auto-attach failed", "error=\"%s\"", kn_log_quote(q, sizeof q, error));
 	m->autoattach_done = 1;
-	check_ready(m);
+	kn_monitor_check_ready(m);
 }
 
 static void attach_page(kn_monitor *m, const char *session, json_t *info)
@@ -244,6 +253,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	}
 	t->session = strdup(session);
 	t->target_id = strdup(kn_json_str(info, "targetId") ? kn_json_str(info, "targetId") : "");
+	kn_requests_frame(m->requests, t->target_id); /* its requests as it closes pause at the browser */
 	snprintf(t->id, sizeof t->id, "T%d", ++m->next_tab);
 	kn_random_id(t->world, sizeof t->world, "kn_w_", 12);
 	kn_random_id(t->binding, sizeof t->binding, "kn_b_", 12);
@@ -506,6 +516,23 @@ static void restart_worker(kn_monitor *m, json_t *info)
 	kn_cdp_send(m->cdp, NULL, "Target.closeTarget", json_pack("{s:s}", "targetId", id), NULL, NULL);
 }
 
+void kn_monitor_attach_page(kn_monitor *m, const char *sid, json_t *info)
+{
+	if (m->end.phase == KN_RUN_ENDED || !m->cdp) {
+		if (m->cdp) { /* as on_event's end: nothing may stay paused for us */
+			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+			kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
+		}
+	} else if (kn_page_checks_running(m->checks)) {
+		kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+	} else if (!own_context(m, info)) {
+		kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
+	} else {
+		attach_page(m, sid, info);
+	}
+}
+
 static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
 {
 	(void)c;
@@ -550,6 +577,8 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		json_t *info = json_object_get(params, "targetInfo");
 		const char *sid = kn_json_str(params, "sessionId"), *type = kn_json_str(info, "type");
 		if (!sid)
+			return;
+		if (kn_canary_claim(m->canary, m->cdp, sid, info)) /* the guard's canary: never a tab */
 			return;
 		const char *ts = kn_frames_tab_of(m->frames, session);
 		struct tab *owner = tab_by_session(m, ts ? ts : session);
@@ -694,6 +723,7 @@ static void on_close(void *ud, kn_cdp *c, const char *reason)
 	(void)c;
 	kn_monitor *m = ud;
 	m->cdp = NULL;
+	kn_canary_abandon(m->canary, NULL);
 	kn_page_checks_disconnect(m->checks);
 	kn_page_checks_disconnect(m->buy_read);
 	if (m->end.phase == KN_RUN_ENDED)
@@ -736,6 +766,7 @@ void kn_monitor_end(kn_monitor *m, kn_end why)
 	if (m->end.phase == KN_RUN_VERDICTS)
 		why = m->end.why; /* the wait is over: the reason it began with stands */
 	kn_run_end_set(&m->end, KN_RUN_ENDED, why);
+	kn_canary_abandon(m->canary, m->cdp); /* ended before the canary was decided: its tab goes */
 	const char *reason = kn_end_name(why);
 	kn_cdp_timer_cancel(m->tick);
 	kn_cdp_timer_cancel(m->flush_deadline);
@@ -853,6 +884,8 @@ int kn_monitor_answer(kn_monitor *m, const char *text)
 static void on_request(void *ud, const kn_request_seen *r)
 {
 	kn_monitor *m = ud;
+	if (kn_canary_request(m->canary, r->clear, r->held_by)) /* never an event of the run */
+		return;
 	const char *ts = kn_frames_tab_of(m->frames, r->session);
 	struct tab *t = tab_by_session(m, ts ? ts : r->session);
 	kn_event pub = {.type = KN_EV_REQUEST, .tab = t ? t->id : m->last_tab[0] ? m->last_tab : NULL,
@@ -992,20 +1025,32 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	struct timespec wall;
 	clock_gettime(CLOCK_REALTIME, &wall);
 	m->wall_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
-	kn_requests_opts ro = {.guards = {opts->task->guard, opts->task->set_guard, opts->guard},
+	int rc = kn_monitor_canary_new(m, err);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	/* the canary's rule first: nothing else may take its requests for the run's */
+	kn_requests_opts ro = {.guards = {kn_canary_guard(m->canary), opts->task->guard, opts->task->set_guard,
+	                                  opts->guard},
 	                       .redact = &m->redact, .request_nodes = has_request_nodes(opts->task),
-	                       .on_request = on_request, .barrier = request_barrier, .ud = m};
+	                       .on_request = on_request, .barrier = request_barrier, .ud = m,
+	                       .skip_fetch = kn_canary_test_skip_fetch()};
 	kn_websockets_opts wo = {.guards = {opts->task->guard, opts->task->set_guard, opts->guard},
 	                         .redact = &m->redact, .received = opts->ws_received,
 	                         .on_message = on_ws_message, .barrier = request_barrier, .ud = m};
 	m->end_on_guard = ends_on_guard(opts);
-	int rc = kn_frames_new(&m->frames);
+	if (ro.skip_fetch)
+		kn_log_msg("warn", "monitor", "KEYNODE_TEST_SKIP_FETCH is set: no request is intercepted (a "
+		           "test knob; the guard holds nothing)", NULL);
+	rc = kn_frames_new(&m->frames);
 	if (rc || (rc = kn_requests_new(&m->requests, &ro)) != 0 ||
 	    (rc = kn_websockets_new(&m->websockets, &wo)) != 0 ||
 	    (rc = kn_eval_new(&m->eval, opts->task, &opts->eval)) != 0) {
 		kn_frames_free(m->frames);
 		kn_requests_free(m->requests);
 		kn_websockets_free(m->websockets);
+		kn_canary_free(m->canary);
 		free(m);
 		return kn_err_set(err, rc, "out of memory");
 	}
@@ -1019,6 +1064,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 		kn_requests_free(m->requests);
 		kn_websockets_free(m->websockets);
 		kn_eval_free(m->eval);
+		kn_canary_free(m->canary);
 		free(m);
 		return rc;
 	}
@@ -1029,6 +1075,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 }
 
 int kn_monitor_ended(const kn_monitor *m) { return m->end.phase == KN_RUN_ENDED; }
+const char *kn_monitor_end_detail(const kn_monitor *m) { return m->end_detail; }
 const char *kn_monitor_end_reason(const kn_monitor *m)
 {
 	return m->end.phase == KN_RUN_ENDED ? kn_end_name(m->end.why) : NULL;
@@ -1059,6 +1106,8 @@ void kn_monitor_free(kn_monitor *m)
 	kn_frames_free(m->frames);
 	kn_requests_free(m->requests); /* its pending replies failed with the connection */
 	kn_websockets_free(m->websockets);
+	kn_canary_free(m->canary);
+	free(m->end_detail);
 	kn_eval_free(m->eval);
 	free(m->newtab_href);
 	for (size_t i = 0; i < m->redact.n_names; i++)

@@ -74,6 +74,9 @@ typedef struct kn_monitor_opts {
 	 * (services/live), and the event is then theirs: "human": true, never the agent's step */
 	int (*human)(void *ud);
 	void *human_ud;
+	/* with guard rules, the canary (canary.h) must be held within this many ms before on_ready,
+	 * else the run ends as an error, reason "guard not active"; 0: KN_CANARY_TIMEOUT_MS (5 s) */
+	int canary_timeout_ms;
 } kn_monitor_opts;
 
 /* Connect to the browser at ws_url and start watching. *out is the caller's (kn_monitor_free). */
@@ -90,7 +93,9 @@ typedef enum kn_end {
 	KN_END_IDLE,         /* "idle": until idle:S */
 	KN_END_BROWSER_GONE, /* "browser disconnected" */
 	KN_END_UNREACHABLE,  /* "unreachable": the task's own site did not answer (unreachable.h) */
-	KN_END_GUARD         /* "guard": a guard rule held a request and end_on_guard is on (requests.h) */
+	KN_END_GUARD,        /* "guard": a guard rule held a request and end_on_guard is on (requests.h) */
+	KN_END_GUARD_INACTIVE /* "guard not active": the canary was not held before the agent started
+	                       * (canary.h); on_ready never came */
 } kn_end;
 const char *kn_end_name(kn_end e);
 /* The reason whose name is name; KN_EINVAL when none is. */
@@ -117,6 +122,9 @@ int kn_monitor_verdict(kn_monitor *m, const char *rule, const char *input, int r
                        const char *detail);
 
 int kn_monitor_ended(const kn_monitor *m);
+/* Why the run ended, in a sentence, when the reason has more to say ("guard not active": what the
+ * canary saw); NULL otherwise. Borrowed. */
+const char *kn_monitor_end_detail(const kn_monitor *m);
 const char *kn_monitor_end_reason(const kn_monitor *m); /* kn_end_name; NULL while running */
 /* 1 with *out why the run ended, 0 while it runs. */
 int kn_monitor_end_cause(const kn_monitor *m, kn_end *out);

@@ -2,6 +2,7 @@
 #ifndef KEYNODE_MONITOR_INTERNAL_H
 #define KEYNODE_MONITOR_INTERNAL_H
 
+#include "canary.h"
 #include "dialog.h"
 #include "frames.h"
 #include "history.h"
@@ -62,11 +63,25 @@ struct kn_monitor {
 	char **password_names;     /* (redact.names: learned from the recorder's masked type events) */
 	int end_on_guard;          /* a held request or WebSocket message ends the run */
 	kn_websockets *websockets; /* WebSocket messages and their guard (websockets.c) */
+	kn_canary *canary;         /* the guard's canary (canary.h); NULL without guard rules */
+	int canary_started, canary_held; /* it was sent; it passed: on_ready may come */
+	char *end_detail;          /* kn_monitor_end_detail */
 };
 
 /* monitor.c: the run ends for why (progress, on_end) — unless verdicts are awaited; while they
  * are, the reason the wait began with stands. */
 void kn_monitor_end(kn_monitor *m, kn_end why);
+
+/* monitor_canary.c: the guard's canary for a run with guard rules (m->canary; NULL without),
+ * made before the requests are set up (its rule is theirs); and its outcome: held, the run may
+ * become ready (check_ready); not held, the run ends as an error, "guard not active". */
+int kn_monitor_canary_new(kn_monitor *m, kn_err *err);
+void kn_monitor_canary_done(void *ud, int held, const char *detail);
+/* monitor.c: a page target attached (sid, its targetInfo), as on_event takes one: a tab of the
+ * run, or let run when it is another context's, the page checks' or the run is over. */
+void kn_monitor_attach_page(kn_monitor *m, const char *sid, json_t *info);
+/* monitor.c: on_ready once every tab is attached and the canary passed. */
+void kn_monitor_check_ready(kn_monitor *m);
 
 /* monitor_verdict.c: 1 when the end must wait for the judge's verdicts (phase VERDICTS, a timer of
  * opts.verdict_wait_ms started; kn_monitor_end is called again when they came or it fired),

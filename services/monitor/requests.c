@@ -1,5 +1,7 @@
 /* requests.c — requests a watched run's pages and service workers send, and the guard (requests.h).
- * A service worker's request is decided at the browser session, after the owner's barrier. A
+ * A service worker's request is decided at the browser session, after the owner's barrier; so is a
+ * request of the run's frames that no target session decided (a tab's pagehide beacon sent as the
+ * tab closes: its session is gone before the request leaves). A
  * request's body comes inline (postData, or postDataEntries as base64 bytes) or, when Chromium kept
  * it back, from Network.getRequestPostData; a paused request waits for it before it is decided, so
  * a guard rule on a body field sees the body. Every Fetch.requestPaused is answered exactly once: held
@@ -13,13 +15,55 @@
 #include "log.h"
 #include "requests.h"
 
+/* How many network ids of requests decided at a target session (continued, held), and frame ids of
+ * the run, are remembered. A request pauses at the browser session a few milliseconds after its
+ * target session let it go, so only recent ones matter; the oldest is forgotten first. */
+#define RING 1024
+
+/* The last RING strings added, oldest overwritten. */
+struct ring {
+	char *s[RING];
+	size_t next;
+};
+
 struct kn_requests {
 	kn_requests_opts o;
 	int guarded;   /* some guard rule exists */
 	int intercept; /* Fetch.enable in every target: guarded or request key nodes */
+	int all_types; /* a rule may hold a GET: every resource type is paused, images included */
 	char **workers; /* target ids of the run's service workers: their requests pause at the browser */
 	size_t n_workers, cap_workers;
+	struct ring continued; /* network ids a target session decided and continued */
+	struct ring held;      /* network ids a target session held: its answer may not have reached a
+	                        * session that was closing, and the request pauses at the browser next */
+	struct ring frames;    /* frame ids of the run: tabs, and frames whose requests paused at ours */
 };
+
+static int ring_has(const struct ring *g, const char *s)
+{
+	for (size_t i = 0; s && i < RING; i++)
+		if (g->s[i] && strcmp(g->s[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+static void ring_add(struct ring *g, const char *s)
+{
+	if (!s || ring_has(g, s))
+		return;
+	char *copy = strdup(s);
+	if (!copy)
+		return; /* forgotten: such a request is decided again at the browser session, not let through */
+	free(g->s[g->next]);
+	g->s[g->next] = copy;
+	g->next = (g->next + 1) % RING;
+}
+
+static void ring_clear(struct ring *g)
+{
+	for (size_t i = 0; i < RING; i++)
+		free(g->s[i]);
+}
 
 /* The headers written with a request (beside the secret ones, always written as [redacted]). */
 static const char *const kept_headers[] = {"content-type", "origin", "referer", "x-requested-with"};
@@ -125,8 +169,10 @@ int kn_requests_new(kn_requests **out, const kn_requests_opts *o)
 	if (!r)
 		return KN_ENOMEM;
 	r->o = *o;
-	for (size_t i = 0; i < sizeof o->guards / sizeof o->guards[0]; i++)
+	for (size_t i = 0; i < sizeof o->guards / sizeof o->guards[0]; i++) {
 		r->guarded |= kn_guard_has(o->guards[i], 0); /* websocket rules are websockets.c's */
+		r->all_types |= kn_guard_holds_gets(o->guards[i]);
+	}
 	r->intercept = r->guarded || o->request_nodes;
 	return 0;
 }
@@ -138,6 +184,9 @@ void kn_requests_free(kn_requests *r)
 	for (size_t i = 0; i < r->n_workers; i++)
 		free(r->workers[i]);
 	free(r->workers);
+	ring_clear(&r->continued);
+	ring_clear(&r->held);
+	ring_clear(&r->frames);
 	free(r);
 }
 
@@ -151,12 +200,15 @@ int kn_requests_intercepting(const kn_requests *r)
 	return r && r->intercept;
 }
 
-static void fetch_enable(kn_cdp *c, const char *session)
+static void fetch_enable(const kn_requests *r, kn_cdp *c, const char *session)
 {
-	/* the resource types a page sends data with; images, scripts, styles and fonts pass untouched */
+	/* the resource types a page sends data with; images, scripts, styles, fonts and media pass
+	 * untouched unless a rule may hold a GET, which may name any of them (one pattern for all) */
 	static const char *const types[] = {"Document", "XHR", "Fetch", "Ping", "EventSource", "Other"};
 	json_t *patterns = json_array();
-	for (size_t i = 0; patterns && i < sizeof types / sizeof types[0]; i++)
+	if (patterns && r->all_types)
+		json_array_append_new(patterns, json_pack("{s:s, s:s}", "urlPattern", "*", "requestStage", "Request"));
+	for (size_t i = 0; patterns && !r->all_types && i < sizeof types / sizeof types[0]; i++)
 		json_array_append_new(patterns, json_pack("{s:s, s:s, s:s}", "urlPattern", "*", "resourceType",
 		                                          types[i], "requestStage", "Request"));
 	kn_cdp_send(c, session, "Fetch.enable", json_pack("{s:o}", "patterns", patterns), NULL, NULL);
@@ -167,14 +219,19 @@ void kn_requests_attach(kn_requests *r, kn_cdp *c, const char *session, int netw
 	if (network)
 		kn_cdp_send(c, session, "Network.enable",
 		            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
-	if (r->intercept)
-		fetch_enable(c, session);
+	if (r->intercept && !r->o.skip_fetch)
+		fetch_enable(r, c, session);
+}
+
+void kn_requests_frame(kn_requests *r, const char *frame_id)
+{
+	ring_add(&r->frames, frame_id);
 }
 
 void kn_requests_attach_browser(kn_requests *r, kn_cdp *c)
 {
-	if (r->intercept)
-		fetch_enable(c, NULL);
+	if (r->intercept && !r->o.skip_fetch)
+		fetch_enable(r, c, NULL);
 }
 
 static long worker_index(const kn_requests *r, const char *target_id)
@@ -303,6 +360,9 @@ static void decide(kn_requests *r, kn_cdp *c, const char *session, json_t *param
 	const kn_guard_rule *rule = NULL;
 	for (size_t i = 0; !rc && paused && !rule && i < sizeof r->o.guards / sizeof r->o.guards[0]; i++)
 		rule = kn_guard_match(r->o.guards[i], &clear);
+	/* decided here: its next pause, at the browser session, is not decided (nor recorded) again */
+	if (paused && session)
+		ring_add(rule ? &r->held : &r->continued, kn_json_str(params, "networkId"));
 	if (paused && id && c) {
 		if (rule)
 			hold(c, session, id, type, rule);
@@ -387,10 +447,26 @@ int kn_requests_event(kn_requests *r, kn_cdp *c, const char *session, const char
 	if (!paused && (r->intercept || ended))
 		return 1; /* intercepting, requests are seen where they pause */
 	/* at the browser session every request pauses once more, after its own target's session let it
-	 * go: only the run's service workers' are decided there (requests.h) */
-	int worker = paused && !session;
-	if ((paused && json_object_get(params, "responseStatusCode")) ||
-	    (worker && worker_index(r, kn_json_str(params, "frameId")) < 0)) {
+	 * go: decided there are the run's service workers' and a request of the run's frames that no
+	 * target session continued — its session was gone before it left (requests.h) */
+	const char *frame = kn_json_str(params, "frameId"), *net_id = kn_json_str(params, "networkId");
+	int worker = paused && !session && worker_index(r, frame) >= 0;
+	int orphan = paused && !session && !worker && net_id && ring_has(&r->frames, frame) &&
+	             !ring_has(&r->continued, net_id);
+	if (paused && session)
+		ring_add(&r->frames, frame);
+	if (orphan && ring_has(&r->held, net_id)) {
+		/* held at its tab's session as the tab closed, and let go by the closing session: held again,
+		 * already recorded */
+		kn_cdp_send(c, session, "Fetch.failRequest",
+		            json_pack("{s:s, s:s}", "requestId", kn_json_str(params, "requestId"), "errorReason",
+		                      "BlockedByClient"),
+		            NULL, NULL);
+		return 1;
+	}
+	if (orphan)
+		kn_log_msg("debug", "monitor", "request decided at the browser session", "frame=%s", frame);
+	if ((paused && json_object_get(params, "responseStatusCode")) || (paused && !session && !worker && !orphan)) {
 		kn_cdp_send(c, session, "Fetch.continueRequest",
 		            json_pack("{s:s}", "requestId", kn_json_str(params, "requestId")), NULL, NULL);
 		return 1;

@@ -2,8 +2,9 @@
  * (services/monitor/README.md "Requests and the guard").
  *
  * With guard rules or request key nodes, every attached target (tabs, out-of-process iframes,
- * dedicated workers) gets Fetch.enable for the resource types a page sends data with, the browser
- * session too (service workers' requests are decided there, kn_requests_attach_browser), and each
+ * dedicated workers) gets Fetch.enable for the resource types a page sends data with — every
+ * resource type when a guard rule may hold a GET (kn_guard_holds_gets: it may name an image) — the
+ * browser session too (service workers' requests are decided there, kn_requests_attach_browser), and each
  * paused request is decided at once: a match is held (answered by keynode, never sent), anything
  * else continued. Interception is also what gives every body: Chromium keeps a form
  * upload's file parts from the Network domain ("No post data available"), not from Fetch. Without
@@ -46,6 +47,7 @@ typedef struct kn_requests_opts {
 	 * that caused the request comes first, and the request credits its step). NULL: no wait. */
 	void (*barrier)(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg);
 	void *ud;
+	int skip_fetch; /* test only (KEYNODE_TEST_SKIP_FETCH, canary.h): never send Fetch.enable */
 } kn_requests_opts;
 
 int kn_requests_new(kn_requests **out, const kn_requests_opts *o);
@@ -62,11 +64,18 @@ void kn_requests_attach(kn_requests *r, kn_cdp *c, const char *session, int netw
  * workers' requests are decided there. Chromium gives a service worker its loaders when it starts,
  * before any session on it could enable Fetch, and a later Fetch.enable on the worker's own session
  * does not reach a worker started from installed scripts (one registered earlier, started again for
- * a page); a browser session's Fetch is in the loaders of every worker started after it. Every other
- * request pausing there — a tab's, once more after its own session let it go, another browser
- * context's — is continued at once. A body Chromium keeps back is not asked for there (no
- * networkId): a rule on a body field does not see it. */
+ * a page); a browser session's Fetch is in the loaders of every worker started after it. A request
+ * of the run's frames (kn_requests_frame) whose networkId no target session continued is decided
+ * there too, as its target's session would have: a tab's pagehide/beforeunload beacon or keepalive
+ * fetch sent as the tab closes pauses only there, after the tab's session is gone. Every other
+ * request pausing there — a tab's, once more after its own session let it go (its networkId
+ * remembered), another browser context's — is continued at once. A worker's body Chromium keeps
+ * back is not asked for there (no networkId): a rule on a body field does not see it. */
 void kn_requests_attach_browser(kn_requests *r, kn_cdp *c);
+/* A frame of the run (a tab's target id): a request of it pausing at the browser session that no
+ * target session continued is decided there (kn_requests_attach_browser). Frames whose requests
+ * paused at a target session are the run's too, without this call. */
+void kn_requests_frame(kn_requests *r, const char *frame_id);
 /* A service worker target of the run's browser context is there (alive) or gone: its requests
  * paused at the browser session (frameId: the worker's target id) are the run's. */
 void kn_requests_worker(kn_requests *r, const char *target_id, int alive);

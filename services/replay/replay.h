@@ -76,6 +76,7 @@ typedef struct kn_replay_opts {
 	 * and the redaction rules (NULL: the defaults) */
 	const struct kn_guard *guard;
 	const struct kn_redact *redact;
+	int canary_timeout_ms; /* keynode.yaml canary.timeout_ms (monitor.h); 0: the default */
 	/* optional (the live view): asked before step i (0-based) and once after the last
 	 * (i == the task's n_steps, st NULL); while it answers 1 the replay is held (a person took over
 	 * its page): the loop is served 100 ms and it is asked again */

@@ -12,6 +12,7 @@
 #include "repair.h"
 #include "keynode/workflow.h"
 #include "log.h"
+#include "canary.h"
 #include "monitor.h"
 #include "replay.h"
 #include "replay_internal.h"
@@ -462,13 +463,24 @@ int kn_replay_validate(kn_cdp_loop *loop, const char *ws_url, const kn_task *tas
 	                      .on_ready = monitor_ready, .on_event = monitor_event, .on_event_clear = 1,
 	                      .ud = &att, .browser_context = ctx,
 	                      .guard = o.replay.guard, .redact = o.replay.redact,
+	                      .canary_timeout_ms = o.replay.canary_timeout_ms,
 	                      .human = o.watch ? o.watch->taken : NULL, .human_ud = o.watch ? o.watch->ud : NULL};
 	if ((rc = kn_monitor_start(&m, loop, ws_url, &mo, err)) != 0)
 		goto fail;
 	/* ready: every tab attached and its recorder installed (Page.enable went before it on the same
 	 * session), so the monitor sees our first goto */
 	att.m = m;
-	kn_cdp_loop_run_until(loop, 5000, monitor_attached, &att);
+	kn_cdp_loop_run_until(loop, 5000 + (o.replay.canary_timeout_ms > 0 ? o.replay.canary_timeout_ms
+	                                                                    : KN_CANARY_TIMEOUT_MS),
+	                      monitor_attached, &att);
+	kn_end end0;
+	if (!att.ready && kn_monitor_end_cause(m, &end0) && end0 == KN_END_GUARD_INACTIVE) {
+		/* the guard's canary was not held (monitor.h): no step may run, its requests would be sent */
+		snprintf(reason, sizeof reason, "guard not active: %.250s",
+		         kn_monitor_end_detail(m) ? kn_monitor_end_detail(m) : "the canary was not held");
+		status = KN_REPLAY_ERROR;
+		goto judge;
+	}
 
 	if (o.watch && o.watch->begin) /* the live view: the tab to show */
 		o.watch->begin(o.watch->ud, loop, ws_url, target, run_id, task);

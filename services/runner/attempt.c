@@ -24,6 +24,7 @@
 #include "keynode/clock.h"
 #include "keynode/site.h"
 #include "keynode/utf8.h"
+#include "canary.h"
 #include "monitor.h"
 #include "provenance.h"
 #include "summary.h"
@@ -352,10 +353,12 @@ static int write_result(const struct attempt *a, const kn_eval *ev, json_t *remo
 	return rc;
 }
 
-/* Serve the loop in short slices until the monitor is ready, ended, or the time is up. */
+/* Serve the loop in short slices until the monitor is ready, ended, or the time is up (with guard
+ * rules the canary's bound on top: monitor.h). */
 static void wait_ready(struct attempt *a)
 {
-	for (double until = kn_time_mono_s() + KN_READY_TIMEOUT_MS / 1e3;
+	int canary_ms = a->o->canary_timeout_ms > 0 ? a->o->canary_timeout_ms : KN_CANARY_TIMEOUT_MS;
+	for (double until = kn_time_mono_s() + (KN_READY_TIMEOUT_MS + canary_ms) / 1e3;
 	     !a->ready && !a->ended && !stopping(a) && kn_time_mono_s() < until;)
 		kn_cdp_loop_run_for(a->loop, 10);
 }
@@ -555,6 +558,7 @@ static enum phase attach(struct attempt *a, const char *ws, const char *http, co
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = *tf,
 	                      .on_ready = on_ready, .on_end = on_end, .ud = a, .blocked = o->blocked,
 	                      .trace = *tr, .guard = o->guard, .redact = o->redact, .ws_received = o->ws_received,
+	                      .canary_timeout_ms = o->canary_timeout_ms,
 	                      .human = o->watch ? o->watch->taken : NULL, .human_ud = o->watch ? o->watch->ud : NULL};
 	if (o->server) { /* serve's monitor: it answers once every tab records */
 		if (kn_remote_run_start(&a->rr, o->server, o->task_ref, http, o->eval.step_limit, &e) != 0) {
@@ -570,6 +574,13 @@ static enum phase attach(struct attempt *a, const char *ws, const char *http, co
 	wait_ready(a);
 	if (stopping(a))
 		return PHASE_INTERRUPTED;
+	kn_end why;
+	if (!a->ready && a->mon && kn_monitor_end_cause(a->mon, &why) && why == KN_END_GUARD_INACTIVE) {
+		/* the guard's canary was not held (monitor.h): the agent must not start */
+		errorf(rep, "guard not active: ", kn_monitor_end_detail(a->mon) ? kn_monitor_end_detail(a->mon)
+		                                                                : "the canary was not held");
+		return PHASE_ERROR;
+	}
 	if (!a->ready) {
 		errorf(rep, "monitor: ", a->ended && a->mon ? kn_monitor_end_reason(a->mon) : "not ready in 15 s");
 		return PHASE_ERROR;

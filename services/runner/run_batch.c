@@ -75,7 +75,7 @@ static void run_item(kn_run_batch *r, struct slot *s, kn_run_item *it)
 		                     .ws_received = r->ws_received,
 		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
 		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref,
-		                     .guard = r->guard, .redact = &r->redact,
+		                     .guard = r->guard, .redact = &r->redact, .canary_timeout_ms = r->canary_timeout_ms,
 		                     .trace = r->trace, .environment = r->environment};
 		kn_err err = {0};
 		if (kn_attempt_run(&rep, &o, &err) != 0) {

@@ -45,6 +45,7 @@ typedef struct kn_run_batch {
 	kn_eval_opts eval;
 	kn_blocked_rules blocked; /* keynode.yaml blocked: */
 	const struct kn_guard *guard; /* keynode.yaml guard: and redact: */
+	int canary_timeout_ms;   /* keynode.yaml canary.timeout_ms; 0: the default */
 	kn_redact redact;
 	time_t t0;               /* when the run started (names, summary) */
 	/* the plan (kn_run_plan); owned, released by kn_run_batch_clear */

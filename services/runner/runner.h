@@ -127,6 +127,7 @@ typedef struct kn_attempt_opts {
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
 	const struct kn_blocked_rules *blocked; /* when the site refused service (blocked.h); NULL: defaults */
 	const struct kn_guard *guard;   /* keynode.yaml's guard rules; NULL: none */
+	int canary_timeout_ms;          /* keynode.yaml canary.timeout_ms (monitor.h); 0: the default */
 	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
 	size_t log_cap;          /* 0: KN_AGENT_LOG_CAP_DEFAULT */
 	const atomic_int *stop;  /* becomes non-zero: stop everything now (SIGINT/SIGTERM) */

@@ -19,6 +19,7 @@
 #include "keynode/randid.h"
 #include "keynode/until.h"
 
+#include "canary.h"
 #include "monitor.h"
 #include "live_hub.h"
 #include "log.h"
@@ -244,6 +245,7 @@ static void post_start(void *ud)
 	mo.until_steps = run->until.steps;
 	mo.cdp_timeout_ms = r->o.cdp_timeout_ms;
 	mo.guard = r->o.guard;
+	mo.canary_timeout_ms = r->o.canary_timeout_ms;
 	mo.redact = r->o.redact;
 	mo.on_event = mon_on_event;
 	mo.on_ready = mon_on_ready;
@@ -426,7 +428,8 @@ int kn_runs_start(kn_runs *r, const char *task_ref, const char *task_id, int64_t
 			kn_run_unref(run);
 		/* answer once keynode is watching, so an agent acting right after is seen */
 		struct timespec dl;
-		kn_time_deadline(&dl, CLOCK_REALTIME, KN_RUNS_ATTACH_WAIT_MS);
+		kn_time_deadline(&dl, CLOCK_REALTIME, KN_RUNS_ATTACH_WAIT_MS + (r->o.canary_timeout_ms > 0 ?
+		                                      r->o.canary_timeout_ms : KN_CANARY_TIMEOUT_MS));
 		pthread_mutex_lock(&r->mu);
 		while (!run->attached && !run->ended)
 			if (pthread_cond_timedwait(&r->cv, &r->mu, &dl) != 0)

@@ -52,6 +52,7 @@ typedef struct kn_runs_opts {
 	const char *trace_root;
 	long long trace_max_bytes;   /* screenshots per run; 0 no cap */
 	const struct kn_guard *guard;   /* keynode.yaml's guard rules; NULL: none */
+	int canary_timeout_ms;          /* keynode.yaml canary.timeout_ms (monitor.h); 0: the default */
 	const struct kn_redact *redact; /* redaction rules; NULL: the defaults */
 	/* the other serves' view of the live feed (relay.h): every run message published is also
 	 * relayed; NULL: none (borrowed) */

@@ -369,6 +369,7 @@ static int start_runs(kn_serve *sv, const kn_serve_opts *o, kn_err *err)
 	ro->trace_max_bytes = o->trace_max_bytes;
 	kn_config_redact_rules(&sv->redact, cfg); /* keynode.yaml guard: and redact:, every watched run */
 	ro->guard = cfg->guard;
+	ro->canary_timeout_ms = cfg->canary_timeout_ms;
 	ro->redact = &sv->redact;
 	ro->relay = sv->relay;
 	/* the live view of the runs this serve watches (its viewers' side is sv->live) */

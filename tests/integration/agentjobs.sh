@@ -30,6 +30,10 @@
 #
 # Env: KN_AGENTJOBS_ONLY="name …" runs only those scenarios (security needs jobs); KN_KEEP=1 keeps the
 # scratch folder. Needs node + the pinned npm packages (node/ensure.sh), Chromium, PostgreSQL, jq, curl.
+#
+# The unreachable scenario takes ~1 min; under load the sanitizer build needs more than 600 s for the whole
+# script.
+# ctest: integration.agentjobs ARGS=keynode,repo TIMEOUT=720 SANITIZE_TIMEOUT=900
 set -u -o pipefail
 kn=${1:?usage: agentjobs.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: agentjobs.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -46,7 +50,7 @@ want() { [ -z "${KN_AGENTJOBS_ONLY:-}" ] || [[ " $KN_AGENTJOBS_ONLY " == *" $1 "
 expect() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want '$3'"; fi; }
 
 kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/tasks.yaml" "$port"
 kn_pg_start || kn_finish
 export KEYNODE_DATABASE_URL=$KN_PG_URL
 "$kn" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 ||
@@ -155,10 +159,9 @@ EOF
   batch=$(jq -r .id <<<"$ans")
   expect "jobs: POST /api/agent-runs makes 4 jobs" "$(jq -r '"\(.jobs) \(.status)"' <<<"$ans")" "4 queued"
   for w in w1 w2; do
-    "$kn" worker --config "$tmp/keynode.yaml" --id $w --poll 200 --lease 4 --agent-out "$tmp/$w-out" \
-      --agent-timeout 120 >"$tmp/$w.out" 2>"$tmp/$w.log" &
-    eval "${w}_pid=$!"
-    kn_pids+=("$!")
+    kn_spawn -o "$tmp/$w.out" -e "$tmp/$w.log" "$w" "$kn" worker --config "$tmp/keynode.yaml" --id $w --poll 200 --lease 4 \
+      --agent-out "$tmp/$w-out" --agent-timeout 120
+    eval "${w}_pid=$kn_pid"
   done
   keep="$w1_pid $w2_pid"
   # w1's agent is running (waiting at the gate): kill w1 there
@@ -329,10 +332,9 @@ EOF
   b0=$(api -X POST -d '{"agent": "missing", "tasks": ["tasks:shop-checkout"], "retries": 0}' "$base/api/agent-runs" | jq -r .id)
   expect "retries: POST with retries 11 is 400" \
     "$(api -o /dev/null -w '%{http_code}' -X POST -d '{"agent": "missing", "taskset": "tasks", "retries": 11}' "$base/api/agent-runs")" 400
-  "$kn" worker --config "$tmp/retries.yaml" --id w3 --poll 200 --lease 10 --agent-out "$tmp/w3-out" \
-    --agent-timeout 60 >"$tmp/w3.out" 2>"$tmp/w3.log" &
-  w3_pid=$!
-  kn_pids+=("$w3_pid")
+  kn_spawn -o "$tmp/w3.out" -e "$tmp/w3.log" w3 "$kn" worker --config "$tmp/retries.yaml" --id w3 --poll 200 --lease 10 \
+    --agent-out "$tmp/w3-out" --agent-timeout 60
+  w3_pid=$kn_pid
   keep="$w3_pid"
   kn_wait_sql 180 "SELECT count(*) FROM jobs WHERE batch IN (${bf:-0}, ${bm:-0}, ${b0:-0}) AND state = 'done'" 3 ||
     kn_fail "retries: the jobs did not finish: $(tail -5 "$tmp/w3.log")"

@@ -15,6 +15,8 @@
 #     take on it is refused 409 with the reason (an agent drives it), never answered "taken"; without
 #     the token the live view is refused.
 # usage: agentlive.sh KEYNODE SOURCE_DIR [OUT_DIR]
+#
+# ctest: integration.agentlive ARGS=keynode,repo,build:artifacts/agentlive TIMEOUT=300
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init agentlive
@@ -27,7 +29,7 @@ kn_api_start "$kn" || kn_finish
 "$here/node/ensure.sh" >"$tmp/ensure.log" 2>&1 || { kn_fail "node packages: $(tail -1 "$tmp/ensure.log")"; kn_finish; }
 kn_chromium_start "$tmp" || kn_finish
 kn_sites_start "$kn" "$src/tests/sites" "$tmp/sites.log" || kn_finish
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$src/tests/sites/live/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$src/tests/sites/live/tasks.yaml" "$tmp/tasks.yaml" "$port"
 code=$(curl -s -o "$tmp/ts.json" -w '%{http_code}' "${A[@]}" --data-binary @"$tmp/tasks.yaml" "$base/api/tasksets?name=live")
 [ "$code" = 201 ] || { kn_fail "taskset upload: $code $(cat "$tmp/ts.json")"; kn_finish; }
 cat >"$tmp/keynode.yaml" <<YAML
@@ -35,18 +37,16 @@ database: { url: "$KN_PG_URL" }
 agents:
   wall: "node $src/tests/agents/wall.mjs"
 YAML
-"$kn" worker --config "$tmp/keynode.yaml" --id aw --poll 200 --agent-out "$tmp/attempts" --agent-timeout 240 \
-  >"$tmp/worker.out" 2>"$tmp/worker.log" &
-worker_pid=$!
-kn_pids+=("$worker_pid")
+kn_spawn -o "$tmp/worker.out" -e "$tmp/worker.log" worker "$kn" worker --config "$tmp/keynode.yaml" --id aw --poll 200 \
+  --agent-out "$tmp/attempts" --agent-timeout 240
+worker_pid=$kn_pid
 
 # 1. a `keynode run --server` attempt: serve's monitor and serve's live view attach to the attempt's own
 #    browser (POST /api/runs with it), so its page is watched from the dashboard like a worker's — but
 #    an agent drives it in another process: a take is refused 409 with why, never answered "taken"
-KEYNODE_API_TOKEN=$token "$kn" run --server "$base" --tasks "$tmp/tasks.yaml" --taskset live --task live-busy \
-  --out "$tmp/remote" --agent "sleep 40" --timeout 60 >"$tmp/remote.log" 2>&1 &
-remote_pid=$!
-kn_pids+=("$remote_pid")
+KEYNODE_API_TOKEN=$token kn_spawn remote "$kn" run --server "$base" --tasks "$tmp/tasks.yaml" --taskset live --task live-busy \
+  --out "$tmp/remote" --agent "sleep 40" --timeout 60
+remote_pid=$kn_pid
 rid=
 for _ in $(seq 1 300); do
   rid=$(kn_psql "SELECT id FROM runs WHERE kind = 'agent' AND ended IS NULL LIMIT 1")

@@ -6,6 +6,8 @@
 # every delivery is recorded with its attempts; dedupe holds until an ack; a LISTEN keynode_alerts
 # session sees one NOTIFY per alert; the scheduler enqueues exactly one job set per fire, also when
 # two schedulers race, with one catch-up after downtime.
+#
+# ctest: integration.alerts ARGS=target:alerts_test,keynode,repo TIMEOUT=300
 set -u
 drv=$1 kn=$2 repo=$3
 . "$(dirname "$0")/lib.sh"
@@ -20,8 +22,7 @@ kn_pg_start || kn_finish
   kn_ok "migration 010_schedule applied" || kn_fail "migration 010_schedule not applied"
 
 # --- receiver
-node "$(dirname "$0")/alert-receiver.mjs" "$tmp/port" "$tmp/received.jsonl" 2>"$tmp/receiver.err" &
-kn_pids+=($!)
+kn_spawn -o "$tmp/receiver.out" -e "$tmp/receiver.err" receiver node "$(dirname "$0")/alert-receiver.mjs" "$tmp/port" "$tmp/received.jsonl"
 for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
 rport=$(cat "$tmp/port" 2>/dev/null)
 [ -n "$rport" ] || { kn_fail "receiver did not start: $(cat "$tmp/receiver.err")"; kn_finish; }
@@ -29,9 +30,9 @@ kn_dead_port
 
 # --- a LISTEN session, fed through a FIFO so it stays open while the driver runs
 mkfifo "$tmp/psql.in"
-psql -X -A -t "$KN_PG_URL" <"$tmp/psql.in" >"$tmp/notify.out" 2>&1 &
-lpid=$!
-kn_pids+=("$lpid")
+# (psql opens the FIFO itself: opened here the shell would wait for a writer)
+kn_spawn -o "$tmp/notify.out" listen sh -c 'exec psql -X -A -t "$1" <"$2"' listen "$KN_PG_URL" "$tmp/psql.in"
+lpid=$kn_pid
 exec 3>"$tmp/psql.in"
 echo "LISTEN keynode_alerts;" >&3
 for _ in $(seq 1 100); do grep -q '^LISTEN' "$tmp/notify.out" && break; sleep 0.05; done

@@ -24,8 +24,13 @@
 #           the task is healthy again. No `broken` alert at all; the blocked alert has its own kind. Last,
 #           keynode.yaml `blocked: {http_status: ["429"]}` makes the 403 page a broken replay (the rules are used).
 # Env: KN_CHROMIUM, KN_KEEP=1 keeps the scratch folder; KN_BLOCKED_WATCH_ONLY="403 none …" limits the watch
-# part's fixtures (the late and --config cases always run; the sanitizer build's subset: CMakeLists.txt).
+# part's fixtures (the late and --config cases always run; the sanitizer build's subset: its ctest line below).
 # Exit: 0 all checks passed, 1 any failed.
+#
+# The sanitizer build's watch part meets a 403, a CAPTCHA from another site and the open site: the monitor's
+# probe and verdict are one C path for every kind, and the replay part judges every fixture's kind under ASan.
+# ctest: integration.blocked ARGS=keynode,repo,replay,watch TIMEOUT=600 'SANITIZE_ENV=KN_BLOCKED_WATCH_ONLY=403 captcha-recaptcha-xsite none'
+# ctest: integration.blocked_health ARGS=keynode,repo,health TIMEOUT=600 'ENV=KN_WQ=$<TARGET_FILE:worker_queue>'
 set -u -o pipefail
 kn=${1:?usage: blocked.sh KEYNODE_BIN REPO_DIR [replay|watch|health]…}
 repo=$(cd "${2:?usage: blocked.sh KEYNODE_BIN REPO_DIR [replay|watch|health]…}" && pwd)
@@ -44,13 +49,9 @@ check() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want 
 "$here/node/ensure.sh" >"$tmp/ensure.log" 2>&1 || { kn_fail "node packages: $(tail -1 "$tmp/ensure.log")"; kn_finish; }
 
 # the fixture server
-node "$here/blocked-server.mjs" "$repo/tests/sites/blocked" >"$tmp/server.log" 2>&1 &
-kn_pids+=("$!")
-for _ in $(seq 1 100); do
-  sport=$(sed -n 's/^port=//p' "$tmp/server.log")
-  [ -n "$sport" ] && break
-  sleep 0.05
-done
+kn_spawn server node "$here/blocked-server.mjs" "$repo/tests/sites/blocked"
+kn_wait_for "blocked-server's port" 5 grep -q '^port=' "$tmp/server.log"
+sport=$(sed -n 's/^port=//p' "$tmp/server.log")
 [ -n "$sport" ] || { kn_fail "blocked-server did not start: $(tail -3 "$tmp/server.log")"; kn_finish; }
 base=http://127.0.0.1:$sport
 fixture() { curl -s -o /dev/null -w '%{http_code}' "$base/__fixture?name=$1"; }
@@ -93,24 +94,10 @@ for part in $parts; do
       mkdir -p "$d"
       : >"$d/marks"
       # the agent attaches first and waits for $d/go: its node start-up is not idle time of the watch
-      KN_AGENT_GO=$d/go node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" "/f/$1/" >"$d/agent.out" 2>&1 &
-      apid=$!
-      kn_pids+=("$apid")
-      for _ in $(seq 1 300); do grep -q '^connected' "$d/marks" && break; sleep 0.05; done
-      "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "f-$1" --out "$d/result.json" \
-        --trajectory "$d/run.jsonl" --until idle:3 >"$d/watch.out" 2>"$d/watch.err" &
-      wpid=$!
-      kn_pids+=("$wpid")
-      for _ in $(seq 1 200); do grep -q '"tab_open"' "$d/run.jsonl" 2>/dev/null && break; sleep 0.05; done
-      touch "$d/go"
-      wait "$apid"
-      check "watch $1: the agent ran" "$?" 0
-      kn_forget "$apid"
-      for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
-      wait "$wpid" 2>/dev/null
-      check "watch $1: exit status (0 finished, 1 not; a sanitizer report would abort)" "$?" \
-        "$([ "$2" = finished ] && echo 0 || echo 1)"
-      kn_forget "$wpid"
+      kn_watch_scenario "$d" --go "$d/marks" -- --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "f-$1" --until idle:3 \
+        -- node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" "/f/$1/" || continue
+      check "watch $1: the agent ran" "$kn_agent_rc" 0
+      check "watch $1: exit status (0 finished, 1 not)" "$kn_watch_rc" "$([ "$2" = finished ] && echo 0 || echo 1)"
       node "$here/blocked-check.mjs" result "$repo" "$d/result.json" "$2" ${3:-} >"$d/check.out"
       while read -r line; do case $line in ok*) kn_ok "watch $1: ${line#ok   }" ;; FAIL*) kn_fail "watch $1: ${line#FAIL }" ;; esac; done <"$d/check.out"
     done
@@ -119,24 +106,13 @@ for part in $parts; do
     d=$tmp/watch-late-403
     mkdir -p "$d"
     : >"$d/marks"
-    KN_AGENT_LATE=$d/go node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" /f/403/ >"$d/agent.out" 2>&1 &
-    apid=$!
-    kn_pids+=("$apid")
-    for _ in $(seq 1 400); do grep -q '^loaded' "$d/marks" && break; sleep 0.05; done
+    KN_AGENT_LATE=$d/go kn_spawn -o "$d/agent.log" late-403-agent node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" /f/403/
+    kn_wait_for "the agent to load the blocked page" 20 grep -q '^loaded' "$d/marks"
     check "watch late-403: the agent loaded the blocked page first" "$(grep -c '^loaded' "$d/marks")" 1
-    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --out "$d/result.json" \
-      --trajectory "$d/run.jsonl" --until idle:3 >"$d/watch.out" 2>"$d/watch.err" &
-    wpid=$!
-    kn_pids+=("$wpid")
-    for _ in $(seq 1 200); do grep -q '"tab_open"' "$d/run.jsonl" 2>/dev/null && break; sleep 0.05; done
-    touch "$d/go"
-    wait "$apid"
-    check "watch late-403: the agent ran" "$?" 0
-    kn_forget "$apid"
-    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
-    wait "$wpid" 2>/dev/null
-    check "watch late-403: exit status 1 (not finished)" "$?" 1
-    kn_forget "$wpid"
+    if kn_watch_scenario "$d" --started late-403-agent -- --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --until idle:3 --; then
+      check "watch late-403: the agent ran" "$kn_agent_rc" 0
+      check "watch late-403: exit status 1 (not finished)" "$kn_watch_rc" 1
+    fi
     node "$here/blocked-check.mjs" result "$repo" "$d/result.json" blocked http >"$d/check.out"
     while read -r line; do case $line in ok*) kn_ok "watch late-403: ${line#ok   }" ;; FAIL*) kn_fail "watch late-403: ${line#FAIL }" ;; esac; done <"$d/check.out"
     # watch --config reads keynode.yaml's blocked: rules: with only 429 listed, a 403 start page is not blocked
@@ -144,21 +120,9 @@ for part in $parts; do
     d=$tmp/watch-config-403
     mkdir -p "$d"
     : >"$d/marks"
-    KN_AGENT_GO=$d/go node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" /f/403/ >"$d/agent.out" 2>&1 &
-    apid=$!
-    kn_pids+=("$apid")
-    for _ in $(seq 1 300); do grep -q '^connected' "$d/marks" && break; sleep 0.05; done
-    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --config "$tmp/only429.yaml" --out "$d/result.json" \
-      --trajectory "$d/run.jsonl" --until idle:3 >"$d/watch.out" 2>"$d/watch.err" &
-    wpid=$!
-    kn_pids+=("$wpid")
-    for _ in $(seq 1 200); do grep -q '"tab_open"' "$d/run.jsonl" 2>/dev/null && break; sleep 0.05; done
-    touch "$d/go"
-    wait "$apid"
-    kn_forget "$apid"
-    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
-    wait "$wpid" 2>/dev/null
-    kn_forget "$wpid"
+    kn_watch_scenario "$d" --go "$d/marks" \
+      -- --browser "$cdp" --tasks "$tmp/tasks.yaml" --task f-403 --config "$tmp/only429.yaml" --until idle:3 \
+      -- node "$here/agents/blocked.mjs" "$cdp" "$base" "$d/marks" /f/403/
     check "watch --config (blocked: http_status 429 only): a 403 start page is incomplete, not blocked" \
       "$(jq -r '.status + " " + (.blocked // {} | .kind // "-")' "$d/result.json")" "incomplete -"
     ;;

@@ -4,6 +4,8 @@
 # path and the browser PID to the test (which kills that PID on purpose), and always cleans up:
 # the browser's whole process group (it runs under setsid) and the user-data-dir.
 # usage: cdp.sh CDP_CLIENT_TEST_BIN
+#
+# ctest: integration.cdp ARGS=target:cdp_client_test TIMEOUT=300
 set -uo pipefail
 test_bin=$1
 chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}

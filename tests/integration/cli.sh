@@ -2,15 +2,20 @@
 # cli.sh — the keynode binary end to end: validate on the published Mind2Web-Live files,
 # exit codes and error positions on bad files, match, and score against the conformance example.
 # usage: cli.sh KEYNODE_BIN SHARED_DIR REPO_DIR
+#
+# ctest: integration.cli ARGS=keynode,shared,repo
 set -uo pipefail
 kn=$1 shared=$2 repo=$3
+. "$repo/tests/integration/lib.sh" # kn_sanitizer_report
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 check() { # check NAME EXPECTED_EXIT CMD… ; output in $tmp/out, $tmp/err
-  local name=$1 want=$2; shift 2
+  local name=$1 want=$2 report; shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"
   local got=$?
+  # a sanitizer's abort can exit with the very code a refusal has (1): its report is a failure of its own
+  if report=$(kn_sanitizer_report "$tmp/err"); then echo "FAIL $name: sanitizer report: $report"; fails=$((fails+1)); return 1; fi
   if [ "$got" != "$want" ]; then
     echo "FAIL $name: exit $got, want $want"; cat "$tmp/out" "$tmp/err" | head -20; fails=$((fails+1)); return 1
   fi
@@ -45,6 +50,18 @@ has "unknown function path" "$tmp/err" "[17].evaluation[1].match_function_name: 
 printf 'tasks:\n  - id: a\n    intent: x\n    key_nodes:\n      - url: { fuzzy: "x" }\n' > "$tmp/bad.yaml"
 check "validate bad yaml" 1 "$kn" validate "$tmp/bad.yaml"
 has "bad yaml position" "$tmp/err" "bad.yaml:5:"
+# rules that cannot be wrong silently (rule_check.c): refused with file:line:col, match_all: true accepted
+printf 'tasks:\n  - id: a\n    intent: x\n    key_nodes: [ { url: { include: a } } ]\n    guard:\n      - { method: POST, url: { include: /api/orders } }\n      - { url: { regex: ".*" } }\n' > "$tmp/allguard.yaml"
+check "validate match-all guard rule" 1 "$kn" validate "$tmp/allguard.yaml"
+has "match-all guard rule position" "$tmp/err" "allguard.yaml:7:9: task 'a': guard rule matches every request"
+printf 'id: a\nintent: x\nkey_nodes:\n  - request: { method: GET, body: { q: { exact: a } } }\n' > "$tmp/neverkn.yaml"
+check "validate request key node that never applies" 1 "$kn" validate "$tmp/neverkn.yaml"
+has "never-applies position" "$tmp/err" "neverkn.yaml:4:14: task 'a' key node 1: request key node can never apply"
+printf 'tasks:\n  - id: a\n    intent: x\n    key_nodes: [ { url: { include: a } } ]\n    guard: [ { match_all: true, respond: error } ]\n' > "$tmp/matchall.yaml"
+check "validate match_all: true" 0 "$kn" validate "$tmp/matchall.yaml"
+for f in "$repo"/tests/sites/*/tasks.yaml "$repo"/tests/sites/tasks.yaml; do
+  check "validate $(basename "$(dirname "$f")")/tasks.yaml" 0 "$kn" validate "$f"
+done
 check "validate missing file" 2 "$kn" validate "$tmp/nope.yaml"
 check "validate no args" 2 "$kn" validate
 check "unknown command" 2 "$kn" frobnicate

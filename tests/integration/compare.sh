@@ -14,6 +14,9 @@
 #
 # Needs node + the pinned npm packages (node/ensure.sh), Chromium, jq: a missing one is a failure.
 # Exit: 0 all checks passed, 1 any failed.
+#
+# 150 s seen under ASan on a loaded machine.
+# ctest: integration.compare ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: compare.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: compare.sh KEYNODE_BIN REPO_DIR}" && pwd)

@@ -17,6 +17,8 @@
 # Screenshots land in ARTIFACT_DIR. KN_UPDATE_DOCS=1 also writes the overview to docs/dashboard.png
 # (the README's picture; off by default so a test run leaves the checkout clean). KN_KEEP=1 keeps
 # the scratch dir with every log. A missing tool (PostgreSQL, Chromium, node, curl, jq) is a failure.
+#
+# ctest: integration.dashboard ARGS=keynode,target:dashboard_test,repo,build:tests/integration/dashboard-artifacts TIMEOUT=400
 set -u -o pipefail
 kn=${1:?usage: dashboard.sh KEYNODE_BIN DASHBOARD_TEST_BIN REPO_DIR ARTIFACT_DIR}
 test_bin=${2:?usage}
@@ -59,7 +61,7 @@ case "$ctype" in *javascript*) kn_ok "serve: the dashboard's app.js is served as
 kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
 site_port=$port
 intent='<img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=2;alert(2)</script> & "quotes" </td></tr>'
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$site_port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/tasks.yaml" "$site_port"
 yaml_intent=${intent//\'/\'\'}
 cat >>"$tmp/tasks.yaml" <<EOF
 
@@ -146,10 +148,9 @@ database: { url: "$KN_PG_URL" }
 health: { broken_after: 2 }
 EOF
 kn_chromium_start "$tmp/worker" || kn_finish
-"$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 1500 \
-  --settle-timeout 3000 >"$tmp/worker.log" 2>&1 &
-worker_pid=$!
-kn_pids+=("$worker_pid")
+kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 1500 \
+  --settle-timeout 3000
+worker_pid=$kn_pid
 declare -A want_replays=()
 for rt in forum-gear-category broken-demo broken-demo; do
   want_replays[$rt]=$(( ${want_replays[$rt]:-0} + 1 ))
@@ -184,10 +185,9 @@ kn_chromium_start "$tmp/agent" || kn_finish
 agent_cdp=$cdp
 go_file=$tmp/go
 : >"$tmp/marks"
-KN_AGENT_GO=$go_file node "$here/agents/shop.mjs" "$agent_cdp" "http://127.0.0.1:$site_port" "$tmp/marks" full \
-  >"$tmp/agent.out" 2>&1 &
-agent_pid=$!
-kn_pids+=("$agent_pid")
+KN_AGENT_GO=$go_file kn_spawn -o "$tmp/agent.out" agent node "$here/agents/shop.mjs" "$agent_cdp" "http://127.0.0.1:$site_port" \
+  "$tmp/marks" full
+agent_pid=$kn_pid
 for _ in $(seq 1 600); do
   grep -q '^connected ' "$tmp/marks" && break
   kill -0 "$agent_pid" 2>/dev/null || break
@@ -230,7 +230,7 @@ fi
 
 # a purchase task (tests/data/purchase/market.yaml): an external run that buys nothing has reward 0
 # with its parts (purchased false); its page shows them, the 1500-event run's page shows none
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$site_port/g" "$repo/tests/data/purchase/market.yaml" >"$tmp/market.yaml"
+kn_task_at_site "$repo/tests/data/purchase/market.yaml" "$tmp/market.yaml" "$site_port"
 curl -s -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/yaml' \
   --data-binary @"$tmp/market.yaml" "$base/api/tasksets?name=market"
 buy=$(curl -s -X POST -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \

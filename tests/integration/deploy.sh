@@ -6,6 +6,8 @@
 # pods that exist, pods reference the ConfigMap/Secret that exist; `kubectl kustomize deploy/k8s`
 # renders; the systemd units pass `systemd-analyze verify` without a warning; the Dockerfile has its
 # three Debian 12 stages. `docker compose config` needs the compose plugin, absent here: not run.
+#
+# ctest: integration.deploy ARGS=target:alerts_test,repo TIMEOUT=300
 set -u
 drv=$1 repo=$2
 . "$(dirname "$0")/lib.sh"

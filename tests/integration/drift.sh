@@ -17,6 +17,8 @@
 #      failing one) paired as changed, no console error; the task page and the alert link to it. Screenshot of the page to ARTIFACT_DIR (KN_UPDATE_DOCS=1: docs/img/).
 #
 #   tests/integration/drift.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
+#
+# ctest: integration.drift ARGS=keynode,repo,build:artifacts/drift TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: drift.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR}
 repo=$(cd "${2:?usage}" && pwd)

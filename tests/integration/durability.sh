@@ -14,6 +14,9 @@
 #
 #   durability.sh KEYNODE_BINARY REPO_DIR
 # Needs PostgreSQL 15, node (+ the pinned npm packages, node/ensure.sh), curl, jq: a missing one is a failure.
+#
+# The sanitizer build reads a run of 200k events instead of 1M.
+# ctest: integration.durability ARGS=keynode,repo TIMEOUT=360 SANITIZE_TIMEOUT=600 SANITIZE_ENV=KN_BIG_RUN_EVENTS=200000
 set -u -o pipefail
 KN=${1:?usage: durability.sh KEYNODE REPO}
 REPO=${2:?usage: durability.sh KEYNODE REPO}
@@ -76,8 +79,9 @@ done
 [ $bad = 0 ] && kn_ok "stop answers the final state and a GET right after says so (10 runs)" || kn_fail "GET after stop"
 
 # --- crash: a poster without pause, serve killed -9 three times ----------------------------------
-node "$HERE/event-poster.mjs" "$B" "$tmp/base" "$TOKEN" "sites:shop-red-runner-cart" "$tmp/acks" "$tmp/stop" 20 >"$tmp/poster.out" 2>&1 &
-poster=$!; kn_pids+=("$poster")
+kn_spawn -o "$tmp/poster.out" poster node "$HERE/event-poster.mjs" "$B" "$tmp/base" "$TOKEN" "sites:shop-red-runner-cart" \
+  "$tmp/acks" "$tmp/stop" 20
+poster=$kn_pid
 acked() { grep -c '^ack ' "$tmp/acks" 2>/dev/null || echo 0; }
 wait_acks() { local want=$(( $(acked) + $1 )); for _ in $(seq 1 300); do [ "$(acked)" -ge $want ] && return 0; sleep 0.05; done; return 1; }
 killed_runs=()
@@ -140,8 +144,8 @@ s2=$serve_pid B2=$api_base
 expect_rows() { [ "$(kn_psql "$2")" = "$3" ] && kn_ok "$1" || kn_fail "$1: got '$(kn_psql "$2")', want '$3'"; }
 expect_rows "both serves in serve_instances, each with its listen address" \
   "SELECT string_agg(address, ' ' ORDER BY address) FROM serve_instances" "$(printf '%s\n' "${B1#http://}" "${B2#http://}" | sort | tr '\n' ' ' | sed 's/ $//')"
-node "$HERE/stream-client.mjs" "ws://${B2#http://}/api/stream?run=$mine" "$tmp/xstream.out" "$mine" 30 "$TOKEN" >"$tmp/xstream.log" 2>&1 &
-xs=$!; kn_pids+=("$xs")
+kn_spawn xstream node "$HERE/stream-client.mjs" "ws://${B2#http://}/api/stream?run=$mine" "$tmp/xstream.out" "$mine" 30 "$TOKEN"
+xs=$kn_pid
 for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/xstream.out" 2>/dev/null && break; sleep 0.05; done
 bad=0
 for k in 1 2 3 4 5 6; do # alternately to each serve: seq 1..12 in posting order
@@ -208,11 +212,10 @@ c2=$(api "$B/api/tasks/slash:shop%2Fred/health"); i2=$(jq -r .task "$tmp/body")
 [ "$c" = 201 ] && [ "$c1" = 200 ] && [ "$i1" = shop/red ] && [ "$c2" = 200 ] && kn_ok "a task id holding '/' reads back (%2F): $i1, health $i2" || kn_fail "slash id: $c $c1 $i1 $c2 $i2"
 
 # --- keep-alive after a POST without a body length --------------------------------------------------
-curl -s -v "${W[@]}" -X POST "$B/api/runs/$cid/stop" -o /dev/null --next -s -v "$B/healthz" -o "$tmp/ka" 2>"$tmp/ka.err" &
-cpid=$!
-for _ in $(seq 1 40); do kill -0 $cpid 2>/dev/null || break; sleep 0.05; done
-if kill -0 $cpid 2>/dev/null; then kill $cpid; kn_fail "keep-alive: the request after a POST without a length got no answer in 2 s"; else
-  wait $cpid; jq -e '.ok == true' "$tmp/ka" >/dev/null && kn_ok "keep-alive: the next request after a POST without a body length is answered" || kn_fail "keep-alive: $(tail -5 "$tmp/ka.err")"
+kn_spawn -o "$tmp/ka.out" -e "$tmp/ka.err" keepalive curl -s -v "${W[@]}" -X POST "$B/api/runs/$cid/stop" -o /dev/null \
+  --next -s -v "$B/healthz" -o "$tmp/ka"
+if ! kn_wait_exit keepalive 2; then kn_fail "keep-alive: the request after a POST without a length got no answer in 2 s"; else
+  jq -e '.ok == true' "$tmp/ka" >/dev/null && kn_ok "keep-alive: the next request after a POST without a body length is answered" || kn_fail "keep-alive: $(tail -5 "$tmp/ka.err")"
 fi
 
 # --- a big run read back page by page ---------------------------------------------------------------

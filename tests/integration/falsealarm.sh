@@ -12,6 +12,10 @@
 # KN_FALSEALARM_ONLY="TASK …" limits the tasks, KN_FALSEALARM_PARTS="inline after …" the ways (the sanitizer
 # build runs a subset). Missing tools fail. No time is asserted.
 # usage: falsealarm.sh KEYNODE SOURCE_DIR
+#
+# The sanitizer build replays five of the eleven tasks once each way but record (the recorder's side is
+# JavaScript, the same in both builds).
+# ctest: integration.falsealarm ARGS=keynode,repo TIMEOUT=1200 SANITIZE_TIMEOUT=900 ENV=KN_FALSEALARM_REPEATS=1 'SANITIZE_ENV=KN_FALSEALARM_ONLY=timer-nav fetch-nav remount lazy-list late-iframe' 'SANITIZE_ENV=KN_FALSEALARM_PARTS=inline after worker'
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init falsealarm
@@ -33,7 +37,7 @@ port1=$port
 kn_sites_start "$kn" "$tmp/v2root" "$tmp/sites-v2.log" || kn_finish
 port2=$port
 # on_port FILE PORT — FILE with the corpus URLs moved to PORT
-on_port() { sed "s/127\.0\.0\.1:8100/127.0.0.1:$2/g" "$1"; }
+on_port() { kn_task_at_site "$1" - "$2"; }
 for v in 1 2; do
   eval "p=\$port$v"
   on_port "$corpus/tasks.yaml" "$p" >"$tmp/tasks-v$v.yaml"
@@ -119,10 +123,9 @@ if [[ " $parts " == *" record "* ]]; then
   kn_chromium_start "$tmp/record-browser" || kn_finish
   rcdp=$cdp cdp=$vcdp
   for t in $tasks; do
-    "$kn" record --browser "$rcdp" --tasks "$tmp/tasks-v1.yaml" --task "$t" --out "$wf" --until finished \
-      >"$tmp/rec-$t.out" 2>"$tmp/rec-$t.err" &
-    rpid=$!
-    kn_pids+=("$rpid")
+    kn_spawn -o "$tmp/rec-$t.out" -e "$tmp/rec-$t.err" "rec-$t" "$kn" record --browser "$rcdp" --tasks "$tmp/tasks-v1.yaml" \
+      --task "$t" --out "$wf" --until finished
+    rpid=$kn_pid
     for _ in $(seq 1 300); do grep -q '^recording task' "$tmp/rec-$t.out" 2>/dev/null && break; sleep 0.1; done
     grep -q '^recording task' "$tmp/rec-$t.out" || kn_fail "record $t: never said it was recording"
     node "$here/agents/async.mjs" "$rcdp" "http://127.0.0.1:$port1" "$tmp/marks-$t" "$t" >"$tmp/agent-$t.out" 2>&1 ||
@@ -137,8 +140,7 @@ if [[ " $parts " == *" record "* ]]; then
       kn_ok "record $t: a workflow with postconditions ($(grep -c '^  - ' "$wf/$t.yaml") steps)" ||
       kn_fail "record $t: exit $rc: $(tail -3 "$tmp/rec-$t.out" "$tmp/rec-$t.err" | tr '\n' ' ')"
   done
-  mkdir -p "$tmp/recorded-v2"
-  for f in "$wf"/*.yaml; do sed "s/127\.0\.0\.1:$port1/127.0.0.1:$port2/g" "$f" >"$tmp/recorded-v2/$(basename "$f")"; done
+  kn_task_at_site "$wf" "$tmp/recorded-v2" "$port1=$port2"
   # recorded workflows: a frame's action is recorded with its frame path (late-iframe: `#card-frame >>
   # #card-number`), a scroll with its distance (lazy-list); KN_FALSEALARM_RECORD_GAPS names tasks with a known,
   # open recorder defect (none now)
@@ -155,9 +157,8 @@ if [[ " $parts " == *" worker "* ]]; then
     kn_serve_start "$kn" "$tmp/serve.log" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || kn_finish
   A=(-H "Authorization: Bearer $token")
   printf 'database: { url: "%s" }\n' "$KN_PG_URL" >"$tmp/keynode.yaml"
-  "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 >"$tmp/worker.log" 2>&1 &
-  kn_pids+=("$!")
-  worker_pid=$!
+  kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200
+  worker_pid=$kn_pid
   done_n=0
   # worker_round LABEL V CHECK — upload tasks-vV.yaml, queue every task, wait for their results, CHECK each
   worker_round() {

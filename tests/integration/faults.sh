@@ -27,6 +27,8 @@
 # (and ARTIFACTS/matrix.txt when given); fails when any row is misfiled. 36-42 s at load 13-24 on 2 cores.
 #
 #   tests/integration/faults.sh KEYNODE_BIN REPO_DIR SHARED_DIR [ARTIFACTS_DIR]
+#
+# ctest: integration.faults ARGS=keynode,repo,shared,build:artifacts/faults TIMEOUT=240
 set -u -o pipefail
 kn=${1:?usage: faults.sh KEYNODE_BIN REPO_DIR SHARED_DIR [ARTIFACTS_DIR]}
 repo=$(cd "${2:?usage: faults.sh KEYNODE_BIN REPO_DIR SHARED_DIR}" && pwd)
@@ -44,12 +46,10 @@ published=$shared/data/mind2web-live/mind2web-live_test_20241024.json
 
 # --- the world: sites, the blocked-site server, a dead port, a self-signed HTTPS server, the judge
 kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
-node "$repo/tests/integration/blocked-server.mjs" "$repo/tests/sites/blocked" >"$tmp/bserver.log" 2>&1 &
-kn_pids+=($!)
+kn_spawn bserver node "$repo/tests/integration/blocked-server.mjs" "$repo/tests/sites/blocked"
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
   -subj /CN=localhost >/dev/null 2>&1 || { kn_fail "openssl could not make a certificate"; kn_finish; }
-node "$repo/tests/integration/tls-server.mjs" "$tmp/key.pem" "$tmp/cert.pem" >"$tmp/tls.log" 2>&1 &
-kn_pids+=($!)
+kn_spawn tls node "$repo/tests/integration/tls-server.mjs" "$tmp/key.pem" "$tmp/cert.pem"
 bport= tls=
 for _ in $(seq 1 100); do
   bport=$(sed -n 's/^port=//p' "$tmp/bserver.log") tls=$(sed -n 's/^port=//p' "$tmp/tls.log")
@@ -133,14 +133,12 @@ chmod +x "$tmp/agent.sh"
 # --- the two runs, at once; the judge fails with 500 while the YAML run judges
 kn_judge_outage 500 || kn_finish
 timeout_s=20 # the frozen attempt must end by the probe (~11 s after its freeze), long before this
-"$kn" run --tasks "$tmp/tasks.yaml" --out "$tmp/run" --agent "exec $tmp/agent.sh" --parallel 7 --warm 0 \
-  --retries 0 --timeout $timeout_s --chromium "$unr_chromium" --quiet "${judge_args[@]}" >"$tmp/run.log" 2>&1 &
-run_pid=$!
-kn_pids+=("$run_pid")
-"$kn" run --tasks "$tmp/m2w.json" --out "$tmp/m2w" --agent "exec $tmp/agent.sh" --parallel 3 --warm 0 \
-  --retries 0 --timeout 60 --chromium "$unr_chromium" --quiet >"$tmp/m2w.log" 2>&1 &
-m2w_pid=$!
-kn_pids+=("$m2w_pid")
+kn_spawn run "$kn" run --tasks "$tmp/tasks.yaml" --out "$tmp/run" --agent "exec $tmp/agent.sh" --parallel 7 --warm 0 \
+  --retries 0 --timeout $timeout_s --chromium "$unr_chromium" --quiet "${judge_args[@]}"
+run_pid=$kn_pid
+kn_spawn m2w "$kn" run --tasks "$tmp/m2w.json" --out "$tmp/m2w" --agent "exec $tmp/agent.sh" --parallel 3 --warm 0 \
+  --retries 0 --timeout 60 --chromium "$unr_chromium" --quiet
+m2w_pid=$kn_pid
 
 # inject: once the agent of the task runs, its browser (keynode's child launched on the task's start
 # URL) is killed or frozen

@@ -8,6 +8,8 @@
 # (0700) and that serve and worker stop cleanly on SIGTERM.
 #
 #   freshhome.sh KEYNODE_BINARY REPO_DIR
+#
+# ctest: integration.freshhome ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 KN=${1:?usage: freshhome.sh KEYNODE REPO}
 REPO=${2:?usage: freshhome.sh KEYNODE REPO}
@@ -25,7 +27,7 @@ unset XDG_STATE_HOME XDG_CONFIG_HOME XDG_CACHE_HOME XDG_DATA_HOME KEYNODE_SPOOL_
 work=$tmp/work; mkdir -p "$work"; cd "$work" || kn_finish
 P=$(kn_free_port)
 printf 'http:\n  listen: "127.0.0.1:%s"\n' "$P" >keynode.yaml
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" "$REPO/tests/sites/tasks.yaml" >tasks.yaml
+kn_task_at_site "$REPO/tests/sites/tasks.yaml" tasks.yaml "$sport"
 # --- the commands of docs/service.md, in order ---
 export KEYNODE_DATABASE_URL=$KN_PG_URL
 export KEYNODE_API_TOKEN=$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
@@ -37,8 +39,8 @@ spid=$serve_pid; B=http://127.0.0.1:$P
 sp=$(echo "$HOME"/.local/state/keynode/spool/*)
 [ -d "$sp" ] && [ "$(stat -c %a "$HOME/.local/state/keynode/spool")" = 700 ] && [ "$(stat -c %a "$sp")" = 700 ] &&
   kn_ok "the spool was created: ~/.local/state/keynode/spool/$(basename "$sp") (0700)" || kn_fail "spool: $(ls -laR "$HOME" | head -20)"
-"$KN" worker --config keynode.yaml --poll 200 >"$tmp/worker.log" 2>&1 &
-wpid=$!; kn_pids+=("$wpid")
+kn_spawn worker "$KN" worker --config keynode.yaml --poll 200
+wpid=$kn_pid
 # its "worker started" line (it has its configuration and database and enters its loop), not a fixed second
 kn_wait_for "the worker's start line" 60 grep -q 'msg="worker started"' "$tmp/worker.log"
 kill -0 "$wpid" 2>/dev/null && grep -q 'msg="worker started"' "$tmp/worker.log" &&

@@ -13,6 +13,8 @@
 #           of a JS array is read, and a locator that throws reads "" (WebArena's rules)
 #
 #   tests/integration/functional.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.functional ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: functional.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: functional.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -46,47 +48,30 @@ else
   kn_fail "import without sites: $(head -c 300 "$tmp/import2.json")"
 fi
 
-# scenario NAME TASK MODE — one browser, `keynode watch --until idle:6`, the agent; result in $tmp/NAME.json
+# scenario NAME TASK MODE — one browser, `keynode watch --until idle:6`, the agent; result in $tmp/NAME/result.json
 scenario() {
   local name=$1 task=$2 mode=$3 dir=$tmp/$1
   mkdir -p "$dir"
   kn_chromium_start "$dir" || return 1
   : >"$dir/answers"
-  # the agent attaches first and waits for $dir/go: node's start-up is not idle time of the run
-  KN_AGENT_GO=$dir/go KN_ANSWER_FILE=$dir/answers \
-    node "$here/agents/functional.mjs" "$cdp" "$base" "$dir/marks" "$mode" >"$dir/agent.log" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 400); do
-    grep -q "^connected" "$dir/marks" 2>/dev/null && break
-    sleep 0.05
-  done
-  "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --config "$tmp/keynode.yaml" \
-    --until idle:6 --answer-file "$dir/answers" --run-id "$name" --out "$tmp/$name.json" \
-    --trajectory "$tmp/runs/$name.jsonl" 2>"$dir/watch.err" &
-  local wpid=$!
-  kn_pids+=("$wpid")
-  # the agent goes once the monitor is ready (every open tab attached and recorded): what it does before
-  # may be missed on a loaded machine
-  for _ in $(seq 1 400); do
-    grep -q "ready: every open tab" "$dir/watch.err" && break
-    sleep 0.05
-  done
-  touch "$dir/go"
-  wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
-  kn_forget "$apid"
-  wait "$wpid"
-  echo $? >"$dir/rc"
-  kn_forget "$wpid"
+  # the agent attaches first and waits for $dir/go: node's start-up is not idle time of the run; it goes once
+  # the monitor is ready (every open tab attached and recorded): what it does before may be missed on a
+  # loaded machine
+  KN_ANSWER_FILE=$dir/answers kn_watch_scenario "$dir" --go "$dir/marks" --trajectory "$tmp/runs/$name.jsonl" \
+    -- --browser "$cdp" --tasks "$tasks" --task "$task" --config "$tmp/keynode.yaml" \
+       --until idle:6 --answer-file "$dir/answers" --run-id "$name" \
+    -- node "$here/agents/functional.mjs" "$cdp" "$base" "$dir/marks" "$mode" || { kn_stop "$cpid"; return 1; }
+  [ "$kn_agent_rc" = 0 ] || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
+  echo "$kn_watch_rc" >"$dir/rc"
   kn_stop "$cpid"
-  [ -s "$tmp/$name.json" ] || kn_fail "$name: no result: $(tail -5 "$dir/watch.err")"
+  [ -s "$dir/result.json" ] || kn_fail "$name: no result: $(tail -5 "$dir/watch.err")"
 }
 
 check() { # check NAME JQ_EXPR WHAT
-  if jq -e "$2" "$tmp/$1.json" >/dev/null 2>&1; then
+  if jq -e "$2" "$tmp/$1/result.json" >/dev/null 2>&1; then
     kn_ok "$1: $3"
   else
-    kn_fail "$1: $3 — result: $(head -c 600 "$tmp/$1.json") — log: $(tail -3 "$tmp/$1/watch.err")"
+    kn_fail "$1: $3 — result: $(head -c 600 "$tmp/$1/result.json") — log: $(tail -3 "$tmp/$1/watch.err")"
   fi
 }
 

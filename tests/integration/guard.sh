@@ -19,6 +19,8 @@
 # token); the held trajectory writes the CVC, the card number and the Authorization header redacted.
 #
 #   tests/integration/guard.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.guard ARGS=keynode,repo TIMEOUT=360
 set -u -o pipefail
 kn=${1:?usage: guard.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: guard.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -36,40 +38,21 @@ kn_sites_start "$kn" "$repo/tests/sites/guard" "$tmp/sites2.log" --log-requests 
 port2=$port
 kn_sites_start "$kn" "$repo/tests/sites/guard" "$tmp/sites.log" --log-requests || kn_finish
 base=http://127.0.0.1:$port
-sed "s#127.0.0.1:8100#127.0.0.1:$port#g" "$repo/tests/sites/guard/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/guard/tasks.yaml" "$tmp/tasks.yaml" "$port"
 kn_chromium_start "$tmp" || kn_finish
 
 # posts PATH — how many POSTs to PATH the server's log shows
 posts() { cat "$tmp/sites.log" "$tmp/sites2.log" | grep -c "method=POST path=\"$1\""; }
 
 # watch_run NAME TASK MODE [AGENT] — the agent (agents/guard.mjs unless AGENT) and `keynode watch` until
-# every key node is reached (or 10 s without an event: a run that fails)
+# every key node is reached (or 10 s without an event: a run that fails); files in $tmp/NAME
 watch_run() {
   local name=$1 task=$2 mode=$3 agent=${4:-guard.mjs} dir=$tmp/$1
-  mkdir -p "$dir"
-  KN_AGENT_GO=$dir/go node "$here/agents/$agent" "$cdp" "$base" "$dir/marks" "$mode" \
-    >"$dir/agent.log" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 400); do
-    grep -q "^connected" "$dir/marks" 2>/dev/null && break
-    sleep 0.05
-  done
-  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --until finished --until idle:10 --step-limit -1 \
-    --run-id "$name" --trajectory "$dir/traj.jsonl" --out "$dir/result.json" 2>"$dir/watch.err" &
-  local wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 600); do # a loaded machine: up to 30 s for the watch to attach
-    grep -q "watching" "$dir/watch.err" && break
-    kill -0 "$wpid" 2>/dev/null || break
-    sleep 0.05
-  done
-  grep -q "watching" "$dir/watch.err" || kn_fail "$name: the watch is not watching: $(tail -3 "$dir/watch.err")"
-  touch "$dir/go"
-  wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
-  kn_forget "$apid"
-  wait "$wpid"
-  kn_forget "$wpid"
+  kn_watch_scenario "$dir" --go "$dir/marks" --trajectory "$dir/traj.jsonl" \
+    -- --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --until finished --until idle:10 --step-limit -1 \
+       --run-id "$name" \
+    -- node "$here/agents/$agent" "$cdp" "$base" "$dir/marks" "$mode" || return 1
+  [ "$kn_agent_rc" = 0 ] || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
 }
 
 # node ID's reached_at_step equals node OTHER's (the request credits the click that sent it)
@@ -158,21 +141,16 @@ fi
 rdir=$tmp/record
 mkdir -p "$rdir"
 orders=$(posts /api/orders)
-KN_AGENT_GO=$rdir/go node "$here/agents/guard.mjs" "$cdp" "$base" "$rdir/marks" checkout >"$rdir/agent.log" 2>&1 &
-apid=$!
-kn_pids+=("$apid")
-for _ in $(seq 1 400); do grep -q "^connected" "$rdir/marks" 2>/dev/null && break; sleep 0.05; done
-"$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task guard-replay --out "$rdir/wf" --until idle:20 \
-  >"$rdir/record.out" 2>"$rdir/record.err" &
-rpid=$!
-kn_pids+=("$rpid")
-for _ in $(seq 1 200); do grep -q '^recording task' "$rdir/record.err" 2>/dev/null && break; sleep 0.05; done
+KN_AGENT_GO=$rdir/go kn_spawn record/agent node "$here/agents/guard.mjs" "$cdp" "$base" "$rdir/marks" checkout
+kn_wait_for "the agent to attach" 20 grep -q "^connected" "$rdir/marks"
+kn_spawn -o "$rdir/record.out" -e "$rdir/record.err" record/record "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" \
+  --task guard-replay --out "$rdir/wf" --until idle:20
+kn_wait_for "record to start recording" 10 grep -q '^recording task' "$rdir/record.err"
 touch "$rdir/go"
-wait "$apid" || kn_fail "record: agent failed: $(tail -3 "$rdir/agent.log")"
-kn_forget "$apid"
-wait "$rpid"
-rrc=$?
-kn_forget "$rpid"
+kn_wait_exit record/agent 300
+[ "$kn_rc" = 0 ] || kn_fail "record: agent failed: $(tail -3 "$rdir/agent.log")"
+kn_wait_exit record/record 300
+rrc=$kn_rc
 wf=$rdir/wf/guard-replay.yaml
 if [ "$rrc" = 0 ] && grep -q 'secret: "CC_NUMBER"' "$wf" && grep -q 'secret: "CVC"' "$wf" \
    && grep -q 'held: { method: "POST", url: { include: "127.0.0.1:'"$port"'/api/orders" }' "$wf" \
@@ -217,8 +195,8 @@ port1=$port
 kn_sites_start "$kn" "$tmp/site3" "$tmp/sites3.log" --log-requests || kn_finish
 port3=$port port=$port1
 mkdir -p "$rdir/wf3"
-sed "s#127.0.0.1:$port#127.0.0.1:$port3#g" "$wf" >"$rdir/wf3/guard-replay.yaml"
-sed "s#127.0.0.1:$port/#127.0.0.1:$port3/#" "$tmp/tasks.yaml" >"$rdir/tasks3.yaml"
+kn_task_at_site "$wf" "$rdir/wf3/guard-replay.yaml" "$port=$port3"
+kn_task_at_site "$tmp/tasks.yaml" "$rdir/tasks3.yaml" "$port=$port3"
 env "${secrets[@]}" "$kn" replay --validate --quiet --browser "$cdp" --tasks "$rdir/tasks3.yaml" --task guard-replay \
   --workflows "$rdir/wf3" --out "$rdir/changed" >"$rdir/changed.out" 2>"$rdir/changed.err"
 if jq -e '.status == "broken" and .broken.reason == "held request differs" and .broken.selector == "#place-order"

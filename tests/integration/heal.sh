@@ -10,6 +10,8 @@
 # The unchanged and the re-skinned task are replayed KN_HEAL_TIMES times each (default 1: every check once;
 # tests/bench/bench_repeats.sh runs 10 to show the verdicts never waver).
 # usage: heal.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.heal ARGS=keynode,repo TIMEOUT=300
 kn=$1 src=$2 times=${KN_HEAL_TIMES:-1}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init heal
@@ -26,7 +28,7 @@ variant() {
   for d in "$@"; do cp -r "$sites/$d/." "$tmp/root-$name/skin/"; done
   rcs=()
   kn_sites_start "$kn" "$tmp/root-$name" "$tmp/sites-$name.log" || return 1
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/skin/tasks.yaml" >"$tmp/tasks-$name.yaml"
+  kn_task_at_site "$sites/skin/tasks.yaml" "$tmp/tasks-$name.yaml" "$port"
   for i in $(seq 1 "$times"); do
     "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-$name.yaml" --out "$tmp/$name-$i" \
       >"$tmp/$name-$i.out" 2>"$tmp/$name-$i.err"

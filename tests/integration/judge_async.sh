@@ -22,6 +22,8 @@
 #     query reached at step 3.
 #
 #   judge_async.sh KEYNODE_BINARY REPO_DIR
+#
+# ctest: integration.judge_async ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 KN=${1:?usage: judge_async.sh KEYNODE REPO}
 REPO=${2:?usage: judge_async.sh KEYNODE REPO}
@@ -38,8 +40,7 @@ api() { curl -s -m 120 -o "$tmp/body" -w '%{http_code}' "$@"; }
 # wait_for CMD… — until CMD succeeds (bounded: 60 s, so a broken build fails instead of hanging)
 wait_for() { local _; for _ in $(seq 1 1200); do "$@" && return 0; sleep 0.05; done; return 1; }
 
-node "$HERE/llm-server.mjs" >"$tmp/llm.out" 2>"$tmp/llm.err" &
-kn_pids+=("$!")
+kn_spawn -o "$tmp/llm.out" -e "$tmp/llm.err" llm node "$HERE/llm-server.mjs"
 wait_for grep -qs port "$tmp/llm.out" || { kn_fail "fake llm server did not start"; kn_finish; }
 L=http://127.0.0.1:$(jq -r .port "$tmp/llm.out")
 held() { curl -s "$L/held"; }
@@ -87,8 +88,7 @@ c=$(api "${W[@]}" --data-binary @"$tmp/tasks.yaml" "$B/api/tasksets?name=js")
 
 # --- 1. other runs are scored while A's judgement is held --------------------------------------------
 : >"$tmp/stream.jsonl"
-node "$HERE/stream-client.mjs" "ws://${B#http://}/api/stream" "$tmp/stream.jsonl" "" 300 "$TOKEN" 2>"$tmp/stream.err" &
-spid=$!; kn_pids+=("$spid")
+kn_spawn -o "$tmp/stream.out" -e "$tmp/stream.err" stream node "$HERE/stream-client.mjs" "ws://${B#http://}/api/stream" "$tmp/stream.jsonl" "" 300 "$TOKEN"
 wait_for grep -qs '"open"' "$tmp/stream.jsonl" || kn_fail "stream did not open"
 new_run gated; A=$rid
 new_run fast; RB=$rid
@@ -183,41 +183,38 @@ kn_sites_start "$KN" "$REPO/tests/sites" "$tmp/sites.log" || kn_fail "keynode si
 sport=$port
 mkdir -p "$tmp/chr"
 kn_chromium_start "$tmp/chr" || kn_fail "Chromium did not start"
-sed -e "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" \
-    -e 's/semantic: "searching for red running shoes"/semantic: "searching for red running shoes kn-test:gate"/' \
-    "$REPO/tests/sites/tasks.yaml" >"$tmp/wtasks.yaml"
-"$KN" watch --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/w.json" \
-  --trajectory "$tmp/w.jsonl" --until finished --semantic llm --llm-url "$L" --llm-model fake-judge \
-  --llm-timeout 600000 --verdict-cache off >"$tmp/w.out" 2>"$tmp/w.err" &
-wpid=$!; kn_pids+=("$wpid")
+kn_task_at_site "$REPO/tests/sites/tasks.yaml" - "$sport" |
+  sed 's/semantic: "searching for red running shoes"/semantic: "searching for red running shoes kn-test:gate"/' >"$tmp/wtasks.yaml"
+kn_spawn -o "$tmp/w.out" -e "$tmp/w.err" w "$KN" watch --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart \
+  --out "$tmp/w.json" --trajectory "$tmp/w.jsonl" --until finished --semantic llm --llm-url "$L" --llm-model fake-judge \
+  --llm-timeout 600000 --verdict-cache off
+wpid=$kn_pid
 wait_for grep -qs '"tab_open"' "$tmp/w.jsonl" || kn_fail "watch did not attach: $(tail -3 "$tmp/w.err")"
-"$KN" replay --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/replay" >"$tmp/replay.out" 2>&1 &
-rpid=$!; kn_pids+=("$rpid")
+kn_spawn -o "$tmp/replay.out" replay "$KN" replay --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/replay"
 wait_for held_is 1 && kn_ok "watch: the query's judgement is held at the judge" || kn_fail "watch: held $(held)"
 wait_for grep -qs '"#add-to-cart"' "$tmp/w.jsonl" && [ "$(held)" = 1 ] &&
   kn_ok "watch recorded the agent's later steps (to the add-to-cart click) while the judgement is held" || kn_fail "watch: no add-to-cart event while held"
-wait "$rpid"; kn_forget "$rpid"
+kn_wait_exit replay 300
 kill -0 "$wpid" 2>/dev/null && kn_ok "watch still running: --until finished waits for the held verdict" || kn_fail "watch ended before the verdict"
 release
-wait "$wpid"; rc=$?; kn_forget "$wpid"
+kn_wait_exit w 300; rc=$kn_rc
 [ $rc = 0 ] && jq -e '.status == "finished" and .verdicts.answered == 1 and (.key_nodes[] | select(.id == "query") | .reached_at_step) == 3' "$tmp/w.json" >/dev/null &&
   kn_ok "watch: finished once the verdict came, query reached at step 3 as a synchronous judge says: $(jq -c '{status, verdicts}' "$tmp/w.json")" || kn_fail "watch: exit $rc $(head -c 500 "$tmp/w.json") $(tail -3 "$tmp/w.err")"
 grep -q 'verdict for "red running shoes": score' "$tmp/w.err" && kn_ok "watch: a progress line for the verdict" || kn_fail "watch progress: $(grep -i verdict "$tmp/w.err" | head -3)"
 
 # --- 6. keynode watch: an end waits for the held verdict and keeps its reason -------------------------
-"$KN" watch --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/w6.json" \
-  --trajectory "$tmp/w6.jsonl" --until steps:4 --semantic llm --llm-url "$L" --llm-model fake-judge \
-  --llm-timeout 600000 --verdict-cache off >"$tmp/w6.out" 2>"$tmp/w6.err" &
-wpid=$!; kn_pids+=("$wpid")
+kn_spawn -o "$tmp/w6.out" -e "$tmp/w6.err" w6 "$KN" watch --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart \
+  --out "$tmp/w6.json" --trajectory "$tmp/w6.jsonl" --until steps:4 --semantic llm --llm-url "$L" --llm-model fake-judge \
+  --llm-timeout 600000 --verdict-cache off
+wpid=$kn_pid
 wait_for grep -qs '"tab_open"' "$tmp/w6.jsonl" || kn_fail "watch 6 did not attach: $(tail -3 "$tmp/w6.err")"
-"$KN" replay --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/replay6" >"$tmp/replay6.out" 2>&1 &
-rpid=$!; kn_pids+=("$rpid")
+kn_spawn -o "$tmp/replay6.out" replay6 "$KN" replay --browser "$cdp" --tasks "$tmp/wtasks.yaml" --task shop-red-runner-cart --out "$tmp/replay6"
 wait_for grep -qs 'waiting for 1 verdict(s) of the judge' "$tmp/w6.err" && [ "$(held)" = 1 ] &&
   kn_ok "watch --until steps:4: the end waits for the held verdict" || kn_fail "watch 6: no wait, held $(held): $(tail -3 "$tmp/w6.err")"
-wait "$rpid"; kn_forget "$rpid"
+kn_wait_exit replay6 300
 kill -0 "$wpid" 2>/dev/null && kn_ok "watch 6 still running while the verdict is held" || kn_fail "watch 6 ended before the verdict"
 release
-wait "$wpid"; rc=$?; kn_forget "$wpid"
+kn_wait_exit w6 300; rc=$kn_rc
 [ $rc -le 1 ] && grep -q '^run ended: steps' "$tmp/w6.err" &&
   jq -e '.verdicts.answered == 1 and (.key_nodes[] | select(.id == "query") | .reached_at_step) == 3' "$tmp/w6.json" >/dev/null &&
   kn_ok "watch 6 ended as steps once the verdict came, query reached at step 3: $(jq -c '{status, verdicts}' "$tmp/w6.json")" ||

@@ -13,7 +13,12 @@
 #   kn_judge_outage MODE      # every judgement from now on fails as MODE (kn_judge_outages), or none: answers again
 #   kn_judged_runs TASKFILE DIR  # the recorded runs (judged and plain) a judge outage is tried on
 #   kn_wait_for DESC SECONDS CMD…  # poll CMD until it succeeds (bounded); says what it waited for on timeout
-#   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise)
+#   kn_spawn [-a] [-o OUT] [-e ERR] NAME CMD…  # CMD in the background, stopped on exit, its log $tmp/NAME.log
+#   kn_stop_name NAME [SIGNAL]; kn_wait_exit NAME SECONDS  # stop it / wait for it (sets kn_rc)
+#   kn_task_at_site IN OUT PORT…   # a task or workflow file (or a folder of them) pointed at the running sites
+#   kn_watch_scenario DIR [OPTIONS] -- WATCH ARGS… -- AGENT CMD…  # `keynode watch` while an agent runs
+#   kn_ok / kn_fail MSG; kn_finish (exit 0 when no check failed, 1 otherwise; a sanitizer report in the log
+#   of any process started by kn_spawn is a failure)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
 # the cluster is stopped with pg_ctl. Set KN_KEEP=1 to keep $tmp. Missing tools are failures, not skips.
@@ -22,11 +27,15 @@ kn_chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
 kn_pgbin=${KN_PGBIN:-/usr/lib/postgresql/15/bin}
 kn_pids=()
 kn_fails=0
+declare -A kn_spawned=()
+kn_spawn_logs=()
+kn_sanitizer_seen=" "
 kn_pg_dir=
 
 kn_ok() { echo "ok   $1"; }
 kn_fail() { echo "FAIL $1 (at ${SECONDS} s)"; kn_fails=$((kn_fails + 1)); }
 kn_finish() {
+  kn_sanitizer_check "${kn_spawn_logs[@]}"
   if [ "$kn_fails" -eq 0 ]; then echo "all checks passed (${SECONDS} s)"; exit 0; fi
   echo "$kn_fails check(s) failed (${SECONDS} s)"; exit 1
 }
@@ -48,7 +57,8 @@ kn_stop() {
   kn_forget "$p"
 }
 
-kn_lib_cleanup() {
+# kn_stop_all — stop every process still in kn_pids (TERM to all, then KILL after 3 s each) and reap them
+kn_stop_all() {
   local p
   for p in "${kn_pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
   for p in "${kn_pids[@]}"; do
@@ -57,6 +67,10 @@ kn_lib_cleanup() {
     wait "$p" 2>/dev/null
   done
   kn_pids=()
+}
+
+kn_lib_cleanup() {
+  kn_stop_all
   kn_pg_stop
   if [ "${KN_KEEP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
 }
@@ -128,6 +142,197 @@ kn_wait_for() {
   return 1
 }
 
+# kn_sanitizer_report FILE — prints the first lines of a sanitizer report in FILE (ASan, LeakSanitizer, UBSan's
+# "file:line:col: runtime error:") and succeeds; fails when FILE holds none
+kn_sanitizer_report() {
+  [ -f "$1" ] || return 1
+  grep -qE 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|:[0-9]+(:[0-9]+)?: runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$1" ||
+    return 1
+  grep -m1 -E -A3 'ERROR: [A-Za-z]*Sanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer' "$1" | cut -c1-200 | tr '\n' ' '
+}
+
+# kn_sanitizer_check FILE… — a failure for each FILE holding a sanitizer report, with its first lines; each
+# file is reported once. Returns 1 if any held one.
+kn_sanitizer_check() {
+  local f r bad=0
+  for f in "$@"; do
+    r=$(kn_sanitizer_report "$f") || continue
+    bad=1
+    case $kn_sanitizer_seen in *" $f "*) continue ;; esac
+    kn_sanitizer_seen="$kn_sanitizer_seen$f "
+    kn_fail "sanitizer report in ${f#"$tmp"/}: $r"
+  done
+  return $bad
+}
+
+# kn_spawn [-a] [-o OUT] [-e ERR] NAME CMD… — start CMD in the background as NAME: its PID in kn_pid and
+# kn_spawned[NAME], stopped on exit like every process in kn_pids. stdout and stderr go to OUT and ERR
+# (default both $tmp/NAME.log; NAME may hold a folder, created; -a appends to them: a restarted process's
+# log goes on); kn_finish scans both for sanitizer reports.
+# Variables set before the call (VAR=x kn_spawn …) reach CMD's environment.
+kn_spawn() {
+  local out= err= append=0
+  while :; do
+    case ${1:-} in
+      -a) append=1; shift ;;
+      -o) out=$2; shift 2 ;;
+      -e) err=$2; shift 2 ;;
+      *) break ;;
+    esac
+  done
+  local name=$1
+  shift
+  out=${out:-$tmp/$name.log}
+  err=${err:-$out}
+  mkdir -p "$(dirname "$out")" "$(dirname "$err")"
+  if [ "$append" = 1 ]; then
+    if [ "$err" = "$out" ]; then "$@" >>"$out" 2>&1 & else "$@" >>"$out" 2>>"$err" & fi
+  elif [ "$err" = "$out" ]; then "$@" >"$out" 2>&1 &
+  else "$@" >"$out" 2>"$err" &
+  fi
+  kn_pid=$!
+  kn_pids+=("$kn_pid")
+  kn_spawned[$name]=$kn_pid
+  kn_spawn_logs+=("$out")
+  [ "$err" = "$out" ] || kn_spawn_logs+=("$err")
+}
+
+# kn_stop_name NAME [SIGNAL] — kn_stop of the process spawned as NAME (SIGNAL first, then TERM… KILL); nothing
+# when it was already waited for (its PID may be someone else's now)
+kn_stop_name() {
+  local p=${kn_spawned[$1]:-}
+  case " ${kn_pids[*]} " in *" $p "*) [ -n "$p" ] && kn_stop "$p" "${2:-TERM}" ;; esac
+  return 0
+}
+
+# kn_wait_exit NAME SECONDS — wait for the process spawned as NAME to end; kn_rc is its exit code. Still
+# running after SECONDS (a generous bound, not a timing assertion): killed, kn_rc=124, and returns 1 (also,
+# with kn_rc=255, when it was waited for already).
+kn_wait_exit() {
+  local p=${kn_spawned[$1]:?kn_wait_exit: nothing spawned as $1} t0=$SECONDS
+  case " ${kn_pids[*]} " in *" $p "*) ;; *) echo "  (kn_wait_exit: $1 was already waited for)"; kn_rc=255; return 1 ;; esac
+  while kill -0 "$p" 2>/dev/null; do
+    if [ $((SECONDS - t0)) -ge "$2" ]; then
+      echo "  (waited $2 s for $1 to end; killed)"
+      kill -KILL "$p" 2>/dev/null
+      wait "$p" 2>/dev/null
+      kn_forget "$p"
+      kn_rc=124
+      return 1
+    fi
+    sleep 0.05
+  done
+  wait "$p" 2>/dev/null
+  kn_rc=$?
+  kn_forget "$p"
+  return 0
+}
+
+# kn_task_at_site IN OUT PORT… — IN (a task or workflow file, YAML or JSON, or a folder: each *.yaml,
+# *.yml, *.json in it) with its sites' ports replaced, written to OUT ("-": stdin / stdout). The files
+# name the sites at 127.0.0.1:8100, :8101… (also as localhost): the first PORT replaces 8100, the second
+# 8101, and so on; a FROM=TO argument replaces port FROM (a file already pointed at a running site), or,
+# when FROM is a word, every FROM with TO (a placeholder: BASE=http://127.0.0.1:PORT).
+kn_task_at_site() {
+  local in=$1 out=$2 arg from i=0 f
+  shift 2
+  local script=()
+  for arg in "$@"; do
+    case $arg in
+      [0-9]*=*) from=${arg%%=*}; arg=${arg#*=} ;;
+      *=*) script+=(-e "s"$'\001'"${arg%%=*}"$'\001'"${arg#*=}"$'\001'"g"); continue ;;
+      *) from=$((8100 + i)); i=$((i + 1)) ;;
+    esac
+    script+=(-e "s/(127\\.0\\.0\\.1|localhost):$from([^0-9]|\$)/\\1:$arg\\2/g")
+  done
+  if [ -d "$in" ]; then
+    mkdir -p "$out" || return 1
+    for f in "$in"/*.yaml "$in"/*.yml "$in"/*.json; do
+      [ -f "$f" ] || continue
+      sed -E "${script[@]}" "$f" >"$out/$(basename "$f")" || return 1
+    done
+  elif [ "$in" = - ] && [ "$out" = - ]; then sed -E "${script[@]}"
+  elif [ "$in" = - ]; then sed -E "${script[@]}" >"$out"
+  elif [ "$out" = - ]; then sed -E "${script[@]}" "$in"
+  else sed -E "${script[@]}" "$in" >"$out"
+  fi
+}
+
+# kn_watch_scenario DIR [OPTIONS] -- WATCH ARGS… -- AGENT CMD… — one watched run: `$kn watch WATCH ARGS
+# --out DIR/result.json --trajectory DIR/run.jsonl` (stdout DIR/watch.out, stderr DIR/watch.err), and
+# once it is ready (its "ready:" line: every open tab attached and recorded) the agent, AGENT CMD (output
+# DIR/agent.log). Waits for the agent, then for watch to end. Sets kn_watch_rc, kn_agent_rc (124: killed
+# after the bound), kn_result, kn_trajectory. Returns 1 (after a kn_fail) when watch never got ready or a
+# sanitizer report is in a log of the run; the exit codes and files are the caller's to check.
+# OPTIONS:
+#   --go MARKS     the agent starts first, attaches and waits (KN_AGENT_GO=DIR/go; its "connected" line in
+#                  MARKS), so that node's start-up is not idle time of the run; DIR/go once watch is ready
+#   --started NAME the agent is already running (kn_spawn NAME, its log DIR/agent.log) and waits for DIR/go:
+#                  no AGENT CMD
+#   --int          watch runs until Ctrl-C: SIGINT once the agent has ended
+#   --int-when RE  the same, once watch's stderr matches RE as well (an event the run must have seen)
+#   --ready RE     what watch's stderr says when it is ready (default "ready: every open tab")
+#   --trajectory FILE  the trajectory there instead of DIR/run.jsonl (kn_trajectory says where)
+#   --no-trajectory  no --trajectory (the run written nowhere but its result)
+#   --timeout S    the bound on each of the agent and watch (default 300)
+kn_watch_scenario() {
+  local dir=$1 go= started= int=0 int_when= ready='ready: every open tab' secs=300 traj=1
+  shift
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do
+    case $1 in
+      --go) go=$2; shift 2 ;;
+      --started) started=$2; shift 2 ;;
+      --int) int=1; shift ;;
+      --int-when) int=1; int_when=$2; shift 2 ;;
+      --ready) ready=$2; shift 2 ;;
+      --trajectory) traj=$2; shift 2 ;;
+      --no-trajectory) traj=0; shift ;;
+      --timeout) secs=$2; shift 2 ;;
+      *) kn_fail "kn_watch_scenario: unknown option $1"; return 1 ;;
+    esac
+  done
+  shift
+  local watch_args=()
+  while [ $# -gt 0 ] && [ "$1" != -- ]; do watch_args+=("$1"); shift; done
+  shift
+  [ $# -gt 0 ] || [ -n "$started" ] || { kn_fail "kn_watch_scenario: no agent command"; return 1; }
+  mkdir -p "$dir"
+  kn_result=$dir/result.json kn_trajectory=$dir/run.jsonl kn_watch_rc= kn_agent_rc=
+  [ "$traj" = 1 ] || kn_trajectory=$traj
+  [ "$traj" = 0 ] && kn_trajectory=
+  rm -f "$kn_result" "$dir/go" ${kn_trajectory:+"$kn_trajectory"}
+  [ -n "$kn_trajectory" ] && watch_args+=(--trajectory "$kn_trajectory")
+  local id=${dir#"$tmp"/}
+  [ -z "$started" ] || kn_spawned[$id/agent]=${kn_spawned[$started]}
+  if [ -n "$go" ]; then
+    KN_AGENT_GO=$dir/go kn_spawn -o "$dir/agent.log" "$id/agent" "$@"
+    kn_wait_for "the agent to attach ($go: connected)" 60 grep -q '^connected' "$go" ||
+      { kn_fail "$id: the agent did not attach: $(tail -3 "$dir/agent.log")"; kn_stop_name "$id/agent"; return 1; }
+  fi
+  kn_spawn -o "$dir/watch.out" -e "$dir/watch.err" "$id/watch" "${kn:?}" watch "${watch_args[@]}" --out "$kn_result"
+  kn_wait_for "watch to be ready ($ready)" 60 kn_watch_ready_ "$dir/watch.err" "$ready" "${kn_spawned[$id/watch]}"
+  if ! grep -qE "$ready" "$dir/watch.err"; then
+    kn_fail "$id: watch did not get ready: $(tail -5 "$dir/watch.err" | cut -c1-200 | tr '\n' ' ')"
+    kn_stop_name "$id/agent"
+    kn_stop_name "$id/watch"
+    kn_sanitizer_check "$dir/watch.err" "$dir/agent.log"
+    return 1
+  fi
+  if [ -n "$go$started" ]; then touch "$dir/go"; else kn_spawn -o "$dir/agent.log" "$id/agent" "$@"; fi
+  kn_wait_exit "$id/agent" "$secs"
+  kn_agent_rc=$kn_rc
+  if [ "$int" = 1 ]; then
+    [ -z "$int_when" ] || kn_wait_for "watch to see /$int_when/" "$secs" grep -qE "$int_when" "$dir/watch.err"
+    kill -INT "${kn_spawned[$id/watch]}" 2>/dev/null
+  fi
+  kn_wait_exit "$id/watch" "$secs"
+  kn_watch_rc=$kn_rc
+  kn_sanitizer_check "$dir/watch.err" "$dir/watch.out" "$dir/agent.log" || return 1
+  return 0
+}
+# kn_watch_ready_ ERRFILE RE PID — watch's stderr says it is ready, or watch has ended (no use waiting on)
+kn_watch_ready_() { grep -qE "$2" "$1" 2>/dev/null || ! kill -0 "$3" 2>/dev/null; }
+
 # kn_leftovers DIR [PID…] — "PID COMMAND LINE" of every live process (not a zombie, none of the PIDs given,
 # not this shell) whose command line names DIR/ or whose environment holds KEYNODE_ATTEMPT_DIR=DIR/: what a
 # test's own processes left running. One grep over every /proc/*/cmdline and */environ instead of three
@@ -152,11 +357,10 @@ kn_chromium_start() {
   local profile=$1/profile
   mkdir -p "$profile"
   [ -x "$kn_chromium" ] || { kn_fail "no Chromium at $kn_chromium"; return 1; }
-  "$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+  kn_spawn -o "$1/chromium.log" "${1#"$tmp"/}/chromium" "$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
     --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --remote-debugging-port=0 about:blank >"$1/chromium.log" 2>&1 &
-  cpid=$!
-  kn_pids+=("$cpid")
+    --user-data-dir="$profile" --remote-debugging-port=0 about:blank
+  cpid=$kn_pid
   devtools_file=$profile/DevToolsActivePort
   for _ in $(seq 1 200); do
     if [ -s "$devtools_file" ]; then
@@ -176,9 +380,8 @@ kn_sites_start() {
   local kn=$1 dir=$2 log=$3
   shift 3
   port=
-  "$kn" sites --dir "$dir" --port 0 "$@" >"$log" 2>&1 &
-  sites_pid=$!
-  kn_pids+=("$sites_pid")
+  kn_spawn -o "$log" "$(basename "$log" .log)" "$kn" sites --dir "$dir" --port 0 "$@"
+  sites_pid=$kn_pid
   for _ in $(seq 1 100); do
     port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$log" | head -1)
     [ -n "$port" ] && return 0
@@ -194,9 +397,8 @@ kn_sites_start() {
 kn_serve_start() {
   local kn=$1 log=$2 p= _
   shift 2
-  "$kn" serve "$@" >"$log" 2>&1 &
-  serve_pid=$!
-  kn_pids+=("$serve_pid")
+  kn_spawn -o "$log" "$(basename "$log" .log)" "$kn" serve "$@"
+  serve_pid=$kn_pid
   api_base=
   for _ in $(seq 1 200); do
     p=$(sed -n 's/.*msg="serving".* port=\([0-9]*\).*/\1/p' "$log" | head -1)
@@ -228,10 +430,9 @@ kn_api_start() {
 kn_dead_port() {
   local f
   f=$(mktemp "$tmp/dead-port.XXXXXX")
-  python3 -c 'import socket,sys,time
+  kn_spawn -o "$f" "$(basename "$f")" python3 -c 'import socket,sys,time
 s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1], flush=True)
-while True: time.sleep(60)' >"$f" &
-  kn_pids+=($!)
+while True: time.sleep(60)'
   dead=
   for _ in $(seq 1 100); do dead=$(head -1 "$f"); [ -n "$dead" ] && return 0; sleep 0.05; done
   kn_fail "kn_dead_port: no port held"
@@ -277,9 +478,8 @@ kn_judge_start() {
   here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
   command -v node >/dev/null 2>&1 || { kn_fail "node not found (apt-get install nodejs)"; return 1; }
   f=$(mktemp "$tmp/judge.XXXXXX")
-  node "$here/llm-server.mjs" >"$f" 2>"$f.err" &
-  judge_pid=$!
-  kn_pids+=("$judge_pid")
+  kn_spawn -o "$f" -e "$f.err" judge node "$here/llm-server.mjs"
+  judge_pid=$kn_pid
   judge_url=
   for _ in $(seq 1 100); do
     judge_url=$(sed -n 's/.*"port":\([0-9]*\).*/http:\/\/127.0.0.1:\1/p' "$f")

@@ -15,6 +15,8 @@
 #   - a run serve itself watches (POST /api/runs with a second Chromium on tests/sites/live/busy.html):
 #     its frames reach a viewer of /api/live (live-frames.mjs) as well.
 # usage: liveview.sh KEYNODE SOURCE_DIR [OUT_DIR]
+#
+# ctest: integration.liveview ARGS=keynode,repo,build:artifacts/liveview TIMEOUT=300
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init liveview
@@ -29,14 +31,13 @@ public=$api_base
 "$here/node/ensure.sh" >"$tmp/ensure.log" 2>&1 || { kn_fail "node packages: $(tail -1 "$tmp/ensure.log")"; kn_finish; }
 kn_chromium_start "$tmp" || kn_finish
 kn_sites_start "$kn" "$src/tests/sites" "$tmp/sites.log" || kn_finish
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$src/tests/sites/live/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$src/tests/sites/live/tasks.yaml" "$tmp/tasks.yaml" "$port"
 code=$(curl -s -o "$tmp/ts.json" -w '%{http_code}' "${A[@]}" --data-binary @"$tmp/tasks.yaml" "$base/api/tasksets?name=live")
 [ "$code" = 201 ] || { kn_fail "taskset upload: $code $(cat "$tmp/ts.json")"; kn_finish; }
 printf 'database: { url: "%s" }\n' "$KN_PG_URL" >"$tmp/keynode.yaml"
-"$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 3000 \
-  --settle-timeout 20000 --step-delay 1000 >"$tmp/worker.log" 2>&1 &
-worker_pid=$!
-kn_pids+=("$worker_pid")
+kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 3000 \
+  --settle-timeout 20000 --step-delay 1000
+worker_pid=$kn_pid
 
 # wait_results N — until N replay results are stored (bounded: 180 s)
 wait_results() {
@@ -80,10 +81,9 @@ grep -q 'msg="takeover refused"' "$tmp/serve-public.log" && kn_ok "the refused t
   kn_fail "no refused-takeover log line"
 # 3. a run serve watches (POST /api/runs with a browser showing the busy page): watched too
 mkdir -p "$tmp/c2/profile"
-"$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run --disable-background-networking \
-  --disable-component-update --disable-sync --user-data-dir="$tmp/c2/profile" --remote-debugging-port=0 \
-  "http://127.0.0.1:$port/live/busy.html" >"$tmp/c2/chromium.log" 2>&1 &
-kn_pids+=("$!")
+kn_spawn -o "$tmp/c2/chromium.log" c2/chromium "$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic \
+  --no-first-run --disable-background-networking --disable-component-update --disable-sync \
+  --user-data-dir="$tmp/c2/profile" --remote-debugging-port=0 "http://127.0.0.1:$port/live/busy.html"
 for _ in $(seq 1 200); do [ -s "$tmp/c2/profile/DevToolsActivePort" ] && break; sleep 0.05; done
 cdp2=http://127.0.0.1:$(head -1 "$tmp/c2/profile/DevToolsActivePort")
 code=$(curl -s -o "$tmp/run.json" -w '%{http_code}' "${A[@]}" -H 'Content-Type: application/json' \

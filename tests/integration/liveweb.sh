@@ -46,6 +46,11 @@
 #            `back` step, and a click on the restored page recorded and matched
 #
 # Env: KN_LIVEWEB_ONLY="name …" runs only those. Exit 0 all checks passed, 1 any failed.
+#
+# The sanitizer build runs the scenarios whose code paths are C (frames, new tabs, dialogs, replay in frames,
+# redirects, downloads, replay's dialog answers); the others exercise the recorder's JavaScript, the same in
+# both builds.
+# ctest: integration.liveweb ARGS=keynode,repo TIMEOUT=600 'SANITIZE_ENV=KN_LIVEWEB_ONLY=pay late nested newtab dialog replay_frames nav redirects download replay_dialog'
 set -u -o pipefail
 kn=${1:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: liveweb.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -59,8 +64,7 @@ command -v jq >/dev/null 2>&1 || { kn_fail "jq not found (apt-get install jq)"; 
 
 kn_sites_start "$kn" "$repo/tests/sites/web" "$tmp/sites.log" || kn_finish
 base=http://127.0.0.1:$port
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g; s/localhost:8100/localhost:$port/g" \
-  "$repo/tests/sites/web/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/web/tasks.yaml" "$tmp/tasks.yaml" "$port"
 
 # scenario NAME TASK MODE UNTIL — Chromium, watch, the agent; files in $d. MODE replay: `keynode replay`
 # of the task's steps is the agent (in a new tab of the same browser).
@@ -70,31 +74,19 @@ scenario() {
   mkdir -p "$d"
   echo "--- $sc"
   kn_chromium_start "$d" || return 1
-  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/result.json" \
-    --trajectory "$d/run.jsonl" --until "$4" >"$d/watch.out" 2>"$d/watch.err" &
-  wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 300); do
-    grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null && break
-    sleep 0.05
-  done
-  grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null || { kn_fail "$sc: watch did not attach"; return 1; }
+  local int=() agent=(node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" "$3")
+  [ "$4" != finished ] && int=(--int)
   if [ "$3" = replay ]; then
     mkdir -p "$d/replay"
-    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/replay" >"$d/agent.out" 2>&1
-  else
-    node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" "$3" >"$d/agent.out" 2>&1
+    agent=("$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/replay")
   fi
-  local arc=$?
-  [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || { kn_fail "$sc: agent failed"; sed 's/^/    agent: /' "$d/agent.out" | tail -5; }
-  if [ "$4" != finished ]; then kill -INT "$wpid" 2>/dev/null; fi
-  for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
-  kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
-  wait "$wpid" 2>/dev/null
-  local wrc=$?
-  kn_forget "$wpid"
-  if [ $wrc -le 1 ] && ! grep -qE 'Sanitizer|runtime error:' "$d/watch.err"; then kn_ok "$sc: watch exited cleanly ($wrc)"
-  else kn_fail "$sc: watch exit $wrc"; grep -E -A5 'Sanitizer|runtime error:' "$d/watch.err" | head -20 | sed 's/^/    /'; fi
+  kn_watch_scenario "$d" "${int[@]}" -- --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --until "$4" \
+    -- "${agent[@]}" || return 1
+  [ "$kn_agent_rc" = 0 ] && kn_ok "$sc: the agent did its task" ||
+    { kn_fail "$sc: agent failed ($kn_agent_rc)"; sed 's/^/    agent: /' "$d/agent.log" | tail -5; }
+  [ "$kn_watch_rc" = 124 ] && kn_fail "$sc: watch did not end"
+  if [ "$kn_watch_rc" -le 1 ]; then kn_ok "$sc: watch exited cleanly ($kn_watch_rc)"
+  else kn_fail "$sc: watch exit $kn_watch_rc"; tail -5 "$d/watch.err" | sed 's/^/    /'; fi
   return 0
 }
 
@@ -139,23 +131,17 @@ s_late() {
   mkdir -p "$d"
   echo "--- $sc"
   kn_chromium_start "$d" || return
-  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" pay-late >"$d/agent.out" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
+  kn_spawn "$sc/agent" node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" pay-late
   for _ in $(seq 1 400); do grep -q '^loaded' "$d/marks" 2>/dev/null && break; sleep 0.05; done
   grep -q '^loaded' "$d/marks" 2>/dev/null || { kn_fail "$sc: the agent did not load the page"; ends; return; }
-  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-pay-iframe --out "$d/result.json" \
-    --trajectory "$d/run.jsonl" --until finished >"$d/watch.out" 2>"$d/watch.err" &
-  wpid=$!
-  kn_pids+=("$wpid")
+  kn_spawn -o "$d/watch.out" -e "$d/watch.err" "$sc/watch" "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" \
+    --task web-pay-iframe --out "$d/result.json" --trajectory "$d/run.jsonl" --until finished
   for _ in $(seq 1 300); do grep -q 'ready' "$d/watch.err" 2>/dev/null && break; sleep 0.05; done
   sleep 0.5 # the frame scan and the names of the iframes (a few CDP round trips)
   touch "$d/marks.go"
-  wait "$apid"; local arc=$?; kn_forget "$apid"
-  [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || kn_fail "$sc: agent failed: $(tail -2 "$d/agent.out")"
-  for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
-  kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
-  wait "$wpid" 2>/dev/null; kn_forget "$wpid"
+  kn_wait_exit "$sc/agent" 300
+  [ "$kn_rc" = 0 ] && kn_ok "$sc: the agent did its task" || kn_fail "$sc: agent failed: $(tail -2 "$d/agent.log")"
+  kn_wait_exit "$sc/watch" 15 || kn_fail "$sc: watch did not end"
   check "attached late: the actions in the iframe recorded with its frame path, key nodes reached" '
     [E[] | select(.type | IN("type","click")) | [.type, .selector, .frame_path, .matched]]
       == [["type", "#card-number", ["#card-frame"], ["card"]], ["click", "#pay-now", ["#card-frame"], ["pay"]]]'
@@ -231,7 +217,7 @@ s_nav() {
   check "the recorder works on the restored page: the click after back reaches its node" '
     [E[] | select(.type == "click")] | map([.selector, .matched]) == [["#details", []], ["#after-back", ["subscribe"]]]'
   check "steps: goto, click, back, forward, back, click" 'R.steps == 6'
-  grep -q 'back/forward cache: true' "$d/agent.out" && echo "    (the page was restored from the back/forward cache)" ||
+  grep -q 'back/forward cache: true' "$d/agent.log" && echo "    (the page was restored from the back/forward cache)" ||
     echo "    (note: this Chromium did not restore the page from the back/forward cache)"
   ends
 }
@@ -291,8 +277,8 @@ s_redirects() {
   ends
   scenario replay-redirects web-http-redirects replay finished || { ends; return; }
   check "replay through the redirect chains: every key node reached" 'R.status == "finished" and R.reached == R.total'
-  if grep -qE '^web-http-redirects +passed' "$d/agent.out"; then kn_ok "$sc: replay passed (not blocked, not broken)"
-  else kn_fail "$sc: replay did not pass"; sed 's/^/    replay: /' "$d/agent.out" | tail -8; fi
+  if grep -qE '^web-http-redirects +passed' "$d/agent.log"; then kn_ok "$sc: replay passed (not blocked, not broken)"
+  else kn_fail "$sc: replay did not pass"; sed 's/^/    replay: /' "$d/agent.log" | tail -8; fi
   ends
 }
 
@@ -317,17 +303,12 @@ s_record_dialog() {
   mkdir -p "$d"
   echo "--- $sc"
   kn_chromium_start "$d" || return
-  "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task web-beforeunload --out "$d/wf" --until idle:4 \
-    >"$d/record.out" 2>"$d/record.err" &
-  local rpid=$!
-  kn_pids+=("$rpid")
+  kn_spawn -o "$d/record.out" -e "$d/record.err" "$sc/record" "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" \
+    --task web-beforeunload --out "$d/wf" --until idle:4
   for _ in $(seq 1 300); do grep -q '^recording task' "$d/record.out" && break; sleep 0.05; done
-  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" beforeunload >"$d/agent.out" 2>&1 || kn_fail "$sc: agent failed"
-  for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.05; done
-  kill -0 "$rpid" 2>/dev/null && { kn_fail "$sc: record did not end"; kn_stop "$rpid"; }
-  wait "$rpid"
-  local rrc=$?
-  kn_forget "$rpid"
+  node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" beforeunload >"$d/agent.log" 2>&1 || kn_fail "$sc: agent failed"
+  kn_wait_exit "$sc/record" 15 || kn_fail "$sc: record did not end"
+  local rrc=$kn_rc
   local verbs
   verbs=$(sed -n 's/^  - \([a-z]*\):.*/\1/p' "$d/wf/web-beforeunload.yaml" 2>/dev/null | tr '\n' ' ')
   if [ $rrc = 0 ] && [ "$verbs" = "goto type click dialog " ] && grep -q '^  - dialog: {answer: "accept"}' "$d/wf/web-beforeunload.yaml"
@@ -347,7 +328,7 @@ s_record_dialog() {
 s_bfcache() {
   scenario bfcache web-bfcache bfcache finished || { ends; return; }
   check "status finished" 'R.status == "finished" and R.reached == R.total'
-  if grep -q 'restored from the back/forward cache: true' "$d/agent.out"; then kn_ok "$sc: the page came back from the back/forward cache"
+  if grep -q 'restored from the back/forward cache: true' "$d/agent.log"; then kn_ok "$sc: the page came back from the back/forward cache"
   else kn_fail "$sc: the page was not restored from the back/forward cache"; fi
   check "goto, link, back: the restore is a back step to the hut list" '
     [E[] | select(.type == "navigate") | [(.url | sub("^http://[^/]+"; "")), .how]]

@@ -9,22 +9,16 @@
 # whole lines. Needs node (no npm packages); a missing node is a failure, not a skip.
 # Only 127.0.0.1 is contacted; the server is stopped by PID, even on failure.
 # usage: llm.sh KEYNODE_BIN
+#
+# ctest: integration.llm ARGS=keynode TIMEOUT=300
 set -uo pipefail
 kn=$1
 here=$(cd "$(dirname "$0")" && pwd)
-command -v node >/dev/null 2>&1 || { echo "FAIL node not found (apt-get install nodejs)"; exit 1; }
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fails=0
-ok() { echo "ok   $1"; }
-fail() { echo "FAIL $1"; fails=$((fails+1)); }
+. "$here/lib.sh"
+kn_lib_init llm
+ok() { kn_ok "$1"; }
+fail() { kn_fail "$1"; }
+command -v node >/dev/null 2>&1 || { fail "node not found (apt-get install nodejs)"; kn_finish; }
 has() { # has NAME FILE TEXT
   if grep -qF -- "$3" "$2"; then ok "$1"; else fail "$1: no '$3' in $2:"; head -c 800 "$2"; echo; fi
 }
@@ -37,15 +31,14 @@ unset OPENAI_API_KEY
 secret=sk-test-$RANDOM$RANDOM-do-not-print
 export KN_FAKE_LLM_KEY=$secret KN_TEST_LLM_KEY=$secret
 
-node "$here/llm-server.mjs" >"$tmp/server.out" 2>"$tmp/server.err" &
-pids+=($!)
+kn_spawn -o "$tmp/server.out" -e "$tmp/server.err" server node "$here/llm-server.mjs"
 port=
 for _ in $(seq 1 100); do
   port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$tmp/server.out")
   [ -n "$port" ] && break
   sleep 0.1
 done
-[ -n "$port" ] || { echo "FAIL the fake server did not start:"; cat "$tmp/server.err"; exit 1; }
+[ -n "$port" ] || { fail "the fake server did not start: $(cat "$tmp/server.err")"; kn_finish; }
 url=http://127.0.0.1:$port
 cache=$tmp/cache/verdicts.jsonl   # its directory does not exist yet: keynode creates it
 
@@ -67,11 +60,13 @@ count() {
 # server received meanwhile (- for any); output in $tmp/out, $tmp/err
 run() {
   local name=$1 want=$2 wantreq=$3; shift 3
-  local before after got
+  local before after got report
   before=$(count)
   "$@" >"$tmp/out" 2>"$tmp/err"
   got=$?
   after=$(count)
+  # a sanitizer's abort can exit with the very code a refusal has: its report is a failure of its own
+  if report=$(kn_sanitizer_report "$tmp/err"); then fail "$name: sanitizer report: $report"; return 1; fi
   if [ "$got" != "$want" ]; then
     fail "$name: exit $got, want $want"; cat "$tmp/out" "$tmp/err" | head -20; return 1
   fi
@@ -176,12 +171,11 @@ printf '{"v":1,"model":"fake-1","prompt":1,"rule":"torn' >>"$cache"   # a writer
 run "after a torn line: new verdict" 0 1 m "after torn"
 run "after a torn line: new verdict cached" 0 0 m "after torn"
 # parallel appends from 8 processes: each a whole line, all found afterwards
-ppids=()
 for i in 1 2 3 4 5 6 7 8; do
-  m "parallel $i kn-score:0.9$i" >"$tmp/p$i.out" 2>&1 & ppids+=($!)
+  kn_spawn -o "$tmp/p$i.out" "p$i" m "parallel $i kn-score:0.9$i"
 done
 pfail=0
-for p in "${ppids[@]}"; do wait "$p" || pfail=1; done
+for i in 1 2 3 4 5 6 7 8; do kn_wait_exit "p$i" 120 && [ "$kn_rc" = 0 ] || pfail=1; done
 if [ $pfail = 0 ]; then ok "8 parallel judgements"; else fail "parallel judgements"; cat "$tmp"/p*.out; fi
 python3 - "$cache" <<'PY' && ok "parallel appends are whole lines" || fail "parallel appends interleaved"
 import json, sys
@@ -233,24 +227,20 @@ has "score failure reason" "$tmp/err" "1 semantic judgement failed"
 has "score failure event" "$tmp/err" "event 4: llm fake-1:"
 
 # --- keynode watch with the LLM judge, live: the run result carries the judge's usage ("llm")
-. "$here/lib.sh" # kn_sites_start, kn_chromium_start; their processes join pids (stopped on exit)
 repo=$(cd "$here/../.." && pwd)
 llm_port=$port
-if kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" && pids+=("$sites_pid") &&
-  kn_chromium_start "$tmp/chrome" && pids+=("$cpid"); then
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/site-tasks.yaml"
-  "$kn" watch --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart --quiet \
-    --until finished --until idle:20 --out "$tmp/watch.json" --trajectory "$tmp/watch.jsonl" "${llm[@]}" \
-    --llm-price 0.5,1.5 2>"$tmp/watch.err" &
-  wpid=$!
-  pids+=("$wpid")
+if kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" && kn_chromium_start "$tmp/chrome"; then
+  kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/site-tasks.yaml" "$port"
+  kn_spawn -o "$tmp/watch.out" -e "$tmp/watch.err" watch "$kn" watch --browser "$cdp" --tasks "$tmp/site-tasks.yaml" \
+    --task shop-red-runner-cart --quiet --until finished --until idle:20 --out "$tmp/watch.json" \
+    --trajectory "$tmp/watch.jsonl" "${llm[@]}" --llm-price 0.5,1.5
   # watch has attached before the agent acts: its trajectory's tab_open line (--quiet prints no "ready")
   kn_wait_for "watch to attach (a tab_open line)" 30 grep -q '"type": *"tab_open"' "$tmp/watch.jsonl" ||
     fail "watch --semantic llm: watch did not attach: $(tail -3 "$tmp/watch.err")"
   "$kn" replay --quiet --browser "$cdp" --tasks "$tmp/site-tasks.yaml" --task shop-red-runner-cart >/dev/null ||
     fail "watch --semantic llm: the replay agent failed"
-  wait "$wpid"
-  wrc=$?
+  kn_wait_exit watch 300
+  wrc=$kn_rc
   if [ "$wrc" = 0 ] && jq -e '.status == "finished" and .llm.backend == "llm" and .llm.model == "fake-1"
       and (.llm.requests + .llm.cache_hits) >= 1 and .llm.usd >= 0' "$tmp/watch.json" >/dev/null; then
     ok "watch --semantic llm: finished, the run result has the usage ($(jq -c .llm "$tmp/watch.json"))"
@@ -261,8 +251,4 @@ else
   fail "watch --semantic llm: sites or Chromium did not start"
 fi
 port=$llm_port
-kn_fails=${kn_fails:-0}
-fails=$((fails + kn_fails))
-
-if [ $fails -gt 0 ]; then echo "llm.sh: $fails failed"; exit 1; fi
-echo "llm.sh: all passed"
+kn_finish

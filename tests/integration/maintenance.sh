@@ -25,6 +25,9 @@
 #      no row, no job; the same edit on a restarted serve is written whole.
 #
 #   tests/integration/maintenance.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
+#
+# 210 s at load 5-6 on 2 cores in the -Werror build; more time in the sanitizer build.
+# ctest: integration.maintenance ARGS=keynode,repo,build:artifacts/maintenance TIMEOUT=300 SANITIZE_TIMEOUT=480
 set -u -o pipefail
 kn=${1:?usage: maintenance.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR}
 repo=$(cd "${2:?usage}" && pwd)
@@ -49,8 +52,7 @@ base=http://127.0.0.1:$port
 mkdir -p "$tmp/viewb"
 kn_chromium_start "$tmp/viewb" || kn_finish
 view_cdp=$cdp
-node "$here/alert-receiver.mjs" "$tmp/recv.port" "$tmp/recv.log" >"$tmp/recv.out" 2>&1 &
-kn_pids+=("$!")
+kn_spawn -o "$tmp/recv.out" recv node "$here/alert-receiver.mjs" "$tmp/recv.port" "$tmp/recv.log"
 for _ in $(seq 1 100); do [ -s "$tmp/recv.port" ] && break; sleep 0.05; done
 recv=http://127.0.0.1:$(cat "$tmp/recv.port")
 
@@ -67,7 +69,7 @@ alerts:
   - { type: slack, url: "$recv/slack/429-0" }
 EOF
 awk '/^  - id: shop-red-runner-cart$/ {p=1; print "tasks:"} p && /^  - id: / && !/shop-red-runner-cart/ {p=0} p' \
-  "$repo/tests/sites/tasks.yaml" | sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" >"$tmp/tasks.yaml"
+  "$repo/tests/sites/tasks.yaml" | kn_task_at_site - "$tmp/tasks.yaml" "$port"
 grep -q 'id: size' "$tmp/tasks.yaml" || { kn_fail "task file: $(cat "$tmp/tasks.yaml")"; kn_finish; }
 
 kn_serve_start "$kn" "$tmp/serve.log" --config "$tmp/keynode.yaml" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || kn_finish
@@ -104,8 +106,7 @@ serve1_pid=$serve_pid
 kn_serve_start "$kn" "$tmp/serve-feed.log" --config "$tmp/keynode.yaml" --listen 127.0.0.1:0 --spool-dir "$tmp/spool-feed" || kn_finish
 B2=$api_base feed_serve=$serve_pid serve_pid=$serve1_pid
 for b in "$B" "$B2"; do
-  node "$here/stream-client.mjs" "ws://${b#http://}/api/stream" "$tmp/feed-${b##*:}.out" "" 240 >/dev/null 2>&1 &
-  kn_pids+=("$!")
+  kn_spawn "feed-${b##*:}" node "$here/stream-client.mjs" "ws://${b#http://}/api/stream" "$tmp/feed-${b##*:}.out" "" 240
   for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/feed-${b##*:}.out" 2>/dev/null && break; sleep 0.05; done
 done
 cp -r "$here/repair-fixtures/." "$tmp/site/" && rm -f "$tmp/site/README.md"
@@ -279,8 +280,8 @@ before=$(counts)
 KN_TEST_CHANGE_PAUSE=$tmp/paused kn_serve_start "$kn" "$tmp/serve2.log" --config "$tmp/keynode.yaml" --listen 127.0.0.1:0 \
   --spool-dir "$tmp/spool" || kn_finish
 edit='{"key_node": "query", "yaml": "url: { key: q, include: \"running\" }", "reason": "crash test"}'
-curl -s -m 120 "${D[@]}" --data "$edit" "$api_base/api/tasks/$eref/edits" >/dev/null 2>&1 &
-cpid=$!
+kn_spawn -o /dev/null edit curl -s -m 120 "${D[@]}" --data "$edit" "$api_base/api/tasks/$eref/edits"
+cpid=$kn_pid
 for _ in $(seq 1 300); do [ -f "$tmp/paused" ] && break; sleep 0.1; done
 [ -f "$tmp/paused" ] && kn_ok "serve paused inside the edit's transaction (version inserted, no changelog row yet)" ||
   kn_fail "serve never reached the pause"

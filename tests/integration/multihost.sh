@@ -35,6 +35,9 @@
 # Needs root (ip netns), nginx, chromium-headless-shell, socat, PostgreSQL 15, node (node/ensure.sh), curl, jq:
 # a missing one is a failure. Every namespace, link and process it makes goes in its EXIT trap.
 # Env: KN_MH_RUNS (external runs, default 6), KN_MH_REPLAYS (queued replays, default 8), KN_KEEP=1.
+#
+# The sanitizer build makes 4 external runs instead of 6 (the same code paths and both faults).
+# ctest: integration.multihost ARGS=keynode,repo TIMEOUT=480 SANITIZE_TIMEOUT=720 SANITIZE_ENV=KN_MH_RUNS=4
 set -u -o pipefail
 kn=${1:?usage: multihost.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: multihost.sh KEYNODE_BIN REPO_DIR}" && pwd)

@@ -11,6 +11,9 @@
 #   /healthz and /api/tasks keep answering. Order is asserted, never time.
 #
 #   nonblocking.sh KEYNODE_BINARY REPO_DIR
+#
+# The sanitizer build uploads 1,500 tasks (the same code paths).
+# ctest: integration.nonblocking ARGS=keynode,repo TIMEOUT=300 SANITIZE_ENV=KN_BIG_TASKS=1500
 set -u -o pipefail
 KN=${1:?usage: nonblocking.sh KEYNODE REPO}
 REPO=${2:?usage: nonblocking.sh KEYNODE REPO}

@@ -4,6 +4,8 @@
 # screenshots, keeps newer ones and a live run's events whatever its age, deletes nothing with --dry-run,
 # keeps the runs themselves; serve applies the same retention on its own.
 #   tests/integration/prune.sh KEYNODE REPO
+#
+# ctest: integration.prune ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 KN=${1:?usage: prune.sh KEYNODE REPO}
 REPO=${2:?usage: prune.sh KEYNODE REPO}
@@ -16,9 +18,9 @@ A=(-H "Authorization: Bearer $TOKEN")
 # serve_up [ARGS…] — serve on a free port; sets spid, B
 serve_up() {
   local p; p=$(kn_free_port)
-  KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN "$KN" serve --listen "127.0.0.1:$p" \
-    --spool-dir "$tmp/spool" "$@" 2>>"$tmp/serve.err" &
-  spid=$!; kn_pids+=("$spid")
+  KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_spawn -a -o "$tmp/serve.out" -e "$tmp/serve.err" serve \
+    "$KN" serve --listen "127.0.0.1:$p" --spool-dir "$tmp/spool" "$@"
+  spid=$kn_pid
   for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$p/healthz" && break; sleep 0.05; done
   B=http://127.0.0.1:$p
 }

@@ -12,6 +12,8 @@
 #   goal.py's text and option rules, at the end
 #
 #   tests/integration/purchase.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.purchase ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: purchase.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: purchase.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -25,7 +27,7 @@ command -v node >/dev/null 2>&1 || { kn_fail "node not found"; kn_finish; }
 
 kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
 base=http://127.0.0.1:$port
-sed "s#127.0.0.1:8100#127.0.0.1:$port#g" "$repo/tests/data/purchase/market.yaml" >"$tmp/market.yaml"
+kn_task_at_site "$repo/tests/data/purchase/market.yaml" "$tmp/market.yaml" "$port"
 tasks=$tmp/market.yaml
 
 # one browser for every run (each agent starts with a goto, each watch is a run of its own)
@@ -37,35 +39,17 @@ kn_chromium_start "$tmp" || kn_finish
 # as a jq expression (a fraction), PARTS a jq test of .reward_parts
 purchase() {
   local name=$1 task=$2 mode=$3 want=$4 parts=$5 steps=${6:-5} dir=$tmp/$1
-  mkdir -p "$dir"
-  KN_AGENT_GO=$dir/go node "$here/agents/market.mjs" "$cdp" "$base" "$dir/marks" "$mode" \
-    >"$dir/agent.log" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 400); do
-    grep -q "^connected" "$dir/marks" 2>/dev/null && break
-    sleep 0.05
-  done
-  "$kn" watch --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" \
-    --until idle:5 --run-id "$name" --out "$tmp/$name.json" 2>"$dir/watch.err" &
-  local wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 200); do
-    grep -q "watching" "$dir/watch.err" && break
-    sleep 0.05
-  done
-  touch "$dir/go"
-  wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
-  kn_forget "$apid"
-  wait "$wpid"
-  kn_forget "$wpid"
-  if jq -e "((.reward - ($want)) | fabs) < 1e-9 and (.reward_parts | $parts)" "$tmp/$name.json" \
+  kn_watch_scenario "$dir" --go "$dir/marks" --no-trajectory \
+    -- --browser "$cdp" --tasks "$tasks" --task "$task" --until "steps:$steps" --until idle:5 --run-id "$name" \
+    -- node "$here/agents/market.mjs" "$cdp" "$base" "$dir/marks" "$mode" || return 1
+  [ "$kn_agent_rc" = 0 ] || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
+  if jq -e "((.reward - ($want)) | fabs) < 1e-9 and (.reward_parts | $parts)" "$dir/result.json" \
        >/dev/null 2>&1; then
     kn_ok "$name ($mode): reward $want"
   else
     kn_fail "$name ($mode): want reward $want and $parts — result: $(jq -c \
-      '{reward, reward_parts, reward_error}' "$tmp/$name.json" 2>/dev/null || head -c 300 \
-      "$tmp/$name.json") — log: $(tail -3 "$dir/watch.err")"
+      '{reward, reward_parts, reward_error}' "$dir/result.json" 2>/dev/null || head -c 300 \
+      "$dir/result.json") — log: $(tail -3 "$dir/watch.err")"
   fi
 }
 

@@ -14,6 +14,8 @@
 # Twenty-Three → Twenty Twenty-Two) passes; the front page turned into a static page (Settings → Reading) and
 # the post moved to the trash are broken at step 2 (the post's link); undone, passed.
 # Env: KN_CHROMIUM, KN_KEEP=1 keeps the scratch folder. Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.realapps ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 kn=${1:?usage: realapps.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: realapps.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -39,8 +41,8 @@ kn_pids+=("$wpid")
 base=http://127.0.0.1:$wport
 for _ in $(seq 1 100); do curl -s -o /dev/null "$base/doku.php" && break; sleep 0.05; done
 check "DokuWiki answers" "$(curl -s -o /dev/null -w '%{http_code}' "$base/doku.php?id=start")" 200
-sed "s#BASE#$base#g" "$repo/tests/realapps/dokuwiki-tasks.yaml" >"$tmp/dw.yaml"
-sed "s#BASE#$base#g" "$repo/tests/realapps/dokuwiki-tasks.json" >"$tmp/dw.json"
+kn_task_at_site "$repo/tests/realapps/dokuwiki-tasks.yaml" "$tmp/dw.yaml" "BASE=$base"
+kn_task_at_site "$repo/tests/realapps/dokuwiki-tasks.json" "$tmp/dw.json" "BASE=$base"
 "$kn" validate "$tmp/dw.yaml" "$tmp/dw.json" >"$tmp/validate.out" 2>&1
 check "keynode validate: both formats" "$?" 0
 
@@ -51,21 +53,9 @@ watch() {
   local d=$tmp/watch-$1-$2
   mkdir -p "$d"
   : >"$d/marks"
-  KN_AGENT_GO=$d/go node "$here/agents/$1.mjs" "$cdp" "$base" "$d/marks" >"$d/agent.out" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 300); do grep -q '^connected' "$d/marks" && break; sleep 0.05; done
-  "$kn" watch --browser "$cdp" --tasks "$3" --task "$4" --out "$d/result.json" \
-    --trajectory "$d/run.jsonl" --until finished >"$d/watch.out" 2>"$d/watch.err" &
-  local wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 200); do grep -q '"tab_open"' "$d/run.jsonl" 2>/dev/null && break; sleep 0.05; done
-  touch "$d/go"
-  wait "$apid"
-  check "$1 $2: the agent did the task" "$?" 0
-  kn_forget "$apid"
-  for _ in $(seq 1 200); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
-  kn_stop "$wpid"
+  kn_watch_scenario "$d" --go "$d/marks" -- --browser "$cdp" --tasks "$3" --task "$4" --until finished \
+    -- node "$here/agents/$1.mjs" "$cdp" "$base" "$d/marks" || return 1
+  check "$1 $2: the agent did the task" "$kn_agent_rc" 0
   check "$1 $2: watch scored it finished, $5 of $5" "$(field "$d/result.json" 'r.status + " " + r.reached + "/" + r.total')" "finished $5/$5"
 }
 watch dokuwiki yaml "$tmp/dw.yaml" dokuwiki-tent-care 3
@@ -113,8 +103,8 @@ kn_pids+=("$ppid_")
 base=http://127.0.0.1:$pport
 for _ in $(seq 1 100); do curl -s -o /dev/null "$base/" && break; sleep 0.05; done
 check "WordPress answers" "$(curl -s -o /dev/null -w '%{http_code}' "$base/")" 200
-sed "s#BASE#$base#g" "$repo/tests/realapps/wordpress-tasks.yaml" >"$tmp/wp.yaml"
-sed "s#BASE#$base#g" "$repo/tests/realapps/wordpress-tasks.json" >"$tmp/wp.json"
+kn_task_at_site "$repo/tests/realapps/wordpress-tasks.yaml" "$tmp/wp.yaml" "BASE=$base"
+kn_task_at_site "$repo/tests/realapps/wordpress-tasks.json" "$tmp/wp.json" "BASE=$base"
 "$kn" validate "$tmp/wp.yaml" "$tmp/wp.json" >"$tmp/wp-validate.out" 2>&1
 check "keynode validate: both WordPress formats" "$?" 0
 watch wordpress yaml "$tmp/wp.yaml" wordpress-tent-post 1

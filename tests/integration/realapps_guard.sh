@@ -16,6 +16,8 @@
 # unchanged (the count, and no row with the comment's text); control: the comment arrives (count + 1, its row).
 # No file the test wrote (runs, logs, agent output) holds the password the agent typed in clear.
 # Env: KN_CHROMIUM, KN_KEEP=1 keeps the scratch folder. Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.realapps_guard ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 kn=${1:?usage: realapps_guard.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: realapps_guard.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -36,8 +38,7 @@ command -v jq >/dev/null 2>&1 || { kn_fail "jq not found"; kn_finish; }
 mkdir -p "$tmp/wordpress"
 pport=$(kn_free_port)
 trap '"$wp" stop "$tmp/wordpress" >/dev/null 2>&1; kn_lib_cleanup' EXIT
-"$wp" install "$tmp/wordpress" "$pport" >"$tmp/wp-install.log" 2>&1 &
-wp_install=$!
+kn_spawn wp-install "$wp" install "$tmp/wordpress" "$pport"
 
 "$dw" install "$tmp/dokuwiki" >"$tmp/dw-install.log" 2>&1 ||
   { kn_fail "DokuWiki install: $(tail -2 "$tmp/dw-install.log")"; kn_finish; }
@@ -45,7 +46,7 @@ dport=$(kn_free_port)
 kn_pids+=("$("$dw" start "$tmp/dokuwiki" "$dport")")
 base=http://127.0.0.1:$dport
 for _ in $(seq 1 100); do curl -s -o /dev/null "$base/doku.php" && break; sleep 0.05; done
-sed "s#BASE#$base#g" "$repo/tests/realapps/dokuwiki-guard-tasks.yaml" >"$tmp/dw.yaml"
+kn_task_at_site "$repo/tests/realapps/dokuwiki-guard-tasks.yaml" "$tmp/dw.yaml" "BASE=$base"
 kn_chromium_start "$tmp" || kn_finish
 
 # watch NAME AGENT TASKFILE TASK — agents/AGENT.mjs acts while `keynode watch` scores TASK, until its key node
@@ -54,20 +55,9 @@ watch() {
   local d=$tmp/$1
   mkdir -p "$d"
   : >"$d/marks"
-  KN_AGENT_GO=$d/go node "$here/agents/$2.mjs" "$cdp" "$base" "$d/marks" >"$d/agent.out" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 400); do grep -q '^connected' "$d/marks" && break; sleep 0.05; done
-  "$kn" watch --browser "$cdp" --tasks "$3" --task "$4" --out "$d/result.json" --trajectory "$d/run.jsonl" \
-    --until finished --until idle:60 >"$d/watch.out" 2>"$d/watch.err" &
-  local wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 200); do grep -q 'watching' "$d/watch.err" && break; sleep 0.05; done
-  touch "$d/go"
-  wait "$apid" || kn_fail "$1: the agent failed: $(tail -2 "$d/agent.out")"
-  kn_forget "$apid"
-  wait "$wpid"
-  kn_forget "$wpid"
+  kn_watch_scenario "$d" --go "$d/marks" -- --browser "$cdp" --tasks "$3" --task "$4" --until finished --until idle:60 \
+    -- node "$here/agents/$2.mjs" "$cdp" "$base" "$d/marks" || return 1
+  [ "$kn_agent_rc" = 0 ] || kn_fail "$1: the agent failed: $(tail -2 "$d/agent.log")"
   check "$1: the request key node reached" "$(jq -r '"\(.reached)/\(.total)"' "$d/result.json" 2>&1)" 1/1
 }
 
@@ -106,12 +96,12 @@ check "dw-control: the page file has the new line" "$(grep -c 'Gift cards are fi
 check "dw-control: the changes log has the edit" "$(grep -cP '\tE\ttrailhead:returns\t' "$tmp/dokuwiki/data/meta/_dokuwiki.changes" 2>/dev/null)" 1
 
 # ---- WordPress on a private MariaDB ----------------------------------------------------------------------------
-wait "$wp_install" && kn_ok "WordPress installed on a private MariaDB" ||
+kn_wait_exit wp-install 600 && [ "$kn_rc" = 0 ] && kn_ok "WordPress installed on a private MariaDB" ||
   { kn_fail "WordPress install: $(tail -2 "$tmp/wp-install.log")"; kn_finish; }
 kn_pids+=("$("$wp" start "$tmp/wordpress" "$pport")")
 base=http://127.0.0.1:$pport
 for _ in $(seq 1 100); do curl -s -o /dev/null "$base/" && break; sleep 0.05; done
-sed "s#BASE#$base#g" "$repo/tests/realapps/wordpress-guard-tasks.yaml" >"$tmp/wp.yaml"
+kn_task_at_site "$repo/tests/realapps/wordpress-guard-tasks.yaml" "$tmp/wp.yaml" "BASE=$base"
 # sql QUERY — one value from WordPress's database (the harness's MariaDB socket, root by socket auth)
 sql() { mariadb -S "$tmp/wordpress/db/mysql.sock" -u root -N -B wp -e "$1" 2>&1; }
 count='SELECT COUNT(*) FROM wp_comments'

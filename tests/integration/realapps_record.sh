@@ -27,6 +27,9 @@
 # from constants. Env: KN_CHROMIUM, KN_KEEP=1. Exit 0 all checks passed, 1 any failed.
 # The sanitizer build passes "quick" (third argument): the post-renamed and ACL-rule-removed checks are left out.
 # usage: realapps_record.sh KEYNODE REPO_DIR [quick]
+#
+# The sanitizer build runs it "quick" (two of the re-checks left out).
+# ctest: integration.realapps_record ARGS=keynode,repo,variant TIMEOUT=600
 set -u -o pipefail
 quick=${3:-}
 kn=${1:?usage: realapps_record.sh KEYNODE REPO_DIR}
@@ -44,16 +47,15 @@ wpid=$("$dw" start "$tmp/dokuwiki" "$wport")
 kn_pids+=("$wpid")
 base=http://127.0.0.1:$wport
 for _ in $(seq 1 200); do curl -s -o /dev/null "$base/doku.php" && break; sleep 0.05; done
-sed "s#BASE#$base#g" "$repo/tests/realapps/dokuwiki-tasks.yaml" >"$tmp/dw.yaml"
+kn_task_at_site "$repo/tests/realapps/dokuwiki-tasks.yaml" "$tmp/dw.yaml" "BASE=$base"
 kn_chromium_start "$tmp" || kn_finish
 task=dokuwiki-tent-care wf=$tmp/workflows
 
 # record TASKFILE TASK AGENT — record TASK into $wf while agents/AGENT.mjs performs it; the recording
 # must end by itself once every key node was reached (no idle timer a loaded machine could overrun)
 record() {
-  "$kn" record --browser "$cdp" --tasks "$1" --task "$2" --out "$wf" >"$tmp/rec-$2.out" 2>"$tmp/rec-$2.err" &
-  local rpid=$!
-  kn_pids+=("$rpid")
+  kn_spawn -o "$tmp/rec-$2.out" -e "$tmp/rec-$2.err" "rec-$2" "$kn" record --browser "$cdp" --tasks "$1" --task "$2" --out "$wf"
+  local rpid=$kn_pid
   for _ in $(seq 1 300); do grep -q '^recording task' "$tmp/rec-$2.out" 2>/dev/null && break; sleep 0.1; done
   node "$here/agents/$3.mjs" "$cdp" "$base" "$tmp/marks-$2" >"$tmp/agent-$2.out" 2>&1 ||
     kn_fail "$3: the agent failed: $(tail -2 "$tmp/agent-$2.out" | tr '\n' ' ')"
@@ -133,7 +135,7 @@ jq -e '.status == "passed" and (.replay.drift | length == 0)' "$r" >/dev/null &&
 # (agents/dokuwiki-editor.mjs), then the page made read-only by an ACL rule: the page tools offer "Show
 # pagesource" (same href) where "Edit this page" was, so the replay breaks at the recorded click on it
 dwc acl
-sed "s#BASE#$base#g" "$repo/tests/realapps/dokuwiki-acl-tasks.yaml" >"$tmp/acl.yaml"
+kn_task_at_site "$repo/tests/realapps/dokuwiki-acl-tasks.yaml" "$tmp/acl.yaml" "BASE=$base"
 et=dokuwiki-edit-returns wf=$tmp/acl-workflows
 record "$tmp/acl.yaml" $et dokuwiki-editor
 n_edit=$(grep '^  - ' "$wf/$et.yaml" | grep -n '^  - click: .*text: "Edit this page"' | head -1 | cut -d: -f1)
@@ -181,7 +183,7 @@ ppid_=$("$wp" start "$tmp/wordpress" "$pport")
 kn_pids+=("$ppid_")
 base=http://127.0.0.1:$pport
 for _ in $(seq 1 200); do curl -s -o /dev/null "$base/" && break; sleep 0.05; done
-sed "s#BASE#$base#g" "$repo/tests/realapps/wordpress-tasks.yaml" >"$tmp/wp.yaml"
+kn_task_at_site "$repo/tests/realapps/wordpress-tasks.yaml" "$tmp/wp.yaml" "BASE=$base"
 wt=wordpress-tent-post wf=$tmp/wp-workflows
 record "$tmp/wp.yaml" $wt wordpress
 n_post=$(grep '^  - ' "$wf/$wt.yaml" | grep -n '^  - click: .*text: "Pitching a tent in the rain"' | head -1 | cut -d: -f1)

@@ -10,6 +10,9 @@
 # --propose prints key nodes in task-file syntax, a missing --task is a usage error. Missing tools fail.
 # usage: record.sh KEYNODE SOURCE_DIR [quick]   (quick: the sanitizer build's subset of the tasks)
 # Env KN_RECORD_ONLY="TASK …" records (and checks) only those tasks (development, reduced runs).
+#
+# The sanitizer build records six of the fourteen tasks (the "q" rows: the same code paths).
+# ctest: integration.record ARGS=keynode,repo,variant TIMEOUT=900
 kn=$1 src=$2 quick=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init record
@@ -22,7 +25,7 @@ kn_sites_start "$kn" "$sites" "$tmp/sites.log" || kn_finish
 sport=$port
 # every task of the local sites in one file: tasks.yaml, then the tasks of notes/tasks.yaml
 { cat "$sites/tasks.yaml"; sed '1,/^tasks:/d' "$sites/notes/tasks.yaml"; } >"$tmp/all.yaml"
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" "$tmp/all.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$tmp/all.yaml" "$tmp/tasks.yaml" "$sport"
 wf=$tmp/recorded/workflows   # created by record (--out is created when missing)
 
 "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" >/dev/null 2>&1
@@ -49,10 +52,9 @@ record_end() {
 # record_one TASK AGENT MODE [ANSWER] — record TASK while AGENT performs it
 record_one() {
   local task=$1 agent=$2 mode=$3 answer=${4:-} log=$tmp/rec-$1.out
-  "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --out "$wf" --until idle:60 \
-    --propose ${answer:+--answer "$answer"} >"$log" 2>"$tmp/rec-$task.err" &
-  local rpid=$!
-  kn_pids+=("$rpid")
+  kn_spawn -o "$log" -e "$tmp/rec-$task.err" "rec-$task" "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" \
+    --task "$task" --out "$wf" --until idle:60 --propose ${answer:+--answer "$answer"}
+  local rpid=$kn_pid
   for _ in $(seq 1 300); do grep -q '^recording task' "$log" 2>/dev/null && break; sleep 0.1; done
   grep -q '^recording task' "$log" || kn_fail "$task: record never said it was recording"
   KN_AGENT_ANSWER=$tmp/answers-$task node "$here/agents/$agent" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-$task" "$mode" >"$tmp/agent-$task.out" 2>&1 ||
@@ -123,12 +125,12 @@ kn_stop "$sites_pid"
 # keynode, decide a verdict.
 replay_on() {
   kn_sites_start "$kn" "$2" "$tmp/sites-$1.log" || kn_finish
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$tmp/all.yaml" >"$tmp/tasks-$1.yaml"
-  mkdir -p "$tmp/wf-$1" "$tmp/$1"
-  for f in "$wf"/*.yaml; do sed "s/127\.0\.0\.1:$sport/127.0.0.1:$port/g" "$f" >"$tmp/wf-$1/$(basename "$f")"; done
-  "$kn" replay --validate --quiet --browser "$3" --tasks "$tmp/tasks-$1.yaml" --workflows "$tmp/wf-$1" --out "$tmp/$1" >"$tmp/$1.out" 2>"$tmp/$1.err" &
-  eval "rpid_$1=\$!"
-  kn_pids+=("$!")
+  kn_task_at_site "$tmp/all.yaml" "$tmp/tasks-$1.yaml" "$port"
+  mkdir -p "$tmp/$1"
+  kn_task_at_site "$wf" "$tmp/wf-$1" "$sport=$port"
+  kn_spawn -o "$tmp/$1.out" -e "$tmp/$1.err" "replay-$1" "$kn" replay --validate --quiet --browser "$3" --tasks "$tmp/tasks-$1.yaml" \
+    --workflows "$tmp/wf-$1" --out "$tmp/$1"
+  eval "rpid_$1=\$kn_pid"
 }
 replay_wait() {
   local p

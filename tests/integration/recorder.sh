@@ -8,6 +8,8 @@
 # package; Playwright downloads no browser).
 # Exit: 0 passed, 1 a check failed or a dependency (node, npm, Chromium, playwright-core) is missing:
 # a missing dependency is a failure, not a skip.
+#
+# ctest: integration.recorder TIMEOUT=300
 set -u -o pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)

@@ -10,6 +10,8 @@
 # verification and is reported `verified: false` (kept, marked, printed as not a fix). The user's files are
 # never written. Every report validates against schemas/replay-report.schema.json.
 # usage: repair.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.repair ARGS=keynode,repo TIMEOUT=300
 kn=$1 src=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/lib.sh"
@@ -68,7 +70,7 @@ PY
 root=$tmp/v2root
 kn_sites_v2_root "$sites" "$root"
 kn_sites_start "$kn" "$root" "$tmp/sites-v2.log" || kn_finish
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$sites/tasks.yaml" "$tmp/tasks.yaml" "$port"
 before=$(md5sum <"$tmp/tasks.yaml")
 for t in forum-new-post forum-gear-category forum-compare-replies; do validate v2 "$tmp/tasks.yaml" $t; done
 [ "$(md5sum <"$tmp/tasks.yaml")" = "$before" ] && kn_ok "the task file is left as it was" || kn_fail "the task file was written"
@@ -127,11 +129,9 @@ done
 
 # Mind2Web-Live task 1 (a renamed page, new.html -> compose.html): the key node in the JSON shape
 m2w=$tmp/m2w-src
-mkdir -p "$m2w/workflows"
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/mind2web-live/tasks.json" >"$m2w/tasks.json"
-for w in "$sites"/mind2web-live/workflows/*.yaml; do
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$w" >"$m2w/workflows/$(basename "$w")"
-done
+mkdir -p "$m2w"
+kn_task_at_site "$sites/mind2web-live/tasks.json" "$m2w/tasks.json" "$port"
+kn_task_at_site "$sites/mind2web-live/workflows" "$m2w/workflows" "$port"
 validate m2w "$m2w/tasks.json" 1
 f=$tmp/m2w/1.json
 jq -e --arg p "$port" '.status == "broken" and ([.repairs[] | {step, kind, key_node, was, proposed, verified}] == [
@@ -161,7 +161,7 @@ root=$tmp/fixroot
 mkdir -p "$root" && (cd "$sites" && tar cf - --exclude=./v2 --exclude=./v3 .) | tar xf - -C "$root" &&
   cp -r "$here/repair-fixtures/." "$root/" && rm "$root/README.md"
 kn_sites_start "$kn" "$root" "$tmp/sites-fix.log" || kn_finish
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/tasks.yaml" >"$tmp/tasks-fix.yaml"
+kn_task_at_site "$sites/tasks.yaml" "$tmp/tasks-fix.yaml" "$port"
 validate fix "$tmp/tasks-fix.yaml" shop-red-runner-cart
 f=$tmp/fix/shop-red-runner-cart.json
 jq -e '.status == "broken" and ([.repairs[] | {step, kind, key_node, was, proposed, yaml, verified}] == [

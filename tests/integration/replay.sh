@@ -5,6 +5,8 @@
 # node, drift list with the locator used and the proposed selector); a failure has a PNG screenshot
 # (magic bytes), a URL and a DOM excerpt; a closed port gives "error" (exit 2). Missing tools fail.
 # usage: replay.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.replay ARGS=keynode,repo TIMEOUT=600
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init replay
@@ -15,7 +17,7 @@ kn_chromium_start "$tmp" || kn_finish
 # validate DIR SITE_ROOT OUTDIR — serve SITE_ROOT, run every task; sets vrc
 validate() {
   kn_sites_start "$kn" "$2" "$tmp/sites-$1.log" || return 1
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/tasks.yaml" >"$tmp/tasks-$1.yaml"
+  kn_task_at_site "$sites/tasks.yaml" "$tmp/tasks-$1.yaml" "$port"
   mkdir -p "$3"
   "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-$1.yaml" --out "$3" >"$tmp/$1.out" 2>"$tmp/$1.err"
   vrc=$?
@@ -74,7 +76,7 @@ jq -e '.replay.steps[1].outcome == "ok-by-fallback" and .replay.steps[1].locator
 
 # --- an unreachable site (a closed port): error, exit 2
 kn_dead_port; closed=$dead
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$closed/g" "$sites/tasks.yaml" >"$tmp/tasks-closed.yaml"
+kn_task_at_site "$sites/tasks.yaml" "$tmp/tasks-closed.yaml" "$closed"
 mkdir -p "$tmp/closed"
 "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-closed.yaml" --task forum-new-post --out "$tmp/closed" >"$tmp/closed.out" 2>&1
 rc=$?
@@ -92,11 +94,9 @@ m2w=$tmp/m2w
 # m2w_validate NAME SITE_ROOT [REPLAY_OPTION...] — serve SITE_ROOT, validate every task with a workflow; sets vrc
 m2w_validate() {
   kn_sites_start "$kn" "$2" "$tmp/sites-m2w-$1.log" || return 1
-  rm -rf "$m2w" && mkdir -p "$m2w/workflows"
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/mind2web-live/tasks.json" >"$m2w/tasks.json"
-  for f in "$sites"/mind2web-live/workflows/*.yaml; do
-    sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$f" >"$m2w/workflows/$(basename "$f")"
-  done
+  rm -rf "$m2w" && mkdir -p "$m2w"
+  kn_task_at_site "$sites/mind2web-live/tasks.json" "$m2w/tasks.json" "$port"
+  kn_task_at_site "$sites/mind2web-live/workflows" "$m2w/workflows" "$port"
   # --out is created when missing
   local name=$1; shift 2
   "$kn" replay --validate --quiet --browser "$cdp" --tasks "$m2w/tasks.json" --out "$tmp/m2w-$name/reports" "$@" >"$tmp/m2w-$name.out" 2>"$tmp/m2w-$name.err"
@@ -176,7 +176,7 @@ if [ -x "$shell" ]; then
   mkdir -p "$tmp/shell"
   kn_chromium=$shell kn_chromium_start "$tmp/shell" || kn_finish
   kn_sites_start "$kn" "$sites" "$tmp/sites-shell.log" || kn_finish
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/tasks.yaml" >"$tmp/tasks-shell.yaml"
+  kn_task_at_site "$sites/tasks.yaml" "$tmp/tasks-shell.yaml" "$port"
   for i in $(seq 1 "$shell_runs"); do
     "$kn" replay --validate --quiet --no-repairs --browser "$cdp" --tasks "$tmp/tasks-shell.yaml" --task popup-newsletter \
       --out "$tmp/shell/out$i" >"$tmp/shell/$i.out" 2>"$tmp/shell/$i.err"

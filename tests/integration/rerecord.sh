@@ -14,6 +14,8 @@
 #     is stored and the recording says why; a cancelled one stores nothing; one whose worker was
 #     SIGKILLed is ended by its cancel once the worker stopped polling.
 # usage: rerecord.sh KEYNODE SOURCE_DIR [OUT_DIR]
+#
+# ctest: integration.rerecord ARGS=keynode,repo,build:artifacts/rerecord TIMEOUT=400
 kn=$1 src=$2 out=${3:-}
 . "$(dirname "$0")/lib.sh"
 kn_lib_init rerecord
@@ -25,8 +27,8 @@ kn_api_start "$kn" || kn_finish
 kn_chromium_start "$tmp" || kn_finish
 kn_sites_start "$kn" "$src/tests/sites" "$tmp/sites.log" || kn_finish
 task=rerecord-search
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$src/tests/sites/rerecord/tasks.yaml" >"$tmp/tasks.yaml"
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$src/tests/sites/rerecord/workflow-v1.yaml" >"$tmp/wf1.yaml"
+kn_task_at_site "$src/tests/sites/rerecord/tasks.yaml" "$tmp/tasks.yaml" "$port"
+kn_task_at_site "$src/tests/sites/rerecord/workflow-v1.yaml" "$tmp/wf1.yaml" "$port"
 code=$(curl -s -o "$tmp/ts.json" -w '%{http_code}' "${A[@]}" --data-binary @"$tmp/tasks.yaml" "$base/api/tasksets?name=rerecord")
 [ "$code" = 201 ] || { kn_fail "taskset upload: $code $(cat "$tmp/ts.json")"; kn_finish; }
 code=$(curl -s -o "$tmp/wf1.json" -w '%{http_code}' "${A[@]}" --data-binary @"$tmp/wf1.yaml" "$base/api/workflows?reason=first")
@@ -50,9 +52,8 @@ c5=$(post -X POST "$base/api/recordings/1/finish") c6=$(post "$base/api/recordin
 [ "$(kn_psql "SELECT count(*) FROM recordings")" = 0 ] && kn_ok "nothing queued by a refused request" || kn_fail "recordings were queued"
 
 printf 'database: { url: "%s" }\n' "$KN_PG_URL" >"$tmp/keynode.yaml"
-"$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 5000 >"$tmp/worker.log" 2>&1 &
-worker_pid=$!
-kn_pids+=("$worker_pid")
+kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 5000
+worker_pid=$kn_pid
 
 # 2. recorded through the dashboard
 node "$here/rerecord.mjs" "$cdp" "$base" "$token" "$task" "${out:-$tmp}" >"$tmp/page.out" 2>"$tmp/page.err"

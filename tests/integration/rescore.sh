@@ -30,6 +30,8 @@
 #
 # Env: KN_KEEP=1 keeps the scratch folder. Needs node + the pinned npm packages (node/ensure.sh),
 # Chromium, PostgreSQL, jq, curl.
+#
+# ctest: integration.rescore ARGS=keynode,repo TIMEOUT=360
 set -u -o pipefail
 kn=${1:?usage: rescore.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: rescore.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -130,10 +132,8 @@ batch_b=$(jq -r .id <<<"$bb")
 expect "pinned: a batch made after takes snapshot 2" "$(jq -r .snapshot.version <<<"$bb")" 2
 
 # one worker runs both batches (4 attempts, one Chromium each), then stops (--once)
-"$kn" worker --config "$tmp/keynode.yaml" --id w1 --once --poll 200 --agent-out "$tmp/out" \
-  >"$tmp/worker.log" 2>&1 &
-wpid=$!
-kn_pids+=("$wpid")
+kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --id w1 --once --poll 200 --agent-out "$tmp/out"
+wpid=$kn_pid
 kn_wait_sql 240 "SELECT count(*) FROM agent_results WHERE batch IN ($batch_a, $batch_b)" 4 ||
   kn_fail "pinned: the worker did not finish the batches: $(tail -5 "$tmp/worker.log")"
 kn_stop "$wpid"
@@ -239,9 +239,8 @@ kn_psql "BEGIN; DELETE FROM agent_results WHERE job_id = $rjob; UPDATE jobs SET 
 expect "cache: a retried attempt marks the stored page stale" "$(stored)" "false false"
 expect "cache: an open batch is computed, not stored" \
   "$(api "$base/api/agent-runs/$batch_a" | jq -c '[.queued, .done]') $(stored)" "[1,1] false false"
-"$kn" worker --config "$tmp/keynode.yaml" --id w2 --once --poll 200 --agent-out "$tmp/out2" >"$tmp/worker2.log" 2>&1 &
-wpid=$!
-kn_pids+=("$wpid")
+kn_spawn worker2 "$kn" worker --config "$tmp/keynode.yaml" --id w2 --once --poll 200 --agent-out "$tmp/out2"
+wpid=$kn_pid
 kn_wait_sql 240 "SELECT count(*) FROM agent_results r JOIN agent_batch_stats c ON c.batch = r.batch WHERE r.job_id = $rjob AND c.page IS NOT NULL" 1 &&
   kn_ok "cache: the worker that stored the batch's last attempt stored its page, before any read" ||
   kn_fail "cache: the worker did not run the retried attempt or store the page: $(tail -5 "$tmp/worker2.log")"

@@ -42,6 +42,10 @@
 # Env: KN_RUN_ONLY="name …" runs only those scenarios; KN_KEEP=1 keeps the scratch folder.
 # Needs node + the pinned npm packages (node/ensure.sh), Chromium, chromedriver, python3-selenium, jq:
 # a missing one is a failure. Exit: 0 all checks passed, 1 any failed.
+#
+# The sanitizer build leaves out the Puppeteer, Selenium and viewport scenarios: keynode's side of them is the
+# Playwright scenario's (same code paths), the rest is the clients' and Chromium's time.
+# ctest: integration.run ARGS=keynode,repo TIMEOUT=900 SANITIZE_TIMEOUT=600 'SANITIZE_ENV=KN_RUN_ONLY=cli playwright resume browser step-limit watch-step-limit bad errors unreachable signals blocked reward'
 set -u -o pipefail
 kn=${1:?usage: run.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: run.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -54,7 +58,7 @@ command -v jq >/dev/null 2>&1 || { echo "FAIL jq not found (apt-get install jq)"
 kn_lib_init run
 export TMPDIR=$tmp # the browsers' profiles go here: their command lines name $tmp
 kn_sites_start "$kn" "$repo/tests/sites" "$tmp/sites.log" || kn_finish
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/tasks.yaml" "$port"
 
 want() { [ -z "${KN_RUN_ONLY:-}" ] || [[ " $KN_RUN_ONLY " == *" $1 "* ]]; }
 
@@ -178,14 +182,8 @@ if want watch-step-limit; then
   # `keynode watch --step-limit 2` while `keynode replay` walks shop-checkout's 14 steps
   mkdir -p "$tmp/wsl"
   if kn_chromium_start "$tmp/wsl"; then
-    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit 2 \
-      --out "$tmp/wsl/result.json" 2>"$tmp/wsl/watch.log" &
-    wpid=$!
-    kn_pids+=("$wpid")
-    for _ in $(seq 1 200); do grep -q "ready:" "$tmp/wsl/watch.log" && break; sleep 0.05; done
-    "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --quiet >/dev/null 2>&1
-    for _ in $(seq 1 100); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
-    kn_stop "$wpid"
+    kn_watch_scenario "$tmp/wsl" --no-trajectory -- --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit 2 \
+      -- "$kn" replay --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --quiet
     expect "watch --step-limit 2: status step_limit" "$(jq -r .status "$tmp/wsl/result.json" 2>/dev/null)" step_limit
     expect "watch --step-limit 2: 2 steps evaluated" "$(jq -r .steps "$tmp/wsl/result.json" 2>/dev/null)" 2
     "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task shop-checkout --step-limit x >/dev/null 2>&1
@@ -249,7 +247,7 @@ fi
 
 if want errors; then
   kn_dead_port
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$dead/g" "$repo/tests/sites/tasks.yaml" >"$tmp/dead.yaml"
+  kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/dead.yaml" "$dead"
   "$kn" run --tasks "$tmp/dead.yaml" --task shop-checkout --agent true --out "$tmp/refused" >"$tmp/refused.log" 2>&1
   expect "errors: refused start page: exit 1" $? 1
   expect "errors: refused: status error" "$(res refused/shop-checkout/1 .attempt.status)" error
@@ -263,16 +261,15 @@ if want errors; then
   expect "errors: refused: no executable attempt" "$(sum refused .attempts.executable)" 0
 
   p503=$(kn_free_port)
-  python3 -c '
+  kn_spawn server-503 python3 -c '
 import http.server, sys
 class H(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         self.send_response(503); self.send_header("Content-Type", "text/html"); self.end_headers()
         self.wfile.write(b"<h1>down for maintenance</h1>")
     def log_message(self, *a): pass
-http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$p503" &
-  kn_pids+=("$!")
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$p503/g" "$repo/tests/sites/tasks.yaml" >"$tmp/503.yaml"
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$p503"
+  kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/503.yaml" "$p503"
   for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$p503/" && break; sleep 0.1; done
   "$kn" run --tasks "$tmp/503.yaml" --task shop-checkout --agent true --retries 0 --out "$tmp/5xx" >/dev/null 2>&1
   expect "errors: 503 start page: exit 1" $? 1
@@ -303,9 +300,7 @@ if want unreachable; then
   kn_dead_port  # the task's own payment site: nobody listens either
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$u/key.pem" -out "$u/cert.pem" -days 1 \
     -subj /CN=localhost >/dev/null 2>&1 || kn_fail "unreachable: openssl could not make a certificate"
-  node "$repo/tests/integration/tls-server.mjs" "$u/key.pem" "$u/cert.pem" >"$u/tls.log" 2>&1 &
-  tlspid=$!
-  kn_pids+=("$tlspid")
+  kn_spawn -o "$u/tls.log" tls node "$repo/tests/integration/tls-server.mjs" "$u/key.pem" "$u/cert.pem"
   for _ in $(seq 1 100); do tls=$(sed -n 's/^port=//p' "$u/tls.log"); [ -n "$tls" ] && break; sleep 0.05; done
   curl -sk "https://127.0.0.1:${tls:-1}/" | grep -q "secure page" && kn_ok "unreachable: the HTTPS site is up" ||
     kn_fail "unreachable: no HTTPS site: $(cat "$u/tls.log")"
@@ -363,43 +358,30 @@ EOF
   # `keynode watch` on a running Chromium: the same agent's goto to the task's payment site ends the
   # watch by itself, exit 2, the result an error with reason unreachable
   if kn_chromium_start "$u"; then
-    "$kn" watch --browser "$cdp" --tasks "$u/tasks.yaml" --task own-refused --out "$u/watch.json" \
-      2>"$u/watch.log" &
-    wpid=$!
-    kn_pids+=("$wpid")
-    for _ in $(seq 1 200); do grep -q "ready:" "$u/watch.log" && break; sleep 0.05; done
-    KEYNODE_CDP_URL=$cdp GOTO_WAIT_S=0 node "$agents/goto.mjs" "http://127.0.0.1:$dead/pay" >/dev/null 2>&1
-    for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.1; done
-    if kill -0 "$wpid" 2>/dev/null; then
-      kn_fail "unreachable: watch did not end by itself"
-      kn_stop "$wpid"
-    else
-      wait "$wpid"
-      expect "unreachable: watch ended by itself: exit 2" $? 2
-      kn_forget "$wpid"
-    fi
-    expect "unreachable: watch's result" "$(jq -r '"\(.status) \(.reason) \(.unreachable.error)"' "$u/watch.json" 2>/dev/null)" \
+    kn_watch_scenario "$u/watch" --no-trajectory --timeout 30 -- --browser "$cdp" --tasks "$u/tasks.yaml" --task own-refused \
+      -- env KEYNODE_CDP_URL="$cdp" GOTO_WAIT_S=0 node "$agents/goto.mjs" "http://127.0.0.1:$dead/pay"
+    if [ "$kn_watch_rc" = 124 ]; then kn_fail "unreachable: watch did not end by itself"
+    else expect "unreachable: watch ended by itself: exit 2" "$kn_watch_rc" 2; fi
+    expect "unreachable: watch's result" "$(jq -r '"\(.status) \(.reason) \(.unreachable.error)"' "$u/watch/result.json" 2>/dev/null)" \
       "error unreachable net::ERR_CONNECTION_REFUSED"
-    grep -q "site unreachable: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:$dead/pay" "$u/watch.log" &&
-      kn_ok "unreachable: watch says so on stderr" || kn_fail "unreachable: watch: $(tail -2 "$u/watch.log")"
+    grep -q "site unreachable: net::ERR_CONNECTION_REFUSED at http://127.0.0.1:$dead/pay" "$u/watch/watch.err" &&
+      kn_ok "unreachable: watch says so on stderr" || kn_fail "unreachable: watch: $(tail -2 "$u/watch/watch.err")"
     kn_stop "$cpid"
   fi
-  kn_stop "$tlspid"
+  kn_stop_name tls
   check_clean unreachable
 fi
 
 if want signals; then
   for sig in INT TERM; do
-    "$kn" run --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart --task shop-checkout \
-      --agent "$agents/bad.sh hang" --timeout 120 --out "$tmp/sig$sig" >"$tmp/sig$sig.log" 2>&1 &
-    runpid=$!
-    kn_pids+=("$runpid")
+    kn_spawn "sig$sig" "$kn" run --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart --task shop-checkout \
+      --agent "$agents/bad.sh hang" --timeout 120 --out "$tmp/sig$sig"
+    runpid=$kn_pid
     for _ in $(seq 1 200); do [ -e "$tmp/sig$sig/shop-red-runner-cart/1/agent.log" ] && break; sleep 0.05; done
     sleep 0.3
     kill -"$sig" "$runpid"
-    wait "$runpid"
-    rc=$?
-    kn_forget "$runpid"
+    kn_wait_exit "sig$sig" 300
+    rc=$kn_rc
     expect "signals: SIG$sig: exit $([ $sig = INT ] && echo 130 || echo 143)" "$rc" "$([ $sig = INT ] && echo 130 || echo 143)"
     expect "signals: SIG$sig: summary written, nothing finished" "$(sum "sig$sig" .attempts.finished)" 0
     check_clean "signals SIG$sig"
@@ -407,9 +389,7 @@ if want signals; then
 fi
 
 if want blocked; then
-  node "$repo/tests/integration/blocked-server.mjs" "$repo/tests/sites/blocked" >"$tmp/bserver.log" 2>&1 &
-  bspid=$!
-  kn_pids+=("$bspid")
+  kn_spawn bserver node "$repo/tests/integration/blocked-server.mjs" "$repo/tests/sites/blocked"
   for _ in $(seq 1 100); do bport=$(sed -n 's/^port=//p' "$tmp/bserver.log"); [ -n "$bport" ] && break; sleep 0.05; done
   node "$repo/tests/integration/blocked-check.mjs" tasks "$repo/tests/sites/blocked/fixtures.json" \
     "http://127.0.0.1:${bport:-1}" >"$tmp/blocked.yaml"
@@ -435,13 +415,13 @@ if want blocked; then
     >"$tmp/blocked-cfg.log" 2>&1
   expect "blocked --config (http_status 429 only): the 403 attempt is done, not blocked" \
     "$(res blocked-cfg/f-403/1 '.attempt.status + " " + .status')" "done incomplete"
-  kn_stop "$bspid"
+  kn_stop_name bserver
   check_clean blocked
 fi
 
 if want reward; then
   # attempt 1 buys the right shoe (5/5), attempt 2 the wrong colour (4/5; hand-worked in purchase.sh)
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/data/purchase/market.yaml" >"$tmp/market.yaml"
+  kn_task_at_site "$repo/tests/data/purchase/market.yaml" "$tmp/market.yaml" "$port"
   "$kn" run --tasks "$tmp/market.yaml" --task market-shoe --repeat 2 --timeout 60 --out "$tmp/reward" \
     --agent 'case "${KEYNODE_ATTEMPT_DIR##*/}" in 1) m=1:blue:9:buy ;; *) m=1:black:9:buy ;; esac
       exec node '"$repo/tests/integration/agents/market.mjs"' "$KEYNODE_CDP_URL" '"http://127.0.0.1:$port"' \

@@ -10,6 +10,8 @@
 # ajv, ajv-formats and yaml come from tests/integration/node (node/ensure.sh installs the pinned versions).
 # Exit: 0 all passed; 1 something failed or is missing (node, npm, the npm packages, KN_BIN): a missing
 # dependency is a failure, not a skip; 2 usage error.
+#
+# ctest: integration.schemas ARGS=repo,shared TIMEOUT=600 'ENV=KN_BIN=$<TARGET_FILE:keynode>'
 set -u -o pipefail
 
 if [ $# -ne 2 ]; then

@@ -13,6 +13,8 @@
 #
 #   serve.sh KEYNODE_BINARY REPO_DIR
 # Needs PostgreSQL 15, Chromium, node + node/ensure.sh packages, curl, jq: a missing one is a failure.
+#
+# ctest: integration.serve ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 KN=${1:?usage: serve.sh KEYNODE REPO}
 REPO=${2:?usage: serve.sh KEYNODE REPO}
@@ -41,16 +43,15 @@ out=$(KEYNODE_DATABASE_URL="host=$tmp/nosuch port=1 user=x dbname=x" "$KN" serve
 kn_sites_start "$KN" "$REPO/tests/sites" "$tmp/sites.log" || kn_finish
 sport=$port
 kn_chromium_start "$tmp/chrome" || kn_finish
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" "$REPO/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$REPO/tests/sites/tasks.yaml" "$tmp/tasks.yaml" "$sport"
 ntasks=$(grep -c '^  - id:' "$tmp/tasks.yaml")
 
 P=
 start_serve() {
   P=$(kn_free_port)
-  KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN "$KN" serve --listen "127.0.0.1:$P" \
-    --spool-dir "$tmp/spool" --log-requests >>"$tmp/serve.err" 2>&1 &
-  spid=$!
-  kn_pids+=("$spid")
+  KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_spawn -a -o "$tmp/serve.err" serve \
+    "$KN" serve --listen "127.0.0.1:$P" --spool-dir "$tmp/spool" --log-requests
+  spid=$kn_pid
   for _ in $(seq 1 100); do
     curl -s -o /dev/null "http://127.0.0.1:$P/healthz" && return 0
     kill -0 "$spid" 2>/dev/null || break
@@ -105,6 +106,11 @@ c=$(api "$B/api/tasks/sites:shop-red-runner-cart/health"); [ "$c" = 200 ] && kn_
 printf 'tasks:\n  - id: broken\n    intent: x\n    start_url: http://127.0.0.1/\n    key_nodes:\n      - id: k1\n        url: { fuzzy: 1 }\n' >"$tmp/badtasks.yaml"
 c=$(api "${W[@]}" --data-binary @"$tmp/badtasks.yaml" "$B/api/tasksets?name=bad")
 [ "$c" = 422 ] && is_error_json && jq -e '.detail | test(":[0-9]+")' "$tmp/body" >/dev/null && kn_ok "a task file that does not load: 422 with file:line ($(jq -r .detail "$tmp/body"))" || kn_fail "bad task file: $c $(cat "$tmp/body")"
+printf 'tasks:\n  - id: open\n    intent: x\n    start_url: http://127.0.0.1/\n    key_nodes: [ { url: { include: a } } ]\n    guard: [ { url: { include: "" } } ]\n' >"$tmp/allguard.yaml"
+c=$(api "${W[@]}" --data-binary @"$tmp/allguard.yaml" "$B/api/tasksets?name=allguard")
+[ "$c" = 422 ] && jq -e '.detail | test(":6:14: task .open.: guard rule matches every request")' "$tmp/body" >/dev/null \
+  && kn_ok "a guard rule matching every request: 422 with its position ($(jq -r .detail "$tmp/body"))" \
+  || kn_fail "match-all guard rule: $c $(cat "$tmp/body")"
 
 # --- auth ------------------------------------------------------------------------------------------------
 writes=("/api/tasksets?name=x" "/api/runs" "/api/runs/r-x/events" "/api/runs/r-x/answer" "/api/runs/r-x/stop" "/api/replays" "/api/alerts/1/ack")
@@ -165,19 +171,17 @@ c=$(api "${W[@]}" --data-binary @"$tmp/huge" "$B/api/tasksets?name=huge"); [ "$c
 c=$(api "$B/healthz"); [ "$c" = 200 ] && kn_ok "still serving after the refusals" || kn_fail "healthz after 413: $c"
 
 # --- a watched run: the agent drives the browser, the service scores it live ----------------------------
-node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream" "$tmp/stream-all.jsonl" "" 120 >"$tmp/stream-all.log" 2>&1 &
-sall=$!; kn_pids+=("$sall")
+kn_spawn stream-all node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream" "$tmp/stream-all.jsonl" "" 120
 for _ in $(seq 1 100); do grep -q '"open"' "$tmp/stream-all.jsonl" 2>/dev/null && break; sleep 0.05; done
 c=$(api "${W[@]}" -d "{\"task\":\"shop-red-runner-cart\",\"browser\":\"$cdp\",\"until\":\"finished\"}" "$B/api/runs")
 RID=$(jq -r .id "$tmp/body" 2>/dev/null)
 [ "$c" = 201 ] && [ -n "$RID" ] && jq -e '.status == "running" and .attached == true' "$tmp/body" >/dev/null && kn_ok "POST /api/runs (watched): 201 $RID, answered once attached" || { kn_fail "POST /api/runs: $c $(cat "$tmp/body")"; kn_finish; }
-node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream?run=$RID" "$tmp/stream-run.jsonl" "$RID" 60 >"$tmp/stream-run.log" 2>&1 &
-srun=$!; kn_pids+=("$srun")
+kn_spawn stream-run node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream?run=$RID" "$tmp/stream-run.jsonl" "$RID" 60
 for _ in $(seq 1 100); do grep -q '"open"' "$tmp/stream-run.jsonl" 2>/dev/null && break; sleep 0.05; done
 # no pause before the agent: POST /api/runs answered once every tab was attached and recorded
 node "$REPO/tests/integration/agents/shop.mjs" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks" full >"$tmp/agent.out" 2>&1
 rc=$?; [ $rc = 0 ] && kn_ok "agent (Playwright) done" || kn_fail "agent exit $rc: $(tail -3 "$tmp/agent.out")"
-wait "$srun"; rc=$?; kn_forget "$srun"
+kn_wait_exit stream-run 120; rc=$kn_rc
 [ $rc = 0 ] && kn_ok "stream ?run= got the end message" || kn_fail "stream client exit $rc: $(tail -5 "$tmp/stream-run.jsonl")"
 for _ in $(seq 1 100); do
   c=$(api "$B/api/runs/$RID"); jq -e '.ended != null' "$tmp/body" >/dev/null 2>&1 && break; sleep 0.1
@@ -356,8 +360,7 @@ grep -q "msg=\"run ended reason='step limit'.*run=$SID" "$tmp/serve.err" && kn_o
 [ "$(kn_psql "SELECT status FROM runs WHERE id = '$SID'")" = step_limit ] && kn_ok "step_limit 2: runs row step_limit" || kn_fail "step_limit runs row"
 
 # --- a slow stream client is dropped, never waited for -------------------------------------------------
-MODE=slow node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream" "$tmp/stream-slow.jsonl" "" 120 >"$tmp/stream-slow.log" 2>&1 &
-sslow=$!; kn_pids+=("$sslow")
+MODE=slow kn_spawn stream-slow node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream" "$tmp/stream-slow.jsonl" "" 120
 for _ in $(seq 1 100); do grep -q '"open"' "$tmp/stream-slow.jsonl" 2>/dev/null && break; sleep 0.05; done
 c=$(api "${W[@]}" -d '{"task":"shop-red-runner-cart"}' "$B/api/runs"); SID=$(jq -r .id "$tmp/body")
 long=$(head -c 1900 /dev/zero | tr '\0' 'x')
@@ -370,12 +373,12 @@ done
 [ $bad = 0 ] && grep -q 'stream subscriber dropped: too slow' "$tmp/serve.err" && kn_ok "a client that does not read is dropped ($i batches of 30 events)" || kn_fail "slow client: not dropped (bad=$bad)"
 c=$(api "$B/healthz"); [ "$c" = 200 ] && kn_ok "serving on while a client was slow" || kn_fail "healthz after the slow client: $c"
 c=$(api "${W[@]}" -X POST "$B/api/runs/$SID/stop")
-kn_stop "$sslow"; kn_forget "$sslow"
+kn_stop_name stream-slow
 
 # --- SIGTERM with a live run ----------------------------------------------------------------------------
 c=$(api "${W[@]}" -d '{"task":"shop-red-runner-cart"}' "$B/api/runs"); TID=$(jq -r .id "$tmp/body")
 c=$(api "${W[@]}" -d "$(ev 1)" "$B/api/runs/$TID/events")
-kill -TERM "$spid"; wait "$spid"; rc=$?; kn_forget "$spid"
+kill -TERM "$spid"; kn_wait_exit serve 120; rc=$kn_rc
 [ $rc = 0 ] && kn_ok "SIGTERM: exit 0" || kn_fail "SIGTERM: exit $rc"
 s=$(kn_psql "SELECT status || ',' || (ended IS NOT NULL) || ',' || (SELECT count(*) FROM events WHERE run_id = '$TID') FROM runs WHERE id = '$TID'")
 [ "$s" = "incomplete,true,1" ] && kn_ok "the live run's result was written on SIGTERM" || kn_fail "run after SIGTERM: $s"
@@ -384,13 +387,12 @@ grep -v '^level=\(info\|warn\|error\|debug\) component=' "$tmp/serve.err" | grep
 [ ! -s "$tmp/odd-log" ] && kn_ok "every log line is level=… component=…" || kn_fail "log lines: $(head -3 "$tmp/odd-log")"
 
 # --- the LLM semantic judge (llm-server.mjs, a fake OpenAI-compatible server) with the PostgreSQL cache ----
-node "$HERE/llm-server.mjs" >"$tmp/llm.out" 2>"$tmp/llm.err" &
-lpid=$!; kn_pids+=("$lpid")
+kn_spawn -o "$tmp/llm.out" -e "$tmp/llm.err" llm node "$HERE/llm-server.mjs"
 for _ in $(seq 1 100); do lport=$(head -1 "$tmp/llm.out" 2>/dev/null | jq -r .port 2>/dev/null); [ -n "$lport" ] && [ "$lport" != null ] && break; sleep 0.05; done
 printf 'database: { url: "%s" }\nsemantic:\n  backend: llm\n  llm: { url: "http://127.0.0.1:%s", model: fake-judge }\n' "$KN_PG_URL" "$lport" >"$tmp/llm.yaml"
 P2=$(kn_free_port)
-KEYNODE_API_TOKEN=$TOKEN "$KN" serve --config "$tmp/llm.yaml" --listen "127.0.0.1:$P2" --spool-dir "$tmp/spool2" >"$tmp/serve2.err" 2>&1 &
-s2=$!; kn_pids+=("$s2")
+KEYNODE_API_TOKEN=$TOKEN kn_spawn -o "$tmp/serve2.err" serve2 "$KN" serve --config "$tmp/llm.yaml" --listen "127.0.0.1:$P2" \
+  --spool-dir "$tmp/spool2"
 for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$P2/healthz" && break; sleep 0.05; done
 B2=http://127.0.0.1:$P2
 llm_run() { # → the run result in $tmp/body
@@ -408,6 +410,6 @@ nv=$(kn_psql "SELECT count(*) FROM verdicts")
 [ "$nv" -ge 1 ] && kn_ok "llm verdict cached in PostgreSQL ($nv)" || kn_fail "verdicts: $nv"
 llm_run
 jq -e '.llm.requests == 0 and .llm.cache_hits >= 1' "$tmp/body" >/dev/null && kn_ok "second run: answered from the PostgreSQL cache, no request" || kn_fail "llm cache: $(jq -c .llm "$tmp/body")"
-kill -TERM "$s2"; wait "$s2"; rc=$?; kn_forget "$s2"
+kill -TERM "${kn_spawned[serve2]}"; kn_wait_exit serve2 120; rc=$kn_rc
 [ $rc = 0 ] && kn_ok "llm serve: SIGTERM exit 0" || kn_fail "llm serve exit $rc: $(tail -3 "$tmp/serve2.err")"
 kn_finish

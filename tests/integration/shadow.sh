@@ -20,6 +20,8 @@
 #             its own selector (no fallback, no drift), 3 of 3 key nodes
 #
 # Exit 0 all checks passed, 1 any failed.
+#
+# ctest: integration.shadow ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: shadow.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: shadow.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -33,7 +35,7 @@ command -v jq >/dev/null 2>&1 || { kn_fail "jq not found (apt-get install jq)"; 
 
 kn_sites_start "$kn" "$repo/tests/sites/shadow-coupon" "$tmp/sites.log" || kn_finish
 base=http://127.0.0.1:$port
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$repo/tests/sites/shadow-coupon/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/shadow-coupon/tasks.yaml" "$tmp/tasks.yaml" "$port"
 
 # watched NAME TASK MODE UNTIL [WATCH ARGS…] — a fresh Chromium, `keynode watch` on TASK, the agent in
 # MODE; files in $d. UNTIL finished: watch ends by itself; anything else: SIGINT once the agent is done.
@@ -43,26 +45,15 @@ watched() {
   mkdir -p "$d"
   echo "--- $sc"
   kn_chromium_start "$d" || return 1
-  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --out "$d/result.json" \
-    --trajectory "$d/run.jsonl" --until "$4" "${@:5}" >"$d/watch.out" 2>"$d/watch.err" &
-  wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 300); do
-    grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null && break
-    sleep 0.05
-  done
-  grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null || { kn_fail "$sc: watch did not attach"; return 1; }
-  node "$here/agents/shadow.mjs" "$cdp" "$base" "$d/marks" "$3" >"$d/agent.out" 2>&1
-  local arc=$?
-  [ $arc = 0 ] && kn_ok "$sc: the agent did its task" || { kn_fail "$sc: agent failed"; sed 's/^/    agent: /' "$d/agent.out" | tail -5; }
-  [ "$4" != finished ] && kill -INT "$wpid" 2>/dev/null
-  for _ in $(seq 1 300); do kill -0 "$wpid" 2>/dev/null || break; sleep 0.05; done
-  kill -0 "$wpid" 2>/dev/null && { kn_fail "$sc: watch did not end"; kn_stop "$wpid"; }
-  wait "$wpid" 2>/dev/null
-  local wrc=$?
-  kn_forget "$wpid"
-  if [ $wrc -le 1 ] && ! grep -qE 'Sanitizer|runtime error:' "$d/watch.err"; then kn_ok "$sc: watch exited cleanly ($wrc)"
-  else kn_fail "$sc: watch exit $wrc"; tail -5 "$d/watch.err" | sed 's/^/    /'; fi
+  local int=()
+  [ "$4" != finished ] && int=(--int)
+  kn_watch_scenario "$d" "${int[@]}" -- --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$2" --until "$4" "${@:5}" \
+    -- node "$here/agents/shadow.mjs" "$cdp" "$base" "$d/marks" "$3" || return 1
+  [ "$kn_agent_rc" = 0 ] && kn_ok "$sc: the agent did its task" ||
+    { kn_fail "$sc: agent failed ($kn_agent_rc)"; sed 's/^/    agent: /' "$d/agent.log" | tail -5; }
+  [ "$kn_watch_rc" = 124 ] && kn_fail "$sc: watch did not end"
+  if [ "$kn_watch_rc" -le 1 ]; then kn_ok "$sc: watch exited cleanly ($kn_watch_rc)"
+  else kn_fail "$sc: watch exit $kn_watch_rc"; tail -5 "$d/watch.err" | sed 's/^/    /'; fi
   return 0
 }
 

@@ -9,37 +9,27 @@
 # (playwright-core, yaml: node/ensure.sh installs them); a missing one is a failure, never a skip.
 # Only 127.0.0.1; every process started here is stopped by PID, even on failure.
 # usage: sites.sh KEYNODE_BIN REPO_DIR
+#
+# ctest: integration.sites ARGS=keynode,repo TIMEOUT=600
 set -uo pipefail
 kn=$1 repo=$2
 sites=$repo/tests/sites
 export KN_CHROMIUM=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
 chromium=$KN_CHROMIUM
-if ! command -v curl >/dev/null 2>&1; then
-  echo "FAIL curl not found (apt-get install curl)"
-  exit 1
-fi
-"$repo/tests/integration/node/ensure.sh" || exit 1
+. "$repo/tests/integration/lib.sh"
+kn_lib_init sites
+ok() { kn_ok "$1"; }
+fail() { kn_fail "$1"; }
+command -v curl >/dev/null 2>&1 || { fail "curl not found (apt-get install curl)"; kn_finish; }
+"$repo/tests/integration/node/ensure.sh" || { fail "node/ensure.sh failed"; kn_finish; }
 # reference-run.js (in tests/sites) and the YAML conversion below load their packages from here
 export NODE_PATH=$repo/tests/integration/node/node_modules${NODE_PATH:+:$NODE_PATH}
-tmp=$(mktemp -d)
-pids=()
-cleanup() {
-  for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
-  rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-fails=0
-ok() { echo "ok   $1"; }
-fail() { echo "FAIL $1"; fails=$((fails+1)); }
 
 # start_server NAME DIR ARGS… — start `keynode sites` in the background; sets $port and $spid.
 start_server() {
   local name=$1 dir=$2; shift 2
-  "$kn" sites --dir "$dir" --port 0 "$@" 2>"$tmp/$name.log" &
-  spid=$!
-  pids+=("$spid")
+  kn_spawn -o "$tmp/$name.out" -e "$tmp/$name.log" "$name" "$kn" sites --dir "$dir" --port 0 "$@"
+  spid=$kn_pid
   port=
   for _ in $(seq 1 50); do
     port=$(sed -n 's/.*msg="serving".*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/$name.log")
@@ -47,7 +37,7 @@ start_server() {
     kill -0 "$spid" 2>/dev/null || break
     sleep 0.1
   done
-  echo "FAIL $name did not start:"; cat "$tmp/$name.log"; exit 1
+  fail "$name did not start: $(cat "$tmp/$name.log")"; kn_finish
 }
 
 # fetch NAME URL WANT_STATUS [WANT_TYPE_PREFIX] [CURL_ARGS…] — body in $tmp/body, headers in $tmp/hdr
@@ -157,12 +147,12 @@ hasnt "symlink leak" "$tmp/body" "root:"
 fetch "symlink inside allowed" "http://127.0.0.1:$port/docs/home.html" 200 "text/html"
 fetch "built-in 404" "http://127.0.0.1:$port/missing" 404 "text/html"
 has "built-in 404 page" "$tmp/body" "404"
-kill -INT "$scratch"; wait "$scratch"; rc=$?
+kill -INT "$scratch"; wait "$scratch"; rc=$?; kn_forget "$scratch"
 [ $rc = 0 ] && ok "SIGINT: exit 0" || fail "SIGINT: exit $rc"
 
 # SIGTERM: a clean stop, exit 0
 kill -TERM "$srv"
-wait "$srv"; rc=$?
+wait "$srv"; rc=$?; kn_forget "$srv"
 [ $rc = 0 ] && ok "SIGTERM: exit 0" || fail "SIGTERM: exit $rc"
 has "stopped line" "$tmp/plain.log" 'msg="stopped"'
 curl -s -o /dev/null --max-time 2 "$base/" && fail "port closed after stop" || ok "port closed after stop"
@@ -176,15 +166,11 @@ has "CSP policy" "$tmp/hdr" "content-security-policy: default-src 'self'; script
 # dump NAME URL — the DOM after load, in $tmp/dom
 dump() {
   local profile; profile=$(mktemp -d "$tmp/profile.XXXXXX")
-  "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --dump-dom "$2" >"$tmp/dom" 2>"$tmp/chromium.err" &
-  local cpid=$!
-  pids+=("$cpid")
-  ( sleep 60; kill "$cpid" 2>/dev/null ) &
-  local watchdog=$!
-  wait "$cpid"; local rc=$?
-  kill "$watchdog" 2>/dev/null; wait "$watchdog" 2>/dev/null
+  kn_spawn -o "$tmp/dom" -e "$tmp/chromium.err" dump "$chromium" --headless --no-sandbox --disable-gpu --disable-quic \
+    --no-first-run --disable-background-networking --disable-component-update --disable-sync \
+    --user-data-dir="$profile" --dump-dom "$2"
+  kn_wait_exit dump 60
+  local rc=$kn_rc
   [ $rc = 0 ] && [ -s "$tmp/dom" ] && ok "chromium $1" || { fail "chromium $1: exit $rc"; tail -5 "$tmp/chromium.err"; }
 }
 dump "shop search" "$base/shop/search.html?q=red+running+shoes"
@@ -202,7 +188,7 @@ dump "help-centre search" "$base/spa/kb.html?q=refund+damaged"
 has "kb results rendered" "$tmp/dom" 'Refunds for damaged or faulty items'
 
 # --- reference workflows, scored ---
-sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$sites/tasks.yaml" "$tmp/tasks.yaml" "$port"
 # reference-run.js reads JSON: the npm `yaml` package converts (YAML 1.2; same result as PyYAML here)
 node -e '
   const fs = require("fs"), YAML = require("yaml");
@@ -211,13 +197,13 @@ node -e '
   fs.writeFileSync(process.argv[2], JSON.stringify(doc.toJS()));' "$tmp/tasks.yaml" "$tmp/tasks.json" &&
   ok "tasks.yaml to JSON" || fail "tasks.yaml to JSON"
 mkdir -p "$tmp/runs"
-node "$sites/reference-run.js" "$tmp/tasks.json" "$tmp/runs" &
-rpid=$!; pids+=("$rpid")
-wait "$rpid" && ok "reference steps ran" || fail "reference steps ran"
+kn_spawn reference node "$sites/reference-run.js" "$tmp/tasks.json" "$tmp/runs"
+kn_wait_exit reference 300 && [ "$kn_rc" = 0 ] && ok "reference steps ran" ||
+  { fail "reference steps ran"; tail -20 "$tmp/reference.log"; }
 "$kn" score --tasks "$tmp/tasks.yaml" --runs "$tmp/runs" --json >"$tmp/score.json" 2>"$tmp/err" ||
   { fail "score reference runs"; cat "$tmp/err"; }
 # task: node@step … — the default-mode table of tests/sites/README.md
-python3 - "$tmp/score.json" <<'PY' || fails=$((fails+1))
+python3 - "$tmp/score.json" <<'PY' || kn_fails=$((kn_fails + 1))
 import json, sys
 want = {
   "shop-red-runner-cart": "search@3 query@3 product@4 size@5 add@6",
@@ -243,8 +229,5 @@ for task, nodes in want.items():
 sys.exit(1 if bad else 0)
 PY
 
-if [ $fails -ne 0 ]; then
-  echo "$fails failure(s); server log:"; cat "$tmp/plain.log"
-  exit 1
-fi
-echo "all sites checks passed"
+[ "$kn_fails" = 0 ] || { echo "server log:"; cat "$tmp/plain.log"; }
+kn_finish

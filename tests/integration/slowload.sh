@@ -13,6 +13,8 @@
 #     "Place order" (shown 2.5 s after the checkout), thawed after step 3 failed: error, "browser timeout"
 #     at step 3, never broken.
 # usage: slowload.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.slowload ARGS=keynode,repo TIMEOUT=300
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init slowload
@@ -24,7 +26,7 @@ printf 'replay:\n  settle_ms: 1500\n  command_timeout_ms: 7000\n' >"$tmp/keynode
 # serve ROOT NAME — serve ROOT and write the tasks with its port to $tmp/tasks-NAME.yaml
 serve() {
   kn_sites_start "$kn" "$1" "$tmp/sites-$2.log" || kn_finish
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$port/g" "$sites/slow/tasks.yaml" >"$tmp/tasks-$2.yaml"
+  kn_task_at_site "$sites/slow/tasks.yaml" "$tmp/tasks-$2.yaml" "$port"
 }
 # replay NAME TASK OUT — one validation into $tmp/OUT (its exit code in rc, its lines in $tmp/OUT.out)
 replay() {
@@ -75,10 +77,9 @@ kn_stop "$sites_pid"
 
 # the browser frozen mid-step: its commands go unanswered past command_timeout_ms
 serve "$sites/slow" v1b
-"$kn" replay --validate --no-repairs --config "$tmp/keynode.yaml" --browser "$cdp" --tasks "$tmp/tasks-v1b.yaml" \
-  --task late-load --out "$tmp/frozen" >"$tmp/frozen.out" 2>"$tmp/frozen.err" &
-rpid=$!
-kn_pids+=("$rpid")
+kn_spawn -o "$tmp/frozen.out" -e "$tmp/frozen.err" frozen "$kn" replay --validate --no-repairs --config "$tmp/keynode.yaml" \
+  --browser "$cdp" --tasks "$tmp/tasks-v1b.yaml" --task late-load --out "$tmp/frozen"
+rpid=$kn_pid
 stopped=
 for _ in $(seq 1 400); do
   if [ -z "$stopped" ] && grep -q 'step 2/3' "$tmp/frozen.err"; then kill -STOP "$cpid" && stopped=1; fi

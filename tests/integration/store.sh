@@ -5,6 +5,8 @@
 # stored once, in order); and a process killed with SIGKILL while spooling (database down), whose
 # spool — with a torn record appended, as a crash mid-write leaves — the next process flushes.
 # usage: store.sh STORE_TEST_BIN KEYNODE_BIN
+#
+# ctest: integration.store ARGS=target:store_test,keynode TIMEOUT=600
 set -uo pipefail
 . "$(dirname "$0")/lib.sh"
 st=$1 kn=$2
@@ -49,9 +51,8 @@ fi
 
 # ---- ingest through an outage
 spool=$tmp/spool-outage
-"$st" outage "$spool" "$tmp/ready" "$tmp/go" 20000 >"$tmp/outage.log" 2>"$tmp/outage.err" &
-opid=$!
-kn_pids+=("$opid")
+kn_spawn -o "$tmp/outage.log" -e "$tmp/outage.err" outage "$st" outage "$spool" "$tmp/ready" "$tmp/go" 20000
+opid=$kn_pid
 for _ in $(seq 1 600); do [ -e "$tmp/ready" ] && break; kill -0 $opid 2>/dev/null || break; sleep 0.1; done
 if [ -e "$tmp/ready" ]; then
   kn_pg_stop
@@ -76,9 +77,8 @@ d=$(kn_psql "SELECT count(DISTINCT seq) FROM events WHERE run_id = 'r-outage' AN
 ver=$("$st" version)
 spool=$tmp/spool-kill
 kn_pg_stop
-KN_TASK_VERSION=$ver "$st" spool-only "$spool" "$tmp/ready2" 5000 >"$tmp/kill.log" 2>"$tmp/kill.err" &
-kpid=$!
-kn_pids+=("$kpid")
+KN_TASK_VERSION=$ver kn_spawn -o "$tmp/kill.log" -e "$tmp/kill.err" spool-only "$st" spool-only "$spool" "$tmp/ready2" 5000
+kpid=$kn_pid
 for _ in $(seq 1 600); do [ -e "$tmp/ready2" ] && break; kill -0 $kpid 2>/dev/null || break; sleep 0.1; done
 [ -e "$tmp/ready2" ] && kn_ok "spool-only: $(cat "$tmp/kill.log")" || kn_fail "spool-only: $(tail -3 "$tmp/kill.err")"
 kn_stop $kpid KILL

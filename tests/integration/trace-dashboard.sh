@@ -15,6 +15,8 @@
 #     show` and the run page's Requests card (run-requests.mjs).
 #
 #   tests/integration/trace-dashboard.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR
+#
+# ctest: integration.trace_dashboard ARGS=keynode,repo,build:artifacts/trace TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: trace-dashboard.sh KEYNODE_BIN REPO_DIR ARTIFACT_DIR}
 repo=$(cd "${2:?usage}" && pwd)
@@ -34,7 +36,7 @@ cp -r "$repo/tests/sites/." "$tmp/sites/"
 cp "$here/trace-fixtures/xss.html" "$tmp/sites/xss.html"
 kn_sites_start "$kn" "$tmp/sites" "$tmp/sites.log" || kn_finish
 base=http://127.0.0.1:$port
-sed "s#http://127.0.0.1:8100#$base#g" "$repo/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/tasks.yaml" "$port"
 mkdir -p "$tmp/agentb" "$tmp/viewb"
 kn_chromium_start "$tmp/agentb" || kn_finish
 agent_cdp=$cdp
@@ -50,10 +52,9 @@ mkdir -p "$tmp/traces/old-run/shots" && cp "$repo/tests/data/schema-valid/trace-
 kn_psql "INSERT INTO traces (run_id, path, kind, status, steps, shots, skipped, bytes) VALUES ('old-run', '$tmp/traces/old-run', 'run', 'finished', 6, 6, 0, 1)"
 mkdir -p "$tmp/traces/not-a-trace" && touch -d '3 days ago' "$tmp/traces/not-a-trace"
 sport=$(kn_free_port)
-KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN "$kn" serve --listen "127.0.0.1:$sport" \
-  --spool-dir "$tmp/spool" --trace on --trace-dir "$tmp/traces" --trace-keep-days 1 >"$tmp/serve.err" 2>&1 &
-spid=$!
-kn_pids+=("$spid")
+KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_spawn -o "$tmp/serve.err" serve "$kn" serve \
+  --listen "127.0.0.1:$sport" --spool-dir "$tmp/spool" --trace on --trace-dir "$tmp/traces" --trace-keep-days 1
+spid=$kn_pid
 B=http://127.0.0.1:$sport
 for _ in $(seq 1 200); do curl -s -o /dev/null "$B/healthz" && break; sleep 0.05; done
 curl -s -o /dev/null "$B/healthz" || { kn_fail "serve did not start: $(tail -3 "$tmp/serve.err")"; kn_finish; }
@@ -68,9 +69,8 @@ c=$(curl -s -o "$tmp/ts.json" -w '%{http_code}' "${W[@]}" --data-binary @"$tmp/t
 [ "$c" = 201 ] || { kn_fail "POST /api/tasksets: $c $(cat "$tmp/ts.json")"; kn_finish; }
 
 # the watched run: the agent attaches first and waits for the go file
-KN_AGENT_GO=$tmp/go node "$here/agents/trace.mjs" "$agent_cdp" "$base" "$tmp/marks" - >"$tmp/agent.log" 2>&1 &
-apid=$!
-kn_pids+=("$apid")
+KN_AGENT_GO=$tmp/go kn_spawn agent node "$here/agents/trace.mjs" "$agent_cdp" "$base" "$tmp/marks" -
+apid=$kn_pid
 for _ in $(seq 1 600); do grep -q '^connected' "$tmp/marks" 2>/dev/null && break; sleep 0.1; done
 c=$(curl -s -o "$tmp/run.json" -w '%{http_code}' "${W[@]}" \
   --data "{\"task\": \"shop-red-runner-cart\", \"browser\": \"$agent_cdp\"}" "$B/api/runs")
@@ -146,9 +146,8 @@ YAML
 c=$(curl -s -o "$tmp/gts.json" -w '%{http_code}' "${W[@]}" --data-binary @"$tmp/guard.yaml" "$B/api/tasksets?name=guard")
 [ "$c" = 201 ] || kn_fail "POST /api/tasksets guard: $c $(cat "$tmp/gts.json")"
 : >"$tmp/gmarks"
-KN_AGENT_GO=$tmp/ggo node "$here/agents/guard.mjs" "$agent_cdp" "$gbase" "$tmp/gmarks" checkout >"$tmp/gagent.log" 2>&1 &
-apid=$!
-kn_pids+=("$apid")
+KN_AGENT_GO=$tmp/ggo kn_spawn gagent node "$here/agents/guard.mjs" "$agent_cdp" "$gbase" "$tmp/gmarks" checkout
+apid=$kn_pid
 for _ in $(seq 1 600); do grep -q '^connected' "$tmp/gmarks" 2>/dev/null && break; sleep 0.1; done
 c=$(curl -s -o "$tmp/grun.json" -w '%{http_code}' "${W[@]}" \
   --data "{\"task\": \"guard:guard-dash\", \"browser\": \"$agent_cdp\"}" "$B/api/runs")

@@ -19,6 +19,8 @@
 #   tests/integration/trace.sh KEYNODE_BIN REPO_DIR
 #
 # Every process started here is stopped by its PID on exit (lib.sh). Exit 0 when every check passed.
+#
+# ctest: integration.trace ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: trace.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: trace.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -36,31 +38,20 @@ cp "$here/trace-fixtures/xss.html" "$tmp/sites/xss.html"
 kn_chromium_start "$tmp" || kn_finish
 kn_sites_start "$kn" "$tmp/sites" "$tmp/sites.log" || kn_finish
 base=http://127.0.0.1:$port
-sed "s#http://127.0.0.1:8100#$base#g" "$repo/tests/sites/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/tasks.yaml" "$port"
 xss_title='<img src=x onerror="window.__pwned=1">"'"'"
 xss_answer='<img src=x onerror="window.__pwned=2">answer & "quotes"'
 
-# watch_run NAME AGENT MODE WATCH_ARGS… — the agent attaches first and waits for $tmp/NAME.go; keynode watch
-# starts, and once it is ready the agent goes. Sets wrc (watch's exit code).
+# watch_run NAME AGENT MODE WATCH_ARGS… — the agent attaches first and waits; keynode watch starts, and once
+# it is ready the agent goes. Files in $tmp/NAME/, the trajectory $tmp/NAME.jsonl (its trace: $tmp/NAME.trace).
+# Sets wrc (watch's exit code).
 watch_run() {
   local name=$1 agent=$2 mode=$3
   shift 3
-  KN_AGENT_GO=$tmp/$name.go node "$here/agents/$agent" "$cdp" "$base" "$tmp/$name.marks" "$mode" \
-    >"$tmp/$name.agent.log" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 600); do grep -q '^connected' "$tmp/$name.marks" 2>/dev/null && break; sleep 0.1; done
-  "$kn" watch --browser "$devtools_file" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart \
-    --trajectory "$tmp/$name.jsonl" --out "$tmp/$name.result.json" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err" &
-  local wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 600); do grep -q 'ready:' "$tmp/$name.err" && break; sleep 0.1; done
-  touch "$tmp/$name.go"
-  wait "$wpid"
-  wrc=$?
-  kn_forget "$wpid"
-  wait "$apid"
-  kn_forget "$apid"
+  kn_watch_scenario "$tmp/$name" --go "$tmp/$name.marks" --trajectory "$tmp/$name.jsonl" \
+    -- --browser "$devtools_file" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart "$@" \
+    -- node "$here/agents/$agent" "$cdp" "$base" "$tmp/$name.marks" "$mode"
+  wrc=$kn_watch_rc
 }
 
 # --- a fast agent: a screenshot for every step, twice -----------------------------------------------------------
@@ -69,25 +60,13 @@ watch_run() {
 # printed the last navigation (to cart.html), so the check depends on events, not on how fast this machine is.
 for r in 1 2; do
   name=fast$r
-  KN_AGENT_GO=$tmp/$name.go node "$here/agents/trace-fast.mjs" "$cdp" "$base" "$tmp/$name.marks" >"$tmp/$name.agent.log" 2>&1 &
-  apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 600); do grep -q '^connected' "$tmp/$name.marks" 2>/dev/null && break; sleep 0.1; done
-  "$kn" watch --browser "$devtools_file" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart \
-    --trajectory "$tmp/$name.jsonl" --out "$tmp/$name.result.json" --trace on >"$tmp/$name.out" 2>"$tmp/$name.err" &
-  wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 600); do grep -q 'ready:' "$tmp/$name.err" 2>/dev/null && break; sleep 0.1; done
-  touch "$tmp/$name.go"
-  wait "$apid"
-  arc=$?
-  kn_forget "$apid"
-  for _ in $(seq 1 600); do grep -q 'navigate *http://[^ ]*/shop/cart\.html' "$tmp/$name.err" && break; sleep 0.1; done
-  kill -INT "$wpid"
-  wait "$wpid"
-  kn_forget "$wpid"
+  kn_watch_scenario "$tmp/$name" --go "$tmp/$name.marks" --trajectory "$tmp/$name.jsonl" \
+    --int-when 'navigate *http://[^ ]*/shop/cart\.html' \
+    -- --browser "$devtools_file" --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart --trace on \
+    -- node "$here/agents/trace-fast.mjs" "$cdp" "$base" "$tmp/$name.marks"
+  arc=$kn_agent_rc
   fi=$tmp/$name.trace/index.json
-  [ "$arc" = 0 ] && [ -s "$fi" ] || { kn_fail "fast agent $r: agent exit $arc, $(tail -2 "$tmp/$name.agent.log"); $(tail -3 "$tmp/$name.err")"; continue; }
+  [ "$arc" = 0 ] && [ -s "$fi" ] || { kn_fail "fast agent $r: agent exit $arc, $(tail -2 "$tmp/$name/agent.log"); $(tail -3 "$tmp/$name/watch.err")"; continue; }
   fsteps=$(jq '[.steps[] | select(.step > 0)] | length' "$fi")
   bad=0
   while read -r n type shot; do
@@ -104,16 +83,16 @@ done
 # --- a watched run with tracing on ---------------------------------------------------------------------------
 watch_run t1 trace.mjs "$tmp/t1.answers" --until idle:6 --answer-file "$tmp/t1.answers" --trace on
 [ "$wrc" = 1 ] && kn_ok "watch --trace on: exit 1 (the task was not finished)" ||
-  kn_fail "watch --trace on: exit $wrc (want 1): $(tail -3 "$tmp/t1.err")"
+  kn_fail "watch --trace on: exit $wrc (want 1): $(tail -3 "$tmp/t1/watch.err")"
 T=$tmp/t1.trace
 idx=$T/index.json
 if [ -s "$idx" ]; then kn_ok "trace written beside the trajectory: t1.trace/index.json"
-else kn_fail "no $idx; stderr: $(tail -3 "$tmp/t1.err")"; kn_finish; fi
-grep -q "trace in $T" "$tmp/t1.err" && kn_ok "watch says where the trace is" || kn_fail "watch did not say where the trace is"
+else kn_fail "no $idx; stderr: $(tail -3 "$tmp/t1/watch.err")"; kn_finish; fi
+grep -q "trace in $T" "$tmp/t1/watch.err" && kn_ok "watch says where the trace is" || kn_fail "watch did not say where the trace is"
 node "$here/trace-validate.mjs" "$repo" "$idx" >"$tmp/validate.log" 2>&1 &&
   kn_ok "index.json validates against schemas/trace.schema.json" || kn_fail "schema: $(cat "$tmp/validate.log")"
 
-steps=$(jq .steps "$tmp/t1.result.json")
+steps=$(jq .steps "$tmp/t1/result.json")
 tsteps=$(jq '[.steps[] | select(.step > 0)] | length' "$idx")
 [ "$steps" -ge 7 ] && [ "$tsteps" = "$steps" ] && kn_ok "one trace step per run step ($steps)" ||
   kn_fail "trace steps $tsteps, run steps $steps (want ≥ 7 and equal)"

@@ -15,6 +15,8 @@
 # trajectory scored with the judge back finished).
 # Only 127.0.0.1 is contacted; every process is stopped by PID, even on failure. Well under 60 s.
 # usage: unjudged.sh KEYNODE_BIN
+#
+# ctest: integration.unjudged ARGS=keynode TIMEOUT=120
 set -uo pipefail
 kn=$1
 . "$(dirname "$0")/lib.sh"
@@ -196,19 +198,16 @@ mkdir -p "$tmp/chr"
 kn_chromium_start "$tmp/chr" || kn_finish
 : >"$tmp/answers.txt"
 kn_judge_outage 402
-"$kn" watch --browser "$cdp" --tasks "$tmp/run-tasks.yaml" --task ask --answer-file "$tmp/answers.txt" --until idle:2 \
-  --out "$tmp/w.json" --trajectory "$tmp/w.jsonl" --run-id w1 "${judge_args[@]}" >"$tmp/w.out" 2>"$tmp/w.err" &
-wpid=$!
-kn_pids+=("$wpid")
-for _ in $(seq 1 100); do grep -qs '"tab_open"' "$tmp/w.jsonl" && break; sleep 0.1; done
-echo 42 >>"$tmp/answers.txt"
-wait "$wpid"
-rc=$?
-kn_forget "$wpid"
-jq -e '.status == "unjudged" and .fault == "judge" and (.unjudged.key_nodes[0].error | test("HTTP 402"))' "$tmp/w.json" >/dev/null &&
-  [ "$rc" = 1 ] && grep -q "keynode watch: unjudged" "$tmp/w.err" &&
+# the agent only answers: 42, through the answer file
+kn_watch_scenario "$tmp/w" --trajectory "$tmp/w.jsonl" \
+  -- --browser "$cdp" --tasks "$tmp/run-tasks.yaml" --task ask --answer-file "$tmp/answers.txt" --until idle:2 \
+     --run-id w1 "${judge_args[@]}" \
+  -- sh -c 'echo 42 >>"$1"' answer "$tmp/answers.txt"
+rc=$kn_watch_rc
+jq -e '.status == "unjudged" and .fault == "judge" and (.unjudged.key_nodes[0].error | test("HTTP 402"))' "$tmp/w/result.json" >/dev/null &&
+  [ "$rc" = 1 ] && grep -q "keynode watch: unjudged" "$tmp/w/watch.err" &&
   kn_ok "watch: the run is unjudged with the judge's HTTP 402, exit 1, said on stderr" ||
-  kn_fail "watch: exit $rc $(head -c 400 "$tmp/w.json") $(tail -3 "$tmp/w.err")"
+  kn_fail "watch: exit $rc $(head -c 400 "$tmp/w/result.json") $(tail -3 "$tmp/w/watch.err")"
 kn_judge_outage none
 "$kn" score --tasks "$tmp/run-tasks.yaml" --runs "$tmp/w.jsonl" --json "${judge_args[@]}" >"$tmp/ws.json" 2>"$tmp/ws.err"
 rc=$?

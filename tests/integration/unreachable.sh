@@ -37,6 +37,8 @@
 #                                       # agent's (done, incomplete, in the metrics)
 # Sourcing runs nothing. Env: KN_RUN_ONLY="name …" runs only those scenarios; KN_KEEP=1 keeps $tmp.
 # Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.unreachable ARGS=keynode,repo,shared TIMEOUT=300
 
 # kn_unr_init KEYNODE_BIN REPO_DIR — the tools the cases need; sets unr_kn, unr_repo, unr_chromium
 kn_unr_init() {
@@ -163,8 +165,7 @@ fi
 if want tls; then
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
     -subj /CN=localhost >/dev/null 2>&1 || kn_fail "tls: openssl could not make a certificate"
-  node "$repo/tests/integration/tls-server.mjs" "$tmp/key.pem" "$tmp/cert.pem" >"$tmp/tls.log" 2>&1 &
-  kn_pids+=($!)
+  kn_spawn tls node "$repo/tests/integration/tls-server.mjs" "$tmp/key.pem" "$tmp/cert.pem"
   tls=
   for _ in $(seq 1 100); do tls=$(sed -n 's/^port=//p' "$tmp/tls.log"); [ -n "$tls" ] && break; sleep 0.05; done
   curl -sk "https://127.0.0.1:${tls:-1}/" | grep -q "secure page" && kn_ok "tls: the HTTPS site is up" ||

@@ -50,7 +50,7 @@ const rel = (p) => {
 };
 
 // --- load and lint the schemas --------------------------------------------------------------------------------
-const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow', 'trace', 'replay-report', 'run-summary'];
+const schemaFiles = ['task', 'mind2web-live', 'trajectory', 'run-result', 'score-output', 'workflow', 'trace', 'replay-report', 'run-summary', 'judge-audit'];
 const schemas = {};
 for (const name of schemaFiles) {
   const file = path.join(schemaDir, `${name}.schema.json`);
@@ -162,7 +162,8 @@ function expectValid(kind, file, note) {
 }
 const prefixKind = { task: 'task', m2w: 'mind2web-live', trajectory: 'trajectory',
                      'run-result': 'run-result', 'score-output': 'score-output', workflow: 'workflow',
-                     trace: 'trace', 'replay-report': 'replay-report', 'run-summary': 'run-summary' };
+                     trace: 'trace', 'replay-report': 'replay-report', 'run-summary': 'run-summary',
+                     'judge-audit': 'judge-audit' };
 function kindOf(file) {
   const base = path.basename(file);
   const k = base.includes('--') ? prefixKind[base.split('--')[0]] : undefined;

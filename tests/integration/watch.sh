@@ -35,47 +35,27 @@
 # Needs node + the pinned playwright-core (node/ensure.sh installs it), Chromium and jq: a missing one is a
 # failure, not a skip. Every process started here is stopped by its PID, also on failure or interrupt.
 # Exit: 0 all checks passed, 1 any failed.
+#
+# ctest: integration.watch ARGS=keynode,repo TIMEOUT=600
 set -u -o pipefail
 kn=${1:?usage: watch.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: watch.sh KEYNODE_BIN REPO_DIR}" && pwd)
 here=$repo/tests/integration
 agents=$here/agents
-chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
-export KN_CHROMIUM=$chromium
+export KN_CHROMIUM=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
+[ "${KN_WATCH_KEEP:-0}" = 1 ] && export KN_KEEP=1
 
-fails=0
-ok() { echo "ok   $1"; }
-fail() { echo "FAIL $1"; fails=$((fails + 1)); }
+# Every process a scenario starts is spawned through lib.sh (kn_spawn: in kn_pids until it has been waited
+# for): scenario_end and the exit trap stop exactly those, by PID (a reaped PID is never signalled: it may
+# belong to someone else now); kn_finish fails on a sanitizer report in any of their logs.
+. "$here/lib.sh"
+kn_lib_init watch
+ok() { kn_ok "$1"; }
+fail() { kn_fail "$1"; }
 
-command -v jq >/dev/null 2>&1 || { echo "FAIL jq not found (apt-get install jq)"; exit 1; }
-[ -x "$kn" ] || { echo "FAIL no keynode binary at $kn"; exit 1; }
-"$here/node/ensure.sh" || exit 1
-
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/kn-watch.XXXXXX")
-# Every process a scenario starts is in $pids until it has been waited for (forget): scenario_end and the
-# exit trap stop exactly those, by PID (a reaped PID is never signalled: it may belong to someone else now).
-pids=()
-forget() {
-  local p keep=()
-  for p in "${pids[@]}"; do [ "$p" = "$1" ] || keep+=("$p"); done
-  pids=("${keep[@]}")
-}
-stop_pids() {
-  local p
-  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done
-  for p in "${pids[@]}"; do
-    for _ in $(seq 1 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
-    kill -KILL "$p" 2>/dev/null
-    wait "$p" 2>/dev/null
-  done
-  pids=()
-}
-cleanup() {
-  stop_pids
-  if [ "${KN_WATCH_KEEP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
-}
-trap cleanup EXIT
-trap 'echo "interrupted"; exit 1' INT TERM
+command -v jq >/dev/null 2>&1 || { fail "jq not found (apt-get install jq)"; kn_finish; }
+[ -x "$kn" ] || { fail "no keynode binary at $kn"; kn_finish; }
+"$here/node/ensure.sh" || { fail "node/ensure.sh failed"; kn_finish; }
 
 # the harness: processes, waits and checks (watch_lib.sh)
 . "$here/watch_lib.sh"
@@ -90,7 +70,7 @@ s_cli() {
   d=$tmp/cli
   mkdir -p "$d"
   echo "--- cli"
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:9/g" "$repo/tests/sites/tasks.yaml" >"$d/tasks.yaml"
+  kn_task_at_site "$repo/tests/sites/tasks.yaml" "$d/tasks.yaml" 9
   local port
   port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])' 2>/dev/null || echo 1)
   "$kn" watch --help >"$d/out" 2>&1; rc=$?
@@ -485,7 +465,7 @@ s_killed() {
   local killed
   killed=$(now_ms)
   wait "$cpid" 2>/dev/null
-  forget "$cpid"
+  kn_forget "$cpid"
   watch_done 30 2
   [ "$watch_rc" != 124 ] && ok "browser-killed: watch ended $(( watch_ended - killed )) ms after the kill"
   grep -q "browser disconnected" "$d/watch.err" && ok "browser-killed: stderr says \"browser disconnected\"" ||
@@ -545,8 +525,4 @@ for s in $all; do
   esac
 done
 echo "--- $(( ($(now_ms) - started) / 1000 )) s"
-if [ $fails -ne 0 ]; then
-  echo "$fails check(s) failed"
-  exit 1
-fi
-echo "all watch checks passed"
+kn_finish

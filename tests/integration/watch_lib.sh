@@ -1,50 +1,11 @@
 # watch_lib.sh — the harness of watch.sh, sourced by it: starting and stopping the processes of a
-# scenario (sites, Chromium, `keynode watch`, the agent; every one by its PID through watch.sh's
-# pids / forget / stop_pids), waiting for them, and the jq checks of a run result and trajectory.
-# Uses watch.sh's globals (kn, repo, here, agents, chromium, tmp, pids, ok, fail).
+# scenario (sites, Chromium, `keynode watch`, the agent; every one through lib.sh's kn_spawn, stopped by
+# its PID at the scenario's end), waiting for them, and the jq checks of a run result and trajectory.
+# Uses watch.sh's globals (kn, repo, here, agents, tmp, ok, fail) and lib.sh.
 
 now_ms() { date +%s%3N; }
 
 # ---------------------------------------------------------------- processes
-
-# start_sites DIR LOG — `keynode sites --dir DIR --port 0`; sets port (the one it chose)
-start_sites() {
-  local dir=$1 log=$2 p
-  port=
-  "$kn" sites --dir "$dir" --port 0 >"$log" 2>&1 &
-  p=$!
-  pids+=("$p")
-  for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$log" | head -1)
-    [ -n "$port" ] && return 0
-    kill -0 "$p" 2>/dev/null || break
-    sleep 0.05
-  done
-  return 1
-}
-
-# start_chromium DIR — a private headless Chromium; sets cpid, cport, cdp (http://127.0.0.1:PORT), devtools_file
-start_chromium() {
-  local profile=$1/profile
-  mkdir -p "$profile"
-  "$chromium" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-    --disable-background-networking --disable-component-update --disable-sync \
-    --user-data-dir="$profile" --remote-debugging-port=0 about:blank >"$1/chromium.log" 2>&1 &
-  cpid=$!
-  pids+=("$cpid")
-  devtools_file=$profile/DevToolsActivePort
-  for _ in $(seq 1 200); do
-    if [ -s "$devtools_file" ] && [ "$(wc -l <"$devtools_file")" -ge 1 ]; then
-      cport=$(head -1 "$devtools_file")
-      cdp=http://127.0.0.1:$cport
-      # the first tab is there (the one watch reports first and Playwright agents take)
-      curl -s --max-time 2 "$cdp/json/list" 2>/dev/null | grep -q '"type": *"page"' && return 0
-    fi
-    kill -0 "$cpid" 2>/dev/null || break
-    sleep 0.05
-  done
-  return 1
-}
 
 # scenario_begin NAME [fixtures] — a scratch folder $d, `keynode sites` for tests/sites ($base) and, with
 # "fixtures", for watch-fixtures/ ($fbase), the task files with the ports substituted ($d/tasks.yaml from
@@ -57,25 +18,24 @@ scenario_begin() {
   echo "--- $sc"
   sc_started=$(now_ms)
   local sport fport=8101
-  start_sites "$repo/tests/sites" "$d/sites.log" || { fail "$sc: keynode sites did not start: $(head -3 "$d/sites.log")"; return 1; }
+  kn_sites_start "$kn" "$repo/tests/sites" "$d/sites.log" || { fail "$sc: keynode sites did not start"; return 1; }
   sport=$port
   if [ "${2:-}" = fixtures ]; then
-    start_sites "$here/watch-fixtures" "$d/fixtures.log" || { fail "$sc: keynode sites (fixtures) did not start"; return 1; }
+    kn_sites_start "$kn" "$here/watch-fixtures" "$d/fixtures.log" || { fail "$sc: keynode sites (fixtures) did not start"; return 1; }
     fport=$port
   fi
   base=http://127.0.0.1:$sport
   fbase=http://127.0.0.1:$fport
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" "$repo/tests/sites/tasks.yaml" >"$d/tasks.yaml"
-  sed -e "s/127\.0\.0\.1:8100/127.0.0.1:$sport/g" -e "s/127\.0\.0\.1:8101/127.0.0.1:$fport/g" \
-    "$here/watch-fixtures/tasks.yaml" >"$d/wtasks.yaml"
-  start_chromium "$d" || { fail "$sc: Chromium did not start: $(tail -3 "$d/chromium.log")"; return 1; }
+  kn_task_at_site "$repo/tests/sites/tasks.yaml" "$d/tasks.yaml" "$sport"
+  kn_task_at_site "$here/watch-fixtures/tasks.yaml" "$d/wtasks.yaml" "$sport" "$fport"
+  kn_chromium_start "$d" || { fail "$sc: Chromium did not start"; return 1; }
   return 0
 }
 
 scenario_end() {
   local t0
   t0=$(now_ms)
-  stop_pids
+  kn_stop_all
   echo "    ($sc: $(( (t0 - sc_started) / 100 ))e-1 s, stopping processes $(( ($(now_ms) - t0) / 100 ))e-1 s)"
 }
 
@@ -85,10 +45,9 @@ start_watch() {
   local browser=$1 tasks=$2 task=$3 until=$4
   shift 4
   rm -f "$d/result.json" "$d/run.jsonl"
-  "$kn" watch --browser "$browser" --tasks "$tasks" --task "$task" --out "$d/result.json" \
-    --trajectory "$d/run.jsonl" --until "$until" "$@" >"$d/watch.out" 2>"$d/watch.err" &
-  wpid=$!
-  pids+=("$wpid")
+  kn_spawn -o "$d/watch.out" -e "$d/watch.err" "$sc/watch" "$kn" watch --browser "$browser" --tasks "$tasks" \
+    --task "$task" --out "$d/result.json" --trajectory "$d/run.jsonl" --until "$until" "$@"
+  wpid=$kn_pid
   for _ in $(seq 1 300); do
     grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null && { ok "$sc: watch attached (tab_open written)"; return 0; }
     kill -0 "$wpid" 2>/dev/null || break
@@ -103,18 +62,17 @@ start_watch() {
 # (apid); marks in $d/marks, output in $d/agent.out. With GO_FILE it attaches, then waits for that file.
 start_agent() {
   : >"$d/marks"
-  KN_AGENT_GO=${5:-} KN_AGENT_ANSWER=$d/answers.txt node "$agents/$2" "$cdp" "$4" "$d/marks" "$3" >"$d/agent.out" 2>&1 &
-  apid=$!
-  pids+=("$apid")
+  KN_AGENT_GO=${5:-} KN_AGENT_ANSWER=$d/answers.txt kn_spawn -o "$d/agent.out" "$sc/agent" \
+    node "$agents/$2" "$cdp" "$4" "$d/marks" "$3"
+  apid=$kn_pid
 }
 
 # start_replay TASKFILE TASK [ARGS…] — `keynode replay` as the agent (apid), in a new tab of the same browser
 start_replay() {
   local tasks=$1 task=$2
   shift 2
-  "$kn" replay --browser "$cdp" --tasks "$tasks" --task "$task" --out "$d/replay" "$@" >"$d/agent.out" 2>&1 &
-  apid=$!
-  pids+=("$apid")
+  kn_spawn -o "$d/agent.out" "$sc/agent" "$kn" replay --browser "$cdp" --tasks "$tasks" --task "$task" --out "$d/replay" "$@"
+  apid=$kn_pid
 }
 
 # wait_exit PID SECONDS — waits for the process; sets rc and ended (epoch ms). When it is still running
@@ -126,7 +84,7 @@ wait_exit() {
     if [ $i -gt $limit ]; then
       kill -KILL "$p" 2>/dev/null
       wait "$p" 2>/dev/null
-      forget "$p"
+      kn_forget "$p"
       rc=124
       ended=$(now_ms)
       return 0
@@ -136,7 +94,7 @@ wait_exit() {
   ended=$(now_ms)
   wait "$p" 2>/dev/null
   rc=$?
-  forget "$p"
+  kn_forget "$p"
 }
 
 # wait_mark NAME SECONDS — waits until the agent wrote mark NAME; prints its time (epoch ms)

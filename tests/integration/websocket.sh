@@ -18,6 +18,7 @@
 # The card number is written redacted in every trajectory.
 #
 #   tests/integration/websocket.sh KEYNODE_BIN REPO_DIR
+# ctest: integration.websocket ARGS=keynode,repo TIMEOUT=300
 set -u -o pipefail
 kn=${1:?usage: websocket.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: websocket.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -31,7 +32,7 @@ command -v node >/dev/null 2>&1 || { kn_fail "node not found"; kn_finish; }
 
 kn_sites_start "$kn" "$repo/tests/sites/wsshop" "$tmp/sites.log" --log-requests || kn_finish
 base=http://127.0.0.1:$port
-sed "s#127.0.0.1:8100#127.0.0.1:$port#g" "$repo/tests/sites/wsshop/tasks.yaml" >"$tmp/tasks.yaml"
+kn_task_at_site "$repo/tests/sites/wsshop/tasks.yaml" "$tmp/tasks.yaml" "$port"
 kn_chromium_start "$tmp" || kn_finish
 
 # orders PATH — how many place_order messages to PATH the server's log shows
@@ -43,29 +44,17 @@ watch_run() {
   local name=$1 task=$2 mode=$3 dir=$tmp/$1
   shift 3
   mkdir -p "$dir"
-  KN_AGENT_GO=$dir/go node "$here/agents/ws.mjs" "$cdp" "$base" "$dir/marks" "$mode" >"$dir/agent.log" 2>&1 &
-  local apid=$!
-  kn_pids+=("$apid")
-  for _ in $(seq 1 400); do
-    grep -q "^connected" "$dir/marks" 2>/dev/null && break
-    sleep 0.05
-  done
-  "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --until finished --until idle:6 \
-    --step-limit -1 --run-id "$name" --trajectory "$dir/traj.jsonl" --out "$dir/result.json" "$@" \
-    2>"$dir/watch.err" &
-  local wpid=$!
-  kn_pids+=("$wpid")
-  for _ in $(seq 1 600); do
-    grep -q "watching" "$dir/watch.err" && break
-    kill -0 "$wpid" 2>/dev/null || break
-    sleep 0.05
-  done
-  grep -q "watching" "$dir/watch.err" || kn_fail "$name: the watch is not watching: $(tail -3 "$dir/watch.err")"
+  kn_spawn -o "$dir/agent.log" "agent-$name" \
+    env KN_AGENT_GO="$dir/go" node "$here/agents/ws.mjs" "$cdp" "$base" "$dir/marks" "$mode"
+  kn_wait_for "the agent to attach" 20 grep -q "^connected" "$dir/marks" || kn_fail "$name: the agent did not attach"
+  kn_spawn -o "$dir/watch.out" -e "$dir/watch.err" "watch-$name" \
+    "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" --until finished --until idle:6 \
+    --step-limit -1 --run-id "$name" --trajectory "$dir/traj.jsonl" --out "$dir/result.json" "$@"
+  kn_wait_for "the watch to attach" 30 grep -q "watching" "$dir/watch.err" ||
+    kn_fail "$name: the watch is not watching: $(tail -3 "$dir/watch.err")"
   touch "$dir/go"
-  wait "$apid" || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
-  kn_forget "$apid"
-  wait "$wpid"
-  kn_forget "$wpid"
+  kn_wait_exit "agent-$name" 120 && [ "$kn_rc" = 0 ] || kn_fail "$name: agent failed: $(tail -3 "$dir/agent.log")"
+  kn_wait_exit "watch-$name" 60 || kn_fail "$name: the watch did not end"
 }
 
 step_of() { jq -r --arg a "$2" '.key_nodes[] | select(.id == $a) | .reached_at_step' "$tmp/$1/result.json"; }
@@ -191,6 +180,7 @@ jq -e '.key_nodes[0].score == 1 and .key_nodes[0].reached_at_step == 2' "$tmp/lo
 # keynode run --ws-received: the option reaches the attempt's monitor
 "$kn" run --tasks "$tmp/tasks.yaml" --task ws-received --agent "node $here/agents/ws-run.mjs" --out "$tmp/run" \
   --timeout 60 --quiet --ws-received >"$tmp/run.out" 2>"$tmp/run.err" || kn_fail "run: exit $?: $(tail -3 "$tmp/run.err")"
+kn_sanitizer_check "$tmp/run.err"
 traj=$(find "$tmp/run" -name trajectory.jsonl | head -1)
 if [ -n "$traj" ] && jq -s -e '[.[] | select(.type == "websocket" and .websocket.direction == "received")
     | .websocket.fields | map({(.[0]): .[1]}) | add | .type] | index("ack")' "$traj" >/dev/null; then

@@ -20,6 +20,10 @@
 # both builds: every code path and check, CMakeLists.txt),
 # KN_CHROMIUM (default /usr/lib/chromium/chromium), KN_KEEP=1 keeps the scratch folder.
 # Exit: 0 all checks passed, 1 any failed.
+#
+# Both builds replay 30 jobs (every code path and check); the acceptance number, 200, is
+# tests/bench/bench_repeats.sh's.
+# ctest: integration.worker ARGS=keynode,target:worker_queue,repo TIMEOUT=600 SANITIZE_TIMEOUT=900 ENV=KN_WORKER_JOBS=30
 set -u -o pipefail
 kn=${1:?usage: worker.sh KEYNODE_BIN WORKER_QUEUE_BIN REPO_DIR}
 wq=${2:?usage: worker.sh KEYNODE_BIN WORKER_QUEUE_BIN REPO_DIR}
@@ -37,10 +41,9 @@ check() { if [ "$2" = "$3" ]; then kn_ok "$1"; else kn_fail "$1: got '$2', want 
 start_worker() {
   local name=$1
   shift
-  "$kn" worker --config "$tmp/keynode.yaml" --id "$name" --poll 200 --element-timeout 5000 --settle-timeout 30000 "$@" \
-    >"$tmp/$name.out" 2>"$tmp/$name.log" &
-  wpid=$!
-  kn_pids+=("$wpid")
+  kn_spawn -o "$tmp/$name.out" -e "$tmp/$name.log" "$name" "$kn" worker --config "$tmp/keynode.yaml" --id "$name" --poll 200 \
+    --element-timeout 5000 --settle-timeout 30000 "$@"
+  wpid=$kn_pid
 }
 
 # browser_pid LOG — the pid of the browser a worker started (from its log line)

@@ -8,6 +8,8 @@
 # the workflow (version, recorded, task version) and its replay history. Real PostgreSQL (lib.sh),
 # real `keynode serve`, real headless Chromium (workflow-page.mjs). The tasks and workflows are tests/sites/mind2web-live's.
 # usage: workflow_api.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.workflow_api ARGS=keynode,repo TIMEOUT=120
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init wfapi

@@ -12,6 +12,8 @@
 #     position, the worker still running;
 #   - the dashboard's task page lists the four replays with the workflow each drove.
 # usage: workflow_worker.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.workflow_worker ARGS=keynode,repo TIMEOUT=180
 kn=$1 src=$2
 . "$(dirname "$0")/lib.sh"
 kn_lib_init wfworker
@@ -26,21 +28,20 @@ kn_api_start "$kn" || kn_finish
 "$here/node/ensure.sh" >"$tmp/ensure.log" 2>&1 || { kn_fail "node packages: $(tail -1 "$tmp/ensure.log")"; kn_finish; }
 kn_chromium_start "$tmp" || kn_finish
 printf 'database: { url: "%s" }\n' "$KN_PG_URL" >"$tmp/keynode.yaml"
-"$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 3000 \
-  --settle-timeout 20000 >"$tmp/worker.log" 2>&1 &
-worker_pid=$!
-kn_pids+=("$worker_pid")
+kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200 --element-timeout 3000 \
+  --settle-timeout 20000
+worker_pid=$kn_pid
 
 # upload_tasks PORT — the task file with its URLs on PORT (a new task version when PORT changed)
 upload_tasks() {
-  sed "s/127\.0\.0\.1:8100/127.0.0.1:$1/g" "$m2w/tasks.json" >"$tmp/tasks.json"
+  kn_task_at_site "$m2w/tasks.json" "$tmp/tasks.json" "$1"
   code=$(curl -s -o "$tmp/ts.json" -w '%{http_code}' "${A[@]}" --data-binary @"$tmp/tasks.json" "$base/api/tasksets?name=m2w")
   [ "$code" = 201 ] || kn_fail "taskset upload: $code $(cat "$tmp/ts.json")"
 }
 # upload_workflow PORT RECORDED_AT — workflows/0.yaml on PORT, its recorded_at set; sets wv (its version)
 upload_workflow() {
   { echo 'workflow: 1'; echo "task: \"$task\""; echo "recorded_at: \"$2\""; sed '1,/^task:/d' "$m2w/workflows/$task.yaml"; } |
-    sed "s/127\.0\.0\.1:8100/127.0.0.1:$1/g" >"$tmp/wf.yaml"
+    kn_task_at_site - "$tmp/wf.yaml" "$1"
   code=$(curl -s -o "$tmp/wf.json" -w '%{http_code}' "${A[@]}" -H 'Content-Type: application/yaml' --data-binary @"$tmp/wf.yaml" "$base/api/workflows?taskset=m2w")
   wv=$(jq -r .version "$tmp/wf.json" 2>/dev/null)
   [ "$code" = 201 ] || kn_fail "workflow upload: $code $(cat "$tmp/wf.json")"

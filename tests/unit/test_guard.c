@@ -67,14 +67,14 @@ static void test_yaml(void **state)
 		{"tasks:\n  -\n" ONE "    guard: [ { respond: { status: 99 } } ]\n",
 		 "g.yaml:6:35: task 'a': 'status' is an HTTP status, 100 to 599"},
 		{"tasks:\n  -\n" ONE "    guard: [ { verb: POST } ]\n",
-		 "g.yaml:6:16: task 'a': unknown key 'verb' in 'guard rule' (expected method, url, body, respond or websocket)"},
+		 "g.yaml:6:16: task 'a': unknown key 'verb' in 'guard rule' (expected method, url, body, match_all, respond or websocket)"},
 		{"tasks:\n  -\n" ONE "    guard: [ POST ]\n",
 		 "g.yaml:6:14: task 'a': a guard rule is a mapping of method, url, body and respond, such as { "
 		 "method: POST, url: { include: \"/api/orders\" } }; found the text 'POST'"},
 		{"tasks:\n  -\n" ONE "    key_nodes: [{request: {respond: error}}]\n",
 		 "g.yaml:6:5: task 'a': duplicate key 'key_nodes'"},
 		{"id: a\nintent: x\nkey_nodes: [{request: {respond: error}}]\n",
-		 "g.yaml:3:24: task 'a' key node 1: unknown key 'respond' in 'request' (expected method, url or body)"},
+		 "g.yaml:3:24: task 'a' key node 1: unknown key 'respond' in 'request' (expected method, url, body or match_all)"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		set = NULL;
@@ -121,6 +121,34 @@ static void test_json(void **state)
 	assert_ptr_equal(kn_guard_match(&g, &q), &g.rules[1]);
 	kn_guard_clear(&g);
 	assert_non_null(strstr(kn_guard_page_html(), "Held by keynode"));
+}
+
+/* Which rules may hold a GET (kn_guard_holds_gets: the monitor then pauses images, scripts, styles
+ * and fonts too): a rule naming GET or no method does; POST-only rules, no rules and NULL do not. */
+static void test_holds_gets(void **state)
+{
+	(void)state;
+	kn_guard g = {.end_on_guard = -1};
+	kn_err err = {0};
+	assert_false(kn_guard_holds_gets(NULL));
+	assert_false(kn_guard_holds_gets(&g));
+	const char *rules[][2] = {
+		{"{\"method\":\"POST\",\"url\":{\"include\":\"/api\"}}", "0"},
+		{"{\"method\":\"put\"}", "0"},
+		{"{\"method\":\"get\",\"url\":{\"include\":\"/act/\"}}", "1"},
+	};
+	for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+		json_t *r = json_loads(rules[i][0], 0, NULL);
+		assert_int_equal(kn_guard_add_json(&g, r, &err), 0);
+		json_decref(r);
+		assert_int_equal(kn_guard_holds_gets(&g), rules[i][1][0] - '0');
+	}
+	kn_guard_clear(&g);
+	json_t *r = json_loads("{\"url\":{\"include\":\"confirm=1\"}}", 0, NULL); /* any method */
+	assert_int_equal(kn_guard_add_json(&g, r, &err), 0);
+	json_decref(r);
+	assert_true(kn_guard_holds_gets(&g));
+	kn_guard_clear(&g);
 }
 
 /* The JSON form written back (kn_guard_to_json, kn_request_spec_to_json: a stored task's definition)
@@ -212,6 +240,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_yaml),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_holds_gets),
 		cmocka_unit_test(test_to_json),
 		cmocka_unit_test(test_redact),
 	};

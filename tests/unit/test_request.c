@@ -186,7 +186,7 @@ static void test_spec_json_errors(void **state)
 	(void)state;
 	struct { const char *json, *msg; } cases[] = {
 		{"[]", "expected an object {method, url, body}"},
-		{"{\"verb\":\"POST\"}", "verb: unknown member (expected method, url or body)"},
+		{"{\"verb\":\"POST\"}", "verb: unknown member (expected method, url, body or match_all)"},
 		{"{\"method\":\"PO ST\"}", "a method is a word such as POST"},
 		{"{\"url\":{\"fuzzy\":\"x\"}}", "url.fuzzy: unknown matcher (expected exact, include, semantic or regex)"},
 		{"{\"url\":{\"include\":\"a\",\"exact\":\"b\"}}", "url: more than one matcher"},
@@ -234,7 +234,7 @@ static void test_yaml(void **state)
 
 	struct { const char *body, *msg; } bad[] = {
 		{"  - request: { verb: POST }\n",
-		 "t.yaml:4:16: task 'shop-1' key node 1: unknown key 'verb' in 'request' (expected method, url or body)"},
+		 "t.yaml:4:16: task 'shop-1' key node 1: unknown key 'verb' in 'request' (expected method, url, body or match_all)"},
 		{"  - request: { url: { fuzzy: a } }\n",
 		 "t.yaml:4:23: task 'shop-1' key node 1: unknown matcher 'fuzzy' in 'url' (expected exact, "
 		 "include, semantic or regex, and optionally key)"},

@@ -148,7 +148,7 @@ static void test_json_forms(void **state)
 	const char *bad[][2] = {
 		{"{\"websocket\":{\"url\":{\"include\":\"/x\"}},\"respond\":\"error\"}",
 		 "websocket: a websocket rule has no method, url, body or respond beside it"},
-		{"{\"websocket\":{\"method\":\"POST\"}}", "method: unknown member (expected url or message)"},
+		{"{\"websocket\":{\"method\":\"POST\"}}", "method: unknown member (expected url, message or match_all)"},
 		{"{\"websocket\":{\"message\":[]}}", "message: expected an object of field matchers"},
 		{"{\"websocket\":\"x\"}", "expected an object {url, message}"},
 	};

@@ -133,6 +133,9 @@ void kn_eval_verdicts_get(const kn_eval *ev, kn_eval_verdicts *out);
 
 /* Mark the run as errored (browser gone, …); the status becomes KN_STATUS_ERROR. */
 void kn_eval_set_error(kn_eval *ev);
+/* The same, with why: the result carries "reason": reason and "detail": detail (may be NULL), as
+ * for a guard that did not prove itself before the agent started ("guard not active"). KN_ENOMEM. */
+int kn_eval_set_error_reason(kn_eval *ev, const char *reason, const char *detail);
 
 /* The page the run is on refuses service (services/replay/blocked.h): evidence_json is the result's
  * "blocked" object (copied); NULL clears it (the agent got past). While set and the run is not

@@ -47,6 +47,10 @@ int kn_guard_has(const kn_guard *g, int websocket);
 /* The first rule of g matching req (a request or a WebSocket message: kn_request_match tells which
  * rules apply), or NULL (a judge failure counts as no match). */
 const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req);
+/* 1 when some request rule of g may hold a GET (its method is GET or not given; a websocket rule
+ * holds no request): such a rule may name an image, script, style or font, so the monitor then
+ * pauses requests of every resource type. */
+int kn_guard_holds_gets(const kn_guard *g);
 /* 1 when a run under g ends at a held request (end_on_guard, default on). */
 int kn_guard_ends(const kn_guard *g);
 /* Release what g owns (not g). */

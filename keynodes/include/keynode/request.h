@@ -55,13 +55,15 @@ int kn_body_parse(kn_body **out, const char *content_type, const char *body, siz
 void kn_body_free(kn_body *b);
 
 /* The spec of a `request` key node or a guard rule. Every part is optional; an empty spec
- * matches every request. Owned by the key node / rule (kn_request_spec_free). */
+ * matches every request (the loaders refuse one unless match_all says so: rule_check.h). Owned
+ * by the key node / rule (kn_request_spec_free). */
 typedef struct kn_request_spec {
 	char *method;        /* upper case; NULL: any */
 	kn_keynode *url;     /* target url: matcher, expect, key (query parameter); NULL: any */
 	kn_keynode *fields;  /* body fields (a websocket spec: message fields): key = the field name */
 	size_t n_fields;
 	int websocket;       /* 1: a `websocket` spec {url, message}: matches WebSocket messages only */
+	int match_all;       /* `match_all: true`: the author means a rule matching every request */
 } kn_request_spec;
 
 void kn_request_spec_free(kn_request_spec *s);
@@ -76,7 +78,8 @@ int kn_request_spec_set_url(kn_request_spec *s, kn_matcher m, const char *expect
 /* Set the method (upper-cased). KN_EINVAL for an empty or non-token method. */
 int kn_request_spec_set_method(kn_request_spec *s, const char *method, kn_err *err);
 
-/* A spec from its JSON form {method, url: {MATCHER: v, key}, body: {NAME: {MATCHER: v}}} (the
+/* A spec from its JSON form {method, url: {MATCHER: v, key}, body: {NAME: {MATCHER: v}},
+ * match_all: BOOL} (the
  * Mind2Web-Live extension `request_match`; docs/formats.md). err says which member is wrong. */
 struct json_t;
 int kn_request_spec_from_json(kn_request_spec **out, const struct json_t *j, kn_err *err);

@@ -140,6 +140,8 @@ void kn_eval_free(kn_eval *ev)
 	free(ev->typing);
 	json_decref(ev->blocked);
 	json_decref(ev->unreachable);
+	free(ev->error_reason);
+	free(ev->error_detail);
 	free(ev->buy_norm);
 	free(ev->purchase_error);
 	for (size_t i = 0; i < ev->n_touched; i++)
@@ -763,6 +765,22 @@ void kn_eval_set_evidence(kn_eval *ev, kn_evidence_fn fn, void *ud) { ev->evid =
 void kn_eval_set_error(kn_eval *ev)
 {
 	ev->error = 1;
+}
+
+int kn_eval_set_error_reason(kn_eval *ev, const char *reason, const char *detail)
+{
+	char *r = strdup(reason), *d = detail ? strdup(detail) : NULL;
+	if (!r || (detail && !d)) {
+		free(r);
+		free(d);
+		return KN_ENOMEM;
+	}
+	free(ev->error_reason);
+	free(ev->error_detail);
+	ev->error_reason = r;
+	ev->error_detail = d;
+	ev->error = 1;
+	return 0;
 }
 
 const kn_task *kn_eval_task(const kn_eval *ev) { return ev->task; }

@@ -66,6 +66,7 @@ struct kn_eval {
 	int sel_done;         /* sel_norm is computed for the current event */
 	json_t *blocked;      /* kn_eval_set_blocked: what refused service, NULL none */
 	json_t *unreachable;  /* kn_eval_set_unreachable: the site that did not answer, NULL none */
+	char *error_reason, *error_detail; /* kn_eval_set_error_reason; NULL none */
 	kn_func_sem sem;      /* the functional semantics in force */
 	/* purchase: (purchase.h) */
 	char *buy_norm;       /* the buy selector, normalised; NULL when none */

@@ -111,6 +111,11 @@ struct json_t *kn_eval_result_json(const kn_eval *ev, const char *run_id)
 	}
 	if (ev->human) /* a person acted in the page: their events were left out */
 		json_object_set_new(j, "human_events", json_integer(ev->human));
+	if (ev->error_reason && status == KN_STATUS_ERROR) {
+		json_object_set_new(j, "reason", json_string(ev->error_reason));
+		if (ev->error_detail)
+			json_object_set_new(j, "detail", json_string(ev->error_detail));
+	}
 	if (kn_eval_unreachable(ev)) {
 		json_object_set_new(j, "reason", json_string("unreachable"));
 		json_object_set_new(j, "unreachable", json_deep_copy(ev->unreachable));

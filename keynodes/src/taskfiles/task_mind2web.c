@@ -10,6 +10,7 @@
 
 #include "keynode/json_depth.h"
 #include "keynode/request.h"
+#include "keynode/rule_check.h"
 #include "keynode/task.h"
 
 /* A string field, or a number taken as its text. *out NULL when absent (and not required). */
@@ -102,9 +103,12 @@ static int load_keynode(kn_keynode *kn, json_t *jn, size_t ti, size_t ki, const 
 	if (spec) { /* keynode's extensions request_match, websocket_match: the spec as an object */
 		kn_err e = {0};
 		json_t *ra = json_object_get(c, "reference_answer");
+		char why[300];
 		if ((rc = kn->target == KN_TARGET_WEBSOCKET ? kn_websocket_spec_from_json(&kn->request, ra, &e)
 		                                            : kn_request_spec_from_json(&kn->request, ra, &e)) != 0)
 			return kn_err_set(err, rc, "%s: %s.reference_answer: %s", name, cat, e.msg);
+		if ((rc = kn_rule_check(kn->request, "request key node", why, sizeof why)) != 0)
+			return kn_err_set(err, rc, "%s: %s.reference_answer: %s", name, cat, why);
 	}
 	if ((!spec &&
 	     (rc = get_text(&kn->expect, c, "reference_answer", 1, name, cat, err))) ||

@@ -163,5 +163,7 @@ int kn_ty_parse_request(loader *l, struct kn_request_spec **out, pos *at, struct
 int kn_ty_parse_websocket(loader *l, struct kn_request_spec **out, pos *at);
 /* `guard:` — a list of guard rules appended to g. */
 int kn_ty_parse_guard(loader *l, struct kn_guard *g);
+/* kn_rule_check on s (what: "guard rule", "request key node"); its refusal fails at at. */
+int kn_ty_check_rule(loader *l, const struct kn_request_spec *s, const char *what, pos at);
 
 #endif

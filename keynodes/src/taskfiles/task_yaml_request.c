@@ -3,13 +3,15 @@
  * or of a `websocket` one, `{ url: { include: "/live" }, message: { action: { exact: "x" } } }`
  * (a guard rule names it as `- websocket: {…}`). The URL takes every URL matcher and `key` (a
  * query parameter), each body or message field every value matcher; errors carry the position
- * of what is wrong, as the other key nodes' do. */
+ * of what is wrong, as the other key nodes' do. A guard rule and a request or websocket key node
+ * then go through kn_rule_check (rule_check.h) at their position. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "keynode/guard.h"
 #include "keynode/request.h"
+#include "keynode/rule_check.h"
 
 #include "task_yaml_internal.h"
 
@@ -100,8 +102,10 @@ static int read_body(loader *l, kn_request_spec *s)
 	}
 }
 
-enum { RQ_METHOD, RQ_URL, RQ_BODY, RQ_RESPOND, RQ_WEBSOCKET, N_RQ };
-static const char *const request_keys[N_RQ] = {"method", "url", "body", "respond", "websocket"};
+/* a request key node reads the keys before RQ_RESPOND; a guard rule all of them */
+enum { RQ_METHOD, RQ_URL, RQ_BODY, RQ_MATCH_ALL, RQ_RESPOND, RQ_WEBSOCKET, N_RQ };
+static const char *const request_keys[N_RQ] = {"method", "url", "body", "match_all", "respond",
+                                               "websocket"};
 enum { WS_URL, WS_MESSAGE, N_WS };
 static const char *const websocket_keys[N_WS] = {"url", "message"};
 
@@ -225,6 +229,9 @@ int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at, kn_guard_rule
 		if (w == RQ_RESPOND) {
 			if ((rc = read_respond(l, rule)) != 0)
 				return rc;
+		} else if (w == RQ_MATCH_ALL) {
+			if ((rc = kn_ty_read_bool(l, "match_all", &s->match_all)) != 0)
+				return rc;
 		} else if (w == RQ_METHOD) {
 			char *m = NULL;
 			pos mat;
@@ -258,7 +265,14 @@ static int guard_item(loader *l, void *ud, const yev *start)
 	memset(r, 0, sizeof *r);
 	r->line = start->at.line;
 	r->column = start->at.col;
-	return kn_ty_parse_request(l, &r->spec, NULL, r, start);
+	int rc = kn_ty_parse_request(l, &r->spec, NULL, r, start);
+	return rc ? rc : kn_ty_check_rule(l, r->spec, "guard rule", start->at);
+}
+
+int kn_ty_check_rule(loader *l, const kn_request_spec *s, const char *what, pos at)
+{
+	char why[300];
+	return kn_rule_check(s, what, why, sizeof why) ? kn_ty_fail(l, KN_EINVAL, at, "%s", why) : 0;
 }
 
 int kn_ty_parse_guard(loader *l, kn_guard *g)
