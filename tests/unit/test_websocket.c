@@ -82,9 +82,9 @@ static void test_yaml_errors(void **state)
 	(void)state;
 	struct { const char *doc, *msg; } bad[] = {
 		{"id: a\nintent: x\nkey_nodes: [{websocket: {method: POST}}]\n",
-		 "w.yaml:3:26: task 'a' key node 1: unknown key 'method' in 'websocket' (expected url or message)"},
+		 "w.yaml:3:26: task 'a' key node 1: unknown key 'method' in 'websocket' (expected url, message or match_all)"},
 		{"id: a\nintent: x\nkey_nodes: [{websocket: {body: {a: {exact: b}}}}]\n",
-		 "w.yaml:3:26: task 'a' key node 1: unknown key 'body' in 'websocket' (expected url or message)"},
+		 "w.yaml:3:26: task 'a' key node 1: unknown key 'body' in 'websocket' (expected url, message or match_all)"},
 		{"id: a\nintent: x\nkey_nodes: [{websocket: /live}]\n",
 		 "w.yaml:3:25: task 'a' key node 1: 'websocket' must be a mapping of url and message, such as "
 		 "{ url: { include: \"/live\" }, message: { action: { exact: \"place_order\" } } }; found the text '/live'"},
@@ -101,12 +101,12 @@ static void test_yaml_errors(void **state)
 		 "element_path, element_value, answer, cache_data, page, request or websocket)"},
 		{"tasks:\n  -\n" ONE "    key_nodes: [{url: {include: a}}]\n"
 		 "    guard: [ { websocket: { url: { include: /live } }, respond: error } ]\n",
-		 "w.yaml:6:14: task 'a': a websocket guard rule has only 'websocket' (no method, url, body or respond "
-		 "beside it)"},
+		 "w.yaml:6:14: task 'a': a websocket guard rule has only 'websocket' (no method, url, body, match_all "
+		 "or respond beside it; match_all goes inside 'websocket')"},
 		{"tasks:\n  -\n" ONE "    key_nodes: [{url: {include: a}}]\n"
 		 "    guard: [ { method: POST, websocket: { url: { include: /live } } } ]\n",
-		 "w.yaml:6:14: task 'a': a websocket guard rule has only 'websocket' (no method, url, body or respond "
-		 "beside it)"},
+		 "w.yaml:6:14: task 'a': a websocket guard rule has only 'websocket' (no method, url, body, match_all "
+		 "or respond beside it; match_all goes inside 'websocket')"},
 		{"tasks:\n  -\n" ONE "    key_nodes: [{url: {include: a}}]\n"
 		 "    guard: [ { websocket: { message: { a: { exact: b }, a: { exact: c } } } } ]\n",
 		 "w.yaml:6:57: task 'a': duplicate message field 'a'"},

@@ -107,7 +107,9 @@ static int load_keynode(kn_keynode *kn, json_t *jn, size_t ti, size_t ki, const 
 		if ((rc = kn->target == KN_TARGET_WEBSOCKET ? kn_websocket_spec_from_json(&kn->request, ra, &e)
 		                                            : kn_request_spec_from_json(&kn->request, ra, &e)) != 0)
 			return kn_err_set(err, rc, "%s: %s.reference_answer: %s", name, cat, e.msg);
-		if ((rc = kn_rule_check(kn->request, "request key node", why, sizeof why)) != 0)
+		if ((rc = kn_rule_check(kn->request, kn->target == KN_TARGET_WEBSOCKET ? "websocket key node"
+		                                                                       : "request key node",
+		                        why, sizeof why)) != 0)
 			return kn_err_set(err, rc, "%s: %s.reference_answer: %s", name, cat, why);
 	}
 	if ((!spec &&

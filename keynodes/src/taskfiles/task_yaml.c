@@ -218,9 +218,10 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 			                  kn_target_name(kn->target), kn_target_name((kn_target)tg));
 		have_target = 1;
 		kn->target = (kn_target)tg;
-		if (tg == KN_TARGET_WEBSOCKET)
-			rc = kn_ty_parse_websocket(l, &kn->request, &mat);
-		else if (tg != KN_TARGET_REQUEST)
+		if (tg == KN_TARGET_WEBSOCKET) {
+			if ((rc = kn_ty_parse_websocket(l, &kn->request, &mat)) == 0)
+				rc = kn_ty_check_rule(l, kn->request, "websocket key node", mat);
+		} else if (tg != KN_TARGET_REQUEST)
 			rc = parse_target(l, kn, kn_target_name((kn_target)tg), &mat);
 		else if ((rc = kn_ty_parse_request(l, &kn->request, &mat, NULL, NULL)) == 0)
 			rc = kn_ty_check_rule(l, kn->request, "request key node", mat);

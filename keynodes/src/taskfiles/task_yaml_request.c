@@ -106,8 +106,8 @@ static int read_body(loader *l, kn_request_spec *s)
 enum { RQ_METHOD, RQ_URL, RQ_BODY, RQ_MATCH_ALL, RQ_RESPOND, RQ_WEBSOCKET, N_RQ };
 static const char *const request_keys[N_RQ] = {"method", "url", "body", "match_all", "respond",
                                                "websocket"};
-enum { WS_URL, WS_MESSAGE, N_WS };
-static const char *const websocket_keys[N_WS] = {"url", "message"};
+enum { WS_URL, WS_MESSAGE, WS_MATCH_ALL, N_WS };
+static const char *const websocket_keys[N_WS] = {"url", "message", "match_all"};
 
 /* 'url': its matcher into s. */
 static int read_url(loader *l, kn_request_spec *s)
@@ -142,7 +142,9 @@ int kn_ty_parse_websocket(loader *l, kn_request_spec **out, pos *at)
 			return rc;
 		if (w < 0)
 			return 0;
-		if ((rc = w == WS_URL ? read_url(l, s) : read_body(l, s)) != 0)
+		if ((rc = w == WS_URL ? read_url(l, s)
+		        : w == WS_MATCH_ALL ? kn_ty_read_bool(l, "match_all", &s->match_all)
+		        : read_body(l, s)) != 0)
 			return rc;
 	}
 }
@@ -219,7 +221,8 @@ int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at, kn_guard_rule
 		if (w == RQ_WEBSOCKET || (seen & (1u << RQ_WEBSOCKET))) {
 			if (w != RQ_WEBSOCKET || seen != (1u << RQ_WEBSOCKET))
 				return kn_ty_fail(l, KN_EINVAL, start->at, "a websocket guard rule has only "
-				                  "'websocket' (no method, url, body or respond beside it)");
+				                  "'websocket' (no method, url, body, match_all or respond beside "
+				                  "it; match_all goes inside 'websocket')");
 			kn_request_spec_free(s);
 			if ((rc = kn_ty_parse_websocket(l, out, NULL)) != 0)
 				return rc;
@@ -266,7 +269,8 @@ static int guard_item(loader *l, void *ud, const yev *start)
 	r->line = start->at.line;
 	r->column = start->at.col;
 	int rc = kn_ty_parse_request(l, &r->spec, NULL, r, start);
-	return rc ? rc : kn_ty_check_rule(l, r->spec, "guard rule", start->at);
+	return rc ? rc : kn_ty_check_rule(l, r->spec, r->spec->websocket ? "websocket guard rule"
+	                                                                  : "guard rule", start->at);
 }
 
 int kn_ty_check_rule(loader *l, const kn_request_spec *s, const char *what, pos at)
