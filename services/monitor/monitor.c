@@ -923,6 +923,8 @@ static void on_request(void *ud, const kn_request_seen *r)
 static void on_ws_message(void *ud, const kn_ws_seen *w)
 {
 	kn_monitor *m = ud;
+	if (kn_canary_request(m->canary, w->clear, w->held_by)) /* never an event of the run */
+		return;
 	const char *ts = kn_frames_tab_of(m->frames, w->session);
 	struct tab *t = tab_by_session(m, ts ? ts : w->session);
 	kn_event pub = {.type = KN_EV_WEBSOCKET, .tab = t ? t->id : m->last_tab[0] ? m->last_tab : NULL,
@@ -1036,13 +1038,18 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	                       .redact = &m->redact, .request_nodes = has_request_nodes(opts->task),
 	                       .on_request = on_request, .barrier = request_barrier, .ud = m,
 	                       .skip_fetch = kn_canary_test_skip_fetch()};
-	kn_websockets_opts wo = {.guards = {opts->task->guard, opts->task->set_guard, opts->guard},
+	kn_websockets_opts wo = {.guards = {kn_canary_guard(m->canary), opts->task->guard, opts->task->set_guard,
+	                                    opts->guard},
 	                         .redact = &m->redact, .received = opts->ws_received,
-	                         .on_message = on_ws_message, .barrier = request_barrier, .ud = m};
+	                         .on_message = on_ws_message, .barrier = request_barrier, .ud = m,
+	                         .skip_hook = kn_canary_test_skip_ws_hook()};
 	m->end_on_guard = ends_on_guard(opts);
 	if (ro.skip_fetch)
 		kn_log_msg("warn", "monitor", "KEYNODE_TEST_SKIP_FETCH is set: no request is intercepted (a "
 		           "test knob; the guard holds nothing)", NULL);
+	if (wo.skip_hook)
+		kn_log_msg("warn", "monitor", "KEYNODE_TEST_SKIP_WS_HOOK is set: no WebSocket message is held (a "
+		           "test knob; websocket rules hold nothing)", NULL);
 	rc = kn_frames_new(&m->frames);
 	if (rc || (rc = kn_requests_new(&m->requests, &ro)) != 0 ||
 	    (rc = kn_websockets_new(&m->websockets, &wo)) != 0 ||

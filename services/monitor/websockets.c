@@ -134,9 +134,20 @@ void kn_websockets_attach_page(kn_websockets *w, kn_cdp *c, const char *session,
 {
 	if (network)
 		network_enable(c, session);
+	if (w->o.skip_hook)
+		return;
 	kn_cdp_send(c, session, "Runtime.addBinding", json_pack("{s:s}", "name", w->binding), NULL, NULL);
 	kn_cdp_send(c, session, "Page.addScriptToEvaluateOnNewDocument",
 	            json_pack("{s:s, s:b}", "source", w->hook, "runImmediately", 1), NULL, NULL);
+}
+
+void kn_websockets_hook_now(kn_websockets *w, kn_cdp *c, const char *session)
+{
+	if (w->o.skip_hook)
+		return;
+	/* the binding again: one added while the tab waited for its first document may not be in it */
+	kn_cdp_send(c, session, "Runtime.addBinding", json_pack("{s:s}", "name", w->binding), NULL, NULL);
+	kn_cdp_send(c, session, "Runtime.evaluate", json_pack("{s:s}", "expression", w->hook), NULL, NULL);
 }
 
 void kn_websockets_attach_worker(kn_websockets *w, kn_cdp *c, const char *session, int service_worker)
@@ -149,7 +160,7 @@ void kn_websockets_attach_worker(kn_websockets *w, kn_cdp *c, const char *sessio
 		if ((grown[w->n_workers].session = strdup(session)))
 			w->n_workers++;
 	}
-	if (service_worker)
+	if (service_worker || w->o.skip_hook)
 		return; /* watched only (websockets.h) */
 	kn_cdp_send(c, session, "Runtime.enable", NULL, NULL, NULL);
 	kn_cdp_send(c, session, "Runtime.addBinding", json_pack("{s:s}", "name", w->binding), NULL, NULL);

@@ -33,9 +33,11 @@ typedef struct kn_ws_seen {
 } kn_ws_seen;
 
 typedef struct kn_websockets_opts {
-	const kn_guard *guards[4]; /* the task's, its set's, keynode.yaml's; NULL entries skipped */
+	const kn_guard *guards[4]; /* the canary's, the task's, its set's, keynode.yaml's; NULL skipped */
 	const kn_redact *redact;   /* NULL: the defaults */
 	int received;              /* 1: report received messages too */
+	int skip_hook;             /* test only (KEYNODE_TEST_SKIP_WS_HOOK, canary.h): no hook in any page
+	                            * or worker — messages are seen on the network only, none is held */
 	void (*on_message)(void *ud, const kn_ws_seen *w);
 	/* A worker's message waits for barrier's done(arg, c) (requests.h: the events its tab sent
 	 * until now come first). NULL: no wait. */
@@ -53,6 +55,10 @@ int kn_websockets_guarded(const kn_websockets *w);
 /* Set up a page or iframe session before it runs: the binding and the hook for every document to
  * come and the current one. network: also Network.enable (a tab session enables it itself). */
 void kn_websockets_attach_page(kn_websockets *w, kn_cdp *c, const char *session, int network);
+/* The binding and the hook at once in the session's current document (after attach_page, once the
+ * page runs): for a page whose first document may never count as a new one — the canary's
+ * about:blank tab. */
+void kn_websockets_hook_now(kn_websockets *w, kn_cdp *c, const char *session);
 /* Set up a dedicated worker's session before it runs (its script has not started): the binding,
  * the hook evaluated now, Network. A service worker gets Network only: its messages are watched,
  * never held. The caller sends Runtime.runIfWaitingForDebugger after. */
