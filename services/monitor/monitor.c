@@ -834,8 +834,10 @@ void kn_monitor_stop(kn_monitor *m, kn_end why)
 	if (m->end.phase != KN_RUN_WATCHING)
 		return;
 	kn_run_end_set(&m->end, KN_RUN_FLUSHING, why);
-	/* no page's WebSocket send may wait for a monitor that is leaving (websockets.h) */
-	kn_websockets_release(m->websockets, m->cdp);
+	/* no page's WebSocket send may wait for a monitor that is leaving (websockets.h): the run ends
+	 * once the hooks were told (flush_done), not before — a connection closed first may drop the
+	 * release, and a shared worker that outlives the run would hold every later send */
+	m->flush_pending += kn_websockets_release(m->websockets, m->cdp, flush_done, m);
 	/* ask every recorder to hand over a pending `type` before the run ends */
 	for (struct tab *t = m->tabs; t && m->cdp; t = t->next) {
 		if (!t->ctx_id)

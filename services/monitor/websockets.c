@@ -269,12 +269,20 @@ int kn_websocket_build(kn_request_store **store, kn_request *clear, kn_request *
 }
 
 /* Tell the hook in context ctx of session to send (ok 1) or drop (0) message n. */
-static void answer(kn_websockets *w, kn_cdp *c, const char *session, json_int_t ctx, json_int_t n, int ok)
+/* Tell the hook in ctx: send (ok 1) or drop (0) message n, or stop waiting (2). cb (may be NULL) with
+ * the command's reply; 1 when the command was sent. */
+static int answer_cb(kn_websockets *w, kn_cdp *c, const char *session, json_int_t ctx, json_int_t n, int ok,
+                     kn_cdp_reply_fn cb, void *ud)
 {
 	char expr[160];
 	snprintf(expr, sizeof expr, "%s('%s',%lld,%d)", w->release, w->key, (long long)n, ok);
-	kn_cdp_send(c, session, "Runtime.evaluate", json_pack("{s:s, s:I}", "expression", expr, "contextId", ctx),
-	            NULL, NULL);
+	return kn_cdp_send(c, session, "Runtime.evaluate", json_pack("{s:s, s:I}", "expression", expr, "contextId",
+	                   ctx), cb, ud) > 0;
+}
+
+static void answer(kn_websockets *w, kn_cdp *c, const char *session, json_int_t ctx, json_int_t n, int ok)
+{
+	answer_cb(w, c, session, ctx, n, ok, NULL, NULL);
 }
 
 /* Build, decide (when the hook waits) and report one message the hook reported. */
@@ -447,16 +455,18 @@ static void ctx_event(kn_websockets *w, const char *session, const char *method,
 	}
 }
 
-void kn_websockets_release(kn_websockets *w, kn_cdp *c)
+int kn_websockets_release(kn_websockets *w, kn_cdp *c, kn_cdp_reply_fn cb, void *ud)
 {
+	int sent = 0;
 	if (!w || !w->guarded || w->released || !c)
-		return;
+		return 0;
 	for (size_t i = 0; i < w->n_ctxs; i++)
-		answer(w, c, w->ctxs[i].session, w->ctxs[i].id, 0, 2);
+		sent += answer_cb(w, c, w->ctxs[i].session, w->ctxs[i].id, 0, 2, cb, ud);
 	for (size_t i = 0; i < w->n_ctxs; i++)
 		free(w->ctxs[i].session);
 	w->n_ctxs = 0;
 	w->released = 1;
+	return sent;
 }
 
 int kn_websockets_event(kn_websockets *w, kn_cdp *c, const char *session, const char *method,

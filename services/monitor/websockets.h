@@ -74,8 +74,10 @@ int kn_websockets_event(kn_websockets *w, kn_cdp *c, const char *session, const 
 
 /* The monitor is leaving (the run stops): tell every hook it has put into a page, frame or worker to
  * stop waiting for answers, so no page's send waits forever once the connection is gone. Messages
- * already waiting are still answered while the connection lasts. */
-void kn_websockets_release(kn_websockets *w, kn_cdp *c);
+ * already waiting are still answered while the connection lasts. cb(ud, …) comes with each command's
+ * reply; returns how many were sent, so the owner can keep the connection until they are answered
+ * (a shared worker, or a page in the back/forward cache, outlives the run with its hook). */
+int kn_websockets_release(kn_websockets *w, kn_cdp *c, kn_cdp_reply_fn cb, void *ud);
 
 /* The hook's source (websocket_hook.c) for binding and release names and the release's key; defer 1
  * makes every send wait for the release. *out is the caller's. */

@@ -354,8 +354,9 @@ const wsWorker = (make) => (env) => within(new Promise((resolve) => {
   port.postMessage({ url: wsUrl(env), kind: 'ws', body: ORDER });
 }));
 row({ name: 'ws-worker', method: 'WS', kind: 'websocket', send: wsWorker(() => new Worker('/guard-matrix/worker.js')) });
-// a shared worker of its own per page load: with a fixed name the sent run's message was recorded but
-// never arrived — the worker started in the held run apparently outlived it (its page may stay in the
-// back/forward cache) with the held run's hook, whose sends wait for a monitor that is gone
+// one shared worker by name: the one the held run started outlived that run here (kept alive with the
+// page that made it) with the held run's hook, so the sent run checks too that a leaving monitor told
+// it to stop waiting (kn_websockets_release; once, the release was lost with the closing connection and
+// the sent run's message was recorded but never arrived)
 row({ name: 'ws-sharedworker', method: 'WS', kind: 'websocket',
-  send: wsWorker(() => new SharedWorker('/guard-matrix/worker.js', `ws-sharedworker-${Date.now()}`)) });
+  send: wsWorker(() => new SharedWorker('/guard-matrix/worker.js', 'ws-sharedworker')) });
