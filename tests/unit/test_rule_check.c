@@ -231,7 +231,8 @@ static void test_websocket_rules(void **state)
 	               "g.yaml:6:14: task 'a': websocket guard rule is empty: it would match every WebSocket "
 	               "message (say match_all: true if that is meant)");
 	const char *all[] = {"{ websocket: { url: { include: \"\" } } }", "{ websocket: { url: { include: / } } }",
-	                     "{ websocket: { url: { regex: \".*\" } } }", "{ websocket: { url: { regex: \"^wss?://\" } } }"};
+	                     "{ websocket: { url: { regex: \".*\" } } }",
+	                     "{ websocket: { url: { regex: \"^wss?://\" } } }"};
 	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
 		kn_err err;
 		int rc = load_guard(all[i], &err);
@@ -255,11 +256,13 @@ static void test_websocket_rules(void **state)
 	               "match_all or respond beside it; match_all goes inside 'websocket')");
 	/* accepted: narrowing urls and fields, `key`, match_all inside 'websocket'; and a request rule
 	 * naming ws:// (it holds no WebSocket message, but only an exact url is proven never to apply) */
-	const char *ok[] = {"{ websocket: { url: { include: /live } } }", "{ websocket: { message: { action: { exact: x } } } }",
+	const char *ok[] = {"{ websocket: { url: { include: /live } } }",
+	                    "{ websocket: { message: { action: { exact: x } } } }",
 	                    "{ websocket: { url: { include: \"\" }, message: { action: { exact: x } } } }",
 	                    "{ websocket: { url: { exact: \"wss://h/live\" } } }",
 	                    "{ websocket: { url: { key: room, include: \"\" } } }",
-	                    "{ websocket: { match_all: true } }", "{ websocket: { url: { regex: \".\" }, match_all: true } }",
+	                    "{ websocket: { match_all: true } }",
+	                    "{ websocket: { url: { regex: \".\" }, match_all: true } }",
 	                    "{ url: { include: \"ws://\" } }"};
 	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
 		kn_err err;
@@ -291,7 +294,8 @@ static void test_websocket_rules(void **state)
 	kn_taskset_free(set);
 
 	/* key nodes: YAML, Mind2Web-Live's websocket_match, keynode.yaml's guard */
-	const char y[] = "id: a\nintent: x\nkey_nodes:\n  - url: { include: a }\n  - websocket: { url: { regex: \".*\" } }\n";
+	const char y[] = "id: a\nintent: x\nkey_nodes:\n  - url: { include: a }\n"
+	                 "  - websocket: { url: { regex: \".*\" } }\n";
 	set = NULL;
 	assert_int_equal(kn_task_load_yaml(&set, y, sizeof y - 1, "t.yaml", NULL, &err), KN_EINVAL);
 	assert_string_equal(err.msg, "t.yaml:5:16: task 'a' key node 2: websocket key node matches every WebSocket "
