@@ -14,7 +14,7 @@
 
 static const char *const type_names[KN_EV__COUNT] = {
 	"navigate", "click", "type", "select", "submit", "press", "scroll", "tab_open", "tab_close",
-	"answer", "hover", "dialog", "download", "drag", "request"};
+	"answer", "hover", "dialog", "download", "drag", "request", "websocket"};
 
 static const char *const how_names[KN_NAV__COUNT] = {
 	[KN_NAV_GOTO] = "goto",       [KN_NAV_BACK] = "back",       [KN_NAV_FORWARD] = "forward",
@@ -75,6 +75,7 @@ int kn_event_is_step(const kn_event *ev)
 	case KN_EV_DIALOG:
 	case KN_EV_DOWNLOAD:
 	case KN_EV_REQUEST:
+	case KN_EV_WEBSOCKET:
 	case KN_EV_TAB_OPEN:
 	case KN_EV_TAB_CLOSE: return 0;
 	default: return (unsigned)ev->type < KN_EV__COUNT;
@@ -145,20 +146,30 @@ static int get_box(kn_event *ev, json_t *b, kn_err *err)
 static int req_str(const char **out, json_t *v, const char *what, size_t i, kn_err *err)
 {
 	if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-		return kn_err_set(err, KN_EINVAL, "field \"request\": %s %zu: expected a string", what, i);
+		return kn_err_set(err, KN_EINVAL, "field \"request\" or \"websocket\": %s %zu: expected a "
+		                                  "string", what, i);
 	*out = json_string_value(v);
 	return 0;
 }
 
 /* "request": {method, url, headers: {name: value}, fields: [[name, value]…], held}: required on
- * request events, refused elsewhere. */
-static int get_request(kn_event *ev, struct owned *o, json_t *r, kn_err *err)
+ * request events, refused elsewhere; "websocket": {url, direction, size, fields, held,
+ * watched_only} the same on websocket events. */
+static int get_request(kn_event *ev, struct owned *o, json_t *r, json_t *w, kn_err *err)
 {
+	int ws = ev->type == KN_EV_WEBSOCKET;
+	if (!ws && w && !json_is_null(w))
+		return kn_err_set(err, KN_EINVAL, "field \"websocket\": on websocket events only");
+	if (ws && r && !json_is_null(r))
+		return kn_err_set(err, KN_EINVAL, "field \"request\": on request events only");
+	if (ws)
+		r = w;
 	if (!r || json_is_null(r))
-		return ev->type == KN_EV_REQUEST
-		               ? kn_err_set(err, KN_EINVAL, "field \"request\": missing on a request event")
+		return ev->type == KN_EV_REQUEST || ws
+		               ? kn_err_set(err, KN_EINVAL, "field \"%s\": missing on a %s event",
+		                            ws ? "websocket" : "request", ws ? "websocket" : "request")
 		               : 0;
-	if (ev->type != KN_EV_REQUEST || !json_is_object(r))
+	if ((ev->type != KN_EV_REQUEST && !ws) || !json_is_object(r))
 		return kn_err_set(err, KN_EINVAL, "field \"request\": expected an object on request "
 		                                  "events only");
 	json_t *h = json_object_get(r, "headers"), *f = json_object_get(r, "fields");
@@ -191,9 +202,21 @@ static int get_request(kn_event *ev, struct owned *o, json_t *r, kn_err *err)
 	q->fields = o->pairs + nh;
 	q->n_fields = nf;
 	json_t *m = json_object_get(r, "method"), *u = json_object_get(r, "url");
-	if ((rc = req_str(&q->method, m, "method", 0, err)) || (rc = req_str(&q->url, u, "url", 0, err)))
+	if ((!ws && (rc = req_str(&q->method, m, "method", 0, err))) || (rc = req_str(&q->url, u, "url", 0, err)))
 		return rc;
 	q->held = json_is_true(json_object_get(r, "held"));
+	if (ws) {
+		json_t *d = json_object_get(r, "direction"), *sz = json_object_get(r, "size");
+		q->websocket = 1;
+		if ((rc = req_str(&q->direction, d, "direction", 0, err)) != 0)
+			return rc;
+		if (strcmp(q->direction, "sent") != 0 && strcmp(q->direction, "received") != 0)
+			return kn_err_set(err, KN_EINVAL, "field \"websocket\": direction is sent or received");
+		if (sz && (!json_is_integer(sz) || json_integer_value(sz) < 0))
+			return kn_err_set(err, KN_EINVAL, "field \"websocket\": size is a count of bytes");
+		q->size = sz ? (size_t)json_integer_value(sz) : 0;
+		q->watched_only = json_is_true(json_object_get(r, "watched_only"));
+	}
 	ev->request = q;
 	return 0;
 }
@@ -290,7 +313,7 @@ static int event_from_json(kn_event *ev, json_t *j, kn_err *err)
 	}
 	if ((rc = get_box(ev, json_object_get(j, "box"), err)) != 0)
 		return rc;
-	return get_request(ev, o, json_object_get(j, "request"), err);
+	return get_request(ev, o, json_object_get(j, "request"), json_object_get(j, "websocket"), err);
 }
 
 int kn_event_parse(kn_event *ev, const char *line, size_t len, kn_err *err)
@@ -524,10 +547,16 @@ int kn_traj_write_event(FILE *f, const kn_event *ev)
 			bad |= json_object_set(r, "fields", fl);
 		if (!bad && q->held)
 			bad |= json_object_set_new(r, "held", json_true());
+		if (!bad && q->websocket) {
+			json_object_del(r, "method"); /* a message has none */
+			bad |= json_object_set_new(r, "direction", json_string(q->direction ? q->direction : "sent")) ||
+			       json_object_set_new(r, "size", json_integer((json_int_t)q->size)) ||
+			       (q->watched_only && json_object_set_new(r, "watched_only", json_true()));
+		}
 		json_decref(h);
 		json_decref(fl);
 		if (r)
-			bad |= json_object_set_new(j, "request", r);
+			bad |= json_object_set_new(j, q->websocket ? "websocket" : "request", r);
 	}
 	if (bad) { /* json_string refuses invalid UTF-8 */
 		json_decref(j);

@@ -1,6 +1,6 @@
 /* guard.c — guard rules (guard.h): their JSON form (keynode.yaml's `guard:` goes through it, a stored
- * task's definition is written in it), the
- * match of a request against them, and the page a held navigation shows. The YAML form of a task
+ * task's definition is written in it; a websocket rule is {websocket: {url, message}}), the
+ * match of a request or WebSocket message against them, and the page a held navigation shows. The YAML form of a task
  * file is read by task_yaml_request.c into the same struct. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -27,8 +27,12 @@ int kn_guard_add_json(kn_guard *g, const json_t *rule, kn_err *err)
 	if (!spec)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	kn_guard_rule r = {0};
-	json_t *resp = json_object_get(spec, "respond");
+	json_t *resp = json_object_get(spec, "respond"), *ws = json_object_get(spec, "websocket");
 	int rc = 0;
+	/* a websocket rule is {websocket: {url, message}} alone: a held message is dropped, not answered */
+	if (ws && json_object_size(spec) != 1)
+		rc = kn_err_set(err, KN_EINVAL, "websocket: a websocket rule has no method, url, body or respond "
+		                                "beside it");
 	if (resp) {
 		json_t *st = json_object_get(resp, "status"), *body = json_object_get(resp, "body");
 		if (json_is_string(resp) && strcmp(json_string_value(resp), "error") == 0)
@@ -49,7 +53,8 @@ int kn_guard_add_json(kn_guard *g, const json_t *rule, kn_err *err)
 	kn_guard_rule *nr = rc ? NULL : realloc(g->rules, (g->n + 1) * sizeof *nr);
 	if (!rc && !nr)
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-	if (!rc && (rc = kn_request_spec_from_json(&r.spec, spec, err)) == 0) {
+	if (!rc && (rc = ws ? kn_websocket_spec_from_json(&r.spec, ws, err)
+	                    : kn_request_spec_from_json(&r.spec, spec, err)) == 0) {
 		g->rules = nr;
 		g->rules[g->n++] = r;
 	} else {
@@ -68,6 +73,8 @@ json_t *kn_guard_to_json(const kn_guard *g)
 	for (size_t i = 0; !bad && i < g->n; i++) {
 		const kn_guard_rule *r = &g->rules[i];
 		json_t *j = kn_request_spec_to_json(r->spec);
+		if (j && r->spec->websocket)
+			j = json_pack("{s:o}", "websocket", j);
 		bad |= !j;
 		if (!bad && r->fail)
 			bad |= json_object_set_new(j, "respond", json_string("error"));
@@ -88,6 +95,14 @@ json_t *kn_guard_to_json(const kn_guard *g)
 	return bad ? NULL : o;
 }
 
+int kn_guard_has(const kn_guard *g, int websocket)
+{
+	for (size_t i = 0; g && i < g->n; i++)
+		if (!g->rules[i].spec->websocket == !websocket)
+			return 1;
+	return 0;
+}
+
 const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req)
 {
 	for (size_t i = 0; g && i < g->n; i++)
@@ -99,7 +114,10 @@ const kn_guard_rule *kn_guard_match(const kn_guard *g, const kn_request *req)
 int kn_guard_holds_gets(const kn_guard *g)
 {
 	for (size_t i = 0; g && i < g->n; i++) {
-		const char *m = g->rules[i].spec ? g->rules[i].spec->method : NULL;
+		const kn_request_spec *s = g->rules[i].spec;
+		if (s && s->websocket) /* holds WebSocket messages, no request */
+			continue;
+		const char *m = s ? s->method : NULL;
 		if (!m || strcmp(m, "GET") == 0)
 			return 1;
 	}

@@ -123,20 +123,24 @@ static int json_matcher(const json_t *o, int allow_key, kn_matcher *m, const cha
 	return 0;
 }
 
-int kn_request_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *err)
+/* A request spec (websocket 0: {method, url, body}) or a websocket spec (1: {url, message}). */
+static int spec_from_json(kn_request_spec **out, const json_t *j, int websocket, kn_err *err)
 {
 	*out = NULL;
+	const char *fields = websocket ? "message" : "body";
 	if (!json_is_object(j))
-		return kn_err_set(err, KN_EINVAL, "expected an object {method, url, body}");
+		return kn_err_set(err, KN_EINVAL, websocket ? "expected an object {url, message}"
+		                                            : "expected an object {method, url, body}");
 	kn_request_spec *s = calloc(1, sizeof *s);
 	if (!s)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
+	s->websocket = websocket;
 	const char *k, *expect = NULL, *key = NULL;
 	json_t *v;
 	kn_matcher m = KN_MATCH_EXACT;
 	int rc = 0;
 	json_object_foreach((json_t *)(uintptr_t)j, k, v) {
-		if (strcmp(k, "method") == 0) {
+		if (strcmp(k, "method") == 0 && !websocket) {
 			rc = json_is_string(v) ? kn_request_spec_set_method(s, json_string_value(v), err)
 			                       : kn_err_set(err, KN_EINVAL, "method: expected a string");
 		} else if (strcmp(k, "url") == 0) {
@@ -144,12 +148,12 @@ int kn_request_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *er
 			rc = json_matcher(v, 1, &m, &expect, &key, "url", err);
 			if (!rc && (rc = kn_request_spec_set_url(s, m, expect, key, &e)) != 0)
 				kn_err_set(err, rc, "url: %s", e.msg);
-		} else if (strcmp(k, "body") == 0 && json_is_object(v)) {
+		} else if (strcmp(k, fields) == 0 && json_is_object(v)) {
 			const char *fk;
 			json_t *fv;
 			char where[160];
 			json_object_foreach(v, fk, fv) {
-				snprintf(where, sizeof where, "body.%.100s", fk);
+				snprintf(where, sizeof where, "%s.%.100s", fields, fk);
 				if ((rc = json_matcher(fv, 0, &m, &expect, &key, where, err)) != 0)
 					break;
 				kn_err e = {0};
@@ -158,8 +162,8 @@ int kn_request_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *er
 					break;
 				}
 			}
-		} else if (strcmp(k, "body") == 0) {
-			rc = kn_err_set(err, KN_EINVAL, "body: expected an object of field matchers");
+		} else if (strcmp(k, fields) == 0) {
+			rc = kn_err_set(err, KN_EINVAL, "%s: expected an object of field matchers", fields);
 		} else if (strcmp(k, "match_all") == 0) {
 			/* keynode.yaml's rules arrive with their scalars as text (config_guard.c) */
 			const char *t = json_string_value(v);
@@ -167,8 +171,9 @@ int kn_request_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *er
 			if (!json_is_boolean(v) && !(t && (strcmp(t, "true") == 0 || strcmp(t, "false") == 0)))
 				rc = kn_err_set(err, KN_EINVAL, "match_all: expected true or false");
 		} else {
-			rc = kn_err_set(err, KN_EINVAL, "%s: unknown member (expected method, url, body or "
-			                                "match_all)", k);
+			rc = kn_err_set(err, KN_EINVAL, "%s: unknown member (expected %s)", k,
+			                websocket ? "url, message or match_all"
+			                          : "method, url, body or match_all");
 		}
 		if (rc)
 			break;
@@ -179,6 +184,16 @@ int kn_request_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *er
 	}
 	*out = s;
 	return 0;
+}
+
+int kn_request_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *err)
+{
+	return spec_from_json(out, j, 0, err);
+}
+
+int kn_websocket_spec_from_json(kn_request_spec **out, const json_t *j, kn_err *err)
+{
+	return spec_from_json(out, j, 1, err);
 }
 
 /* {MATCHER: expect[, key]} of one prepared matcher (a field's key is its name, not written here). */
@@ -203,7 +218,7 @@ json_t *kn_request_spec_to_json(const kn_request_spec *s)
 	for (size_t i = 0; !bad && i < s->n_fields; i++)
 		bad = json_object_set_new(body, s->fields[i].key, matcher_json(&s->fields[i], 0));
 	if (!bad && body)
-		bad = json_object_set(o, "body", body);
+		bad = json_object_set(o, s->websocket ? "message" : "body", body);
 	json_decref(body);
 	if (bad) {
 		json_decref(o);
@@ -215,7 +230,7 @@ json_t *kn_request_spec_to_json(const kn_request_spec *s)
 int kn_request_spec_describe(char **out, const kn_request_spec *s)
 {
 	char buf[512];
-	int n = snprintf(buf, sizeof buf, "%s", s->method ? s->method : "any method");
+	int n = snprintf(buf, sizeof buf, "%s", s->websocket ? "websocket" : s->method ? s->method : "any method");
 	if (s->url && n >= 0 && (size_t)n < sizeof buf)
 		n += snprintf(buf + n, sizeof buf - (size_t)n, " %s%s%s '%.300s'",
 		              s->url->key ? "key " : "", s->url->key ? s->url->key : "",
@@ -270,6 +285,10 @@ int kn_request_match(const kn_request_spec *s, const kn_request *req, const kn_s
 		sem = kn_semantic_offline();
 	if (threshold <= 0)
 		threshold = KN_SEMANTIC_THRESHOLD;
+	if (!s->websocket != !req->websocket)
+		return 0; /* a request rule never holds a WebSocket message, nor the other way round */
+	if (req->websocket && req->direction && strcmp(req->direction, "sent") != 0)
+		return 0; /* key nodes and rules name what a page sends; a received message is information */
 	if (s->method && (!req->method || strcasecmp(s->method, req->method) != 0))
 		return 0;
 	int rc;

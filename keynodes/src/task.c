@@ -12,10 +12,10 @@
 #include "keynode/task.h"
 
 static const char *const target_names[] = {"url", "element_path", "element_value", "answer",
-                                           "cache_data", "page", "request"};
+                                           "cache_data", "page", "request", "websocket"};
 static const char *const matcher_names[] = {"exact", "include", "semantic", "regex",
                                             "must_include", "fuzzy", "gold_in_pred"};
-#define N_TARGET_NAMES 7
+#define N_TARGET_NAMES 8
 #define N_MATCHER_NAMES 7
 static const char *const verb_names[] = {"goto", "click", "type", "select", "press",
                                          "scroll", "wait", "back", "forward", "answer", "dialog"};
@@ -101,6 +101,7 @@ static const char *const function_names[N_TARGET_NAMES][N_MATCHER_NAMES] = {
 	 "cache_data_regex_match", "cache_data_must_include_match", "cache_data_fuzzy_match", NULL},
 	{"page_exact_match", NULL, NULL, "page_regex_match", "page_must_include_match", NULL, NULL},
 	{"request_match", NULL, NULL, NULL, NULL, NULL, NULL}, /* keynode's extension (request.h) */
+	{"websocket_match", NULL, NULL, NULL, NULL, NULL, NULL}, /* keynode's extension (request.h) */
 };
 
 const char *kn_keynode_function_name(kn_target target, kn_matcher matcher)
@@ -132,7 +133,9 @@ int kn_keynode_prepare(kn_keynode *kn, kn_err *err)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (kn->target == KN_TARGET_REQUEST && !kn->request)
 		return kn_err_set(err, KN_EINVAL, "a request key node needs its method, url or body");
-	if (kn->target == KN_TARGET_REQUEST && !kn->expect &&
+	if (kn->target == KN_TARGET_WEBSOCKET && (!kn->request || !kn->request->websocket))
+		return kn_err_set(err, KN_EINVAL, "a websocket key node needs its url or message");
+	if ((kn->target == KN_TARGET_REQUEST || kn->target == KN_TARGET_WEBSOCKET) && !kn->expect &&
 	    kn_request_spec_describe(&kn->expect, kn->request) != 0)
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (!kn->expect)

@@ -23,7 +23,7 @@ static const char help[] =
 	"                   [--viewport WxH] [--step-limit N] [--mode default|webcanvas] [--chromium BIN] [--warm N]\n"
 	"                   [--config FILE] [--agent-name NAME] [--model NAME]\n"
 	"                   [--server URL [--taskset NAME] [--snapshot N]]\n"
-	"                   [--trace on|off|failures]\n"
+	"                   [--trace on|off|failures] [--ws-received]\n"
 	"\n"
 	"Run any agent (any language, any browser library) over a task set and score every attempt\n"
 	"live. For each attempt keynode starts a fresh private headless Chromium, opens the task's\n"
@@ -76,6 +76,7 @@ static const char help[] =
 ;
 
 static const char help_server[] = /* the rest of --help (one string would pass ISO C's 4095) */
+	"  --ws-received     WebSocket messages received are events too (as watch's)\n"
 	"  --agent-name NAME the agent's name in summary.json and `keynode leaderboard` (default: CMD)\n"
 	"  --model NAME      the model the agent uses, for the same (default: the one model its usage\n"
 	"                    lines name)\n"
@@ -125,7 +126,7 @@ static const char help_server[] = /* the rest of --help (one string would pass I
 
 
 enum { O_TASKS = 0x100, O_AGENT, O_TASK, O_PARALLEL, O_REPEAT, O_TIMEOUT, O_RETRIES, O_OUT,
-       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_CONFIG, O_WARM,
+       O_RESUME, O_BROWSER, O_VIEWPORT, O_STEPS, O_MODE, O_CHROMIUM, O_QUIET, O_WS_RECEIVED, O_CONFIG, O_WARM,
        O_SERVER, O_TASKSET, O_AGENT_NAME, O_MODEL, O_REGION, O_MIX, O_SNAPSHOT };
 
 static int parse_viewport(int *w, int *h, const char *s)
@@ -231,6 +232,7 @@ static int parse_args(struct run_cli *a, int argc, char **argv)
 		{"mode", required_argument, NULL, O_MODE},         {"chromium", required_argument, NULL, O_CHROMIUM},
 		{"warm", required_argument, NULL, O_WARM},
 		{"quiet", no_argument, NULL, O_QUIET},             {"help", no_argument, NULL, 'h'},
+		{"ws-received", no_argument, NULL, O_WS_RECEIVED},
 		{"config", required_argument, NULL, O_CONFIG},
 		{"server", required_argument, NULL, O_SERVER},     {"taskset", required_argument, NULL, O_TASKSET},
 		{"agent-name", required_argument, NULL, O_AGENT_NAME}, {"model", required_argument, NULL, O_MODEL},
@@ -251,6 +253,7 @@ static int parse_args(struct run_cli *a, int argc, char **argv)
 		case O_BROWSER: r->browsers[r->n_browsers++] = optarg; break;
 		case O_CHROMIUM: r->chromium = optarg; break;
 		case O_QUIET: r->quiet = 1; break;
+		case O_WS_RECEIVED: r->ws_received = 1; break;
 		case O_CONFIG: a->config_path = a->so.config_path = optarg; break;
 		case O_SERVER: a->server = optarg; break;
 		case O_TASKSET: r->taskset = optarg; break;

@@ -21,7 +21,7 @@ static const char help[] =
 	"                     --task ID [--out RESULT.json] [--trajectory RUN.jsonl]\n"
 	"                     [--until finished|idle:SECONDS|steps:N] [--mode default|webcanvas]\n"
 	"                     [--threshold X] [--step-limit N] [--run-id ID] [--answer-file FILE]\n"
-	"                     [--quiet] [--trace on|off|failures] [--trace-dir DIR]\n"
+	"                     [--quiet] [--ws-received] [--trace on|off|failures] [--trace-dir DIR]\n"
 	"                     [--semantic offline|llm --llm-url URL --llm-model NAME …]\n"
 	"\n"
 	"Watch an agent working in a running browser and score the task live. keynode attaches to every\n"
@@ -44,6 +44,7 @@ static const char help[] =
 	"                    (agents report answers outside the browser; `keynode replay\n"
 	"                    --answer-file F` writes there)\n"
 	"  --quiet           no progress lines\n"
+	"  --ws-received     WebSocket messages received are events too (default: sent only)\n"
 	"\n"
 	KN_CLI_SEMANTIC_HELP
 	"\n"
@@ -219,7 +220,7 @@ int kn_cmd_watch(int argc, char **argv)
 		{"mode", required_argument, NULL, 'm'},    {"threshold", required_argument, NULL, 'T'},
 		{"run-id", required_argument, NULL, 'r'},  {"quiet", no_argument, NULL, 'q'},
 		{"answer-file", required_argument, NULL, 'a'},
-		{"step-limit", required_argument, NULL, 'L'},
+		{"step-limit", required_argument, NULL, 'L'}, {"ws-received", no_argument, NULL, 'W'},
 		{"help", no_argument, NULL, 'h'},          KN_CLI_SEMANTIC_LONGOPTS, KN_CLI_TRACE_LONGOPTS,
 		{NULL, 0, NULL, 0}};
 	kn_cli_target tg = {0};
@@ -237,6 +238,7 @@ int kn_cmd_watch(int argc, char **argv)
 		case 'r': run_id = optarg; break;
 		case 'a': answers = optarg; break;
 		case 'q': quiet = 1; break;
+		case 'W': mo.ws_received = 1; break;
 		case 'u':
 			if (kn_until_parse(&until, optarg) != 0)
 				return kn_cli_usage_error("watch", "--until must be finished, idle:SECONDS or steps:N");

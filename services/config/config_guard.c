@@ -67,7 +67,9 @@ int kn_config_load_guard(loader *l, kn_config *c, const node *s)
 			return kn_config_fail(l, rc, r->line, r->col, "guard[%zu]: %s", i,
 			                      j ? e.msg : "out of memory");
 		char why[300];
-		if ((rc = kn_rule_check(c->guard->rules[c->guard->n - 1].spec, "guard rule", why, sizeof why)) != 0)
+		const kn_request_spec *spec = c->guard->rules[c->guard->n - 1].spec;
+		if ((rc = kn_rule_check(spec, spec->websocket ? "websocket guard rule" : "guard rule", why,
+		                        sizeof why)) != 0)
 			return kn_config_fail(l, rc, r->line, r->col, "guard[%zu]: %s", i, why);
 		c->guard->rules[c->guard->n - 1].line = r->line;
 		c->guard->rules[c->guard->n - 1].column = r->col;

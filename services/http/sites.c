@@ -32,6 +32,7 @@
 #include "log.h"
 #include "sites.h"
 #include "sites_rules.h"
+#include "sites_ws.h"
 
 #define SITES_TICK_US (100 * LWS_US_PER_MS)
 #define SITES_MAX_PAGE (256u * 1024u) /* cap on the 404 page read from DIR/404.html */
@@ -54,6 +55,7 @@ struct pss {
 	const kn_sites_redirect *pending; /* a POST's redirect, answered when its body is read */
 	char *late;   /* the path of a `kn-delay` request, answered when its timer fires (owned) */
 	int late_head; /* that request was a HEAD */
+	kn_sites_ws ws; /* a WebSocket connection's state (sites_ws.h) */
 };
 
 static const char builtin_404[] =
@@ -430,6 +432,14 @@ static int sites_callback(struct lws *wsi, enum lws_callback_reasons reason, voi
 			return rc;
 		}
 		break;
+	case LWS_CALLBACK_ESTABLISHED:
+	case LWS_CALLBACK_RECEIVE:
+	case LWS_CALLBACK_SERVER_WRITEABLE:
+	case LWS_CALLBACK_CLOSED: /* a page's WebSocket (sites_ws.h) */
+		if (!pss)
+			return -1;
+		return kn_sites_ws_callback(wsi, reason, &pss->ws, in, len,
+		                            ((kn_sites *)lws_context_user(lws_get_context(wsi)))->log_requests);
 	case LWS_CALLBACK_CLOSED_HTTP: /* gone before its delay ended */
 		if (pss) {
 			free(pss->late);

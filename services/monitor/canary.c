@@ -1,4 +1,4 @@
-/* canary.c — the guard's canary (canary.h): its endpoint, its internal rule, its tab, its probes
+/* canary.c — the guard's canary (canary.h): its endpoint, its internal rules, its tab, its probes
  * and its clock. The tab is opened at `about:blank#<marker>` (no request) so the monitor can tell
  * it from the agent's tabs when it is attached; it is set up before it runs and only then sends
  * its probes, from its page — a tab created with a URL starts loading before any session on it
@@ -34,15 +34,29 @@ static int fire_http(kn_cdp *cdp, const char *session, const char *url, kn_cdp_r
 	           ? 0 : KN_EIO;
 }
 
-/* Every probe must be held. A WebSocket message probe goes here once the monitor holds WebSocket
- * messages: {"ws", fire_ws}, fire_ws evaluating `new WebSocket("ws://127.0.0.1:PORT/__keynode_
- * canary/<id>/ws")` in the tab and sending one message that the canary's `websocket:` rule holds
- * (kn_canary_guard gains that rule; the endpoint counts the upgrade's arrival as it counts any).
- * A navigation probe (Page.navigate: a form submission's way out) was tried and left out: a tab
- * closed while its held page loads may stay open. */
+/* A WebSocket message from the tab's page: a socket to the endpoint's `ws` path (the upgrade is
+ * answered and not an arrival) and, once open, one message — the way an agent's order leaves a page
+ * that talks to its site over a socket. The hook of WebSocket.prototype.send (websockets.c) reports
+ * it, and the canary's `websocket:` rule holds it; a message the endpoint receives was not held. */
+static int fire_ws(kn_cdp *cdp, const char *session, const char *url, kn_cdp_reply_fn reply, void *c)
+{
+	char expr[500];
+	snprintf(expr, sizeof expr, "(function () { var s = new WebSocket('ws%s'); s.onopen = function () "
+	         "{ s.send('{\"keynode\":\"guard canary\"}'); }; })(), 0", url + 4 /* past "http" */);
+	return kn_cdp_send(cdp, session, "Runtime.evaluate", json_pack("{s:s}", "expression", expr), reply, c) > 0
+	           ? 0 : KN_EIO;
+}
+
+/* Every probe must be held. The WebSocket probe runs when the run has websocket rules
+ * (kn_canary_opts.websocket): without them no message is ever held, so there is nothing to prove, and
+ * its rule would make every page's sends wait for the monitor. A navigation probe (Page.navigate: a
+ * form submission's way out) was tried and left out: a tab closed while its held page loads may
+ * stay open. */
 static const struct probe probes[] = {
 	{"http", fire_http},
+	{"ws", fire_ws},
 };
+enum { PROBE_HTTP, PROBE_WS };
 #define N_PROBES (sizeof probes / sizeof probes[0])
 
 struct kn_canary {
@@ -73,6 +87,12 @@ int kn_canary_test_skip_fetch(void)
 	return v && strcmp(v, "1") == 0;
 }
 
+int kn_canary_test_skip_ws_hook(void)
+{
+	const char *v = getenv("KEYNODE_TEST_SKIP_WS_HOOK");
+	return v && strcmp(v, "1") == 0;
+}
+
 int kn_canary_new(kn_canary **out, const kn_canary_opts *o, kn_err *err)
 {
 	*out = NULL;
@@ -88,12 +108,23 @@ int kn_canary_new(kn_canary **out, const kn_canary_opts *o, kn_err *err)
 	snprintf(c->prefix, sizeof c->prefix, "%s%s/", KN_CANARY_PATH, id);
 	snprintf(c->marker, sizeof c->marker, "%s%s", KN_CANARY_MARKER, id);
 	int rc = kn_canary_listener_new(&c->listener, c->prefix, err);
-	json_t *rule = rc ? NULL : json_pack("{s:{s:s}}", "url", "include", c->prefix);
+	/* a POST to the HTTP probe's URL: it holds no GET (the monitor pauses every resource type only
+	 * for a rule that may), nor the WebSocket probe's upgrade */
+	char http_path[120];
+	snprintf(http_path, sizeof http_path, "%s%s", c->prefix, probes[PROBE_HTTP].name);
+	json_t *rule = rc ? NULL : json_pack("{s:s, s:{s:s}}", "method", "POST", "url", "include", http_path);
 	if (!rc && !rule)
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (!rc)
 		rc = kn_guard_add_json(&c->guard, rule, err);
 	json_decref(rule);
+	if (!rc && c->o.websocket) { /* the WebSocket probe's rule: websockets.c holds with it */
+		rule = json_pack("{s:{s:{s:s}}}", "websocket", "url", "include", c->prefix);
+		rc = rule ? kn_guard_add_json(&c->guard, rule, err) : kn_err_set(err, KN_ENOMEM, "out of memory");
+		json_decref(rule);
+	}
+	if (!c->o.websocket)
+		c->held[PROBE_WS] = 1; /* not sent: nothing to hold */
 	if (rc) {
 		kn_canary_free(c);
 		return rc;
@@ -180,14 +211,19 @@ static void tick(void *ud)
 	while (first + 1 < N_PROBES && c->held[first])
 		first++;
 	char why[300];
-	if (arrived) {
+	if (arrived && kn_canary_listener_ws_messages(c->listener)) {
+		snprintf(why, sizeof why, "a canary WebSocket message to %sws was not held: it reached keynode's "
+		         "canary endpoint, so a guarded message would have reached its site", c->base);
+		finish(c, 0, why);
+	} else if (arrived) {
 		snprintf(why, sizeof why, "a canary request under %s was not held: it reached keynode's canary "
 		         "endpoint, so a guarded request would have reached its site", c->base);
 		finish(c, 0, why);
 	} else if (all) {
 		finish(c, 1, NULL);
 	} else if ((kn_time_mono_s() - c->started) * 1000.0 >= c->o.timeout_ms) {
-		snprintf(why, sizeof why, "the canary request to %s%s was not held within %d ms", c->base,
+		snprintf(why, sizeof why, first == PROBE_WS ? "the canary WebSocket message to %s%s was not held "
+		         "within %d ms" : "the canary request to %s%s was not held within %d ms", c->base,
 		         probes[first].name, c->o.timeout_ms);
 		finish(c, 0, why);
 	} else {
@@ -251,8 +287,12 @@ static void take_tab(kn_canary *c, kn_cdp *cdp, const char *session, const char 
 	if (!c->done)
 		c->o.setup(c->o.ud, cdp, session);
 	kn_cdp_send(cdp, session, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+	if (!c->done && c->o.running)
+		c->o.running(c->o.ud, cdp, session);
 	char url_of[300];
 	for (size_t i = 0; !c->done && i < N_PROBES; i++) {
+		if (i == PROBE_WS && !c->o.websocket)
+			continue;
 		snprintf(url_of, sizeof url_of, "%s%s", c->base, probes[i].name);
 		if (probes[i].fire(cdp, session, url_of, fired, c) == 0) {
 			c->in_flight++;
@@ -310,12 +350,19 @@ int kn_canary_request(kn_canary *c, const kn_request *req, const kn_guard_rule *
 	const char *path = c && req && req->url ? strstr(req->url, c->prefix) : NULL;
 	if (!path)
 		return 0;
+	/* a request (the HTTP probe, or the WebSocket probe's upgrade GET, which must go through) or a
+	 * WebSocket message (the WebSocket probe) */
+	size_t i = req->websocket ? PROBE_WS : PROBE_HTTP;
 	const char *name = path + strlen(c->prefix);
-	for (size_t i = 0; i < N_PROBES; i++)
-		if (held_by && strncmp(name, probes[i].name, strlen(probes[i].name)) == 0)
-			c->held[i] = 1;
+	if (strncmp(name, probes[i].name, strlen(probes[i].name)) != 0 ||
+	    (!req->websocket && strncmp(name, probes[PROBE_WS].name, strlen(probes[PROBE_WS].name)) == 0))
+		return 1; /* the upgrade GET of the ws probe, or a stray URL under the prefix: not an event */
+	if (held_by)
+		c->held[i] = 1;
 	char q[300];
-	kn_log_msg(held_by ? "debug" : "warn", "monitor", held_by ? "canary request held" : "canary request sent",
+	kn_log_msg(held_by ? "debug" : "warn", "monitor",
+	           req->websocket ? (held_by ? "canary WebSocket message held" : "canary WebSocket message sent")
+	                          : (held_by ? "canary request held" : "canary request sent"),
 	           "url=\"%s\"", kn_log_quote(q, sizeof q, req->url));
 	return 1;
 }

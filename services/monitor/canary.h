@@ -9,8 +9,9 @@
  * when every probe was held by the monitor and none arrived at the endpoint; it fails when one
  * arrives, or when not every probe is held within the bound (KN_CANARY_TIMEOUT_MS). The canary's tab
  * and requests are never a tab, an event or a step of the run. Probes are a list (canary.c): the
- * HTTP probe is a POST sent by fetch() from the tab's page; a WebSocket message probe joins the list
- * once WebSocket messages are held. Loop thread only. */
+ * HTTP probe is a POST sent by fetch() from the tab's page; with websocket rules in the run, the
+ * WebSocket probe is one message sent from that page on a socket to the endpoint's `ws` path, held
+ * by the canary's internal `websocket:` rule. Loop thread only. */
 #ifndef KEYNODE_MONITOR_CANARY_H
 #define KEYNODE_MONITOR_CANARY_H
 
@@ -29,10 +30,14 @@ typedef struct kn_canary kn_canary;
 typedef struct kn_canary_opts {
 	kn_cdp_loop *loop;
 	int timeout_ms;              /* the bound; 0: KN_CANARY_TIMEOUT_MS */
+	int websocket;               /* 1: the run has websocket rules: the WebSocket probe too */
 	const char *browser_context; /* where the canary's tab is opened (the run's); NULL: the default */
 	/* set the canary's tab up for requests as the run's tabs are (the monitor's Fetch.enable),
 	 * before it runs */
 	void (*setup)(void *ud, kn_cdp *c, const char *session);
+	/* the tab runs (its document exists): what must be in that document before the probes are sent
+	 * (the WebSocket hook); NULL: nothing */
+	void (*running)(void *ud, kn_cdp *c, const char *session);
 	/* a page kn_canary_claim took while the canary's tab was being created (it attached at no URL
 	 * yet) turned out not to be the canary's: the monitor attaches it as it would have (info borrowed
 	 * for the call) */
@@ -43,9 +48,11 @@ typedef struct kn_canary_opts {
 	void *ud;
 } kn_canary_opts;
 
-/* Open the endpoint and make the internal rule. *out is the caller's (kn_canary_free). */
+/* Open the endpoint and make the internal rules (a POST to the HTTP probe's URL; with websocket, a
+ * `websocket:` rule for the WebSocket probe's socket). *out is the caller's (kn_canary_free). */
 int kn_canary_new(kn_canary **out, const kn_canary_opts *o, kn_err *err);
-/* The internal rule holding the canary's requests (borrowed; lives as long as c). */
+/* The internal rules holding the canary's request and message (borrowed; lives as long as c): the
+ * first guard of both the requests' and the WebSocket messages' rule lists. */
 const kn_guard *kn_canary_guard(const kn_canary *c);
 /* Open the canary's tab and start the clock. KN_EIO when the command could not be sent. */
 int kn_canary_start(kn_canary *c, kn_cdp *cdp);
@@ -55,8 +62,9 @@ int kn_canary_start(kn_canary *c, kn_cdp *cdp);
  * being created, kept paused until createTarget answers which it is (then the canary's, or handed
  * back through release); 0 otherwise. c may be NULL (a run without a canary). */
 int kn_canary_claim(kn_canary *c, kn_cdp *cdp, const char *session, json_t *info);
-/* A request the monitor saw (in clear), and the rule that held it (NULL: sent): 1 when it is a
- * canary request, which is then counted and must go nowhere else; 0 otherwise. c may be NULL. */
+/* A request or WebSocket message (req->websocket) the monitor saw (in clear), and the rule that
+ * held it (NULL: sent): 1 when it is the canary's, which is then counted and must go nowhere else
+ * (the WebSocket probe's upgrade GET included); 0 otherwise. c may be NULL. */
 int kn_canary_request(kn_canary *c, const kn_request *req, const kn_guard_rule *held_by);
 /* The run ended (or its connection closed: cdp NULL): a canary not decided yet stops without
  * calling done and its tab is closed over cdp; with cdp NULL nothing is sent any more, a close
@@ -71,5 +79,10 @@ void kn_canary_free(kn_canary *c);
  * Fetch.enable, so nothing is held and the canary fails — how tests show that an agent never starts
  * under a guard that is not active. 1 when set. */
 int kn_canary_test_skip_fetch(void);
+/* The test-only knob KEYNODE_TEST_SKIP_WS_HOOK=1: the monitor puts no hook of
+ * WebSocket.prototype.send in any page or worker (kn_websockets_opts.skip_hook), so no message is
+ * held and the WebSocket probe fails — how tests show that an agent never starts when the
+ * WebSocket guard is not active. 1 when set. */
+int kn_canary_test_skip_ws_hook(void);
 
 #endif

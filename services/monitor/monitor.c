@@ -285,6 +285,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	kn_cdp_send(m->cdp, session, "Network.enable",
 	            json_pack("{s:i, s:i}", "maxTotalBufferSize", 0, "maxResourceBufferSize", 0), NULL, NULL);
 	kn_requests_attach(m->requests, m->cdp, session, 0); /* requests sent, the guard (requests.h) */
+	kn_websockets_attach_page(m->websockets, m->cdp, session, 0); /* WebSocket messages (websockets.h) */
 	if (m->o.viewport_w > 0 && m->o.viewport_h > 0) /* monitor.h: before the tab runs on */
 		kn_cdp_send(m->cdp, session, "Emulation.setDeviceMetricsOverride",
 		            json_pack("{s:i, s:i, s:f, s:b}", "width", m->o.viewport_w, "height", m->o.viewport_h,
@@ -536,6 +537,10 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 {
 	(void)c;
 	kn_monitor *m = ud;
+	/* a message the hook holds back is answered in every case, after the end too; a worker's Network
+	 * events, enabled for its WebSocket frames only, stop here (websockets.h) */
+	if (kn_websockets_event(m->websockets, m->cdp, session, method, params, m->end.phase == KN_RUN_ENDED))
+		return;
 	/* a paused request is answered in every case, after the end too (held ones stay held) */
 	if (kn_requests_event(m->requests, m->cdp, session, method, params, m->end.phase == KN_RUN_ENDED) &&
 	    strcmp(method, "Fetch.requestPaused") == 0)
@@ -586,6 +591,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			attach_page(m, sid, info);
 		else if (type && strcmp(type, "iframe") == 0 && owner) {
 			kn_requests_attach(m->requests, m->cdp, sid, 1); /* before the frame runs */
+			kn_websockets_attach_page(m->websockets, m->cdp, sid, 0);
 			char *src = NULL;
 			if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
 				kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
@@ -601,6 +607,8 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 			int mine = own_context(m, info) && kn_requests_intercepting(m->requests);
 			if (mine && !sw)
 				kn_requests_attach(m->requests, m->cdp, sid, 0);
+			if (own_context(m, info) && type && strstr(type, "worker")) /* before its script runs */
+				kn_websockets_attach_worker(m->websockets, m->cdp, sid, sw);
 			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
 			if (mine && sw && !session && !m->autoattach_done &&
 			    !json_is_true(json_object_get(params, "waitingForDebugger")))
@@ -611,6 +619,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 	if (strcmp(method, "Target.detachedFromTarget") == 0) {
 		const char *sid = kn_json_str(params, "sessionId");
 		if (sid) {
+			kn_websockets_detach(m->websockets, sid);
 			kn_frames_detach(m->frames, sid);
 			detach_tab(m, sid);
 		}
@@ -825,6 +834,10 @@ void kn_monitor_stop(kn_monitor *m, kn_end why)
 	if (m->end.phase != KN_RUN_WATCHING)
 		return;
 	kn_run_end_set(&m->end, KN_RUN_FLUSHING, why);
+	/* no page's WebSocket send may wait for a monitor that is leaving (websockets.h): the run ends
+	 * once the hooks were told (flush_done), not before — a connection closed first may drop the
+	 * release, and a shared worker that outlives the run would hold every later send */
+	m->flush_pending += kn_websockets_release(m->websockets, m->cdp, flush_done, m);
 	/* ask every recorder to hand over a pending `type` before the run ends */
 	for (struct tab *t = m->tabs; t && m->cdp; t = t->next) {
 		if (!t->ctx_id)
@@ -904,6 +917,42 @@ static void on_request(void *ud, const kn_request_seen *r)
 	emit_pair(m, &pub, &clear);
 	free(ids);
 	if (r->held_by && m->end_on_guard && m->end.phase == KN_RUN_WATCHING)
+		kn_monitor_stop(m, KN_END_GUARD);
+}
+
+/* A WebSocket message a page or worker sent (or received), or the guard held (websockets.h): an event
+ * like a request's, matched against the websocket key nodes. */
+static void on_ws_message(void *ud, const kn_ws_seen *w)
+{
+	kn_monitor *m = ud;
+	if (kn_canary_request(m->canary, w->clear, w->held_by)) /* never an event of the run */
+		return;
+	const char *ts = kn_frames_tab_of(m->frames, w->session);
+	struct tab *t = tab_by_session(m, ts ? ts : w->session);
+	kn_event pub = {.type = KN_EV_WEBSOCKET, .tab = t ? t->id : m->last_tab[0] ? m->last_tab : NULL,
+	                .url = t ? t->url : NULL, .trusted = -1, .frame = ts != NULL, .request = w->redacted};
+	const kn_task *task = m->o.task;
+	const char **ids = task->n_keynodes ? calloc(task->n_keynodes, sizeof *ids) : NULL;
+	size_t n_ids = 0;
+	for (size_t i = 0; ids && i < task->n_keynodes; i++) {
+		const kn_keynode *kn = &task->keynodes[i];
+		kn_err err = {0};
+		if (kn->target == KN_TARGET_WEBSOCKET && kn->request &&
+		    kn_request_match(kn->request, w->clear, m->o.eval.semantic, m->o.eval.threshold, &err) == 1)
+			ids[n_ids++] = kn->id;
+	}
+	if (n_ids)
+		pub.matched = ids, pub.n_matched = n_ids;
+	kn_event clear = pub;
+	clear.request = w->clear;
+	if (w->held_by) {
+		char q[600];
+		kn_log_msg("info", "monitor", "WebSocket message held", "url=\"%s\" size=%zu rule_line=%d",
+		           kn_log_quote(q, sizeof q, w->redacted->url), w->redacted->size, w->held_by->line);
+	}
+	emit_pair(m, &pub, &clear);
+	free(ids);
+	if (w->held_by && m->end_on_guard && m->end.phase == KN_RUN_WATCHING)
 		kn_monitor_stop(m, KN_END_GUARD);
 }
 
@@ -991,15 +1040,25 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	                       .redact = &m->redact, .request_nodes = has_request_nodes(opts->task),
 	                       .on_request = on_request, .barrier = request_barrier, .ud = m,
 	                       .skip_fetch = kn_canary_test_skip_fetch()};
+	kn_websockets_opts wo = {.guards = {kn_canary_guard(m->canary), opts->task->guard, opts->task->set_guard,
+	                                    opts->guard},
+	                         .redact = &m->redact, .received = opts->ws_received,
+	                         .on_message = on_ws_message, .barrier = request_barrier, .ud = m,
+	                         .skip_hook = kn_canary_test_skip_ws_hook()};
 	m->end_on_guard = ends_on_guard(opts);
 	if (ro.skip_fetch)
 		kn_log_msg("warn", "monitor", "KEYNODE_TEST_SKIP_FETCH is set: no request is intercepted (a "
 		           "test knob; the guard holds nothing)", NULL);
+	if (wo.skip_hook)
+		kn_log_msg("warn", "monitor", "KEYNODE_TEST_SKIP_WS_HOOK is set: no WebSocket message is held (a "
+		           "test knob; websocket rules hold nothing)", NULL);
 	rc = kn_frames_new(&m->frames);
 	if (rc || (rc = kn_requests_new(&m->requests, &ro)) != 0 ||
+	    (rc = kn_websockets_new(&m->websockets, &wo)) != 0 ||
 	    (rc = kn_eval_new(&m->eval, opts->task, &opts->eval)) != 0) {
 		kn_frames_free(m->frames);
 		kn_requests_free(m->requests);
+		kn_websockets_free(m->websockets);
 		kn_canary_free(m->canary);
 		free(m);
 		return kn_err_set(err, rc, "out of memory");
@@ -1012,6 +1071,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	if ((rc = kn_cdp_connect(&m->cdp, loop, ws_url, &co, &h, err)) != 0) {
 		kn_frames_free(m->frames);
 		kn_requests_free(m->requests);
+		kn_websockets_free(m->websockets);
 		kn_eval_free(m->eval);
 		kn_canary_free(m->canary);
 		free(m);
@@ -1054,6 +1114,7 @@ void kn_monitor_free(kn_monitor *m)
 	}
 	kn_frames_free(m->frames);
 	kn_requests_free(m->requests); /* its pending replies failed with the connection */
+	kn_websockets_free(m->websockets);
 	kn_canary_free(m->canary);
 	free(m->end_detail);
 	kn_eval_free(m->eval);

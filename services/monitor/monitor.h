@@ -66,6 +66,7 @@ typedef struct kn_monitor_opts {
 	 * (NULL: none), and the redaction rules for what is written (NULL: the defaults) */
 	const struct kn_guard *guard;
 	const struct kn_redact *redact;
+	int ws_received;        /* 1: WebSocket messages the pages receive are events too (websockets.h) */
 	/* 1: on_event gets each event before redaction (keynode record: a workflow step must replay the
 	 * card number that was typed; workflow files are the one thing written with it) */
 	int on_event_clear;

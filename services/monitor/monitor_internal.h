@@ -11,6 +11,7 @@
 #include "requests.h"
 #include "run_phase.h"
 #include "unreachable.h"
+#include "websockets.h"
 
 struct tab {
 	struct tab *next;
@@ -60,7 +61,8 @@ struct kn_monitor {
 	kn_requests *requests;     /* requests sent and the guard (requests.c) */
 	kn_redact redact;          /* opts.redact's rules, plus the password inputs' names typed into */
 	char **password_names;     /* (redact.names: learned from the recorder's masked type events) */
-	int end_on_guard;          /* a held request ends the run */
+	int end_on_guard;          /* a held request or WebSocket message ends the run */
+	kn_websockets *websockets; /* WebSocket messages and their guard (websockets.c) */
 	kn_canary *canary;         /* the guard's canary (canary.h); NULL without guard rules */
 	int canary_started, canary_held; /* it was sent; it passed: on_ready may come */
 	char *end_detail;          /* kn_monitor_end_detail */

@@ -2,11 +2,13 @@
 #include "progress.h"
 
 #include "keynode/match.h"
+#include "keynode/request.h"
 
 void kn_progress_event(FILE *p, const kn_task *task, const kn_eval *ev, const kn_event *e, int step,
                        int rises)
 {
-	const char *what = e->selector ? e->selector : e->url ? e->url : "";
+	const kn_request *ws = e->type == KN_EV_WEBSOCKET ? e->request : NULL; /* its socket, not the page */
+	const char *what = ws && ws->url ? ws->url : e->selector ? e->selector : e->url ? e->url : "";
 	if (step)
 		fprintf(p, "  [%7.2fs] %-3s step %-3d %-8s %s", e->t, e->tab ? e->tab : "", kn_eval_steps(ev),
 		        kn_event_type_name(e->type), what);
@@ -21,6 +23,9 @@ void kn_progress_event(FILE *p, const kn_task *task, const kn_eval *ev, const kn
 		fprintf(p, " text=\"%.40s\"", e->text);
 	if (e->trusted == 0)
 		fputs(" [untrusted]", p);
+	if (ws)
+		fprintf(p, " %s %zu bytes%s", ws->direction ? ws->direction : "sent", ws->size,
+		        ws->held ? " [held by keynode]" : ws->watched_only ? " [watched only: keynode could not hold it]" : "");
 	fputc('\n', p);
 	if (rises > 0) {
 		for (size_t i = 0; i < task->n_keynodes; i++) {

@@ -170,7 +170,7 @@ int kn_requests_new(kn_requests **out, const kn_requests_opts *o)
 		return KN_ENOMEM;
 	r->o = *o;
 	for (size_t i = 0; i < sizeof o->guards / sizeof o->guards[0]; i++) {
-		r->guarded |= o->guards[i] && o->guards[i]->n > 0;
+		r->guarded |= kn_guard_has(o->guards[i], 0); /* websocket rules are websockets.c's */
 		r->all_types |= kn_guard_holds_gets(o->guards[i]);
 	}
 	r->intercept = r->guarded || o->request_nodes;

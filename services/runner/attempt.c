@@ -557,7 +557,7 @@ static enum phase attach(struct attempt *a, const char *ws, const char *http, co
 	free(tdir);
 	kn_monitor_opts mo = {.task = o->task, .eval = o->eval, .run_id = o->run_id, .trajectory = *tf,
 	                      .on_ready = on_ready, .on_end = on_end, .ud = a, .blocked = o->blocked,
-	                      .trace = *tr, .guard = o->guard, .redact = o->redact,
+	                      .trace = *tr, .guard = o->guard, .redact = o->redact, .ws_received = o->ws_received,
 	                      .canary_timeout_ms = o->canary_timeout_ms,
 	                      .human = o->watch ? o->watch->taken : NULL, .human_ud = o->watch ? o->watch->ud : NULL};
 	if (o->server) { /* serve's monitor: it answers once every tab records */

@@ -72,6 +72,7 @@ static void run_item(kn_run_batch *r, struct slot *s, kn_run_item *it)
 		kn_attempt_opts o = {.task = it->task, .agent_cmd = r->agent, .dir = dir, .run_id = run_id,
 		                     .browser = r->n_browsers ? r->browsers[s->index] : NULL,
 		                     .chromium = r->chromium, .pool = r->pool, .viewport_w = r->vw, .viewport_h = r->vh,
+		                     .ws_received = r->ws_received,
 		                     .timeout_s = r->timeout_s, .eval = r->eval, .stop = &r->stop,
 		                     .blocked = &r->blocked, .server = r->server, .task_ref = ref,
 		                     .guard = r->guard, .redact = &r->redact, .canary_timeout_ms = r->canary_timeout_ms,

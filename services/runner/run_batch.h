@@ -40,6 +40,7 @@ typedef struct kn_run_batch {
 	const char **browsers;   /* --browser, one attempt at a time each */
 	size_t n_browsers;
 	int vw, vh, retries, quiet, repeat;
+	int ws_received; /* --ws-received */
 	double timeout_s;
 	kn_eval_opts eval;
 	kn_blocked_rules blocked; /* keynode.yaml blocked: */

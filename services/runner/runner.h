@@ -127,6 +127,7 @@ typedef struct kn_attempt_opts {
 	kn_browser_pool *pool;   /* without browser: take the browser from this warm pool (its start
 	                          * page then navigated) instead of launching one; NULL: launch */
 	int viewport_w, viewport_h; /* 0: the browser's default */
+	int ws_received;         /* 1: WebSocket messages received are events too (monitor.h) */
 	double timeout_s;        /* agent wall-clock budget; <= 0: none */
 	kn_eval_opts eval;       /* eval.step_limit is the step budget */
 	const struct kn_blocked_rules *blocked; /* when the site refused service (blocked.h); NULL: defaults */

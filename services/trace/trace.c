@@ -180,11 +180,16 @@ static json_t *event_json(kn_trace *t, const kn_event *ev)
 		json_object_set_new(r, "fields", f);
 		if (q->held)
 			json_object_set_new(r, "held", json_true());
+		if (q->websocket) { /* a WebSocket message: its direction, and whether it could have been held */
+			set_opt(r, "direction", q->direction, 16);
+			if (q->watched_only)
+				json_object_set_new(r, "watched_only", json_true());
+		}
 		json_t *m = json_array(); /* the request key nodes it met (the monitor's `matched`) */
 		for (size_t i = 0; m && i < ev->n_matched; i++)
 			json_array_append_new(m, json_string(ev->matched[i]));
 		json_object_set_new(r, "matched", m);
-		json_object_set_new(o, "request", r);
+		json_object_set_new(o, q->websocket ? "websocket" : "request", r);
 	}
 	return o;
 }

@@ -11,10 +11,17 @@
 #   watch-skipped  the same under the knob: exit 2, "guard not active" on stderr, never "ready", the
 #                result's status error and reason
 #   tabs         no canary tab is left in the browser after the watches
+#   ws-*         a task with a websocket rule: the canary also sends a WebSocket message from its tab to its
+#                endpoint (which answers the upgrade and counts messages), held by an internal websocket
+#                rule — run and watch held, the agent runs, no canary message in the trajectory; under
+#                the test-only knob KEYNODE_TEST_SKIP_WS_HOOK=1 (no hook of WebSocket.prototype.send: no
+#                message is held) the run is an error "guard not active" naming the WebSocket message, no
+#                agent starts, watch exits 2; the request-only task under the same knob: no WebSocket
+#                probe (it runs only with websocket rules), the agent runs
 #
 #   tests/integration/canary.sh KEYNODE_BIN REPO_DIR
 #
-# ctest: integration.canary ARGS=keynode,repo TIMEOUT=180
+# ctest: integration.canary ARGS=keynode,repo TIMEOUT=240
 set -u -o pipefail
 kn=${1:?usage: canary.sh KEYNODE_BIN REPO_DIR}
 repo=$(cd "${2:?usage: canary.sh KEYNODE_BIN REPO_DIR}" && pwd)
@@ -35,6 +42,11 @@ tasks:
     intent: "Open the shop"
     start_url: http://127.0.0.1:$port/shop/
     key_nodes: [ { url: { include: "/shop/never" } } ]
+  - id: ws-guarded
+    intent: "Open the shop"
+    start_url: http://127.0.0.1:$port/shop/
+    key_nodes: [ { url: { include: "/shop/never" } } ]
+    guard: [ { websocket: { url: { include: "/live" }, message: { action: { exact: place_order } } } } ]
 EOF
 agent='touch "$KEYNODE_ATTEMPT_DIR/agent-ran"'
 
@@ -83,12 +95,39 @@ r=$(attempt run-free free)
   && kn_ok "run-free: no guard rules, no canary: the agent ran under the knob" \
   || kn_fail "run-free: exit $rc, $(tail -3 "$tmp/run-free.log")"
 
+run_kn run-ws-held ws-guarded
+r=$(attempt run-ws-held ws-guarded)
+[ "$rc" = 0 ] && [ -n "$r" ] && [ -e "$(dirname "$r")/agent-ran" ] \
+  && kn_ok "run-ws-held: the canary's request and WebSocket message were held, the agent ran" \
+  || kn_fail "run-ws-held: exit $rc, $(tail -3 "$tmp/run-ws-held.log")"
+if [ -n "$r" ] && ! grep -q "__keynode_canary" "$(dirname "$r")/trajectory.jsonl" "$r"; then
+  kn_ok "run-ws-held: no trace of the canary in the trajectory or the result"
+else
+  kn_fail "run-ws-held: the canary shows: $(grep -h "__keynode_canary" "$(dirname "$r")/trajectory.jsonl" "$r" | head -2)"
+fi
+run_kn run-ws-skipped ws-guarded KEYNODE_TEST_SKIP_WS_HOOK=1
+r=$(attempt run-ws-skipped ws-guarded)
+if [ "$rc" = 1 ] && [ -n "$r" ] && [ ! -e "$(dirname "$r")/agent-ran" ]; then
+  kn_ok "run-ws-skipped: exit 1 and the agent never started"
+else
+  kn_fail "run-ws-skipped: exit $rc, agent ran: $([ -n "$r" ] && [ -e "$(dirname "$r")/agent-ran" ] && echo yes || echo no)"
+fi
+jq -e '.status == "error" and .reason == "guard not active" and (.detail | test("WebSocket message .* was not held"))' \
+    "$r" >/dev/null \
+  && kn_ok "run-ws-skipped: result status error, reason guard not active ($(jq -r .detail "$r" | cut -c1-90)…)" \
+  || kn_fail "run-ws-skipped: result $(jq -c '{status, reason, detail}' "$r" 2>&1)"
+run_kn run-ws-reqonly guarded KEYNODE_TEST_SKIP_WS_HOOK=1
+r=$(attempt run-ws-reqonly guarded)
+[ "$rc" = 0 ] && [ -n "$r" ] && [ -e "$(dirname "$r")/agent-ran" ] \
+  && kn_ok "run-ws-reqonly: request rules only: no WebSocket probe, the agent ran under KEYNODE_TEST_SKIP_WS_HOOK" \
+  || kn_fail "run-ws-reqonly: exit $rc, $(tail -3 "$tmp/run-ws-reqonly.log")"
+
 kn_chromium_start "$tmp" || kn_finish
-# watch_kn NAME [ENV…] — keynode watch of the guarded task until 1 s idle; sets rc
+# watch_kn NAME [ENV…] — keynode watch of the guarded task (KN_TASK, default guarded) until 1 s idle; sets rc
 watch_kn() {
   local name=$1
   shift
-  env "$@" "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task guarded --until idle:1 \
+  env "$@" "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "${KN_TASK:-guarded}" --until idle:1 \
     --trajectory "$tmp/$name.jsonl" --out "$tmp/$name.json" 2>"$tmp/$name.err"
   rc=$?
 }
@@ -106,6 +145,17 @@ fi
 jq -e '.status == "error" and .reason == "guard not active"' "$tmp/watch-skipped.json" >/dev/null \
   && kn_ok "watch-skipped: the result says guard not active" \
   || kn_fail "watch-skipped: result $(head -c 300 "$tmp/watch-skipped.json")"
+KN_TASK=ws-guarded watch_kn watch-ws-held
+grep -q "ready: every open tab" "$tmp/watch-ws-held.err" && ! grep -q "__keynode_canary" "$tmp/watch-ws-held.jsonl" \
+  && kn_ok "watch-ws-held: ready, and no canary event in the trajectory" \
+  || kn_fail "watch-ws-held: exit $rc, $(tail -3 "$tmp/watch-ws-held.err")"
+KN_TASK=ws-guarded watch_kn watch-ws-skipped KEYNODE_TEST_SKIP_WS_HOOK=1
+if [ "$rc" = 2 ] && grep -q "keynode watch: guard not active: .*WebSocket message" "$tmp/watch-ws-skipped.err" \
+  && ! grep -q "ready: every open tab" "$tmp/watch-ws-skipped.err"; then
+  kn_ok "watch-ws-skipped: exit 2, never ready, told why (the WebSocket message)"
+else
+  kn_fail "watch-ws-skipped: exit $rc, $(tail -3 "$tmp/watch-ws-skipped.err")"
+fi
 left=$(curl -s --max-time 5 "$cdp/json/list" | jq -r '[.[] | select(.url | test("__keynode_canary"))] | length')
 [ "$left" = 0 ] && kn_ok "tabs: no canary tab left in the browser" || kn_fail "tabs: $left canary tabs left"
 kn_finish

@@ -8,11 +8,14 @@
 // /act/ answers: OPTIONS a CORS preflight allowing everything; /act/NAME-307 and -308 a redirect to
 // /act/NAME-307-target (method and body kept); /act/get-script* a script, get-stylesheet* a style
 // sheet, get-eventsource* one event, get-*image*/img*/background* a GIF; else a small HTML page
-// (title "arrived"). Every answer allows CORS from any origin.
+// (title "arrived"). Every answer allows CORS from any origin. A WebSocket upgrade to /act/NAME (A and B)
+// is answered 101 (RFC 6455) and each text or binary message received on it is a log line with method
+// "WS" and http "ws", answered with the text "ack".
 //   node guardmatrix-server.mjs SITE_DIR LOG KEY.pem CERT.pem   → prints "ports A B H" when listening
 import fs from 'node:fs';
 import http from 'node:http';
 import http2 from 'node:http2';
+import crypto from 'node:crypto';
 import path from 'node:path';
 
 const [dir, log, key, cert] = process.argv.slice(2);
@@ -64,9 +67,53 @@ function handler(server) {
   };
 }
 
+// A minimal RFC 6455 server side for /act/NAME: no extensions, no fragmented messages (the shapes send
+// one small message), close and ping answered.
+function upgrade(server) {
+  return (req, socket) => {
+    const url = new URL(req.url, 'http://x');
+    const key = req.headers['sec-websocket-key'];
+    socket.on('error', () => {});
+    if (!url.pathname.startsWith('/act/') || String(req.headers.upgrade).toLowerCase() !== 'websocket' || !key)
+      return socket.end('HTTP/1.1 400 Bad Request\r\n\r\n');
+    const accept = crypto.createHash('sha1').update(`${key}258EAFA5-E914-47DA-95CA-C5AB0DC85B11`).digest('base64');
+    socket.write(`HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ${accept}\r\n\r\n`);
+    const frame = (opcode, payload) => Buffer.concat([Buffer.from([0x80 | opcode, payload.length]), payload]);
+    let buf = Buffer.alloc(0);
+    socket.on('data', (d) => {
+      buf = Buffer.concat([buf, d]);
+      for (;;) {
+        if (buf.length < 2) return;
+        const opcode = buf[0] & 0x0f, masked = buf[1] & 0x80;
+        let len = buf[1] & 0x7f, off = 2;
+        if (len === 126) { if (buf.length < 4) return; len = buf.readUInt16BE(2); off = 4; }
+        else if (len === 127) { if (buf.length < 10) return; len = Number(buf.readBigUInt64BE(2)); off = 10; }
+        if (buf.length < off + (masked ? 4 : 0) + len) return;
+        const mask = masked ? buf.subarray(off, off + 4) : null;
+        off += masked ? 4 : 0;
+        const payload = Buffer.from(buf.subarray(off, off + len));
+        if (mask) for (let i = 0; i < payload.length; i++) payload[i] ^= mask[i % 4];
+        buf = buf.subarray(off + len);
+        if (opcode === 1 || opcode === 2) {
+          fs.appendFileSync(log, `${JSON.stringify({ server, http: 'ws', method: 'WS', path: url.pathname, bytes: len })}\n`);
+          socket.write(frame(1, Buffer.from('ack')));
+        } else if (opcode === 8) {
+          socket.end(frame(8, Buffer.alloc(0)));
+          return;
+        } else if (opcode === 9) {
+          socket.write(frame(10, payload.subarray(0, 125)));
+        }
+      }
+    });
+  };
+}
+
 const listen = (s) => new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s.address().port)));
-const a = await listen(http.createServer(handler('A')));
-const b = await listen(http.createServer(handler('B')));
+const sa = http.createServer(handler('A')), sb = http.createServer(handler('B'));
+sa.on('upgrade', upgrade('A'));
+sb.on('upgrade', upgrade('B'));
+const a = await listen(sa);
+const b = await listen(sb);
 const h = await listen(http2.createSecureServer(
   { key: fs.readFileSync(key), cert: fs.readFileSync(cert), allowHTTP1: true }, handler('H')));
 console.log(`ports ${a} ${b} ${h}`);

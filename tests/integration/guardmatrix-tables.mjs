@@ -2,7 +2,8 @@
 // (tests/sites/guard-matrix/shapes.mjs), so a row added there is tried, ruled and judged.
 //   node guardmatrix-tables.mjs tasks ORIGIN_A HELD.yaml SENT.yaml
 //     HELD.yaml: task set `matrix` whose one task holds every shape under the shape's own rule
-//     ({method, url: {regex: "/act/NAME(\?|$)"}} plus the row's body matcher). A guard list takes at most
+//     ({method, url: {regex: "/act/NAME(\?|$)"}} plus the row's body matcher; a WebSocket shape's is
+//     {websocket: {url: {regex: …}}}). A guard list takes at most
 //     100 rules: the first 100 are the set's `guard:`, the rest the task's. SENT.yaml: the same task with
 //     one rule no shape meets (a GET rule, so the same resource types are paused as in the held run).
 //     Both: end_on_guard false, one key node (end.html#held or #sent, where the agent ends).
@@ -15,7 +16,8 @@ import fs from 'node:fs';
 import { SHAPES } from '../sites/guard-matrix/shapes.mjs';
 
 const [cmd, ...args] = process.argv.slice(2);
-const rule = (s) => ({ method: s.method, url: { regex: `/act/${s.name}(\\?|$)` }, ...(s.body ? { body: s.body } : {}) });
+const rule = (s) => (s.kind === 'websocket' ? { websocket: { url: { regex: `/act/${s.name}(\\?|$)` } } }
+  : { method: s.method, url: { regex: `/act/${s.name}(\\?|$)` }, ...(s.body ? { body: s.body } : {}) });
 const y = (o) => JSON.stringify(o); // JSON is YAML flow style
 
 if (cmd === 'tasks') {
@@ -42,8 +44,11 @@ const only = onlyRe ? new RegExp(onlyRe) : null;
 const lines = (f) => (fs.existsSync(f) ? fs.readFileSync(f, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l)) : []);
 const arrivals = (log, s) => log.filter((l) => l.path === `/act/${s.name}` && l.method === s.method).length;
 const versions = (log, s) => [...new Set(log.filter((l) => l.path === `/act/${s.name}` && l.method === s.method).map((l) => l.http))];
-const requests = (traj, s, held) => traj.filter((e) => e.type === 'request' && !!e.request.held === held
-  && new RegExp(`/act/${s.name}(\\?|$)`).test(e.request.url)).length;
+// a request's events, or a WebSocket shape's message events (type websocket)
+const requests = (traj, s, held) => traj.filter((e) => {
+  const r = s.kind === 'websocket' ? e.type === 'websocket' && e.websocket : e.type === 'request' && e.request;
+  return r && !!r.held === held && new RegExp(`/act/${s.name}(\\?|$)`).test(r.url);
+}).length;
 const logs = { held: lines(`${dir}/held.log`), sent: lines(`${dir}/sent.log`) };
 const trajs = { held: lines(`${dir}/held.jsonl`), sent: lines(`${dir}/sent.jsonl`) };
 let fails = 0, n = 0, nHeld = 0, nSent = 0;

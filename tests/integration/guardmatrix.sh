@@ -3,12 +3,14 @@
 # lists (fetch with every method and body type, keepalive, no-cors, CORS, XHR async and sync, forms with
 # every method and enctype and their overrides, in frames and popups, sendBeacon with every body, <a ping>,
 # sends as a page is left, as a tab closes and as it comes back from the back/forward cache, 307/308,
-# GraphQL, JSON-RPC, workers of every kind, GETs of images, frames, scripts…), each checked both ways in
+# GraphQL, JSON-RPC, workers of every kind, GETs of images, frames, scripts…, WebSocket messages from the
+# page, to another origin, after a reconnect, from a dedicated and a shared worker), each checked both ways in
 # one real Chromium: `keynode watch` of a Playwright agent (agents/guardmatrix.mjs) trying every shape in
 # turn, once under a task whose rules hold each shape by its own rule (end_on_guard: false) and once
 # under one with no rule any shape meets. The fixture server (guardmatrix-server.mjs: two HTTP/1.1
-# origins and an HTTP/2 one) logs every request to /act/…; a shape passes when held it has a request
-# event with held: true and its server log shows no arrival (of its method), and sent it arrives.
+# origins and an HTTP/2 one) logs every request to /act/… and every WebSocket message on a socket there
+# (method WS); a shape passes when held it has one request (or websocket) event with held: true and its
+# server log shows no arrival (of its method), and sent it arrives.
 # The table (shape, held, sent) is written to $tmp/table.md, to KN_MATRIX_TABLE when set, and with
 # KN_UPDATE_RESULTS=1 into tests/bench/RESULTS.md (its section "The guard matrix", one subsection per day and commit).
 #   tests/integration/guardmatrix.sh KEYNODE_BIN REPO_DIR

@@ -67,7 +67,7 @@ static void test_yaml(void **state)
 		{"tasks:\n  -\n" ONE "    guard: [ { respond: { status: 99 } } ]\n",
 		 "g.yaml:6:35: task 'a': 'status' is an HTTP status, 100 to 599"},
 		{"tasks:\n  -\n" ONE "    guard: [ { verb: POST } ]\n",
-		 "g.yaml:6:16: task 'a': unknown key 'verb' in 'guard rule' (expected method, url, body, match_all or respond)"},
+		 "g.yaml:6:16: task 'a': unknown key 'verb' in 'guard rule' (expected method, url, body, match_all, respond or websocket)"},
 		{"tasks:\n  -\n" ONE "    guard: [ POST ]\n",
 		 "g.yaml:6:14: task 'a': a guard rule is a mapping of method, url, body and respond, such as { "
 		 "method: POST, url: { include: \"/api/orders\" } }; found the text 'POST'"},

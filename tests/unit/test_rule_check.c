@@ -2,7 +2,8 @@
  * refused shape (empty, match-all by include/regex, never applies by method, body on a GET, exact
  * URL of another scheme, match_all on a narrowed rule) refused by every loader with its position
  * (task YAML file:line:col, Mind2Web-Live JSON path, keynode.yaml file:line:col), the match_all
- * escape accepted and written back, narrow rules accepted, and malformed match_all values. */
+ * escape accepted and written back, narrow rules accepted, and malformed match_all values; websocket
+ * rules and key nodes checked against WebSocket messages (ws:// probes, message fields). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -220,12 +221,115 @@ static void test_config(void **state)
 	kn_config_free(c);
 }
 
+/* A websocket rule or key node: empty, matching every message (no message field, a url matcher
+ * accepting any ws:// or wss:// URL), an exact url of another scheme, match_all on a narrowed one —
+ * refused at its position in every loader; match_all: true inside 'websocket' accepted. */
+static void test_websocket_rules(void **state)
+{
+	(void)state;
+	expect_refused("{ websocket: {} }",
+	               "g.yaml:6:14: task 'a': websocket guard rule is empty: it would match every WebSocket "
+	               "message (say match_all: true if that is meant)");
+	const char *all[] = {"{ websocket: { url: { include: \"\" } } }", "{ websocket: { url: { include: / } } }",
+	                     "{ websocket: { url: { regex: \".*\" } } }",
+	                     "{ websocket: { url: { regex: \"^wss?://\" } } }"};
+	for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+		kn_err err;
+		int rc = load_guard(all[i], &err);
+		if (rc != KN_EINVAL || !strstr(err.msg, "g.yaml:6:14: task 'a': websocket guard rule matches every "
+		                                        "WebSocket message: its url matcher accepts any URL and nothing "
+		                                        "else narrows it (say match_all: true if that is meant)"))
+			print_error("rule %s: %s\n", all[i], err.msg);
+		assert_int_equal(rc, KN_EINVAL);
+	}
+	expect_refused("{ websocket: { url: { exact: \"http://h/live\" } } }",
+	               "g.yaml:6:14: task 'a': websocket guard rule can never apply: url exact is compared with "
+	               "the socket's whole URL, which begins with ws:// or wss://");
+	expect_refused("{ websocket: { url: { include: /live }, match_all: true } }",
+	               "g.yaml:6:14: task 'a': websocket guard rule says match_all: true but its url narrows it: "
+	               "drop one of the two");
+	expect_refused("{ websocket: { message: { action: { exact: x } }, match_all: true } }",
+	               "g.yaml:6:14: task 'a': websocket guard rule says match_all: true but its message fields "
+	               "narrow it: drop one of the two");
+	expect_refused("{ websocket: { url: { include: /live } }, match_all: true }",
+	               "g.yaml:6:14: task 'a': a websocket guard rule has only 'websocket' (no method, url, body, "
+	               "match_all or respond beside it; match_all goes inside 'websocket')");
+	/* accepted: narrowing urls and fields, `key`, match_all inside 'websocket'; and a request rule
+	 * naming ws:// (it holds no WebSocket message, but only an exact url is proven never to apply) */
+	const char *ok[] = {"{ websocket: { url: { include: /live } } }",
+	                    "{ websocket: { message: { action: { exact: x } } } }",
+	                    "{ websocket: { url: { include: \"\" }, message: { action: { exact: x } } } }",
+	                    "{ websocket: { url: { exact: \"wss://h/live\" } } }",
+	                    "{ websocket: { url: { key: room, include: \"\" } } }",
+	                    "{ websocket: { match_all: true } }",
+	                    "{ websocket: { url: { regex: \".\" }, match_all: true } }",
+	                    "{ url: { include: \"ws://\" } }"};
+	for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+		kn_err err;
+		int rc = load_guard(ok[i], &err);
+		if (rc)
+			print_error("rule %s: %s\n", ok[i], err.msg);
+		assert_int_equal(rc, 0);
+	}
+	/* match_all: true holds every sent message, no request, and is written back inside 'websocket' */
+	const char doc[] = "tasks:\n  -\n" ONE "    guard: [ { websocket: { match_all: true } } ]\n";
+	kn_taskset *set = NULL;
+	kn_err err = {0};
+	assert_int_equal(kn_task_load_yaml(&set, doc, sizeof doc - 1, "g.yaml", NULL, &err), 0);
+	kn_request msg = {.url = "wss://x/live", .websocket = 1, .direction = "sent"};
+	kn_request get = {.method = "GET", .url = "http://x/"};
+	assert_non_null(kn_guard_match(set->tasks[0].guard, &msg));
+	assert_null(kn_guard_match(set->tasks[0].guard, &get));
+	assert_int_equal(kn_guard_holds_gets(set->tasks[0].guard), 0);
+	json_t *j = kn_guard_to_json(set->tasks[0].guard);
+	char *text = json_dumps(json_object_get(j, "rules"), JSON_COMPACT);
+	assert_string_equal(text, "[{\"websocket\":{\"match_all\":true}}]");
+	free(text);
+	kn_guard back = {.end_on_guard = -1};
+	assert_int_equal(kn_guard_add_json(&back, json_array_get(json_object_get(j, "rules"), 0), &err), 0);
+	assert_int_equal(back.rules[0].spec->match_all, 1);
+	assert_int_equal(kn_rule_check(back.rules[0].spec, "websocket guard rule", err.msg, sizeof err.msg), 0);
+	kn_guard_clear(&back);
+	json_decref(j);
+	kn_taskset_free(set);
+
+	/* key nodes: YAML, Mind2Web-Live's websocket_match, keynode.yaml's guard */
+	const char y[] = "id: a\nintent: x\nkey_nodes:\n  - url: { include: a }\n"
+	                 "  - websocket: { url: { regex: \".*\" } }\n";
+	set = NULL;
+	assert_int_equal(kn_task_load_yaml(&set, y, sizeof y - 1, "t.yaml", NULL, &err), KN_EINVAL);
+	assert_string_equal(err.msg, "t.yaml:5:16: task 'a' key node 2: websocket key node matches every WebSocket "
+	                             "message: its url matcher accepts any URL and nothing else narrows it (say "
+	                             "match_all: true if that is meant)");
+	const char m[] = "[{\"index\": 1, \"task\": \"x\", \"reference_task_length\": 1, \"evaluation\": ["
+	                 "{\"match_function_name\": \"websocket_match\", \"content\": {\"reference_answer\": {}}}]}]";
+	assert_int_equal(kn_task_load_mind2web(&set, m, sizeof m - 1, "m.json", NULL, &err), KN_EINVAL);
+	assert_null(set);
+	assert_non_null(strstr(err.msg, "[0].evaluation[0].content.reference_answer: websocket key node is empty"));
+	const char mok[] = "[{\"index\": 1, \"task\": \"x\", \"reference_task_length\": 1, \"evaluation\": ["
+	                   "{\"match_function_name\": \"websocket_match\", \"content\": {\"reference_answer\": "
+	                   "{\"match_all\": true}}}]}]";
+	assert_int_equal(kn_task_load_mind2web(&set, mok, sizeof mok - 1, "m.json", NULL, &err), 0);
+	kn_taskset_free(set);
+	const char bad[] = "guard:\n  - websocket: { url: { include: \"\" } }\n";
+	kn_config *c = NULL;
+	assert_int_equal(kn_config_load_buffer(&c, bad, sizeof bad - 1, "k.yaml", &err), KN_EINVAL);
+	assert_null(c);
+	assert_string_equal(err.msg, "k.yaml:2:5: guard[0]: websocket guard rule matches every WebSocket message: "
+	                             "its url matcher accepts any URL and nothing else narrows it (say match_all: "
+	                             "true if that is meant)");
+	const char cok[] = "guard:\n  - websocket: { match_all: true }\n";
+	assert_int_equal(kn_config_load_buffer(&c, cok, sizeof cok - 1, "k.yaml", &err), 0);
+	kn_config_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_refused_guard_rules), cmocka_unit_test(test_accepted),
 		cmocka_unit_test(test_malformed), cmocka_unit_test(test_request_key_nodes),
 		cmocka_unit_test(test_config), cmocka_unit_test(test_edit_snippet),
+		cmocka_unit_test(test_websocket_rules),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

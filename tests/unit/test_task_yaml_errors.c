@@ -17,7 +17,7 @@ static void test_errors_keynodes(void **state)
 	(void)state;
 	expect_error(TASK_HEAD KN "      - title: { exact: a }\n", KN_EINVAL,
 	             NAME ":5:9: task 'shop-1' key node 1: unknown target 'title' (expected url, "
-	             "element_path, element_value, answer, cache_data, page or request, and optionally id)");
+	             "element_path, element_value, answer, cache_data, page, request or websocket, and optionally id)");
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n      - url: { fuzzy: a }\n",
 	             KN_EINVAL,
 	             NAME ":6:16: task 'shop-1' key node 2: unknown matcher 'fuzzy' (expected exact, "
@@ -31,7 +31,7 @@ static void test_errors_keynodes(void **state)
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n        answer: { exact: b }\n",
 	             KN_EINVAL,
 	             NAME ":6:9: task 'shop-1' key node 1: two targets 'url' and 'answer' (a key node "
-	             "has exactly one of url, element_path, element_value, answer, cache_data, page or request)");
+	             "has exactly one of url, element_path, element_value, answer, cache_data, page, request or websocket)");
 	expect_error(TASK_HEAD KN "      - url: { include: a }\n        url: { include: b }\n",
 	             KN_EINVAL, NAME ":6:9: task 'shop-1' key node 1: duplicate key 'url'");
 	expect_error(TASK_HEAD KN "      - url: { include: a, include: b }\n", KN_EINVAL,
@@ -40,7 +40,7 @@ static void test_errors_keynodes(void **state)
 	             NAME ":5:36: task 'shop-1' key node 1: duplicate key 'key'");
 	expect_error(TASK_HEAD KN "      - id: only\n", KN_EINVAL,
 	             NAME ":5:9: task 'shop-1' key node 1: no target (expected one of url, "
-	             "element_path, element_value, answer, cache_data, page or request)");
+	             "element_path, element_value, answer, cache_data, page, request or websocket)");
 	expect_error(TASK_HEAD KN "      - url: { key: q }\n", KN_EINVAL,
 	             NAME ":5:14: task 'shop-1' key node 1: 'url' has no matcher (expected exact, "
 	             "include, semantic, regex or gold_in_pred)");

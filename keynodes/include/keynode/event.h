@@ -20,6 +20,9 @@ typedef enum kn_event_type {
 	KN_EV_DRAG,   /* an element dragged and dropped (a step; value = where it was dropped) */
 	KN_EV_REQUEST, /* an HTTP request the page sent (information, not a step: it credits
 	                * the step that caused it); the event's `request` says what was sent */
+	KN_EV_WEBSOCKET, /* a WebSocket message a page sent (or, asked for, received): information,
+	                  * not a step, it credits the step that caused it; the event's `request`
+	                  * (websocket set) holds it, written as the event's "websocket" object */
 	KN_EV__COUNT
 } kn_event_type;
 
@@ -58,7 +61,8 @@ typedef struct kn_event {
 	int has_box;
 	double box[4];
 	long pixels;                /* scroll: how far the burst went ("pixels"); 0 not known */
-	const struct kn_request *request; /* request events: what was sent (request.h); else NULL */
+	const struct kn_request *request; /* request and websocket events: what was sent (request.h); else
+	                                   * NULL */
 	int human;                  /* 1: a person did it, in a takeover from the live view
 	                             * ("human": true): never a step, never credits a key node */
 	void *owned_;               /* parse storage */

@@ -30,6 +30,12 @@ typedef struct kn_request {
 	const kn_field *fields;  /* the parsed body */
 	size_t n_fields;
 	int held;                /* 1: a guard rule held it; it never reached the server */
+	/* A WebSocket message (a `websocket` event) rather than an HTTP request: url is the socket's,
+	 * fields the message's, method NULL. Only a websocket spec matches it, and only it. */
+	int websocket;
+	const char *direction;   /* websocket: "sent" or "received" */
+	size_t size;             /* websocket: the message's length in bytes */
+	int watched_only;        /* websocket: seen on the network only, never offered to the guard */
 } kn_request;
 
 #define KN_BODY_MAX_BYTES (1u << 20)  /* bodies past 1 MiB are parsed from their first 1 MiB */
@@ -54,8 +60,9 @@ void kn_body_free(kn_body *b);
 typedef struct kn_request_spec {
 	char *method;        /* upper case; NULL: any */
 	kn_keynode *url;     /* target url: matcher, expect, key (query parameter); NULL: any */
-	kn_keynode *fields;  /* body fields: key = the field name, matcher and expect */
+	kn_keynode *fields;  /* body fields (a websocket spec: message fields): key = the field name */
 	size_t n_fields;
+	int websocket;       /* 1: a `websocket` spec {url, message}: matches WebSocket messages only */
 	int match_all;       /* `match_all: true`: the author means a rule matching every request */
 } kn_request_spec;
 
@@ -76,7 +83,11 @@ int kn_request_spec_set_method(kn_request_spec *s, const char *method, kn_err *e
  * Mind2Web-Live extension `request_match`; docs/formats.md). err says which member is wrong. */
 struct json_t;
 int kn_request_spec_from_json(kn_request_spec **out, const struct json_t *j, kn_err *err);
-/* The JSON form of s (what kn_request_spec_from_json reads back), a new reference; NULL when out of
+/* A websocket spec from its JSON form {url: {MATCHER: v}, message: {NAME: {MATCHER: v}}} (the
+ * extension `websocket_match`); method and body are refused. */
+int kn_websocket_spec_from_json(kn_request_spec **out, const struct json_t *j, kn_err *err);
+/* The JSON form of s (what kn_request_spec_from_json, or for a websocket spec
+ * kn_websocket_spec_from_json, reads back), a new reference; NULL when out of
  * memory. */
 struct json_t *kn_request_spec_to_json(const kn_request_spec *s);
 
@@ -84,7 +95,9 @@ struct json_t *kn_request_spec_to_json(const kn_request_spec *s);
  * +3 fields". *out is the caller's. */
 int kn_request_spec_describe(char **out, const kn_request_spec *s);
 
-/* Does req satisfy s? 1 yes, 0 no, negative on a judge failure. Semantic matchers are judged
+/* Does req satisfy s? 1 yes, 0 no, negative on a judge failure. The one decision for requests and
+ * WebSocket messages alike: a websocket spec meets WebSocket messages only (and only sent ones: a
+ * received message is information), any other spec HTTP requests only. Semantic matchers are judged
  * at once by sem (NULL: the offline judge) and count at threshold (0: KN_SEMANTIC_THRESHOLD). A
  * field matcher is met when some field of its name has a value that matches. */
 int kn_request_match(const kn_request_spec *s, const kn_request *req, const kn_semantic *sem,

@@ -18,7 +18,9 @@ typedef enum kn_target {
 	KN_TARGET_ANSWER,     /* final_answer_* : the agent's reported answer */
 	KN_TARGET_CACHE_DATA, /* cache_data_*   : checked against answer events too */
 	KN_TARGET_PAGE,       /* page: text read from the live page when the run ends (functional.h) */
-	KN_TARGET_REQUEST     /* request: an HTTP request the browser sent (request.h) */
+	KN_TARGET_REQUEST,    /* request: an HTTP request the browser sent (request.h) */
+	KN_TARGET_WEBSOCKET   /* websocket: a WebSocket message a page sent (request.h; its spec in
+	                       * `request`, marked websocket) */
 } kn_target;
 
 struct kn_request_spec;

@@ -428,8 +428,9 @@ static int eval_node(kn_eval *ev, size_t i, const kn_event *e, struct url_cache 
 		return 0;
 	case KN_TARGET_PAGE: /* read from the browser when the run ends: kn_eval_page_result */
 		return 0;
-	case KN_TARGET_REQUEST: {
-		if (e->type != KN_EV_REQUEST || !e->request)
+	case KN_TARGET_REQUEST:
+	case KN_TARGET_WEBSOCKET: {
+		if ((e->type != KN_EV_REQUEST && e->type != KN_EV_WEBSOCKET) || !e->request)
 			return 0;
 		/* semantic body matchers are judged at once, by the synchronous judge (README) */
 		ev->checked = 1, ev->seen = e->request->url;
@@ -480,8 +481,10 @@ static int evaluate(kn_eval *ev, const kn_event *e, struct url_cache *page, kn_e
 		           e->type == KN_EV_ANSWER &&
 		           (kn->target == KN_TARGET_ANSWER || kn->target == KN_TARGET_CACHE_DATA);
 		if ((st->pub.score >= 1.0 && !last) ||
-		    (e->type == KN_EV_REQUEST) != (kn->target == KN_TARGET_REQUEST))
-			continue; /* a request event checks request nodes only, and only it does */
+		    (e->type == KN_EV_REQUEST || e->type == KN_EV_WEBSOCKET) !=
+		            (kn->target == KN_TARGET_REQUEST || kn->target == KN_TARGET_WEBSOCKET))
+			continue; /* a request or WebSocket message checks request and websocket nodes only
+			           * (kn_request_match tells the two apart), and only it does */
 		double s;
 		st->final_gen += (unsigned)last;
 		ev->seen = NULL, ev->checked = 0, ev->judge_used = 0;
@@ -578,8 +581,9 @@ static int feed_webcanvas(kn_eval *ev, const kn_event *e, int step, kn_err *err)
 		}
 	}
 	int rc = 0;
-	/* a continued `type` is checked with its step; a request credits the step that sent it */
-	if (step || e->type == KN_EV_TYPE || e->type == KN_EV_REQUEST) {
+	/* a continued `type` is checked with its step; a request or WebSocket message credits the step
+	 * that sent it */
+	if (step || e->type == KN_EV_TYPE || e->type == KN_EV_REQUEST || e->type == KN_EV_WEBSOCKET) {
 		ev->steps += step;
 		if (e->type != KN_EV_NAVIGATE && e->url && url_cache_set(ev, &ev->cur, e->url))
 			return KN_ENOMEM;

@@ -54,6 +54,10 @@ static const char *why_of(const kn_keynode *kn, const kn_event *e, int checked, 
 		if (!checked)
 			return "not a request";
 		return score >= 1 ? "the request matched" : "the request did not match";
+	case KN_TARGET_WEBSOCKET:
+		if (!checked)
+			return "not a WebSocket message";
+		return score >= 1 ? "the WebSocket message matched" : "the WebSocket message did not match";
 	}
 	return "";
 }

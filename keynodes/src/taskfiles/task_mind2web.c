@@ -99,16 +99,20 @@ static int load_keynode(kn_keynode *kn, json_t *jn, size_t ti, size_t ki, const 
 		                  c ? "expected an object" : "missing");
 	if ((rc = check_keys(c, content_keys, name, cat, err)) != 0)
 		return rc;
-	if (kn->target == KN_TARGET_REQUEST) { /* keynode's extension: the spec as an object */
+	int spec = kn->target == KN_TARGET_REQUEST || kn->target == KN_TARGET_WEBSOCKET;
+	if (spec) { /* keynode's extensions request_match, websocket_match: the spec as an object */
 		kn_err e = {0};
 		json_t *ra = json_object_get(c, "reference_answer");
 		char why[300];
-		if ((rc = kn_request_spec_from_json(&kn->request, ra, &e)) != 0)
+		if ((rc = kn->target == KN_TARGET_WEBSOCKET ? kn_websocket_spec_from_json(&kn->request, ra, &e)
+		                                            : kn_request_spec_from_json(&kn->request, ra, &e)) != 0)
 			return kn_err_set(err, rc, "%s: %s.reference_answer: %s", name, cat, e.msg);
-		if ((rc = kn_rule_check(kn->request, "request key node", why, sizeof why)) != 0)
+		if ((rc = kn_rule_check(kn->request, kn->target == KN_TARGET_WEBSOCKET ? "websocket key node"
+		                                                                       : "request key node",
+		                        why, sizeof why)) != 0)
 			return kn_err_set(err, rc, "%s: %s.reference_answer: %s", name, cat, why);
 	}
-	if ((kn->target != KN_TARGET_REQUEST &&
+	if ((!spec &&
 	     (rc = get_text(&kn->expect, c, "reference_answer", 1, name, cat, err))) ||
 	    (rc = get_text(&kn->key, c, "key", 0, name, cat, err)) ||
 	    (rc = get_text(&kn->ref_url, c, "url", 0, name, cat, err)) ||

@@ -207,18 +207,21 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 		if (tg < 0)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "unknown target '%s' (expected url, element_path, element_value, "
-			                  "answer, cache_data, page or request, and optionally id)",
+			                  "answer, cache_data, page, request or websocket, and optionally id)",
 			                  kn_ty_clip(c, sizeof c, k.val));
 		if (have_target && (int)kn->target == tg)
 			return kn_ty_fail(l, KN_EINVAL, k.at, "duplicate key '%s'", kn_target_name((kn_target)tg));
 		if (have_target)
 			return kn_ty_fail(l, KN_EINVAL, k.at,
 			                  "two targets '%s' and '%s' (a key node has exactly one of url, "
-			                  "element_path, element_value, answer, cache_data, page or request)",
+			                  "element_path, element_value, answer, cache_data, page, request or websocket)",
 			                  kn_target_name(kn->target), kn_target_name((kn_target)tg));
 		have_target = 1;
 		kn->target = (kn_target)tg;
-		if (tg != KN_TARGET_REQUEST)
+		if (tg == KN_TARGET_WEBSOCKET) {
+			if ((rc = kn_ty_parse_websocket(l, &kn->request, &mat)) == 0)
+				rc = kn_ty_check_rule(l, kn->request, "websocket key node", mat);
+		} else if (tg != KN_TARGET_REQUEST)
 			rc = parse_target(l, kn, kn_target_name((kn_target)tg), &mat);
 		else if ((rc = kn_ty_parse_request(l, &kn->request, &mat, NULL, NULL)) == 0)
 			rc = kn_ty_check_rule(l, kn->request, "request key node", mat);
@@ -228,7 +231,7 @@ static int parse_keynode(loader *l, size_t ti, size_t *cap, const yev *start)
 	if (!have_target)
 		return kn_ty_fail(l, KN_EINVAL, start->at,
 		                  "no target (expected one of url, element_path, element_value, answer, "
-		                  "cache_data, page or request)");
+		                  "cache_data, page, request or websocket)");
 	if (!kn->id) {
 		char id[32];
 		snprintf(id, sizeof id, "k%zu", ni + 1);

@@ -158,6 +158,9 @@ struct kn_guard_rule;
 struct kn_guard;
 int kn_ty_parse_request(loader *l, struct kn_request_spec **out, pos *at, struct kn_guard_rule *rule,
                         const yev *start);
+/* The value of a `websocket` key node or guard rule, { url: {…}, message: { NAME: {…} } }: a spec
+ * marked websocket. *out as kn_ty_parse_request's. */
+int kn_ty_parse_websocket(loader *l, struct kn_request_spec **out, pos *at);
 /* `guard:` — a list of guard rules appended to g. */
 int kn_ty_parse_guard(loader *l, struct kn_guard *g);
 /* kn_rule_check on s (what: "guard rule", "request key node"); its refusal fails at at. */

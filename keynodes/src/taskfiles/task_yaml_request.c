@@ -1,8 +1,10 @@
 /* task_yaml_request.c — a request spec in a YAML task file (request.h): the value of a `request`
- * key node, `{ method: POST, url: { include: "/api/orders" }, body: { qty: { exact: "2" } } }`.
- * The URL takes every URL matcher and `key` (a query parameter), each body field every value
- * matcher; errors carry the position of what is wrong, as the other key nodes' do. A guard rule
- * and a request key node then go through kn_rule_check (rule_check.h) at their position. */
+ * key node, `{ method: POST, url: { include: "/api/orders" }, body: { qty: { exact: "2" } } }`,
+ * or of a `websocket` one, `{ url: { include: "/live" }, message: { action: { exact: "x" } } }`
+ * (a guard rule names it as `- websocket: {…}`). The URL takes every URL matcher and `key` (a
+ * query parameter), each body or message field every value matcher; errors carry the position
+ * of what is wrong, as the other key nodes' do. A guard rule and a request or websocket key node
+ * then go through kn_rule_check (rule_check.h) at their position. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,12 +57,17 @@ static int read_matcher(loader *l, const char *what, int allow_key, kn_matcher *
 	return 0;
 }
 
+/* body (a request's) or message (a websocket's): field name to matcher. */
 static int read_body(loader *l, kn_request_spec *s)
 {
 	yev k;
 	int rc, end;
-	if ((rc = kn_ty_open_mapping(l, "'body' must be a mapping of field name to matcher, such as "
-	                                "{ qty: { exact: \"2\" } }; ", NULL)) != 0)
+	const char *part = s->websocket ? "message" : "body";
+	if ((rc = kn_ty_open_mapping(l, s->websocket
+	                                    ? "'message' must be a mapping of field name to matcher, such as "
+	                                      "{ action: { exact: \"place_order\" } }; "
+	                                    : "'body' must be a mapping of field name to matcher, such as "
+	                                      "{ qty: { exact: \"2\" } }; ", NULL)) != 0)
 		return rc;
 	for (;;) {
 		if ((rc = kn_ty_read_key(l, &k, &end)) != 0)
@@ -68,7 +75,7 @@ static int read_body(loader *l, kn_request_spec *s)
 		if (end)
 			return 0;
 		if (s->n_fields >= KN_REQUEST_MAX_FIELDS)
-			return kn_ty_fail(l, KN_ELIMIT, k.at, "'body' has more than %d fields",
+			return kn_ty_fail(l, KN_ELIMIT, k.at, "'%s' has more than %d fields", part,
 			                  KN_REQUEST_MAX_FIELDS);
 		pos kat = k.at, at;
 		char *name = kn_ty_dupn(k.val, k.len), *expect = NULL, *key = NULL, what[112], c[72];
@@ -76,12 +83,12 @@ static int read_body(loader *l, kn_request_spec *s)
 			return kn_ty_oom(l);
 		for (size_t i = 0; i < s->n_fields; i++)
 			if (strcmp(s->fields[i].key, name) == 0) {
-				rc = kn_ty_fail(l, KN_EINVAL, kat, "duplicate body field '%s'",
+				rc = kn_ty_fail(l, KN_EINVAL, kat, "duplicate %s field '%s'", part,
 				                kn_ty_clip(c, sizeof c, name));
 				free(name);
 				return rc;
 			}
-		snprintf(what, sizeof what, "body field '%s'", kn_ty_clip(c, sizeof c, name));
+		snprintf(what, sizeof what, "%s field '%s'", part, kn_ty_clip(c, sizeof c, name));
 		kn_matcher m = KN_MATCH_EXACT;
 		kn_err e = {0};
 		rc = read_matcher(l, what, 0, &m, &expect, &key, &at);
@@ -95,8 +102,52 @@ static int read_body(loader *l, kn_request_spec *s)
 	}
 }
 
-enum { RQ_METHOD, RQ_URL, RQ_BODY, RQ_MATCH_ALL, RQ_RESPOND, N_RQ };
-static const char *const request_keys[N_RQ] = {"method", "url", "body", "match_all", "respond"};
+/* a request key node reads the keys before RQ_RESPOND; a guard rule all of them */
+enum { RQ_METHOD, RQ_URL, RQ_BODY, RQ_MATCH_ALL, RQ_RESPOND, RQ_WEBSOCKET, N_RQ };
+static const char *const request_keys[N_RQ] = {"method", "url", "body", "match_all", "respond",
+                                               "websocket"};
+enum { WS_URL, WS_MESSAGE, WS_MATCH_ALL, N_WS };
+static const char *const websocket_keys[N_WS] = {"url", "message", "match_all"};
+
+/* 'url': its matcher into s. */
+static int read_url(loader *l, kn_request_spec *s)
+{
+	kn_matcher m = KN_MATCH_EXACT;
+	char *expect = NULL, *key = NULL;
+	pos uat;
+	kn_err e = {0};
+	int rc = read_matcher(l, "'url'", 1, &m, &expect, &key, &uat);
+	if (!rc && (rc = kn_request_spec_set_url(s, m, expect, key, &e)) != 0)
+		rc = kn_ty_fail(l, rc, uat, "'url': %s", e.msg);
+	free(expect);
+	free(key);
+	return rc;
+}
+
+int kn_ty_parse_websocket(loader *l, kn_request_spec **out, pos *at)
+{
+	int rc, w;
+	unsigned seen = 0;
+	kn_request_spec *s = calloc(1, sizeof *s);
+	if (!s)
+		return kn_ty_oom(l);
+	*out = s; /* the caller's even on failure */
+	s->websocket = 1;
+	if ((rc = kn_ty_open_mapping(l, "'websocket' must be a mapping of url and message, such as "
+	                                "{ url: { include: \"/live\" }, message: { action: { exact: "
+	                                "\"place_order\" } } }; ", at)) != 0)
+		return rc;
+	for (;;) {
+		if ((rc = kn_ty_read_field(l, websocket_keys, N_WS, "websocket", &seen, NULL, &w)) != 0)
+			return rc;
+		if (w < 0)
+			return 0;
+		if ((rc = w == WS_URL ? read_url(l, s)
+		        : w == WS_MATCH_ALL ? kn_ty_read_bool(l, "match_all", &s->match_all)
+		        : read_body(l, s)) != 0)
+			return rc;
+	}
+}
 
 /* A guard rule's respond: error, or { status, body }. */
 static int read_respond(loader *l, kn_guard_rule *rule)
@@ -160,11 +211,24 @@ int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at, kn_guard_rule
 	if (start && at)
 		*at = start->at;
 	for (;;) {
-		if ((rc = kn_ty_read_field(l, request_keys, rule ? N_RQ : N_RQ - 1,
+		if ((rc = kn_ty_read_field(l, request_keys, rule ? N_RQ : RQ_RESPOND,
 		                           rule ? "guard rule" : "request", &seen, NULL, &w)) != 0)
 			return rc;
 		if (w < 0)
 			return 0;
+		/* a websocket rule is `- websocket: {url, message}` and nothing beside it: a message is
+		 * dropped, never answered, so respond has no meaning there */
+		if (w == RQ_WEBSOCKET || (seen & (1u << RQ_WEBSOCKET))) {
+			if (w != RQ_WEBSOCKET || seen != (1u << RQ_WEBSOCKET))
+				return kn_ty_fail(l, KN_EINVAL, start->at, "a websocket guard rule has only "
+				                  "'websocket' (no method, url, body, match_all or respond beside "
+				                  "it; match_all goes inside 'websocket')");
+			kn_request_spec_free(s);
+			if ((rc = kn_ty_parse_websocket(l, out, NULL)) != 0)
+				return rc;
+			s = *out;
+			continue;
+		}
 		if (w == RQ_RESPOND) {
 			if ((rc = read_respond(l, rule)) != 0)
 				return rc;
@@ -182,16 +246,7 @@ int kn_ty_parse_request(loader *l, kn_request_spec **out, pos *at, kn_guard_rule
 			if (rc)
 				return kn_ty_fail(l, rc, mat, "%s", e.msg);
 		} else if (w == RQ_URL) {
-			kn_matcher m = KN_MATCH_EXACT;
-			char *expect = NULL, *key = NULL;
-			pos uat;
-			kn_err e = {0};
-			rc = read_matcher(l, "'url'", 1, &m, &expect, &key, &uat);
-			if (!rc && (rc = kn_request_spec_set_url(s, m, expect, key, &e)) != 0)
-				rc = kn_ty_fail(l, rc, uat, "'url': %s", e.msg);
-			free(expect);
-			free(key);
-			if (rc)
+			if ((rc = read_url(l, s)) != 0)
 				return rc;
 		} else if ((rc = read_body(l, s)) != 0) {
 			return rc;
@@ -214,7 +269,8 @@ static int guard_item(loader *l, void *ud, const yev *start)
 	r->line = start->at.line;
 	r->column = start->at.col;
 	int rc = kn_ty_parse_request(l, &r->spec, NULL, r, start);
-	return rc ? rc : kn_ty_check_rule(l, r->spec, "guard rule", start->at);
+	return rc ? rc : kn_ty_check_rule(l, r->spec, r->spec->websocket ? "websocket guard rule"
+	                                                                  : "guard rule", start->at);
 }
 
 int kn_ty_check_rule(loader *l, const kn_request_spec *s, const char *what, pos at)

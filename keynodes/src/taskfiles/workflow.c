@@ -296,7 +296,8 @@ static void put_matcher(FILE *f, const kn_keynode *kn)
 	fputs(" }", f);
 }
 
-/* A request spec in the form a `request` key node is written (task files, request.h). */
+/* A request spec in the form a `request` (or `websocket`) key node is written (task files,
+ * request.h). */
 static void put_spec(FILE *f, const kn_request_spec *s)
 {
 	fputs("{", f);
@@ -308,7 +309,7 @@ static void put_spec(FILE *f, const kn_request_spec *s)
 		first = 0;
 	}
 	if (s->n_fields) {
-		fprintf(f, "%sbody: {", first ? " " : ",\n        ");
+		fprintf(f, "%s%s: {", first ? " " : ",\n        ", s->websocket ? "message" : "body");
 		for (size_t i = 0; i < s->n_fields; i++) {
 			fputs(i ? ",\n          " : " ", f);
 			kn_workflow_put_str(f, s->fields[i].key);

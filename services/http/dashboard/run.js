@@ -17,22 +17,33 @@ import { asText } from './task.js';
 const MAX_LOG = 1000; // events the live feed keeps in the log (pages loaded on demand stay)
 const PAGE = 1000;
 
+// what a request or websocket event sent (its `request` or `websocket` object), else null
+function wire(e) {
+  const q = e.type === 'websocket' ? e.websocket : e.request;
+  return q && typeof q === 'object' ? q : null;
+}
+
 function eventKey(e) {
-  const q = e.request && typeof e.request === 'object' ? `|${e.request.method ?? ''} ${e.request.url ?? ''}` : '';
+  const w = wire(e);
+  const q = w ? `|${w.method ?? w.direction ?? ''} ${w.url ?? ''}|${w.size ?? ''}` : '';
   return `${e.t}|${e.type}|${e.url ?? ''}|${e.selector ?? ''}|${e.value ?? ''}|${e.text ?? ''}${q}`;
 }
 
-// a request the run's pages sent or a guard rule held: method, URL, a "held by keynode"
-// badge or "sent", the request key nodes it matched (the event's `matched`) and its body fields as
-// written (secrets already redacted)
+// a request (or WebSocket message) the run's pages sent or a guard rule held: method (a message: WS and
+// its direction), URL, a "held by keynode" badge, "sent", or for a message keynode could only watch
+// "not holdable", the key nodes it matched (the event's `matched`) and its fields as written (secrets
+// already redacted)
 export function requestItem(e, attrs = {}) {
-  const q = e.request;
+  const q = wire(e);
   const held = q.held === true;
+  const ws = e.type === 'websocket';
   const matched = Array.isArray(e.matched) ? e.matched.map(asText) : [];
   const fields = Array.isArray(q.fields) ? q.fields.filter((f) => Array.isArray(f)) : [];
   return el('li', { class: `req${held ? ' req-is-held' : ''}`, 'data-held': String(held), ...attrs },
-    held ? el('span', { class: 'badge req-held' }, 'held by keynode') : el('span', { class: 'badge req-sent' }, 'sent'),
-    el('span', { class: 'req-method mono' }, asText(q.method ?? '?')),
+    held ? el('span', { class: 'badge req-held' }, 'held by keynode')
+      : q.watched_only === true ? el('span', { class: 'badge req-held', title: 'seen on the network only: keynode could not have held it' }, 'not holdable')
+        : el('span', { class: 'badge req-sent' }, ws && q.direction === 'received' ? 'received' : 'sent'),
+    el('span', { class: 'req-method mono' }, asText(ws ? `WS ${q.direction ?? ''}` : (q.method ?? '?'))),
     el('span', { class: 'req-url mono' }, asText(q.url ?? '')),
     el('span', { class: matched.length ? 'req-matched' : 'req-matched req-none' },
       matched.length ? `matched ${matched.join(', ')}` : 'no key node matched'),
@@ -168,8 +179,8 @@ export async function render(view, params, ctx) {
     st.seen.add(key);
     st.events++;
     const matched = Array.isArray(e.matched) && e.matched.length ? e.matched : null;
-    const req = e.type === 'request' && e.request && typeof e.request === 'object' ? e.request : null;
-    const what = e.type === 'answer' ? e.text : req ? `${req.method ?? '?'} ${req.url ?? ''}` : (e.selector ?? e.url ?? '');
+    const req = e.type === 'request' || e.type === 'websocket' ? wire(e) : null;
+    const what = e.type === 'answer' ? e.text : req ? `${req.method ?? `WS ${req.direction ?? ''}`} ${req.url ?? ''}` : (e.selector ?? e.url ?? '');
     if (req) {
       reqCard.hidden = false;
       reqList.append(requestItem(e));

@@ -325,5 +325,38 @@ row({ name: 'get-link-click', method: 'GET', kind: 'navigation', send: (env) => 
   return submitted();
 } });
 
-// WebSocket shapes go here, one row each like the ones above (kind: 'websocket'; send opens a socket
-// to env.url() with ws: and sends a message; the rule the guard's WebSocket rules take).
+// WebSocket messages (kind 'websocket', method 'WS': the fixture server logs each message it receives on
+// a socket to /act/NAME as method WS; the rule is a websocket rule, guardmatrix-tables.mjs). Each sends
+// one order on a socket to the shape's /act/ URL and waits for the server's "ack" (a held message gets
+// none: it waits 1.5 s), then closes the socket. From the page, another origin's socket, a socket opened
+// again after the first was closed, a dedicated worker and a shared worker (worker.js: kind ws).
+const wsUrl = (env, origin) => env.url(origin).replace(/^http/, 'ws');
+const ORDER = JSON.stringify({ action: 'place_order', item: 'lamp', qty: 2 });
+const wsOrder = (url) => new Promise((resolve) => {
+  const s = new WebSocket(url);
+  const end = (what) => { clearTimeout(t); s.close(); resolve(what); };
+  const t = setTimeout(() => end('no ack'), 1500);
+  s.onopen = () => s.send(ORDER);
+  s.onmessage = () => end('ack');
+  s.onerror = () => end('error');
+});
+row({ name: 'ws-page', method: 'WS', kind: 'websocket', send: (env) => wsOrder(wsUrl(env)) });
+row({ name: 'ws-cross-origin', method: 'WS', kind: 'websocket', send: (env) => wsOrder(wsUrl(env, env.B)) });
+row({ name: 'ws-reconnect', method: 'WS', kind: 'websocket', send: (env) => new Promise((resolve) => {
+  const first = new WebSocket(wsUrl(env));
+  first.onopen = () => first.close();
+  first.onclose = () => resolve(wsOrder(wsUrl(env)));
+}) });
+const wsWorker = (make) => (env) => within(new Promise((resolve) => {
+  const w = make();
+  const port = w.port || w;
+  port.onmessage = (e) => resolve(e.data);
+  port.postMessage({ url: wsUrl(env), kind: 'ws', body: ORDER });
+}));
+row({ name: 'ws-worker', method: 'WS', kind: 'websocket', send: wsWorker(() => new Worker('/guard-matrix/worker.js')) });
+// one shared worker by name: the one the held run started outlived that run here (kept alive with the
+// page that made it) with the held run's hook, so the sent run checks too that a leaving monitor told
+// it to stop waiting (kn_websockets_release; once, the release was lost with the closing connection and
+// the sent run's message was recorded but never arrived)
+row({ name: 'ws-sharedworker', method: 'WS', kind: 'websocket',
+  send: wsWorker(() => new SharedWorker('/guard-matrix/worker.js', 'ws-sharedworker')) });

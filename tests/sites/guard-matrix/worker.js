@@ -1,7 +1,18 @@
 /* worker.js — the dedicated and shared worker of the guard matrix (shapes.mjs): told {url, method, body,
- * kind}, it sends that request itself (fetch, or XHR in a dedicated worker) and answers with the status. */
+ * kind}, it sends that request itself (fetch, or XHR in a dedicated worker) and answers with the status;
+ * kind ws: it opens a WebSocket to url, sends body once it is open and answers "ack" when the server
+ * acknowledges, else "no ack" after 1.5 s. */
+function ws(url, body, reply) {
+  var s = new WebSocket(url);
+  var t = setTimeout(function () { s.close(); reply('no ack'); }, 1500);
+  s.onopen = function () { s.send(body); };
+  s.onmessage = function () { clearTimeout(t); s.close(); reply('ack'); };
+  s.onerror = function () { clearTimeout(t); reply('error'); };
+}
 function handle(msg, reply) {
   var d = msg.data;
+  if (d.kind === 'ws')
+    return ws(d.url, d.body, reply);
   var init = { method: d.method };
   if (d.method !== 'GET') {
     init.body = d.body;
