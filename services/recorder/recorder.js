@@ -414,7 +414,8 @@
   /* ---------- pending type (coalesced input) and scroll (debounced burst) ---------- */
 
   var typing = null; /* {el, real, value, password, trusted, start, last, url, snap}: the field being typed into */
-  var burst = null; /* {startY, start, timer, actionSeen, quiet}: the window scroll going on */
+  var burst = null; /* {startY, start, timer, actionSeen, quiet, after}: the window scroll going on */
+  var lastActionT = 0; /* when the last recorded action happened: a scroll input before it caused nothing after it */
   var lastScrollInput = { t: 0, how: '', trusted: false };
   /* Trust of UA-fired events a page script can cause: execCommand('insertText') fires a trusted input
    * event, requestSubmit() a trusted submit, scrollBy() trusted scroll events. Such an event is trusted
@@ -490,7 +491,11 @@
     }
     lastKnownY = y;
     try {
-      var how = lastScrollInput.t >= b.start - SCROLL_INPUT_MS ? lastScrollInput.how : '';
+      /* The cause is the agent's last scroll input, when it is recent and came after the last action
+       * before the burst began: a burst that starts after an action and before the agent's next input
+       * is the page's consequence (a router's scroll restoration), whatever input came before. */
+      var inp = lastScrollInput;
+      var how = inp.t >= b.start - SCROLL_INPUT_MS && inp.t >= b.after ? inp.how : '';
       /* A burst that no wheel/key/touch/scrollbar input caused is dropped when it is a side effect: cut short
        * by another action (Playwright's scroll-into-view before click/fill), or started right after an action
        * or a load (anchor jumps, scroll restoration, scrollIntoView in a click handler). */
@@ -526,7 +531,8 @@
 
   function noteAction() {
     if (burst) burst.actionSeen = true;
-    quietUntil = Date.now() + QUIET_MS;
+    lastActionT = Date.now();
+    quietUntil = lastActionT + QUIET_MS;
   }
 
   function suppressed(acted, ev) {

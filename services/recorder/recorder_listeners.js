@@ -151,7 +151,7 @@
     if (tg !== document && tg !== window && tg !== document.documentElement && tg !== document.scrollingElement) return;
     if (!burst) {
       var now = Date.now();
-      burst = { startY: lastKnownY, start: now, timer: 0, actionSeen: false, quiet: now <= quietUntil };
+      burst = { startY: lastKnownY, start: now, timer: 0, actionSeen: false, quiet: now <= quietUntil, after: lastActionT };
     }
     try {
       clearTimeout(burst.timer);

@@ -388,7 +388,28 @@ async function caseScroll(ctx, base) {
   check('scroll: an anchor jump after a click is not a step', ev.length === 1 && ev[0].type === 'click' && ev[0].selector === '#jump', summary(ev));
   take(rec);
 
+  // the agent wheels down to a link and clicks it; the router's scroll restoration follows the click
   await sleep(600);
+  await page.evaluate(() => document.getElementById('route').scrollIntoView({ block: 'center' }));
+  await sleep(2200); // that script scroll settles (and is no concern of this check)
+  take(rec);
+  await page.mouse.move(200, 200);
+  await page.mouse.wheel(0, 100);
+  await sleep(200);
+  await page.click('#route'); // flushes the wheel burst, then the page scrolls to the top 50 ms later
+  ev = await settle(rec, 2, { extra: 2400 });
+  check(
+    'scroll: a scroll restoration after a click is not a step, though a wheel came just before the click',
+    ev.length === 2 && ev[0].type === 'scroll' && ev[0].source === 'wheel' && ev[1].type === 'click' && ev[1].selector === '#route',
+    summary(ev),
+  );
+  check('scroll: (the restoration did scroll the page)', (await page.evaluate(() => window.scrollY)) === 0);
+  take(rec);
+
+  await sleep(600);
+  await page.evaluate(() => window.scrollBy(0, 300));
+  await sleep(2200);
+  take(rec);
   await page.evaluate(() => window.scrollBy(0, -700)); // the way many agents scroll
   ev = await settle(rec, 1, { extra: 800 });
   check('scroll: an agent scrolling by script is one step (source script, trusted:false: script scrolled)', ev.length === 1 && ev[0].type === 'scroll' && ev[0].value === 'up' && ev[0].source === 'script' && ev[0].trusted === false, summary(ev));
