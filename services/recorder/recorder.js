@@ -518,7 +518,7 @@
 
   /* Everything pending goes out, oldest first, before another recorded action. */
   function flushAll(dropScriptBurst) {
-    var n = 0;
+    var n = flushPageClick(); /* recorder_listeners.js: a click on the page itself, not retried */
     if (burst && typing && typing.last < burst.start) {
       n += flushType();
       n += flushScroll(dropScriptBurst);

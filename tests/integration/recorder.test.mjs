@@ -584,6 +584,43 @@ async function caseShadow(ctx, base) {
   await page.close();
 }
 
+async function caseInterceptedClick(ctx, base) {
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 600 });
+  const rec = await install(page, []);
+  await page.goto(`${base}/intercept.html`);
+  const stopped = [];
+  await page.exposeFunction('knStopped', (t) => stopped.push(t));
+  // count the clicks that reach the window but not the document (Playwright stops them in between)
+  await page.evaluate(() => {
+    let last = null;
+    window.addEventListener('click', (e) => { last = e; setTimeout(() => { if (last === e) window.knStopped(e.target.localName); }, 0); }, true);
+    document.addEventListener('click', (e) => { if (last === e) last = null; }, true);
+  });
+  await page.click('#buy');
+  let ev = await settle(rec, 1, { extra: 2000 });
+  check('intercepted: the page did get the click in the end', (await page.textContent('#out')) === 'bought');
+  check("intercepted: (Playwright's first click landed on <html> and was stopped)", stopped.includes('html'), stopped);
+  check('intercepted: only the click the page received is a step', ev.length === 1 && ev[0].type === 'click' && ev[0].hints.tag === 'button', summary(ev));
+  take(rec);
+
+  // a click on the page itself that the automation repeats at the same point, now on the button
+  await page.evaluate(() => document.body.classList.add('busy'));
+  await page.mouse.click(150, 120);
+  await page.evaluate(() => document.body.classList.remove('busy'));
+  await sleep(100);
+  await page.mouse.click(150, 120);
+  ev = await settle(rec, 1, { extra: 2000 });
+  check('intercepted: a click on <html> retried at the same point is not a step', ev.length === 1 && ev[0].hints.tag === 'button', summary(ev));
+  take(rec);
+
+  // a click on the page's background that nobody retries stays a step
+  await page.mouse.click(600, 500);
+  ev = await settle(rec, 1, { timeout: 3000, extra: 500 });
+  check('intercepted: a click on <html> that is not retried is a step (after the retry time)', ev.length === 1 && ev[0].hints.tag === 'html', summary(ev));
+  await page.close();
+}
+
 async function caseBindingNotInMainWorld(ctx, base) {
   // The same binding name registered for the world only: the main world never has it, even by name.
   const page = await ctx.newPage();
@@ -605,7 +642,7 @@ try {
   });
   const ctx = await browser.newContext();
   ctx.setDefaultTimeout(10000);
-  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseBindingNotInMainWorld];
+  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseBindingNotInMainWorld];
   for (const c of cases) {
     try {
       await c(ctx, base);
