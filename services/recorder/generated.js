@@ -2,7 +2,8 @@
    * by a framework or a build (and so changes between builds, renders or visits) rather than written by
    * a person. A part of the recorder (recorder.parts: the selectors and hints it records never use such
    * a name); tests/integration/generated.test.mjs checks it table by table. Plain function
-   * declarations, so the file also works on its own in front of another page script.
+   * declarations: the same file is put in front of keynode's other page scripts with query.js
+   * (page.parts, query_js.h): the replayer's fingerprint, healing candidates and repair proposals.
    *
    * What is recognised (the examples are the tables of the test):
    * - React useId in all its forms: `:r1:`, `:R2dm:` (18), `\u00abr1\u00bb` (19.0, guillemets), `_r_12_` (19.1+), and what
@@ -26,7 +27,7 @@
   function knGeneratedId(id) {
     if (typeof id !== 'string' || !id) return false;
     if (id.length > 64 || /[\s:\u00ab\u00bb]/.test(id)) return true; /* useId ":r1:", guillemets */
-    if (/^_r_[0-9a-z]+_$/i.test(id)) return true; /* useId "_r_12_" */
+    if (/^_r_[0-9a-z]+_/i.test(id)) return true; /* useId "_r_12_", and ids built on it: "_r_1_-option-0" */
     if (/\d{3,}/.test(id)) return true; /* ember123, ext-gen1234, item-48213 */
     if (/[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return true; /* a UUID */
     if (/^[0-9a-z]{10,}$/i.test(id) && /\d/.test(id) && /[a-z]/i.test(id)) return true; /* a1b2c3d4e5 */

@@ -15,6 +15,7 @@ const { knGeneratedId, knGeneratedClass, knGeneratedAttr } = g.r;
 const ids = {
   generated: [
     ':r1:', ':rb:', ':R2dm:', ':r1g:', '\u00abr1\u00bb', '\u00abR2dm\u00bb', '_r_12_', '_r_1g_', // React 18, 19.0, 19.1+
+    '_r_1_-option-0', '_r_0_-add', ':r3:-listbox', '\u00abr2\u00bb-option-1', // ids built on useId
     'radix-:r1:', 'headlessui-menu-button-:r3:', 'headlessui-menu-button-3', 'headlessui-listbox-option-12',
     'mui-12345', 'mui-3', 'ember123', 'ember7', 'ext-gen123', 'ext-comp-1001', 'mat-input-3', 'mat-select-value-1',
     'cdk-overlay-12', 'cdk-describedby-message-4', 'ng-tns-c12-3', 'v-0-1', 'v-12', 'react-select-3-input',
