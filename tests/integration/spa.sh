@@ -6,7 +6,8 @@
 # - the router's scroll restoration after a route change is not a step (the agent wheeled just before);
 # - Playwright's click that a backdrop stopped and retried leaves one click step, on the button;
 # - no generated id or hashed class in any recorded selector or hint;
-# - recorded selectors use the test ids, hrefs and aria-labels the page has;
+# - recorded selectors use the test ids, hrefs and aria-labels the page has; so do --propose's key
+#   nodes (valid YAML);
 # - the workflow recorded on the React 19 build passes `keynode replay --validate` on the React 18 build.
 # usage: spa.sh KEYNODE SOURCE_DIR
 #
@@ -66,6 +67,16 @@ if grep -nE ':r[0-9a-z]+:|_r_[0-9a-z]+_|«r|css-[0-9a-z]+' "$w" >"$tmp/generated
 else
   kn_ok "no generated id or hashed class in any recorded selector or hint"
 fi
+# --propose: key nodes in task-file syntax (valid YAML, selectors with quotes escaped), none generated
+sed -n '/^key_nodes:/,$p' "$log" >"$tmp/propose.yaml"
+node -e '
+  const yaml = require(process.argv[1]);
+  const kn = yaml.parse(require("fs").readFileSync(process.argv[2], "utf8")).key_nodes;
+  const paths = kn.filter((k) => k.element_path).map((k) => k.element_path.exact);
+  if (!paths.includes("[data-testid=\"add-to-list\"]")) throw new Error("no add-to-list: " + paths);
+  if (paths.some((p) => /:r[0-9a-z]+:|_r_[0-9a-z]+_|css-/.test(p))) throw new Error("generated: " + paths);' \
+  "$here/node/node_modules/yaml" "$tmp/propose.yaml" 2>"$tmp/propose.err" &&
+  kn_ok "--propose: YAML key nodes by test id, no generated name" || kn_fail "--propose: $(head -3 "$tmp/propose.err") $(cat "$tmp/propose.yaml")"
 for want in '[data-testid=\"nav-items\"]' 'a[href=\"/spa-react/items/42\"]' 'button[aria-label=\"Open search\"]'; do
   grep -qF "selector: \"$want\"" "$w" && kn_ok "a selector as people write it: $want" || kn_fail "no selector $want in $(grep selector "$w")"
 done
