@@ -402,8 +402,14 @@ void kn_record_propose(const kn_record *r, FILE *f)
 	}
 	for (size_t i = 0; i < r->wf.n_steps; i++) {
 		const kn_step *st = &r->wf.steps[i];
-		if ((st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT) && st->selector && st->value)
-			fprintf(f, "  - element_value: { path: \"%s\", exact: \"%s\" }\n", st->selector, st->value);
+		if ((st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT) && st->selector && st->value) {
+			/* selectors hold quotes ([data-testid="q"]): written as YAML strings */
+			fputs("  - element_value: { path: ", f);
+			kn_workflow_put_str(f, st->selector);
+			fputs(", exact: ", f);
+			kn_workflow_put_str(f, st->value);
+			fputs(" }\n", f);
+		}
 	}
 	for (size_t i = n; i-- > 0;) { /* paths, the last reached first, each once */
 		const char *u = json_string_value(json_array_get(r->urls, i));
@@ -420,8 +426,11 @@ void kn_record_propose(const kn_record *r, FILE *f)
 		fprintf(f, "  - url: { include: \"%.*s\" }\n", (int)len, p);
 	}
 	for (size_t i = 0; i < r->wf.n_steps; i++)
-		if (r->wf.steps[i].verb == KN_STEP_CLICK && r->wf.steps[i].selector)
-			fprintf(f, "  - element_path: { exact: \"%s\" }\n", r->wf.steps[i].selector);
+		if (r->wf.steps[i].verb == KN_STEP_CLICK && r->wf.steps[i].selector) {
+			fputs("  - element_path: { exact: ", f);
+			kn_workflow_put_str(f, r->wf.steps[i].selector);
+			fputs(" }\n", f);
+		}
 	json_decref(seen);
 }
 

@@ -97,21 +97,11 @@
     }
   }
 
-  function looksGenerated(id) {
-    if (id.length > 64 || /\s/.test(id) || id.indexOf(':') >= 0) return true; /* React useId ":r1:" */
-    if (/\d{3,}/.test(id)) return true; /* ember123, ext-gen1234, item-48213 */
-    if (/[0-9a-f]{8}-[0-9a-f]{4}-/i.test(id)) return true; /* uuid */
-    if (/^[0-9a-z]{10,}$/i.test(id) && /\d/.test(id) && /[a-z]/i.test(id) && !/[-_]/.test(id)) return true; /* a1b2c3d4e5 */
-    if (/^(ember|ext-|yui|mui-|react-|radix-|headlessui-|ng-|cdk-|mat-|j_id|gwt-|rc-|el-id-|uid-|__)/i.test(id) && /\d/.test(id))
-      return true;
-    return false;
-  }
-
   /* scope: the document, or the open shadow root el lives in (selectors pierce open roots, see
    * selectorOf) */
   function uniqueStableId(el, scope) {
     var id = el.id;
-    if (typeof id !== 'string' || !id || looksGenerated(id)) return false;
+    if (typeof id !== 'string' || !id || knGeneratedId(id)) return false; /* generated.js */
     try {
       return (scope || document).querySelectorAll('#' + CSS.escape(id)).length === 1;
     } catch (e) {
@@ -129,8 +119,9 @@
         segs.unshift('html');
         break;
       }
-      if (!full && cur !== el && uniqueStableId(cur, scope)) {
-        segs.unshift('#' + CSS.escape(cur.id));
+      var anchor = !full && cur !== el ? anchorOf(cur, scope) : '';
+      if (anchor) {
+        segs.unshift(anchor);
         break;
       }
       var tag = cur.localName;
@@ -174,18 +165,57 @@
     }
   }
 
-  /* The selector of el within scope (its document or its shadow root). */
+  /* Attributes people put on elements for tests, in the order Playwright's codegen reads them. */
+  var TEST_ID_ATTRS = ['data-testid', 'data-test-id', 'data-test', 'data-cy', 'data-qa'];
+
+  /* sel names el and nothing else in scope */
+  function onlyMatch(sel, el, scope) {
+    try {
+      var all = scope.querySelectorAll(sel);
+      return all.length === 1 && all[0] === el;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  /* prefix[name="v"], the value as a CSS string: only a quote, a backslash and line breaks escaped,
+   * so that it reads as written (a[href="#second"]) */
+  function attrSel(prefix, name, v) {
+    var q = String(v).replace(/[\\"]/g, '\\$&').replace(/\n/g, '\\a ').replace(/\r/g, '\\d ').replace(/\f/g, '\\c ');
+    return prefix + '[' + name + '="' + q + '"]';
+  }
+
+  /* el's test id or stable id, when it names el alone: what a path may start from */
+  function anchorOf(el, scope) {
+    for (var i = 0; i < TEST_ID_ATTRS.length; i++) {
+      var v = el.getAttribute(TEST_ID_ATTRS[i]);
+      if (v && !knGeneratedId(v) && onlyMatch(attrSel('', TEST_ID_ATTRS[i], v), el, scope)) return attrSel('', TEST_ID_ATTRS[i], v);
+    }
+    if (uniqueStableId(el, scope) && resolvesTo('#' + CSS.escape(el.id), el, scope)) return '#' + CSS.escape(el.id);
+    return '';
+  }
+
+  /* The selector of el within scope (its document or its shadow root), as a person or Playwright's
+   * codegen would write it, in plain CSS (query.js): a test id, a stable id, a field's name, a link's
+   * href, an accessible name given by aria-label (with its role when explicit); a structural path
+   * only when none of these names el alone, and then from the nearest ancestor that anchorOf names. */
   function selectorIn(el, scope) {
     try {
-      if (uniqueStableId(el, scope)) {
-        var byId = '#' + CSS.escape(el.id);
-        if (resolvesTo(byId, el, scope)) return byId;
-      }
+      var anchor = anchorOf(el, scope);
+      if (anchor) return anchor;
       var tag = el.localName;
       var name = el.getAttribute('name');
       if (name && (tag === 'input' || tag === 'select' || tag === 'textarea')) {
-        var byName = tag + '[name="' + CSS.escape(name) + '"]';
-        if (scope.querySelectorAll(byName).length === 1 && resolvesTo(byName, el, scope)) return byName;
+        var byName = attrSel(tag, 'name', name);
+        if (onlyMatch(byName, el, scope)) return byName;
+      }
+      var href = tag === 'a' ? el.getAttribute('href') : null;
+      if (href && href !== '#' && !/^javascript:/i.test(href) && onlyMatch(attrSel('a', 'href', href), el, scope)) return attrSel('a', 'href', href);
+      var label = el.getAttribute('aria-label');
+      if (label) {
+        var role = el.getAttribute('role');
+        var byLabel = attrSel(role ? attrSel(tag, 'role', role) : tag, 'aria-label', label);
+        if (onlyMatch(byLabel, el, scope)) return byLabel;
       }
       var p = pathOf(el, false, scope);
       if (resolvesTo(p, el, scope)) return p;
@@ -294,7 +324,7 @@
     try {
       h.tag = el.localName;
       var a = {
-        id: el.id,
+        id: knGeneratedId(el.id) ? null : el.id, /* a generated id says nothing the next build keeps */
         name: el.getAttribute('name'),
         aria_label: el.getAttribute('aria-label'),
         role: el.getAttribute('role'),
@@ -414,7 +444,8 @@
   /* ---------- pending type (coalesced input) and scroll (debounced burst) ---------- */
 
   var typing = null; /* {el, real, value, password, trusted, start, last, url, snap}: the field being typed into */
-  var burst = null; /* {startY, start, timer, actionSeen, quiet}: the window scroll going on */
+  var burst = null; /* {startY, start, timer, actionSeen, quiet, after}: the window scroll going on */
+  var lastActionT = 0; /* when the last recorded action happened: a scroll input before it caused nothing after it */
   var lastScrollInput = { t: 0, how: '', trusted: false };
   /* Trust of UA-fired events a page script can cause: execCommand('insertText') fires a trusted input
    * event, requestSubmit() a trusted submit, scrollBy() trusted scroll events. Such an event is trusted
@@ -490,7 +521,11 @@
     }
     lastKnownY = y;
     try {
-      var how = lastScrollInput.t >= b.start - SCROLL_INPUT_MS ? lastScrollInput.how : '';
+      /* The cause is the agent's last scroll input, when it is recent and came after the last action
+       * before the burst began: a burst that starts after an action and before the agent's next input
+       * is the page's consequence (a router's scroll restoration), whatever input came before. */
+      var inp = lastScrollInput;
+      var how = inp.t >= b.start - SCROLL_INPUT_MS && inp.t >= b.after ? inp.how : '';
       /* A burst that no wheel/key/touch/scrollbar input caused is dropped when it is a side effect: cut short
        * by another action (Playwright's scroll-into-view before click/fill), or started right after an action
        * or a load (anchor jumps, scroll restoration, scrollIntoView in a click handler). */
@@ -513,7 +548,7 @@
 
   /* Everything pending goes out, oldest first, before another recorded action. */
   function flushAll(dropScriptBurst) {
-    var n = 0;
+    var n = flushPageClick(); /* recorder_listeners.js: a click on the page itself, not retried */
     if (burst && typing && typing.last < burst.start) {
       n += flushType();
       n += flushScroll(dropScriptBurst);
@@ -526,7 +561,8 @@
 
   function noteAction() {
     if (burst) burst.actionSeen = true;
-    quietUntil = Date.now() + QUIET_MS;
+    lastActionT = Date.now();
+    quietUntil = lastActionT + QUIET_MS;
   }
 
   function suppressed(acted, ev) {

@@ -129,6 +129,8 @@
       on[i][1] = guard(on[i][1]);
       window.addEventListener(on[i][0], on[i][1], opts);
     }
+    /* the document's click listeners too (recorder_listeners.js), now: ahead of the page's own */
+    armReach();
     /* A popup's or a frame's first, empty document navigated to a same-origin page keeps its Window
      * (HTML: the initial about:blank's Window is reused) and this world with it, so this script does
      * not run again; chromium-headless-shell then stops calling the listeners this world added to the

@@ -3,9 +3,62 @@
 
   /* ---------- listeners (capture phase on window: page stopPropagation cannot hide events) ---------- */
 
+  /* Only a click the page received is the agent's. Playwright, when another element would take its
+   * click, stops the events in its own capture listener on window (added after ours) and tries again.
+   * So a click goes out when it reaches the document (onClickReached), not from window, and a click
+   * on the page itself (<html>, <body>) waits RETRY_MS for the automation's retry at the same point. */
+  var RETRY_MS = 1500;
+  var RETRY_PX = 3;
+  var heldClick = null; /* {ev, p}: a click seen on window, not yet seen at the document */
+  var pageClick = null; /* {p, x, y, timer}: a received click on <html>/<body>, waiting for a retry */
+  var reachDoc = null; /* the document our reach listeners are on */
+
+  function armReach() {
+    if (reachDoc === document) return;
+    /* added during the window's capture phase, they still run for this event (DOM: the document's
+     * listeners are read when the event gets there); a document that reuses the window gets them too */
+    document.addEventListener('click', onClickReached, { capture: true, passive: true });
+    document.addEventListener('auxclick', onClickReached, { capture: true, passive: true });
+    reachDoc = document;
+  }
+
+  function onClickReached(ev) {
+    try {
+      var h = heldClick;
+      if (!h || h.ev !== ev) return;
+      heldClick = null;
+      var tag = h.p.hints.tag;
+      if ((tag === 'html' || tag === 'body') && ev.isTrusted) {
+        var pc = { p: h.p, x: ev.clientX, y: ev.clientY, timer: 0 };
+        pc.timer = setTimeout(guard(function () {
+          if (pageClick === pc) flushPageClick();
+        }), RETRY_MS);
+        pageClick = pc;
+        return;
+      }
+      emit(h.p);
+    } catch (e) {
+      /* never into the page */
+    }
+  }
+
+  function flushPageClick() {
+    var pc = pageClick;
+    if (!pc) return 0;
+    pageClick = null;
+    clearTimeout(pc.timer);
+    emit(pc.p);
+    return 1;
+  }
+
   function onClick(ev) {
     if (ev.button !== 0 && !(ev.type === 'auxclick' && ev.button === 1)) return;
     if (ev.isTrusted && ev.type === 'click') noteTrustedAct();
+    heldClick = null; /* the one before, if held still, was stopped before the document */
+    if (pageClick && ev.isTrusted && Math.abs(ev.clientX - pageClick.x) <= RETRY_PX && Math.abs(ev.clientY - pageClick.y) <= RETRY_PX) {
+      clearTimeout(pageClick.timer); /* the automation clicked the same point again: the first was a miss */
+      pageClick = null;
+    }
     var target = realTarget(ev);
     var acted = actedOn(target);
     if (!acted) return;
@@ -33,7 +86,8 @@
     /* a link opened in a new tab (Ctrl/Meta/Shift-click, middle click): the monitor takes the tab
      * that opens next for this link's, not for the agent's goto (Chromium reports no opener) */
     if (p.hints.href && (ev.button === 1 || ev.ctrlKey || ev.metaKey || ev.shiftKey)) p.newtab = true;
-    emit(p);
+    heldClick = { ev: ev, p: p };
+    armReach();
   }
 
   function onInput(ev) {
@@ -151,7 +205,7 @@
     if (tg !== document && tg !== window && tg !== document.documentElement && tg !== document.scrollingElement) return;
     if (!burst) {
       var now = Date.now();
-      burst = { startY: lastKnownY, start: now, timer: 0, actionSeen: false, quiet: now <= quietUntil };
+      burst = { startY: lastKnownY, start: now, timer: 0, actionSeen: false, quiet: now <= quietUntil, after: lastActionT };
     }
     try {
       clearTimeout(burst.timer);

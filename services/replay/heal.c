@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "keynode/generated.h"
 #include "keynode/selector.h"
 
 #include "heal.h"
@@ -674,6 +675,36 @@ static int read_selector(kn_heal_sig *out, const char *sel)
 	return rc;
 }
 
+/* An id or class a framework or build made up (generated.h: React useId, hashed CSS-in-JS classes)
+ * names nothing the next build keeps: the expected signature does not weigh it. The page's
+ * candidates leave them out too (page_js.c, with generated.js: the same rules). */
+static int drop_generated(kn_heal_sig *s)
+{
+	if (s->id && kn_generated_id(s->id)) {
+		free(s->id);
+		s->id = NULL;
+	}
+	if (!s->classes)
+		return 0;
+	char *kept = NULL;
+	for (const char *p = s->classes; *p;) {
+		size_t n = strcspn(p, " ");
+		char w[256];
+		if (n && n < sizeof w) {
+			memcpy(w, p, n);
+			w[n] = '\0';
+			if (!kn_generated_class(w) && append_word(&kept, p, n)) {
+				free(kept);
+				return KN_ENOMEM;
+			}
+		}
+		p += n + strspn(p + n, " ");
+	}
+	free(s->classes);
+	s->classes = kept;
+	return 0;
+}
+
 int kn_heal_expected(kn_heal_sig *out, const kn_step *st)
 {
 	memset(out, 0, sizeof *out);
@@ -694,6 +725,8 @@ int kn_heal_expected(kn_heal_sig *out, const kn_step *st)
 	/* the role a link or button hint implies for the tag, when nothing else says */
 	if (!rc && !out->tag && out->role && strcmp(out->role, "link") == 0)
 		rc = sets(&out->tag, "a");
+	if (!rc)
+		rc = drop_generated(out);
 	if (rc) {
 		kn_heal_sig_clear(out);
 		return KN_ENOMEM;

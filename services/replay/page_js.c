@@ -1,7 +1,7 @@
 /* page_js.c — the in-page half of the replayer: one JavaScript library evaluated with one
  * parameter object per call (replay.h kn_replay_page_expr). Functions: wait (the
  * recorded selector, then the fallback locators, then the candidate list for healing, waited for in
- * the page until actionable), pick (candidate i), focus, value, select, describe (an element's fingerprint, for record), alts (the unique stable selectors of an element, repair.c), state (URL, readyState, HTTP status) and excerpt (outerHTML of
+ * the page until actionable), pick (candidate i), hit (the element is what the pointer hits, after it came), focus, value, select, describe (an element's fingerprint, for record), alts (the unique stable selectors of an element, repair.c), state (URL, readyState, HTTP status) and excerpt (outerHTML of
  * the closest existing ancestor of a selector). XPath selectors start with "/", "(" or "xpath=";
  * CSS selectors and `host >> inner` chains go through query.js (services/recorder/query_js.h), in
  * front of the library: the light DOM first, then every open shadow root, as Playwright's CSS does —
@@ -56,24 +56,28 @@ static const char *const lib[] = {
 	" return null; }\n",
 	"function uniq(e) {\n",
 	" const one = s => all(s).length === 1;\n",
-	" if (e.id && one('#' + CSS.escape(e.id))) return '#' + CSS.escape(e.id);\n",
+	" if (e.id && !knGeneratedId(e.id) && one('#' + CSS.escape(e.id))) return '#' + CSS.escape(e.id);\n",
 	" const t = e.tagName.toLowerCase(), nm = e.getAttribute('name');\n",
 	" if (nm && one(t + '[name=\"' + CSS.escape(nm) + '\"]')) return t + '[name=\"' + CSS.escape(nm) + '\"]';\n",
 	" const parts = [];\n",
 	" for (let n = e; n && n.nodeType === 1 && n !== document.documentElement; n = n.parentElement) {\n",
-	"  if (n !== e && n.id && one('#' + CSS.escape(n.id))) { parts.unshift('#' + CSS.escape(n.id)); break; }\n",
+	"  if (n !== e && n.id && !knGeneratedId(n.id) && one('#' + CSS.escape(n.id))) { parts.unshift('#' + CSS.escape(n.id)); break; }\n",
 	"  let p = n.tagName.toLowerCase(); const sib = n.parentElement ?",
 	" Array.from(n.parentElement.children).filter(k => k.tagName === n.tagName) : [];\n",
 	"  if (sib.length > 1) p += ':nth-of-type(' + (sib.indexOf(n) + 1) + ')'; parts.unshift(p); }\n",
 	" return parts.join(' > '); }\n",
-	"const desc = n => n.tagName.toLowerCase() + (n.id ? '#' + n.id : '') +",
-	" (n.getAttribute('class') || '').trim().split(/\\s+/).filter(Boolean).slice(0, 4).map(c => '.' + c).join('');\n",
+	/* generated ids and hashed classes (generated.js, in query_js.h) change with every build: no
+	 * fingerprint, healing candidate or proposed selector carries them */
+	"const sid = e => knGeneratedId(e.id) ? '' : e.id || '';\n",
+	"const scls = e => (e.getAttribute('class') || '').trim().split(/\\s+/).filter(c => c && !knGeneratedClass(c));\n",
+	"const desc = n => n.tagName.toLowerCase() + (sid(n) ? '#' + sid(n) : '') +",
+	" scls(n).slice(0, 4).map(c => '.' + c).join('');\n",
 	"function sig(e) { const p = []; for (let n = e.parentElement; n && n !== document.documentElement && p.length < 12;",
 	" n = n.parentElement) p.unshift(desc(n));\n",
-	" return {tag: e.tagName.toLowerCase(), id: e.id || '', name: e.getAttribute('name') || '',",
+	" return {tag: e.tagName.toLowerCase(), id: sid(e), name: e.getAttribute('name') || '',",
 	" aria: e.getAttribute('aria-label') || '', role: role(e), href: e.getAttribute('href') || '',",
 	/* a label hidden until hover (DokuWiki's page tools) is still the element's name: its text */
-	" text: txt(e) || norm(e.textContent || '').slice(0, 300), classes: (e.getAttribute('class') || '').trim(),",
+	" text: txt(e) || norm(e.textContent || '').slice(0, 300), classes: scls(e).join(' '),",
 	" path: p.join(' ')}; }\n",
 	"const cands = P => all(INTER + ',[id],[name]')",
 	".filter(e => vis(e) && fits(e, P)).slice(0, 500);\n",
@@ -117,6 +121,9 @@ static const char *const lib[] = {
 	" if (left() < -(P.act || 0)) return null; continue; }",
 	" if (P.collect) return {candidates: cands(P).map(sig)}; if (left() <= 0) return null;",
 	" await (P.fb ? changed(Math.min(100, left())) : tick()); } },\n",
+	/* after the pointer came (replay.c wait_hit): the element is what its centre hits, waited for up to P.ms */
+	" async hit(P) { const e = first(P.sel), t0 = performance.now(); if (!e) return false;",
+	" for (;;) { if (hits(e, e.getBoundingClientRect())) return true; if (performance.now() - t0 > P.ms) return false; await tick(); } },\n",
 	" async pick(P) { const e = cands(P)[P.index]; return e ? (await ready(e, 'healed', P)) || null : null; },\n",
 	" focus(P) { const e = first(P.sel); if (!e) return null; e.focus(); const had = (e.value || e.textContent || '').length;",
 	" if (e.select) e.select(); else if (e.isContentEditable) document.execCommand('selectAll');",
@@ -137,7 +144,7 @@ static const char *const lib[] = {
 	" const q = v => '\"' + v.replace(/[\"\\\\]/g, '\\\\$&') + '\"', tid = e.getAttribute('data-testid') || e.getAttribute('data-test') || e.getAttribute('data-qa') || '',",
 	" tida = e.hasAttribute('data-testid') ? 'data-testid' : e.hasAttribute('data-test') ? 'data-test' : 'data-qa';",
 	" const nm = e.getAttribute('name'), ar = e.getAttribute('aria-label'), ro = e.getAttribute('role'), hr = e.getAttribute('href'), T = txt(e);",
-	" if (e.id) add('id', '#' + CSS.escape(e.id)); if (nm) add('name', t + '[name=' + q(nm) + ']');",
+	" if (sid(e)) add('id', '#' + CSS.escape(e.id)); if (nm) add('name', t + '[name=' + q(nm) + ']');",
 	" if (tid) add('test-id', '[' + tida + '=' + q(tid) + ']'); if (ar) add('aria-label', t + '[aria-label=' + q(ar) + ']');",
 	" if (ro && T && lit(T)) add('role+name', '//' + t + \"[@role='\" + ro + \"'][normalize-space()=\" + lit(T) + ']');",
 	" if (hr) add('href', t + '[href=' + q(hr) + ']'); if (T && lit(T)) add('text', '//' + t + '[normalize-space()=' + lit(T) + ']');",

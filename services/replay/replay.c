@@ -423,9 +423,22 @@ static int mouse(struct rp *r, const char *type, double x, double y, kn_err *err
 	            NULL, err);
 }
 
-static int click_at(struct rp *r, double x, double y, kn_err *err)
+/* The pointer's arrival may put something over the element (a backdrop, a ripple, a menu closing):
+ * like Playwright, the press waits (at most HIT_WAIT_MS) until the element sel names is what the
+ * point hits again; past that it presses anyway, as before. */
+#define HIT_WAIT_MS 1000
+static void wait_hit(struct rp *r, const char *sel)
+{
+	json_t *v = NULL;
+	if (sel && page(r, "hit", json_pack("{s:s, s:i}", "sel", sel, "ms", HIT_WAIT_MS), &v, NULL) == 0)
+		json_decref(v);
+}
+
+static int click_at(struct rp *r, double x, double y, const char *sel, kn_err *err)
 {
 	int rc = mouse(r, "mouseMoved", x, y, err);
+	if (!rc)
+		wait_hit(r, sel);
 	if (!rc)
 		rc = mouse(r, "mousePressed", x, y, err);
 	if (!rc && r->dialog) /* the release opens a dialog: answer it while the command waits */
@@ -685,7 +698,7 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		if (r->fr.depth)
 			rc = kn_replay_frame_offset(&r->fr, r->c, &dx, &dy, err);
 		if (!rc)
-			rc = click_at(r, f.x + dx, f.y + dy, err);
+			rc = click_at(r, f.x + dx, f.y + dy, f.sel, err);
 		break;
 	}
 	case KN_STEP_TYPE:

@@ -16,4 +16,5 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 export KN_CHROMIUM="${KN_CHROMIUM:-/usr/lib/chromium/chromium}"
 
 "$HERE/node/ensure.sh" || exit 1
+node "$HERE/generated.test.mjs" || exit 1
 exec node "$HERE/recorder.test.mjs"

@@ -215,7 +215,7 @@ async function caseSelectors(ctx, base) {
   const ev = await settle(rec, 8);
   check('selectors: 8 events (label click and its control click are one step)', ev.length === 8, summary(ev));
   const [second, beta, gen, dup, email, label, box, go] = ev;
-  check('selectors: no id anywhere -> a tag path that resolves back', second && !second.selector.startsWith('#') && second.selector.startsWith('html') && (await resolve(second.selector)) === 'Second item', second && second.selector);
+  check('selectors: a link without an id -> its href, as written', second && second.selector === 'a[href="#second"]' && (await resolve(second.selector)) === 'Second item', second && second.selector);
   check('selectors: path anchored at the nearest ancestor with a unique id', beta && beta.selector.startsWith('#menu ') && (await resolve(beta.selector)) === 'Beta', beta && beta.selector);
   check('selectors: generated-looking id is not used', gen && !gen.selector.includes('r1') && (await resolve(gen.selector)) === 'Generated id', gen && gen.selector);
   check('selectors: duplicated id is not used', dup && !dup.selector.includes('#dup') && (await resolve(dup.selector)) === 'Dup two', dup && dup.selector);
@@ -223,6 +223,26 @@ async function caseSelectors(ctx, base) {
   check('selectors: label click recorded once, matched through its control', label && label.type === 'click' && label.hints.tag === 'label' && label.text === 'I agree to the terms' && same(label.matched, ['c1']), label);
   check('selectors: uncheck() clicks the checkbox itself', box && box.type === 'click' && box.selector === '#agree' && same(box.matched, ['c1']), box);
   check('selectors: <input type=submit> text is its value', go && go.selector === '#go' && go.text === 'Go now', go);
+  take(rec);
+
+  // what a person or Playwright's codegen would write; never a generated id or a hashed class
+  await page.click('text=Open row');
+  await page.click('text=Save');
+  await page.click('[aria-label="Close dialog"]');
+  await page.click('text="Cart"');
+  await page.click('text=First');
+  const ev2 = await settle(rec, 5);
+  const [row, save, close, cart] = ev2;
+  check('selectors: no test id, id or name -> a path from the nearest ancestor with a test id', row && row.selector === '[data-testid="results"] > ul > li:nth-of-type(2) > button' && (await resolve(row.selector)) === 'Open row', row && row.selector);
+  check('selectors: a test id comes before an id', save && save.selector === '[data-testid="save"]', save && save.selector);
+  check('selectors: an accessible name from aria-label', close && close.selector === 'button[aria-label="Close dialog"]', close && close.selector);
+  check('selectors: a link by its href', cart && cart.selector === 'a[href="/cart?from=menu"]' && (await resolve(cart.selector)) === 'Cart', cart && cart.selector);
+  const generated = /:r|_r_|mui-|css-|sc-|bZkfAO/;
+  for (const e of [...ev, ...ev2]) {
+    const leak = generated.test(e.selector) || generated.test(JSON.stringify(e.hints));
+    if (leak) check('selectors: no generated id or hashed class in a selector or hint', false, e);
+  }
+  check('selectors: (the generated-id checks ran)', ev2.length === 5, summary(ev2));
   await page.close();
 }
 
@@ -388,7 +408,28 @@ async function caseScroll(ctx, base) {
   check('scroll: an anchor jump after a click is not a step', ev.length === 1 && ev[0].type === 'click' && ev[0].selector === '#jump', summary(ev));
   take(rec);
 
+  // the agent wheels down to a link and clicks it; the router's scroll restoration follows the click
   await sleep(600);
+  await page.evaluate(() => document.getElementById('route').scrollIntoView({ block: 'center' }));
+  await sleep(2200); // that script scroll settles (and is no concern of this check)
+  take(rec);
+  await page.mouse.move(200, 200);
+  await page.mouse.wheel(0, 100);
+  await sleep(200);
+  await page.click('#route'); // flushes the wheel burst, then the page scrolls to the top 50 ms later
+  ev = await settle(rec, 2, { extra: 2400 });
+  check(
+    'scroll: a scroll restoration after a click is not a step, though a wheel came just before the click',
+    ev.length === 2 && ev[0].type === 'scroll' && ev[0].source === 'wheel' && ev[1].type === 'click' && ev[1].selector === '#route',
+    summary(ev),
+  );
+  check('scroll: (the restoration did scroll the page)', (await page.evaluate(() => window.scrollY)) === 0);
+  take(rec);
+
+  await sleep(600);
+  await page.evaluate(() => window.scrollBy(0, 300));
+  await sleep(2200);
+  take(rec);
   await page.evaluate(() => window.scrollBy(0, -700)); // the way many agents scroll
   ev = await settle(rec, 1, { extra: 800 });
   check('scroll: an agent scrolling by script is one step (source script, trusted:false: script scrolled)', ev.length === 1 && ev[0].type === 'scroll' && ev[0].value === 'up' && ev[0].source === 'script' && ev[0].trusted === false, summary(ev));
@@ -563,6 +604,43 @@ async function caseShadow(ctx, base) {
   await page.close();
 }
 
+async function caseInterceptedClick(ctx, base) {
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 600 });
+  const rec = await install(page, []);
+  await page.goto(`${base}/intercept.html`);
+  const stopped = [];
+  await page.exposeFunction('knStopped', (t) => stopped.push(t));
+  // count the clicks that reach the window but not the document (Playwright stops them in between)
+  await page.evaluate(() => {
+    let last = null;
+    window.addEventListener('click', (e) => { last = e; setTimeout(() => { if (last === e) window.knStopped(e.target.localName); }, 0); }, true);
+    document.addEventListener('click', (e) => { if (last === e) last = null; }, true);
+  });
+  await page.click('#buy');
+  let ev = await settle(rec, 1, { extra: 2000 });
+  check('intercepted: the page did get the click in the end', (await page.textContent('#out')) === 'bought');
+  check("intercepted: (Playwright's first click landed on <html> and was stopped)", stopped.includes('html'), stopped);
+  check('intercepted: only the click the page received is a step', ev.length === 1 && ev[0].type === 'click' && ev[0].hints.tag === 'button', summary(ev));
+  take(rec);
+
+  // a click on the page itself that the automation repeats at the same point, now on the button
+  await page.evaluate(() => document.body.classList.add('busy'));
+  await page.mouse.click(150, 120);
+  await page.evaluate(() => document.body.classList.remove('busy'));
+  await sleep(100);
+  await page.mouse.click(150, 120);
+  ev = await settle(rec, 1, { extra: 2000 });
+  check('intercepted: a click on <html> retried at the same point is not a step', ev.length === 1 && ev[0].hints.tag === 'button', summary(ev));
+  take(rec);
+
+  // a click on the page's background that nobody retries stays a step
+  await page.mouse.click(600, 500);
+  ev = await settle(rec, 1, { timeout: 3000, extra: 500 });
+  check('intercepted: a click on <html> that is not retried is a step (after the retry time)', ev.length === 1 && ev[0].hints.tag === 'html', summary(ev));
+  await page.close();
+}
+
 async function caseBindingNotInMainWorld(ctx, base) {
   // The same binding name registered for the world only: the main world never has it, even by name.
   const page = await ctx.newPage();
@@ -584,7 +662,7 @@ try {
   });
   const ctx = await browser.newContext();
   ctx.setDefaultTimeout(10000);
-  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseBindingNotInMainWorld];
+  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseBindingNotInMainWorld];
   for (const c of cases) {
     try {
       await c(ctx, base);

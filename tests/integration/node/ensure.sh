@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # ensure.sh — the one installer of the integration tests' npm packages: makes sure node and exactly what
-# package-lock.json pins (playwright-core, ajv, ajv-formats, yaml) are in this folder's node_modules, and
-# that Chromium is there. Every integration script that needs node calls it first.
+# package-lock.json pins (playwright-core, ajv, ajv-formats, yaml; esbuild, React 19 and 18 and
+# react-router for tests/sites/spa-react) are in this folder's node_modules, and that Chromium is there.
+# Every integration script that needs node calls it first.
 #
 #   tests/integration/node/ensure.sh [--no-chromium]
 #
-# node_modules counts as installed only when node_modules/.keynode-stamp holds the hash of package.json and
-# package-lock.json. An install runs `npm ci` into a staging folder beside node_modules, checks that every
-# dependency loads, writes the stamp last and only then renames the staging folder into place, all under an
-# exclusive flock on this folder: parallel ctest runs install once, one after the other, and a half-finished
+# node_modules counts as installed only when node_modules/.keynode-stamp holds the hash of package.json,
+# package-lock.json and .npmrc. An install runs `npm ci` into a staging folder beside node_modules, checks
+# that every dependency loads, writes the stamp last and only then renames the staging folder into place,
+# all under an exclusive flock on this folder: parallel ctest runs install once, one after the other, and a half-finished
 # or killed install is never taken for a complete one. Chromium ($KN_CHROMIUM or /usr/lib/chromium/chromium,
 # Debian's `chromium`: Playwright downloads no browser) is checked unless --no-chromium.
 # Exit: 0 ready; 1 something is missing or the install failed (a line on stdout says what and how to fix it).
@@ -32,8 +33,8 @@ if [ "$want_chromium" = 1 ] && [ ! -x "$chromium" ]; then
   exit 1
 fi
 
-stamp=$(cat "$NODE_DIR/package.json" "$NODE_DIR/package-lock.json" | sha256sum | cut -d' ' -f1) || {
-  echo "FAIL cannot read $NODE_DIR/package.json and package-lock.json"
+stamp=$(cat "$NODE_DIR/package.json" "$NODE_DIR/package-lock.json" "$NODE_DIR/.npmrc" | sha256sum | cut -d' ' -f1) || {
+  echo "FAIL cannot read $NODE_DIR/package.json, package-lock.json and .npmrc"
   exit 1
 }
 installed() {
@@ -56,7 +57,7 @@ install() {
   stage=$(mktemp -d "$NODE_DIR/.staging-XXXXXX") || return 1
   # shellcheck disable=SC2064 # expand $stage now: it is local
   trap "rm -rf '$stage'" EXIT
-  cp "$NODE_DIR/package.json" "$NODE_DIR/package-lock.json" "$stage/" || return 1
+  cp "$NODE_DIR/package.json" "$NODE_DIR/package-lock.json" "$NODE_DIR/.npmrc" "$stage/" || return 1
   echo "ensure.sh: npm ci into $NODE_DIR/node_modules" >&2
   npm ci --prefix "$stage" --no-audit --no-fund --loglevel=error >&2 || return 1
   # every direct dependency must load from the staged tree before it counts

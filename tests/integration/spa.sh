@@ -1,0 +1,98 @@
+#!/bin/bash
+# spa.sh — recording a React single-page site (tests/sites/spa-react, Orchard) with `keynode record`
+# while a Playwright agent (agents/spa-react.mjs) drives it by test id, role and label. The site is
+# bundled here with esbuild twice, against React 19 and React 18 (tests/sites/spa-react/build.mjs):
+# the same app, with the ids (useId) and classes (hashed) each build makes up. Checks:
+# - the router's scroll restoration after a route change is not a step (the agent wheeled just before);
+# - Playwright's click that a backdrop stopped and retried leaves one click step, on the button;
+# - no generated id or hashed class in any recorded selector or hint;
+# - recorded selectors use the test ids, hrefs and aria-labels the page has; so do --propose's key
+#   nodes (valid YAML);
+# - the workflow recorded on the React 19 build passes `keynode replay --validate` on the React 18 build.
+# usage: spa.sh KEYNODE SOURCE_DIR
+#
+# ctest: integration.spa ARGS=keynode,repo TIMEOUT=300
+kn=$1 src=$2
+. "$(dirname "$0")/lib.sh"
+kn_lib_init spa
+for t in jq node; do command -v $t >/dev/null || kn_fail "missing $t"; done
+here=$(cd "$(dirname "$0")" && pwd)
+"$here/node/ensure.sh" || kn_finish
+app=$src/tests/sites/spa-react
+node "$app/build.mjs" "$tmp/root19" --react 19 && node "$app/build.mjs" "$tmp/root18" --react 18 ||
+  { kn_fail "esbuild could not build tests/sites/spa-react"; kn_finish; }
+grep -q '"19\.' "$tmp/root19/spa-react/app.js" && grep -q '"18\.' "$tmp/root18/spa-react/app.js" &&
+  ! grep -q '"19\.' "$tmp/root18/spa-react/app.js" && kn_ok "built against React 19 and React 18" ||
+  kn_fail "the builds do not hold the React versions they should"
+
+kn_chromium_start "$tmp" || kn_finish
+kn_sites_start "$kn" "$tmp/root19" "$tmp/sites19.log" || kn_finish
+p19=$port
+kn_task_at_site "$app/tasks.yaml" "$tmp/tasks.yaml" "$p19"
+wf=$tmp/wf
+task=spa-react-banana log=$tmp/rec.out
+kn_spawn -o "$log" -e "$tmp/rec.err" rec "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" --task "$task" \
+  --out "$wf" --until idle:60 --propose
+rpid=$kn_pid
+kn_wait_for "record says it is recording" 30 grep -q '^recording task' "$log" || kn_finish
+KN_AGENT_ANSWER=$tmp/answers node "$here/agents/spa-react.mjs" "$cdp" "http://127.0.0.1:$p19" "$tmp/marks" full >"$tmp/agent.out" 2>&1 ||
+  kn_fail "the agent failed: $(tail -3 "$tmp/agent.out" | tr "\n" " ")"
+# every key node is reached: the recording ends by itself; if not, it is ended the way a person
+# ends it (SIGTERM, handled as Ctrl-C) once its printed steps have not changed for a while
+for _ in $(seq 1 100); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$rpid" 2>/dev/null && kill -TERM "$rpid"
+kn_wait_exit rec 60
+[ "$kn_rc" = 0 ] && [ -f "$wf/$task.yaml" ] && kn_ok "recorded ($(grep -c '^  step ' "$log") step lines printed)" ||
+  { kn_fail "record exit $kn_rc: $(cat "$log" "$tmp/rec.err" | tail -5)"; kn_finish; }
+w=$wf/$task.yaml
+node -e '
+  const yaml = require(process.argv[1]);
+  const fs = require("fs");
+  const doc = yaml.parse(fs.readFileSync(process.argv[2], "utf8"));
+  const wfs = doc.workflows || [doc];
+  fs.writeFileSync(process.argv[3], JSON.stringify(wfs[0].steps || doc.steps));' \
+  "$here/node/node_modules/yaml" "$w" "$tmp/steps.json" 2>"$tmp/yaml.err" || kn_fail "cannot read $w: $(cat "$tmp/yaml.err")"
+steps=$tmp/steps.json
+
+jq -e '[.[] | select(has("scroll"))] | length == 1 and (.[0].scroll | tostring | test("down"))' "$steps" >/dev/null &&
+  kn_ok "one scroll step, the agent's wheel down; the scroll restoration after the route change is none" ||
+  kn_fail "scroll steps: $(jq -c '[.[] | select(has("scroll"))]' "$steps")"
+# five clicks by the agent: Browse items, Item 42, Add to list, Open search, Banana — nothing on html,
+# the backdrop or anything else
+jq -e '[.[] | select(has("click")) | .click] | length == 5 and ([.[] | select((.selector // "") | test("^(html|body)$"))] | length == 0)
+       and .[2].selector == "[data-testid=\"add-to-list\"]"' "$steps" >/dev/null &&
+  kn_ok "five click steps, the agent's; none on html or on the backdrop" || kn_fail "clicks: $(jq -c '[.[] | select(has("click")) | .click | {selector, text}]' "$steps")"
+jq -e '[.[] | select(has("click")) | .click | select((.selector // "") == "[data-testid=\"add-to-list\"]")] | length == 1' "$steps" >/dev/null &&
+  kn_ok "Playwright's stopped and retried click on Add to list is one step" || kn_fail "clicks: $(jq -c '[.[] | select(has("click"))]' "$steps")"
+# generated ids: useId in React 19's and 18's forms and what the app builds on them; hashed classes
+if grep -nE ':r[0-9a-z]+:|_r_[0-9a-z]+_|«r|css-[0-9a-z]+' "$w" >"$tmp/generated.txt"; then
+  kn_fail "a generated id or hashed class in the workflow: $(head -3 "$tmp/generated.txt")"
+else
+  kn_ok "no generated id or hashed class in any recorded selector or hint"
+fi
+# --propose: key nodes in task-file syntax (valid YAML, selectors with quotes escaped), none generated
+sed -n '/^key_nodes:/,$p' "$log" >"$tmp/propose.yaml"
+node -e '
+  const yaml = require(process.argv[1]);
+  const kn = yaml.parse(require("fs").readFileSync(process.argv[2], "utf8")).key_nodes;
+  const paths = kn.filter((k) => k.element_path).map((k) => k.element_path.exact);
+  if (!paths.includes("[data-testid=\"add-to-list\"]")) throw new Error("no add-to-list: " + paths);
+  if (paths.some((p) => /:r[0-9a-z]+:|_r_[0-9a-z]+_|css-/.test(p))) throw new Error("generated: " + paths);' \
+  "$here/node/node_modules/yaml" "$tmp/propose.yaml" 2>"$tmp/propose.err" &&
+  kn_ok "--propose: YAML key nodes by test id, no generated name" || kn_fail "--propose: $(head -3 "$tmp/propose.err") $(cat "$tmp/propose.yaml")"
+for want in '[data-testid=\"nav-items\"]' 'a[href=\"/spa-react/items/42\"]' 'button[aria-label=\"Open search\"]'; do
+  grep -qF "selector: \"$want\"" "$w" && kn_ok "a selector as people write it: $want" || kn_fail "no selector $want in $(grep selector "$w")"
+done
+kn_stop "$sites_pid"
+
+# the React 18 build at the same paths, on its own port: the recorded workflow passes there
+kn_sites_start "$kn" "$tmp/root18" "$tmp/sites18.log" || kn_finish
+kn_task_at_site "$app/tasks.yaml" "$tmp/tasks18.yaml" "$port"
+kn_task_at_site "$wf" "$tmp/wf18" "$p19=$port"
+mkdir -p "$tmp/v18"
+"$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks18.yaml" --workflows "$tmp/wf18" --out "$tmp/v18" \
+  >"$tmp/v18.out" 2>"$tmp/v18.err"
+jq -e '.status == "passed" and ([.replay.steps[] | .outcome == "ok"] | all)' "$tmp/v18/$task.json" >/dev/null &&
+  kn_ok "the workflow recorded on React 19 passes replay on the React 18 build" ||
+  kn_fail "React 18 replay: $(jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), drift: .replay.drift, steps: [.replay.steps[] | {step, outcome, url}]}' "$tmp/v18/$task.json" 2>&1 || tail -5 "$tmp/v18.err")"
+kn_finish

@@ -1,0 +1,37 @@
+// build.mjs — bundles src/app.jsx with esbuild into OUT/spa-react/ (index.html and app.js), against
+// React 19 (the default) or React 18 (--react 18: the npm aliases react-18 and react-dom-18 stand in
+// for react and react-dom). The packages are tests/integration/node's (ensure.sh installs them).
+//   node tests/sites/spa-react/build.mjs OUT [--react 18|19]
+import fs from 'node:fs';
+import path from 'node:path';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const HERE = path.dirname(fileURLToPath(import.meta.url));
+const NODE = path.join(HERE, '..', '..', 'integration', 'node');
+const require = createRequire(path.join(NODE, 'package.json'));
+const esbuild = require('esbuild');
+
+const out = process.argv[2];
+const v = process.argv[3] === '--react' ? process.argv[4] : '19';
+if (!out || (v !== '18' && v !== '19')) {
+  console.error('usage: build.mjs OUT [--react 18|19]');
+  process.exit(2);
+}
+const mods = path.join(NODE, 'node_modules');
+const alias = v === '18' ? { react: path.join(mods, 'react-18'), 'react-dom': path.join(mods, 'react-dom-18') } : {};
+const dir = path.join(out, 'spa-react');
+fs.mkdirSync(dir, { recursive: true });
+await esbuild.build({
+  entryPoints: [path.join(HERE, 'src', 'app.jsx')],
+  outfile: path.join(dir, 'app.js'),
+  bundle: true,
+  minify: true,
+  format: 'iife',
+  jsx: 'transform',
+  alias,
+  nodePaths: [mods],
+  define: { 'process.env.NODE_ENV': '"production"' },
+  logLevel: 'error',
+});
+fs.copyFileSync(path.join(HERE, 'index.html'), path.join(dir, 'index.html'));
