@@ -1,4 +1,4 @@
-/* fuzz_selector.c — the selector grammar (keynodes/src/selector.c) on arbitrary bytes (up to the
+/* fuzz_selector.c — the selector grammar (keynodes/src/selector/selector.c) on arbitrary bytes (up to the
  * first NUL). Beyond crashes and sanitizer reports it aborts on broken contracts: a walk with a
  * callback returns what the check alone returns; every token's slices lie inside the selector or
  * inside one chain part (no longer than KN_SELECTOR_MAX_PART); a callback's non-zero return stops

@@ -1,4 +1,4 @@
-/* test_generated.c — keynodes/src/generated.c, the C mirror of services/recorder/generated.js, over
+/* test_generated.c — keynodes/src/selector/generated.c, the C mirror of services/recorder/generated.js, over
  * the table both are tested on (tests/data/generated_names.json; generated.test.mjs runs the
  * JavaScript over it): every generated id and class is judged generated, every stable one stable.
  * A rule changed in one implementation and not the other fails one of the two tests. */
