@@ -533,6 +533,53 @@ void kn_monitor_attach_page(kn_monitor *m, const char *sid, json_t *info)
 	}
 }
 
+/* A target attached under our auto-attach (session: the parent's, NULL for the browser's): the canary's
+ * tab, the page checks' tab, a tab of another context, the agent's tab, an iframe or a worker — each set
+ * up before it runs. */
+static void on_attached(kn_monitor *m, const char *session, json_t *params)
+{
+	json_t *info = json_object_get(params, "targetInfo");
+	const char *sid = kn_json_str(params, "sessionId"), *type = kn_json_str(info, "type");
+	if (!sid)
+		return;
+	if (kn_canary_claim(m->canary, m->cdp, sid, info)) /* the guard's canary: never a tab */
+		return;
+	const char *ts = kn_frames_tab_of(m->frames, session);
+	struct tab *owner = tab_by_session(m, ts ? ts : session);
+	if (kn_page_checks_running(m->checks)) /* the checks' own tab, not the agent's */
+		kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+	else if (type && strcmp(type, "page") == 0 && !own_context(m, info)) {
+		kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
+	} else if (type && strcmp(type, "page") == 0)
+		attach_page(m, sid, info);
+	else if (type && strcmp(type, "iframe") == 0 && owner) {
+		kn_requests_attach(m->requests, m->cdp, sid, 1); /* before the frame runs */
+		kn_websockets_attach_page(m->websockets, m->cdp, sid, 0);
+		char *src = NULL;
+		if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
+			kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
+		kn_frames_attach(m->frames, m->cdp, sid, session, owner->session, info, owner->world,
+		                 owner->binding, src);
+		char q[512];
+		kn_log_msg("info", "monitor", "frame target attached", "tab=%s type=iframe url=\"%s\"", owner->id,
+		           kn_log_quote(q, sizeof q, kn_json_str(info, "url")));
+		free(src);
+	} else {
+		/* workers; a service worker's requests are decided at the browser session (requests.h) */
+		int sw = type && strcmp(type, "service_worker") == 0;
+		int mine = own_context(m, info) && kn_requests_intercepting(m->requests);
+		if (mine && !sw)
+			kn_requests_attach(m->requests, m->cdp, sid, 0);
+		if (own_context(m, info) && type && strstr(type, "worker")) /* before its script runs */
+			kn_websockets_attach_worker(m->websockets, m->cdp, sid, sw);
+		kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
+		if (mine && sw && !session && !m->autoattach_done &&
+		    !json_is_true(json_object_get(params, "waitingForDebugger")))
+			restart_worker(m, info);
+	}
+}
+
 static void on_event(void *ud, kn_cdp *c, const char *method, const char *session, json_t *params)
 {
 	(void)c;
@@ -574,46 +621,7 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		return;
 	}
 	if (strcmp(method, "Target.attachedToTarget") == 0) {
-		json_t *info = json_object_get(params, "targetInfo");
-		const char *sid = kn_json_str(params, "sessionId"), *type = kn_json_str(info, "type");
-		if (!sid)
-			return;
-		if (kn_canary_claim(m->canary, m->cdp, sid, info)) /* the guard's canary: never a tab */
-			return;
-		const char *ts = kn_frames_tab_of(m->frames, session);
-		struct tab *owner = tab_by_session(m, ts ? ts : session);
-		if (kn_page_checks_running(m->checks)) /* the checks' own tab, not the agent's */
-			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
-		else if (type && strcmp(type, "page") == 0 && !own_context(m, info)) {
-			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
-			kn_cdp_send(m->cdp, NULL, "Target.detachFromTarget", json_pack("{s:s}", "sessionId", sid), NULL, NULL);
-		} else if (type && strcmp(type, "page") == 0)
-			attach_page(m, sid, info);
-		else if (type && strcmp(type, "iframe") == 0 && owner) {
-			kn_requests_attach(m->requests, m->cdp, sid, 1); /* before the frame runs */
-			kn_websockets_attach_page(m->websockets, m->cdp, sid, 0);
-			char *src = NULL;
-			if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
-				kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
-			kn_frames_attach(m->frames, m->cdp, sid, session, owner->session, info, owner->world,
-			                 owner->binding, src);
-			char q[512];
-			kn_log_msg("info", "monitor", "frame target attached", "tab=%s type=iframe url=\"%s\"", owner->id,
-			           kn_log_quote(q, sizeof q, kn_json_str(info, "url")));
-			free(src);
-		} else {
-			/* workers; a service worker's requests are decided at the browser session (requests.h) */
-			int sw = type && strcmp(type, "service_worker") == 0;
-			int mine = own_context(m, info) && kn_requests_intercepting(m->requests);
-			if (mine && !sw)
-				kn_requests_attach(m->requests, m->cdp, sid, 0);
-			if (own_context(m, info) && type && strstr(type, "worker")) /* before its script runs */
-				kn_websockets_attach_worker(m->websockets, m->cdp, sid, sw);
-			kn_cdp_send(m->cdp, sid, "Runtime.runIfWaitingForDebugger", NULL, NULL, NULL);
-			if (mine && sw && !session && !m->autoattach_done &&
-			    !json_is_true(json_object_get(params, "waitingForDebugger")))
-				restart_worker(m, info);
-		}
+		on_attached(m, session, params);
 		return;
 	}
 	if (strcmp(method, "Target.detachedFromTarget") == 0) {
