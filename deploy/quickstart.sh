@@ -10,7 +10,7 @@ shared=${KN_SHARED_DIR:-$(cd "$here/.." && pwd)/shared}
 jobs=$(nproc 2>/dev/null || echo 2)
 
 packages=(build-essential cmake pkg-config libwebsockets-dev libcurl4-openssl-dev libssl-dev libpcre2-dev
-  libyaml-dev libpq-dev libjansson-dev libcmocka-dev libstemmer-dev postgresql chromium clang
+  libyaml-dev libpq-dev libjansson-dev libcmocka-dev libstemmer-dev postgresql chromium clang openssl
   libclang-rt-14-dev libfuzzer-14-dev curl jq wrk python3
   python3-selenium chromium-driver) # the last line: `keynode run`'s Selenium agent (tests/integration/run.sh)
 # the real web applications of tests/realapps (tests/integration/realapps.sh), served by PHP's built-in server
