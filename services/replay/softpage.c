@@ -5,8 +5,10 @@
  * nothing but a short message) and only what the recording did not have counts. */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "keynode/site.h"
 #include "softpage.h"
 
 /* Phrases a site shows for a missing item or a failed page, lower case, apostrophes as "'". A bare
@@ -124,4 +126,91 @@ int kn_softpage_judge(const kn_step *st, int shows_error, const kn_softpage_requ
 	if (shows_error && st->error_page == 2)
 		hit = 1;
 	return hit;
+}
+
+char *kn_softpage_paths(const char *const *urls, size_t n)
+{
+	char buf[KN_SOFTPAGE_PATHS_MAX + 1];
+	size_t w = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t len;
+		const char *p = urls[i] ? url_path(urls[i], &len) : NULL;
+		if (!p || memchr(p, ' ', len) || w + len + 1 > KN_SOFTPAGE_PATHS_MAX || kn_softpage_path_listed(buf, urls[i]))
+			continue;
+		if (w)
+			buf[w++] = ' ';
+		memcpy(buf + w, p, len);
+		buf[w += len] = '\0';
+	}
+	if (!w)
+		return NULL;
+	char *out = malloc(w + 1);
+	if (out)
+		memcpy(out, buf, w + 1);
+	return out;
+}
+
+static int script_type(json_t *params)
+{
+	const char *t = json_string_value(json_object_get(params, "type"));
+	return t && (strcmp(t, "Fetch") == 0 || strcmp(t, "XHR") == 0);
+}
+
+static void keep_failure(kn_softpage_failed *f, const char *url, int status)
+{
+	unsigned i = f->n_failed++ % KN_SOFTPAGE_FAILED_KEEP;
+	snprintf(f->failed[i].url, sizeof f->failed[i].url, "%s", url);
+	f->failed[i].status = status;
+}
+
+void kn_softpage_failed_note(kn_softpage_failed *f, const char *method, json_t *params)
+{
+	const char *id = json_string_value(json_object_get(params, "requestId"));
+	if (!id || !script_type(params))
+		return;
+	if (strcmp(method, "Network.requestWillBeSent") == 0) {
+		const char *url = json_string_value(json_object_get(json_object_get(params, "request"), "url"));
+		unsigned i = f->n_scripts++ % KN_SOFTPAGE_SCRIPTS_KEEP;
+		snprintf(f->scripts[i].id, sizeof f->scripts[i].id, "%s", id);
+		snprintf(f->scripts[i].url, sizeof f->scripts[i].url, "%s", url ? url : "");
+	} else if (strcmp(method, "Network.responseReceived") == 0) {
+		json_t *resp = json_object_get(params, "response");
+		const char *url = json_string_value(json_object_get(resp, "url"));
+		int status = (int)json_integer_value(json_object_get(resp, "status"));
+		if (url && status >= 400)
+			keep_failure(f, url, status);
+	} else if (strcmp(method, "Network.loadingFailed") == 0) {
+		/* cancelled (the page left, an AbortController) or blocked by the client: not the site */
+		const char *why = json_string_value(json_object_get(params, "errorText"));
+		if (json_is_true(json_object_get(params, "canceled")) || json_object_get(params, "blockedReason") ||
+		    (why && strcmp(why, "net::ERR_ABORTED") == 0))
+			return;
+		for (unsigned n = 0; n < KN_SOFTPAGE_SCRIPTS_KEEP && n < f->n_scripts; n++) {
+			unsigned i = (f->n_scripts - 1 - n) % KN_SOFTPAGE_SCRIPTS_KEEP;
+			if (strcmp(f->scripts[i].id, id) == 0) {
+				char url[sizeof f->scripts[i].url]; /* failed[] and scripts[] are one object */
+				memcpy(url, f->scripts[i].url, sizeof url);
+				keep_failure(f, url, 0);
+				return;
+			}
+		}
+	}
+}
+
+size_t kn_softpage_failed_since(const kn_softpage_failed *f, unsigned since, const kn_task *task,
+                                kn_softpage_request *out)
+{
+	size_t n = 0;
+	if (since > f->n_failed)
+		since = 0;
+	if (f->n_failed - since > KN_SOFTPAGE_FAILED_KEEP)
+		since = f->n_failed - KN_SOFTPAGE_FAILED_KEEP;
+	for (unsigned k = since; k < f->n_failed; k++) {
+		unsigned i = k % KN_SOFTPAGE_FAILED_KEEP;
+		/* third parties (analytics, a CDN, an ad) say nothing of the task's site */
+		if (kn_task_own_site(task, f->failed[i].url))
+			out[n++] = (kn_softpage_request){f->failed[i].url, f->failed[i].status};
+	}
+	return n;
 }

@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "keynode/task.h"
 
 /* What the page shows (page_js.c `shows`): its title, its visible main headings (h1, h2,
@@ -43,5 +45,34 @@ int kn_softpage_judge(const kn_step *st, int shows_error, const kn_softpage_requ
 /* 1 when url's path (no scheme, host, query or fragment) is one of the space-separated paths of
  * list. */
 int kn_softpage_path_listed(const char *list, const char *url);
+
+/* A tab's script requests (fetch, XHR) that failed — status >= 400, or 0 for a network failure
+ * (cancelled, blocked by the client and net::ERR_ABORTED aside: the page left or aborted it) —
+ * the newest KN_SOFTPAGE_FAILED_KEEP kept, from its Network events; and the recent script requests'
+ * URLs by id (a loadingFailed names only the id). Zeroed: empty. */
+#define KN_SOFTPAGE_FAILED_KEEP 16
+#define KN_SOFTPAGE_SCRIPTS_KEEP 32
+typedef struct kn_softpage_failed {
+	struct { char url[512]; int status; } failed[KN_SOFTPAGE_FAILED_KEEP];
+	unsigned n_failed;          /* failures seen in all; the newest is failed[(n_failed - 1) % KEEP] */
+	struct { char id[64]; char url[512]; } scripts[KN_SOFTPAGE_SCRIPTS_KEEP];
+	unsigned n_scripts;
+} kn_softpage_failed;
+
+/* A Network event of the tab (requestWillBeSent, responseReceived, loadingFailed; params borrowed):
+ * a script request's URL noted, its failure kept in f. Others are ignored. */
+void kn_softpage_failed_note(kn_softpage_failed *f, const char *method, json_t *params);
+
+/* The failures of f since index since (a mark of n_failed; one past n_failed, a tab switched:
+ * from 0) on task's own sites (kn_task_own_site), into out (up to KN_SOFTPAGE_FAILED_KEEP,
+ * borrowed from f). Returns how many. */
+size_t kn_softpage_failed_since(const kn_softpage_failed *f, unsigned since, const kn_task *task,
+                                kn_softpage_request *out);
+
+/* The baseline's failed_requests from the URLs of a recorded step's failed own-site data
+ * requests: their paths, each once, space-separated, at most KN_SOFTPAGE_PATHS_MAX bytes (a path
+ * past it is left out). Caller frees; NULL when there is none (or out of memory). */
+#define KN_SOFTPAGE_PATHS_MAX 2000
+char *kn_softpage_paths(const char *const *urls, size_t n);
 
 #endif

@@ -9,6 +9,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "softpage.h"
@@ -51,6 +52,21 @@ static void test_path_listed(void **state)
 	assert_true(kn_softpage_path_listed("/", "http://h"));
 }
 
+static void test_paths(void **state)
+{
+	(void)state;
+	const char *urls[] = {"http://h:81/api/track?p=1", "http://h:81/api/track?p=2", "https://h/api/items/7#x", NULL,
+	                      "http://h/with space"};
+	char *p = kn_softpage_paths(urls, 5);
+	assert_string_equal(p, "/api/track /api/items/7"); /* a path with a space is left out */
+	free(p);
+	assert_null(kn_softpage_paths(urls, 0));
+	/* a recording's list is what a replay compares with */
+	char *q = kn_softpage_paths(urls, 3);
+	assert_true(kn_softpage_path_listed(q, "http://other:9/api/items/7?x=1"));
+	free(q);
+}
+
 static void test_judge_baseline(void **state)
 {
 	(void)state;
@@ -72,6 +88,10 @@ static void test_judge_baseline(void **state)
 	assert_false(kn_softpage_judge(&analytics, 0, removed, 1, &c));
 	assert_true(kn_softpage_judge(&analytics, 0, removed, 2, &c));
 	assert_int_equal(c, 1);
+	/* a network failure (no status) counts as failed */
+	kn_softpage_request refused[] = {{"http://h/api/items/7", 0}};
+	assert_true(kn_softpage_judge(&clean, 0, refused, 1, &c));
+	assert_int_equal(c, 0);
 	/* a page that always shows an error banner: the banner is no news, a new failure is */
 	kn_step banner = {.error_page = 1};
 	assert_false(kn_softpage_judge(&banner, 1, NULL, 0, &c));
@@ -99,6 +119,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shows_error),
 		cmocka_unit_test(test_path_listed),
+		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_judge_baseline),
 		cmocka_unit_test(test_judge_no_baseline),
 	};
