@@ -7,7 +7,8 @@
 # the 404 request, URL and screenshot in the evidence — although the URL key node is reached.
 # softpage-analytics (an own-site analytics call that 404s on every page, a third party that refuses
 # connections; its workflow recorded them): passed; against the unchanged site's workflow, which did not
-# have the call: broken at step 1. Each variant is served at /softpage/.
+# have the call: broken at step 1. Recorded: `keynode record` while an agent (agents/softpage.mjs) opens the
+# item on the analytics site writes each step's baseline, and that recording replays passed there. Each variant is served at /softpage/.
 # usage: softpage.sh KEYNODE SOURCE_DIR
 #
 # ctest: integration.softpage ARGS=keynode,repo TIMEOUT=300
@@ -80,4 +81,32 @@ f=$tmp/analytics-new-1/softpage-item.json
   kn_ok "analytics against a recording without the call: broken at step 1 (api/track 404 is new)" ||
   kn_fail "analytics-new: exit ${rcs[0]}: $(report "$f") $(cat "$tmp/analytics-new-1.err")"
 
+# --- recorded: `keynode record` while an agent opens the item on the analytics site writes the
+# baseline (no error page, the failing api/track call), and replaying that recording passes there
+here=$(cd "$(dirname "$0")" && pwd)
+if command -v node >/dev/null && "$here/node/ensure.sh"; then
+  kn_sites_overlay "$sites/softpage" "$sites/softpage-analytics" "$tmp/root-rec/softpage"
+  kn_sites_start "$kn" "$tmp/root-rec" "$tmp/sites-rec.log" || kn_finish
+  kn_task_at_site "$sites/softpage/tasks.yaml" "$tmp/tasks-rec.yaml" "$port"
+  kn_spawn -o "$tmp/rec.out" -e "$tmp/rec.err" rec "$kn" record --browser "$cdp" --tasks "$tmp/tasks-rec.yaml" \
+    --task softpage-item --out "$tmp/recorded"
+  kn_wait_for "record to say it is recording" 30 grep -q '^recording task' "$tmp/rec.out"
+  node "$here/agents/softpage.mjs" "$cdp" "http://127.0.0.1:$port" "$tmp/marks-rec" >"$tmp/agent-rec.out" 2>&1 ||
+    kn_fail "the agent failed: $(tail -3 "$tmp/agent-rec.out" | tr "\n" " ")"
+  kn_wait_for "record to print step 2" 10 grep -q '^  step 2 ' "$tmp/rec.out"
+  kill -TERM "${kn_spawned[rec]}" 2>/dev/null # as Ctrl-C (it ends by itself once every key node is reached)
+  kn_wait_exit rec 30
+  w=$tmp/recorded/softpage-item.yaml
+  [ "$(grep -c 'error_page: false, failed_requests: "/softpage/api/track"' "$w" 2>/dev/null)" = 2 ] &&
+    kn_ok "recorded: both steps carry the baseline (no error page, api/track failing)" ||
+    kn_fail "recorded: $(cat "$w" "$tmp/rec.out" "$tmp/rec.err" 2>&1 | tail -20)"
+  "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-rec.yaml" --workflows "$tmp/recorded" \
+    --out "$tmp/rec-replay" >"$tmp/rec-replay.out" 2>&1
+  f=$tmp/rec-replay/softpage-item.json
+  jq -e '.status == "passed"' "$f" >/dev/null && kn_ok "the recorded workflow passes on the site it was recorded on" ||
+    kn_fail "recorded replay: $(report "$f") $(cat "$tmp/rec-replay.out")"
+  kn_stop "$sites_pid"
+else
+  kn_fail "node or playwright-core missing (tests/integration/node/ensure.sh)"
+fi
 kn_finish
