@@ -864,7 +864,8 @@ static kn_step_outcome run_step_judged(struct rp *r, const kn_step *st, kn_repla
 	r->nav_unanswered = 0;
 	kn_step_outcome o = run_step(r, st, res, rep, err);
 	kn_cdp_get_stats(r->c, &after);
-	if ((o != KN_STEP_NOT_FOUND && o != KN_STEP_ACTION_FAILED && o != KN_STEP_HTTP_ERROR) ||
+	if ((o != KN_STEP_NOT_FOUND && o != KN_STEP_ACTION_FAILED && o != KN_STEP_HTTP_ERROR &&
+	     o != KN_STEP_PAGE_ERROR) ||
 	    after.timeouts - before.timeouts <= (unsigned long long)r->nav_unanswered)
 		return o;
 	char was[sizeof err->msg];
