@@ -258,6 +258,7 @@ void kn_step_clear(kn_step *st)
 	free(st->frame);
 	free(st->expect_url);
 	free(st->expect_value);
+	free(st->failed_requests);
 	kn_request_spec_free(st->held);
 	free(st->secret);
 	memset(st, 0, sizeof *st);

@@ -17,6 +17,7 @@
 #include "keynode/workflow.h"
 #include "record_session.h"
 #include "replay.h"
+#include "softpage.h"
 
 struct kn_record {
 	kn_task wf;           /* id, start_url, viewport and the steps being recorded */
@@ -33,7 +34,19 @@ struct kn_record {
 	int vw, vh;           /* the viewport written (> 0), or -1: the page's own */
 	const char *ready_note;
 	int ready;            /* every tab attached with its recorder */
+	/* what the page showed after the newest step (softpage.h): asked PROBE_MS after it and after
+	 * each page it led to */
+	const kn_task *task;  /* the task recorded (its own sites) */
+	kn_cdp_loop *loop;
+	kn_cdp_timer *probe_t;
+	char tab[32];         /* the tab of the newest event */
+	kn_softpage_failed fails; /* the pages' failed data requests (the monitor's Network events) */
+	unsigned mark_prev, mark_cur; /* fails.n_failed when the step before the newest and the newest
+	                               * were recorded: a step's baseline counts from the one before it
+	                               * (an action's first requests may come before its event) */
 };
+
+#define PROBE_MS 1000
 
 struct desc_req {
 	struct kn_record *r;
@@ -122,6 +135,78 @@ static void take_hints(struct kn_record *r, kn_step *st)
 	r->hints = NULL;
 }
 
+/* ---- what the page showed after a step: its baseline for replay validation (softpage.h) */
+
+struct probe_req {
+	struct kn_record *r;
+	size_t n_steps; /* the steps when asked: a newer step makes the answer another step's */
+};
+
+static void on_probe(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c;
+	struct probe_req *q = ud;
+	struct kn_record *r = q->r;
+	r->pending--;
+	json_t *v = json_object_get(json_object_get(result, "result"), "value");
+	if (!error && json_is_object(v) && q->n_steps && q->n_steps == r->wf.n_steps) {
+		kn_step *st = &r->wf.steps[q->n_steps - 1];
+		kn_softpage_view view = {
+			json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
+			json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
+			(size_t)json_integer_value(json_object_get(v, "len"))};
+		st->error_page = kn_softpage_shows_error(&view, NULL, 0) ? 1 : 2;
+		kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
+		const char *urls[KN_SOFTPAGE_FAILED_KEEP];
+		size_t n = kn_softpage_failed_since(&r->fails, r->mark_prev, r->task, reqs);
+		for (size_t i = 0; i < n; i++)
+			urls[i] = reqs[i].url;
+		free(st->failed_requests);
+		st->failed_requests = kn_softpage_paths(urls, n);
+	}
+	free(q);
+}
+
+/* Ask the newest step's page what it shows now. */
+static void probe(struct kn_record *r)
+{
+	if (!r->tab[0] || !r->wf.n_steps || kn_monitor_ended(r->m))
+		return;
+	struct probe_req *q = malloc(sizeof *q);
+	char *expr = kn_replay_page_expr("shows", NULL);
+	if (q && expr) {
+		*q = (struct probe_req){r, r->wf.n_steps};
+		if (kn_monitor_eval_in_tab(r->m, r->tab, expr, on_probe, q) == 0)
+			r->pending++, q = NULL;
+	}
+	free(q);
+	free(expr);
+}
+
+static void on_network(void *ud, kn_monitor *m, const char *tab, const char *method, json_t *params)
+{
+	(void)m;
+	(void)tab;
+	struct kn_record *r = ud;
+	kn_softpage_failed_note(&r->fails, method, params);
+}
+
+static void probe_due(void *ud)
+{
+	struct kn_record *r = ud;
+	r->probe_t = NULL;
+	probe(r);
+}
+
+/* The newest step's page is asked PROBE_MS from now (its data requests answered, rendered). */
+static void probe_later(struct kn_record *r, const char *tab)
+{
+	if (tab)
+		snprintf(r->tab, sizeof r->tab, "%s", tab);
+	kn_cdp_timer_cancel(r->probe_t);
+	r->probe_t = r->loop ? kn_cdp_timer_start(r->loop, PROBE_MS, probe_due, r) : NULL;
+}
+
 /* Every tab open is attached with its recorder: what happens from now on is recorded. */
 static void on_ready(void *ud, kn_monitor *m)
 {
@@ -155,6 +240,8 @@ static kn_step *add_step(struct kn_record *r, kn_step_verb verb)
 	}
 	kn_step *st = &r->wf.steps[r->wf.n_steps++];
 	memset(st, 0, sizeof *st);
+	r->mark_prev = r->mark_cur;
+	r->mark_cur = r->fails.n_failed;
 	st->verb = verb;
 	return st;
 }
@@ -197,6 +284,7 @@ static void on_navigate(struct kn_record *r, const kn_event *ev)
 		kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
 		prev->navigated = 1;
 		set_str(&prev->expect_url, ev->url);
+		probe_later(r, ev->tab);
 	}
 }
 
@@ -363,6 +451,7 @@ static void on_event(void *ud, kn_monitor *m, const kn_event *ev, int rises)
 		free(expr);
 		json_decref(p);
 	}
+	probe_later(r, ev->tab);
 	print_step(r, st);
 }
 
@@ -444,13 +533,15 @@ int kn_record_start(kn_record **out, kn_cdp_loop *loop, const char *ws_url, cons
 		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	}
 	r->progress = o->progress;
+	r->task = task;
+	r->loop = loop;
 	r->ready_note = o->ready_note;
 	r->vw = o->viewport_w == 0 ? KN_VIEWPORT_DEFAULT_W : o->viewport_w;
 	r->vh = o->viewport_w == 0 ? KN_VIEWPORT_DEFAULT_H : o->viewport_h;
 	/* "finished" is checked by the caller, not by the monitor: the step that reached the last key
 	 * node still has its navigation (its postcondition) to come */
 	kn_monitor_opts mo = {.eval = {.step_limit = -1}, .on_event_clear = 1, .task = task, .on_event = on_event,
-	                      .on_ready = on_ready, .on_payload = on_payload, .ud = r, .until_steps = o->until_steps,
+	                      .on_ready = on_ready, .on_payload = on_payload, .on_network = on_network, .ud = r, .until_steps = o->until_steps,
 	                      .viewport_w = r->vw > 0 ? r->vw : 0, .viewport_h = r->vw > 0 ? r->vh : 0,
 	                      .browser_context = o->browser_context};
 	int rc = kn_monitor_start(&r->m, loop, ws_url, &mo, err);
@@ -469,6 +560,13 @@ int kn_record_ready(const kn_record *r) { return r->ready; }
 
 const kn_task *kn_record_finish(kn_record *r, kn_cdp_loop *loop, const char *answer)
 {
+	if (r->probe_t) { /* the last step's page, asked now: the monitor is about to stop */
+		kn_cdp_timer_cancel(r->probe_t);
+		r->probe_t = NULL;
+		probe(r);
+		for (int waited = 0; r->pending > 0 && waited < 1500; waited += 20)
+			kn_cdp_loop_run_for(loop, 20);
+	}
 	if (!kn_monitor_ended(r->m))
 		kn_monitor_stop(r->m, KN_END_STOPPED);
 	for (int waited = 0; (!kn_monitor_ended(r->m) || r->pending > 0) && waited < 3000; waited += 20)
@@ -503,6 +601,7 @@ void kn_record_free(kn_record *r)
 {
 	if (!r)
 		return;
+	kn_cdp_timer_cancel(r->probe_t);
 	kn_monitor_free(r->m);
 	kn_task_clear(&r->wf);
 	json_decref(r->urls);

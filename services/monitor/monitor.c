@@ -644,6 +644,8 @@ static void on_event(void *ud, kn_cdp *c, const char *method, const char *sessio
 		return;
 	kn_frames_event(m->frames, m->cdp, session, method, params, t->world, t->binding);
 	kn_trace_cdp_event(m->o.trace, m->cdp, tab_session ? NULL : t->id, method, params);
+	if (m->o.on_network && !tab_session && strncmp(method, "Network.", 8) == 0)
+		m->o.on_network(m->o.ud, m, t->id, method, params);
 	if (strcmp(method, "Runtime.bindingCalled") == 0) {
 		on_binding(m, t, session, params);
 	} else if (tab_session) {

@@ -51,6 +51,9 @@ typedef struct kn_monitor_opts {
 	/* called with each recorder payload (JSON text, borrowed) just before the event made of it
 	 * (optional; `keynode record` takes the element's locator hints from it) */
 	void (*on_payload)(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len);
+	/* called with each Network.* event of a tab's own session (params borrowed; optional:
+	 * `keynode record` follows the page's failed data requests, services/replay/softpage.h) */
+	void (*on_network)(void *ud, kn_monitor *m, const char *tab, const char *method, json_t *params);
 	void *ud;
 	/* > 0: every tab attached is given this viewport (Emulation.setDeviceMetricsOverride on the
 	 * monitor's session, undone when it detaches): `keynode record` records at the workflow's

@@ -21,6 +21,7 @@ struct rp {
 	char *session;
 	char *target_id;
 	kn_replay_opts o;
+	const kn_task *task;
 	kn_replay_frame fr; /* the step's frame when its selector crosses into an iframe (frames.c) */
 	const kn_step *dialog; /* the next step answers the dialog this one opens (dialog_answer.h) */
 	int dialog_answered;
@@ -29,6 +30,9 @@ struct rp {
 	int framed;         /* the step runs in a frame (its selector crossed one) */
 	int nav_unanswered; /* the step's Page.navigate timed out: it waits for the site (the commit) */
 };
+
+static int page_shows_error(struct rp *r, const kn_step *st, const kn_replay_mark *mark,
+                            kn_replay_result *res, kn_err *err);
 
 /* Where a step's element was found. */
 struct found {
@@ -44,8 +48,8 @@ const char *kn_step_outcome_name(kn_step_outcome o)
 {
 	static const char *const names[] = {"ok", "ok-by-fallback", "element not found", "action failed",
 	                                    "navigation timeout", "http error", "site unreachable", "blocked",
-	                                    "browser timeout"};
-	return (unsigned)o <= KN_STEP_BROWSER_TIMEOUT ? names[o] : "?";
+	                                    "browser timeout", "page shows an error"};
+	return (unsigned)o <= KN_STEP_PAGE_ERROR ? names[o] : "?";
 }
 
 int kn_step_outcome_ok(kn_step_outcome o) { return o == KN_STEP_OK || o == KN_STEP_OK_FALLBACK; }
@@ -59,6 +63,7 @@ void kn_replay_result_clear(kn_replay_result *res)
 	}
 	free(res->steps);
 	free(res->target_id);
+	free(res->error_request);
 	kn_replay_evidence_clear(&res->evidence);
 	memset(res, 0, sizeof *res);
 }
@@ -794,7 +799,33 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		kn_err_set(err, KN_EIO, "HTTP %d at %s", status, url);
 		return KN_STEP_HTTP_ERROR;
 	}
+	/* a page not settled may still be rendering what its data brings: not judged on what it shows */
+	if (!rep->unsettled && page_shows_error(r, st, &mark, res, err))
+		return KN_STEP_PAGE_ERROR;
 	return located && (strcmp(rep->locator, "selector") != 0 || f.drift) ? KN_STEP_OK_FALLBACK : KN_STEP_OK;
+}
+
+/* The page shows an error the step's recording did not have (page_error.c): its words in err, the
+ * request that counts in res (the broken evidence). */
+static int page_shows_error(struct rp *r, const kn_step *st, const kn_replay_mark *mark,
+                            kn_replay_result *res, kn_err *err)
+{
+	kn_replay_page_verdict v;
+	if (!kn_replay_page_error(r->c, r->session, r->task, st, &r->w.fails, mark->n_failed, &v))
+		return 0;
+	char said[96] = "";
+	if (v.shows_error)
+		snprintf(said, sizeof said, "%sthe page says '%s'", v.url[0] ? "; " : "", v.phrase);
+	if (v.url[0] && v.status)
+		kn_err_set(err, KN_EIO, "data request %.160s answered %d%s", v.url, v.status, said);
+	else if (v.url[0])
+		kn_err_set(err, KN_EIO, "data request %.160s failed (network)%s", v.url, said);
+	else
+		kn_err_set(err, KN_EIO, "%s, which the recording's page did not", said);
+	free(res->error_request);
+	res->error_request = v.url[0] ? strdup(v.url) : NULL;
+	res->error_status = v.status;
+	return 1;
 }
 
 /* The viewport the replay runs at: --viewport, else the workflow's recorded one, else the default
@@ -846,7 +877,8 @@ static kn_step_outcome run_step_judged(struct rp *r, const kn_step *st, kn_repla
 	r->nav_unanswered = 0;
 	kn_step_outcome o = run_step(r, st, res, rep, err);
 	kn_cdp_get_stats(r->c, &after);
-	if ((o != KN_STEP_NOT_FOUND && o != KN_STEP_ACTION_FAILED && o != KN_STEP_HTTP_ERROR) ||
+	if ((o != KN_STEP_NOT_FOUND && o != KN_STEP_ACTION_FAILED && o != KN_STEP_HTTP_ERROR &&
+	     o != KN_STEP_PAGE_ERROR) ||
 	    after.timeouts - before.timeouts <= (unsigned long long)r->nav_unanswered)
 		return o;
 	char was[sizeof err->msg];
@@ -928,7 +960,7 @@ int kn_replay_task(kn_cdp_loop *loop, kn_cdp *c, kn_replay_link *link, const kn_
                    const kn_replay_opts *opts, kn_replay_result *res, kn_err *err)
 {
 	memset(res, 0, sizeof *res);
-	struct rp r = {.loop = loop, .c = c};
+	struct rp r = {.loop = loop, .c = c, .task = task};
 	if (opts)
 		r.o = *opts;
 	if (task->n_steps == 0)

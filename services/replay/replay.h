@@ -25,7 +25,9 @@
  * command unanswered (kn_cdp_stats.timeouts): an overloaded or lost browser, not the site. */
 typedef enum kn_step_outcome {
 	KN_STEP_OK, KN_STEP_OK_FALLBACK, KN_STEP_NOT_FOUND, KN_STEP_ACTION_FAILED, KN_STEP_NAV_TIMEOUT,
-	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE, KN_STEP_BLOCKED, KN_STEP_BROWSER_TIMEOUT
+	KN_STEP_HTTP_ERROR, KN_STEP_UNREACHABLE, KN_STEP_BLOCKED, KN_STEP_BROWSER_TIMEOUT,
+	KN_STEP_PAGE_ERROR /* the page shows a not-found or error state, or an own-site data request
+	                    * failed, that the step's recording did not have (softpage.h) */
 } kn_step_outcome;
 
 /* What a step waits for after its action (services/replay/README.md "A step"; keynode.yaml
@@ -122,6 +124,9 @@ typedef struct kn_replay_result {
 	char *target_id;            /* the tab the replay ended in (owned) */
 	kn_replay_evidence evidence;/* opts->evidence and a step failed */
 	kn_blocked_hit blocked;     /* the failed step's outcome is BLOCKED: what blocked it */
+	char *error_request;        /* PAGE_ERROR: the own-site data request that failed (owned; NULL:
+	                             * only the page's not-found state counts) */
+	int error_status;           /* its status (0: a network failure) */
 } kn_replay_result;
 
 /* The handlers of a connection the replayer acts on: kn_cdp_link's open / closed, and the browser
@@ -154,7 +159,7 @@ void kn_replay_evidence_clear(kn_replay_evidence *ev);
 void kn_replay_capture(kn_cdp *c, const char *session, const char *selector, kn_replay_evidence *ev);
 
 /* "ok", "ok-by-fallback", "element not found", "action failed", "navigation timeout",
- * "http error", "site unreachable", "blocked", "browser timeout". */
+ * "http error", "site unreachable", "blocked", "browser timeout", "page shows an error". */
 const char *kn_step_outcome_name(kn_step_outcome o);
 /* 1 for OK and OK_FALLBACK. */
 int kn_step_outcome_ok(kn_step_outcome o);

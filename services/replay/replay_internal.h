@@ -7,6 +7,7 @@
 #include "cdp.h"
 #include "keynode/task.h"
 #include "replay.h"
+#include "softpage.h"
 
 /* Evaluate page function fn in session of c (a promise it returns is awaited: "wait"); *value is
  * the caller's (JSON null when the function returned nothing). KN_EPROTO for a script exception or
@@ -38,10 +39,12 @@ typedef struct kn_replay_waiter {
 	size_t n_req, cap_req;
 	char popup[128];            /* the newest page target our tab opened */
 	int detached;               /* the tab or the connection is gone */
+	kn_softpage_failed fails;   /* its script requests that failed (softpage.h) */
 } kn_replay_waiter;
 
 typedef struct kn_replay_mark {
 	unsigned nav_requested, nav_started, nav_committed, nav_stopped, net_started, window_opens, xhr_started;
+	unsigned n_failed;
 	char popup[128];
 } kn_replay_mark;
 
@@ -78,6 +81,20 @@ void kn_replay_wait_dom_mark(kn_replay_waiter *w, int early);
  * changed nothing yet is first given s->consequence_ms to change something). Every wait bounded by
  * s (all fields set: kn_replay_waits_resolve). 0, or KN_ETIMEOUT after s->settle_ms. */
 int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, const kn_replay_waits *s);
+
+/* ---- what the page shows (page_error.c; the pure half: softpage.h) */
+
+/* What a step left on the page. */
+typedef struct kn_replay_page_verdict {
+	int shows_error;   /* the page shows a not-found or error state */
+	char phrase[64];   /* the phrase it matched */
+	char url[512];     /* the own-site data request that counts ("" when only the state counts) */
+	int status;        /* its status (0: a network failure) */
+} kn_replay_page_verdict;
+/* After step st (its failures since mark index since): 1 when the page shows an error its
+ * recording did not have (softpage.h kn_softpage_judge), what counts in out; else 0. */
+int kn_replay_page_error(kn_cdp *c, const char *session, const kn_task *task, const kn_step *st,
+                         const kn_softpage_failed *f, unsigned since, kn_replay_page_verdict *out);
 
 /* ---- postconditions (postcond.c) */
 

@@ -294,6 +294,10 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 		                      node ? json_string(node) : json_null(), "reason", reason, "detail", d,
 		                      "selector", as ? as->selector : NULL, "url", res ? res->evidence.url : NULL,
 		                      "dom_excerpt", res ? res->evidence.dom_excerpt : NULL);
+		/* a page showing an error: the own-site data request that failed (softpage.h) */
+		if (b && fs && res->error_request)
+			json_object_set_new(b, "request", json_pack("{s:s, s:i}", "url", res->error_request, "status",
+			                                            res->error_status));
 		json_object_set_new(r->doc, "broken", b);
 		failed = set_failure(r, step, node, reason, d);
 	}

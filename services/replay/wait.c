@@ -147,6 +147,7 @@ void kn_replay_wait_event(kn_replay_waiter *w, const char *method, const char *s
 		const char *id = kn_json_str(params, "requestId");
 		if (!id)
 			return;
+		kn_softpage_failed_note(&w->fails, method, params);
 		if (strcmp(method, "Network.requestWillBeSent") == 0) {
 			const char *type = kn_json_str(params, "type");
 			if (long_lived(type))
@@ -273,6 +274,7 @@ void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m)
 	m->nav_stopped = w->nav_stopped;
 	m->net_started = w->net_started;
 	m->xhr_started = w->xhr_started;
+	m->n_failed = w->fails.n_failed;
 	m->window_opens = w->window_opens;
 	snprintf(m->popup, sizeof m->popup, "%s", w->popup);
 }

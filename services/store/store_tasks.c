@@ -33,15 +33,17 @@ static int put(json_t *o, const char *k, json_t *v)
 static int put_workflow_fields(json_t *e, const kn_step *s)
 {
 	const char *const keys[] = {"hint_test_id", "tag", "classes", "dom_path", "frame", "expect_url",
-	                            "expect_value"};
+	                            "expect_value", "failed_requests"};
 	const char *const vals[] = {s->hint_test_id, s->tag, s->classes, s->dom_path, s->frame,
-	                            s->expect_url, s->expect_value};
+	                            s->expect_url, s->expect_value, s->failed_requests};
 	int bad = 0;
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
 		if (vals[i])
 			bad |= put(e, keys[i], json_string(vals[i]));
 	if (s->navigated)
 		bad |= put(e, "navigated", json_integer(s->navigated));
+	if (s->error_page) /* what the page showed when recorded (services/replay/softpage.h) */
+		bad |= put(e, "error_page", json_integer(s->error_page));
 	if (s->held) /* the request a guarded workflow's step sent (held.h) */
 		bad |= put(e, "held", kn_request_spec_to_json(s->held));
 	if (s->secret)
@@ -354,6 +356,8 @@ static int step_from_json(kn_step *s, const json_t *e, kn_err *err)
 	s->expect_url = get_str(e, "expect_url", &bad);
 	s->expect_value = get_str(e, "expect_value", &bad);
 	s->navigated = (int)json_integer_value(json_object_get(e, "navigated"));
+	s->error_page = (int)json_integer_value(json_object_get(e, "error_page"));
+	s->failed_requests = get_str(e, "failed_requests", &bad);
 	s->scroll_px = (long)json_integer_value(json_object_get(e, "scroll_px"));
 	s->secret = get_str(e, "secret", &bad);
 	const json_t *held = json_object_get(e, "held");

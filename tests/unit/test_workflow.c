@@ -27,7 +27,8 @@ static const char good[] =
 	"  - goto: \"http://127.0.0.1:1/a.html\"\n"
 	"  - click: { selector: \"#list > li:nth-of-type(2) > a\", text: \"Edit\", href: \"e.html\",\n"
 	"             tag: a, classes: \"btn big\", dom_path: \"html > body > ul > li > a\", test_id: ed }\n"
-	"    after: { url: \"http://127.0.0.1:1/e.html\", navigated: true }\n"
+	"    after: { url: \"http://127.0.0.1:1/e.html\", navigated: true, error_page: false,\n"
+	"             failed_requests: \"/api/track /api/x\" }\n"
 	"  - type: { selector: \"input[name='q']\", value: \"tent\", frame: \"iframe#f\" }\n"
 	"    after: { navigated: false, value: \"tent\" }\n"
 	"  - back\n";
@@ -63,11 +64,15 @@ static void test_load(void **state)
 	assert_string_equal(c->hint_test_id, "ed");
 	assert_string_equal(c->expect_url, "http://127.0.0.1:1/e.html");
 	assert_int_equal(c->navigated, 1);
+	assert_int_equal(c->error_page, 2);
+	assert_string_equal(c->failed_requests, "/api/track /api/x");
 	assert_int_equal(c->line, 8);
 	assert_int_equal(c->column, 5);
 	const kn_step *ty = &t->steps[2];
 	assert_string_equal(ty->frame, "iframe#f");
 	assert_int_equal(ty->navigated, 2);
+	assert_int_equal(ty->error_page, 0); /* not recorded */
+	assert_null(ty->failed_requests);
 	assert_string_equal(ty->expect_value, "tent");
 	assert_int_equal(t->steps[3].verb, KN_STEP_BACK);
 	kn_taskset_free(set);
@@ -248,7 +253,9 @@ static void test_write_roundtrip(void **state)
 	for (size_t i = 0; i < a->n_steps; i++) {
 		assert_int_equal(a->steps[i].verb, b->steps[i].verb);
 		assert_int_equal(a->steps[i].navigated, b->steps[i].navigated);
+		assert_int_equal(a->steps[i].error_page, b->steps[i].error_page);
 	}
+	assert_string_equal(b->steps[1].failed_requests, "/api/track /api/x");
 	assert_string_equal(b->steps[1].dom_path, a->steps[1].dom_path);
 	assert_string_equal(b->steps[1].expect_url, a->steps[1].expect_url);
 	assert_string_equal(b->steps[2].expect_value, "tent");

@@ -98,6 +98,11 @@ typedef struct kn_step {
 	char *expect_url;     /* postcondition: the URL after the step */
 	int navigated;        /* postcondition: 1 a navigation happened, 2 none, 0 not recorded */
 	char *expect_value;   /* postcondition (type/select): the field's value after the step */
+	/* what the page showed after the step when recorded (services/replay/softpage.h): 1 a
+	 * not-found or error state, 2 none, 0 not recorded; and the paths of its own-site data requests
+	 * that failed then, space-separated (NULL: none) */
+	int error_page;
+	char *failed_requests;
 	/* a recorded request the step sent that a guard rule held (`after: {held: …}`): replay
 	 * validation checks the request held now against it; NULL when none */
 	struct kn_request_spec *held;

@@ -248,11 +248,13 @@ static int parse_verb_value(loader *l, kn_step *st, const char *verb)
 	}
 }
 
-enum { AF_URL, AF_NAVIGATED, AF_VALUE, AF_HELD, N_AF };
-static const char *const after_keys[N_AF] = { "url", "navigated", "value", "held" };
+enum { AF_URL, AF_NAVIGATED, AF_VALUE, AF_HELD, AF_ERROR_PAGE, AF_FAILED, N_AF };
+static const char *const after_keys[N_AF] = { "url", "navigated", "value", "held", "error_page",
+                                              "failed_requests" };
 
-/* A step's recorded postcondition: `after: {url, navigated, value, held}` (workflow.h); held is a
- * request spec as a `request` key node writes it. */
+/* A step's recorded postcondition: `after: {url, navigated, value, held, error_page,
+ * failed_requests}` (workflow.h); held is a request spec as a `request` key node writes it;
+ * error_page and failed_requests what the page showed (services/replay/softpage.h). */
 static int parse_after(loader *l, kn_step *st)
 {
 	int rc, f, nav;
@@ -271,7 +273,12 @@ static int parse_after(loader *l, kn_step *st)
 			rc = kn_ty_read_text(l, "after.value", 1, &st->expect_value, NULL);
 		else if (f == AF_HELD)
 			rc = kn_ty_parse_request(l, &st->held, NULL, NULL, NULL);
-		else if ((rc = kn_ty_read_bool(l, "navigated", &nav)) == 0)
+		else if (f == AF_FAILED)
+			rc = kn_ty_read_text(l, "after.failed_requests", 1, &st->failed_requests, NULL);
+		else if (f == AF_ERROR_PAGE) {
+			if ((rc = kn_ty_read_bool(l, "error_page", &nav)) == 0)
+				st->error_page = nav ? 1 : 2;
+		} else if ((rc = kn_ty_read_bool(l, "navigated", &nav)) == 0)
 			st->navigated = nav ? 1 : 2;
 		if (rc)
 			return rc;

@@ -384,7 +384,7 @@ void kn_workflow_write_step(FILE *f, const kn_step *st)
 		fputs(" }\n", f);
 	}
 	}
-	if (st->expect_url || st->navigated || st->expect_value || st->held) {
+	if (st->expect_url || st->navigated || st->expect_value || st->held || st->error_page) {
 		int first = 1;
 		fputs("    after: {", f);
 		put_field(f, &first, "url", st->expect_url);
@@ -393,6 +393,11 @@ void kn_workflow_write_step(FILE *f, const kn_step *st)
 			first = 0;
 		}
 		put_field(f, &first, "value", st->expect_value);
+		if (st->error_page) {
+			fprintf(f, "%serror_page: %s", first ? " " : ", ", st->error_page == 1 ? "true" : "false");
+			first = 0;
+		}
+		put_field(f, &first, "failed_requests", st->failed_requests);
 		if (st->held) {
 			fprintf(f, "%sheld: ", first ? " " : ",\n      ");
 			put_spec(f, st->held);

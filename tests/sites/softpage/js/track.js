@@ -1,0 +1,1 @@
+// Page analytics: none on this site (softpage-analytics/ replaces this file with a call that always fails).
