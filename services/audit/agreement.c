@@ -1,9 +1,9 @@
 /* agreement.c — the confusion table, agreement, Cohen's κ, false-positive and false-negative
  * rates, and their percentile-bootstrap intervals (audit.h). Pure arithmetic, no I/O. */
-#include <math.h>
 #include <stdlib.h>
 
 #include "audit.h"
+#include "keynode/resample.h"
 
 const char *const kn_agree_names[KN_AGREE_N] = {"agreement", "kappa", "false_positive_rate",
                                                 "false_negative_rate"};
@@ -74,31 +74,6 @@ int kn_agree_metric(double *v, const char **why, const kn_confusion *c, int m)
 	}
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-/* The k-th smallest (1-based) of m sorted values, k = ceil(p m) clamped to [1, m]. */
-static double nearest_rank(const double *sorted, size_t m, double p)
-{
-	size_t k = (size_t)ceil(p * (double)m);
-	if (k < 1)
-		k = 1;
-	if (k > m)
-		k = m;
-	return sorted[k - 1];
-}
-
 int kn_agree_bootstrap(kn_agree_ci out[KN_AGREE_N], const kn_cell *cells, size_t n, size_t resamples,
                        uint64_t seed)
 {
@@ -113,7 +88,7 @@ int kn_agree_bootstrap(kn_agree_ci out[KN_AGREE_N], const kn_cell *cells, size_t
 	for (size_t b = 0; b < resamples; b++) {
 		kn_confusion c = {0};
 		for (size_t i = 0; i < n; i++)
-			kn_confusion_add(&c, cells[splitmix64(&state) % n]);
+			kn_confusion_add(&c, cells[kn_splitmix64(&state) % n]);
 		for (int m = 0; m < KN_AGREE_N; m++) {
 			double v;
 			if (kn_agree_metric(&v, NULL, &c, m))
@@ -124,11 +99,8 @@ int kn_agree_bootstrap(kn_agree_ci out[KN_AGREE_N], const kn_cell *cells, size_t
 		size_t d = out[m].defined;
 		if (!d)
 			continue;
-		double *v = rep + (size_t)m * resamples;
-		qsort(v, d, sizeof *v, cmp_double);
 		out[m].ok = 1;
-		out[m].lo = nearest_rank(v, d, 0.025);
-		out[m].hi = nearest_rank(v, d, 0.975);
+		kn_percentile95(rep + (size_t)m * resamples, d, &out[m].lo, &out[m].hi);
 	}
 	free(rep);
 	return 0;

@@ -2,6 +2,8 @@
  * by task once; every replicate then sums the WebCanvas numbers of the drawn tasks' attempts. */
 #include "stats.h"
 
+#include "keynode/resample.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,19 +162,6 @@ void kn_stats_rates(double v[KN_RATE_N], int ok[KN_RATE_N], const kn_stats *s, c
 	ok[KN_RATE_TSR_PLANNED] = planned > 0;
 }
 
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9E3779B97F4A7C15ull);
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-	return z ^ (z >> 31);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
 
 int kn_stats_ci95(double lo[KN_RATE_N], double hi[KN_RATE_N], int ok[KN_RATE_N], const kn_stats *a,
                   const kn_stats *b)
@@ -191,7 +180,7 @@ int kn_stats_ci95(double lo[KN_RATE_N], double hi[KN_RATE_N], int ok[KN_RATE_N],
 	uint64_t state = KN_STATS_SEED;
 	for (size_t k = 0; k < B; k++) {
 		for (size_t i = 0; i < T; i++)
-			pick[i] = (size_t)(splitmix64(&state) % T);
+			pick[i] = (size_t)(kn_splitmix64(&state) % T);
 		double va[KN_RATE_N], vb[KN_RATE_N];
 		int oa[KN_RATE_N], ob[KN_RATE_N];
 		kn_stats_rates(va, oa, a, pick, T, 0);
@@ -204,11 +193,7 @@ int kn_stats_ci95(double lo[KN_RATE_N], double hi[KN_RATE_N], int ok[KN_RATE_N],
 	for (int r = 0; r < KN_RATE_N; r++) {
 		if (!m[r])
 			continue;
-		double *v = rep + (size_t)r * B;
-		qsort(v, m[r], sizeof *v, cmp_double);
-		size_t rl = (m[r] * 25 + 999) / 1000, rh = (m[r] * 975 + 999) / 1000; /* nearest rank */
-		lo[r] = v[rl ? rl - 1 : 0];
-		hi[r] = v[rh ? rh - 1 : 0];
+		kn_percentile95(rep + (size_t)r * B, m[r], &lo[r], &hi[r]);
 		ok[r] = 1;
 	}
 	free(pick), free(rep);
