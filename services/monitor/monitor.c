@@ -891,6 +891,26 @@ int kn_monitor_answer(kn_monitor *m, const char *text)
 	return 0;
 }
 
+/* The key nodes of target (request or websocket) that clear (the request or message in clear) meets,
+ * reached before or not: what the trace, the run page and the drift diff show beside it, set on pub.
+ * Returns the array for the caller to free (NULL when none or out of memory). */
+static const char **matched_keynodes(kn_monitor *m, kn_target target, const kn_request *clear, kn_event *pub)
+{
+	const kn_task *task = m->o.task;
+	const char **ids = task->n_keynodes ? calloc(task->n_keynodes, sizeof *ids) : NULL;
+	size_t n_ids = 0;
+	for (size_t i = 0; ids && i < task->n_keynodes; i++) {
+		const kn_keynode *kn = &task->keynodes[i];
+		kn_err err = {0};
+		if (kn->target == target && kn->request &&
+		    kn_request_match(kn->request, clear, m->o.eval.semantic, m->o.eval.threshold, &err) == 1)
+			ids[n_ids++] = kn->id;
+	}
+	if (n_ids)
+		pub->matched = ids, pub->n_matched = n_ids;
+	return ids;
+}
+
 /* A request a page sent, or the guard held (requests.h): an event (redacted; the evaluator gets it
  * in clear), and a held one may end the run. */
 static void on_request(void *ud, const kn_request_seen *r)
@@ -903,20 +923,7 @@ static void on_request(void *ud, const kn_request_seen *r)
 	kn_event pub = {.type = KN_EV_REQUEST, .tab = t ? t->id : m->last_tab[0] ? m->last_tab : NULL,
 	                .url = t ? t->url : NULL, .trusted = -1, .frame = ts != NULL, .t = r->wall_ms,
 	                .request = r->redacted};
-	/* matched: the request key nodes the request (in clear) meets, reached before or not — what the
-	 * trace, the run page and the drift diff show beside it */
-	const kn_task *task = m->o.task;
-	const char **ids = task->n_keynodes ? calloc(task->n_keynodes, sizeof *ids) : NULL;
-	size_t n_ids = 0;
-	for (size_t i = 0; ids && i < task->n_keynodes; i++) {
-		const kn_keynode *kn = &task->keynodes[i];
-		kn_err err = {0};
-		if (kn->target == KN_TARGET_REQUEST && kn->request &&
-		    kn_request_match(kn->request, r->clear, m->o.eval.semantic, m->o.eval.threshold, &err) == 1)
-			ids[n_ids++] = kn->id;
-	}
-	if (n_ids)
-		pub.matched = ids, pub.n_matched = n_ids;
+	const char **ids = matched_keynodes(m, KN_TARGET_REQUEST, r->clear, &pub);
 	kn_event clear = pub;
 	clear.request = r->clear;
 	if (r->held_by) {
@@ -941,18 +948,7 @@ static void on_ws_message(void *ud, const kn_ws_seen *w)
 	struct tab *t = tab_by_session(m, ts ? ts : w->session);
 	kn_event pub = {.type = KN_EV_WEBSOCKET, .tab = t ? t->id : m->last_tab[0] ? m->last_tab : NULL,
 	                .url = t ? t->url : NULL, .trusted = -1, .frame = ts != NULL, .request = w->redacted};
-	const kn_task *task = m->o.task;
-	const char **ids = task->n_keynodes ? calloc(task->n_keynodes, sizeof *ids) : NULL;
-	size_t n_ids = 0;
-	for (size_t i = 0; ids && i < task->n_keynodes; i++) {
-		const kn_keynode *kn = &task->keynodes[i];
-		kn_err err = {0};
-		if (kn->target == KN_TARGET_WEBSOCKET && kn->request &&
-		    kn_request_match(kn->request, w->clear, m->o.eval.semantic, m->o.eval.threshold, &err) == 1)
-			ids[n_ids++] = kn->id;
-	}
-	if (n_ids)
-		pub.matched = ids, pub.n_matched = n_ids;
+	const char **ids = matched_keynodes(m, KN_TARGET_WEBSOCKET, w->clear, &pub);
 	kn_event clear = pub;
 	clear.request = w->clear;
 	if (w->held_by) {
