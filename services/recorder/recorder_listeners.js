@@ -5,8 +5,10 @@
 
   /* Only a click the page received is the agent's. Playwright, when another element would take its
    * click, stops the events in its own capture listener on window (added after ours) and tries again.
-   * So a click goes out when it reaches the document (onClickReached), not from window, and a click
-   * on the page itself (<html>, <body>) waits RETRY_MS for the automation's retry at the same point. */
+   * So a click goes out when it reaches the document (onClickReached), not from window; a click on
+   * the page itself (<html>, <body>), and one stopped before the document (by the automation, or by
+   * the page's own listener on window, which did receive it), wait RETRY_MS for the automation's
+   * retry at the same point: a retry drops them, else they go out. */
   var RETRY_MS = 1500;
   var RETRY_PX = 3;
   var heldClick = null; /* {ev, p}: a click seen on window, not yet seen at the document */
@@ -29,17 +31,32 @@
       heldClick = null;
       var tag = h.p.hints.tag;
       if ((tag === 'html' || tag === 'body') && ev.isTrusted) {
-        var pc = { p: h.p, x: ev.clientX, y: ev.clientY, timer: 0 };
-        pc.timer = setTimeout(guard(function () {
-          if (pageClick === pc) flushPageClick();
-        }), RETRY_MS);
-        pageClick = pc;
+        awaitRetry(h.p, ev);
         return;
       }
       emit(h.p);
     } catch (e) {
       /* never into the page */
     }
+  }
+
+  /* A click that may be the automation's miss: it goes out RETRY_MS later, or at the next action or
+   * flush, unless a trusted click at the same point comes first (then it was a miss, and is dropped). */
+  function awaitRetry(p, ev) {
+    flushPageClick();
+    var pc = { p: p, x: ev.clientX, y: ev.clientY, timer: 0 };
+    pc.timer = setTimeout(guard(function () {
+      if (pageClick === pc) flushPageClick();
+    }), RETRY_MS);
+    pageClick = pc;
+  }
+
+  /* A click that never reached the document: the page's own capture listener on window swallowed it
+   * (the page received it: the agent's click), or the automation did, and retries at the same point. */
+  function stoppedBeforeDocument(h) {
+    heldClick = null;
+    if (h.ev.isTrusted) awaitRetry(h.p, h.ev);
+    else emit(h.p);
   }
 
   function flushPageClick() {
@@ -54,7 +71,7 @@
   function onClick(ev) {
     if (ev.button !== 0 && !(ev.type === 'auxclick' && ev.button === 1)) return;
     if (ev.isTrusted && ev.type === 'click') noteTrustedAct();
-    heldClick = null; /* the one before, if held still, was stopped before the document */
+    if (heldClick) stoppedBeforeDocument(heldClick); /* dispatched in the same task as this one */
     if (pageClick && ev.isTrusted && Math.abs(ev.clientX - pageClick.x) <= RETRY_PX && Math.abs(ev.clientY - pageClick.y) <= RETRY_PX) {
       clearTimeout(pageClick.timer); /* the automation clicked the same point again: the first was a miss */
       pageClick = null;
@@ -86,8 +103,12 @@
     /* a link opened in a new tab (Ctrl/Meta/Shift-click, middle click): the monitor takes the tab
      * that opens next for this link's, not for the agent's goto (Chromium reports no opener) */
     if (p.hints.href && (ev.button === 1 || ev.ctrlKey || ev.metaKey || ev.shiftKey)) p.newtab = true;
-    heldClick = { ev: ev, p: p };
+    var held = { ev: ev, p: p };
+    heldClick = held;
     armReach();
+    setTimeout(guard(function () {
+      if (heldClick === held) stoppedBeforeDocument(held);
+    }), 0);
   }
 
   function onInput(ev) {
