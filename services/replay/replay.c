@@ -434,9 +434,12 @@ static int mouse(struct rp *r, const char *type, double x, double y, kn_err *err
 #define HIT_WAIT_MS 1000
 static void wait_hit(struct rp *r, const char *sel)
 {
-	json_t *v = NULL;
-	if (sel && page(r, "hit", json_pack("{s:s, s:i}", "sel", sel, "ms", HIT_WAIT_MS), &v, NULL) == 0)
+	if (!sel)
+		return;
+	json_t *v = NULL, *p = json_pack("{s:s, s:i}", "sel", sel, "ms", HIT_WAIT_MS);
+	if (p && page(r, "hit", p, &v, NULL) == 0)
 		json_decref(v);
+	json_decref(p); /* page() borrows its parameters */
 }
 
 static int click_at(struct rp *r, double x, double y, const char *sel, kn_err *err)
