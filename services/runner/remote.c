@@ -194,16 +194,23 @@ int kn_remote_upload(const kn_remote *r, const char *file, const char *name, int
 	return rc;
 }
 
+/* GET /api/tasksets/NAME/WHAT (NAME escaped) as JSON into *ans. */
+static int get_taskset(const kn_remote *r, const char *name, const char *what, json_t **ans, kn_err *err)
+{
+	char *esc = curl_easy_escape(NULL, name, 0), *path = NULL;
+	int rc = !esc || asprintf(&path, "/api/tasksets/%s/%s", esc, what) < 0
+	         ? (path = NULL, kn_err_set(err, KN_ENOMEM, "out of memory"))
+	         : kn_remote_json(r, "GET", path, NULL, ans, NULL, err);
+	curl_free(esc);
+	free(path);
+	return rc;
+}
+
 int kn_remote_pin(kn_remote *r, const char *name, int snapshot, char hash[65], kn_err *err)
 {
 	hash[0] = '\0';
-	char *esc = curl_easy_escape(NULL, name, 0), *path = NULL;
 	json_t *ans = NULL;
-	int rc = !esc || asprintf(&path, "/api/tasksets/%s/snapshots", esc) < 0
-	         ? (path = NULL, kn_err_set(err, KN_ENOMEM, "out of memory"))
-	         : kn_remote_json(r, "GET", path, NULL, &ans, NULL, err);
-	curl_free(esc);
-	free(path);
+	int rc = get_taskset(r, name, "snapshots", &ans, err);
 	if (rc)
 		return rc;
 	json_t *s;
@@ -222,13 +229,8 @@ int kn_remote_pin(kn_remote *r, const char *name, int snapshot, char hash[65], k
 int kn_remote_validation(const kn_remote *r, const char *name, json_t **out, kn_err *err)
 {
 	*out = NULL;
-	char *esc = curl_easy_escape(NULL, name, 0), *path = NULL;
 	json_t *ans = NULL;
-	int rc = !esc || asprintf(&path, "/api/tasksets/%s/health?days=7", esc) < 0
-	         ? (path = NULL, kn_err_set(err, KN_ENOMEM, "out of memory"))
-	         : kn_remote_json(r, "GET", path, NULL, &ans, NULL, err);
-	curl_free(esc);
-	free(path);
+	int rc = get_taskset(r, name, "health?days=7", &ans, err);
 	if (rc)
 		return rc;
 	const char *st = json_string_value(json_object_get(ans, "statement"));
