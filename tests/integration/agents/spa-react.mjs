@@ -1,7 +1,8 @@
 // spa-react.mjs — Orchard (tests/sites/spa-react, a React single-page shop; task spa-react-banana),
 // driven the way a Playwright agent drives such a site, by test id, role and label:
 //   goto /spa-react/ · click "Browse items" (test id) · wheel down the virtualized list · click the
-//   "Item 42" link (the router scrolls back to the top ~50 ms later) · click "Add to list" (a backdrop
+//   "Item 42" link (the router scrolls back to the top ~50 ms later; the page fetches the item's data
+//   and shows it under the heading "Item 42") · click "Add to list" (a backdrop
 //   shows for 400 ms when the pointer comes: Playwright's first click is stopped and retried) · click
 //   the "Open search" button · fill the Fruit autocomplete with "ban" · click the "Banana" option
 import { connect, mark, run, say, think, base } from './lib.mjs';
@@ -25,7 +26,10 @@ run(async () => {
   say('click Item 42');
   await page.getByRole('link', { name: 'Item 42', exact: true }).click();
   await page.waitForURL(/\/items\/42$/);
-  await think(800);
+  await page.getByRole('heading', { name: 'Item 42', exact: true }).waitFor();
+  // longer than the second after a step at which `keynode record` asks the page what it shows: the
+  // step gets its baseline (no error page, no failed data request)
+  await think(1500);
   say('click Add to list');
   await page.getByTestId('add-to-list').click();
   await page.getByRole('status').waitFor();

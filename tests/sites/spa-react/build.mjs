@@ -1,11 +1,14 @@
 // build.mjs — bundles src/app.jsx with esbuild into OUT/spa-react/ (index.html and app.js), against
 // React 19 (the default) or React 18 (--react 18: the npm aliases react-18 and react-dom-18 stand in
-// for react and react-dom). The packages are tests/integration/node's (ensure.sh installs them).
+// for react and react-dom), and writes the site's API beside it: api/items/N.json for every item of
+// src/catalogue.mjs, which the item pages fetch (delete one to take that item off the catalogue: its
+// page becomes a soft 404). The packages are tests/integration/node's (ensure.sh installs them).
 //   node tests/sites/spa-react/build.mjs OUT [--react 18|19]
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { COUNT, item } from './src/catalogue.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const NODE = path.join(HERE, '..', '..', 'integration', 'node');
@@ -35,3 +38,6 @@ await esbuild.build({
   logLevel: 'error',
 });
 fs.copyFileSync(path.join(HERE, 'index.html'), path.join(dir, 'index.html'));
+const api = path.join(dir, 'api', 'items');
+fs.mkdirSync(api, { recursive: true });
+for (let i = 0; i < COUNT; i++) fs.writeFileSync(path.join(api, `${i}.json`), JSON.stringify(item(i)));

@@ -1,16 +1,17 @@
 // app.jsx — Orchard, a single-page shop as today's React sites are built: react-router's client-side
-// routes, a virtualized list (only the rows in view exist), an autocomplete in the MUI style (ids from
-// useId, options in a listbox), class names hashed from their styles as emotion does, test ids on
-// some elements and not on others. build.mjs bundles it twice with esbuild, against React 19 and
-// React 18: the same page, with the ids and classes each React version and build makes up.
+// routes, a virtualized list (only the rows in view exist), item pages that fetch their data from the
+// site's own API and show a not-found state when it answers 404 (a soft 404: the shell answered 200),
+// an autocomplete in the MUI style (ids from useId, options in a listbox), class names hashed from
+// their styles as emotion does, test ids on some elements and not on others. build.mjs bundles it
+// twice with esbuild, against React 19 and React 18: the same page, with the ids and classes each
+// React version and build makes up.
 import React, { useEffect, useId, useState } from 'react';
 import { createRoot } from 'react-dom/client';
 import { BrowserRouter, Link, Route, Routes, useLocation, useNavigate, useParams } from 'react-router';
+import { COUNT, FRUITS } from './catalogue.mjs';
 
 const BUILD = `react-${React.version}`;
 const ROW = 40;
-const COUNT = 5000;
-const FRUITS = ['Apple', 'Apricot', 'Banana', 'Blackberry', 'Cherry', 'Grape', 'Mango', 'Pear'];
 
 // "css-" + a hash of the style and the build, as emotion names the classes it injects
 function css(style) {
@@ -75,10 +76,26 @@ function Items() {
   );
 }
 
+// the item's data from the site's API (catalogue.mjs, written by build.mjs): loading, the item, or
+// missing — its request answered 404 and the page says so, as a real SPA's route does
+function useItem(id) {
+  const [state, setState] = useState({ id, item: null });
+  useEffect(() => {
+    let live = true;
+    fetch(`/spa-react/api/items/${encodeURIComponent(id)}.json`)
+      .then((r) => (r.ok ? r.json() : Promise.reject(new Error(`HTTP ${r.status}`))))
+      .then((item) => live && setState({ id, item }), () => live && setState({ id, item: false }));
+    return () => { live = false; };
+  }, [id]);
+  return state.id === id ? state.item : null;
+}
+
 // a transparent backdrop for 400 ms when the pointer comes onto the button (a menu closing, a ripple):
 // what Playwright's click meets first there is the backdrop, which it stops and then tries again
 function Item() {
   const { id } = useParams();
+  const item = useItem(id);
+  const addId = useId();
   const [busy, setBusy] = useState(false);
   const [added, setAdded] = useState(false);
   const enter = () => {
@@ -86,10 +103,21 @@ function Item() {
     setBusy(true);
     setTimeout(() => setBusy(false), 400);
   };
+  if (item === null)
+    return <main><p className="loading" aria-busy="true">Loading…</p></main>;
+  if (item === false)
+    return (
+      <main>
+        <h1>Sorry, we couldn’t find it</h1>
+        <p>Item {id} may have been taken off the shelves.</p>
+        <Link to="/items">Back to all items</Link>
+      </main>
+    );
   return (
     <main>
-      <h1>Item {id}</h1>
-      <button id={`${useId()}-add`} data-testid="add-to-list" onMouseEnter={enter} onClick={() => setAdded(true)}
+      <h1>{item.name}</h1>
+      <p>{item.fruit}, {item.price}</p>
+      <button id={`${addId}-add`} data-testid="add-to-list" onMouseEnter={enter} onClick={() => setAdded(true)}
         className={css('padding:8px 16px;')}>Add to list</button>
       {added && <p role="status">Added item {id} to your list</p>}
       {busy && <div className={css('position:fixed;inset:0;')} />}
