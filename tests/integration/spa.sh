@@ -8,7 +8,12 @@
 # - no generated id or hashed class in any recorded selector or hint;
 # - recorded selectors use the test ids, hrefs and aria-labels the page has; so do --propose's key
 #   nodes (valid YAML);
-# - the workflow recorded on the React 19 build passes `keynode replay --validate` on the React 18 build.
+# - the workflow recorded on the React 19 build passes `keynode replay --validate` on the React 18 build;
+# - a soft 404: on the React 19 build with item 42 taken off the catalogue (its api/items/42.json
+#   deleted: the shell still answers 200, the route renders, its data request answers 404 and the page
+#   says "Sorry, we couldn't find it") the same workflow is broken at step 4 (goto, Browse items, the
+#   scroll, then the click that opens Item 42), reason "page shows an error", the 404 request named —
+#   replayed twice, the same verdict both times.
 # usage: spa.sh KEYNODE SOURCE_DIR
 #
 # ctest: integration.spa ARGS=keynode,repo TIMEOUT=300
@@ -53,6 +58,12 @@ node -e '
   fs.writeFileSync(process.argv[3], JSON.stringify(wfs[0].steps || doc.steps));' \
   "$here/node/node_modules/yaml" "$w" "$tmp/steps.json" 2>"$tmp/yaml.err" || kn_fail "cannot read $w: $(cat "$tmp/yaml.err")"
 steps=$tmp/steps.json
+# the step that opens Item 42, counted by hand: goto, Browse items, the scroll, then this click; the
+# agent waits long enough there for the recording to write what the page showed (its data loaded)
+jq -e '.[3].click.href // "" | test("/spa-react/items/42$")' "$steps" >/dev/null &&
+  kn_ok "step 4 is the click that opens Item 42" || kn_fail "step 4: $(jq -c '.[3]' "$steps")"
+jq -e '.[3].after.error_page == false and (.[3].after | has("failed_requests") | not)' "$steps" >/dev/null &&
+  kn_ok "step 4's baseline: no error page, no failed data request" || kn_fail "step 4's baseline: $(jq -c '.[3].after' "$steps")"
 
 jq -e '[.[] | select(has("scroll"))] | length == 1 and (.[0].scroll | tostring | test("down"))' "$steps" >/dev/null &&
   kn_ok "one scroll step, the agent's wheel down; the scroll restoration after the route change is none" ||
@@ -95,4 +106,27 @@ mkdir -p "$tmp/v18"
 jq -e '.status == "passed" and ([.replay.steps[] | .outcome == "ok"] | all)' "$tmp/v18/$task.json" >/dev/null &&
   kn_ok "the workflow recorded on React 19 passes replay on the React 18 build" ||
   kn_fail "React 18 replay: $(jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), drift: .replay.drift, steps: [.replay.steps[] | {step, outcome, url}]}' "$tmp/v18/$task.json" 2>&1 || tail -5 "$tmp/v18.err")"
+kn_stop "$sites_pid"
+
+# a soft 404: the React 19 build with item 42 taken off the catalogue (its data file deleted); the
+# URL key node is still reached, only the page and its data request say the item is gone
+cp -r "$tmp/root19" "$tmp/gone" && rm "$tmp/gone/spa-react/api/items/42.json" || kn_fail "cannot make the soft-404 variant"
+kn_sites_start "$kn" "$tmp/gone" "$tmp/sites-gone.log" || kn_finish
+kn_task_at_site "$app/tasks.yaml" "$tmp/tasks-gone.yaml" "$port"
+kn_task_at_site "$wf" "$tmp/wf-gone" "$p19=$port"
+for i in 1 2; do
+  mkdir -p "$tmp/gone-$i"
+  "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-gone.yaml" --workflows "$tmp/wf-gone" \
+    --out "$tmp/gone-$i" >"$tmp/gone-$i.out" 2>"$tmp/gone-$i.err"
+  rc=$?
+  f=$tmp/gone-$i/$task.json
+  [ "$rc" = 1 ] && jq -e '.status == "broken" and .broken.step == 4 and .broken.reason == "page shows an error"
+      and (.broken.request.url | test("/spa-react/api/items/42\\.json$")) and .broken.request.status == 404
+      and (.broken.url | test("/spa-react/items/42$")) and (.broken.detail | test("answered 404; the page says .couldn.t find."))
+      and ([.replay.steps[0:3][] | .outcome == "ok"] | all) and .replay.steps[3].outcome == "page shows an error"' \
+    "$f" >/dev/null &&
+    kn_ok "soft 404, run $i: broken at step 4 (opening Item 42), page shows an error, api/items/42.json answered 404" ||
+    kn_fail "soft 404, run $i: exit $rc: $(jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), steps: [.replay.steps[] | {step, outcome, detail}]}' "$f" 2>&1 || tail -5 "$tmp/gone-$i.err")"
+done
+kn_stop "$sites_pid"
 kn_finish
