@@ -24,4 +24,7 @@ double kn_time_mono_ms(void);
  * deadline pthread_cond_timedwait takes, on the clock its condition variable was made with. */
 void kn_time_deadline(struct timespec *out, clockid_t clock, long ms);
 
+/* Sleep ms milliseconds, the whole of them: a signal that interrupts the sleep does not shorten it. */
+void kn_time_sleep_ms(long ms);
+
 #endif

@@ -2,6 +2,7 @@
  * Every clock_gettime of a duration or a deadline in keynode is one of these. */
 #include "keynode/clock.h"
 
+#include <errno.h>
 #include <string.h>
 
 void kn_time_rfc3339(char out[KN_TIME_MAX], time_t t)
@@ -32,4 +33,11 @@ void kn_time_deadline(struct timespec *out, clockid_t clock, long ms)
 		out->tv_sec++;
 		out->tv_nsec -= 1000000000L;
 	}
+}
+
+void kn_time_sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
 }
