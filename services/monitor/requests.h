@@ -43,8 +43,9 @@ typedef struct kn_requests_opts {
 	                            * and record GET fetch/XHR/beacon requests too */
 	void (*on_request)(void *ud, const kn_request_seen *r);
 	/* A service worker's paused request waits for barrier's done(arg, c) before it is decided and
-	 * recorded: the owner calls it once the events its tabs sent until now have arrived (the click
-	 * that caused the request comes first, and the request credits its step). NULL: no wait. */
+	 * recorded, a tab's before it is recorded (it is decided at once): the owner calls it once the
+	 * events its tabs sent until now have arrived (the click that caused the request comes first,
+	 * and the request credits its step). NULL: no wait. */
 	void (*barrier)(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg);
 	void *ud;
 	int skip_fetch; /* test only (KEYNODE_TEST_SKIP_FETCH, canary.h): never send Fetch.enable */
