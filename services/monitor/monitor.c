@@ -962,43 +962,81 @@ static void on_ws_message(void *ud, const kn_ws_seen *w)
 		kn_monitor_stop(m, KN_END_GUARD);
 }
 
-/* The barrier before a service worker's request (requests.h): one round trip to every tab's page.
- * The renderer sends a session's queued events before its answer, so the binding call of the click
- * that made the page ask its worker is in before the request is recorded. */
+/* The barrier before a request or message is recorded (requests.h, websockets.h): one round trip
+ * to a tab's page. The renderer sends a session's queued events before its answer, so the binding
+ * call of the click that sent the request (or made the page ask its worker) is in first. A service
+ * worker's waits for every tab; a request seen at a session waits for that session only, and at most
+ * BARRIER_MS: a page that does not answer (a dialog open, a script that loops) is not waited for
+ * past it, so its request is never held back behind the agent's next actions in another tab. */
+#define BARRIER_MS 1000
+
 struct barrier {
 	void (*done)(void *arg, kn_cdp *c);
 	void *arg;
-	int left;
+	kn_cdp *c;
+	int left;           /* replies not in yet */
+	int fired;          /* done was called */
+	kn_cdp_timer *timer; /* the deadline, NULL when none or over */
 };
 
-static void barrier_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+static void barrier_over(struct barrier *b)
 {
-	(void)result, (void)error; /* a tab gone or busy past the CDP timeout: not waited for */
-	struct barrier *b = ud;
-	if (--b->left == 0) {
-		b->done(b->arg, c);
-		free(b);
+	if (!b->fired) {
+		b->fired = 1;
+		b->done(b->arg, b->c);
 	}
 }
 
-static void request_barrier(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg)
+static void barrier_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c, (void)result, (void)error; /* a tab gone or busy past the CDP timeout: not waited for */
+	struct barrier *b = ud;
+	if (--b->left > 0)
+		return;
+	kn_cdp_timer_cancel(b->timer);
+	b->timer = NULL;
+	barrier_over(b);
+	free(b);
+}
+
+static void barrier_deadline(void *ud)
+{
+	struct barrier *b = ud;
+	b->timer = NULL;
+	barrier_over(b); /* freed by the last reply, which the connection's close brings at the latest */
+}
+
+static void request_barrier(void *ud, kn_cdp *c, const char *session, void (*done)(void *arg, kn_cdp *c),
+                            void *arg)
 {
 	kn_monitor *m = ud;
-	struct barrier *b = calloc(1, sizeof *b);
-	if (!b) {
+	struct barrier *b = c ? calloc(1, sizeof *b) : NULL;
+	if (!b) { /* out of memory, or the connection is closing: nothing to wait for */
 		done(arg, c);
 		return;
 	}
 	b->done = done;
 	b->arg = arg;
+	b->c = c;
 	b->left = 1;
 	for (struct tab *t = m->tabs; t; t = t->next) {
+		int own = session && strcmp(t->session, session) == 0;
+		if (session && !own)
+			continue;
 		json_t *p = t->ctx_id ? json_pack("{s:s, s:i}", "expression", "0", "contextId", t->ctx_id)
 		                      : json_pack("{s:s}", "expression", "0");
 		b->left++;
 		if (kn_cdp_send(c, t->session, "Runtime.evaluate", p, barrier_reply, b) < 0)
 			b->left--;
 	}
+	if (session && b->left == 1) { /* an iframe's or a worker's own session: the round trip to it */
+		b->left++;
+		if (kn_cdp_send(c, session, "Runtime.evaluate", json_pack("{s:s}", "expression", "0"),
+		                barrier_reply, b) < 0)
+			b->left--;
+	}
+	if (session && b->left > 1)
+		b->timer = kn_cdp_timer_start(m->loop, BARRIER_MS, barrier_deadline, b);
 	barrier_reply(b, c, NULL, NULL);
 }
 

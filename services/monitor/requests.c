@@ -380,7 +380,7 @@ static void record_later(void *arg, kn_cdp *c)
 static void record(kn_requests *r, kn_cdp *c, json_t *params, kn_request_store *store,
                    const kn_request *clear, const kn_request *red, const kn_request_seen *seen)
 {
-	struct seen_later *l = seen->session && c && r->o.barrier ? calloc(1, sizeof *l) : NULL;
+	struct seen_later *l = seen->session && r->o.barrier ? calloc(1, sizeof *l) : NULL;
 	if (l && (l->session = strdup(seen->session))) {
 		l->r = r;
 		l->store = store;
@@ -388,7 +388,7 @@ static void record(kn_requests *r, kn_cdp *c, json_t *params, kn_request_store *
 		l->red = *red;
 		l->params = json_incref(params);
 		l->seen = *seen;
-		r->o.barrier(r->o.ud, c, record_later, l);
+		r->o.barrier(r->o.ud, c, seen->session, record_later, l);
 		return;
 	}
 	free(l); /* out of memory: recorded at once, as without a barrier */
@@ -526,7 +526,7 @@ int kn_requests_event(kn_requests *r, kn_cdp *c, const char *session, const char
 		p->r = r;
 		p->params = json_incref(params);
 		p->paused = 1;
-		r->o.barrier(r->o.ud, c, barrier_done, p);
+		r->o.barrier(r->o.ud, c, NULL, barrier_done, p);
 		return 1;
 	}
 	take(r, c, session, params, paused, ended);
