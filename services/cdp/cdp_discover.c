@@ -17,6 +17,7 @@
 
 #include "cdp.h"
 #include "keynode/capbuf.h"
+#include "keynode/clock.h"
 #include "http_client.h"
 
 #define DISCOVER_MAX_BODY (64 * 1024)
@@ -110,12 +111,6 @@ static int parse_port_file(char **out, char *text)
 	return 0;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
 /* Read a DevToolsActivePort file (or the one inside a user-data-dir), waiting for it to be
  * complete for up to timeout_ms. */
 static int discover_file(char **out, const char *path, int timeout_ms, kn_err *err)
@@ -164,7 +159,7 @@ static int discover_file(char **out, const char *path, int timeout_ms, kn_err *e
 			                  "discover %s: want a port line and a /path line, got '%.40s'", file,
 			                  text);
 		}
-		sleep_ms(50);
+		kn_time_sleep_ms(50);
 	}
 }
 

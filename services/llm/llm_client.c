@@ -20,6 +20,7 @@
 
 #include <curl/curl.h>
 
+#include "keynode/clock.h"
 #include "keynode/capbuf.h"
 #include "http_client.h"
 #include "llm.h"
@@ -296,9 +297,7 @@ static void sleep_ms(kn_llm *l, unsigned gen, long ms)
 {
 	while (ms > 0 && atomic_load(&l->cancel_gen) == gen) {
 		long slice = ms < 50 ? ms : 50;
-		struct timespec ts = {0, slice * 1000000L};
-		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-			;
+		kn_time_sleep_ms(slice);
 		ms -= slice;
 	}
 }

@@ -468,6 +468,14 @@ void kn_frames_scan(kn_frames *f, kn_cdp *c, const char *session)
 	}
 }
 
+long long kn_frames_ctx_of(const kn_frames *f, const char *session)
+{
+	for (const struct fctx *x = f->ctxs; x && session; x = x->next)
+		if (x->session && strcmp(x->session, session) == 0)
+			return x->id;
+	return 0;
+}
+
 int kn_frames_flush(kn_frames *f, kn_cdp *c, kn_cdp_reply_fn cb, void *ud)
 {
 	int sent = 0;

@@ -50,6 +50,9 @@ void kn_frames_event(kn_frames *f, kn_cdp *c, const char *session, const char *m
 void kn_frames_path(const kn_frames *f, const char *session, long long ctx_id,
                     const char *out[KN_FRAMES_MAX_DEPTH], size_t *n);
 
+/* One of our world's contexts in session (an iframe's), 0 when none is known yet. */
+long long kn_frames_ctx_of(const kn_frames *f, const char *session);
+
 /* Ask the recorder of every child frame to flush what it holds (Runtime.evaluate); cb(ud) follows
  * for each request sent. Returns how many were sent. */
 int kn_frames_flush(kn_frames *f, kn_cdp *c, kn_cdp_reply_fn cb, void *ud);

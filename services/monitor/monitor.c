@@ -962,43 +962,86 @@ static void on_ws_message(void *ud, const kn_ws_seen *w)
 		kn_monitor_stop(m, KN_END_GUARD);
 }
 
-/* The barrier before a service worker's request (requests.h): one round trip to every tab's page.
- * The renderer sends a session's queued events before its answer, so the binding call of the click
- * that made the page ask its worker is in before the request is recorded. */
+/* The barrier before a request or message is recorded (requests.h, websockets.h): one round trip
+ * to a tab's page. The renderer sends a session's queued events before its answer, so the binding
+ * call of the click that sent the request (or made the page ask its worker) is in first. A service
+ * worker's waits for every tab; a request seen at a session waits for that session only, and at most
+ * BARRIER_MS: a page that does not answer (a dialog open, a script that loops) is not waited for
+ * past it, so its request is never held back behind the agent's next actions in another tab. The
+ * round trip is an evaluation in our world's context, and only where one exists: a page that has
+ * no context yet ran no script, so no click of it can be on its way — and an evaluation without a
+ * context would wait for the page's first one, which a new popup paused at its start never makes
+ * until it is let run (a deadlock behind the runIfWaitingForDebugger queued after it). */
+#define BARRIER_MS 1000
+
 struct barrier {
 	void (*done)(void *arg, kn_cdp *c);
 	void *arg;
-	int left;
+	kn_cdp *c;
+	int left;            /* replies not in yet */
+	int fired;           /* done was called */
+	kn_cdp_timer *timer; /* the deadline, NULL when none or over */
 };
 
-static void barrier_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+static void barrier_over(struct barrier *b)
 {
-	(void)result, (void)error; /* a tab gone or busy past the CDP timeout: not waited for */
-	struct barrier *b = ud;
-	if (--b->left == 0) {
-		b->done(b->arg, c);
-		free(b);
+	if (!b->fired) {
+		b->fired = 1;
+		b->done(b->arg, b->c);
 	}
 }
 
-static void request_barrier(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg)
+static void barrier_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
+{
+	(void)c, (void)result, (void)error; /* a context gone, or a tab busy past the CDP timeout */
+	struct barrier *b = ud;
+	if (--b->left > 0)
+		return;
+	kn_cdp_timer_cancel(b->timer);
+	b->timer = NULL;
+	barrier_over(b);
+	free(b);
+}
+
+static void barrier_deadline(void *ud)
+{
+	struct barrier *b = ud;
+	b->timer = NULL;
+	barrier_over(b); /* freed by the last reply, which the connection's close brings at the latest */
+}
+
+static void barrier_send(struct barrier *b, const char *session, long long ctx)
+{
+	if (!ctx)
+		return;
+	b->left++;
+	if (kn_cdp_send(b->c, session, "Runtime.evaluate",
+	                json_pack("{s:s, s:I}", "expression", "0", "contextId", (json_int_t)ctx), barrier_reply,
+	                b) < 0)
+		b->left--;
+}
+
+static void request_barrier(void *ud, kn_cdp *c, const char *session, void (*done)(void *arg, kn_cdp *c),
+                            void *arg)
 {
 	kn_monitor *m = ud;
-	struct barrier *b = calloc(1, sizeof *b);
-	if (!b) {
+	struct barrier *b = c ? calloc(1, sizeof *b) : NULL;
+	if (!b) { /* out of memory, or the connection is closing: nothing to wait for */
 		done(arg, c);
 		return;
 	}
 	b->done = done;
 	b->arg = arg;
+	b->c = c;
 	b->left = 1;
-	for (struct tab *t = m->tabs; t; t = t->next) {
-		json_t *p = t->ctx_id ? json_pack("{s:s, s:i}", "expression", "0", "contextId", t->ctx_id)
-		                      : json_pack("{s:s}", "expression", "0");
-		b->left++;
-		if (kn_cdp_send(c, t->session, "Runtime.evaluate", p, barrier_reply, b) < 0)
-			b->left--;
-	}
+	struct tab *own = session ? tab_by_session(m, session) : NULL;
+	if (!session)
+		for (struct tab *t = m->tabs; t; t = t->next)
+			barrier_send(b, t->session, t->ctx_id);
+	else
+		barrier_send(b, session, own ? own->ctx_id : kn_frames_ctx_of(m->frames, session));
+	if (session && b->left > 1)
+		b->timer = kn_cdp_timer_start(m->loop, BARRIER_MS, barrier_deadline, b);
 	barrier_reply(b, c, NULL, NULL);
 }
 
@@ -1032,9 +1075,7 @@ int kn_monitor_start(kn_monitor **out, kn_cdp_loop *loop, const char *ws_url,
 	if (opts->redact)
 		m->redact = *opts->redact;
 	m->start = m->last_event = kn_time_mono_s();
-	struct timespec wall;
-	clock_gettime(CLOCK_REALTIME, &wall);
-	m->wall_start = (double)wall.tv_sec + (double)wall.tv_nsec / 1e9;
+	m->wall_start = kn_time_wall_s();
 	int rc = kn_monitor_canary_new(m, err);
 	if (rc) {
 		free(m);

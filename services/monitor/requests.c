@@ -347,6 +347,56 @@ static void hold(kn_cdp *c, const char *session, const char *id, const char *typ
 	free(b64);
 }
 
+/* A request seen at a tab's session, recorded once the events its tabs sent before it are in. */
+struct seen_later {
+	kn_requests *r;
+	kn_request_store *store; /* owns the bodies; the strings are params' */
+	kn_request clear, red;
+	json_t *params;
+	char *session;
+	kn_request_seen seen;
+};
+
+static void record_later(void *arg, kn_cdp *c)
+{
+	(void)c;
+	struct seen_later *l = arg;
+	l->seen.session = l->session;
+	l->seen.clear = &l->clear;
+	l->seen.redacted = &l->red;
+	if (l->r->o.on_request)
+		l->r->o.on_request(l->r->o.ud, &l->seen);
+	kn_request_store_free(l->store);
+	json_decref(l->params);
+	free(l->session);
+	free(l);
+}
+
+/* Record a request: through the barrier when it came from a tab's session. Chromium reports a
+ * request (Fetch.requestPaused, Network.requestWillBeSent) from the browser process and the
+ * recorder's binding call of the click that sent it from the renderer, by two ways that a loaded
+ * machine may swap; the round trip to the tab brings the click first, so the request credits the
+ * click's step and not the one before. Only the record waits: the request was decided already. */
+static void record(kn_requests *r, kn_cdp *c, json_t *params, kn_request_store *store,
+                   const kn_request *clear, const kn_request *red, const kn_request_seen *seen)
+{
+	struct seen_later *l = seen->session && r->o.barrier ? calloc(1, sizeof *l) : NULL;
+	if (l && (l->session = strdup(seen->session))) {
+		l->r = r;
+		l->store = store;
+		l->clear = *clear;
+		l->red = *red;
+		l->params = json_incref(params);
+		l->seen = *seen;
+		r->o.barrier(r->o.ud, c, seen->session, record_later, l);
+		return;
+	}
+	free(l); /* out of memory: recorded at once, as without a barrier */
+	if (r->o.on_request)
+		r->o.on_request(r->o.ud, seen);
+	kn_request_store_free(store);
+}
+
 /* Decide (paused) and record one request whose body is known. */
 static void decide(kn_requests *r, kn_cdp *c, const char *session, json_t *params, int paused,
                    int ended, const char *body, size_t body_len)
@@ -380,9 +430,7 @@ static void decide(kn_requests *r, kn_cdp *c, const char *session, json_t *param
 	kn_request_seen seen = {.session = session, .type = type, .clear = &clear, .redacted = &red,
 	                        .wall_ms = json_is_number(wt) ? json_number_value(wt) * 1000.0 : 0,
 	                        .held_by = rule};
-	if (r->o.on_request)
-		r->o.on_request(r->o.ud, &seen);
-	kn_request_store_free(store);
+	record(r, c, params, store, &clear, &red, &seen);
 }
 
 static void post_data_reply(void *ud, kn_cdp *c, json_t *result, const char *error)
@@ -478,7 +526,7 @@ int kn_requests_event(kn_requests *r, kn_cdp *c, const char *session, const char
 		p->r = r;
 		p->params = json_incref(params);
 		p->paused = 1;
-		r->o.barrier(r->o.ud, c, barrier_done, p);
+		r->o.barrier(r->o.ud, c, NULL, barrier_done, p);
 		return 1;
 	}
 	take(r, c, session, params, paused, ended);

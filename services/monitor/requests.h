@@ -43,9 +43,13 @@ typedef struct kn_requests_opts {
 	                            * and record GET fetch/XHR/beacon requests too */
 	void (*on_request)(void *ud, const kn_request_seen *r);
 	/* A service worker's paused request waits for barrier's done(arg, c) before it is decided and
-	 * recorded: the owner calls it once the events its tabs sent until now have arrived (the click
-	 * that caused the request comes first, and the request credits its step). NULL: no wait. */
-	void (*barrier)(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg);
+	 * recorded (session NULL: the owner calls done once the events every tab sent until now have
+	 * arrived); a request seen at a target session, before it is recorded only — it is decided at
+	 * once — with that session (done once that session's events sent until now are in, or after a
+	 * deadline). The click that caused the request comes first, and the request credits its step.
+	 * NULL: no wait. */
+	void (*barrier)(void *ud, kn_cdp *c, const char *session, void (*done)(void *arg, kn_cdp *c),
+	                void *arg);
 	void *ud;
 	int skip_fetch; /* test only (KEYNODE_TEST_SKIP_FETCH, canary.h): never send Fetch.enable */
 } kn_requests_opts;

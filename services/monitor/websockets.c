@@ -485,7 +485,7 @@ int kn_websockets_event(kn_websockets *w, kn_cdp *c, const char *session, const 
 			p->w = w;
 			p->params = json_incref(params);
 			p->ended = ended;
-			w->o.barrier(w->o.ud, c, barrier_done, p);
+			w->o.barrier(w->o.ud, c, NULL, barrier_done, p);
 			return 1;
 		}
 		free(p);

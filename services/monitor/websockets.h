@@ -41,7 +41,8 @@ typedef struct kn_websockets_opts {
 	void (*on_message)(void *ud, const kn_ws_seen *w);
 	/* A worker's message waits for barrier's done(arg, c) (requests.h: the events its tab sent
 	 * until now come first). NULL: no wait. */
-	void (*barrier)(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg);
+	void (*barrier)(void *ud, kn_cdp *c, const char *session, void (*done)(void *arg, kn_cdp *c),
+	                void *arg);
 	void *ud;
 } kn_websockets_opts;
 

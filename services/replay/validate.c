@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "keynode/clock.h"
 #include "heal.h"
 #include "held.h"
 #include "repair.h"
@@ -311,8 +312,7 @@ static kn_replay_report *build(const kn_task *task, const kn_monitor *m, const c
 static void make_run_id(char *out, size_t n, const kn_task *task)
 {
 	static unsigned seq;
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	struct timespec ts = kn_time_wall();
 	snprintf(out, n, "replay-%.64s-%lld%03ld-%u", task->id, (long long)ts.tv_sec, ts.tv_nsec / 1000000,
 	         ++seq);
 }

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keynode/clock.h"
+
 struct kn_agent_proc {
 	pid_t pid;              /* the leader; also the process group id */
 	int exited, status;
@@ -30,13 +32,6 @@ struct kn_agent_proc {
 	pthread_t reader;
 	int reader_started;
 };
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
-}
 
 static void write_all(int fd, const char *p, size_t n)
 {
@@ -197,7 +192,7 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
 			kn_agent_exited(a);
 			if (a->exited && !group_alive(a->pid))
 				break;
-			sleep_ms(20);
+			kn_time_sleep_ms(20);
 		}
 		if (group_alive(a->pid))
 			kill(-a->pid, SIGKILL);
@@ -212,7 +207,7 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
 	}
 	/* members killed with their parent come to us a moment later: reap them */
 	for (int i = 0; i < 50 && group_alive(a->pid); i++)
-		sleep_ms(10);
+		kn_time_sleep_ms(10);
 	/* the group's last members may hold the pipe a moment longer: the reader stops on EOF, or
 	 * on the flag once nothing more comes */
 	atomic_store(&a->stop_reader, 1);

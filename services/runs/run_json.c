@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "runs.h"
 #include "runs_internal.h"
 
@@ -56,9 +57,8 @@ char *kn_runs_result_text(const json_t *result, int extended)
 
 void kn_runs_now(char *buf, size_t cap)
 {
-	struct timespec ts;
+	struct timespec ts = kn_time_wall();
 	struct tm tm;
-	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	char base[24];
 	strftime(base, sizeof base, "%Y-%m-%dT%H:%M:%S", &tm);

@@ -208,8 +208,7 @@ static int start_paths(kn_serve *sv, const kn_serve_opts *o, char *key, size_t k
 		return say("database unreachable: %s", err->msg);
 	if (o->trace_mode != KN_TRACE_OFF && (!sv->traces || kn_mkdirs(sv->traces, 0700, err) != 0))
 		return say("%s", sv->traces ? err->msg : "out of memory");
-	struct timespec now;
-	clock_gettime(CLOCK_REALTIME, &now);
+	struct timespec now = kn_time_wall();
 	gethostname(sv->host, sizeof sv->host - 1);
 	snprintf(sv->owner, sizeof sv->owner, "s-%s-%ld-%lld%03ld", sv->host, (long)getpid(),
 	         (long long)now.tv_sec, now.tv_nsec / 1000000);

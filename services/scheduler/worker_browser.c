@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "cdp.h"
+#include "keynode/clock.h"
 
 #define KN_CHROMIUM_DEFAULT "/usr/lib/chromium/chromium"
 #define KN_BROWSER_START_TIMEOUT_MS 15000
@@ -34,13 +35,6 @@ static void remove_profile(kn_local_browser *b)
 	if (b->profile[0])
 		nftw(b->profile, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	b->profile[0] = '\0';
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
-		;
 }
 
 int kn_local_browser_start(kn_local_browser *b, const char *binary, kn_err *err)
@@ -81,6 +75,9 @@ int kn_local_browser_start_at(kn_local_browser *b, const char *binary, const cha
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* its own process group: the zygotes, renderers and utilities it forks stay in it, so the
+		 * stop can wait for every one of them, not only for the browser process */
+		setpgid(0, 0);
 		if (getppid() != parent)
 			_exit(127);
 		int fd = open("/dev/null", O_RDWR);
@@ -94,6 +91,7 @@ int kn_local_browser_start_at(kn_local_browser *b, const char *binary, const cha
 		      "--disable-sync", udd, "--remote-debugging-port=0", "--", first_url, (char *)NULL);
 		_exit(127);
 	}
+	setpgid(pid, pid); /* also here: a stop right after the fork finds the group */
 	b->pid = pid;
 	int r = kn_cdp_discover(&b->ws_url, b->profile, KN_BROWSER_START_TIMEOUT_MS, err);
 	if (r == 0 && !kn_local_browser_alive(b))
@@ -133,17 +131,21 @@ void kn_local_browser_stop(kn_local_browser *b)
 			if (r == b->pid || (r < 0 && errno != EINTR))
 				gone = 1;
 			else
-				sleep_ms(50);
+				kn_time_sleep_ms(50);
 		}
 		if (!gone) {
 			kill(b->pid, SIGKILL);
 			while (waitpid(b->pid, &status, 0) < 0 && errno == EINTR)
 				;
 		}
+		/* the browser's helpers (zygotes, renderers) end after it, within ~2 s on a quiet machine and
+		 * later on a loaded one: wait for its group to be empty before removing the profile they may
+		 * still write to, and end what is left after 5 s — no helper outlives keynode */
+		for (int i = 0; i < 100 && kill(-b->pid, 0) == 0; i++)
+			kn_time_sleep_ms(50);
+		if (kill(-b->pid, 0) == 0)
+			kill(-b->pid, SIGKILL);
 		b->pid = 0;
-		/* the browser's helpers end with it (docs/development.md: ~2 s); give them a moment before
-		 * removing the profile they may still write to */
-		sleep_ms(200);
 	}
 	remove_profile(b);
 	free(b->ws_url);

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "keynode/clock.h"
 #include "keynode/task_change.h"
 #include "store_changes.h"
 #include "store_internal.h"
@@ -54,9 +55,7 @@ static void test_pause(void)
 	FILE *fp = fopen(f, "w");
 	if (fp)
 		fclose(fp);
-	struct timespec ts = {120, 0};
-	while (nanosleep(&ts, &ts) != 0)
-		;
+	kn_time_sleep_ms(120000);
 }
 
 int kn_store_change_write(kn_store *st, const kn_store_change *c, kn_store_change_out *out, kn_err *err)

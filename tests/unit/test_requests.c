@@ -1,5 +1,6 @@
 /* test_requests.c — where the monitor decides a paused request (services/monitor/requests.h): a
- * tab's at its own session at once; at the browser session only the run's service workers' (by the
+ * tab's at its own session at once (and recorded after that session's barrier: the click that sent
+ * it comes first); at the browser session only the run's service workers' (by the
  * request's frameId), after the owner's barrier, and no more once the worker is gone; after the
  * run's end a worker's request skips the barrier and is not recorded; a request of the run's frames
  * that no target session continued (its tab closed before it left) is decided at the browser
@@ -23,6 +24,7 @@ struct seen {
 	void (*done)(void *arg, kn_cdp *c);
 	void *arg;
 	int barriers;
+	const char *barrier_session; /* the last barrier's session (NULL: every tab) */
 };
 
 static void on_request(void *ud, const kn_request_seen *r)
@@ -34,11 +36,13 @@ static void on_request(void *ud, const kn_request_seen *r)
 	assert_string_equal(r->clear->method, "POST");
 }
 
-static void barrier(void *ud, kn_cdp *c, void (*done)(void *arg, kn_cdp *c), void *arg)
+static void barrier(void *ud, kn_cdp *c, const char *session, void (*done)(void *arg, kn_cdp *c),
+                    void *arg)
 {
 	(void)c;
 	struct seen *s = ud;
 	s->barriers++;
+	s->barrier_session = session;
 	s->done = done;
 	s->arg = arg;
 }
@@ -75,23 +79,28 @@ static void test_where_decided(void **state)
 	assert_int_equal(kn_requests_new(&r, &o), 0);
 	assert_true(kn_requests_intercepting(r));
 
-	/* a tab's request, at its own session: recorded at once, no barrier */
+	/* a tab's request, at its own session: decided at once, recorded after its session's barrier
+	 * (the click that sent it is in first) */
 	assert_int_equal(feed(r, "TAB", "F1", 0), 1);
+	assert_int_equal(s.barriers, 1);
+	assert_string_equal(s.barrier_session, "TAB");
+	assert_int_equal(s.n, 0);
+	s.done(s.arg, NULL);
 	assert_int_equal(s.n, 1);
 	assert_false(s.from_browser);
-	assert_int_equal(s.barriers, 0);
 
 	/* the same request once more at the browser session: not a worker of the run, continued */
 	assert_int_equal(feed(r, NULL, "F1", 0), 1);
 	assert_int_equal(s.n, 1);
-	assert_int_equal(s.barriers, 0);
+	assert_int_equal(s.barriers, 1);
 
-	/* a service worker of the run: waits for the barrier, then recorded once */
+	/* a service worker of the run: waits for every tab's barrier, then recorded once */
 	kn_requests_worker(r, "SW1", 1);
 	kn_requests_worker(r, "SW1", 1); /* attached twice (browser and page auto-attach): one worker */
 	kn_requests_worker(r, "SW2", 1);
 	assert_int_equal(feed(r, NULL, "SW1", 0), 1);
-	assert_int_equal(s.barriers, 1);
+	assert_int_equal(s.barriers, 2);
+	assert_null(s.barrier_session);
 	assert_int_equal(s.n, 1);
 	s.done(s.arg, NULL);
 	assert_int_equal(s.n, 2);
@@ -99,15 +108,15 @@ static void test_where_decided(void **state)
 
 	/* after the run's end: no barrier, nothing more recorded (still answered) */
 	assert_int_equal(feed(r, NULL, "SW2", 1), 1);
-	assert_int_equal(s.barriers, 1);
+	assert_int_equal(s.barriers, 2);
 	assert_int_equal(s.n, 2);
 
 	/* the worker gone (Target.targetDestroyed): its id no longer the run's */
 	kn_requests_worker(r, "SW1", 0);
 	assert_int_equal(feed(r, NULL, "SW1", 0), 1);
-	assert_int_equal(s.barriers, 1);
-	assert_int_equal(feed(r, NULL, "SW2", 0), 1);
 	assert_int_equal(s.barriers, 2);
+	assert_int_equal(feed(r, NULL, "SW2", 0), 1);
+	assert_int_equal(s.barriers, 3);
 	s.done(s.arg, NULL);
 	assert_int_equal(s.n, 3);
 
@@ -135,6 +144,8 @@ static void test_tab_gone(void **state)
 
 	/* continued at the tab's session, then once more at the browser's: recorded once */
 	assert_int_equal(feed_net(r, "TAB", "F1", "N1", 0), 1);
+	assert_int_equal(s.barriers, 1); /* recorded after its session's barrier */
+	s.done(s.arg, NULL);
 	assert_int_equal(feed_net(r, NULL, "F1", "N1", 0), 1);
 	assert_int_equal(s.n, 1);
 	assert_false(s.held);
@@ -142,7 +153,7 @@ static void test_tab_gone(void **state)
 	assert_int_equal(feed_net(r, NULL, "F1", "N2", 0), 1);
 	assert_int_equal(s.n, 2);
 	assert_true(s.from_browser);
-	assert_int_equal(s.barriers, 0); /* no tab left to wait for */
+	assert_int_equal(s.barriers, 1); /* no tab left to wait for */
 	/* no networkId, or a frame not the run's (another context's tab): continued, not recorded */
 	assert_int_equal(feed_net(r, NULL, "F1", NULL, 0), 1);
 	assert_int_equal(feed_net(r, NULL, "F9", "N3", 0), 1);
@@ -166,6 +177,8 @@ static void test_tab_gone(void **state)
 	json_object_set_new(json_object_get(p, "request"), "url", json_string("http://127.0.0.1:1/held"));
 	json_object_set_new(p, "networkId", json_string("N6"));
 	assert_int_equal(kn_requests_event(r, NULL, "TAB", "Fetch.requestPaused", p, 0), 1);
+	assert_int_equal(s.n, 4);
+	s.done(s.arg, NULL);
 	assert_int_equal(s.n, 5);
 	assert_false(s.from_browser);
 	assert_int_equal(kn_requests_event(r, NULL, NULL, "Fetch.requestPaused", p, 0), 1);

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "keynode/clock.h"
+
 void kn_random_id(char *out, size_t n, const char *prefix, size_t nbytes)
 {
 	static const char hex[] = "0123456789abcdef";
@@ -15,8 +17,7 @@ void kn_random_id(char *out, size_t n, const char *prefix, size_t nbytes)
 	if (f)
 		fclose(f);
 	if (got < nbytes) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
+		struct timespec ts = kn_time_wall();
 		unsigned long long x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)ts.tv_sec << 20);
 		for (size_t i = got; i < nbytes; i++, x = x * 6364136223846793005ULL + 1442695040888963407ULL)
 			r[i] = (unsigned char)(x >> 56);
