@@ -88,7 +88,7 @@
     if (suppressed(acted, ev)) return;
     if (dragSwallowsClick(ev)) return; /* the click a pointer drag ends with is the drag's (recorder_drag.js) */
     noteAction();
-    flushAll(true);
+    flushAll(true, ev.isTrusted ? acted : null);
     var cands = [acted, target];
     var control = null;
     if (acted.localName === 'label') {
@@ -241,7 +241,7 @@
       /* trajectory order is action order: a field typed before this burst began goes out first (a
        * type's time is its last input) */
       if (typing && burst && typing.last < burst.start) flushType();
-      flushScroll(false);
+      flushScroll(false, true);
     }), DEBOUNCE);
   }
 

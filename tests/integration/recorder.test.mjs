@@ -401,7 +401,7 @@ async function caseScroll(ctx, base) {
   take(rec);
 
   await page.evaluate(() => window.scrollTo(0, 0));
-  await sleep(2200); // past the debounce: whatever that scroll gives is not the next check's
+  await sleep(3500); // past the debounce and the hold of a script scroll: whatever that scroll gives is not the next check's
   take(rec);
   await page.click('#jump'); // an in-page anchor: the jump is the click's consequence
   ev = await settle(rec, 1, { extra: 1000 });
@@ -411,7 +411,7 @@ async function caseScroll(ctx, base) {
   // the agent wheels down to a link and clicks it; the router's scroll restoration follows the click
   await sleep(600);
   await page.evaluate(() => document.getElementById('route').scrollIntoView({ block: 'center' }));
-  await sleep(2200); // that script scroll settles (and is no concern of this check)
+  await sleep(3500); // that script scroll settles and goes out (and is no concern of this check)
   take(rec);
   await page.mouse.move(200, 200);
   await page.mouse.wheel(0, 100);
@@ -428,10 +428,10 @@ async function caseScroll(ctx, base) {
 
   await sleep(600);
   await page.evaluate(() => window.scrollBy(0, 300));
-  await sleep(2200);
+  await sleep(3500);
   take(rec);
   await page.evaluate(() => window.scrollBy(0, -700)); // the way many agents scroll
-  ev = await settle(rec, 1, { extra: 800 });
+  ev = await settle(rec, 1, { timeout: 6000, extra: 800 }); // a script scroll is held a while for a click it may prepare
   check('scroll: an agent scrolling by script is one step (source script, trusted:false: script scrolled)', ev.length === 1 && ev[0].type === 'scroll' && ev[0].value === 'up' && ev[0].source === 'script' && ev[0].trusted === false, summary(ev));
   await page.close();
 }
@@ -668,6 +668,30 @@ async function caseInterceptedClickRescrolled(ctx, base) {
   await page.close();
 }
 
+async function caseScrollIntoViewRetried(ctx, base) {
+  // Playwright's scrolls into view before a click that had to wait: none is a step, only the click
+  // (Verdaccio's package list re-rendering under a watched agent made two script scroll steps)
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 600 });
+  const rec = await install(page, []);
+  await page.goto(`${base}/scroll-busy.html`);
+  await sleep(700); // past the load's quiet time
+  const t0 = Date.now();
+  await page.click('#buy');
+  const waited = Date.now() - t0;
+  const ev = await settle(rec, 1, { extra: 2500 });
+  check('scroll into view, retried: the page did get the click, after waiting', (await page.textContent('#out')) === 'bought' && waited >= 900, { waited });
+  check("scroll into view, retried: Playwright's scrolls before the click are no step", ev.length === 1 && ev[0].type === 'click' && ev[0].hints.tag === 'button', summary(ev));
+  take(rec);
+  // a script scroll (the way agents scroll) and then a click on something that was in view all along
+  await page.evaluate(() => window.scrollBy(0, -300));
+  await sleep(600);
+  await page.click('#buy');
+  const ev2 = await settle(rec, 2, { extra: 500 });
+  check('scroll into view, retried: a script scroll before a click on what was in view is a step', ev2.length === 2 && ev2[0].type === 'scroll' && ev2[0].source === 'script' && ev2[1].type === 'click', summary(ev2));
+  await page.close();
+}
+
 async function caseBindingNotInMainWorld(ctx, base) {
   // The same binding name registered for the world only: the main world never has it, even by name.
   const page = await ctx.newPage();
@@ -689,7 +713,7 @@ try {
   });
   const ctx = await browser.newContext();
   ctx.setDefaultTimeout(10000);
-  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseInterceptedClickRescrolled, caseBindingNotInMainWorld];
+  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseInterceptedClickRescrolled, caseScrollIntoViewRetried, caseBindingNotInMainWorld];
   for (const c of cases) {
     try {
       await c(ctx, base);
