@@ -42,6 +42,11 @@
   var EDIT_CAUSE_MS = 1000; /* a trusted keydown this recent into a field makes its input events trusted */
   var SCROLL_INPUT_MS = 1000; /* a wheel/key/touch this recent makes a scroll burst agent-driven */
   var QUIET_MS = 500; /* a script scroll starting this soon after an action or a load is its side effect */
+  /* the page is still settling from an action or a load while its DOM changes this long after it: each
+   * change reopens the quiet time, so a page scrolled by the render of its late data or restoring its
+   * scroll after it (Verdaccio's home list, ~1 s after the route change under load) is a side effect, while an agent's
+   * script scroll on a page that has stopped changing is a step */
+  var SETTLE_MS = 3000;
   var SCRIPT_HOLD_MS = 1200; /* a settled script scroll waits this long for the click it brought into view */
   var IN_FRAME = false;
   try {
@@ -465,6 +470,13 @@
   }
   var suppress = []; /* [{el, form, until, needDetail0}] simulated clicks to swallow */
   var quietUntil = Date.now() + QUIET_MS; /* script scrolls starting before this are side effects */
+  var settleUntil = Date.now() + SETTLE_MS; /* DOM changes before this reopen the quiet time */
+
+  function noteSettling() {
+    /* the DOM changed: still the last action's or load's consequence if it came soon enough after it */
+    var now = Date.now();
+    if (now <= settleUntil && now + QUIET_MS > quietUntil) quietUntil = now + QUIET_MS;
+  }
   var lastKnownY = 0; /* scrollY when the last burst ended: a scroll event arrives after the move */
   try {
     lastKnownY = window.scrollY;
@@ -608,6 +620,7 @@
     if (burst) burst.actionSeen = true;
     lastActionT = Date.now();
     quietUntil = lastActionT + QUIET_MS;
+    settleUntil = lastActionT + SETTLE_MS;
   }
 
   function suppressed(acted, ev) {

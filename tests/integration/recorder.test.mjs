@@ -668,6 +668,26 @@ async function caseInterceptedClickRescrolled(ctx, base) {
   await page.close();
 }
 
+async function caseLateScrollRestore(ctx, base) {
+  // an app restoring its list's scroll once the list's late data has rendered, ~1 s after the click that
+  // changed the route, is the click's consequence; an agent's script scroll once the page is still is a step
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 600 });
+  const rec = await install(page, []);
+  await page.goto(`${base}/late-restore.html`);
+  await sleep(700); // past the load's quiet time
+  await page.click('#home');
+  await page.waitForFunction(() => window.scrollY === 423, null, { timeout: 5000 });
+  const ev = await settle(rec, 1, { extra: 2500 });
+  check('late scroll restore: the restoration after the late data is no step, only the click', ev.length === 1 && ev[0].type === 'click' && ev[0].selector === '#home', summary(ev));
+  take(rec);
+  await sleep(600);
+  await page.evaluate(() => window.scrollBy(0, 500)); // the way many agents scroll, on a page that has settled
+  const ev2 = await settle(rec, 1, { timeout: 6000, extra: 800 });
+  check('late scroll restore: a script scroll once the page has settled is a step', ev2.length === 1 && ev2[0].type === 'scroll' && ev2[0].source === 'script' && ev2[0].value === 'down', summary(ev2));
+  await page.close();
+}
+
 async function caseScrollIntoViewRetried(ctx, base) {
   // Playwright's scrolls into view before a click that had to wait: none is a step, only the click
   // (Verdaccio's package list re-rendering under a watched agent made two script scroll steps)
@@ -713,7 +733,7 @@ try {
   });
   const ctx = await browser.newContext();
   ctx.setDefaultTimeout(10000);
-  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseInterceptedClickRescrolled, caseScrollIntoViewRetried, caseBindingNotInMainWorld];
+  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseInterceptedClickRescrolled, caseScrollIntoViewRetried, caseLateScrollRestore, caseBindingNotInMainWorld];
   for (const c of cases) {
     try {
       await c(ctx, base);
