@@ -8,10 +8,14 @@
 #include "replay_internal.h"
 #include "softpage.h"
 
-/* How long a step without a baseline may wait for the second signal of a removal (softpage.h
- * kn_softpage_undecided): an SPA shows its not-found words some time after the data request's 404,
- * later still on a loaded machine. A page with neither signal does not wait at all. */
+/* How long a step without a baseline may wait before it is judged: an SPA's data requests may start
+ * only after a lazily loaded route chunk (Verdaccio: up to ~300 ms after the load, later than the
+ * step's settling notices) and it shows its not-found words some time after the 404 (softpage.h
+ * kn_softpage_undecided). Such a step is judged once no script request is out and the tab's network
+ * has been quiet for JUDGE_QUIET_MS, or at once when the judgement says broken; never after
+ * UNDECIDED_MS. A step with a baseline is judged at once. */
 #define UNDECIDED_MS 2500
+#define JUDGE_QUIET_MS 500
 #define RECHECK_MS 100
 
 static int page_shows(kn_replay_waiter *w, char *phrase, size_t cap)
@@ -41,7 +45,7 @@ static size_t scripts_pending(const kn_replay_waiter *w)
 int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, unsigned since,
                          kn_replay_page_verdict *out)
 {
-	double end = kn_time_mono_ms() + UNDECIDED_MS;
+	double start = kn_time_mono_ms(), end = start + UNDECIDED_MS;
 	kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
 	int culprit;
 	for (;;) {
@@ -50,10 +54,14 @@ int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step
 		out->shows_error = page_shows(w, out->phrase, sizeof out->phrase);
 		if (kn_softpage_judge(st, out->shows_error, reqs, n, &culprit))
 			break;
-		/* one signal without the other: the page may still be rendering the answer, or the answer
-		 * may still be on its way; ask again as the tab's events come, up to UNDECIDED_MS */
-		double left = end - kn_time_mono_ms();
-		if (w->detached || left <= 0 || !kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)))
+		/* without a baseline: its data requests may not have started or answered yet, or the page
+		 * may still be rendering the answer; ask again as the tab's events come */
+		double now = kn_time_mono_ms(), left = end - now;
+		if (st->error_page != 0 || w->detached || left <= 0)
+			return 0;
+		double quiet_at = (w->net_at > start ? w->net_at : start) + JUDGE_QUIET_MS;
+		if (!kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)) && scripts_pending(w) == 0 &&
+		    now >= quiet_at)
 			return 0;
 		kn_replay_wait_any(w, left < RECHECK_MS ? (int)left + 1 : RECHECK_MS);
 	}

@@ -93,8 +93,9 @@ typedef struct kn_replay_page_verdict {
 } kn_replay_page_verdict;
 /* After step st (the tab's failures since mark index since): 1 when the page shows an error its
  * recording did not have (softpage.h kn_softpage_judge), what counts in out; else 0. A step without
- * a baseline that has one signal of a removal and not yet the other (kn_softpage_undecided) is asked
- * again as the tab's events come, up to 2.5 s; any other page is judged at once. */
+ * a baseline is asked again as the tab's events come until no script request is out and the network
+ * has been quiet 500 ms, and while it has one signal of a removal and not yet the other
+ * (kn_softpage_undecided), up to 2.5 s; a step with a baseline is judged at once. */
 int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, unsigned since,
                          kn_replay_page_verdict *out);
 
