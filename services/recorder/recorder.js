@@ -42,6 +42,12 @@
   var EDIT_CAUSE_MS = 1000; /* a trusted keydown this recent into a field makes its input events trusted */
   var SCROLL_INPUT_MS = 1000; /* a wheel/key/touch this recent makes a scroll burst agent-driven */
   var QUIET_MS = 500; /* a script scroll starting this soon after an action or a load is its side effect */
+  /* the page is still settling from an action or a load while its DOM changes this long after it: each
+   * change reopens the quiet time, so a page scrolled by the render of its late data or restoring its
+   * scroll after it (Verdaccio's home list, ~1 s after the route change under load) is a side effect, while an agent's
+   * script scroll on a page that has stopped changing is a step */
+  var SETTLE_MS = 3000;
+  var SCRIPT_HOLD_MS = 1200; /* a settled script scroll waits this long for the click it brought into view */
   var IN_FRAME = false;
   try {
     IN_FRAME = window.top !== window;
@@ -464,6 +470,13 @@
   }
   var suppress = []; /* [{el, form, until, needDetail0}] simulated clicks to swallow */
   var quietUntil = Date.now() + QUIET_MS; /* script scrolls starting before this are side effects */
+  var settleUntil = Date.now() + SETTLE_MS; /* DOM changes before this reopen the quiet time */
+
+  function noteSettling() {
+    /* the DOM changed: still the last action's or load's consequence if it came soon enough after it */
+    var now = Date.now();
+    if (now <= settleUntil && now + QUIET_MS > quietUntil) quietUntil = now + QUIET_MS;
+  }
   var lastKnownY = 0; /* scrollY when the last burst ended: a scroll event arrives after the move */
   try {
     lastKnownY = window.scrollY;
@@ -504,7 +517,7 @@
     }
   }
 
-  function flushScroll(dropScriptBurst) {
+  function flushScroll(dropScriptBurst, hold) {
     var b = burst;
     if (!b) return 0;
     burst = null;
@@ -539,6 +552,10 @@
       p.pixels = Math.round(Math.abs(delta));
       p.source = how || 'script';
       p.hints = {};
+      if (!how && hold) {
+        holdScriptScroll(p, b.startY);
+        return 0;
+      }
       emit(p);
       return 1;
     } catch (e) {
@@ -546,9 +563,49 @@
     }
   }
 
+  /* A script scroll that settled waits SCRIPT_HOLD_MS (restarted by each later one) before it goes
+   * out: Playwright scrolls the element into view before its click, and when the element is not yet
+   * stable or hit-testable it waits (up to 500 ms between tries), scrolls it into view again another way and
+   * retries, so its scrolls can settle well before the click lands. A trusted click in that time on
+   * an element that was out of view when the first held scroll began drops them (releaseHeldScrolls);
+   * anything else sends them first. */
+  var heldScrolls = null; /* {list: [payload], startY, timer} */
+
+  function holdScriptScroll(p, startY) {
+    if (!heldScrolls) heldScrolls = { list: [], startY: startY, timer: 0 };
+    clearTimeout(heldScrolls.timer);
+    heldScrolls.list.push(p);
+    heldScrolls.timer = setTimeout(guard(function () {
+      releaseHeldScrolls(null);
+    }), SCRIPT_HOLD_MS);
+  }
+
+  /* el: the element of a trusted click that is about to be recorded, or null */
+  function releaseHeldScrolls(el) {
+    var h = heldScrolls;
+    if (!h) return 0;
+    heldScrolls = null;
+    clearTimeout(h.timer);
+    if (el && broughtIntoView(el, h.startY)) return 0;
+    for (var i = 0; i < h.list.length; i++) emit(h.list[i]);
+    return h.list.length;
+  }
+
+  /* el was not wholly in the viewport when the page's scroll position was startY */
+  function broughtIntoView(el, startY) {
+    try {
+      var r = el.getBoundingClientRect();
+      var top = r.top + window.scrollY;
+      return top < startY || top + r.height > startY + window.innerHeight;
+    } catch (e) {
+      return false;
+    }
+  }
+
   /* Everything pending goes out, oldest first, before another recorded action. */
-  function flushAll(dropScriptBurst) {
-    var n = flushPageClick(); /* recorder_listeners.js: a click on the page itself, not retried */
+  function flushAll(dropScriptBurst, clicked) {
+    var n = releaseHeldScrolls(clicked || null);
+    n += flushPageClick(); /* recorder_listeners.js: a click on the page itself, not retried */
     if (burst && typing && typing.last < burst.start) {
       n += flushType();
       n += flushScroll(dropScriptBurst);
@@ -563,6 +620,7 @@
     if (burst) burst.actionSeen = true;
     lastActionT = Date.now();
     quietUntil = lastActionT + QUIET_MS;
+    settleUntil = lastActionT + SETTLE_MS;
   }
 
   function suppressed(acted, ev) {

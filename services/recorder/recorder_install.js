@@ -79,6 +79,7 @@
 
   function onLoadish() {
     quietUntil = Date.now() + QUIET_MS;
+    settleUntil = Date.now() + SETTLE_MS;
   }
 
   function onLeave(ev) {
@@ -128,6 +129,13 @@
     for (var i = 0; i < on.length; i++) {
       on[i][1] = guard(on[i][1]);
       window.addEventListener(on[i][0], on[i][1], opts);
+    }
+    /* content added, removed or rewritten: the page is still settling (noteSettling); attributes are left
+     * out, a hover style or a ticking progress bar is no settling */
+    try {
+      new MutationObserver(guard(noteSettling)).observe(document, { childList: true, characterData: true, subtree: true });
+    } catch (e) {
+      /* no observer: the quiet time is QUIET_MS after the action or load */
     }
     /* the document's click listeners too (recorder_listeners.js), now: ahead of the page's own */
     armReach();

@@ -8,11 +8,14 @@
    * So a click goes out when it reaches the document (onClickReached), not from window; a click on
    * the page itself (<html>, <body>), and one stopped before the document (by the automation, or by
    * the page's own listener on window, which did receive it), wait RETRY_MS for the automation's
-   * retry at the same point: a retry drops them, else they go out. */
+   * retry at the same point: a retry drops them, else they go out. A click on the page itself that
+   * was also stopped before the document is dropped by a trusted click at any point: Playwright
+   * scrolls the element into view again before each retry (end, center, start), so its retry of a
+   * click that a re-render left on <html> lands elsewhere in the viewport. */
   var RETRY_MS = 1500;
   var RETRY_PX = 3;
   var heldClick = null; /* {ev, p}: a click seen on window, not yet seen at the document */
-  var pageClick = null; /* {p, x, y, timer}: a received click on <html>/<body>, waiting for a retry */
+  var pageClick = null; /* {p, x, y, anywhere, timer}: a click waiting for a retry */
   var reachDoc = null; /* the document our reach listeners are on */
 
   function armReach() {
@@ -42,9 +45,9 @@
 
   /* A click that may be the automation's miss: it goes out RETRY_MS later, or at the next action or
    * flush, unless a trusted click at the same point comes first (then it was a miss, and is dropped). */
-  function awaitRetry(p, ev) {
+  function awaitRetry(p, ev, anywhere) {
     flushPageClick();
-    var pc = { p: p, x: ev.clientX, y: ev.clientY, timer: 0 };
+    var pc = { p: p, x: ev.clientX, y: ev.clientY, anywhere: !!anywhere, timer: 0 };
     pc.timer = setTimeout(guard(function () {
       if (pageClick === pc) flushPageClick();
     }), RETRY_MS);
@@ -55,7 +58,8 @@
    * (the page received it: the agent's click), or the automation did, and retries at the same point. */
   function stoppedBeforeDocument(h) {
     heldClick = null;
-    if (h.ev.isTrusted) awaitRetry(h.p, h.ev);
+    var tag = h.p.hints.tag;
+    if (h.ev.isTrusted) awaitRetry(h.p, h.ev, tag === 'html' || tag === 'body');
     else emit(h.p);
   }
 
@@ -72,8 +76,8 @@
     if (ev.button !== 0 && !(ev.type === 'auxclick' && ev.button === 1)) return;
     if (ev.isTrusted && ev.type === 'click') noteTrustedAct();
     if (heldClick) stoppedBeforeDocument(heldClick); /* dispatched in the same task as this one */
-    if (pageClick && ev.isTrusted && Math.abs(ev.clientX - pageClick.x) <= RETRY_PX && Math.abs(ev.clientY - pageClick.y) <= RETRY_PX) {
-      clearTimeout(pageClick.timer); /* the automation clicked the same point again: the first was a miss */
+    if (pageClick && ev.isTrusted && (pageClick.anywhere || (Math.abs(ev.clientX - pageClick.x) <= RETRY_PX && Math.abs(ev.clientY - pageClick.y) <= RETRY_PX))) {
+      clearTimeout(pageClick.timer); /* the automation clicked again: the first was a miss */
       pageClick = null;
     }
     var target = realTarget(ev);
@@ -84,7 +88,7 @@
     if (suppressed(acted, ev)) return;
     if (dragSwallowsClick(ev)) return; /* the click a pointer drag ends with is the drag's (recorder_drag.js) */
     noteAction();
-    flushAll(true);
+    flushAll(true, ev.isTrusted ? acted : null);
     var cands = [acted, target];
     var control = null;
     if (acted.localName === 'label') {
@@ -237,7 +241,7 @@
       /* trajectory order is action order: a field typed before this burst began goes out first (a
        * type's time is its last input) */
       if (typing && burst && typing.last < burst.start) flushType();
-      flushScroll(false);
+      flushScroll(false, true);
     }), DEBOUNCE);
   }
 

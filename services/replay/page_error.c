@@ -4,30 +4,67 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "keynode/clock.h"
 #include "replay_internal.h"
 #include "softpage.h"
 
-int kn_replay_page_error(kn_cdp *c, const char *session, const kn_task *task, const kn_step *st,
-                         const kn_softpage_failed *f, unsigned since, kn_replay_page_verdict *out)
+/* How long a step without a baseline may wait before it is judged: an SPA's data requests may start
+ * only after a lazily loaded route chunk (Verdaccio: up to ~300 ms after the load, later than the
+ * step's settling notices) and it shows its not-found words some time after the 404 (softpage.h
+ * kn_softpage_undecided). Such a step is judged once no script request is out and the tab's network
+ * has been quiet for JUDGE_QUIET_MS, or at once when the judgement says broken; never after
+ * UNDECIDED_MS. A step with a baseline is judged at once. */
+#define UNDECIDED_MS 2500
+#define JUDGE_QUIET_MS 500
+#define RECHECK_MS 100
+
+static int page_shows(kn_replay_waiter *w, char *phrase, size_t cap)
 {
-	memset(out, 0, sizeof *out);
-	kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
-	size_t n = kn_softpage_failed_since(f, since, task, reqs);
 	json_t *v = NULL;
 	kn_err e;
 	int shows = 0;
-	if (kn_replay_page_call(c, session, "shows", NULL, &v, &e) == 0) {
+	if (kn_replay_page_call(w->c, w->session, "shows", NULL, &v, &e) == 0) {
 		kn_softpage_view view = {
 			json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
 			json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
 			(size_t)json_integer_value(json_object_get(v, "len"))};
-		shows = kn_softpage_shows_error(&view, out->phrase, sizeof out->phrase);
+		shows = kn_softpage_shows_error(&view, phrase, cap);
 	}
 	json_decref(v);
-	out->shows_error = shows;
+	return shows;
+}
+
+static size_t scripts_pending(const kn_replay_waiter *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n_req; i++)
+		n += w->req[i][0] == 'x';
+	return n;
+}
+
+int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, unsigned since,
+                         kn_replay_page_verdict *out)
+{
+	double start = kn_time_mono_ms(), end = start + UNDECIDED_MS;
+	kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
 	int culprit;
-	if (!kn_softpage_judge(st, shows, reqs, n, &culprit))
-		return 0;
+	for (;;) {
+		memset(out, 0, sizeof *out);
+		size_t n = kn_softpage_failed_since(&w->fails, since, task, reqs);
+		out->shows_error = page_shows(w, out->phrase, sizeof out->phrase);
+		if (kn_softpage_judge(st, out->shows_error, reqs, n, &culprit))
+			break;
+		/* without a baseline: its data requests may not have started or answered yet, or the page
+		 * may still be rendering the answer; ask again as the tab's events come */
+		double now = kn_time_mono_ms(), left = end - now;
+		if (st->error_page != 0 || w->detached || left <= 0)
+			return 0;
+		double quiet_at = (w->net_at > start ? w->net_at : start) + JUDGE_QUIET_MS;
+		if (!kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)) && scripts_pending(w) == 0 &&
+		    now >= quiet_at)
+			return 0;
+		kn_replay_wait_any(w, left < RECHECK_MS ? (int)left + 1 : RECHECK_MS);
+	}
 	if (culprit >= 0) {
 		snprintf(out->url, sizeof out->url, "%s", reqs[culprit].url);
 		out->status = reqs[culprit].status;

@@ -91,10 +91,13 @@ typedef struct kn_replay_page_verdict {
 	char url[512];     /* the own-site data request that counts ("" when only the state counts) */
 	int status;        /* its status (0: a network failure) */
 } kn_replay_page_verdict;
-/* After step st (its failures since mark index since): 1 when the page shows an error its
- * recording did not have (softpage.h kn_softpage_judge), what counts in out; else 0. */
-int kn_replay_page_error(kn_cdp *c, const char *session, const kn_task *task, const kn_step *st,
-                         const kn_softpage_failed *f, unsigned since, kn_replay_page_verdict *out);
+/* After step st (the tab's failures since mark index since): 1 when the page shows an error its
+ * recording did not have (softpage.h kn_softpage_judge), what counts in out; else 0. A step without
+ * a baseline is asked again as the tab's events come until no script request is out and the network
+ * has been quiet 500 ms, and while it has one signal of a removal and not yet the other
+ * (kn_softpage_undecided), up to 2.5 s; a step with a baseline is judged at once. */
+int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, unsigned since,
+                         kn_replay_page_verdict *out);
 
 /* ---- postconditions (postcond.c) */
 

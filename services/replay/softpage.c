@@ -128,6 +128,19 @@ int kn_softpage_judge(const kn_step *st, int shows_error, const kn_softpage_requ
 	return hit;
 }
 
+int kn_softpage_undecided(const kn_step *st, int shows_error, const kn_softpage_request *failed, size_t n,
+                          size_t scripts_pending)
+{
+	if (st->error_page != 0)
+		return 0;
+	if (shows_error)
+		return scripts_pending > 0;
+	for (size_t i = 0; i < n; i++)
+		if (failed[i].status == 404 || failed[i].status == 410)
+			return 1;
+	return 0;
+}
+
 char *kn_softpage_paths(const char *const *urls, size_t n)
 {
 	char buf[KN_SOFTPAGE_PATHS_MAX + 1];

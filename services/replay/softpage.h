@@ -42,6 +42,14 @@ typedef struct kn_softpage_request {
 int kn_softpage_judge(const kn_step *st, int shows_error, const kn_softpage_request *failed, size_t n,
                       int *culprit);
 
+/* 1 when a step without a baseline (st->error_page 0) has one of the two signals of a removal and the
+ * other may still come, so its judgement should wait a little: a 404/410 answered and the app not
+ * showing its not-found words yet (it renders them after the answer), or the words shown while
+ * script requests are still unanswered (scripts_pending of them). 0 otherwise: with a baseline, or
+ * with neither signal (a normal page is judged at once). */
+int kn_softpage_undecided(const kn_step *st, int shows_error, const kn_softpage_request *failed, size_t n,
+                          size_t scripts_pending);
+
 /* 1 when url's path (no scheme, host, query or fragment) is one of the space-separated paths of
  * list. */
 int kn_softpage_path_listed(const char *list, const char *url);

@@ -401,7 +401,7 @@ async function caseScroll(ctx, base) {
   take(rec);
 
   await page.evaluate(() => window.scrollTo(0, 0));
-  await sleep(2200); // past the debounce: whatever that scroll gives is not the next check's
+  await sleep(3500); // past the debounce and the hold of a script scroll: whatever that scroll gives is not the next check's
   take(rec);
   await page.click('#jump'); // an in-page anchor: the jump is the click's consequence
   ev = await settle(rec, 1, { extra: 1000 });
@@ -411,7 +411,7 @@ async function caseScroll(ctx, base) {
   // the agent wheels down to a link and clicks it; the router's scroll restoration follows the click
   await sleep(600);
   await page.evaluate(() => document.getElementById('route').scrollIntoView({ block: 'center' }));
-  await sleep(2200); // that script scroll settles (and is no concern of this check)
+  await sleep(3500); // that script scroll settles and goes out (and is no concern of this check)
   take(rec);
   await page.mouse.move(200, 200);
   await page.mouse.wheel(0, 100);
@@ -428,10 +428,10 @@ async function caseScroll(ctx, base) {
 
   await sleep(600);
   await page.evaluate(() => window.scrollBy(0, 300));
-  await sleep(2200);
+  await sleep(3500);
   take(rec);
   await page.evaluate(() => window.scrollBy(0, -700)); // the way many agents scroll
-  ev = await settle(rec, 1, { extra: 800 });
+  ev = await settle(rec, 1, { timeout: 6000, extra: 800 }); // a script scroll is held a while for a click it may prepare
   check('scroll: an agent scrolling by script is one step (source script, trusted:false: script scrolled)', ev.length === 1 && ev[0].type === 'scroll' && ev[0].value === 'up' && ev[0].source === 'script' && ev[0].trusted === false, summary(ev));
   await page.close();
 }
@@ -641,6 +641,77 @@ async function caseInterceptedClick(ctx, base) {
   await page.close();
 }
 
+async function caseInterceptedClickRescrolled(ctx, base) {
+  // Playwright's stopped click on <html> and its retry after scrolling the button into view again:
+  // the retry lands at another point of the viewport (Verdaccio's package list, re-rendered under
+  // the pointer, did this to a watched agent)
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 600 });
+  const rec = await install(page, []);
+  await page.goto(`${base}/intercept-scroll.html`);
+  const stopped = [];
+  await page.exposeFunction('knStopped', (t, x, y) => stopped.push([t, x, y]));
+  await page.evaluate(() => {
+    let last = null;
+    window.addEventListener('click', (e) => { last = e; setTimeout(() => { if (last === e) window.knStopped(e.target.localName, e.clientX, e.clientY); }, 0); }, true);
+    document.addEventListener('click', (e) => { if (last === e) last = null; }, true);
+  });
+  const landed = [];
+  await page.exposeFunction('knLanded', (x, y) => landed.push([x, y]));
+  await page.evaluate(() => document.getElementById('buy').addEventListener('click', (e) => window.knLanded(e.clientX, e.clientY)));
+  await page.click('#buy');
+  const ev = await settle(rec, 1, { extra: 2000 });
+  check('intercepted after a scroll: the page did get the click in the end', (await page.textContent('#out')) === 'bought');
+  const moved = stopped.length > 0 && landed.length === 1 && stopped[0][0] === 'html' && (stopped[0][1] !== landed[0][0] || stopped[0][2] !== landed[0][1]);
+  check("intercepted after a scroll: (the click Playwright stopped on <html> and the one that landed are at different points)", moved, { stopped, landed });
+  check('intercepted after a scroll: only the click the page received is a step', ev.length === 1 && ev[0].type === 'click' && ev[0].hints.tag === 'button', summary(ev));
+  await page.close();
+}
+
+async function caseLateScrollRestore(ctx, base) {
+  // an app restoring its list's scroll once the list's late data has rendered, ~1 s after the click that
+  // changed the route, is the click's consequence; an agent's script scroll once the page is still is a step
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 600 });
+  const rec = await install(page, []);
+  await page.goto(`${base}/late-restore.html`);
+  await sleep(700); // past the load's quiet time
+  await page.click('#home');
+  await page.waitForFunction(() => window.scrollY === 423, null, { timeout: 5000 });
+  const ev = await settle(rec, 1, { extra: 2500 });
+  check('late scroll restore: the restoration after the late data is no step, only the click', ev.length === 1 && ev[0].type === 'click' && ev[0].selector === '#home', summary(ev));
+  take(rec);
+  await sleep(600);
+  await page.evaluate(() => window.scrollBy(0, 500)); // the way many agents scroll, on a page that has settled
+  const ev2 = await settle(rec, 1, { timeout: 6000, extra: 800 });
+  check('late scroll restore: a script scroll once the page has settled is a step', ev2.length === 1 && ev2[0].type === 'scroll' && ev2[0].source === 'script' && ev2[0].value === 'down', summary(ev2));
+  await page.close();
+}
+
+async function caseScrollIntoViewRetried(ctx, base) {
+  // Playwright's scrolls into view before a click that had to wait: none is a step, only the click
+  // (Verdaccio's package list re-rendering under a watched agent made two script scroll steps)
+  const page = await ctx.newPage();
+  await page.setViewportSize({ width: 800, height: 600 });
+  const rec = await install(page, []);
+  await page.goto(`${base}/scroll-busy.html`);
+  await sleep(700); // past the load's quiet time
+  const t0 = Date.now();
+  await page.click('#buy');
+  const waited = Date.now() - t0;
+  const ev = await settle(rec, 1, { extra: 2500 });
+  check('scroll into view, retried: the page did get the click, after waiting', (await page.textContent('#out')) === 'bought' && waited >= 900, { waited });
+  check("scroll into view, retried: Playwright's scrolls before the click are no step", ev.length === 1 && ev[0].type === 'click' && ev[0].hints.tag === 'button', summary(ev));
+  take(rec);
+  // a script scroll (the way agents scroll) and then a click on something that was in view all along
+  await page.evaluate(() => window.scrollBy(0, -300));
+  await sleep(600);
+  await page.click('#buy');
+  const ev2 = await settle(rec, 2, { extra: 500 });
+  check('scroll into view, retried: a script scroll before a click on what was in view is a step', ev2.length === 2 && ev2[0].type === 'scroll' && ev2[0].source === 'script' && ev2[1].type === 'click', summary(ev2));
+  await page.close();
+}
+
 async function caseBindingNotInMainWorld(ctx, base) {
   // The same binding name registered for the world only: the main world never has it, even by name.
   const page = await ctx.newPage();
@@ -662,7 +733,7 @@ try {
   });
   const ctx = await browser.newContext();
   ctx.setDefaultTimeout(10000);
-  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseBindingNotInMainWorld];
+  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseInterceptedClickRescrolled, caseScrollIntoViewRetried, caseLateScrollRestore, caseBindingNotInMainWorld];
   for (const c of cases) {
     try {
       await c(ctx, base);

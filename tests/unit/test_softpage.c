@@ -114,6 +114,24 @@ static void test_judge_no_baseline(void **state)
 	assert_false(kn_softpage_judge(&old, 1, r500, 1, &c));  /* a 500: not a removal */
 }
 
+static void test_undecided(void **state)
+{
+	(void)state;
+	kn_step old = {0}, clean = {.error_page = 2};
+	kn_softpage_request r404[] = {{"http://h/api/track", 500}, {"http://h/api/items/7", 404}};
+	kn_softpage_request r500[] = {{"http://h/api/items/7", 500}};
+	/* the 404 answered, the app has not shown its not-found words yet: wait for them */
+	assert_true(kn_softpage_undecided(&old, 0, r404, 2, 0));
+	/* the words shown, a data request still out: wait for its answer */
+	assert_true(kn_softpage_undecided(&old, 1, NULL, 0, 1));
+	/* the words and nothing out, a 500 alone, or nothing at all: decided at once */
+	assert_false(kn_softpage_undecided(&old, 1, NULL, 0, 0));
+	assert_false(kn_softpage_undecided(&old, 0, r500, 1, 3));
+	assert_false(kn_softpage_undecided(&old, 0, NULL, 0, 3));
+	/* with a baseline one signal is enough: nothing to wait for */
+	assert_false(kn_softpage_undecided(&clean, 0, r404, 2, 1));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -122,6 +140,7 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_judge_baseline),
 		cmocka_unit_test(test_judge_no_baseline),
+		cmocka_unit_test(test_undecided),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
