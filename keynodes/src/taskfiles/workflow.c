@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "keynode/fs.h"
 #include "keynode/request.h"
 #include "keynode/workflow.h"
 
@@ -50,35 +51,14 @@ static int read_file(char **out, size_t *len, const char *path, kn_err *err)
 	if (!f)
 		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
 		                  strerror(errno));
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			fclose(f);
-			return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
-		}
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		if (cap > MAX_WORKFLOW_BYTES) {
-			free(buf);
-			fclose(f);
-			return kn_err_set(err, KN_ELIMIT, "%s: more than %u bytes", path, MAX_WORKFLOW_BYTES);
-		}
-		char *nb = realloc(buf, cap * 2);
-		if (!nb)
-			free(buf);
-		buf = nb;
-		cap *= 2;
-	}
-	int bad = ferror(f);
+	int rc = kn_read_stream(out, len, f, MAX_WORKFLOW_BYTES);
 	fclose(f);
-	if (bad) {
-		free(buf);
-		return kn_err_set(err, KN_EIO, "%s: read error", path);
-	}
-	*out = buf;
-	*len = n;
+	if (rc == KN_ELIMIT)
+		return kn_err_set(err, rc, "%s: more than %u bytes", path, MAX_WORKFLOW_BYTES);
+	if (rc == KN_EIO)
+		return kn_err_set(err, rc, "%s: read error", path);
+	if (rc)
+		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
 	return 0;
 }
 
