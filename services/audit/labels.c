@@ -9,6 +9,7 @@
 
 #include "audit.h"
 #include "keynode/fs.h"
+#include "keynode/grow.h"
 
 void kn_labels_free(kn_labels *l)
 {
@@ -133,15 +134,9 @@ int kn_labels_parse(kn_labels **out, const char *name, const char *text, size_t 
 			                KN_LABELS_MAX_ITEMS);
 			break;
 		}
-		if (l->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			kn_label_item *p = realloc(l->items, ncap * sizeof *p);
-			if (!p) {
-				rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-				break;
-			}
-			l->items = p;
-			cap = ncap;
+		if (kn_grow(&l->items, l->n, &cap, sizeof *l->items, 64)) {
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+			break;
 		}
 		if ((rc = parse_line(&l->items[l->n], name, line, s, n, err)) != 0)
 			break;

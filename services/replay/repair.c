@@ -15,6 +15,7 @@
 
 #include "heal.h"
 #include "keynode/clock.h"
+#include "keynode/grow.h"
 #include "keynode/match.h"
 #include "keynode/workflow.h"
 #include "repair.h"
@@ -32,15 +33,9 @@ static char *keep(struct own *o, char *s)
 {
 	if (!s)
 		return NULL;
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? o->cap * 2 : 32;
-		char **ns = realloc(o->s, nc * sizeof *ns);
-		if (!ns) {
-			free(s);
-			return NULL;
-		}
-		o->s = ns;
-		o->cap = nc;
+	if (kn_grow(&o->s, o->n, &o->cap, sizeof *o->s, 32)) {
+		free(s);
+		return NULL;
 	}
 	return o->s[o->n++] = s;
 }
