@@ -12,6 +12,7 @@
 
 #include "keynode/event.h"
 #include "keynode/fs.h"
+#include "keynode/grow.h"
 #include "keynode/request.h"
 
 static const char *const type_names[KN_EV__COUNT] = {
@@ -416,15 +417,9 @@ int kn_traj_read_buffer(const char *buf, size_t len, const char *name, kn_traj_h
 			have_header = 1;
 			continue;
 		}
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			kn_event *ne = realloc(*events, nc * sizeof *ne);
-			if (!ne) {
-				rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-				break;
-			}
-			*events = ne;
-			cap = nc;
+		if (kn_grow(events, *n, &cap, sizeof **events, 64)) {
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+			break;
 		}
 		if ((rc = kn_event_parse(&(*events)[*n], line, l, &e)) != 0) {
 			rc = kn_err_set(err, rc, "%s:%zu: %s", name, lineno, e.msg);

@@ -367,14 +367,8 @@ static int push_tok(kn_semtext *t, const kn_semtok *k)
 {
 	if (t->n >= KN_SEM_MAX_TOKENS)
 		return 0;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		kn_semtok *nt = realloc(t->tok, cap * sizeof *nt);
-		if (!nt)
-			return KN_ENOMEM;
-		t->tok = nt;
-		t->cap = cap;
-	}
+	if (kn_grow(&t->tok, t->n, &t->cap, sizeof *t->tok, 16))
+		return KN_ENOMEM;
 	t->tok[t->n++] = *k;
 	return 0;
 }

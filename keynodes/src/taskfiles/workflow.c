@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "keynode/fs.h"
+#include "keynode/grow.h"
 #include "keynode/request.h"
 #include "keynode/workflow.h"
 
@@ -165,14 +166,9 @@ int kn_workflows_attach(kn_taskset *set, const char *dir, kn_workflow_error_fn o
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || !(ends_with(e->d_name, ".yaml") || ends_with(e->d_name, ".yml")))
 			continue;
-		if (nn == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nb = realloc(names, cap * sizeof *nb);
-			if (!nb) {
-				rc = KN_ENOMEM;
-				break;
-			}
-			names = nb;
+		if (kn_grow(&names, nn, &cap, sizeof *names, 16)) {
+			rc = KN_ENOMEM;
+			break;
 		}
 		if (!(names[nn] = strdup(e->d_name))) {
 			rc = KN_ENOMEM;
