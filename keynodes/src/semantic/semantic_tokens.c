@@ -106,16 +106,8 @@ typedef struct sbuf {
 
 static int sbuf_put(sbuf *b, const char *s, size_t n)
 {
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return KN_ENOMEM;
-		b->p = p;
-		b->cap = cap;
-	}
+	if (kn_grow_to(&b->p, b->n + n + 1, &b->cap, 1, 64))
+		return KN_ENOMEM;
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 	b->p[b->n] = '\0';
