@@ -21,7 +21,9 @@
 #   of any process started by kn_spawn is a failure)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
-# the cluster is stopped with pg_ctl. Set KN_KEEP=1 to keep $tmp. Missing tools are failures, not skips.
+# the cluster is stopped with pg_ctl. $tmp is deleted when the test passed; a failed test's is kept (without
+# Chromium profiles and PostgreSQL data) and its path printed, the newest 3 per test (KN_KEEP_FAILED=N);
+# KN_KEEP=1 keeps it whole in any case. Missing tools are failures, not skips.
 
 kn_chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
 kn_pgbin=${KN_PGBIN:-/usr/lib/postgresql/15/bin}
@@ -69,10 +71,37 @@ kn_stop_all() {
   kn_pids=()
 }
 
+# kn_lib_cleanup — the EXIT trap: stop everything, then delete $tmp — unless KN_KEEP=1, or the test failed
+# (a failed check, or any other non-zero exit: a timeout's TERM, a crash of the script): then $tmp is kept,
+# slimmed (kn_keep_failed_), and its path printed, so a failure seen once under load can be read afterwards
 kn_lib_cleanup() {
+  local rc=$?
   kn_stop_all
   kn_pg_stop
-  if [ "${KN_KEEP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+  if [ "${KN_KEEP:-0}" = 1 ]; then echo "kept $tmp"
+  elif [ "$rc" != 0 ] || [ "$kn_fails" -gt 0 ]; then kn_keep_failed_ "$rc"
+  else rm -rf "$tmp"; fi
+}
+
+# kn_keep_failed_ RC — keep a failed test's $tmp (RC its exit code) without what is large and says nothing
+# about the failure: Chromium profiles (a folder holding "Local State") and PostgreSQL data folders
+# (PG_VERSION; their server.log is kept beside them as pg-server.log). A marker file names it a kept failure; of those, only the
+# newest $KN_KEEP_FAILED (default 3) per test name stay in the same parent folder, older ones are deleted.
+kn_keep_failed_() {
+  local d base old
+  [ -n "${tmp:-}" ] && [ -d "$tmp" ] || return 0
+  find "$tmp" -name 'Local State' -printf '%h\n' 2>/dev/null | sort -u | while read -r d; do rm -rf "$d"; done
+  find "$tmp" -name PG_VERSION -printf '%h\n' 2>/dev/null | while read -r d; do
+    [ -f "$d/global/pg_control" ] || continue # a cluster's data folder, not a tablespace
+    [ -f "$d/server.log" ] && cp "$d/server.log" "$(dirname "$d")/pg-server.log"
+    rm -rf "$d"
+  done
+  echo "failed (exit $1, $kn_fails failed checks) at $(date '+%F %T')" >"$tmp/.kn-kept-failed"
+  base=${tmp%.*}
+  ls -1dt "$base".*/.kn-kept-failed 2>/dev/null | tail -n +$((${KN_KEEP_FAILED:-3} + 1)) | while read -r old; do
+    rm -rf "$(dirname "$old")"
+  done
+  echo "kept the failed test's folder: $tmp ($(du -sh "$tmp" 2>/dev/null | cut -f1))"
 }
 
 kn_lib_init() {
