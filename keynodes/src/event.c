@@ -3,6 +3,7 @@
  * kept alive in owned_ until kn_event_clear. */
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,8 @@
 #include <jansson.h>
 
 #include "keynode/event.h"
+#include "keynode/fs.h"
+#include "keynode/grow.h"
 #include "keynode/request.h"
 
 static const char *const type_names[KN_EV__COUNT] = {
@@ -414,15 +417,9 @@ int kn_traj_read_buffer(const char *buf, size_t len, const char *name, kn_traj_h
 			have_header = 1;
 			continue;
 		}
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 64;
-			kn_event *ne = realloc(*events, nc * sizeof *ne);
-			if (!ne) {
-				rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-				break;
-			}
-			*events = ne;
-			cap = nc;
+		if (kn_grow(events, *n, &cap, sizeof **events, 64)) {
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+			break;
 		}
 		if ((rc = kn_event_parse(&(*events)[*n], line, l, &e)) != 0) {
 			rc = kn_err_set(err, rc, "%s:%zu: %s", name, lineno, e.msg);
@@ -451,26 +448,16 @@ int kn_traj_read_file(const char *path, kn_traj_header *hdr, kn_event **events, 
 	if (!f)
 		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
 		                  strerror(errno));
-	size_t cap = 1 << 16, len = 0, got;
-	char *buf = malloc(cap);
-	while (buf && (got = fread(buf + len, 1, cap - len, f)) > 0) {
-		len += got;
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	int bad = ferror(f);
+	char *buf = NULL;
+	size_t len = 0;
+	/* no cap on the file: each line has one (KN_TRAJ_MAX_LINE) */
+	int rc = kn_read_stream(&buf, &len, f, SIZE_MAX);
 	fclose(f);
-	if (!buf)
+	if (rc == KN_EIO)
+		return kn_err_set(err, rc, "%s: read error", path);
+	if (rc)
 		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
-	int rc = bad ? kn_err_set(err, KN_EIO, "%s: read error", path)
-	             : kn_traj_read_buffer(buf, len, path, hdr, events, n, err);
+	rc = kn_traj_read_buffer(buf, len, path, hdr, events, n, err);
 	free(buf);
 	return rc;
 }

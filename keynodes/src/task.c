@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/fs.h"
 #include "keynode/match.h"
 #include "keynode/guard.h"
 #include "keynode/purchase.h"
@@ -450,36 +451,17 @@ int kn_taskset_load_file(kn_taskset **out, const char *path, const kn_load_opts 
 	if (!f)
 		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
 		                  strerror(errno));
-	size_t cap = 1 << 16, len = 0;
-	char *buf = malloc(cap);
-	int rc = 0;
-	while (buf) {
-		size_t n = fread(buf + len, 1, cap - len, f);
-		len += n;
-		if (n == 0)
-			break;
-		if (len > max) {
-			rc = kn_err_set(err, KN_ELIMIT, "%s: file is over the %zu byte limit", path, max);
-			break;
-		}
-		if (len == cap) {
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	if (!rc && buf && ferror(f))
-		rc = kn_err_set(err, KN_EIO, "%s: read error", path);
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = kn_read_stream(&buf, &len, f, max);
 	fclose(f);
-	if (!buf)
+	if (rc == KN_ELIMIT)
+		return kn_err_set(err, rc, "%s: file is over the %zu byte limit", path, max);
+	if (rc == KN_EIO)
+		return kn_err_set(err, rc, "%s: read error", path);
+	if (rc)
 		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
-	if (!rc)
-		rc = kn_taskset_load_buffer(out, buf, len, path, opts, err);
+	rc = kn_taskset_load_buffer(out, buf, len, path, opts, err);
 	free(buf);
 	return rc;
 }

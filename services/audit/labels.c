@@ -8,6 +8,8 @@
 #include <jansson.h>
 
 #include "audit.h"
+#include "keynode/fs.h"
+#include "keynode/grow.h"
 
 void kn_labels_free(kn_labels *l)
 {
@@ -132,15 +134,9 @@ int kn_labels_parse(kn_labels **out, const char *name, const char *text, size_t 
 			                KN_LABELS_MAX_ITEMS);
 			break;
 		}
-		if (l->n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			kn_label_item *p = realloc(l->items, ncap * sizeof *p);
-			if (!p) {
-				rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-				break;
-			}
-			l->items = p;
-			cap = ncap;
+		if (kn_grow(&l->items, l->n, &cap, sizeof *l->items, 64)) {
+			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+			break;
 		}
 		if ((rc = parse_line(&l->items[l->n], name, line, s, n, err)) != 0)
 			break;
@@ -162,31 +158,16 @@ int kn_labels_load(kn_labels **out, const char *path, kn_err *err)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return kn_err_set(err, KN_EIO, "%s: %s", path, strerror(errno));
-	size_t cap = 1 << 16, len = 0;
-	char *text = malloc(cap);
-	int rc = text ? 0 : kn_err_set(err, KN_ENOMEM, "out of memory");
-	while (rc == 0) {
-		if (len == cap) {
-			char *p = cap < KN_LABELS_MAX_BYTES ? realloc(text, cap * 2) : NULL;
-			if (!p) {
-				rc = cap < KN_LABELS_MAX_BYTES
-				             ? kn_err_set(err, KN_ENOMEM, "out of memory")
-				             : kn_err_set(err, KN_ELIMIT, "%s: larger than %d bytes", path,
-				                          KN_LABELS_MAX_BYTES);
-				break;
-			}
-			text = p;
-			cap *= 2;
-		}
-		size_t got = fread(text + len, 1, cap - len, f);
-		len += got;
-		if (got == 0) {
-			if (ferror(f))
-				rc = kn_err_set(err, KN_EIO, "%s: read error", path);
-			break;
-		}
-	}
+	char *text = NULL;
+	size_t len = 0;
+	int rc = kn_read_stream(&text, &len, f, KN_LABELS_MAX_BYTES);
 	fclose(f);
+	if (rc == KN_ELIMIT)
+		rc = kn_err_set(err, rc, "%s: larger than %d bytes", path, KN_LABELS_MAX_BYTES);
+	else if (rc == KN_EIO)
+		rc = kn_err_set(err, rc, "%s: read error", path);
+	else if (rc)
+		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (rc == 0)
 		rc = kn_labels_parse(out, path, text, len, err);
 	free(text);

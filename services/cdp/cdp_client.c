@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "cdp_internal.h"
+#include "keynode/grow.h"
 
 /* a reassembly buffer larger than this is released after its message */
 #define RX_KEEP (1024 * 1024)
@@ -365,17 +366,7 @@ static void drop_end(kn_cdp *c)
 
 static int rx_reserve(kn_cdp *c, size_t need)
 {
-	if (need <= c->rx_cap)
-		return 0;
-	size_t cap = c->rx_cap ? c->rx_cap : 4096;
-	while (cap < need)
-		cap *= 2;
-	char *nb = realloc(c->rx, cap);
-	if (!nb)
-		return KN_ENOMEM;
-	c->rx = nb;
-	c->rx_cap = cap;
-	return 0;
+	return kn_grow_to(&c->rx, need, &c->rx_cap, 1, 4096);
 }
 
 static void conn_rx(kn_cdp *c, struct lws *wsi, const char *in, size_t len)

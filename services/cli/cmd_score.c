@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "keynode/fs.h"
+#include "keynode/grow.h"
 #include "keynode/judge_fingerprint.h"
 
 static const char help[] =
@@ -91,12 +92,8 @@ static int list_runs(const char *path, char ***out, size_t *n)
 		size_t l = strlen(de->d_name);
 		if (l < 7 || strcmp(de->d_name + l - 6, ".jsonl") != 0)
 			continue;
-		if (*n == cap) {
-			char **nv = realloc(v, (cap *= 2) * sizeof *v);
-			if (!nv)
-				break;
-			v = nv;
-		}
+		if (kn_grow(&v, *n, &cap, sizeof *v, 16))
+			break;
 		size_t pl = strlen(path) + l + 2;
 		if (!(v[*n] = malloc(pl)))
 			break;

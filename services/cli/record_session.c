@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "keynode/clock.h"
+#include "keynode/grow.h"
 #include "keynode/redact.h"
 #include "keynode/request.h"
 #include "keynode/url.h"
@@ -221,14 +222,8 @@ static void on_ready(void *ud, kn_monitor *m)
 
 static kn_step *add_step(struct kn_record *r, kn_step_verb verb)
 {
-	if (r->wf.n_steps == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 16;
-		kn_step *s = realloc(r->wf.steps, cap * sizeof *s);
-		if (!s)
-			return NULL;
-		r->wf.steps = s;
-		r->cap = cap;
-	}
+	if (kn_grow(&r->wf.steps, r->wf.n_steps, &r->cap, sizeof *r->wf.steps, 16))
+		return NULL;
 	/* the step before is finished: no navigation since means it did not navigate */
 	if (r->wf.n_steps) {
 		kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];

@@ -16,6 +16,7 @@
 #include "config.h"
 #include "config_internal.h"
 #include "cron.h" /* kn_cron_check only: config stores cron text, the scheduler compiles it */
+#include "keynode/grow.h"
 #include "keynode/yaml_reader.h"
 
 #define fail kn_config_fail
@@ -57,15 +58,9 @@ static int next(builder *b)
 
 static int add_kid(loader *l, node *parent, node *kid)
 {
-	if (parent->n == parent->cap) {
-		size_t nc = parent->cap ? parent->cap * 2 : 4;
-		node **k = realloc(parent->kids, nc * sizeof *k);
-		if (!k) {
-			node_free(kid);
-			return fail(l, KN_ENOMEM, kid->line, kid->col, "out of memory");
-		}
-		parent->kids = k;
-		parent->cap = nc;
+	if (kn_grow(&parent->kids, parent->n, &parent->cap, sizeof *parent->kids, 4)) {
+		node_free(kid);
+		return fail(l, KN_ENOMEM, kid->line, kid->col, "out of memory");
 	}
 	parent->kids[parent->n++] = kid;
 	return 0;

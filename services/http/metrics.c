@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/grow.h"
 #include "metrics.h"
 
 #define N_BUCKETS 12
@@ -176,14 +177,10 @@ static void put(struct buf *b, const char *fmt, ...)
 			b->len += (size_t)n;
 			return;
 		}
-		size_t nc = (b->cap ? b->cap * 2 : 4096) + (size_t)n;
-		char *np = realloc(b->p, nc);
-		if (!np) {
+		if (kn_grow_to(&b->p, b->len + (size_t)n + 1, &b->cap, 1, 4096)) {
 			b->failed = 1;
 			return;
 		}
-		b->p = np;
-		b->cap = nc;
 	}
 }
 

@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "keynode/base64.h"
+#include "keynode/grow.h"
 #include "log.h"
 #include "requests.h"
 
@@ -249,14 +250,8 @@ void kn_requests_worker(kn_requests *r, const char *target_id, int alive)
 		free(r->workers[i]);
 		r->workers[i] = r->workers[--r->n_workers];
 	} else if (alive && i < 0 && target_id) {
-		if (r->n_workers == r->cap_workers) {
-			size_t cap = r->cap_workers ? 2 * r->cap_workers : 4;
-			char **grown = realloc(r->workers, cap * sizeof *grown);
-			if (!grown)
-				return;
-			r->workers = grown;
-			r->cap_workers = cap;
-		}
+		if (kn_grow(&r->workers, r->n_workers, &r->cap_workers, sizeof *r->workers, 4))
+			return;
 		if ((r->workers[r->n_workers] = strdup(target_id)))
 			r->n_workers++;
 	}

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "frames.h"
+#include "keynode/selector.h"
 #include "query_js.h"
 #include "replay_internal.h"
 
@@ -58,27 +59,20 @@ static int walk(json_t **out, kn_cdp *c, const char *session, long long ctx, jso
 	return rc;
 }
 
-/* The parts of selector between " >> " separators (whitespace around ">>"), as a JSON array. */
+/* The parts of selector between its chain separators (kn_selector_pierce_sep: the page's own split),
+ * the blanks around each separator dropped, as a JSON array. */
 static json_t *split_parts(const char *selector)
 {
 	json_t *a = json_array();
-	const char *s = selector, *p = selector;
-	while (a && *p) {
-		const char *q = strstr(p, ">>");
-		if (!q)
-			break;
-		if (q > selector && (q[-1] == ' ' || q[-1] == '\t') && (q[2] == ' ' || q[2] == '\t')) {
-			const char *e = q;
-			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
-				e--;
-			json_array_append_new(a, json_stringn(s, (size_t)(e - s)));
-			s = q + 2;
-			while (*s == ' ' || *s == '\t')
-				s++;
-			p = s;
-		} else {
-			p = q + 2;
-		}
+	const char *s = selector;
+	for (long at; a && (at = kn_selector_pierce_sep(selector, (size_t)(s - selector))) >= 0;) {
+		const char *e = selector + at;
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+			e--;
+		json_array_append_new(a, json_stringn(s, (size_t)(e - s)));
+		s = selector + at + 2;
+		while (*s == ' ' || *s == '\t')
+			s++;
 	}
 	if (a)
 		json_array_append_new(a, json_string(s));
@@ -143,7 +137,7 @@ int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
                           const char *selector, kn_err *err)
 {
 	memset(out, 0, sizeof *out);
-	if (!selector || !strstr(selector, ">>"))
+	if (kn_selector_pierce_sep(selector, 0) < 0)
 		return 0;
 	json_t *parts = split_parts(selector);
 	if (!parts || json_array_size(parts) < 2) {

@@ -15,7 +15,9 @@
 
 #include "heal.h"
 #include "keynode/clock.h"
+#include "keynode/grow.h"
 #include "keynode/match.h"
+#include "keynode/selector.h"
 #include "keynode/workflow.h"
 #include "repair.h"
 
@@ -32,15 +34,9 @@ static char *keep(struct own *o, char *s)
 {
 	if (!s)
 		return NULL;
-	if (o->n == o->cap) {
-		size_t nc = o->cap ? o->cap * 2 : 32;
-		char **ns = realloc(o->s, nc * sizeof *ns);
-		if (!ns) {
-			free(s);
-			return NULL;
-		}
-		o->s = ns;
-		o->cap = nc;
+	if (kn_grow(&o->s, o->n, &o->cap, sizeof *o->s, 32)) {
+		free(s);
+		return NULL;
 	}
 	return o->s[o->n++] = s;
 }
@@ -329,7 +325,7 @@ json_t *kn_replay_repairs(kn_cdp_loop *loop, const char *ws, const kn_task *task
 		if (!(s->outcome == KN_STEP_OK_FALLBACK && s->found_now) &&
 		    !(kn_step_outcome_ok(s->outcome) && json_is_false(json_object_get(rs, "postcondition"))))
 			continue; /* neither drifted nor, working, ended elsewhere than recorded */
-		if (st->selector && strstr(st->selector, ">>"))
+		if (kn_selector_pierce_sep(st->selector, 0) >= 0)
 			continue; /* a selector into frames: not proposed (the page saw the part in the frame) */
 		props[np].step = (int)i + 1;
 		np += step_prop(&own, st, s, rs, &props[np]);

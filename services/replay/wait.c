@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "keynode/clock.h"
+#include "keynode/grow.h"
 #include "replay.h"
 #include "replay_internal.h"
 
@@ -77,14 +78,8 @@ static void request_add(kn_replay_waiter *w, const char *id, int script)
 	for (size_t i = 0; i < w->n_req; i++)
 		if (strcmp(w->req[i] + 1, id) == 0)
 			return; /* a redirect keeps its request id */
-	if (w->n_req == w->cap_req) {
-		size_t cap = w->cap_req ? w->cap_req * 2 : 16;
-		char **n = cap <= MAX_REQUESTS ? realloc(w->req, cap * sizeof *n) : NULL;
-		if (!n)
-			return;
-		w->req = n;
-		w->cap_req = cap;
-	}
+	if (w->n_req == MAX_REQUESTS || kn_grow(&w->req, w->n_req, &w->cap_req, sizeof *w->req, 16))
+		return;
 	size_t n = strlen(id) + 2;
 	if ((w->req[w->n_req] = malloc(n)) != NULL) {
 		snprintf(w->req[w->n_req], n, "%c%s", script ? 'x' : 'o', id);

@@ -10,6 +10,7 @@
 #define _GNU_SOURCE /* asprintf */
 #include "runner.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,7 @@
 
 #include "http_client.h"
 #include "keynode/capbuf.h"
+#include "keynode/fs.h"
 
 #define KN_REMOTE_ANSWER_MAX (64u * 1024u * 1024u)
 #define KN_REMOTE_TIMEOUT_MS 30000L
@@ -158,30 +160,20 @@ int kn_remote_upload(const kn_remote *r, const char *file, const char *name, int
 	if (!f)
 		return kn_err_set(err, KN_EIO, "%s: cannot read", file);
 	char *data = NULL;
-	size_t n = 0, cap = 0, got;
-	char chunk[65536];
-	while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) {
-		if (n + got > cap) {
-			cap = (n + got) * 2;
-			char *p = realloc(data, cap);
-			if (!p) {
-				free(data);
-				fclose(f);
-				return kn_err_set(err, KN_ENOMEM, "out of memory");
-			}
-			data = p;
-		}
-		memcpy(data + n, chunk, got);
-		n += got;
-	}
+	size_t n = 0;
+	int rc = kn_read_stream(&data, &n, f, SIZE_MAX); /* the serve caps what it takes */
 	fclose(f);
+	if (rc == KN_EIO)
+		return kn_err_set(err, rc, "%s: cannot read", file);
+	if (rc)
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	char *path = NULL, *esc = curl_easy_escape(NULL, name, 0), *ans = NULL;
-	int status = 0, rc;
+	int status = 0;
 	if (!esc || asprintf(&path, "/api/tasksets?name=%s", esc) < 0) {
 		path = NULL;
 		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	} else {
-		rc = kn_remote_call(r, "POST", path, data ? data : "", n, "application/yaml", &status, &ans, err);
+		rc = kn_remote_call(r, "POST", path, data, n, "application/yaml", &status, &ans, err);
 		if (rc == 0 && (status < 200 || status > 299))
 			rc = answer_error(err, "POST /api/tasksets", status, ans);
 		json_t *j = rc == 0 && snapshot ? json_loads(ans, 0, NULL) : NULL;

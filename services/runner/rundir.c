@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keynode/grow.h"
+
 static int attempt_number(const char *name)
 {
 	long k = 0;
@@ -46,17 +48,12 @@ static int read_task(kn_rundir *d, const char *task_dir, size_t *cap, kn_err *er
 			rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 			break;
 		}
-		if (d->n_rows == *cap) {
-			size_t nc = *cap ? *cap * 2 : 64;
-			kn_run_row *nr = nc <= KN_RUNDIR_MAX_ATTEMPTS ? realloc(d->rows, nc * sizeof *nr) : NULL;
-			if (!nr) {
-				rc = nc > KN_RUNDIR_MAX_ATTEMPTS
-				     ? kn_err_set(err, KN_ELIMIT, "%s: over %d attempts", d->path, KN_RUNDIR_MAX_ATTEMPTS)
-				     : kn_err_set(err, KN_ENOMEM, "out of memory");
-				free(path);
-				break;
-			}
-			d->rows = nr, *cap = nc;
+		if (d->n_rows == KN_RUNDIR_MAX_ATTEMPTS || kn_grow(&d->rows, d->n_rows, cap, sizeof *d->rows, 64)) {
+			rc = d->n_rows == KN_RUNDIR_MAX_ATTEMPTS
+			     ? kn_err_set(err, KN_ELIMIT, "%s: over %d attempts", d->path, KN_RUNDIR_MAX_ATTEMPTS)
+			     : kn_err_set(err, KN_ENOMEM, "out of memory");
+			free(path);
+			break;
 		}
 		int lr = kn_run_row_load(&d->rows[d->n_rows], path, err);
 		if (lr == 0) {

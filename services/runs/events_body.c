@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "keynode/grow.h"
 #include "runs.h"
 
 int kn_runs_parse_events(kn_event **out, size_t *n, const char *body, size_t len, kn_err *err)
@@ -78,15 +79,9 @@ int kn_runs_parse_events(kn_event **out, size_t *n, const char *body, size_t len
 				                KN_RUNS_MAX_EVENTS_POST);
 				break;
 			}
-			if (cnt == cap) {
-				size_t nc = cap ? cap * 2 : 16;
-				kn_event *ne = realloc(evs, nc * sizeof *ne);
-				if (!ne) {
-					rc = kn_err_set(err, KN_ENOMEM, "out of memory");
-					break;
-				}
-				evs = ne;
-				cap = nc;
+			if (kn_grow(&evs, cnt, &cap, sizeof *evs, 16)) {
+				rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+				break;
 			}
 			memset(&evs[cnt], 0, sizeof evs[cnt]);
 			if (kn_event_parse(&evs[cnt], body + s0, ll, err) != 0) {

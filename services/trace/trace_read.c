@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "keynode/fs.h"
+
 #include "trace.h"
 
 /* Member k of o must exist with the given JSON type (a "?" type also allows null). */
@@ -163,28 +165,15 @@ int kn_trace_load(json_t **out, const char *path, kn_err *err)
 	if (!f)
 		return kn_err_set(err, KN_ENOTFOUND, "%s: cannot open (not a trace folder?)", file);
 	char *buf = NULL;
-	size_t n = 0, cap = 0;
-	int rc = 0;
-	for (;;) {
-		if (n == cap) {
-			size_t nc = cap ? cap * 2 : 65536;
-			char *nb = nc <= KN_TRACE_MAX_INDEX + 1 ? realloc(buf, nc) : NULL;
-			if (!nb) {
-				rc = nc > KN_TRACE_MAX_INDEX + 1
-				         ? kn_err_set(err, KN_ELIMIT, "%s: over %u bytes", file, KN_TRACE_MAX_INDEX)
-				         : kn_err_set(err, KN_ENOMEM, "out of memory");
-				break;
-			}
-			buf = nb, cap = nc;
-		}
-		size_t r = fread(buf + n, 1, cap - n, f);
-		n += r;
-		if (r == 0)
-			break;
-	}
-	if (!rc && ferror(f))
-		rc = kn_err_set(err, KN_EIO, "%s: read error", file);
+	size_t n = 0;
+	int rc = kn_read_stream(&buf, &n, f, KN_TRACE_MAX_INDEX);
 	fclose(f);
+	if (rc == KN_ELIMIT)
+		rc = kn_err_set(err, rc, "%s: over %u bytes", file, KN_TRACE_MAX_INDEX);
+	else if (rc == KN_EIO)
+		rc = kn_err_set(err, rc, "%s: read error", file);
+	else if (rc)
+		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
 	if (!rc)
 		rc = kn_trace_parse(out, buf, n, file, err);
 	free(buf);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "keynode/grow.h"
 #include "trace.h"
 
 /* v as width-1 octal digits and a NUL (ustar numeric fields); values past the field are capped. */
@@ -110,12 +111,8 @@ int kn_trace_tar(FILE *f, const char *dir, const char *prefix, kn_err *err)
 		size_t l = strlen(de->d_name);
 		if (l < 5 || l > 30 || strcmp(de->d_name + l - 4, ".jpg") != 0)
 			continue;
-		if (n == cap) {
-			char **nn = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof *nn);
-			if (!nn)
-				break;
-			names = nn;
-		}
+		if (kn_grow(&names, n, &cap, sizeof *names, 64))
+			break;
 		if ((names[n] = strdup(de->d_name)) != NULL)
 			n++;
 	}

@@ -3,8 +3,8 @@
  * callback returns what the check alone returns; every token's slices lie inside the selector or
  * inside one chain part (no longer than KN_SELECTOR_MAX_PART); a callback's non-zero return stops
  * the walk with that code; a syntax error is KN_EINVAL with a message; chain separators found are
- * ">>" and in order; normalisation is idempotent and its last chain part lies inside it; decoding
- * escapes never writes past the buffer. */
+ * ">>" and in order (the replayer's with a blank on each side); normalisation is idempotent and its
+ * last chain part lies inside it; decoding escapes never writes past the buffer. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +77,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	long prev = -1;
 	for (long at = kn_selector_chain_sep(sel, 0); at >= 0; at = kn_selector_chain_sep(sel, (size_t)at + 2)) {
 		if (at <= prev || (size_t)at + 2 > s.len || sel[at] != '>' || sel[at + 1] != '>')
+			abort();
+		prev = at;
+	}
+	/* the replayer's separators: each a ">>" between blanks, found in order */
+	prev = -1;
+	for (long at = kn_selector_pierce_sep(sel, 0); at >= 0; at = kn_selector_pierce_sep(sel, (size_t)at + 2)) {
+		if (at <= prev || at < 1 || (size_t)at + 3 > s.len || sel[at] != '>' || sel[at + 1] != '>' ||
+		    (sel[at - 1] != ' ' && sel[at - 1] != '\t') || (sel[at + 2] != ' ' && sel[at + 2] != '\t'))
 			abort();
 		prev = at;
 	}

@@ -71,11 +71,13 @@ leftovers() {
     echo "$pid $line"
   done
 }
+no_leftovers_() { local left; left=$(leftovers); echo "$left"; [ -z "$left" ]; }
 # check_clean NAME — nothing of ours left; processes of a killed worker die a moment after it, so wait
 # (bounded) for them to go before calling it a failure
 check_clean() {
   local left
-  for _ in $(seq 1 100); do left=$(leftovers); [ -z "$left" ] && break; sleep 0.2; done
+  kn_wait_for "$1: our processes to go" 20 no_leftovers_
+  left=$(leftovers)
   if [ -z "$left" ]; then kn_ok "$1: no agent or browser left"; else kn_fail "$1: left running: $left"; fi
 }
 
@@ -165,12 +167,9 @@ EOF
   done
   keep="$w1_pid $w2_pid"
   # w1's agent is running (waiting at the gate): kill w1 there
-  got=
-  for _ in $(seq 1 300); do
-    got=$(ls "$tmp"/w1-out/"$batch"/*/*/agent.log 2>/dev/null | head -1)
-    [ -n "$got" ] && break
-    sleep 0.1
-  done
+  w1_agent_log_() { ls "$tmp"/w1-out/"$batch"/*/*/agent.log 2>/dev/null | head -1 | grep .; }
+  kn_wait_for "w1's agent to start" 30 w1_agent_log_
+  got=$(w1_agent_log_)
   killed_job=$(kn_psql "SELECT id FROM jobs WHERE batch = $batch AND worker = 'w1' AND state = 'running'")
   if [ -n "$got" ] && [ -n "$killed_job" ]; then kn_ok "jobs: w1 runs job $killed_job's agent"; else
     kn_fail "jobs: w1 never started an agent: $(tail -3 "$tmp/w1.log")"
@@ -309,7 +308,7 @@ fi
 
 if want jobs; then
   kill -TERM "$w2_pid" 2>/dev/null
-  for _ in $(seq 1 150); do kill -0 "$w2_pid" 2>/dev/null || break; sleep 0.1; done
+  kn_wait_for "w2 to end on SIGTERM" 15 kn_ended "$w2_pid"
   wait "$w2_pid"
   expect "jobs: w2 exits 0 on SIGTERM" $? 0
   kn_forget "$w2_pid"

@@ -47,12 +47,9 @@ worker_pid=$kn_pid
 KEYNODE_API_TOKEN=$token kn_spawn remote "$kn" run --server "$base" --tasks "$tmp/tasks.yaml" --taskset live --task live-busy \
   --out "$tmp/remote" --agent "sleep 40" --timeout 60
 remote_pid=$kn_pid
-rid=
-for _ in $(seq 1 300); do
-  rid=$(kn_psql "SELECT id FROM runs WHERE kind = 'agent' AND ended IS NULL LIMIT 1")
-  [ -n "$rid" ] && break
-  sleep 0.2
-done
+live_agent_run_() { kn_psql "SELECT id FROM runs WHERE kind = 'agent' AND ended IS NULL LIMIT 1" | grep .; }
+kn_wait_for "the run --server attempt's run on serve" 90 live_agent_run_
+rid=$(live_agent_run_)
 [ -n "$rid" ] || kn_fail "keynode run --server: no run on serve ($(tail -3 "$tmp/remote.log"))"
 node "$here/live-frames.mjs" "${base/http/ws}" "$rid" "$token" 2 90 >"$tmp/remote-frames.json" 2>"$tmp/remote-frames.err" &&
   jq -e '.frames >= 2 and .w > 0' "$tmp/remote-frames.json" >/dev/null &&

@@ -23,7 +23,7 @@ kn_pg_start || kn_finish
 
 # --- receiver
 kn_spawn -o "$tmp/receiver.out" -e "$tmp/receiver.err" receiver node "$(dirname "$0")/alert-receiver.mjs" "$tmp/port" "$tmp/received.jsonl"
-for _ in $(seq 1 100); do [ -s "$tmp/port" ] && break; sleep 0.05; done
+kn_wait_for "the receiver's port" 20 test -s "$tmp/port"
 rport=$(cat "$tmp/port" 2>/dev/null)
 [ -n "$rport" ] || { kn_fail "receiver did not start: $(cat "$tmp/receiver.err")"; kn_finish; }
 kn_dead_port
@@ -35,7 +35,7 @@ kn_spawn -o "$tmp/notify.out" listen sh -c 'exec psql -X -A -t "$1" <"$2"' liste
 lpid=$kn_pid
 exec 3>"$tmp/psql.in"
 echo "LISTEN keynode_alerts;" >&3
-for _ in $(seq 1 100); do grep -q '^LISTEN' "$tmp/notify.out" && break; sleep 0.05; done
+kn_wait_for "psql to run LISTEN" 20 grep -q '^LISTEN' "$tmp/notify.out"
 grep -q '^LISTEN' "$tmp/notify.out" && kn_ok "LISTEN keynode_alerts" || kn_fail "LISTEN did not run"
 
 # --- the alerts driver

@@ -117,14 +117,13 @@ post_run() {
     kn_fail "POST /api/runs $1: $code $(head -c 300 "$tmp/run.json")"; return 1
   fi
 }
+run_status_() { curl -s "$base/api/runs/$1" | jq -r '.status // empty' 2>/dev/null; }
+run_not_running_() { local st; st=$(run_status_ "$1"); [ -n "$st" ] && [ "$st" != running ]; }
 # run_ended ID WANT_STATUS — wait (up to 60 s) until the run is not running, then compare
 run_ended() {
   local st=
-  for _ in $(seq 1 600); do
-    st=$(curl -s "$base/api/runs/$1" | jq -r '.status // empty' 2>/dev/null)
-    [ -n "$st" ] && [ "$st" != running ] && break
-    sleep 0.1
-  done
+  kn_wait_for "run $1 to end" 60 run_not_running_ "$1"
+  st=$(run_status_ "$1")
   if [ "$st" = "$2" ]; then kn_ok "run $1 ended $2"; else kn_fail "run $1 ended '$st', want $2"; fi
 }
 for hist in forum-gear-category:finished spa-mail-dark-theme:finished forum-new-post:incomplete; do
@@ -152,19 +151,16 @@ kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --pol
   --settle-timeout 3000
 worker_pid=$kn_pid
 declare -A want_replays=()
+replays_of_() { curl -s "$base/api/tasks/$1" | jq '.replays | length' 2>/dev/null; }
+replays_at_least_() { local n; n=$(replays_of_ "$1"); [ "${n:-0}" -ge "$2" ]; }
 for rt in forum-gear-category broken-demo broken-demo; do
   want_replays[$rt]=$(( ${want_replays[$rt]:-0} + 1 ))
   code=$(curl -s -o "$tmp/replay.json" -w '%{http_code}' -H "Authorization: Bearer $token" \
     -H 'Content-Type: application/json' --data "{\"task\": \"$rt\"}" "$base/api/replays")
   [ "$code" = 202 ] || kn_fail "POST /api/replays $rt: $code $(head -c 200 "$tmp/replay.json")"
   # one at a time, so that the second broken-demo replay comes after the first (up to 90 s)
-  n=0
-  for _ in $(seq 1 900); do
-    n=$(curl -s "$base/api/tasks/$rt" | jq '.replays | length' 2>/dev/null)
-    [ "${n:-0}" -ge "${want_replays[$rt]}" ] && break
-    kill -0 "$worker_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  kn_wait_for "replay of $rt" 90 kn_ended_or "$worker_pid" replays_at_least_ "$rt" "${want_replays[$rt]}"
+  n=$(replays_of_ "$rt")
   [ "${n:-0}" -ge "${want_replays[$rt]}" ] || kn_fail "replay of $rt: no result (worker: $(tail -2 "$tmp/worker.log"))"
 done
 health=$(curl -s "$base/api/tasks" | jq -r '[.tasks[] | select(.id == "forum-gear-category" or .id == "broken-demo") | "\(.id)=\(.health)"] | sort | join(" ")')
@@ -188,11 +184,7 @@ go_file=$tmp/go
 KN_AGENT_GO=$go_file kn_spawn -o "$tmp/agent.out" agent node "$here/agents/shop.mjs" "$agent_cdp" "http://127.0.0.1:$site_port" \
   "$tmp/marks" full
 agent_pid=$kn_pid
-for _ in $(seq 1 600); do
-  grep -q '^connected ' "$tmp/marks" && break
-  kill -0 "$agent_pid" 2>/dev/null || break
-  sleep 0.05
-done
+kn_wait_for "the agent to attach" 30 kn_ended_or "$agent_pid" grep -q '^connected ' "$tmp/marks"
 grep -q '^connected ' "$tmp/marks" || { kn_fail "the agent did not attach: $(tail -3 "$tmp/agent.out")"; kn_finish; }
 post_run shop-red-runner-cart "$agent_cdp" finished || kn_finish
 live_run=$run_id
@@ -250,7 +242,7 @@ else
 fi
 
 # the agent finished and the service agrees about the run
-for _ in $(seq 1 100); do kill -0 "$agent_pid" 2>/dev/null || break; sleep 0.1; done
+kn_wait_for "the agent to end" 10 kn_ended "$agent_pid"
 if wait "$agent_pid"; then kn_ok "the agent finished"; else kn_fail "agent: $(tail -3 "$tmp/agent.out")"; fi
 kn_forget "$agent_pid"
 if curl -sf "$base/api/runs/$live_run" | jq -e '.status == "finished" and .score == 1' >/dev/null; then
@@ -265,7 +257,7 @@ else
 fi
 # SIGTERM: a clean stop, exit 0 (under ASan this is also where leaks would show)
 kill -TERM "$serve_pid" 2>/dev/null
-for _ in $(seq 1 150); do kill -0 "$serve_pid" 2>/dev/null || break; sleep 0.1; done
+kn_wait_for "serve to end on SIGTERM" 15 kn_ended "$serve_pid"
 kill -0 "$serve_pid" 2>/dev/null && { kn_fail "serve still running 15 s after SIGTERM"; kill -KILL "$serve_pid"; }
 wait "$serve_pid"
 serve_rc=$?

@@ -163,11 +163,11 @@ for s in passing failing; do
   [ -n "$u" ] && [ "$c" = "200 image/jpeg" ] && [ "$(head -c 2 "$tmp/$s.img" | od -An -tx1 | tr -d ' ')" = ffd8 ] &&
     kn_ok "drift: the $s screenshot is served ($u)" || kn_fail "drift: $s screenshot '$u': $c"
 done
-for _ in $(seq 1 100); do
-  a=$(curl -s "$B/api/alerts?all=1" | jq -r '[.alerts[] | select(.dedupe_key == "health:drift:forum-open-post:flaky")][0].detail.drift_page // empty')
-  [ -n "$a" ] && break
-  sleep 0.1
-done
+flaky_drift_page_() {
+  curl -s "$B/api/alerts?all=1" | jq -r '[.alerts[] | select(.dedupe_key == "health:drift:forum-open-post:flaky")][0].detail.drift_page // empty' | grep .
+}
+kn_wait_for "the flaky alert's drift page" 10 flaky_drift_page_
+a=$(flaky_drift_page_)
 check "the flaky alert links the drift diff" "$a" "/#/tasks/$eref/drift"
 
 # ---- 3. malformed and missing ------------------------------------------------------------------------

@@ -83,7 +83,8 @@ kn_spawn -o "$tmp/poster.out" poster node "$HERE/event-poster.mjs" "$B" "$tmp/ba
   "$tmp/acks" "$tmp/stop" 20
 poster=$kn_pid
 acked() { grep -c '^ack ' "$tmp/acks" 2>/dev/null || echo 0; }
-wait_acks() { local want=$(( $(acked) + $1 )); for _ in $(seq 1 300); do [ "$(acked)" -ge $want ] && return 0; sleep 0.05; done; return 1; }
+acked_at_least_() { [ "$(acked)" -ge "$1" ]; }
+wait_acks() { local want=$(( $(acked) + $1 )); kn_wait_for "$1 more acknowledgements" 15 acked_at_least_ "$want"; }
 killed_runs=()
 for round in 1 2 3; do
   wait_acks 30 || kn_fail "round $round: the poster is not getting acknowledgements"
@@ -146,7 +147,7 @@ expect_rows "both serves in serve_instances, each with its listen address" \
   "SELECT string_agg(address, ' ' ORDER BY address) FROM serve_instances" "$(printf '%s\n' "${B1#http://}" "${B2#http://}" | sort | tr '\n' ' ' | sed 's/ $//')"
 kn_spawn xstream node "$HERE/stream-client.mjs" "ws://${B2#http://}/api/stream?run=$mine" "$tmp/xstream.out" "$mine" 30 "$TOKEN"
 xs=$kn_pid
-for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/xstream.out" 2>/dev/null && break; sleep 0.05; done
+kn_wait_for "the cross-serve stream to open" 10 grep -q '"type":"open"' "$tmp/xstream.out"
 bad=0
 for k in 1 2 3 4 5 6; do # alternately to each serve: seq 1..12 in posting order
   b=$(printf '{"t":%d,"type":"navigate","url":"http://127.0.0.1:1/x?n=%d"}\n{"t":%d,"type":"click"}' $((2 * k - 1)) "$k" $((2 * k)))
@@ -221,7 +222,7 @@ fi
 # --- a big run read back page by page ---------------------------------------------------------------
 c=$(api "${W[@]}" -d '{"task":"sites:shop-red-runner-cart"}' "$B/api/runs"); big=$(jq -r .id "$tmp/body")
 # the run's row reaches PostgreSQL through the ingest writer, after the 201: wait for it (bounded)
-for _ in $(seq 1 200); do [ "$(kn_psql "SELECT count(*) FROM runs WHERE id = '$big'")" = 1 ] && break; sleep 0.05; done
+kn_wait_sql 10 "SELECT count(*) FROM runs WHERE id = '$big'" 1
 kn_psql "INSERT INTO events (run_id, seq, line) SELECT '$big', g, json_build_object('t', g, 'type', 'navigate', 'url', 'http://127.0.0.1:1/big?n=' || g) FROM generate_series(1, $BIG) g" >/dev/null
 after=0; pages=0; total=0; bad=0
 while :; do

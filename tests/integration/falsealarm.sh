@@ -126,12 +126,12 @@ if [[ " $parts " == *" record "* ]]; then
     kn_spawn -o "$tmp/rec-$t.out" -e "$tmp/rec-$t.err" "rec-$t" "$kn" record --browser "$rcdp" --tasks "$tmp/tasks-v1.yaml" \
       --task "$t" --out "$wf" --until finished
     rpid=$kn_pid
-    for _ in $(seq 1 300); do grep -q '^recording task' "$tmp/rec-$t.out" 2>/dev/null && break; sleep 0.1; done
+    kn_wait_for "record $t to say it is recording" 30 grep -q '^recording task' "$tmp/rec-$t.out"
     grep -q '^recording task' "$tmp/rec-$t.out" || kn_fail "record $t: never said it was recording"
     node "$here/agents/async.mjs" "$rcdp" "http://127.0.0.1:$port1" "$tmp/marks-$t" "$t" >"$tmp/agent-$t.out" 2>&1 ||
       kn_fail "record $t: the agent failed: $(tail -2 "$tmp/agent-$t.out" | tr '\n' ' ')"
     # every key node reached ends the recording by itself; one that does not end in 30 s is stopped
-    for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
+    kn_wait_for "record $t to end by itself" 30 kn_ended "$rpid"
     kill -0 "$rpid" 2>/dev/null && { kn_fail "record $t: did not end when every key node was reached"; kill -TERM "$rpid"; }
     wait "$rpid"
     rc=$?
@@ -159,6 +159,7 @@ if [[ " $parts " == *" worker "* ]]; then
   printf 'database: { url: "%s" }\n' "$KN_PG_URL" >"$tmp/keynode.yaml"
   kn_spawn worker "$kn" worker --config "$tmp/keynode.yaml" --browser "$cdp" --poll 200
   worker_pid=$kn_pid
+  results_at_least_() { local n; n=$(kn_psql "SELECT count(*) FROM replay_results"); [ "${n:-0}" -ge "$1" ]; }
   done_n=0
   # worker_round LABEL V CHECK — upload tasks-vV.yaml, queue every task, wait for their results, CHECK each
   worker_round() {
@@ -172,12 +173,8 @@ if [[ " $parts " == *" worker "* ]]; then
       [ "$code" = 202 ] || kn_fail "$label $t: POST /api/replays: $code $(cat "$tmp/rp.json")"
     done
     done_n=$((done_n + $(echo $tasks | wc -w)))
-    for _ in $(seq 1 3000); do
-      n=$(kn_psql "SELECT count(*) FROM replay_results")
-      [ "${n:-0}" -ge "$done_n" ] && break
-      kill -0 "$worker_pid" 2>/dev/null || break
-      sleep 0.2
-    done
+    kn_wait_for "$label: $done_n replay results" 600 kn_ended_or "$worker_pid" results_at_least_ "$done_n"
+    n=$(kn_psql "SELECT count(*) FROM replay_results")
     [ "${n:-0}" -ge "$done_n" ] || kn_fail "$label: $n of $done_n results (worker: $(tail -3 "$tmp/worker.log"))"
     mkdir -p "$tmp/$label"
     for t in $tasks; do

@@ -50,12 +50,9 @@ kn_spawn bserver node "$repo/tests/integration/blocked-server.mjs" "$repo/tests/
 openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
   -subj /CN=localhost >/dev/null 2>&1 || { kn_fail "openssl could not make a certificate"; kn_finish; }
 kn_spawn tls node "$repo/tests/integration/tls-server.mjs" "$tmp/key.pem" "$tmp/cert.pem"
-bport= tls=
-for _ in $(seq 1 100); do
-  bport=$(sed -n 's/^port=//p' "$tmp/bserver.log") tls=$(sed -n 's/^port=//p' "$tmp/tls.log")
-  [ -n "$bport" ] && [ -n "$tls" ] && break
-  sleep 0.05
-done
+both_ports_() { grep -q '^port=' "$tmp/bserver.log" && grep -q '^port=' "$tmp/tls.log"; }
+kn_wait_for "the blocked and TLS servers' ports" 20 both_ports_
+bport=$(sed -n 's/^port=//p' "$tmp/bserver.log") tls=$(sed -n 's/^port=//p' "$tmp/tls.log")
 [ -n "$bport" ] && [ -n "$tls" ] || { kn_fail "servers: blocked '$bport' tls '$tls'"; kn_finish; }
 kn_dead_port || kn_finish
 kn_judge_start || kn_finish
@@ -143,18 +140,21 @@ m2w_pid=$kn_pid
 # inject: once the agent of the task runs, its browser (keynode's child launched on the task's start
 # URL) is killed or frozen
 browser_of() { pgrep -P "$run_pid" -f -- "fault=$1" | head -1; }
-killed= frozen=
-for _ in $(seq 1 600); do
-  if [ -z "$killed" ] && [ -e "$tmp/run/browser-killed/1/started" ]; then
-    b=$(browser_of browser-killed) && [ -n "$b" ] && kill -KILL "$b" && killed=$b
+# fault_browsers_ — as each fault's attempt starts, its browser SIGKILLed (browser-killed) or SIGSTOPped
+# (browser-frozen), once: the PIDs go to $tmp/killed and $tmp/frozen (kn_wait_for runs this in a subshell).
+# Done when both are, or the run has ended
+fault_browsers_() {
+  local b
+  if [ ! -s "$tmp/killed" ] && [ -e "$tmp/run/browser-killed/1/started" ]; then
+    b=$(browser_of browser-killed) && [ -n "$b" ] && kill -KILL "$b" && echo "$b" >"$tmp/killed"
   fi
-  if [ -z "$frozen" ] && [ -e "$tmp/run/browser-frozen/1/started" ]; then
-    b=$(browser_of browser-frozen) && [ -n "$b" ] && kill -STOP "$b" && frozen=$b
+  if [ ! -s "$tmp/frozen" ] && [ -e "$tmp/run/browser-frozen/1/started" ]; then
+    b=$(browser_of browser-frozen) && [ -n "$b" ] && kill -STOP "$b" && echo "$b" >"$tmp/frozen"
   fi
-  [ -n "$killed" ] && [ -n "$frozen" ] && break
-  kill -0 "$run_pid" 2>/dev/null || break
-  sleep 0.1
-done
+  [ -s "$tmp/killed" ] && [ -s "$tmp/frozen" ] || kn_ended "$run_pid"
+}
+kn_wait_for "the browser-killed and browser-frozen attempts to start" 90 fault_browsers_
+killed=$(cat "$tmp/killed" 2>/dev/null) frozen=$(cat "$tmp/frozen" 2>/dev/null)
 [ -n "$killed" ] && kn_ok "browser-killed: SIGKILL to browser $killed" || kn_fail "browser-killed: no browser found to kill"
 [ -n "$frozen" ] && kn_ok "browser-frozen: SIGSTOP to browser $frozen" || kn_fail "browser-frozen: no browser found to freeze"
 wait "$run_pid"

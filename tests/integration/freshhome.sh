@@ -60,9 +60,10 @@ c=$(curl -s -o "$tmp/b" -w '%{http_code}' "${H[@]}" -X POST "$B/api/runs/$RID/st
 [ "$c" = 200 ] && kn_ok "stop: $(jq -c '{status, score}' "$tmp/b")" || kn_fail "stop: $c"
 # the worker takes a replay job
 c=$(curl -s -o "$tmp/b" -w '%{http_code}' "${H[@]}" -d '{"task":"shop:shop-red-runner-cart"}' "$B/api/replays")
-for _ in $(seq 1 300); do
-  st=$(curl -s "$B/api/replays?task=shop:shop-red-runner-cart" | jq -r '.replays[0].status // empty'); [ -n "$st" ] && break; sleep 0.2
-done
+replay_status_() { curl -s "$B/api/replays?task=shop:shop-red-runner-cart" | jq -r '.replays[0].status // empty'; }
+replay_done_() { [ -n "$(replay_status_)" ]; }
+kn_wait_for "the queued replay's result" 60 replay_done_
+st=$(replay_status_)
 [ "$c" = 202 ] && [ "$st" = passed ] && kn_ok "the worker replayed the queued job: $st" || kn_fail "replay job: $c status=$st $(tail -3 "$tmp/worker.log")"
 kill -TERM "$wpid"; wait "$wpid"; rc=$?; kn_forget "$wpid"
 [ $rc = 0 ] && kn_ok "worker: SIGTERM exit 0" || kn_fail "worker exit $rc: $(tail -3 "$tmp/worker.log")"

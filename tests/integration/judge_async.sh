@@ -37,8 +37,9 @@ for t in curl jq node psql; do command -v $t >/dev/null || { kn_fail "$t not fou
 kn_pg_start || kn_finish
 "$KN" migrate --database "$KN_PG_URL" >"$tmp/migrate.log" 2>&1 || { kn_fail "migrate: $(cat "$tmp/migrate.log")"; kn_finish; }
 api() { curl -s -m 120 -o "$tmp/body" -w '%{http_code}' "$@"; }
-# wait_for CMD… — until CMD succeeds (bounded: 60 s, so a broken build fails instead of hanging)
-wait_for() { local _; for _ in $(seq 1 1200); do "$@" && return 0; sleep 0.05; done; return 1; }
+# wait_for CMD… — until CMD succeeds (bounded: 60 s, so a broken build fails instead of hanging; the
+# command is what a timeout says it waited for)
+wait_for() { kn_wait_for "$*" 60 "$@"; }
 
 kn_spawn -o "$tmp/llm.out" -e "$tmp/llm.err" llm node "$HERE/llm-server.mjs"
 wait_for grep -qs port "$tmp/llm.out" || { kn_fail "fake llm server did not start"; kn_finish; }

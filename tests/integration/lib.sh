@@ -13,6 +13,7 @@
 #   kn_judge_outage MODE      # every judgement from now on fails as MODE (kn_judge_outages), or none: answers again
 #   kn_judged_runs TASKFILE DIR  # the recorded runs (judged and plain) a judge outage is tried on
 #   kn_wait_for DESC SECONDS CMD…  # poll CMD until it succeeds (bounded); says what it waited for on timeout
+#   kn_ended PID; kn_ended_or PID CMD…  # conditions to wait for: PID has ended; CMD succeeds or PID has ended
 #   kn_spawn [-a] [-o OUT] [-e ERR] NAME CMD…  # CMD in the background, stopped on exit, its log $tmp/NAME.log
 #   kn_stop_name NAME [SIGNAL]; kn_wait_exit NAME SECONDS  # stop it / wait for it (sets kn_rc)
 #   kn_task_at_site IN OUT PORT…   # a task or workflow file (or a folder of them) pointed at the running sites
@@ -21,7 +22,9 @@
 #   of any process started by kn_spawn is a failure)
 #
 # Every process is remembered in kn_pids and stopped by its PID on exit (also on failure or interrupt);
-# the cluster is stopped with pg_ctl. Set KN_KEEP=1 to keep $tmp. Missing tools are failures, not skips.
+# the cluster is stopped with pg_ctl. $tmp is deleted when the test passed; a failed test's is kept (without
+# Chromium profiles and PostgreSQL data) and its path printed, the newest 3 per test (KN_KEEP_FAILED=N);
+# KN_KEEP=1 keeps it whole in any case. Missing tools are failures, not skips.
 
 kn_chromium=${KN_CHROMIUM:-/usr/lib/chromium/chromium}
 kn_pgbin=${KN_PGBIN:-/usr/lib/postgresql/15/bin}
@@ -69,10 +72,37 @@ kn_stop_all() {
   kn_pids=()
 }
 
+# kn_lib_cleanup — the EXIT trap: stop everything, then delete $tmp — unless KN_KEEP=1, or the test failed
+# (a failed check, or any other non-zero exit: a timeout's TERM, a crash of the script): then $tmp is kept,
+# slimmed (kn_keep_failed_), and its path printed, so a failure seen once under load can be read afterwards
 kn_lib_cleanup() {
+  local rc=$?
   kn_stop_all
   kn_pg_stop
-  if [ "${KN_KEEP:-0}" = 1 ]; then echo "kept $tmp"; else rm -rf "$tmp"; fi
+  if [ "${KN_KEEP:-0}" = 1 ]; then echo "kept $tmp"
+  elif [ "$rc" != 0 ] || [ "$kn_fails" -gt 0 ]; then kn_keep_failed_ "$rc"
+  else rm -rf "$tmp"; fi
+}
+
+# kn_keep_failed_ RC — keep a failed test's $tmp (RC its exit code) without what is large and says nothing
+# about the failure: Chromium profiles (a folder holding "Local State") and PostgreSQL data folders
+# (PG_VERSION; their server.log is kept beside them as pg-server.log). A marker file names it a kept failure; of those, only the
+# newest $KN_KEEP_FAILED (default 3) per test name stay in the same parent folder, older ones are deleted.
+kn_keep_failed_() {
+  local d base old
+  [ -n "${tmp:-}" ] && [ -d "$tmp" ] || return 0
+  find "$tmp" -name 'Local State' -printf '%h\n' 2>/dev/null | sort -u | while read -r d; do rm -rf "$d"; done
+  find "$tmp" -name PG_VERSION -printf '%h\n' 2>/dev/null | while read -r d; do
+    [ -f "$d/global/pg_control" ] || continue # a cluster's data folder, not a tablespace
+    [ -f "$d/server.log" ] && cp "$d/server.log" "$(dirname "$d")/pg-server.log"
+    rm -rf "$d"
+  done
+  echo "failed (exit $1, $kn_fails failed checks) at $(date '+%F %T')" >"$tmp/.kn-kept-failed"
+  base=${tmp%.*}
+  ls -1dt "$base".*/.kn-kept-failed 2>/dev/null | tail -n +$((${KN_KEEP_FAILED:-3} + 1)) | while read -r old; do
+    rm -rf "$(dirname "$old")"
+  done
+  echo "kept the failed test's folder: $tmp ($(du -sh "$tmp" 2>/dev/null | cut -f1))"
 }
 
 kn_lib_init() {
@@ -116,16 +146,9 @@ kn_pg_stop() {
 # kn_psql SQL — run SQL on the test database, unaligned tuples only
 kn_psql() { psql -X -q -A -t "$KN_PG_URL" -c "$1"; }
 # kn_wait_sql SECONDS SQL EXPECTED — poll until the query answers EXPECTED (bounded: not a timing assertion)
-kn_wait_sql() {
-  local got=
-  for _ in $(seq 1 $(($1 * 5))); do
-    got=$(kn_psql "$2" 2>/dev/null)
-    [ "$got" = "$3" ] && return 0
-    sleep 0.2
-  done
-  echo "  (waited $1 s for '$3', last answer '$got')"
-  return 1
-}
+kn_wait_sql() { kn_wait_for "the query to answer '$3'" "$1" kn_sql_is_ "$2" "$3"; }
+# kn_sql_is_ SQL EXPECTED — the query answers EXPECTED (its answer printed: a timeout shows the last one)
+kn_sql_is_() { local got; got=$(kn_psql "$1" 2>/dev/null); echo "$got"; [ "$got" = "$2" ]; }
 
 # kn_wait_for DESC SECONDS CMD… — poll CMD (every 0.1 s) until it succeeds: the wait for an event instead of a
 # fixed sleep. SECONDS is a generous bound for a loaded machine, not a timing assertion. On timeout it says
@@ -141,6 +164,11 @@ kn_wait_for() {
   echo "  (waited $secs s for $desc; last output: $(printf '%s' "$out" | tail -3 | cut -c1-300))"
   return 1
 }
+
+# kn_ended PID — PID has ended; kn_ended_or PID CMD… — CMD succeeds or PID has ended: what kn_wait_for waits
+# on when the process that would make CMD true may die first (no use waiting on it then)
+kn_ended() { ! kill -0 "$1" 2>/dev/null; }
+kn_ended_or() { local p=$1; shift; "$@" || kn_ended "$p"; }
 
 # kn_sanitizer_report FILE — prints the first lines of a sanitizer report in FILE (ASan, LeakSanitizer, UBSan's
 # "file:line:col: runtime error:") and succeeds; fails when FILE holds none
@@ -362,17 +390,18 @@ kn_chromium_start() {
     --user-data-dir="$profile" --remote-debugging-port=0 about:blank
   cpid=$kn_pid
   devtools_file=$profile/DevToolsActivePort
-  for _ in $(seq 1 200); do
-    if [ -s "$devtools_file" ]; then
-      cport=$(head -1 "$devtools_file")
-      cdp=http://127.0.0.1:$cport
-      curl -s --max-time 2 "$cdp/json/list" 2>/dev/null | grep -q '"type": *"page"' && return 0
-    fi
-    kill -0 "$cpid" 2>/dev/null || break
-    sleep 0.05
-  done
+  kn_wait_for "Chromium's DevTools ($devtools_file) with a page" 30 kn_ended_or "$cpid" kn_chromium_up_ "$devtools_file"
+  if kn_chromium_up_ "$devtools_file"; then
+    cport=$(head -1 "$devtools_file")
+    cdp=http://127.0.0.1:$cport
+    return 0
+  fi
   kn_fail "Chromium did not start: $(tail -3 "$1/chromium.log")"
   return 1
+}
+# kn_chromium_up_ DEVTOOLS_FILE — the port the file names answers DevTools' /json/list with a page
+kn_chromium_up_() {
+  [ -s "$1" ] && curl -s --max-time 2 "http://127.0.0.1:$(head -1 "$1")/json/list" 2>/dev/null | grep -q '"type": *"page"'
 }
 
 # kn_sites_start KEYNODE DIR LOG [SITES ARGS…] — `keynode sites --dir DIR --port 0 ARGS`; sets port and sites_pid
@@ -382,15 +411,14 @@ kn_sites_start() {
   port=
   kn_spawn -o "$log" "$(basename "$log" .log)" "$kn" sites --dir "$dir" --port 0 "$@"
   sites_pid=$kn_pid
-  for _ in $(seq 1 100); do
-    port=$(sed -n 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$log" | head -1)
-    [ -n "$port" ] && return 0
-    kill -0 "$sites_pid" 2>/dev/null || break
-    sleep 0.05
-  done
+  kn_wait_for "keynode sites to serve" 20 kn_ended_or "$sites_pid" kn_log_port_ "$log" 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p'
+  port=$(kn_log_port_ "$log" 's/.*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p')
+  [ -n "$port" ] && return 0
   kn_fail "keynode sites did not start: $(tail -3 "$log")"
   return 1
 }
+# kn_log_port_ FILE SED — the first port SED (a sed -n script printing it) finds in FILE; fails when none
+kn_log_port_() { sed -n "$2" "$1" 2>/dev/null | head -1 | grep .; }
 
 # kn_serve_start KEYNODE LOG [SERVE ARGS…] — `keynode serve ARGS` (the environment passes through);
 # waits for its "serving" line; sets serve_pid and api_base (http://127.0.0.1:PORT)
@@ -400,12 +428,8 @@ kn_serve_start() {
   kn_spawn -o "$log" "$(basename "$log" .log)" "$kn" serve "$@"
   serve_pid=$kn_pid
   api_base=
-  for _ in $(seq 1 200); do
-    p=$(sed -n 's/.*msg="serving".* port=\([0-9]*\).*/\1/p' "$log" | head -1)
-    [ -n "$p" ] && { api_base=http://127.0.0.1:$p; return 0; }
-    kill -0 "$serve_pid" 2>/dev/null || break
-    sleep 0.05
-  done
+  kn_wait_for "keynode serve to serve" 30 kn_ended_or "$serve_pid" kn_log_port_ "$log" 's/.*msg="serving".* port=\([0-9]*\).*/\1/p'
+  p=$(kn_log_port_ "$log" 's/.*msg="serving".* port=\([0-9]*\).*/\1/p') && { api_base=http://127.0.0.1:$p; return 0; }
   kn_fail "keynode serve did not start: $(tail -5 "$log")"
   return 1
 }
@@ -433,8 +457,9 @@ kn_dead_port() {
   kn_spawn -o "$f" "$(basename "$f")" python3 -c 'import socket,sys,time
 s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1], flush=True)
 while True: time.sleep(60)'
-  dead=
-  for _ in $(seq 1 100); do dead=$(head -1 "$f"); [ -n "$dead" ] && return 0; sleep 0.05; done
+  kn_wait_for "a port held closed" 20 test -s "$f"
+  dead=$(head -1 "$f")
+  [ -n "$dead" ] && return 0
   kn_fail "kn_dead_port: no port held"
   return 1
 }
@@ -480,13 +505,8 @@ kn_judge_start() {
   f=$(mktemp "$tmp/judge.XXXXXX")
   kn_spawn -o "$f" -e "$f.err" judge node "$here/llm-server.mjs"
   judge_pid=$kn_pid
-  judge_url=
-  for _ in $(seq 1 100); do
-    judge_url=$(sed -n 's/.*"port":\([0-9]*\).*/http:\/\/127.0.0.1:\1/p' "$f")
-    [ -n "$judge_url" ] && break
-    kill -0 "$judge_pid" 2>/dev/null || break
-    sleep 0.05
-  done
+  kn_wait_for "the fake judge's port" 20 kn_ended_or "$judge_pid" kn_log_port_ "$f" 's/.*"port":\([0-9]*\).*/\1/p'
+  judge_url=$(kn_log_port_ "$f" 's/.*"port":\([0-9]*\).*/http:\/\/127.0.0.1:\1/p')
   [ -n "$judge_url" ] || { kn_fail "the fake judge did not start: $(tail -3 "$f.err")"; return 1; }
   judge_args=(--semantic llm --llm-url "$judge_url" --llm-model fake-judge --llm-timeout 400 --verdict-cache off)
 }

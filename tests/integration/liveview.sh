@@ -84,7 +84,7 @@ mkdir -p "$tmp/c2/profile"
 kn_spawn -o "$tmp/c2/chromium.log" c2/chromium "$kn_chromium" --headless --no-sandbox --disable-gpu --disable-quic \
   --no-first-run --disable-background-networking --disable-component-update --disable-sync \
   --user-data-dir="$tmp/c2/profile" --remote-debugging-port=0 "http://127.0.0.1:$port/live/busy.html"
-for _ in $(seq 1 200); do [ -s "$tmp/c2/profile/DevToolsActivePort" ] && break; sleep 0.05; done
+kn_wait_for "the second Chromium's DevToolsActivePort" 20 test -s "$tmp/c2/profile/DevToolsActivePort"
 cdp2=http://127.0.0.1:$(head -1 "$tmp/c2/profile/DevToolsActivePort")
 code=$(curl -s -o "$tmp/run.json" -w '%{http_code}' "${A[@]}" -H 'Content-Type: application/json' \
   --data "{\"task\": \"live-busy\", \"browser\": \"$cdp2\", \"until\": \"idle:120\"}" "$base/api/runs")

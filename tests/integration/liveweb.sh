@@ -132,11 +132,11 @@ s_late() {
   echo "--- $sc"
   kn_chromium_start "$d" || return
   kn_spawn "$sc/agent" node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" pay-late
-  for _ in $(seq 1 400); do grep -q '^loaded' "$d/marks" 2>/dev/null && break; sleep 0.05; done
+  kn_wait_for "the agent to load the page" 20 grep -q '^loaded' "$d/marks"
   grep -q '^loaded' "$d/marks" 2>/dev/null || { kn_fail "$sc: the agent did not load the page"; ends; return; }
   kn_spawn -o "$d/watch.out" -e "$d/watch.err" "$sc/watch" "$kn" watch --browser "$cdp" --tasks "$tmp/tasks.yaml" \
     --task web-pay-iframe --out "$d/result.json" --trajectory "$d/run.jsonl" --until finished
-  for _ in $(seq 1 300); do grep -q 'ready' "$d/watch.err" 2>/dev/null && break; sleep 0.05; done
+  kn_wait_for "watch to be ready" 15 grep -q 'ready' "$d/watch.err"
   sleep 0.5 # the frame scan and the names of the iframes (a few CDP round trips)
   touch "$d/marks.go"
   kn_wait_exit "$sc/agent" 300
@@ -305,7 +305,7 @@ s_record_dialog() {
   kn_chromium_start "$d" || return
   kn_spawn -o "$d/record.out" -e "$d/record.err" "$sc/record" "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" \
     --task web-beforeunload --out "$d/wf" --until idle:4
-  for _ in $(seq 1 300); do grep -q '^recording task' "$d/record.out" && break; sleep 0.05; done
+  kn_wait_for "record to say it is recording" 15 grep -q '^recording task' "$d/record.out"
   node "$here/agents/web.mjs" "$cdp" "$base" "$d/marks" beforeunload >"$d/agent.log" 2>&1 || kn_fail "$sc: agent failed"
   kn_wait_exit "$sc/record" 15 || kn_fail "$sc: record did not end"
   local rrc=$kn_rc

@@ -32,12 +32,9 @@ secret=sk-test-$RANDOM$RANDOM-do-not-print
 export KN_FAKE_LLM_KEY=$secret KN_TEST_LLM_KEY=$secret
 
 kn_spawn -o "$tmp/server.out" -e "$tmp/server.err" server node "$here/llm-server.mjs"
-port=
-for _ in $(seq 1 100); do
-  port=$(sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$tmp/server.out")
-  [ -n "$port" ] && break
-  sleep 0.1
-done
+server_port_() { sed -n 's/.*"port":\([0-9]*\).*/\1/p' "$tmp/server.out" | grep .; }
+kn_wait_for "the fake server's port" 20 server_port_
+port=$(server_port_)
 [ -n "$port" ] || { fail "the fake server did not start: $(cat "$tmp/server.err")"; kn_finish; }
 url=http://127.0.0.1:$port
 cache=$tmp/cache/verdicts.jsonl   # its directory does not exist yet: keynode creates it

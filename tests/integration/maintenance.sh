@@ -53,7 +53,7 @@ mkdir -p "$tmp/viewb"
 kn_chromium_start "$tmp/viewb" || kn_finish
 view_cdp=$cdp
 kn_spawn -o "$tmp/recv.out" recv node "$here/alert-receiver.mjs" "$tmp/recv.port" "$tmp/recv.log"
-for _ in $(seq 1 100); do [ -s "$tmp/recv.port" ] && break; sleep 0.05; done
+kn_wait_for "the alert receiver's port" 20 test -s "$tmp/recv.port"
 recv=http://127.0.0.1:$(cat "$tmp/recv.port")
 
 TOKEN=maint-default-$$ ALICE=maint-alice-$$
@@ -107,7 +107,7 @@ kn_serve_start "$kn" "$tmp/serve-feed.log" --config "$tmp/keynode.yaml" --listen
 B2=$api_base feed_serve=$serve_pid serve_pid=$serve1_pid
 for b in "$B" "$B2"; do
   kn_spawn "feed-${b##*:}" node "$here/stream-client.mjs" "ws://${b#http://}/api/stream" "$tmp/feed-${b##*:}.out" "" 240
-  for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/feed-${b##*:}.out" 2>/dev/null && break; sleep 0.05; done
+  kn_wait_for "the live feed of serve ${b##*:} to open" 10 grep -q '"type":"open"' "$tmp/feed-${b##*:}.out"
 done
 cp -r "$here/repair-fixtures/." "$tmp/site/" && rm -f "$tmp/site/README.md"
 check "POST /api/replays" "$(code "${D[@]}" --data "{\"task\": \"$ref\"}" "$B/api/replays")" 202
@@ -122,7 +122,8 @@ curl -s "$B/api/alerts" >"$tmp/alerts.json"
 check "the broken alert links the drift diff and says a verified proposal exists" \
   "$(jq -r --arg r "$eref" '.alerts[] | select(.severity == "critical") | .detail | "\(.drift_page == "/#/tasks/\($r)/drift") \(.repair.verified) \(.repair.proposals) \(.repair.apply == "/api/tasks/\($r)/repairs")"' "$tmp/alerts.json")" \
   "true 2 2 true"
-for _ in $(seq 1 100); do [ "$(grep -c '"status":200' "$tmp/recv.log" 2>/dev/null)" -ge 2 ] && break; sleep 0.1; done
+delivered_twice_() { [ "$(grep -c '"status":200' "$tmp/recv.log" 2>/dev/null)" -ge 2 ]; }
+kn_wait_for "two webhook deliveries" 10 delivered_twice_
 check "the webhook payload carries the drift link and the repair" \
   "$(grep '/hook/' "$tmp/recv.log" | jq -r '.body | fromjson | select(.severity == "critical") | "\(.detail.drift_page) \(.detail.repair.verified)"' | head -1)" \
   "/#/tasks/$eref/drift 2"
@@ -130,7 +131,7 @@ grep '/slack/' "$tmp/recv.log" | jq -r '.body | fromjson | .blocks[0].text.text'
   kn_ok "the Slack text names the drift diff and the verified proposal" || kn_fail "Slack: $(grep '/slack/' "$tmp/recv.log" | tail -2)"
 for b in "$B" "$B2"; do # the worker's alert on the feed of each serve, in the API's shape, once
   f=$tmp/feed-${b##*:}.out
-  for _ in $(seq 1 100); do grep -q '"type":"alert"' "$f" && break; sleep 0.1; done
+  kn_wait_for "the alert on the live feed of serve ${b##*:}" 10 grep -q '"type":"alert"' "$f"
   check "the worker's broken alert on the live feed of serve ${b##*:}, once" \
     "$(jq -r 'select(.type == "alert" and .alert.severity == "critical") | "\(.alert.id) \(.alert.detail.repair.verified) \(.alert.acked)"' "$f")" \
     "$(jq -r '.alerts[] | select(.severity == "critical") | "\(.id) 2 false"' "$tmp/alerts.json")"
@@ -282,13 +283,13 @@ KN_TEST_CHANGE_PAUSE=$tmp/paused kn_serve_start "$kn" "$tmp/serve2.log" --config
 edit='{"key_node": "query", "yaml": "url: { key: q, include: \"running\" }", "reason": "crash test"}'
 kn_spawn -o /dev/null edit curl -s -m 120 "${D[@]}" --data "$edit" "$api_base/api/tasks/$eref/edits"
 cpid=$kn_pid
-for _ in $(seq 1 300); do [ -f "$tmp/paused" ] && break; sleep 0.1; done
+kn_wait_for "serve to pause inside the edit's transaction" 30 test -f "$tmp/paused"
 [ -f "$tmp/paused" ] && kn_ok "serve paused inside the edit's transaction (version inserted, no changelog row yet)" ||
   kn_fail "serve never reached the pause"
 check "meanwhile the database shows the old version (the transaction is not committed)" "$(counts)" "$before"
 kill -9 "$serve_pid"
 wait "$cpid" 2>/dev/null
-for _ in $(seq 1 100); do [ "$(kn_psql "SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")" = 0 ] && break; sleep 0.1; done
+kn_wait_sql 10 "SELECT count(*) FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'" 0
 check "after kill -9: the old version only, no changelog row, no job (versions changes workflows jobs current)" "$(counts)" "$before"
 rm -f "$tmp/paused"
 kn_serve_start "$kn" "$tmp/serve3.log" --config "$tmp/keynode.yaml" --listen 127.0.0.1:0 --spool-dir "$tmp/spool" || kn_finish

@@ -109,27 +109,23 @@ nx api1 "$kn" migrate --database "$DB" >"$tmp/migrate.log" 2>&1 && kn_ok "keynod
   { kn_fail "migrate: $(tail -3 "$tmp/migrate.log")"; kn_finish; }
 
 # ---- browsers: the sites on the browser host's loopback, CDP on its address ----------------------------
-ip netns exec "$ns-browsers" "$kn" sites --dir "$repo/tests/sites" --port 8100 --log-requests >"$tmp/sites.log" 2>&1 &
-kn_pids+=("$!")
+kn_spawn sites ip netns exec "$ns-browsers" "$kn" sites --dir "$repo/tests/sites" --port 8100 --log-requests
 for h in work1 work2; do # the agent-run batch's browsers run on the workers: the sites on their loopback too
-  ip netns exec "$ns-$h" "$kn" sites --dir "$repo/tests/sites" --port 8100 >"$tmp/sites-$h.log" 2>&1 &
-  kn_pids+=("$!")
+  kn_spawn "sites-$h" ip netns exec "$ns-$h" "$kn" sites --dir "$repo/tests/sites" --port 8100
 done
 # Chromium 156 ignores --remote-debugging-address (CDP on 127.0.0.1 only): socat forwards the host's
 # address to it, so the workers reach the browser only through 10.231.0.30:9222. Its TCP keepalive and
 # TCP_USER_TIMEOUT (setsockopt 6:18, 3 s) close the browser side of a connection whose worker dropped off the network: Chromium holds every new
 # tab paused until each browser-level auto-attach client (a worker's monitor, waitForDebuggerOnStart)
 # resumes it, so a dead worker's connection left open stalls every other worker on that browser
-ip netns exec "$ns-browsers" chromium-headless-shell --no-sandbox --disable-gpu --no-first-run --disable-background-networking \
-  --user-data-dir="$tmp/chrome" --remote-debugging-port=9223 about:blank >"$tmp/chromium.log" 2>&1 &
-kn_pids+=("$!")
-ip netns exec "$ns-browsers" socat "TCP-LISTEN:9222,bind=${addr[browsers]},fork,reuseaddr,keepalive,keepidle=1,keepintvl=1,keepcnt=3,setsockopt-int=6:18:3000" \
-  TCP:127.0.0.1:9223 2>"$tmp/socat.log" &
-kn_pids+=("$!")
+kn_spawn chromium ip netns exec "$ns-browsers" chromium-headless-shell --no-sandbox --disable-gpu --no-first-run \
+  --disable-background-networking --user-data-dir="$tmp/chrome" --remote-debugging-port=9223 about:blank
+kn_spawn socat ip netns exec "$ns-browsers" socat "TCP-LISTEN:9222,bind=${addr[browsers]},fork,reuseaddr,keepalive,keepidle=1,keepintvl=1,keepcnt=3,setsockopt-int=6:18:3000" \
+  TCP:127.0.0.1:9223
 CDP=http://${addr[browsers]}:9222
-up=0
-for _ in $(seq 1 200); do nx work1 curl -s --max-time 1 "$CDP/json/version" | grep -q webSocketDebuggerUrl && { up=1; break; }; sleep 0.1; done
-[ $up = 1 ] && kn_ok "CDP of the browser host reached from work1 at $CDP" || { kn_fail "CDP: $(tail -3 "$tmp/chromium.log")"; kn_finish; }
+cdp_up() { nx work1 curl -s --max-time 1 "$CDP/json/version" | grep -q webSocketDebuggerUrl; }
+kn_wait_for "the browser host's CDP from work1" 60 cdp_up && kn_ok "CDP of the browser host reached from work1 at $CDP" ||
+  { kn_fail "CDP: $(tail -3 "$tmp/chromium.log")"; kn_finish; }
 
 # ---- api1, api2 -----------------------------------------------------------------------------------------
 TOKEN=mh-$RANDOM$RANDOM
@@ -137,22 +133,18 @@ TOKEN=mh-$RANDOM$RANDOM
 # the orphan sweep every 20 s (default 30): an owner is swept after its lock was free at two sweeps in a row,
 # so the db cut below (whose first batch waits out libpq's 5 s TCP timeout) may last 20–40 s, even at load
 printf 'http:\n  hosts: ["10.231.1.1", "%s"]\n  trusted_proxies: ["%s"]\n  orphan_sweep_s: 20\n' "${addr[lb]}" "${addr[lb]}" >"$tmp/serve.yaml"
-# serve_up HOST — `keynode serve` on HOST's address, port 8080; sets HOST_pid
+# serve_up HOST [N] — `keynode serve` on HOST's address, port 8080 (its log $tmp/HOST.log, appended to),
+# up once the log holds N "serving" lines (default 1)
 serve_up() {
-  local h=$1 log=$tmp/$1.log
-  ip netns exec "$ns-$h" env KEYNODE_DATABASE_URL="$DB" KEYNODE_API_TOKEN="$TOKEN" "$kn" serve --config "$tmp/serve.yaml" \
-    --listen "${addr[$h]}:8080" --spool-dir "$tmp/spool-$h" --log-requests >>"$log" 2>&1 &
-  eval "${h}_pid=$!"
-  kn_pids+=("$!")
-  for _ in $(seq 1 200); do
-    c=$(grep -c 'msg="serving"' "$log" 2>/dev/null)
-    [ "${c:-0}" -ge "${2:-1}" ] && return 0
-    kill -0 "$!" 2>/dev/null || break
-    sleep 0.05
-  done
-  kn_fail "serve on $h did not start: $(tail -3 "$log")"
-  kn_finish
+  local h=$1
+  kn_spawn -a "$h" ip netns exec "$ns-$h" env KEYNODE_DATABASE_URL="$DB" KEYNODE_API_TOKEN="$TOKEN" "$kn" serve \
+    --config "$tmp/serve.yaml" --listen "${addr[$h]}:8080" --spool-dir "$tmp/spool-$h" --log-requests
+  kn_wait_for "serve on $h to start" 60 serving_ "$tmp/$h.log" "${2:-1}" "$kn_pid"
+  [ "$(serving_count_ "$tmp/$h.log")" -ge "${2:-1}" ] || { kn_fail "serve on $h did not start: $(tail -3 "$tmp/$h.log")"; kn_finish; }
 }
+serving_count_() { local c; c=$(grep -c 'msg="serving"' "$1" 2>/dev/null); echo "${c:-0}"; }
+# serving_ LOG N PID — LOG holds N "serving" lines, or PID has ended (no use waiting on)
+serving_() { [ "$(serving_count_ "$1")" -ge "$2" ] || ! kill -0 "$3" 2>/dev/null; }
 serve_up api1
 serve_up api2
 
@@ -185,14 +177,12 @@ http {
   }
 }
 EOF
-ip netns exec "$ns-lb" nginx -p "$tmp/nginx" -e "$tmp/nginx/logs/error.log" -c "$tmp/nginx/nginx.conf" &
-lb_pid=$!
-kn_pids+=("$lb_pid")
+kn_spawn lb ip netns exec "$ns-lb" nginx -p "$tmp/nginx" -e "$tmp/nginx/logs/error.log" -c "$tmp/nginx/nginx.conf"
 H() { nx harness "$@"; } # the harness's commands
 api() { H curl -s --max-time 30 -H "Authorization: Bearer $TOKEN" "$@"; }
-up=0
-for _ in $(seq 1 100); do [ "$(H curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$LB/healthz")" = 200 ] && { up=1; break; }; sleep 0.1; done
-[ $up = 1 ] && kn_ok "the load balancer answers the harness" || { kn_fail "nginx: $(tail -3 "$tmp/nginx/logs/error.log")"; kn_finish; }
+lb_up() { [ "$(H curl -s -o /dev/null -w '%{http_code}' --max-time 1 "$LB/healthz")" = 200 ]; }
+kn_wait_for "the load balancer to answer the harness" 30 lb_up && kn_ok "the load balancer answers the harness" ||
+  { kn_fail "nginx: $(tail -3 "$tmp/nginx/logs/error.log")"; kn_finish; }
 expect "the harness has no route to the serves, the database or the browser" \
   "$(for h in api1 db browsers; do H curl -s -o /dev/null --max-time 1 "http://${addr[$h]}:8080/" && echo "$h reached"; done)" ""
 echo "  (set up in $(($(date +%s) - t0)) s)"
@@ -219,13 +209,11 @@ for i in $(seq 1 "$nruns"); do
   runs+=("$id") ups+=("$up")
 done
 # the live feed of the first run through the lb, twice: round robin takes the two websockets to both serves
-stream_pids=()
 for w in 1 2; do
-  ip netns exec "$ns-harness" node "$repo/tests/integration/stream-client.mjs" "ws://10.231.1.1/api/stream?run=${runs[0]}&token=$TOKEN" \
-    "$tmp/stream$w.out" "${runs[0]}" 60 >"$tmp/stream$w.log" 2>&1 &
-  stream_pids+=("$!")
-  kn_pids+=("$!")
-  for _ in $(seq 1 100); do grep -q '"type":"open"' "$tmp/stream$w.out" 2>/dev/null && break; sleep 0.05; done
+  kn_spawn "stream$w" ip netns exec "$ns-harness" node "$repo/tests/integration/stream-client.mjs" \
+    "ws://10.231.1.1/api/stream?run=${runs[0]}&token=$TOKEN" "$tmp/stream$w.out" "${runs[0]}" 60
+  # no check here: the feed's checks below say whether it opened
+  kn_wait_for "live feed $w to open" 10 grep -q '"type":"open"' "$tmp/stream$w.out"
 done
 # each batch's run and answering serve (X-Kn-Upstream); one more request per round, so with round robin
 # the batches of each run alternate between the serves
@@ -305,7 +293,7 @@ fi
 
 # ---- the live feed and the dashboard through the lb --------------------------------------------------------
 for w in 1 2; do
-  wait "${stream_pids[$((w - 1))]}"; rc=$?; kn_forget "${stream_pids[$((w - 1))]}"
+  kn_wait_exit "stream$w" 120; rc=$kn_rc
   [ $rc = 0 ] && [ "$(grep -c '"type":"event"' "$tmp/stream$w.out")" = 20 ] &&
     [ "$(jq -r 'select(.type=="event") | .seq' "$tmp/stream$w.out" | tr '\n' ' ')" = "$(seq 1 20 | tr '\n' ' ')" ] &&
     grep -q '"type":"end"' "$tmp/stream$w.out" &&
@@ -329,11 +317,11 @@ replay: {command_timeout_ms: 7000}
 agents:
   pw: "exec node $repo/tests/agents/playwright.mjs"
 EOF
+# worker_up HOST — `keynode worker` on HOST (stdout $tmp/HOST.out, stderr $tmp/HOST.log), spawned as HOST
 worker_up() {
-  ip netns exec "$ns-$1" env KEYNODE_DATABASE_URL="$DB" "$kn" worker --config "$tmp/worker.yaml" --browser "$CDP" --id "$1" --agent-out "$tmp/agent-jobs-$1" \
-    --poll 200 --lease 4 --element-timeout 5000 --settle-timeout 20000 >"$tmp/$1.out" 2>"$tmp/$1.log" &
-  eval "${1}_pid=$!"
-  kn_pids+=("$!")
+  kn_spawn -o "$tmp/$1.out" -e "$tmp/$1.log" "$1" ip netns exec "$ns-$1" env KEYNODE_DATABASE_URL="$DB" "$kn" worker \
+    --config "$tmp/worker.yaml" --browser "$CDP" --id "$1" --agent-out "$tmp/agent-jobs-$1" \
+    --poll 200 --lease 4 --element-timeout 5000 --settle-timeout 20000
 }
 # popup-newsletter: its popup's actions went unrecorded on this browser (chromium-headless-shell) until
 # the monitor re-added the recorder's listeners in a reused window (replay.sh) — broken on an unchanged site
@@ -354,21 +342,25 @@ worker_up work2
 # is its own, cut, thaw
 kn_wait_sql 120 "SELECT count(*) >= 2 FROM jobs WHERE $batch AND worker = 'work1' AND state = 'done'" t ||
   kn_fail "work1 finished no two replays: $(tail -3 "$tmp/work1.log")"
-cut_job=
-for _ in $(seq 1 300); do
+# cut_work1_ — when work1 holds a lease: freeze it, and if the lease is still its own, cut its link and write
+# the job to $tmp/cut_job; thaw it either way. Succeeds once cut (kn_wait_for runs it in a subshell: the
+# job id goes through the file)
+cut_work1_() {
+  local j p=${kn_spawned[work1]}
   j=$(kn_psql "SELECT id FROM jobs WHERE worker = 'work1' AND state = 'running' AND $batch LIMIT 1")
-  if [ -n "$j" ]; then
-    kill -STOP "$work1_pid"
-    if [ "$(kn_psql "SELECT state || ' ' || worker FROM jobs WHERE id = $j")" = "running work1" ]; then
-      ip -n "$ns-work1" link set eth0 down
-      cut_job=$j
-      kill -CONT "$work1_pid"
-      break
-    fi
-    kill -CONT "$work1_pid"
+  [ -n "$j" ] || return 1
+  kill -STOP "$p"
+  if [ "$(kn_psql "SELECT state || ' ' || worker FROM jobs WHERE id = $j")" = "running work1" ]; then
+    ip -n "$ns-work1" link set eth0 down
+    echo "$j" >"$tmp/cut_job"
+    kill -CONT "$p"
+    return 0
   fi
-  sleep 0.05
-done
+  kill -CONT "$p"
+  return 1
+}
+kn_wait_for "work1 to hold a lease" 60 cut_work1_
+cut_job=$(cat "$tmp/cut_job" 2>/dev/null)
 [ -n "$cut_job" ] && kn_ok "work1's link cut while it holds the lease of job $cut_job" || kn_fail "work1 never held a lease"
 kn_wait_sql 180 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$nreplays" &&
   kn_ok "all $nreplays replays done" || kn_fail "replays done: $(tail -3 "$tmp/work2.log")"
@@ -376,8 +368,8 @@ kn_wait_sql 180 "SELECT count(*) FROM jobs WHERE $batch AND state = 'done'" "$nr
   "$(kn_psql "SELECT state || ' ' || worker || ' ' || (attempts >= 2) FROM jobs WHERE id = $cut_job")" "done work2 true"
 # work1 back on the network: whatever it still held must not make a second result
 ip -n "$ns-work1" link set eth0 up
-kn_stop "$work1_pid"
-kn_stop "$work2_pid"
+kn_stop_name work1
+kn_stop_name work2
 expect "one result per replay job, none twice" \
   "$(kn_psql "SELECT count(*) || ' ' || count(DISTINCT job_id) FROM replay_results WHERE job_id > $first")" "$nreplays $nreplays"
 expect "every replay passed on the remote browser" \
@@ -395,11 +387,10 @@ expect "a replay's result through the lb" \
 worker_up work2
 seen=$(grep -c 'path="/shop/item.html"' "$tmp/sites.log")
 lost=$(api -d '{"task":"sites:shop-checkout"}' "$LB/api/replays" | jq -r '.job // empty')
+# the replay under way: the browser fetched the product page (step 1; eleven steps to come)
+fetched_item_() { [ "$(grep -c 'path="/shop/item.html"' "$tmp/sites.log")" -gt "$seen" ]; }
 under_way=
-for _ in $(seq 1 600); do # the replay under way: the browser fetched the product page (step 1; eleven steps to come)
-  [ "$(grep -c 'path="/shop/item.html"' "$tmp/sites.log")" -gt "$seen" ] && { under_way=1; break; }
-  sleep 0.05
-done
+kn_wait_for "the replay of job $lost to be under way" 60 fetched_item_ && under_way=1
 ip -n "$ns-browsers" link set eth0 down
 [ -n "$under_way" ] && kn_ok "the browser host cut while the replay of job $lost was under way" ||
   kn_fail "no replay under way to cut (job $lost): $(tail -3 "$tmp/work2.log")"
@@ -420,7 +411,7 @@ kn_wait_sql 180 "SELECT state FROM jobs WHERE id = $again" done ||
 expect "the host back: the next replay passes" "$(kn_psql "SELECT status FROM replay_results WHERE job_id = $again")" passed
 expect "the task's health is not broken" \
   "$(kn_psql "SELECT h.state <> 'broken' FROM task_health h JOIN tasks t ON t.id = h.task_id JOIN tasksets s ON s.id = t.taskset_id WHERE s.name = 'sites' AND t.task_key = 'shop-checkout'" 2>&1)" t
-kn_stop "$work2_pid"
+kn_stop_name work2
 
 # ---- an agent-run batch through the lb, spread over both workers --------------------------------------
 # each worker launches its own browser for an attempt (services/scheduler/README.md "Agent jobs"), which
@@ -439,8 +430,8 @@ expect "the batch through the lb: every job done, 4 successes" \
   "$(api "$LB/api/agent-runs/${ab:-0}" | jq -r '"\(.done) \(.metrics.successes)"')" "4 4"
 expect "each attempt's run and events stored (kind agent)" \
   "$(kn_psql "SELECT count(DISTINCT r.id) FROM runs r JOIN agent_results a ON a.result->>'run' = r.id WHERE a.batch = ${ab:-0} AND r.kind = 'agent' AND EXISTS (SELECT 1 FROM events e WHERE e.run_id = r.id)")" 4
-kn_stop "$work1_pid"
-kn_stop "$work2_pid"
+kn_stop_name work1
+kn_stop_name work2
 
 # ---- a run watched on the remote browser: `keynode run --server` from work1 (a client that reaches the
 # lb and the browser host) makes each attempt's tab on the browser host and POST /api/runs with that
@@ -462,7 +453,7 @@ if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
     "$LB/api/runs/$live/events" -w '%{http_code}' >"$tmp/live.code"
   expect "a run live on api1 with an acknowledged event, in PostgreSQL" \
     "$(cat "$tmp/live.code") $(kn_psql "SELECT count(*) FROM events WHERE run_id = '$live'")" "200 1"
-  kill -KILL "$api1_pid"; wait "$api1_pid" 2>/dev/null; kn_forget "$api1_pid"
+  kn_stop_name api1 KILL
   ok=0
   for _ in $(seq 1 10); do [ "$(H curl -s -o /dev/null -w '%{http_code}' "$LB/healthz")" = 200 ] && ok=$((ok + 1)); done
   expect "api1 down: the lb still answers (10 of 10 through api2)" "$ok" 10
@@ -484,7 +475,8 @@ if [ -z "$live" ]; then kn_fail "no run landed on api1"; else
 fi
 expect "no run left live" "$(kn_psql "SELECT count(*) FROM runs WHERE ended IS NULL")" 0
 # stop every keynode process the usual way (SIGTERM) so a sanitizer build reports what it found
-for p in "${api1_pid:-}" "${api2_pid:-}"; do [ -n "$p" ] && kn_stop "$p"; done
+kn_stop_name api1
+kn_stop_name api2
 expect "no sanitizer report in any keynode log" \
   "$(grep -l 'ERROR: AddressSanitizer\|ERROR: LeakSanitizer\|runtime error:' "$tmp"/*.log "$tmp"/*.out 2>/dev/null | xargs -r -n1 basename | tr '\n' ' ')" ""
 echo "  (total $(($(date +%s) - t0)) s)"

@@ -50,10 +50,10 @@ last=$(curl -s "$B/api/tasks" | jq -r '.tasks[] | select(.id == "shop-red-runner
 curl -s "$B/metrics" >/dev/null
 kn_psql "INSERT INTO task_health (task_id, state) SELECT t.id, 'broken' FROM tasks t WHERE t.task_key = 'extra-one'
          ON CONFLICT (task_id) DO UPDATE SET state = 'broken'" >/dev/null
-h=
-for _ in $(seq 1 100); do
-  h=$(curl -s "$B/api/tasks" | jq -r '.tasks[] | select(.id == "extra-one") | .health'); [ "$h" = broken ] && break; sleep 0.1
-done
+extra_health_() { curl -s "$B/api/tasks" | jq -r '.tasks[] | select(.id == "extra-one") | .health'; }
+extra_broken_() { [ "$(extra_health_)" = broken ]; }
+kn_wait_for "GET /api/tasks to show extra-one broken" 10 extra_broken_
+h=$(extra_health_)
 [ "$h" = broken ] && kn_ok "another process's commit (psql): GET /api/tasks sees it" || kn_fail "health from psql not seen: '$h'"
 curl -s "$B/metrics" | grep -q '^keynode_task_health{state="broken"} 1$' && kn_ok "/metrics: the health gauge follows" ||
   kn_fail "/metrics task_health: $(curl -s "$B/metrics" | grep task_health | tr '\n' ' ')"

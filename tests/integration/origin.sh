@@ -112,13 +112,13 @@ kn_stop "$s3"
 # --- subscriber limits and idle timeout -----------------------------------------------------------
 kn_spawn -o "$tmp/hold.out" hold node "$HERE/stream-hold.mjs" "ws://$HP/api/stream" 20 ""
 hold=$kn_pid
-for _ in $(seq 1 100); do grep -q '^done' "$tmp/hold.out" 2>/dev/null && break; sleep 0.1; done
+kn_wait_for "the tokenless subscribers' outcome" 10 grep -q '^done' "$tmp/hold.out"
 opened=$(sed -n 's/^done opened=\([0-9]*\).*/\1/p' "$tmp/hold.out"); refused=$(sed -n 's/^done .*refused=\([0-9]*\).*/\1/p' "$tmp/hold.out")
 [ "$opened" = 16 ] && [ "$refused" = 4 ] && kn_ok "tokenless subscribers from one address: 16 open, the next 4 refused" || kn_fail "anon limit: $(cat "$tmp/hold.out")"
 grep -q 'msg="stream subscriber refused" reason="more than 16 tokenless subscribers from 127.0.0.1"' "$tmp/serve.log" && kn_ok "the refusal is logged" || kn_fail "no log line for the limit"
 kn_spawn -o "$tmp/hold2.out" hold2 node "$HERE/stream-hold.mjs" "ws://$HP/api/stream" 1 "$TOKEN"
 hold2=$kn_pid
-for _ in $(seq 1 100); do grep -q '^done' "$tmp/hold2.out" 2>/dev/null && break; sleep 0.1; done
+kn_wait_for "the token holder's outcome" 10 grep -q '^done' "$tmp/hold2.out"
 grep -q '^done opened=1 ' "$tmp/hold2.out" && kn_ok "a token holder still gets in while the tokenless slots are full" || kn_fail "token subscriber: $(cat "$tmp/hold2.out")"
 kn_stop "$hold2"; kn_stop "$hold"
 MODE=mute node "$HERE/stream-hold.mjs" "ws://$HP/api/stream" >"$tmp/mute.out" 2>&1; rc=$?

@@ -21,7 +21,7 @@ serve_up() {
   KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_spawn -a -o "$tmp/serve.out" -e "$tmp/serve.err" serve \
     "$KN" serve --listen "127.0.0.1:$p" --spool-dir "$tmp/spool" "$@"
   spid=$kn_pid
-  for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$p/healthz" && break; sleep 0.05; done
+  kn_wait_for "serve's /healthz" 20 curl -s -o /dev/null "http://127.0.0.1:$p/healthz"
   B=http://127.0.0.1:$p
 }
 # run_with_events [stop] — an external run with 3 events, stopped when asked; prints its id

@@ -39,7 +39,7 @@ wport=$(kn_free_port)
 wpid=$("$dw" start "$tmp/dokuwiki" "$wport")
 kn_pids+=("$wpid")
 base=http://127.0.0.1:$wport
-for _ in $(seq 1 100); do curl -s -o /dev/null "$base/doku.php" && break; sleep 0.05; done
+kn_wait_for "DokuWiki to answer" 20 curl -s -o /dev/null "$base/doku.php"
 check "DokuWiki answers" "$(curl -s -o /dev/null -w '%{http_code}' "$base/doku.php?id=start")" 200
 kn_task_at_site "$repo/tests/realapps/dokuwiki-tasks.yaml" "$tmp/dw.yaml" "BASE=$base"
 kn_task_at_site "$repo/tests/realapps/dokuwiki-tasks.json" "$tmp/dw.json" "BASE=$base"
@@ -101,7 +101,7 @@ trap '"$wp" stop "$tmp/wordpress" >/dev/null 2>&1; kn_lib_cleanup' EXIT
 ppid_=$("$wp" start "$tmp/wordpress" "$pport")
 kn_pids+=("$ppid_")
 base=http://127.0.0.1:$pport
-for _ in $(seq 1 100); do curl -s -o /dev/null "$base/" && break; sleep 0.05; done
+kn_wait_for "WordPress to answer" 20 curl -s -o /dev/null "$base/"
 check "WordPress answers" "$(curl -s -o /dev/null -w '%{http_code}' "$base/")" 200
 kn_task_at_site "$repo/tests/realapps/wordpress-tasks.yaml" "$tmp/wp.yaml" "BASE=$base"
 kn_task_at_site "$repo/tests/realapps/wordpress-tasks.json" "$tmp/wp.json" "BASE=$base"

@@ -45,7 +45,7 @@ kn_spawn wp-install "$wp" install "$tmp/wordpress" "$pport"
 dport=$(kn_free_port)
 kn_pids+=("$("$dw" start "$tmp/dokuwiki" "$dport")")
 base=http://127.0.0.1:$dport
-for _ in $(seq 1 100); do curl -s -o /dev/null "$base/doku.php" && break; sleep 0.05; done
+kn_wait_for "DokuWiki to answer" 20 curl -s -o /dev/null "$base/doku.php"
 kn_task_at_site "$repo/tests/realapps/dokuwiki-guard-tasks.yaml" "$tmp/dw.yaml" "BASE=$base"
 kn_chromium_start "$tmp" || kn_finish
 
@@ -100,7 +100,7 @@ kn_wait_exit wp-install 600 && [ "$kn_rc" = 0 ] && kn_ok "WordPress installed on
   { kn_fail "WordPress install: $(tail -2 "$tmp/wp-install.log")"; kn_finish; }
 kn_pids+=("$("$wp" start "$tmp/wordpress" "$pport")")
 base=http://127.0.0.1:$pport
-for _ in $(seq 1 100); do curl -s -o /dev/null "$base/" && break; sleep 0.05; done
+kn_wait_for "WordPress to answer" 20 curl -s -o /dev/null "$base/"
 kn_task_at_site "$repo/tests/realapps/wordpress-guard-tasks.yaml" "$tmp/wp.yaml" "BASE=$base"
 # sql QUERY — one value from WordPress's database (the harness's MariaDB socket, root by socket auth)
 sql() { mariadb -S "$tmp/wordpress/db/mysql.sock" -u root -N -B wp -e "$1" 2>&1; }

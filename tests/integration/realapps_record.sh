@@ -46,7 +46,7 @@ wport=$(kn_free_port)
 wpid=$("$dw" start "$tmp/dokuwiki" "$wport")
 kn_pids+=("$wpid")
 base=http://127.0.0.1:$wport
-for _ in $(seq 1 200); do curl -s -o /dev/null "$base/doku.php" && break; sleep 0.05; done
+kn_wait_for "DokuWiki to answer" 20 curl -s -o /dev/null "$base/doku.php"
 kn_task_at_site "$repo/tests/realapps/dokuwiki-tasks.yaml" "$tmp/dw.yaml" "BASE=$base"
 kn_chromium_start "$tmp" || kn_finish
 task=dokuwiki-tent-care wf=$tmp/workflows
@@ -56,10 +56,10 @@ task=dokuwiki-tent-care wf=$tmp/workflows
 record() {
   kn_spawn -o "$tmp/rec-$2.out" -e "$tmp/rec-$2.err" "rec-$2" "$kn" record --browser "$cdp" --tasks "$1" --task "$2" --out "$wf"
   local rpid=$kn_pid
-  for _ in $(seq 1 300); do grep -q '^recording task' "$tmp/rec-$2.out" 2>/dev/null && break; sleep 0.1; done
+  kn_wait_for "record to say it is recording" 30 grep -q '^recording task' "$tmp/rec-$2.out"
   node "$here/agents/$3.mjs" "$cdp" "$base" "$tmp/marks-$2" >"$tmp/agent-$2.out" 2>&1 ||
     kn_fail "$3: the agent failed: $(tail -2 "$tmp/agent-$2.out" | tr '\n' ' ')"
-  for _ in $(seq 1 300); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
+  kn_wait_for "record to end by itself" 30 kn_ended "$rpid"
   kill -0 "$rpid" 2>/dev/null && kn_fail "$2: record did not end when every key node was reached"
   kn_stop "$rpid"
   grep -q '^every key node reached' "$tmp/rec-$2.out" && kn_ok "$2: record ended: every key node reached" ||
@@ -182,7 +182,7 @@ trap '"$wp" stop "$tmp/wordpress" >/dev/null 2>&1; kn_lib_cleanup' EXIT
 ppid_=$("$wp" start "$tmp/wordpress" "$pport")
 kn_pids+=("$ppid_")
 base=http://127.0.0.1:$pport
-for _ in $(seq 1 200); do curl -s -o /dev/null "$base/" && break; sleep 0.05; done
+kn_wait_for "WordPress to answer" 20 curl -s -o /dev/null "$base/"
 kn_task_at_site "$repo/tests/realapps/wordpress-tasks.yaml" "$tmp/wp.yaml" "BASE=$base"
 wt=wordpress-tent-post wf=$tmp/wp-workflows
 record "$tmp/wp.yaml" $wt wordpress

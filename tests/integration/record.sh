@@ -45,7 +45,7 @@ record_end() {
     [ "$same" -ge 20 ] && { kill -TERM "$pid"; break; }
     sleep 0.1
   done
-  for _ in $(seq 1 300); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+  kn_wait_for "record to end" 30 kn_ended "$pid" && return 0
   kn_fail "record did not end"
   kn_stop "$pid"
 }
@@ -56,7 +56,7 @@ record_one() {
   kn_spawn -o "$log" -e "$tmp/rec-$task.err" "rec-$task" "$kn" record --browser "$cdp" --tasks "$tmp/tasks.yaml" \
     --task "$task" --out "$wf" --until idle:60 --propose ${answer:+--answer "$answer"}
   local rpid=$kn_pid
-  for _ in $(seq 1 300); do grep -q '^recording task' "$log" 2>/dev/null && break; sleep 0.1; done
+  kn_wait_for "record to say it is recording" 30 grep -q '^recording task' "$log"
   grep -q '^recording task' "$log" || kn_fail "$task: record never said it was recording"
   KN_AGENT_ANSWER=$tmp/answers-$task node "$here/agents/$agent" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-$task" "$mode" >"$tmp/agent-$task.out" 2>&1 ||
     kn_fail "$task: the agent failed: $(tail -3 "$tmp/agent-$task.out" | tr "\n" " ")"

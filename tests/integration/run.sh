@@ -270,7 +270,7 @@ class H(http.server.BaseHTTPRequestHandler):
     def log_message(self, *a): pass
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()' "$p503"
   kn_task_at_site "$repo/tests/sites/tasks.yaml" "$tmp/503.yaml" "$p503"
-  for _ in $(seq 1 50); do curl -s -o /dev/null "http://127.0.0.1:$p503/" && break; sleep 0.1; done
+  kn_wait_for "the 503 site" 10 curl -s -o /dev/null "http://127.0.0.1:$p503/"
   "$kn" run --tasks "$tmp/503.yaml" --task shop-checkout --agent true --retries 0 --out "$tmp/5xx" >/dev/null 2>&1
   expect "errors: 503 start page: exit 1" $? 1
   res 5xx/shop-checkout/1 .attempt.reason | grep -q "HTTP 503" && kn_ok "errors: 503: the reason says so" ||
@@ -301,7 +301,8 @@ if want unreachable; then
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$u/key.pem" -out "$u/cert.pem" -days 1 \
     -subj /CN=localhost >/dev/null 2>&1 || kn_fail "unreachable: openssl could not make a certificate"
   kn_spawn -o "$u/tls.log" tls node "$repo/tests/integration/tls-server.mjs" "$u/key.pem" "$u/cert.pem"
-  for _ in $(seq 1 100); do tls=$(sed -n 's/^port=//p' "$u/tls.log"); [ -n "$tls" ] && break; sleep 0.05; done
+  kn_wait_for "the HTTPS site's port" 20 grep -q '^port=' "$u/tls.log"
+  tls=$(sed -n 's/^port=//p' "$u/tls.log")
   curl -sk "https://127.0.0.1:${tls:-1}/" | grep -q "secure page" && kn_ok "unreachable: the HTTPS site is up" ||
     kn_fail "unreachable: no HTTPS site: $(cat "$u/tls.log")"
   site=http://127.0.0.1:$port
@@ -377,7 +378,7 @@ if want signals; then
     kn_spawn "sig$sig" "$kn" run --tasks "$tmp/tasks.yaml" --task shop-red-runner-cart --task shop-checkout \
       --agent "$agents/bad.sh hang" --timeout 120 --out "$tmp/sig$sig"
     runpid=$kn_pid
-    for _ in $(seq 1 200); do [ -e "$tmp/sig$sig/shop-red-runner-cart/1/agent.log" ] && break; sleep 0.05; done
+    kn_wait_for "the first attempt's agent" 10 test -e "$tmp/sig$sig/shop-red-runner-cart/1/agent.log"
     sleep 0.3
     kill -"$sig" "$runpid"
     kn_wait_exit "sig$sig" 300
@@ -390,7 +391,8 @@ fi
 
 if want blocked; then
   kn_spawn bserver node "$repo/tests/integration/blocked-server.mjs" "$repo/tests/sites/blocked"
-  for _ in $(seq 1 100); do bport=$(sed -n 's/^port=//p' "$tmp/bserver.log"); [ -n "$bport" ] && break; sleep 0.05; done
+  kn_wait_for "the blocked server's port" 20 grep -q '^port=' "$tmp/bserver.log"
+  bport=$(sed -n 's/^port=//p' "$tmp/bserver.log")
   node "$repo/tests/integration/blocked-check.mjs" tasks "$repo/tests/sites/blocked/fixtures.json" \
     "http://127.0.0.1:${bport:-1}" >"$tmp/blocked.yaml"
   # the agent opens its start page in a new tab (loaded while keynode watches) and gives up

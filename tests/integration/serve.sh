@@ -52,11 +52,8 @@ start_serve() {
   KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_spawn -a -o "$tmp/serve.err" serve \
     "$KN" serve --listen "127.0.0.1:$P" --spool-dir "$tmp/spool" --log-requests
   spid=$kn_pid
-  for _ in $(seq 1 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$P/healthz" && return 0
-    kill -0 "$spid" 2>/dev/null || break
-    sleep 0.05
-  done
+  kn_wait_for "serve's /healthz" 20 kn_ended_or "$spid" curl -s -o /dev/null "http://127.0.0.1:$P/healthz"
+  curl -s -o /dev/null "http://127.0.0.1:$P/healthz" && return 0
   kn_fail "serve did not start: $(tail -3 "$tmp/serve.err")"
   kn_finish
 }
@@ -213,7 +210,8 @@ c2=$(api "${W[@]}" -d '{"t":1,"type":"click"}' "$B/api/runs/$AID/events")
 c3=$(api "${W[@]}" -X POST "$B/api/runs/$AID/stop")
 [ "$c1" = 200 ] && [ "$c2" = 409 ] && [ "$c3" = 200 ] && jq -e ".run == \"$AID\" and .status == \"incomplete\"" "$tmp/body" >/dev/null \
   && kn_ok "watched run: answer 200, events refused (409: the browser reports them), stop gives the result" || kn_fail "watched answer/stop: $c1 $c2 $c3 $(head -c 300 "$tmp/body")"
-for _ in $(seq 1 50); do a=$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$AID' AND line->>'type' = 'answer' AND line->>'text' = 'Red Runner, US 9'"); [ "$a" = 1 ] && break; sleep 0.1; done
+kn_wait_sql 5 "SELECT count(*) FROM events WHERE run_id = '$AID' AND line->>'type' = 'answer' AND line->>'text' = 'Red Runner, US 9'" 1
+a=$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$AID' AND line->>'type' = 'answer' AND line->>'text' = 'Red Runner, US 9'")
 [ "$a" = 1 ] && kn_ok "the answer event is stored" || kn_fail "answer event: $a"
 
 # --- a changed task file makes a new version; the old run keeps its own --------------------------------
@@ -312,13 +310,13 @@ c=$(api "${W[@]}" -d '{"text":"the Red Runner"}' "$B/api/runs/$XID/answer"); [ "
 [ $bad = 0 ] && kn_ok "database down: 21 events still accepted" || kn_fail "events while down: $c $(cat "$tmp/body")"
 c=$(api "$B/api/tasks"); [ "$c" = 503 ] && is_error_json && kn_ok "database down: reads 503" || kn_fail "read while down: $c"
 kn_pg_start || kn_finish
-for _ in $(seq 1 100); do
-  n=$(kn_psql "SELECT count(*) FROM events WHERE run_id = '$XID'" 2>/dev/null); [ "$n" = 26 ] && break; sleep 0.2
-done
+kn_wait_sql 20 "SELECT count(*) FROM events WHERE run_id = '$XID'" 26
 d=$(kn_psql "SELECT count(*) || ',' || count(DISTINCT seq) || ',' || min(seq) || ',' || max(seq) FROM events WHERE run_id = '$XID'")
 [ "$d" = "26,26,1,26" ] && kn_ok "after the outage: 26 events stored exactly once, seq 1..26" || kn_fail "after the outage: $d (count,distinct,min,max)"
 c=$(api "${W[@]}" -X POST "$B/api/runs/$XID/stop"); [ "$c" = 200 ] && jq -e ".run == \"$XID\" and .steps == 1" "$tmp/body" >/dev/null && kn_ok "stop: the run result" || kn_fail "stop: $c $(head -c 300 "$tmp/body")"
-for _ in $(seq 1 50); do s=$(kn_psql "SELECT status FROM runs WHERE id = '$XID'"); [ "$s" != running ] && break; sleep 0.1; done
+xrun_ended_() { [ "$(kn_psql "SELECT status FROM runs WHERE id = '$XID'")" != running ]; }
+kn_wait_for "the external run to end" 5 xrun_ended_
+s=$(kn_psql "SELECT status FROM runs WHERE id = '$XID'")
 [ "$s" = incomplete ] && kn_ok "external run stored as $s" || kn_fail "external run status: $s"
 c=$(api "$B/api/tasks"); [ "$c" = 200 ] && kn_ok "reads work again after the outage" || kn_fail "reads after outage: $c"
 
@@ -352,16 +350,16 @@ c=$(api "${W[@]}" -d "{\"task\":\"shop-red-runner-cart\",\"browser\":\"$cdp\",\"
 SID=$(jq -r .id "$tmp/body" 2>/dev/null)
 [ "$c" = 201 ] || kn_fail "POST /api/runs step_limit 2: $c $(cat "$tmp/body")"
 node "$REPO/tests/integration/agents/shop.mjs" "$cdp" "http://127.0.0.1:$sport" "$tmp/marks-sl" full >"$tmp/agent-sl.out" 2>&1
-for _ in $(seq 1 100); do
-  c=$(api "$B/api/runs/$SID"); jq -e '.ended != null' "$tmp/body" >/dev/null 2>&1 && break; sleep 0.1
-done
+sl_run_ended_() { api "$B/api/runs/$SID" >/dev/null; jq -e '.ended != null' "$tmp/body" >/dev/null 2>&1; }
+kn_wait_for "the step-limited run to end" 10 sl_run_ended_
+c=$(api "$B/api/runs/$SID")
 jq -e '.status == "step_limit" and .steps == 2' "$tmp/body" >/dev/null && kn_ok "step_limit 2: the run ended, status step_limit after 2 steps" || kn_fail "step_limit 2 run: $(head -c 400 "$tmp/body")"
 grep -q "msg=\"run ended reason='step limit'.*run=$SID" "$tmp/serve.err" && kn_ok "step_limit 2: end reason \"step limit\"" || kn_fail "step_limit end reason: $(grep "$SID" "$tmp/serve.err" | tail -2)"
 [ "$(kn_psql "SELECT status FROM runs WHERE id = '$SID'")" = step_limit ] && kn_ok "step_limit 2: runs row step_limit" || kn_fail "step_limit runs row"
 
 # --- a slow stream client is dropped, never waited for -------------------------------------------------
 MODE=slow kn_spawn stream-slow node "$HERE/stream-client.mjs" "ws://127.0.0.1:$P/api/stream" "$tmp/stream-slow.jsonl" "" 120
-for _ in $(seq 1 100); do grep -q '"open"' "$tmp/stream-slow.jsonl" 2>/dev/null && break; sleep 0.05; done
+kn_wait_for "the slow subscriber's stream to open" 10 grep -q '"open"' "$tmp/stream-slow.jsonl"
 c=$(api "${W[@]}" -d '{"task":"shop-red-runner-cart"}' "$B/api/runs"); SID=$(jq -r .id "$tmp/body")
 long=$(head -c 1900 /dev/zero | tr '\0' 'x')
 batch=$(for i in $(seq 1 30); do printf '{"t":%s,"type":"navigate","url":"http://127.0.0.1:%s/shop/?%s"}\n' "$i" "$sport" "$long"; done)
@@ -388,12 +386,14 @@ grep -v '^level=\(info\|warn\|error\|debug\) component=' "$tmp/serve.err" | grep
 
 # --- the LLM semantic judge (llm-server.mjs, a fake OpenAI-compatible server) with the PostgreSQL cache ----
 kn_spawn -o "$tmp/llm.out" -e "$tmp/llm.err" llm node "$HERE/llm-server.mjs"
-for _ in $(seq 1 100); do lport=$(head -1 "$tmp/llm.out" 2>/dev/null | jq -r .port 2>/dev/null); [ -n "$lport" ] && [ "$lport" != null ] && break; sleep 0.05; done
+llm_port_() { head -1 "$tmp/llm.out" 2>/dev/null | jq -r '.port // empty' 2>/dev/null | grep .; }
+kn_wait_for "the fake judge's port" 20 llm_port_
+lport=$(llm_port_)
 printf 'database: { url: "%s" }\nsemantic:\n  backend: llm\n  llm: { url: "http://127.0.0.1:%s", model: fake-judge }\n' "$KN_PG_URL" "$lport" >"$tmp/llm.yaml"
 P2=$(kn_free_port)
 KEYNODE_API_TOKEN=$TOKEN kn_spawn -o "$tmp/serve2.err" serve2 "$KN" serve --config "$tmp/llm.yaml" --listen "127.0.0.1:$P2" \
   --spool-dir "$tmp/spool2"
-for _ in $(seq 1 100); do curl -s -o /dev/null "http://127.0.0.1:$P2/healthz" && break; sleep 0.05; done
+kn_wait_for "the second serve's /healthz" 20 curl -s -o /dev/null "http://127.0.0.1:$P2/healthz"
 B2=http://127.0.0.1:$P2
 llm_run() { # → the run result in $tmp/body
   local id c

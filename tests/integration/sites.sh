@@ -25,18 +25,23 @@ command -v curl >/dev/null 2>&1 || { fail "curl not found (apt-get install curl)
 # reference-run.js (in tests/sites) and the YAML conversion below load their packages from here
 export NODE_PATH=$repo/tests/integration/node/node_modules${NODE_PATH:+:$NODE_PATH}
 
+# serving_port_ LOG [PID] — the port in LOG's "serving" line (printed); with PID, also succeeds (printing
+# nothing) once PID has ended: no use waiting on
+serving_port_() {
+  local p
+  p=$(sed -n 's/.*msg="serving".*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$1")
+  [ -n "$p" ] && { echo "$p"; return 0; }
+  [ -n "${2:-}" ] && ! kill -0 "$2" 2>/dev/null
+}
+
 # start_server NAME DIR ARGS… — start `keynode sites` in the background; sets $port and $spid.
 start_server() {
   local name=$1 dir=$2; shift 2
   kn_spawn -o "$tmp/$name.out" -e "$tmp/$name.log" "$name" "$kn" sites --dir "$dir" --port 0 "$@"
   spid=$kn_pid
-  port=
-  for _ in $(seq 1 50); do
-    port=$(sed -n 's/.*msg="serving".*url=http:\/\/127\.0\.0\.1:\([0-9]*\)\/.*/\1/p' "$tmp/$name.log")
-    [ -n "$port" ] && return 0
-    kill -0 "$spid" 2>/dev/null || break
-    sleep 0.1
-  done
+  kn_wait_for "$name to serve" 20 serving_port_ "$tmp/$name.log" "$spid"
+  port=$(serving_port_ "$tmp/$name.log")
+  [ -n "$port" ] && return 0
   fail "$name did not start: $(cat "$tmp/$name.log")"; kn_finish
 }
 

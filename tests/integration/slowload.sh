@@ -81,12 +81,9 @@ kn_spawn -o "$tmp/frozen.out" -e "$tmp/frozen.err" frozen "$kn" replay --validat
   --browser "$cdp" --tasks "$tmp/tasks-v1b.yaml" --task late-load --out "$tmp/frozen"
 rpid=$kn_pid
 stopped=
-for _ in $(seq 1 400); do
-  if [ -z "$stopped" ] && grep -q 'step 2/3' "$tmp/frozen.err"; then kill -STOP "$cpid" && stopped=1; fi
-  if [ -n "$stopped" ] && grep -q 'step 3/3' "$tmp/frozen.err"; then break; fi
-  kill -0 "$rpid" 2>/dev/null || break
-  sleep 0.05
-done
+kn_wait_for "the replay at step 2" 20 kn_ended_or "$rpid" grep -q 'step 2/3' "$tmp/frozen.err"
+grep -q 'step 2/3' "$tmp/frozen.err" && kill -STOP "$cpid" && stopped=1
+[ -n "$stopped" ] && kn_wait_for "the replay at step 3" 20 kn_ended_or "$rpid" grep -q 'step 3/3' "$tmp/frozen.err"
 kill -CONT "$cpid"
 wait "$rpid"
 rc=$?

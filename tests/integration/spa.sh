@@ -44,7 +44,7 @@ KN_AGENT_ANSWER=$tmp/answers node "$here/agents/spa-react.mjs" "$cdp" "http://12
   kn_fail "the agent failed: $(tail -3 "$tmp/agent.out" | tr "\n" " ")"
 # every key node is reached: the recording ends by itself; if not, it is ended the way a person
 # ends it (SIGTERM, handled as Ctrl-C) once its printed steps have not changed for a while
-for _ in $(seq 1 100); do kill -0 "$rpid" 2>/dev/null || break; sleep 0.1; done
+kn_wait_for "the recording to end by itself" 10 kn_ended "$rpid"
 kill -0 "$rpid" 2>/dev/null && kill -TERM "$rpid"
 kn_wait_exit rec 60
 [ "$kn_rc" = 0 ] && [ -f "$wf/$task.yaml" ] && kn_ok "recorded ($(grep -c '^  step ' "$log") step lines printed)" ||

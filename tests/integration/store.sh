@@ -53,11 +53,11 @@ fi
 spool=$tmp/spool-outage
 kn_spawn -o "$tmp/outage.log" -e "$tmp/outage.err" outage "$st" outage "$spool" "$tmp/ready" "$tmp/go" 20000
 opid=$kn_pid
-for _ in $(seq 1 600); do [ -e "$tmp/ready" ] && break; kill -0 $opid 2>/dev/null || break; sleep 0.1; done
+kn_wait_for "outage mode to get ready" 60 kn_ended_or "$opid" test -e "$tmp/ready"
 if [ -e "$tmp/ready" ]; then
   kn_pg_stop
   touch "$tmp/go"
-  for _ in $(seq 1 100); do [ -s "$spool/spool.log" ] && break; sleep 0.1; done
+  kn_wait_for "events in the spool" 10 test -s "$spool/spool.log"
   [ -s "$spool/spool.log" ] && kn_ok "events spooled while the database is down" ||
     kn_fail "nothing in the spool while the database is down"
   kn_pg_start
@@ -79,7 +79,7 @@ spool=$tmp/spool-kill
 kn_pg_stop
 KN_TASK_VERSION=$ver kn_spawn -o "$tmp/kill.log" -e "$tmp/kill.err" spool-only "$st" spool-only "$spool" "$tmp/ready2" 5000
 kpid=$kn_pid
-for _ in $(seq 1 600); do [ -e "$tmp/ready2" ] && break; kill -0 $kpid 2>/dev/null || break; sleep 0.1; done
+kn_wait_for "spool-only mode to get ready" 60 kn_ended_or "$kpid" test -e "$tmp/ready2"
 [ -e "$tmp/ready2" ] && kn_ok "spool-only: $(cat "$tmp/kill.log")" || kn_fail "spool-only: $(tail -3 "$tmp/kill.err")"
 kn_stop $kpid KILL
 # a crash mid-append leaves a torn record at the end

@@ -56,10 +56,10 @@ KEYNODE_DATABASE_URL="$KN_PG_URL" KEYNODE_API_TOKEN=$TOKEN kn_spawn -o "$tmp/ser
   --listen "127.0.0.1:$sport" --spool-dir "$tmp/spool" --trace on --trace-dir "$tmp/traces" --trace-keep-days 1
 spid=$kn_pid
 B=http://127.0.0.1:$sport
-for _ in $(seq 1 200); do curl -s -o /dev/null "$B/healthz" && break; sleep 0.05; done
+kn_wait_for "serve's /healthz" 20 curl -s -o /dev/null "$B/healthz"
 curl -s -o /dev/null "$B/healthz" || { kn_fail "serve did not start: $(tail -3 "$tmp/serve.err")"; kn_finish; }
-for _ in $(seq 1 100); do [ -e "$tmp/traces/old-run" ] || break; sleep 0.05; done
-for _ in $(seq 1 100); do [ "$(kn_psql "SELECT count(*) FROM traces WHERE run_id = 'old-run'")" = 0 ] && break; sleep 0.1; done
+kn_wait_for "the old trace removed" 10 test ! -e "$tmp/traces/old-run"
+kn_wait_sql 10 "SELECT count(*) FROM traces WHERE run_id = 'old-run'" 0
 [ ! -e "$tmp/traces/old-run" ] && [ -d "$tmp/traces/not-a-trace" ] &&
   [ "$(kn_psql "SELECT count(*) FROM traces WHERE run_id = 'old-run'")" = 0 ] &&
   kn_ok "retention: a trace older than --trace-keep-days removed at start with its index row, other folders left alone" ||
@@ -71,7 +71,7 @@ c=$(curl -s -o "$tmp/ts.json" -w '%{http_code}' "${W[@]}" --data-binary @"$tmp/t
 # the watched run: the agent attaches first and waits for the go file
 KN_AGENT_GO=$tmp/go kn_spawn agent node "$here/agents/trace.mjs" "$agent_cdp" "$base" "$tmp/marks" -
 apid=$kn_pid
-for _ in $(seq 1 600); do grep -q '^connected' "$tmp/marks" 2>/dev/null && break; sleep 0.1; done
+kn_wait_for "the agent to connect" 60 grep -q '^connected' "$tmp/marks"
 c=$(curl -s -o "$tmp/run.json" -w '%{http_code}' "${W[@]}" \
   --data "{\"task\": \"shop-red-runner-cart\", \"browser\": \"$agent_cdp\"}" "$B/api/runs")
 run=$(jq -r '.id // empty' "$tmp/run.json")
@@ -81,27 +81,22 @@ wait "$apid"; arc=$?; kn_forget "$apid"
 [ "$arc" = 0 ] || kn_fail "agent failed: $(tail -3 "$tmp/agent.log")"
 curl -s -o /dev/null "${W[@]}" --data "$(jq -nc --arg t "$xss_answer" '{text: $t}')" "$B/api/runs/$run/answer"
 # the answer is an event: wait until the run holds it, then stop
-for _ in $(seq 1 300); do
-  curl -s "$B/api/runs/$run" | jq -e '[.events[]? | select(.type == "answer")] | length == 1' >/dev/null && break
-  sleep 0.1
-done
+run_has_() { curl -s "$B/api/runs/$1" | jq -e "$2" >/dev/null; } # run_has_ RUN JQ — the run's GET satisfies JQ
+kn_wait_for "the run to hold the answer" 30 run_has_ "$run" '[.events[]? | select(.type == "answer")] | length == 1'
 curl -s -o /dev/null "${W[@]}" -X POST "$B/api/runs/$run/stop"
-for _ in $(seq 1 300); do
-  c=$(curl -s -o "$tmp/index.json" -w '%{http_code}' "$B/api/runs/$run/trace")
-  [ "$c" = 200 ] && break
-  sleep 0.1
-done
+trace_ok_() { [ "$(curl -s -o "$2" -w '%{http_code}' "$B/api/runs/$1/trace")" = 200 ]; } # trace_ok_ RUN FILE — GET …/trace is 200 (body in FILE)
+kn_wait_for "the run's trace" 30 trace_ok_ "$run" "$tmp/index.json"
+c=$(curl -s -o "$tmp/index.json" -w '%{http_code}' "$B/api/runs/$run/trace")
 [ "$c" = 200 ] && kn_ok "GET /api/runs/$run/trace: 200" || { kn_fail "GET trace: $c $(head -c 300 "$tmp/index.json")"; kn_finish; }
 node "$here/trace-validate.mjs" "$repo" "$tmp/index.json" >"$tmp/validate.log" 2>&1 &&
   kn_ok "the service's trace validates against schemas/trace.schema.json" || kn_fail "schema: $(cat "$tmp/validate.log")"
 steps=$(curl -s "$B/api/runs/$run" | jq .steps)
 # the index row in PostgreSQL (schemas/sql/050_traces.sql), written once index.json is there
 want="run|$(jq -r .status "$tmp/index.json")|$steps|$(jq .capture.shots "$tmp/index.json")|t"
-for _ in $(seq 1 100); do
-  row=$(kn_psql "SELECT kind, status, steps, shots, bytes > 10000 FROM traces WHERE run_id = '$run'" | tr -d ' ')
-  [ "$row" = "$want" ] && break
-  sleep 0.1
-done
+trace_row_() { kn_psql "SELECT kind, status, steps, shots, bytes > 10000 FROM traces WHERE run_id = '$run'" | tr -d ' '; }
+trace_row_is_() { [ "$(trace_row_)" = "$want" ]; }
+kn_wait_for "the trace's index row" 10 trace_row_is_
+row=$(trace_row_)
 [ "$row" = "$want" ] && kn_ok "the trace's index row in PostgreSQL: $row" || kn_fail "traces row: '$row', want '$want'"
 jq -e --argjson n "$steps" '[.steps[] | select(.step > 0)] | length == $n' "$tmp/index.json" >/dev/null &&
   kn_ok "one trace step per run step ($steps)" || kn_fail "steps: run $steps, trace $(jq '.steps | length' "$tmp/index.json")"
@@ -148,7 +143,7 @@ c=$(curl -s -o "$tmp/gts.json" -w '%{http_code}' "${W[@]}" --data-binary @"$tmp/
 : >"$tmp/gmarks"
 KN_AGENT_GO=$tmp/ggo kn_spawn gagent node "$here/agents/guard.mjs" "$agent_cdp" "$gbase" "$tmp/gmarks" checkout
 apid=$kn_pid
-for _ in $(seq 1 600); do grep -q '^connected' "$tmp/gmarks" 2>/dev/null && break; sleep 0.1; done
+kn_wait_for "the guard agent to connect" 60 grep -q '^connected' "$tmp/gmarks"
 c=$(curl -s -o "$tmp/grun.json" -w '%{http_code}' "${W[@]}" \
   --data "{\"task\": \"guard:guard-dash\", \"browser\": \"$agent_cdp\"}" "$B/api/runs")
 grun=$(jq -r '.id // empty' "$tmp/grun.json")
@@ -158,16 +153,10 @@ wait "$apid"; arc=$?; kn_forget "$apid"
 [ "$arc" = 0 ] && grep -q '^order-held' "$tmp/gmarks" && kn_ok "guarded run: the page got keynode's answer to the order" ||
   kn_fail "guard agent: $arc $(tail -3 "$tmp/gagent.log")"
 # both POSTs stored (the order held, the beacon sent), then the run stopped: its trace is written
-for _ in $(seq 1 300); do
-  curl -s "$B/api/runs/$grun" | jq -e '[.events[]? | select(.type == "request" and .request.method == "POST")] | length == 2' >/dev/null && break
-  sleep 0.1
-done
+kn_wait_for "both POSTs in the guarded run" 30 run_has_ "$grun" '[.events[]? | select(.type == "request" and .request.method == "POST")] | length == 2'
 curl -s -o /dev/null "${W[@]}" -X POST "$B/api/runs/$grun/stop"
-for _ in $(seq 1 300); do
-  c=$(curl -s -o "$tmp/gindex.json" -w '%{http_code}' "$B/api/runs/$grun/trace")
-  [ "$c" = 200 ] && break
-  sleep 0.1
-done
+kn_wait_for "the guarded run's trace" 30 trace_ok_ "$grun" "$tmp/gindex.json"
+c=$(curl -s -o "$tmp/gindex.json" -w '%{http_code}' "$B/api/runs/$grun/trace")
 [ "$c" = 200 ] || kn_fail "guarded run: no trace ($c)"
 curl -s "$B/api/runs/$grun" >"$tmp/grun-get.json"
 check_jq() { # NAME FILTER FILE WANT

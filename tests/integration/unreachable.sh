@@ -166,8 +166,9 @@ if want tls; then
   openssl req -x509 -newkey rsa:2048 -nodes -keyout "$tmp/key.pem" -out "$tmp/cert.pem" -days 1 \
     -subj /CN=localhost >/dev/null 2>&1 || kn_fail "tls: openssl could not make a certificate"
   kn_spawn tls node "$repo/tests/integration/tls-server.mjs" "$tmp/key.pem" "$tmp/cert.pem"
-  tls=
-  for _ in $(seq 1 100); do tls=$(sed -n 's/^port=//p' "$tmp/tls.log"); [ -n "$tls" ] && break; sleep 0.05; done
+  tls_port_() { sed -n 's/^port=//p' "$tmp/tls.log" | grep .; }
+  kn_wait_for "the HTTPS site's port" 20 tls_port_
+  tls=$(tls_port_)
   curl -sk "https://127.0.0.1:${tls:-1}/" | grep -q "secure page" && kn_ok "tls: the HTTPS site is up" ||
     kn_fail "tls: no HTTPS site: $(cat "$tmp/tls.log")"
   kn_unr_task "$published" 0 "$tmp/task0-tls.json" "https://127.0.0.1:$tls" || kn_finish

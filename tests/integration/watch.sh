@@ -218,10 +218,8 @@ s_pw_pagehide() {
   start_agent pw-pagehide shop.mjs leave "$base"
   agent_done 60 0
   # the flushed type step and the second goto reach the trajectory (bounded; not a fixed second)
-  for _ in $(seq 1 400); do
-    grep -q '"type": *"type"' "$d/run.jsonl" 2>/dev/null && grep -q '"url": *"[^"]*/forum/"' "$d/run.jsonl" 2>/dev/null && break
-    sleep 0.05
-  done
+  typed_then_goto_() { grep -q '"type": *"type"' "$d/run.jsonl" && grep -q '"url": *"[^"]*/forum/"' "$d/run.jsonl"; }
+  kn_wait_for "the type step and the second goto in the trajectory" 20 typed_then_goto_
   kill -INT "$wpid"
   watch_done 20 1
   if files_ok; then

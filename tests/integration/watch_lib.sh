@@ -48,11 +48,8 @@ start_watch() {
   kn_spawn -o "$d/watch.out" -e "$d/watch.err" "$sc/watch" "$kn" watch --browser "$browser" --tasks "$tasks" \
     --task "$task" --out "$d/result.json" --trajectory "$d/run.jsonl" --until "$until" "$@"
   wpid=$kn_pid
-  for _ in $(seq 1 300); do
-    grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null && { ok "$sc: watch attached (tab_open written)"; return 0; }
-    kill -0 "$wpid" 2>/dev/null || break
-    sleep 0.05
-  done
+  kn_wait_for "$sc: watch to attach" 15 kn_ended_or "$wpid" grep -q '"type": *"tab_open"' "$d/run.jsonl"
+  grep -q '"type": *"tab_open"' "$d/run.jsonl" 2>/dev/null && { ok "$sc: watch attached (tab_open written)"; return 0; }
   fail "$sc: watch did not attach within 15 s (no tab_open line in the trajectory)"
   sed 's/^/    watch stderr: /' "$d/watch.err" | head -20
   return 1
@@ -97,17 +94,16 @@ wait_exit() {
   kn_forget "$p"
 }
 
-# wait_mark NAME SECONDS — waits until the agent wrote mark NAME; prints its time (epoch ms)
+# wait_mark NAME SECONDS — waits until the agent wrote mark NAME; prints its time (epoch ms: the agent's
+# own, not when the wait saw it). A timeout says so on stderr
 wait_mark() {
+  kn_wait_for "the agent's mark $1" "$2" mark_written_ "$1" >&2
   local t
-  for _ in $(seq 1 $(( $2 * 20 ))); do
-    t=$(awk -v n="$1" '$1 == n { print $2; exit }' "$d/marks" 2>/dev/null)
-    [ -n "$t" ] && { echo "$t"; return 0; }
-    sleep 0.05
-  done
-  return 1
+  t=$(mark_time "$1")
+  [ -n "$t" ] && echo "$t"
 }
 mark_time() { awk -v n="$1" '$1 == n { print $2; exit }' "$d/marks" 2>/dev/null; }
+mark_written_() { [ -n "$(mark_time "$1")" ]; }
 
 # watch_done SECONDS [WANT_RC] — waits for watch; checks its exit code
 watch_done() {

@@ -117,23 +117,27 @@ start_worker w2 --lease $lease; w2=$wpid
 start_worker w3 --lease $lease; w3=$wpid
 
 # kill w1 while it holds a lease: freeze it, check the job is still its own and running, then SIGKILL
-killed_job=
-for _ in $(seq 1 300); do
+# (kn_wait_for runs kill_w1_holding_ in a subshell: the job and w1's browser PID come back in $tmp/killed_job)
+kill_w1_holding_() {
+  local j
   j=$(kn_psql "SELECT id FROM jobs WHERE worker = 'w1' AND state = 'running' AND $batch LIMIT 1")
-  if [ -n "$j" ]; then
-    kill -STOP "$w1"
-    if [ "$(kn_psql "SELECT state || ' ' || worker FROM jobs WHERE id = $j")" = "running w1" ]; then
-      killed_job=$j
-      w1browser=$(browser_pid "$tmp/w1.log")
-      kill -KILL "$w1"
-      wait "$w1" 2>/dev/null
-      kn_forget "$w1"
-      break
-    fi
-    kill -CONT "$w1"
+  [ -n "$j" ] || return 1
+  kill -STOP "$w1"
+  if [ "$(kn_psql "SELECT state || ' ' || worker FROM jobs WHERE id = $j")" = "running w1" ]; then
+    echo "$j $(browser_pid "$tmp/w1.log")" >"$tmp/killed_job"
+    kill -KILL "$w1"
+    return 0
   fi
-  sleep 0.1
-done
+  kill -CONT "$w1"
+  return 1
+}
+killed_job=
+kn_wait_for "w1 to hold a lease" 60 kill_w1_holding_
+if [ -s "$tmp/killed_job" ]; then
+  read -r killed_job w1browser <"$tmp/killed_job"
+  wait "$w1" 2>/dev/null
+  kn_forget "$w1"
+fi
 [ -n "$killed_job" ] && kn_ok "w1 SIGKILLed holding the lease of job $killed_job" ||
   kn_fail "w1 never held a lease"
 
@@ -154,7 +158,7 @@ if [ -n "$killed_job" ]; then
     "done true true"
   if [ -n "${w1browser:-}" ]; then
     gone=0
-    for _ in $(seq 1 50); do kill -0 "$w1browser" 2>/dev/null || { gone=1; break; }; sleep 0.1; done
+    kn_wait_for "the killed worker's browser to end" 5 kn_ended "$w1browser" && gone=1
     [ $gone = 1 ] && kn_ok "the killed worker's browser went with it" ||
       { kn_fail "the killed worker's browser $w1browser still runs"; kill -KILL "$w1browser"; }
   else

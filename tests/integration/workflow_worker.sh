@@ -46,17 +46,15 @@ upload_workflow() {
   wv=$(jq -r .version "$tmp/wf.json" 2>/dev/null)
   [ "$code" = 201 ] || kn_fail "workflow upload: $code $(cat "$tmp/wf.json")"
 }
+# results_at_least_ N — replay_results holds N rows or more
+results_at_least_() { local n; n=$(kn_psql "SELECT count(*) FROM replay_results"); [ "${n:-0}" -ge "$1" ]; }
 # replay N — POST /api/replays for the task, wait (up to 120 s) for its Nth result; sets row (JSON of it)
 replay() {
   code=$(curl -s -o "$tmp/rp.json" -w '%{http_code}' "${A[@]}" -H 'Content-Type: application/json' --data "{\"task\": \"$task\"}" "$base/api/replays")
   [ "$code" = 202 ] || kn_fail "POST /api/replays: $code $(cat "$tmp/rp.json")"
   local n=0
-  for _ in $(seq 1 1200); do
-    n=$(kn_psql "SELECT count(*) FROM replay_results")
-    [ "${n:-0}" -ge "$1" ] && break
-    kill -0 "$worker_pid" 2>/dev/null || break
-    sleep 0.1
-  done
+  kn_wait_for "replay $1's result" 120 kn_ended_or "$worker_pid" results_at_least_ "$1"
+  n=$(kn_psql "SELECT count(*) FROM replay_results")
   [ "${n:-0}" -ge "$1" ] || kn_fail "replay $1: no result (worker: $(tail -3 "$tmp/worker.log"))"
   row=$(kn_psql "SELECT json_build_object('status', status, 'workflow_version', workflow_version, 'report', report)
                  FROM replay_results ORDER BY id DESC LIMIT 1")

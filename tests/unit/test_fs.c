@@ -1,8 +1,10 @@
 /* test_fs.c — kn_mkdirs / kn_mkdirs_for (keynode/fs.h): parents made with the mode asked for,
- * existing folders left alone, a file in the way and bad names refused with the path named. */
+ * existing folders left alone, a file in the way and bad names refused with the path named.
+ * kn_read_stream: the whole rest of a stream, NUL-terminated, up to and including its cap. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,8 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+
+#include "keynode/error.h"
 
 #include "keynode/fs.h"
 
@@ -61,11 +65,72 @@ static void test_mkdirs(void **state)
 	umask(old);
 }
 
+/* A temporary stream holding n bytes of a repeating pattern, rewound. */
+static FILE *stream_of(size_t n)
+{
+	FILE *f = tmpfile();
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		assert_int_not_equal(fputc('a' + (int)(i % 26), f), EOF);
+	rewind(f);
+	return f;
+}
+
+static void test_read_stream(void **state)
+{
+	(void)state;
+	char *b = NULL;
+	size_t n = 1;
+	/* empty: an empty string, not NULL */
+	FILE *f = stream_of(0);
+	assert_int_equal(kn_read_stream(&b, &n, f, 100), 0);
+	assert_non_null(b);
+	assert_int_equal(n, 0);
+	assert_int_equal(b[0], '\0');
+	free(b);
+	fclose(f);
+	/* larger than the first buffer, no cap */
+	size_t big = 200000;
+	f = stream_of(big);
+	assert_int_equal(kn_read_stream(&b, &n, f, SIZE_MAX), 0);
+	assert_int_equal(n, big);
+	assert_int_equal(b[n], '\0');
+	assert_int_equal(b[0], 'a');
+	assert_int_equal(b[big - 1], 'a' + (int)((big - 1) % 26));
+	assert_int_equal(strlen(b), big);
+	free(b);
+	/* exactly the cap is taken; one byte more is over it */
+	rewind(f);
+	assert_int_equal(kn_read_stream(&b, &n, f, big), 0);
+	assert_int_equal(n, big);
+	free(b);
+	rewind(f);
+	assert_int_equal(kn_read_stream(&b, &n, f, big - 1), KN_ELIMIT);
+	assert_null(b);
+	assert_int_equal(n, 0);
+	rewind(f);
+	assert_int_equal(kn_read_stream(&b, &n, f, 0), KN_ELIMIT);
+	/* from where the stream stands */
+	assert_int_equal(fseek(f, (long)(big - 3), SEEK_SET), 0);
+	assert_int_equal(kn_read_stream(&b, &n, f, 3), 0);
+	assert_int_equal(n, 3);
+	assert_int_equal(b[0], 'a' + (int)((big - 3) % 26));
+	free(b);
+	fclose(f);
+	/* a read error: a folder opened as a file */
+	f = fopen(root, "rb");
+	if (f) {
+		assert_int_equal(kn_read_stream(&b, &n, f, 100), KN_EIO);
+		assert_null(b);
+		fclose(f);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(root))
 		return 1;
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_mkdirs)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_mkdirs), cmocka_unit_test(test_read_stream)};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);

@@ -1,10 +1,12 @@
-/* test_grow.c — kn_grow (keynode/grow.h): the capacity starts at first and doubles only when full,
- * elements survive each reallocation, and an impossible size is refused with nothing changed. */
+/* test_grow.c — kn_grow and kn_grow_to (keynode/grow.h): the capacity starts at first and doubles only
+ * when full (kn_grow_to: as often as it takes, in one reallocation), elements survive each
+ * reallocation, and an impossible size is refused with nothing changed. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -54,11 +56,46 @@ static void test_overflow(void **state)
 	free(a);
 }
 
+static void test_grow_to(void **state)
+{
+	(void)state;
+	char *b = NULL;
+	size_t cap = 0;
+	assert_int_equal(kn_grow_to(&b, 0, &cap, 1, 64), 0); /* nothing needed: nothing allocated */
+	assert_null(b);
+	assert_int_equal(cap, 0);
+	assert_int_equal(kn_grow_to(&b, 10, &cap, 1, 64), 0);
+	assert_int_equal(cap, 64);
+	memset(b, 'x', 10);
+	assert_int_equal(kn_grow_to(&b, 64, &cap, 1, 64), 0); /* fits: unchanged */
+	assert_int_equal(cap, 64);
+	assert_int_equal(kn_grow_to(&b, 300, &cap, 1, 64), 0); /* 64 → 128 → 256 → 512 */
+	assert_int_equal(cap, 512);
+	assert_memory_equal(b, "xxxxxxxxxx", 10);
+	/* a capacity that does not start at a power of two keeps doubling from where it is */
+	size_t cap2 = 0;
+	int *a = NULL;
+	assert_int_equal(kn_grow_to(&a, 5, &cap2, sizeof *a, 3), 0);
+	assert_int_equal(cap2, 6);
+	free(a);
+	/* refused, nothing changed: first 0, a count past what doubling reaches, a byte size overflowing */
+	char *before = b;
+	size_t z = 0;
+	char *none = NULL;
+	assert_int_equal(kn_grow_to(&none, 1, &z, 1, 0), KN_ENOMEM);
+	assert_int_equal(kn_grow_to(&b, SIZE_MAX, &cap, 1, 64), KN_ENOMEM);
+	assert_int_equal(kn_grow_to(&b, SIZE_MAX / 4, &cap, 8, 64), KN_ENOMEM);
+	assert_ptr_equal(b, before);
+	assert_int_equal(cap, 512);
+	free(b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_doubling),
 		cmocka_unit_test(test_overflow),
+		cmocka_unit_test(test_grow_to),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -76,14 +76,8 @@ int kn_eval_defer_lookup(kn_eval *ev, const char *rule, const char *phrase, cons
 			return kn_err_set(err, KN_ETIMEOUT, "no verdict came for this input");
 		}
 	}
-	if (d->n == d->cap) {
-		size_t nc = d->cap ? d->cap * 2 : 8;
-		struct verdict *nv = realloc(d->v, nc * sizeof *nv);
-		if (!nv)
-			return kn_err_set(err, KN_ENOMEM, "out of memory");
-		d->v = nv;
-		d->cap = nc;
-	}
+	if (kn_grow(&d->v, d->n, &d->cap, sizeof *d->v, 8))
+		return kn_err_set(err, KN_ENOMEM, "out of memory");
 	v = &d->v[d->n];
 	memset(v, 0, sizeof *v);
 	if (!(v->rule = strdup(rule)) || !(v->input = strdup(input))) {

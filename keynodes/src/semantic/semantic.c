@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "keynode/grow.h"
 #include "keynode/match.h"
 #include "semantic_internal.h"
 
@@ -157,17 +158,9 @@ static void tr_printf(trace *tr, const char *fmt, ...)
 	va_end(ap);
 	if (k < 0)
 		return;
-	if (tr->n + (size_t)k + 1 > tr->cap) {
-		size_t cap = tr->cap ? tr->cap : 256;
-		while (cap < tr->n + (size_t)k + 1)
-			cap *= 2;
-		char *p = realloc(tr->p, cap);
-		if (!p) {
-			tr->oom = 1;
-			return;
-		}
-		tr->p = p;
-		tr->cap = cap;
+	if (kn_grow_to(&tr->p, tr->n + (size_t)k + 1, &tr->cap, 1, 256)) {
+		tr->oom = 1;
+		return;
 	}
 	va_start(ap, fmt);
 	vsnprintf(tr->p + tr->n, tr->cap - tr->n, fmt, ap);

@@ -106,16 +106,8 @@ typedef struct sbuf {
 
 static int sbuf_put(sbuf *b, const char *s, size_t n)
 {
-	if (b->n + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		while (cap < b->n + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p)
-			return KN_ENOMEM;
-		b->p = p;
-		b->cap = cap;
-	}
+	if (kn_grow_to(&b->p, b->n + n + 1, &b->cap, 1, 64))
+		return KN_ENOMEM;
 	memcpy(b->p + b->n, s, n);
 	b->n += n;
 	b->p[b->n] = '\0';
@@ -367,14 +359,8 @@ static int push_tok(kn_semtext *t, const kn_semtok *k)
 {
 	if (t->n >= KN_SEM_MAX_TOKENS)
 		return 0;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		kn_semtok *nt = realloc(t->tok, cap * sizeof *nt);
-		if (!nt)
-			return KN_ENOMEM;
-		t->tok = nt;
-		t->cap = cap;
-	}
+	if (kn_grow(&t->tok, t->n, &t->cap, sizeof *t->tok, 16))
+		return KN_ENOMEM;
 	t->tok[t->n++] = *k;
 	return 0;
 }

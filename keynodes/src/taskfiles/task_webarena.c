@@ -438,15 +438,9 @@ static int map_start_urls(struct wa *w, kn_task *t, const char *s)
 		} else if (idx == 0) {
 			t->start_url = url;
 		} else {
-			if (t->n_more_start_urls == cap) {
-				size_t nc = cap ? cap * 2 : 4;
-				char **nu = realloc(t->more_start_urls, nc * sizeof *nu);
-				if (!nu) {
-					free(url);
-					return oom(w);
-				}
-				t->more_start_urls = nu;
-				cap = nc;
+			if (kn_grow(&t->more_start_urls, t->n_more_start_urls, &cap, sizeof *t->more_start_urls, 4)) {
+				free(url);
+				return oom(w);
 			}
 			t->more_start_urls[t->n_more_start_urls++] = url;
 		}

@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "keynode/fs.h"
+#include "keynode/grow.h"
 #include "keynode/request.h"
 #include "keynode/workflow.h"
 
@@ -50,35 +52,14 @@ static int read_file(char **out, size_t *len, const char *path, kn_err *err)
 	if (!f)
 		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
 		                  strerror(errno));
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	for (;;) {
-		if (!buf) {
-			fclose(f);
-			return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
-		}
-		n += fread(buf + n, 1, cap - n, f);
-		if (n < cap)
-			break;
-		if (cap > MAX_WORKFLOW_BYTES) {
-			free(buf);
-			fclose(f);
-			return kn_err_set(err, KN_ELIMIT, "%s: more than %u bytes", path, MAX_WORKFLOW_BYTES);
-		}
-		char *nb = realloc(buf, cap * 2);
-		if (!nb)
-			free(buf);
-		buf = nb;
-		cap *= 2;
-	}
-	int bad = ferror(f);
+	int rc = kn_read_stream(out, len, f, MAX_WORKFLOW_BYTES);
 	fclose(f);
-	if (bad) {
-		free(buf);
-		return kn_err_set(err, KN_EIO, "%s: read error", path);
-	}
-	*out = buf;
-	*len = n;
+	if (rc == KN_ELIMIT)
+		return kn_err_set(err, rc, "%s: more than %u bytes", path, MAX_WORKFLOW_BYTES);
+	if (rc == KN_EIO)
+		return kn_err_set(err, rc, "%s: read error", path);
+	if (rc)
+		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
 	return 0;
 }
 
@@ -185,14 +166,9 @@ int kn_workflows_attach(kn_taskset *set, const char *dir, kn_workflow_error_fn o
 	while ((e = readdir(d)) != NULL) {
 		if (e->d_name[0] == '.' || !(ends_with(e->d_name, ".yaml") || ends_with(e->d_name, ".yml")))
 			continue;
-		if (nn == cap) {
-			cap = cap ? cap * 2 : 16;
-			char **nb = realloc(names, cap * sizeof *nb);
-			if (!nb) {
-				rc = KN_ENOMEM;
-				break;
-			}
-			names = nb;
+		if (kn_grow(&names, nn, &cap, sizeof *names, 16)) {
+			rc = KN_ENOMEM;
+			break;
 		}
 		if (!(names[nn] = strdup(e->d_name))) {
 			rc = KN_ENOMEM;

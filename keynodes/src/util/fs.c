@@ -1,5 +1,8 @@
-/* fs.c — folder creation for the commands that write files (keynode/fs.h). */
+/* fs.c — folder creation for the commands that write files, and the one capped whole-file reader
+ * (keynode/fs.h). */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -42,4 +45,50 @@ int kn_mkdirs_for(const char *file, unsigned mode, kn_err *err)
 	memcpy(dir, file, n);
 	dir[n] = '\0';
 	return kn_mkdirs(dir, mode, err);
+}
+
+/* The first buffer of kn_read_stream: most files read whole are task files and trajectories of a few
+ * kilobytes to a few hundred. */
+#define KN_READ_FIRST 65536
+
+int kn_read_stream(char **out, size_t *len, FILE *f, size_t max)
+{
+	*out = NULL;
+	*len = 0;
+	/* the buffer never needs more than max bytes, one more to see that f is longer, and none past
+	 * that (a 64 MiB cap never costs a 128 MiB buffer); a file of exactly max bytes leaves the one
+	 * byte more for the NUL */
+	size_t top = max < SIZE_MAX ? max + 1 : SIZE_MAX;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+	for (;;) {
+		if (n == cap) {
+			if (cap == top) {
+				free(buf);
+				return max < SIZE_MAX ? KN_ELIMIT : KN_ENOMEM;
+			}
+			size_t nc = !cap ? KN_READ_FIRST : cap <= top / 2 ? cap * 2 : top;
+			if (nc > top)
+				nc = top;
+			char *nb = realloc(buf, nc);
+			if (!nb) {
+				free(buf);
+				return KN_ENOMEM;
+			}
+			buf = nb;
+			cap = nc;
+		}
+		size_t got = fread(buf + n, 1, cap - n, f);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(buf);
+		return KN_EIO;
+	}
+	buf[n] = '\0'; /* n < cap: the loop ends on a read that took nothing */
+	*out = buf;
+	*len = n;
+	return 0;
 }
