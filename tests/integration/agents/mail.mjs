@@ -33,6 +33,8 @@ run(async () => {
     say('click the Q3 report message');
     await page.click('.message-list li:nth-child(3) a');
     await page.waitForURL(/#\/message\/4$/);
+    // the URL changes before the page's hashchange handler renders the message: read it once shown
+    await page.locator('#view', { hasText: /Room [0-9A-Z]+/ }).waitFor();
     const text = await page.textContent('#view');
     const room = (text.match(/Room [0-9A-Z]+/) || [''])[0];
     await think();
