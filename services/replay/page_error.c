@@ -8,12 +8,14 @@
 #include "replay_internal.h"
 #include "softpage.h"
 
-/* How long a step without a baseline may wait before it is judged: an SPA's data requests may start
+/* How long a step may wait before it is judged: an SPA's data requests may start
  * only after a lazily loaded route chunk (Verdaccio: up to ~300 ms after the load, later than the
  * step's settling notices) and it shows its not-found words some time after the 404 (softpage.h
- * kn_softpage_undecided). Such a step is judged once no script request is out and the tab's network
- * has been quiet for JUDGE_QUIET_MS, or at once when the judgement says broken; never after
- * UNDECIDED_MS. A step with a baseline is judged at once. */
+ * kn_softpage_undecided). Every step is judged once no script request is out and the tab's network
+ * has been quiet for JUDGE_QUIET_MS since its last request started or ended (nothing to wait for on a
+ * page that was quiet already), or at once when the judgement says broken; never after UNDECIDED_MS.
+ * A step with a baseline waits for that too: on a loaded machine a removed item's 404 was still on
+ * its way when the step was judged, the step passed and the next one broke on the item's button. */
 #define UNDECIDED_MS 2500
 #define JUDGE_QUIET_MS 500
 #define RECHECK_MS 100
@@ -54,12 +56,12 @@ int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step
 		out->shows_error = page_shows(w, out->phrase, sizeof out->phrase);
 		if (kn_softpage_judge(st, out->shows_error, reqs, n, &culprit))
 			break;
-		/* without a baseline: its data requests may not have started or answered yet, or the page
-		 * may still be rendering the answer; ask again as the tab's events come */
+		/* its data requests may not have started or answered yet, or the page may still be
+		 * rendering the answer; ask again as the tab's events come */
 		double now = kn_time_mono_ms(), left = end - now;
-		if (st->error_page != 0 || w->detached || left <= 0)
+		if (w->detached || left <= 0)
 			return 0;
-		double quiet_at = (w->net_at > start ? w->net_at : start) + JUDGE_QUIET_MS;
+		double quiet_at = w->net_at + JUDGE_QUIET_MS;
 		if (!kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)) && scripts_pending(w) == 0 &&
 		    now >= quiet_at)
 			return 0;
