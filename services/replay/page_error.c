@@ -12,10 +12,11 @@
  * only after a lazily loaded route chunk (Verdaccio: up to ~300 ms after the load, later than the
  * step's settling notices) and it shows its not-found words some time after the 404 (softpage.h
  * kn_softpage_undecided). Every step is judged once no script request is out and the tab's network
- * has been quiet for JUDGE_QUIET_MS since its last request started or ended (nothing to wait for on a
- * page that was quiet already), or at once when the judgement says broken; never after UNDECIDED_MS.
- * A step with a baseline waits for that too: on a loaded machine a removed item's 404 was still on
- * its way when the step was judged, the step passed and the next one broke on the item's button. */
+ * has been quiet for JUDGE_QUIET_MS since the judgement began or its last request, whichever is later,
+ * or at once when the judgement says broken; never after UNDECIDED_MS. A step with a baseline waits
+ * too: judged at once, a removed item's 404 was still on its way, the step passed and the next one
+ * broke on the item's button. The wait is also what lets a page's own late work land (a router's
+ * scroll back to the top after a route change) before the next step acts. */
 #define UNDECIDED_MS 2500
 #define JUDGE_QUIET_MS 500
 #define RECHECK_MS 100
@@ -61,7 +62,7 @@ int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step
 		double now = kn_time_mono_ms(), left = end - now;
 		if (w->detached || left <= 0)
 			return 0;
-		double quiet_at = w->net_at + JUDGE_QUIET_MS;
+		double quiet_at = (w->net_at > start ? w->net_at : start) + JUDGE_QUIET_MS;
 		if (!kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)) && scripts_pending(w) == 0 &&
 		    now >= quiet_at)
 			return 0;
