@@ -13,7 +13,8 @@
  * step's settling notices) and it shows its not-found words some time after the 404 (softpage.h
  * kn_softpage_undecided). Every step is judged once no script request is out and the tab's network
  * has been quiet for JUDGE_QUIET_MS since the judgement began or its last request, whichever is later,
- * or at once when the judgement says broken; never after UNDECIDED_MS. A step with a baseline waits
+ * or at once when the judgement says broken with the failed request that shows it (on the page's
+ * words alone, once settled: the request's report may still be on its way); never after UNDECIDED_MS. A step with a baseline waits
  * too: judged at once, a removed item's 404 was still on its way, the step passed and the next one
  * broke on the item's button. The wait is also what lets a page's own late work land (a router's
  * scroll back to the top after a route change) before the next step acts. */
@@ -55,16 +56,20 @@ int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step
 		memset(out, 0, sizeof *out);
 		size_t n = kn_softpage_failed_since(&w->fails, since, task, reqs);
 		out->shows_error = page_shows(w, out->phrase, sizeof out->phrase);
-		if (kn_softpage_judge(st, out->shows_error, reqs, n, &culprit))
-			break;
+		int hit = kn_softpage_judge(st, out->shows_error, reqs, n, &culprit);
 		/* its data requests may not have started or answered yet, or the page may still be
 		 * rendering the answer; ask again as the tab's events come */
 		double now = kn_time_mono_ms(), left = end - now;
-		if (w->detached || left <= 0)
-			return 0;
 		double quiet_at = (w->net_at > start ? w->net_at : start) + JUDGE_QUIET_MS;
-		if (!kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)) && scripts_pending(w) == 0 &&
-		    now >= quiet_at)
+		int settled = scripts_pending(w) == 0 && now >= quiet_at;
+		/* broken on the page's words alone: the failed request that brought them is reported by the
+		 * browser process, which may come after the page drew them; wait for it while requests are
+		 * under way, so the evidence names it */
+		if (hit && (culprit >= 0 || settled || w->detached || left <= 0))
+			break;
+		if (!hit && (w->detached || left <= 0))
+			return 0;
+		if (!hit && !kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)) && settled)
 			return 0;
 		kn_replay_wait_any(w, left < RECHECK_MS ? (int)left + 1 : RECHECK_MS);
 	}
