@@ -8,16 +8,16 @@
 #include "replay_internal.h"
 #include "softpage.h"
 
-/* How long a step may wait before it is judged: an SPA's data requests may start
- * only after a lazily loaded route chunk (Verdaccio: up to ~300 ms after the load, later than the
- * step's settling notices) and it shows its not-found words some time after the 404 (softpage.h
+/* How long a step may wait before it is judged: an SPA's data requests may start only after a
+ * lazily loaded route chunk (Verdaccio: up to ~300 ms after the load, later than the step's settling
+ * notices) and it shows its not-found words some time after the 404 (softpage.h
  * kn_softpage_undecided). Every step is judged once no script request is out and the tab's network
- * has been quiet for JUDGE_QUIET_MS since the judgement began or its last request, whichever is later,
- * or at once when the judgement says broken with the failed request that shows it (on the page's
- * words alone, once settled: the request's report may still be on its way); never after UNDECIDED_MS. A step with a baseline waits
- * too: judged at once, a removed item's 404 was still on its way, the step passed and the next one
- * broke on the item's button. The wait is also what lets a page's own late work land (a router's
- * scroll back to the top after a route change) before the next step acts. */
+ * has been quiet for JUDGE_QUIET_MS since the judgement began or its last request, whichever is
+ * later; at once when the judgement says broken with the failed request that shows it (on the page's
+ * words alone, once settled: the request's report may still be on its way); never after
+ * UNDECIDED_MS. A step with a baseline waits too: judged at once, a removed item's 404 was still on
+ * its way, the step passed and the next one broke on the item's button. The wait also lets a page's
+ * own late work land (a router's scroll back to the top after a route change) before the next step. */
 #define UNDECIDED_MS 2500
 #define JUDGE_QUIET_MS 500
 #define RECHECK_MS 100
