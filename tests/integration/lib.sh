@@ -213,6 +213,9 @@ kn_spawn() {
   out=${out:-$tmp/$name.log}
   err=${err:-$out}
   mkdir -p "$(dirname "$out")" "$(dirname "$err")"
+  # emptied here, not only by the child's redirection: that runs after this returns, and a wait that
+  # reads the log at once (kn_serve_start's "serving" line) found a previous process's line in it
+  if [ "$append" = 0 ]; then : >"$out"; : >"$err"; fi
   if [ "$append" = 1 ]; then
     if [ "$err" = "$out" ]; then "$@" >>"$out" 2>&1 & else "$@" >>"$out" 2>>"$err" & fi
   elif [ "$err" = "$out" ]; then "$@" >"$out" 2>&1 &
