@@ -38,14 +38,6 @@ static int page_shows(kn_replay_waiter *w, char *phrase, size_t cap)
 	return shows;
 }
 
-static size_t scripts_pending(const kn_replay_waiter *w)
-{
-	size_t n = 0;
-	for (size_t i = 0; i < w->n_req; i++)
-		n += w->req[i][0] == 'x';
-	return n;
-}
-
 int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, unsigned since,
                          kn_replay_page_verdict *out)
 {
@@ -61,7 +53,8 @@ int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step
 		 * rendering the answer; ask again as the tab's events come */
 		double now = kn_time_mono_ms(), left = end - now;
 		double quiet_at = (w->net_at > start ? w->net_at : start) + JUDGE_QUIET_MS;
-		int settled = scripts_pending(w) == 0 && now >= quiet_at;
+		size_t out_now = kn_replay_wait_scripts_out(w);
+		int settled = out_now == 0 && now >= quiet_at;
 		/* broken on the page's words alone: the failed request that brought them is reported by the
 		 * browser process, which may come after the page drew them; wait for it while requests are
 		 * under way, so the evidence names it */
@@ -69,7 +62,7 @@ int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step
 			break;
 		if (!hit && (w->detached || left <= 0))
 			return 0;
-		if (!hit && !kn_softpage_undecided(st, out->shows_error, reqs, n, scripts_pending(w)) && settled)
+		if (!hit && !kn_softpage_undecided(st, out->shows_error, reqs, n, out_now) && settled)
 			return 0;
 		kn_replay_wait_any(w, left < RECHECK_MS ? (int)left + 1 : RECHECK_MS);
 	}

@@ -61,6 +61,8 @@ void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m);
  * requested or loading that has not committed, and the document parsed (readyState interactive
  * or complete) — what is late is its `load` or its network. 0 otherwise. */
 int kn_replay_wait_in_place(kn_replay_waiter *w);
+/* How many script requests (fetch, XHR) of the tab are in flight now. */
+size_t kn_replay_wait_scripts_out(const kn_replay_waiter *w);
 /* Serve the loop until an event counts or ms pass; 1 when an event came. */
 int kn_replay_wait_any(kn_replay_waiter *w, int ms);
 /* Before an action: the page starts counting its DOM changes (page_js.c mark), so that settling

@@ -100,6 +100,14 @@ static int request_done(kn_replay_waiter *w, const char *id)
 	return 0;
 }
 
+size_t kn_replay_wait_scripts_out(const kn_replay_waiter *w)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < w->n_req; i++)
+		n += w->req[i][0] == 'x';
+	return n;
+}
+
 /* Requests that never end by design (a stream, a media element) or that nobody waits for. */
 static int long_lived(const char *type)
 {
