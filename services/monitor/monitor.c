@@ -1034,14 +1034,15 @@ static void request_barrier(void *ud, kn_cdp *c, const char *session, void (*don
 	b->arg = arg;
 	b->c = c;
 	b->left = 1;
-	struct tab *own = session ? tab_by_session(m, session) : NULL;
-	if (!session)
+	if (session) {
+		struct tab *own = tab_by_session(m, session);
+		barrier_send(b, session, own ? own->ctx_id : kn_frames_ctx_of(m->frames, session));
+		if (b->left > 1)
+			b->timer = kn_cdp_timer_start(m->loop, BARRIER_MS, barrier_deadline, b);
+	} else {
 		for (struct tab *t = m->tabs; t; t = t->next)
 			barrier_send(b, t->session, t->ctx_id);
-	else
-		barrier_send(b, session, own ? own->ctx_id : kn_frames_ctx_of(m->frames, session));
-	if (session && b->left > 1)
-		b->timer = kn_cdp_timer_start(m->loop, BARRIER_MS, barrier_deadline, b);
+	}
 	barrier_reply(b, c, NULL, NULL);
 }
 
