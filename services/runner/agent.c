@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "keynode/clock.h"
+#include "keynode/proc_group.h"
 
 struct kn_agent_proc {
 	pid_t pid;              /* the leader; also the process group id */
@@ -157,17 +158,6 @@ int kn_agent_exited(kn_agent_proc *a)
 	return a->exited;
 }
 
-/* 1 while some process of the group is left. Members orphaned by the agent's exit come to us
- * (keynode run is their subreaper, kn_runner_adopt_orphans) and are reaped here, so a zombie
- * does not count as left. */
-static int group_alive(pid_t pgid)
-{
-	int st;
-	while (waitpid(-pgid, &st, WNOHANG) > 0)
-		;
-	return kill(-pgid, 0) == 0 || errno == EPERM;
-}
-
 int kn_runner_adopt_orphans(void)
 {
 	return prctl(PR_SET_CHILD_SUBREAPER, 1) == 0 ? 0 : KN_EIO;
@@ -185,16 +175,16 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
 	if (!a)
 		return;
 	kn_agent_exited(a);
-	if (group_alive(a->pid)) {
+	if (kn_proc_group_alive(a->pid)) {
 		kill(-a->pid, SIGTERM);
 		kill(-a->pid, SIGCONT); /* a paused group (a takeover) would not see SIGTERM before it */
 		for (int waited = 0; waited < grace_ms; waited += 20) {
 			kn_agent_exited(a);
-			if (a->exited && !group_alive(a->pid))
+			if (a->exited && !kn_proc_group_alive(a->pid))
 				break;
 			kn_time_sleep_ms(20);
 		}
-		if (group_alive(a->pid))
+		if (kn_proc_group_alive(a->pid))
 			kill(-a->pid, SIGKILL);
 	}
 	while (!a->exited) {
@@ -206,7 +196,7 @@ void kn_agent_stop(kn_agent_proc *a, int grace_ms, kn_attempt_report *rep)
 			a->exited = 1;
 	}
 	/* members killed with their parent come to us a moment later: reap them */
-	for (int i = 0; i < 50 && group_alive(a->pid); i++)
+	for (int i = 0; i < 50 && kn_proc_group_alive(a->pid); i++)
 		kn_time_sleep_ms(10);
 	/* the group's last members may hold the pipe a moment longer: the reader stops on EOF, or
 	 * on the flag once nothing more comes */

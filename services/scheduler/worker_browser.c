@@ -19,6 +19,7 @@
 
 #include "cdp.h"
 #include "keynode/clock.h"
+#include "keynode/proc_group.h"
 
 #define KN_CHROMIUM_DEFAULT "/usr/lib/chromium/chromium"
 #define KN_BROWSER_START_TIMEOUT_MS 15000
@@ -140,11 +141,15 @@ void kn_local_browser_stop(kn_local_browser *b)
 		}
 		/* the browser's helpers (zygotes, renderers) end after it, within ~2 s on a quiet machine and
 		 * later on a loaded one: wait for its group to be empty before removing the profile they may
-		 * still write to, and end what is left after 5 s — no helper outlives keynode */
-		for (int i = 0; i < 100 && kill(-b->pid, 0) == 0; i++)
+		 * still write to, and end what is left after 5 s — no helper outlives keynode (a helper that
+		 * ended is reaped there: as a zombie it would keep the group alive the whole 5 s) */
+		for (int i = 0; i < 100 && kn_proc_group_alive(b->pid); i++)
 			kn_time_sleep_ms(50);
-		if (kill(-b->pid, 0) == 0)
+		if (kn_proc_group_alive(b->pid)) {
 			kill(-b->pid, SIGKILL);
+			for (int i = 0; i < 20 && kn_proc_group_alive(b->pid); i++)
+				kn_time_sleep_ms(50);
+		}
 		b->pid = 0;
 	}
 	remove_profile(b);
