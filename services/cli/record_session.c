@@ -36,7 +36,7 @@ struct kn_record {
 	const char *ready_note;
 	int ready;            /* every tab attached with its recorder */
 	/* what the page showed after the newest step (softpage.h): asked PROBE_MS after it and after
-	 * each page it led to */
+	 * each page it led to, or as the next step comes if that is sooner */
 	const kn_task *task;  /* the task recorded (its own sites) */
 	kn_cdp_loop *loop;
 	kn_cdp_timer *probe_t;
@@ -140,7 +140,9 @@ static void take_hints(struct kn_record *r, kn_step *st)
 
 struct probe_req {
 	struct kn_record *r;
-	size_t n_steps; /* the steps when asked: a newer step makes the answer another step's */
+	size_t n_steps; /* the steps when asked: a newer step makes the answer another step's, */
+	int before_next; /* unless it was asked as that newer step came (probe_before_next) */
+	unsigned since;  /* the failed requests counted from here (the step before the asked one) */
 };
 
 static void on_probe(void *ud, kn_cdp *c, json_t *result, const char *error)
@@ -150,7 +152,7 @@ static void on_probe(void *ud, kn_cdp *c, json_t *result, const char *error)
 	struct kn_record *r = q->r;
 	r->pending--;
 	json_t *v = json_object_get(json_object_get(result, "result"), "value");
-	if (!error && json_is_object(v) && q->n_steps && q->n_steps == r->wf.n_steps) {
+	if (!error && json_is_object(v) && q->n_steps && (q->n_steps == r->wf.n_steps || q->before_next)) {
 		kn_step *st = &r->wf.steps[q->n_steps - 1];
 		kn_softpage_view view = {
 			json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
@@ -159,7 +161,7 @@ static void on_probe(void *ud, kn_cdp *c, json_t *result, const char *error)
 		st->error_page = kn_softpage_shows_error(&view, NULL, 0) ? 1 : 2;
 		kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
 		const char *urls[KN_SOFTPAGE_FAILED_KEEP];
-		size_t n = kn_softpage_failed_since(&r->fails, r->mark_prev, r->task, reqs);
+		size_t n = kn_softpage_failed_since(&r->fails, q->since, r->task, reqs);
 		for (size_t i = 0; i < n; i++)
 			urls[i] = reqs[i].url;
 		free(st->failed_requests);
@@ -168,15 +170,15 @@ static void on_probe(void *ud, kn_cdp *c, json_t *result, const char *error)
 	free(q);
 }
 
-/* Ask the newest step's page what it shows now. */
-static void probe(struct kn_record *r)
+/* Ask the newest step's page what it shows now (before_next: as the next step comes). */
+static void probe(struct kn_record *r, int before_next)
 {
 	if (!r->tab[0] || !r->wf.n_steps || kn_monitor_ended(r->m))
 		return;
 	struct probe_req *q = malloc(sizeof *q);
 	char *expr = kn_replay_page_expr("shows", NULL);
 	if (q && expr) {
-		*q = (struct probe_req){r, r->wf.n_steps};
+		*q = (struct probe_req){r, r->wf.n_steps, before_next, r->mark_prev};
 		if (kn_monitor_eval_in_tab(r->m, r->tab, expr, on_probe, q) == 0)
 			r->pending++, q = NULL;
 	}
@@ -196,7 +198,7 @@ static void probe_due(void *ud)
 {
 	struct kn_record *r = ud;
 	r->probe_t = NULL;
-	probe(r);
+	probe(r, 0);
 }
 
 /* The newest step's page is asked PROBE_MS from now (its data requests answered, rendered). */
@@ -224,7 +226,14 @@ static kn_step *add_step(struct kn_record *r, kn_step_verb verb)
 {
 	if (kn_grow(&r->wf.steps, r->wf.n_steps, &r->cap, sizeof *r->wf.steps, 16))
 		return NULL;
-	/* the step before is finished: no navigation since means it did not navigate */
+	/* the step before is finished: its page not asked yet (the next action came within PROBE_MS)
+	 * is asked now, before this action's consequences — whether a step has a baseline must not
+	 * depend on how fast the agent went on; no navigation since means it did not navigate */
+	if (r->probe_t) {
+		kn_cdp_timer_cancel(r->probe_t);
+		r->probe_t = NULL;
+		probe(r, 1);
+	}
 	if (r->wf.n_steps) {
 		kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
 		if (!prev->navigated) {
@@ -558,7 +567,7 @@ const kn_task *kn_record_finish(kn_record *r, kn_cdp_loop *loop, const char *ans
 	if (r->probe_t) { /* the last step's page, asked now: the monitor is about to stop */
 		kn_cdp_timer_cancel(r->probe_t);
 		r->probe_t = NULL;
-		probe(r);
+		probe(r, 0);
 		for (int waited = 0; r->pending > 0 && waited < 1500; waited += 20)
 			kn_cdp_loop_run_for(loop, 20);
 	}
