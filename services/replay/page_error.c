@@ -17,17 +17,24 @@
  * words alone, once settled: the request's report may still be on its way); never after
  * UNDECIDED_MS. A step with a baseline waits too: judged at once, a removed item's 404 was still on
  * its way, the step passed and the next one broke on the item's button. The wait also lets a page's
- * own late work land (a router's scroll back to the top after a route change) before the next step. */
+ * own late work land (a router's scroll back to the top after a route change) before the next step.
+ * A step whose action started nothing (no navigation, request or window since its mark) on a page
+ * whose own scripts have nothing to come within JUDGE_QUIET_MS (no timer due, no fetch or XHR out)
+ * is judged at once: its settling already gave the action its window for a consequence (wait.c). */
 #define UNDECIDED_MS 2500
 #define JUDGE_QUIET_MS 500
 #define RECHECK_MS 100
 
-static int page_shows(kn_replay_waiter *w, char *phrase, size_t cap)
+/* Whether the page shows an error state (its words in phrase); *work: its own scripts have work to
+ * come within JUDGE_QUIET_MS (1 when it cannot say). */
+static int page_shows(kn_replay_waiter *w, char *phrase, size_t cap, int *work)
 {
-	json_t *v = NULL;
+	json_t *v = NULL, *p = json_pack("{s:i}", "within", JUDGE_QUIET_MS);
 	kn_err e;
 	int shows = 0;
-	if (kn_replay_page_call(w->c, w->session, "shows", NULL, &v, &e) == 0) {
+	*work = 1;
+	if (kn_replay_page_call(w->c, w->session, "shows", p, &v, &e) == 0) { /* p is borrowed */
+		*work = !json_is_false(json_object_get(v, "work"));
 		kn_softpage_view view = {
 			json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
 			json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
@@ -35,26 +42,30 @@ static int page_shows(kn_replay_waiter *w, char *phrase, size_t cap)
 		shows = kn_softpage_shows_error(&view, phrase, cap);
 	}
 	json_decref(v);
+	json_decref(p);
 	return shows;
 }
 
-int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, unsigned since,
+int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, const kn_replay_mark *m,
                          kn_replay_page_verdict *out)
 {
 	double start = kn_time_mono_ms(), end = start + UNDECIDED_MS;
 	kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
-	int culprit;
+	int culprit, work;
 	for (;;) {
 		memset(out, 0, sizeof *out);
-		size_t n = kn_softpage_failed_since(&w->fails, since, task, reqs);
-		out->shows_error = page_shows(w, out->phrase, sizeof out->phrase);
+		size_t n = kn_softpage_failed_since(&w->fails, m->n_failed, task, reqs);
+		out->shows_error = page_shows(w, out->phrase, sizeof out->phrase, &work);
 		int hit = kn_softpage_judge(st, out->shows_error, reqs, n, &culprit);
 		/* its data requests may not have started or answered yet, or the page may still be
-		 * rendering the answer; ask again as the tab's events come */
+		 * rendering the answer; ask again as the tab's events come — unless the action started
+		 * nothing (no navigation, request or window) and the page has nothing of its own to come:
+		 * its settling already gave it the window for a consequence (wait.c) */
 		double now = kn_time_mono_ms(), left = end - now;
 		double quiet_at = (w->net_at > start ? w->net_at : start) + JUDGE_QUIET_MS;
 		size_t out_now = kn_replay_wait_scripts_out(w);
-		int settled = out_now == 0 && now >= quiet_at;
+		int still = !work && w->n_req == 0 && kn_replay_wait_nothing_moved(w, m);
+		int settled = out_now == 0 && (now >= quiet_at || still);
 		/* broken on the page's words alone: the failed request that brought them is reported by the
 		 * browser process, which may come after the page drew them; wait for it while requests are
 		 * under way, so the evidence names it */

@@ -815,7 +815,7 @@ static int page_shows_error(struct rp *r, const kn_step *st, const kn_replay_mar
                             kn_replay_result *res, kn_err *err)
 {
 	kn_replay_page_verdict v;
-	if (!kn_replay_page_error(&r->w, r->task, st, mark->n_failed, &v))
+	if (!kn_replay_page_error(&r->w, r->task, st, mark, &v))
 		return 0;
 	char said[96] = "";
 	if (v.shows_error)

@@ -63,6 +63,8 @@ void kn_replay_wait_mark(const kn_replay_waiter *w, kn_replay_mark *m);
 int kn_replay_wait_in_place(kn_replay_waiter *w);
 /* How many script requests (fetch, XHR) of the tab are in flight now. */
 size_t kn_replay_wait_scripts_out(const kn_replay_waiter *w);
+/* Nothing the action could have caused has shown yet: no navigation, request or window since m. */
+int kn_replay_wait_nothing_moved(const kn_replay_waiter *w, const kn_replay_mark *m);
 /* Serve the loop until an event counts or ms pass; 1 when an event came. */
 int kn_replay_wait_any(kn_replay_waiter *w, int ms);
 /* Before an action: the page starts counting its DOM changes (page_js.c mark), so that settling
@@ -93,12 +95,13 @@ typedef struct kn_replay_page_verdict {
 	char url[512];     /* the own-site data request that counts ("" when only the state counts) */
 	int status;        /* its status (0: a network failure) */
 } kn_replay_page_verdict;
-/* After step st (the tab's failures since mark index since): 1 when the page shows an error its
- * recording did not have (softpage.h kn_softpage_judge), what counts in out; else 0. A step without
- * a baseline is asked again as the tab's events come until no script request is out and the network
- * has been quiet 500 ms, and while it has one signal of a removal and not yet the other
- * (kn_softpage_undecided), up to 2.5 s; a step with a baseline is judged at once. */
-int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, unsigned since,
+/* 1 when the page after step st shows an error state, or a data request of the task's sites failed
+ * since mark m, that the step's recording did not have (softpage.h kn_softpage_judge), what counts
+ * in out; else 0. The step is asked again as the tab's events come until no script request is out
+ * and the network has been quiet 500 ms since the judgement began or its last request, and while it
+ * has one signal of a removal and not yet the other (kn_softpage_undecided), up to 2.5 s — at once
+ * when nothing moved since m and the page's own scripts have no work to come within that window. */
+int kn_replay_page_error(kn_replay_waiter *w, const kn_task *task, const kn_step *st, const kn_replay_mark *m,
                          kn_replay_page_verdict *out);
 
 /* ---- postconditions (postcond.c) */

@@ -354,7 +354,7 @@ int kn_replay_wait_popup(kn_replay_waiter *w, const kn_replay_mark *m, char *out
 }
 
 /* Nothing the action could have caused has shown yet: no navigation, request or window. */
-static int nothing_moved(const kn_replay_waiter *w, const kn_replay_mark *m)
+int kn_replay_wait_nothing_moved(const kn_replay_waiter *w, const kn_replay_mark *m)
 {
 	return w->nav_requested == m->nav_requested && w->nav_started == m->nav_started &&
 	       w->nav_committed == m->nav_committed && w->net_started == m->net_started &&
@@ -452,7 +452,7 @@ int kn_replay_settle(kn_replay_waiter *w, const kn_replay_mark *m, int flags, co
 			dom_end = now + s->consequence_ms + s->quiet_max_ms;
 		/* the DOM held still (a transition's end, a list rendered, a control enabled); an action
 		 * that showed no consequence yet is given a window to show one (a timer, a debounce) */
-		int first = !(flags & KN_SETTLE_NO_WAIT_FIRST) && nothing_moved(w, m) ? s->consequence_ms : 0;
+		int first = !(flags & KN_SETTLE_NO_WAIT_FIRST) && kn_replay_wait_nothing_moved(w, m) ? s->consequence_ms : 0;
 		gen = w->gen;
 		int changed = dom_quiet(w, s, first, left);
 		dom_waited = 1;
