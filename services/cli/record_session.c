@@ -141,7 +141,7 @@ static void take_hints(struct kn_record *r, kn_step *st)
 struct probe_req {
 	struct kn_record *r;
 	size_t n_steps; /* the steps when asked: a newer step makes the answer another step's, */
-	int before_next; /* unless it was asked as that newer step came (probe_before_next) */
+	int before_next; /* unless it was asked as that newer step came (add_step) */
 	unsigned since;  /* the failed requests counted from here (the step before the asked one) */
 };
 
