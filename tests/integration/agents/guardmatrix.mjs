@@ -29,6 +29,27 @@ async function settle(page, ms = 4000) {
   return title;
 }
 
+// Closes a tab (runBeforeUnload: with its beforeunload handlers, not waited for). A tab asked to
+// close as a navigation of its commits can stay open for good — Chromium drops the close (seen under
+// load: popup-form's submission committing as the agent closed the popup) — and Playwright's close
+// then waits forever: it is asked again over CDP, every second, until the tab is gone.
+async function closeTab(cdp, context, p, runBeforeUnload = false) {
+  if (runBeforeUnload) return p.close({ runBeforeUnload }).catch(() => {});
+  let targetId = null;
+  try {
+    const s = await context.newCDPSession(p);
+    targetId = (await s.send('Target.getTargetInfo')).targetInfo.targetId;
+    await s.detach();
+  } catch { /* closing already */ }
+  const closed = p.close().catch(() => {});
+  for (let i = 0; i < 20 && !p.isClosed(); i++) {
+    await Promise.race([closed, think(1000)]);
+    if (p.isClosed() || !targetId) break;
+    say(`a tab still open after ${i + 1} s: asked again to close`);
+    await cdp.send('Target.closeTarget', { targetId }).catch(() => {});
+  }
+}
+
 async function armed(page) {
   await page.waitForFunction(() => window.__armed === true, null, { timeout: 10000 });
 }
@@ -45,7 +66,7 @@ run(async () => {
       const tab = await context.newPage();
       await tab.goto(runUrl(s));
       await armed(tab);
-      await tab.close({ runBeforeUnload: s.how === 'close-bu' });
+      await closeTab(cdp, context, tab, s.how === 'close-bu');
       await think(300);
       result = 'closed';
     } else {
@@ -66,7 +87,7 @@ run(async () => {
         result = await settle(page, 2000);
       }
     }
-    for (const p of context.pages()) if (p !== page) await p.close().catch(() => {});
+    for (const p of context.pages()) if (p !== page) await closeTab(cdp, context, p);
     mark(`row ${s.name} ${result || 'none'}`);
     say(`${s.name}: ${result}`);
   }
