@@ -36,7 +36,8 @@ struct kn_record {
 	const char *ready_note;
 	int ready;            /* every tab attached with its recorder */
 	/* what the page showed after the newest step (softpage.h): asked PROBE_MS after it and after
-	 * each page it led to, or as the next step comes if that is sooner */
+	 * each page it led to, and said again by the next action's payload (on_payload); a navigation
+	 * the agent made, with no payload, asks as it comes when that is sooner */
 	const kn_task *task;  /* the task recorded (its own sites) */
 	kn_cdp_loop *loop;
 	kn_cdp_timer *probe_t;
@@ -112,19 +113,6 @@ static void on_describe(void *ud, kn_cdp *c, json_t *result, const char *error)
 	free(q);
 }
 
-/* The recorder's hints (tag, id, name, aria_label, role, href) of the action about to be emitted:
- * they are had even when the action navigated away before the page could be asked. */
-static void on_payload(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len)
-{
-	(void)m;
-	(void)tab;
-	struct kn_record *r = ud;
-	json_t *p = json_loadb(payload, len, 0, NULL);
-	json_decref(r->hints);
-	r->hints = json_incref(json_object_get(p, "hints"));
-	json_decref(p);
-}
-
 static void take_hints(struct kn_record *r, kn_step *st)
 {
 	const char *keys[] = {"tag", "id", "name", "aria_label", "role", "href"};
@@ -145,29 +133,53 @@ struct probe_req {
 	unsigned since;  /* the failed requests counted from here (the step before the asked one) */
 };
 
+/* Step i's (1-based) baseline: what its page showed (v, shows.js's object) and the data requests that
+ * had failed since the step before it (`since`). A later view of the same step replaces an earlier. */
+static void set_baseline(struct kn_record *r, size_t i, unsigned since, json_t *v)
+{
+	if (!json_is_object(v) || !i || i > r->wf.n_steps)
+		return;
+	kn_step *st = &r->wf.steps[i - 1];
+	kn_softpage_view view = {
+		json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
+		json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
+		(size_t)json_integer_value(json_object_get(v, "len"))};
+	st->error_page = kn_softpage_shows_error(&view, NULL, 0) ? 1 : 2;
+	kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
+	const char *urls[KN_SOFTPAGE_FAILED_KEEP];
+	size_t n = kn_softpage_failed_since(&r->fails, since, r->task, reqs);
+	for (size_t k = 0; k < n; k++)
+		urls[k] = reqs[k].url;
+	free(st->failed_requests);
+	st->failed_requests = kn_softpage_paths(urls, n);
+}
+
 static void on_probe(void *ud, kn_cdp *c, json_t *result, const char *error)
 {
 	(void)c;
 	struct probe_req *q = ud;
 	struct kn_record *r = q->r;
 	r->pending--;
-	json_t *v = json_object_get(json_object_get(result, "result"), "value");
-	if (!error && json_is_object(v) && q->n_steps && (q->n_steps == r->wf.n_steps || q->before_next)) {
-		kn_step *st = &r->wf.steps[q->n_steps - 1];
-		kn_softpage_view view = {
-			json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
-			json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
-			(size_t)json_integer_value(json_object_get(v, "len"))};
-		st->error_page = kn_softpage_shows_error(&view, NULL, 0) ? 1 : 2;
-		kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
-		const char *urls[KN_SOFTPAGE_FAILED_KEEP];
-		size_t n = kn_softpage_failed_since(&r->fails, q->since, r->task, reqs);
-		for (size_t i = 0; i < n; i++)
-			urls[i] = reqs[i].url;
-		free(st->failed_requests);
-		st->failed_requests = kn_softpage_paths(urls, n);
-	}
+	if (!error && (q->n_steps == r->wf.n_steps || q->before_next))
+		set_baseline(r, q->n_steps, q->since, json_object_get(json_object_get(result, "result"), "value"));
 	free(q);
+}
+
+/* The recorder's hints (tag, id, name, aria_label, role, href) of the action about to be emitted:
+ * they are had even when the action navigated away before the page could be asked. */
+static void on_payload(void *ud, kn_monitor *m, const char *tab, const char *payload, size_t len)
+{
+	(void)m;
+	struct kn_record *r = ud;
+	json_t *p = json_loadb(payload, len, 0, NULL);
+	json_decref(r->hints);
+	r->hints = json_incref(json_object_get(p, "hints"));
+	/* what the newest step's page showed as this action came, taken in the page before the action's
+	 * default action (kn_monitor_opts.page_views): that step's baseline however soon the agent went
+	 * on — a question over CDP as the action's event arrives can find the next page already */
+	if (tab && !strcmp(tab, r->tab))
+		set_baseline(r, r->wf.n_steps, r->mark_prev, json_object_get(p, "shows"));
+	json_decref(p);
 }
 
 /* Ask the newest step's page what it shows now (before_next: as the next step comes). */
@@ -227,12 +239,14 @@ static kn_step *add_step(struct kn_record *r, kn_step_verb verb)
 	if (kn_grow(&r->wf.steps, r->wf.n_steps, &r->cap, sizeof *r->wf.steps, 16))
 		return NULL;
 	/* the step before is finished: its page not asked yet (the next action came within PROBE_MS)
-	 * is asked now, before this action's consequences — whether a step has a baseline must not
-	 * depend on how fast the agent went on; no navigation since means it did not navigate */
+	 * and without a baseline from this action's payload (a navigation the agent made has none) is
+	 * asked now — whether a step has a baseline must not depend on how fast the agent went on; no
+	 * navigation since means it did not navigate */
 	if (r->probe_t) {
 		kn_cdp_timer_cancel(r->probe_t);
 		r->probe_t = NULL;
-		probe(r, 1);
+		if (r->wf.n_steps && !r->wf.steps[r->wf.n_steps - 1].error_page)
+			probe(r, 1);
 	}
 	if (r->wf.n_steps) {
 		kn_step *prev = &r->wf.steps[r->wf.n_steps - 1];
@@ -545,7 +559,7 @@ int kn_record_start(kn_record **out, kn_cdp_loop *loop, const char *ws_url, cons
 	/* "finished" is checked by the caller, not by the monitor: the step that reached the last key
 	 * node still has its navigation (its postcondition) to come */
 	kn_monitor_opts mo = {.eval = {.step_limit = -1}, .on_event_clear = 1, .task = task, .on_event = on_event,
-	                      .on_ready = on_ready, .on_payload = on_payload, .on_network = on_network, .ud = r, .until_steps = o->until_steps,
+	                      .on_ready = on_ready, .on_payload = on_payload, .on_network = on_network, .page_views = 1, .ud = r, .until_steps = o->until_steps,
 	                      .viewport_w = r->vw > 0 ? r->vw : 0, .viewport_h = r->vw > 0 ? r->vh : 0,
 	                      .browser_context = o->browser_context};
 	int rc = kn_monitor_start(&r->m, loop, ws_url, &mo, err);

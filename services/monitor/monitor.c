@@ -274,7 +274,7 @@ static void attach_page(kn_monitor *m, const char *session, json_t *info)
 	}
 
 	char *src = NULL;
-	if (kn_monitor_recorder_source(&src, m->o.task, t->binding) != 0)
+	if (kn_monitor_recorder_source(&src, m->o.task, t->binding, m->o.page_views) != 0)
 		kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
 	kn_cdp_send(m->cdp, session, "Runtime.addBinding",
 	            json_pack("{s:s, s:s}", "name", t->binding, "executionContextName", t->world), NULL,
@@ -557,7 +557,7 @@ static void on_attached(kn_monitor *m, const char *session, json_t *params)
 		kn_requests_attach(m->requests, m->cdp, sid, 1); /* before the frame runs */
 		kn_websockets_attach_page(m->websockets, m->cdp, sid, 0);
 		char *src = NULL;
-		if (kn_monitor_recorder_source(&src, m->o.task, owner->binding) != 0)
+		if (kn_monitor_recorder_source(&src, m->o.task, owner->binding, m->o.page_views) != 0)
 			kn_log_msg("error", "monitor", "cannot build the recorder", NULL);
 		kn_frames_attach(m->frames, m->cdp, sid, session, owner->session, info, owner->world,
 		                 owner->binding, src);

@@ -73,6 +73,9 @@ typedef struct kn_monitor_opts {
 	/* 1: on_event gets each event before redaction (keynode record: a workflow step must replay the
 	 * card number that was typed; workflow files are the one thing written with it) */
 	int on_event_clear;
+	/* 1: each recorder payload of a tab's top document carries what the page showed as its action
+	 * came (`shows`: services/recorder/shows.js) — keynode record's baseline of the step before */
+	int page_views;
 	/* asked at every event (optional): 1 while a person holds the page from the live view
 	 * (services/live), and the event is then theirs: "human": true, never the agent's step */
 	int (*human)(void *ud);
@@ -149,7 +152,8 @@ int kn_monitor_decode_payload(kn_event *ev, const char *payload, size_t len, kn_
 void kn_monitor_payload_meta(const char *payload, size_t len, double *t_ms, char **newtab_href);
 
 /* The recorder script for a task: recorder.js with its configuration (binding name, the task's
- * element key nodes) filled in. *out is the caller's. */
-int kn_monitor_recorder_source(char **out, const kn_task *task, const char *binding);
+ * element key nodes, shows: the payloads say what the page showed, kn_monitor_opts.page_views) filled
+ * in. *out is the caller's. */
+int kn_monitor_recorder_source(char **out, const kn_task *task, const char *binding, int shows);
 
 #endif

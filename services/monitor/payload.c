@@ -61,7 +61,7 @@ void kn_monitor_payload_meta(const char *payload, size_t len, double *t_ms, char
 	json_decref(j);
 }
 
-int kn_monitor_recorder_source(char **out, const kn_task *task, const char *binding)
+int kn_monitor_recorder_source(char **out, const kn_task *task, const char *binding, int shows)
 {
 	*out = NULL;
 	json_t *nodes = json_array();
@@ -77,8 +77,8 @@ int kn_monitor_recorder_source(char **out, const kn_task *task, const char *bind
 		                     kn_target_name(kn->target), "selector", sel, "xpath", kn->xpath,
 		                     "netloc", kn->netloc, "include", kn->matcher == KN_MATCH_INCLUDE));
 	}
-	json_t *cfg = json_pack("{s:s, s:o, s:i}", "binding", binding, "nodes", nodes,
-	                        "scroll_debounce_ms", 400);
+	json_t *cfg = json_pack("{s:s, s:o, s:i, s:b}", "binding", binding, "nodes", nodes,
+	                        "scroll_debounce_ms", 400, "shows", shows);
 	char *cfg_text = cfg ? json_dumps(cfg, JSON_COMPACT) : NULL;
 	json_decref(cfg);
 	if (!cfg_text)

@@ -37,6 +37,7 @@
   var send = globalThis[cfg.binding]; /* captured once: the world's own binding function */
   var NODES = Array.isArray(cfg.nodes) ? cfg.nodes : [];
   var DEBOUNCE = typeof cfg.scroll_debounce_ms === 'number' && cfg.scroll_debounce_ms >= 0 ? cfg.scroll_debounce_ms : 400;
+  var SHOWS = cfg.shows === true; /* each action's payload says what the page showed (basePayload) */
   var TEXT_MAX = 200;
   var SUPPRESS_MS = 1000; /* UA-simulated clicks that follow an Enter press or a label click */
   var EDIT_CAUSE_MS = 1000; /* a trusted keydown this recent into a field makes its input events trusted */
@@ -435,6 +436,15 @@
       hints: el ? hintsOf(el) : {}
     };
     if (closedHost(el)) p.shadow_closed = true;
+    /* `keynode record`: what the page showed as the action came, before its default action (shows.js)
+     * - the step before's baseline, had even when this action navigates away at once */
+    if (SHOWS && !IN_FRAME) {
+      try {
+        p.shows = knShows();
+      } catch (e) {
+        /* no baseline from this action */
+      }
+    }
     /* where the element was when it was acted on: a trace shows it even when the page is gone */
     if (el && type !== 'scroll') {
       try {

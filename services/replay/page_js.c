@@ -173,14 +173,11 @@ static const char *const lib[] = {
 	" r({n: s.n}); else later(f, 15); }; f(); }); },\n",
 	" state(P) { const n = performance.getEntriesByType('navigation')[0] || {};",
 	" return {url: location.href, ready: document.readyState, status: n.responseStatus || 0}; },\n",
-	/* what the page shows, for softpage.c: its title, visible main headings and alerts, the start of
-	 * its visible text and that text's length; with P.within, also whether the page's own scripts have
-	 * work to come within that many ms (a timer due, a fetch or XHR not answered: tracker_js) */
-	" shows(P) { const pick = sel => Array.from(document.querySelectorAll(sel)).filter(vis).map(e => norm(e.innerText))",
-	".filter(Boolean).join(' | ').slice(0, 600); const b = document.body ? norm(document.body.innerText) : '';",
-	" return {title: norm(document.title), headings: pick('h1,h2,[role=heading][aria-level=\"1\"],[role=heading][aria-level=\"2\"]'),",
-	" alerts: pick('[role=alert],[aria-live=assertive]'), text: b.slice(0, 600), len: b.length,",
-	" work: !!(P && P.within) && (T => !T || T.pending(0, performance.now() + P.within))(globalThis[Symbol.for('keynode.replay.work')])}; },\n",
+	/* what the page shows, for softpage.c (shows.js, in front of the library); with P.within, also
+	 * whether the page's own scripts have work to come within that many ms (a timer due, a fetch or
+	 * XHR not answered: tracker_js) */
+	" shows(P) { const T = globalThis[Symbol.for('keynode.replay.work')];",
+	" return Object.assign(knShows(), {work: !!(P && P.within) && (!T || T.pending(0, performance.now() + P.within))}); },\n",
 	" excerpt(P) { let e = null; const s = P.sel || '';\n",
 	"  if (s && isx(s)) { let x = s.replace(/^xpath=/, ''); while (!e && x.length > 1) { e = all(x)[0] || null;",
 	" const i = x.lastIndexOf('/'); if (e || i <= 0) break; x = x.slice(0, i).replace(/\\/$/, ''); } }\n",

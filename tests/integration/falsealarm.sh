@@ -75,21 +75,12 @@ check_passed() {
 }
 # check_broken LABEL FILE TASK STEP_KEY — a changed task: broken at its expected step (STEP_KEY: step; step_after
 # for workflows with postconditions; step_record for recorded ones, falling back to step_after), reason (a recorded
-# workflow's reason_record when it has one) and key node. A recorded workflow's `record_load_dependent` {step,
-# reason} is a second verdict accepted, printed as such: an open defect (expected.json names it) whose verdict
-# depends on the machine's load, never a verdict that passes.
+# workflow's reason_record when it has one) and key node.
 check_broken() {
   local e a
   e=$(jq -c --arg t "$3" --arg k "$4" '.[$t] | {status, key_node,
     reason: (if $k == "step_record" and has("reason_record") then .reason_record else .reason end),
     step: (if has($k) then .[$k] elif has("step_after") and $k == "step_record" then .step_after else .step end)}' "$exp")
-  a=$(jq -c --arg t "$3" --arg k "$4" '.[$t] | if $k == "step_record" and has("record_load_dependent") then
-    {status, key_node} + .record_load_dependent else null end' "$exp")
-  if [ "$a" != null ] && jq -e --argjson e "$a" '.status == $e.status and .broken.step == $e.step and
-      .broken.reason == $e.reason and .broken.key_node == $e.key_node and '"$nolate" "$2" >/dev/null 2>&1; then
-    echo "load-dependent $1: $a (an open defect: expected.json)"
-    e=$a
-  fi
   jq -e --argjson e "$e" '.status == $e.status and .broken.step == $e.step and .broken.reason == $e.reason
     and .broken.key_node == $e.key_node and '"$nolate" "$2" >/dev/null 2>&1
   local rc=$?

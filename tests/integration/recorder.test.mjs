@@ -67,7 +67,7 @@ function recorderSource(cfg) {
   return RECORDER_TEXT.slice(0, at) + JSON.stringify(cfg) + RECORDER_TEXT.slice(at + TOKEN.length);
 }
 
-async function install(page, nodes, { injections = 2, debounce = 400 } = {}) {
+async function install(page, nodes, { injections = 2, debounce = 400, shows = false } = {}) {
   const hex = randomBytes(8).toString('hex');
   const rec = {
     binding: `kn_${hex}`,
@@ -101,7 +101,7 @@ async function install(page, nodes, { injections = 2, debounce = 400 } = {}) {
   await cdp.send('Runtime.addBinding', { name: rec.binding, executionContextName: rec.world });
   await cdp.send('Page.enable');
   await cdp.send('Runtime.enable');
-  const source = recorderSource({ binding: rec.binding, nodes, scroll_debounce_ms: debounce });
+  const source = recorderSource({ binding: rec.binding, nodes, scroll_debounce_ms: debounce, shows });
   // the monitor injects once; twice here proves a second injection into the same world does nothing
   for (let i = 0; i < injections; i++)
     await cdp.send('Page.addScriptToEvaluateOnNewDocument', { source, runImmediately: true, worldName: rec.world });
@@ -169,6 +169,7 @@ async function caseClickAndMatch(ctx, base) {
     e.matched,
   );
   check('click: hints carry tag and id', e.hints && e.hints.tag === 'button' && e.hints.id === 'add', e.hints);
+  check('click: no page view unless the config asks for it (shows)', !('shows' in e), e.shows);
   check('click: no unparsable payloads', rec.bad.length === 0, rec.bad);
   await page.close();
 }
@@ -453,6 +454,35 @@ async function caseFrames(ctx, base) {
   await page.close();
 }
 
+// shows: true (keynode record): a top document's action says what the page showed as it came — before
+// its default action, so a link that navigates at once still carries its own page's view; a frame's
+// action carries none (shows.js)
+async function caseShows(ctx, base) {
+  const page = await ctx.newPage();
+  const rec = await install(page, [], { shows: true });
+  await page.goto(`${base}/frames.html`);
+  await page.frameLocator('#child').locator('#inframe').waitFor();
+  await page.click('#top');
+  await page.frameLocator('#child').locator('#inframe span').click();
+  await page.evaluate(() => {
+    const a = document.createElement('a');
+    a.href = '/form.html';
+    a.id = 'away';
+    a.textContent = 'Away\u0000 \ud83d';
+    document.body.appendChild(a);
+  });
+  await page.click('#away');
+  const ev = await settle(rec, 3);
+  const [top, child, away] = ev;
+  const v = (top && top.shows) || {};
+  check('shows: a top document click carries the page view', v.title === 'Recorder fixture: frames' && v.text.startsWith('Top button') && v.len === v.text.length && v.headings === '' && v.alerts === '', v);
+  check('shows: a frame\'s click carries none', child && child.frame === true && !('shows' in child), child);
+  const w = (away && away.shows) || {};
+  check('shows: a link that navigates at once carries the page it left, its text well-formed without NUL', away && away.selector === '#away' && w.title === 'Recorder fixture: frames' && w.text.endsWith('Away \ufffd'), w);
+  check('shows: no unparsable payloads', rec.bad.length === 0, rec.bad);
+  await page.close();
+}
+
 async function caseAlreadyLoaded(ctx, base) {
   const page = await ctx.newPage();
   await page.goto(`${base}/index.html`); // loaded before the monitor attaches: runImmediately covers it
@@ -733,7 +763,7 @@ try {
   });
   const ctx = await browser.newContext();
   ctx.setDefaultTimeout(10000);
-  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseInterceptedClickRescrolled, caseScrollIntoViewRetried, caseLateScrollRestore, caseBindingNotInMainWorld];
+  const cases = [caseClickAndMatch, caseAncestorTolerance, caseSelectors, caseTyping, caseFlushFunction, caseScroll, caseFrames, caseShows, caseAlreadyLoaded, caseForgery, caseStrictCsp, caseShadow, caseInterceptedClick, caseInterceptedClickRescrolled, caseScrollIntoViewRetried, caseLateScrollRestore, caseBindingNotInMainWorld];
   for (const c of cases) {
     try {
       await c(ctx, base);

@@ -95,12 +95,17 @@ static void test_recorder_source(void **state)
 	kn_err err = {0};
 	assert_int_equal(kn_taskset_load_buffer(&set, doc, strlen(doc), "t.json", NULL, &err), 0);
 	char *src = NULL;
-	assert_int_equal(kn_monitor_recorder_source(&src, &set->tasks[0], "kn_b_0123"), 0);
+	assert_int_equal(kn_monitor_recorder_source(&src, &set->tasks[0], "kn_b_0123", 0), 0);
 	assert_null(strstr(src, "__KN_CONFIG__"));
 	assert_non_null(strstr(src, "\"binding\":\"kn_b_0123\""));
 	assert_non_null(strstr(src, "{\"id\":\"k2\",\"target\":\"element_path\",\"selector\":\"//button[1]\",\"xpath\":true,\"netloc\":\"shop\",\"include\":false}"));
 	assert_non_null(strstr(src, "{\"id\":\"k3\",\"target\":\"element_value\",\"selector\":\"#size \""));
 	assert_null(strstr(src, "\"id\":\"k1\"")); /* URL nodes are not the page's business */
+	assert_non_null(strstr(src, "\"shows\":false"));
+	free(src);
+	/* keynode record's recorder: its payloads say what the page showed */
+	assert_int_equal(kn_monitor_recorder_source(&src, &set->tasks[0], "kn_b_0123", 1), 0);
+	assert_non_null(strstr(src, "\"shows\":true"));
 	free(src);
 	kn_taskset_free(set);
 }
