@@ -8,9 +8,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 shared=${KN_SHARED_DIR:-$(cd "$here/.." && pwd)/shared}
 jobs=$(nproc 2>/dev/null || echo 2)
-# the tests mostly wait on browsers, sites and timers (at one per core the CPU is about a third used): one
-# more than the cores at once (2 cores: the -Werror half 1,587 s at -j2, 1,138 s at -j3; tests/bench/RESULTS.md)
-test_jobs=$((jobs + 1))
+test_jobs=$("$here/deploy/test-jobs.sh") # one test more than the cores at once: they mostly wait
 
 packages=(build-essential cmake pkg-config libwebsockets-dev libcurl4-openssl-dev libssl-dev libpcre2-dev
   libyaml-dev libpq-dev libjansson-dev libcmocka-dev libstemmer-dev postgresql chromium clang openssl
