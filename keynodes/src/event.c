@@ -1,7 +1,6 @@
 /* event.c — trajectory events: names, the step rule, and the JSON Lines reader and writer
  * (docs/formats.md §2). A parsed event borrows its strings from the jansson object it came from,
  * kept alive in owned_ until kn_event_clear. */
-#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -444,19 +443,12 @@ int kn_traj_read_file(const char *path, kn_traj_header *hdr, kn_event **events, 
 	memset(hdr, 0, sizeof *hdr);
 	*events = NULL;
 	*n = 0;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
-		                  strerror(errno));
 	char *buf = NULL;
 	size_t len = 0;
 	/* no cap on the file: each line has one (KN_TRAJ_MAX_LINE) */
-	int rc = kn_read_stream(&buf, &len, f, SIZE_MAX);
-	fclose(f);
-	if (rc == KN_EIO)
-		return kn_err_set(err, rc, "%s: read error", path);
+	int rc = kn_read_file(&buf, &len, path, SIZE_MAX, err);
 	if (rc)
-		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
+		return rc;
 	rc = kn_traj_read_buffer(buf, len, path, hdr, events, n, err);
 	free(buf);
 	return rc;

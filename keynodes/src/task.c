@@ -1,6 +1,5 @@
 /* task.c — the task model: function names, key-node preparation, freeing, lookup, and the
  * content-sniffing entry points that hand a document to the YAML or Mind2Web-Live loader. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -447,20 +446,11 @@ int kn_taskset_load_file(kn_taskset **out, const char *path, const kn_load_opts 
 {
 	*out = NULL;
 	size_t max = opts && opts->max_bytes ? opts->max_bytes : KN_LOAD_MAX_BYTES;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
-		                  strerror(errno));
 	char *buf = NULL;
 	size_t len = 0;
-	int rc = kn_read_stream(&buf, &len, f, max);
-	fclose(f);
-	if (rc == KN_ELIMIT)
-		return kn_err_set(err, rc, "%s: file is over the %zu byte limit", path, max);
-	if (rc == KN_EIO)
-		return kn_err_set(err, rc, "%s: read error", path);
+	int rc = kn_read_file(&buf, &len, path, max, err);
 	if (rc)
-		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
+		return rc;
 	rc = kn_taskset_load_buffer(out, buf, len, path, opts, err);
 	free(buf);
 	return rc;

@@ -1,6 +1,5 @@
 /* labels.c — the labels file of `keynode judge-audit` (audit.h): JSON Lines read strictly, one
  * labelled judgement per line, every problem named by file:line so a person can fix it. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,19 +154,9 @@ int kn_labels_parse(kn_labels **out, const char *name, const char *text, size_t 
 int kn_labels_load(kn_labels **out, const char *path, kn_err *err)
 {
 	*out = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return kn_err_set(err, KN_EIO, "%s: %s", path, strerror(errno));
 	char *text = NULL;
 	size_t len = 0;
-	int rc = kn_read_stream(&text, &len, f, KN_LABELS_MAX_BYTES);
-	fclose(f);
-	if (rc == KN_ELIMIT)
-		rc = kn_err_set(err, rc, "%s: larger than %d bytes", path, KN_LABELS_MAX_BYTES);
-	else if (rc == KN_EIO)
-		rc = kn_err_set(err, rc, "%s: read error", path);
-	else if (rc)
-		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	int rc = kn_read_file(&text, &len, path, KN_LABELS_MAX_BYTES, err);
 	if (rc == 0)
 		rc = kn_labels_parse(out, path, text, len, err);
 	free(text);

@@ -156,17 +156,11 @@ int kn_remote_upload(const kn_remote *r, const char *file, const char *name, int
 {
 	if (snapshot)
 		*snapshot = 0;
-	FILE *f = fopen(file, "rb");
-	if (!f)
-		return kn_err_set(err, KN_EIO, "%s: cannot read", file);
 	char *data = NULL;
 	size_t n = 0;
-	int rc = kn_read_stream(&data, &n, f, SIZE_MAX); /* the serve caps what it takes */
-	fclose(f);
-	if (rc == KN_EIO)
-		return kn_err_set(err, rc, "%s: cannot read", file);
+	int rc = kn_read_file(&data, &n, file, SIZE_MAX, err); /* the serve caps what it takes */
 	if (rc)
-		return kn_err_set(err, KN_ENOMEM, "out of memory");
+		return rc;
 	char *path = NULL, *esc = curl_easy_escape(NULL, name, 0), *ans = NULL;
 	int status = 0;
 	if (!esc || asprintf(&path, "/api/tasksets?name=%s", esc) < 0) {

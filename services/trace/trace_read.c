@@ -161,19 +161,11 @@ int kn_trace_load(json_t **out, const char *path, kn_err *err)
 		snprintf(file, sizeof file, "%s/index.json", path);
 	else
 		snprintf(file, sizeof file, "%s", path);
-	FILE *f = fopen(file, "rb");
-	if (!f)
-		return kn_err_set(err, KN_ENOTFOUND, "%s: cannot open (not a trace folder?)", file);
 	char *buf = NULL;
 	size_t n = 0;
-	int rc = kn_read_stream(&buf, &n, f, KN_TRACE_MAX_INDEX);
-	fclose(f);
-	if (rc == KN_ELIMIT)
-		rc = kn_err_set(err, rc, "%s: over %u bytes", file, KN_TRACE_MAX_INDEX);
-	else if (rc == KN_EIO)
-		rc = kn_err_set(err, rc, "%s: read error", file);
-	else if (rc)
-		rc = kn_err_set(err, KN_ENOMEM, "out of memory");
+	int rc = kn_read_file(&buf, &n, file, KN_TRACE_MAX_INDEX, err);
+	if (rc == KN_ENOTFOUND) /* what a user who named another folder needs to hear */
+		kn_err_set(err, rc, "%s: cannot open (not a trace folder?)", file);
 	if (!rc)
 		rc = kn_trace_parse(out, buf, n, file, err);
 	free(buf);

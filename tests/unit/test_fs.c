@@ -126,11 +126,47 @@ static void test_read_stream(void **state)
 	}
 }
 
+/* A file by name: opened, read and capped the same way, every failure in one wording naming it. */
+static void test_read_file(void **state)
+{
+	(void)state;
+	char path[300], want[400];
+	snprintf(path, sizeof path, "%s/whole.txt", root);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_true(fputs("0123456789", f) >= 0);
+	fclose(f);
+	char *b = NULL;
+	size_t n = 0;
+	kn_err err = {0};
+	assert_int_equal(kn_read_file(&b, &n, path, 10, &err), 0);
+	assert_int_equal(n, 10);
+	assert_string_equal(b, "0123456789");
+	free(b);
+	/* one byte over the cap */
+	assert_int_equal(kn_read_file(&b, &n, path, 9, &err), KN_ELIMIT);
+	assert_null(b);
+	assert_int_equal(n, 0);
+	snprintf(want, sizeof want, "%s: over the 9 byte limit", path);
+	assert_string_equal(err.msg, want);
+	/* missing */
+	snprintf(path, sizeof path, "%s/none.txt", root);
+	assert_int_equal(kn_read_file(&b, &n, path, SIZE_MAX, &err), KN_ENOTFOUND);
+	snprintf(want, sizeof want, "%s: No such file or directory", path);
+	assert_string_equal(err.msg, want);
+	/* a folder: opened, not read */
+	assert_int_equal(kn_read_file(&b, &n, root, SIZE_MAX, &err), KN_EIO);
+	assert_null(b);
+	snprintf(want, sizeof want, "%s: read error", root);
+	assert_string_equal(err.msg, want);
+}
+
 int main(void)
 {
 	if (!mkdtemp(root))
 		return 1;
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_mkdirs), cmocka_unit_test(test_read_stream)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_mkdirs), cmocka_unit_test(test_read_stream),
+	                                   cmocka_unit_test(test_read_file)};
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
 	char cmd[300];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);

@@ -127,7 +127,7 @@ static void test_load(void **state)
 	(void)state;
 	kn_labels *l = (kn_labels *)1;
 	kn_err err = {0};
-	assert_int_equal(kn_labels_load(&l, "/nonexistent/labels.jsonl", &err), KN_EIO);
+	assert_int_equal(kn_labels_load(&l, "/nonexistent/labels.jsonl", &err), KN_ENOTFOUND);
 	assert_null(l);
 	assert_string_equal(err.msg, "/nonexistent/labels.jsonl: No such file or directory");
 	char path[] = "/tmp/kn-labels-XXXXXX";

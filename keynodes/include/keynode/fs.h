@@ -23,5 +23,10 @@ int kn_mkdirs_for(const char *file, unsigned mode, kn_err *err);
  * holds more than max bytes, KN_EIO on a read error, KN_ENOMEM — each with *out NULL and *len 0, the
  * message the caller's (it knows the file's name and what its cap is for). f stays open. */
 int kn_read_stream(char **out, size_t *len, FILE *f, size_t max);
+/* The file at path read whole the same way, with the one wording of its errors, each naming path:
+ * KN_ENOTFOUND ("PATH: No such file or directory") or KN_EIO (the system's reason) when it cannot be
+ * opened, KN_ELIMIT ("PATH: over the MAX byte limit"), KN_EIO ("PATH: read error": a folder, a
+ * failing disk), KN_ENOMEM ("PATH: out of memory"). */
+int kn_read_file(char **out, size_t *len, const char *path, size_t max, kn_err *err);
 
 #endif

@@ -46,29 +46,12 @@ int kn_workflow_load_buffer(kn_taskset **out, const char *buf, size_t len, const
 	return rc;
 }
 
-static int read_file(char **out, size_t *len, const char *path, kn_err *err)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path,
-		                  strerror(errno));
-	int rc = kn_read_stream(out, len, f, MAX_WORKFLOW_BYTES);
-	fclose(f);
-	if (rc == KN_ELIMIT)
-		return kn_err_set(err, rc, "%s: more than %u bytes", path, MAX_WORKFLOW_BYTES);
-	if (rc == KN_EIO)
-		return kn_err_set(err, rc, "%s: read error", path);
-	if (rc)
-		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
-	return 0;
-}
-
 int kn_workflow_load_file(kn_taskset **out, const char *path, kn_err *err)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	*out = NULL;
-	int rc = read_file(&buf, &len, path, err);
+	int rc = kn_read_file(&buf, &len, path, MAX_WORKFLOW_BYTES, err);
 	if (rc)
 		return rc;
 	rc = kn_workflow_load_buffer(out, buf, len, path, err);

@@ -1,5 +1,5 @@
 /* fs.c — folder creation for the commands that write files, and the one capped whole-file reader
- * (keynode/fs.h). */
+ * with the one wording of its errors (keynode/fs.h). */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,5 +90,23 @@ int kn_read_stream(char **out, size_t *len, FILE *f, size_t max)
 	buf[n] = '\0'; /* n < cap: the loop ends on a read that took nothing */
 	*out = buf;
 	*len = n;
+	return 0;
+}
+
+int kn_read_file(char **out, size_t *len, const char *path, size_t max, kn_err *err)
+{
+	*out = NULL;
+	*len = 0;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return kn_err_set(err, errno == ENOENT ? KN_ENOTFOUND : KN_EIO, "%s: %s", path, strerror(errno));
+	int rc = kn_read_stream(out, len, f, max);
+	fclose(f);
+	if (rc == KN_ELIMIT)
+		return kn_err_set(err, rc, "%s: over the %zu byte limit", path, max);
+	if (rc == KN_EIO)
+		return kn_err_set(err, rc, "%s: read error", path);
+	if (rc)
+		return kn_err_set(err, KN_ENOMEM, "%s: out of memory", path);
 	return 0;
 }
