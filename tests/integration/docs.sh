@@ -2,7 +2,8 @@
 # docs.sh — the commands README.md and docs/*.md show are the binary's commands as it is. docs-scan.py
 # reads every fenced sh/bash/plain block (backslash continuations joined; a synopsis's indented `[…]` lines
 # too), every `keynode …` code span in prose, every `SUB --flag…` span whose SUB is a subcommand
-# (`replay --validate`) and the rows of docs/formats.md's command table; for each `keynode SUB …` line:
+# (`replay --validate`) and the rows of docs/formats.md's command table (one for every command of `keynode
+# --help`); for each `keynode SUB …` line:
 # - SUB is a command of `keynode --help` ("a|b" alternatives: each) and every --flag the line names, its
 #   trailing comment included, is an option `keynode SUB --help` lists in its usage or option lines (or the
 #   global --log-level, --help); a flag it does not list fails naming FILE:LINE;
@@ -100,6 +101,11 @@ done
 while IFS=$'\t' read -r s f; do has["$s $f"]=1; done < <(python3 "$scan" helpflags "${helps[@]}")
 declare -A is_sub=()
 for s in $subs; do is_sub[$s]=1; done
+# docs/formats.md's command table has a row for every command (its first cell starts `SUB`)
+missing=
+for s in $subs; do grep -q "^| \`$s[\` ]" "$repo/docs/formats.md" || missing+=" $s"; done
+[ -z "$missing" ] && kn_ok "docs/formats.md §5: a row for each of the $(echo "$subs" | wc -w) commands" ||
+  kn_fail "docs/formats.md §5 has no row for:$missing"
 
 # --- the docs' command lines ---
 docs=("$repo/README.md" "$repo"/docs/*.md)
