@@ -4,7 +4,7 @@
  * "deep querySelector" that the recorder, the replayer's page library, the monitor's page checks and
  * the trace's probe all use.
  *
- * A selector is one CSS selector or a chain of them joined with " >> " (`host >> inner`). One CSS
+ * A selector is one CSS selector or a chain of them joined with " >> " (`host >> inner`; knChainSep). One CSS
  * selector is looked for in a tree (the document, or a shadow root): its own elements first, in
  * document order, then in each open shadow root in that tree, in the document order of the hosts,
  * each searched the same way (nested roots too); the matches of a selector list (`a, b`, or an
@@ -78,9 +78,41 @@ function knTreeOrder(tree, found) {
   return out;
 }
 
+/* The offset in s of the next `>>` chain separator at or after from: outside CSS strings, brackets
+ * and parentheses and not escaped, with blanks around it or not; -1 when there is none (an unclosed
+ * string: none). The one reading of a chain: keynode's selector grammar has the same rules
+ * (kn_selector_chain_sep), so the parts `keynode validate` checks and the replayer's frames enter are
+ * the parts looked for here ("[title='a >> b']" is one part, "a>>b" two). */
+function knChainSep(s, from) {
+  var nest = 0;
+  for (var i = from; i < s.length; i++) {
+    var c = s.charAt(i);
+    if (c === '\\') {
+      i++;
+    } else if (c === '"' || c === "'") {
+      var j = i + 1;
+      while (j < s.length && s.charAt(j) !== c) j += s.charAt(j) === '\\' ? 2 : 1;
+      if (j >= s.length) return -1;
+      i = j;
+    } else if (c === '[' || c === '(') {
+      nest++;
+    } else if ((c === ']' || c === ')') && nest) {
+      nest--;
+    } else if (!nest && c === '>' && s.charAt(i + 1) === '>') {
+      return i;
+    }
+  }
+  return -1;
+}
+
 /* The parts of a selector, trimmed: [css] or the chain's parts; null when a part is empty. */
 function knParts(sel) {
-  var parts = String(sel == null ? '' : sel).trim().split(/\s+>>\s+/);
+  var s = String(sel == null ? '' : sel), parts = [], p = 0;
+  for (var at = knChainSep(s, 0); at >= 0; at = knChainSep(s, p)) {
+    parts.push(s.slice(p, at));
+    p = at + 2;
+  }
+  parts.push(s.slice(p));
   for (var i = 0; i < parts.length; i++) if (!(parts[i] = parts[i].trim())) return null;
   return parts;
 }

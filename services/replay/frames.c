@@ -1,6 +1,6 @@
 /* frames.c — replay steps inside iframes (frames.h).
  *
- * A step's selector is split at " >> ". From the top document, a small walker (evaluated in the page)
+ * A step's selector is split at its `>>` chain separators (kn_selector_chain_sep). From the top document, a small walker (evaluated in the page)
  * follows the parts — into open shadow roots — until a part names an <iframe> with parts left after
  * it: a frame hop. The hop's element is described (DOM.describeNode: its frameId); a same-process
  * frame gets an isolated world of ours (Page.createIsolatedWorld), an out-of-process one (another
@@ -59,13 +59,13 @@ static int walk(json_t **out, kn_cdp *c, const char *session, long long ctx, jso
 	return rc;
 }
 
-/* The parts of selector between its chain separators (kn_selector_pierce_sep: the page's own split),
+/* The parts of selector between its chain separators (kn_selector_chain_sep, as the page splits it),
  * the blanks around each separator dropped, as a JSON array. */
 static json_t *split_parts(const char *selector)
 {
 	json_t *a = json_array();
 	const char *s = selector;
-	for (long at; a && (at = kn_selector_pierce_sep(selector, (size_t)(s - selector))) >= 0;) {
+	for (long at; a && (at = kn_selector_chain_sep(selector, (size_t)(s - selector))) >= 0;) {
 		const char *e = selector + at;
 		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 			e--;
@@ -137,7 +137,7 @@ int kn_replay_frame_enter(kn_replay_frame *out, kn_cdp *c, const char *session,
                           const char *selector, kn_err *err)
 {
 	memset(out, 0, sizeof *out);
-	if (kn_selector_pierce_sep(selector, 0) < 0)
+	if (kn_selector_chain_sep(selector, 0) < 0)
 		return 0;
 	json_t *parts = split_parts(selector);
 	if (!parts || json_array_size(parts) < 2) {

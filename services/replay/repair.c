@@ -325,7 +325,7 @@ json_t *kn_replay_repairs(kn_cdp_loop *loop, const char *ws, const kn_task *task
 		if (!(s->outcome == KN_STEP_OK_FALLBACK && s->found_now) &&
 		    !(kn_step_outcome_ok(s->outcome) && json_is_false(json_object_get(rs, "postcondition"))))
 			continue; /* neither drifted nor, working, ended elsewhere than recorded */
-		if (kn_selector_pierce_sep(st->selector, 0) >= 0)
+		if (kn_selector_chain_sep(st->selector, 0) >= 0)
 			continue; /* a selector into frames: not proposed (the page saw the part in the frame) */
 		props[np].step = (int)i + 1;
 		np += step_prop(&own, st, s, rs, &props[np]);

@@ -689,7 +689,7 @@ static kn_step_outcome run_step_in(struct rp *r, const kn_step *st, kn_replay_re
 		report_located(r, st, &f, rep);
 	if (st->verb == KN_STEP_CLICK || st->verb == KN_STEP_TYPE || st->verb == KN_STEP_SELECT ||
 	    st->verb == KN_STEP_PRESS || st->verb == KN_STEP_SCROLL)
-		kn_replay_wait_dom_mark(&r->w, kn_selector_pierce_sep(st->selector, 0) < 0); /* settling asks
+		kn_replay_wait_dom_mark(&r->w, kn_selector_chain_sep(st->selector, 0) < 0); /* settling asks
 		   whether the action changed the DOM (in a frame: its work is not the top document's) */
 	kn_replay_wait_mark(&r->w, &mark); /* what the action starts is what comes after this */
 	switch (st->verb) {

@@ -80,14 +80,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		prev = at;
 	}
-	/* the replayer's separators: each a ">>" between blanks, found in order */
-	prev = -1;
-	for (long at = kn_selector_pierce_sep(sel, 0); at >= 0; at = kn_selector_pierce_sep(sel, (size_t)at + 2)) {
-		if (at <= prev || at < 1 || (size_t)at + 3 > s.len || sel[at] != '>' || sel[at + 1] != '>' ||
-		    (sel[at - 1] != ' ' && sel[at - 1] != '\t') || (sel[at + 2] != ' ' && sel[at + 2] != '\t'))
-			abort();
-		prev = at;
-	}
 
 	char *norm = NULL, *again = NULL;
 	if (kn_selector_normalise(&norm, sel) == 0) {

@@ -631,6 +631,16 @@ async function caseShadow(ctx, base) {
   }
   const bad = await page.evaluate(({ src }) => new Function(`${src}\nreturn ['#dup[', '>> #dup', '#box >> ', '', '#dup >> #deep', ':nope('].map((s) => [knQueryAll(s).length, knQuery(s), knSelectorError(s) !== '' || s === '#dup >> #deep']);`)(), { src });
   check('query.js: malformed selectors find nothing, throw nothing, and say why', bad.every(([n, one, why]) => n === 0 && one === null && why), bad);
+  // a chain is read as keynode's grammar reads it (kn_selector_chain_sep): ">>" inside a string is no
+  // separator, one without blanks is
+  const chains = await page.evaluate(({ src }) => new Function(`${src}
+    const t = document.createElement('span'); t.dataset.k = 'titled'; t.title = 'a >> b'; document.body.appendChild(t);
+    const k = (s) => knQueryAll(s).map((e) => e.dataset.k);
+    return {quoted: k('[title="a >> b"]'), tight: k('x-box>>x-nest>>button'), spaced: k('x-box >> x-nest >> button'),
+      parts: knParts("x-box>>[title='a >> b'] >>\\\\>> i"), escaped: knChainSep('a\\\\>> b', 0), open: knChainSep("'a >> b", 0)};`)(), { src });
+  check('query.js: a chain split as the grammar splits it (not inside strings; with or without blanks)',
+    same(chains.quoted, ['titled']) && chains.tight.length > 0 && same(chains.tight, chains.spaced) &&
+    same(chains.parts, ['x-box', "[title='a >> b']", '\\>> i']) && chains.escaped === -1 && chains.open === -1, chains);
   await page.close();
 }
 

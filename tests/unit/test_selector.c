@@ -129,33 +129,14 @@ static void test_chain_sep(void **state)
 	assert_int_equal(kn_selector_chain_sep("(((>>", 0), -1);
 	assert_int_equal(kn_selector_chain_sep("]]>>", 0), 2); /* a stray closer is no nesting */
 	assert_int_equal(kn_selector_chain_sep(NULL, 0), -1);
-}
-
-static void test_pierce_sep(void **state)
-{
-	(void)state;
-	assert_int_equal(kn_selector_pierce_sep("a >> b", 0), 2);
-	assert_int_equal(kn_selector_pierce_sep("a >> b >> c", 3), 7);
-	assert_int_equal(kn_selector_pierce_sep("a >> b >> c", 2), 2);
-	assert_int_equal(kn_selector_pierce_sep("#f\t>>\t#q", 0), 3);
-	assert_int_equal(kn_selector_pierce_sep("a  >>   b", 0), 3);
-	/* whitespace on both sides, or it is no separator */
-	assert_int_equal(kn_selector_pierce_sep("a>>b", 0), -1);
-	assert_int_equal(kn_selector_pierce_sep("a >>b", 0), -1);
-	assert_int_equal(kn_selector_pierce_sep("a>> b", 0), -1);
-	assert_int_equal(kn_selector_pierce_sep(">> b", 0), -1); /* nothing before it */
-	assert_int_equal(kn_selector_pierce_sep("a >>", 0), -1);
-	assert_int_equal(kn_selector_pierce_sep("a >>> b", 0), -1);
-	assert_int_equal(kn_selector_pierce_sep("a >>> b >> c", 0), 8);
-	assert_int_equal(kn_selector_pierce_sep("a > b", 0), -1);
-	/* the page's split: strings and brackets are not looked into (kn_selector_chain_sep does) */
-	assert_int_equal(kn_selector_pierce_sep("[title=\"a >> b\"]", 0), 10);
-	assert_int_equal(kn_selector_chain_sep("[title=\"a >> b\"]", 0), -1);
-	assert_int_equal(kn_selector_chain_sep("a>>b", 0), 1);
-	/* an empty part between two separators */
-	assert_int_equal(kn_selector_pierce_sep("a >> >> b", 5), 5);
-	assert_int_equal(kn_selector_pierce_sep("", 0), -1);
-	assert_int_equal(kn_selector_pierce_sep(NULL, 0), -1);
+	assert_int_equal(kn_selector_chain_sep("", 0), -1);
+	assert_int_equal(kn_selector_chain_sep("a >> b >> c", 2), 2);
+	assert_int_equal(kn_selector_chain_sep("#f\t>>\t#q", 0), 3);
+	assert_int_equal(kn_selector_chain_sep("a>>b", 0), 1);            /* blanks or none */
+	assert_int_equal(kn_selector_chain_sep("[title=\"a >> b\"]", 0), -1); /* inside a string: no separator */
+	assert_int_equal(kn_selector_chain_sep("a[title=\"x\"] >> b", 0), 13);
+	assert_int_equal(kn_selector_chain_sep("a\\>> b", 0), -1);        /* escaped */
+	assert_int_equal(kn_selector_chain_sep("a >> >> b", 5), 5);       /* an empty part between two */
 }
 
 /* Errors: what and where, and the tokens before the error were reported. */
@@ -291,7 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_css_tokens),  cmocka_unit_test(test_xpath_tokens),
 		cmocka_unit_test(test_chain_tokens), cmocka_unit_test(test_chain_sep),
-		cmocka_unit_test(test_pierce_sep),   cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_long_input),   cmocka_unit_test(test_stop),
 		cmocka_unit_test(test_unescape),
 	};

@@ -66,16 +66,10 @@ int kn_selector_check(const char *sel, kn_err *err);
 size_t kn_selector_unescape(char *dst, size_t cap, const char *s, size_t n);
 
 /* The offset in s of the next `>>` chain separator at or after from, outside strings, brackets and
- * parentheses and not escaped; -1 when there is none. */
+ * parentheses and not escaped; -1 when there is none (also for s NULL). The one reading of a chain:
+ * `keynode validate` checks its parts, the replayer enters its frames and the page's query.js
+ * (knChainSep, the same rules in JavaScript) looks for them by it. */
 long kn_selector_chain_sep(const char *s, size_t from);
-
-/* The offset in s of the next separator of a chain as the replayer follows it and the page's
- * query.js splits it (services/recorder/query.js: /\s+>>\s+/; the recorder joins parts with
- * " >> "): a ">>" at or after from with a space or tab right before and right after it, strings and
- * brackets not looked into; -1 when there is none (also for s NULL). kn_selector_chain_sep is the
- * grammar's reading: it also splits "a>>b" and never inside "[title='a >> b']" — the two agree on
- * every chain the recorder writes. from is at most strlen(s). */
-long kn_selector_pierce_sep(const char *s, size_t from);
 
 /* Normalise a CSS selector for offline comparison: trim, collapse whitespace, no spaces around the
  * combinators > + ~ and inside brackets. *out is the caller's. */

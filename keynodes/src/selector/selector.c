@@ -73,16 +73,6 @@ long kn_selector_chain_sep(const char *s, size_t from)
 	return -1;
 }
 
-long kn_selector_pierce_sep(const char *s, size_t from)
-{
-	/* a ">>" right after another '>' is never one: its left neighbour is no space */
-	for (size_t i = from; s && s[i]; i++)
-		if (i > 0 && s[i] == '>' && s[i + 1] == '>' && (s[i - 1] == ' ' || s[i - 1] == '\t') &&
-		    (s[i + 2] == ' ' || s[i + 2] == '\t'))
-			return (long)i;
-	return -1;
-}
-
 static size_t put_utf8(unsigned char *o, unsigned long cp)
 {
 	if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
