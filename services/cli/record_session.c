@@ -140,11 +140,7 @@ static void set_baseline(struct kn_record *r, size_t i, unsigned since, json_t *
 	if (!json_is_object(v) || !i || i > r->wf.n_steps)
 		return;
 	kn_step *st = &r->wf.steps[i - 1];
-	kn_softpage_view view = {
-		json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
-		json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
-		(size_t)json_integer_value(json_object_get(v, "len"))};
-	st->error_page = kn_softpage_shows_error(&view, NULL, 0) ? 1 : 2;
+	st->error_page = kn_softpage_shows_error_json(v, NULL, 0) ? 1 : 2;
 	kn_softpage_request reqs[KN_SOFTPAGE_FAILED_KEEP];
 	const char *urls[KN_SOFTPAGE_FAILED_KEEP];
 	size_t n = kn_softpage_failed_since(&r->fails, since, r->task, reqs);

@@ -35,11 +35,7 @@ static int page_shows(kn_replay_waiter *w, char *phrase, size_t cap, int *work)
 	*work = 1;
 	if (kn_replay_page_call(w->c, w->session, "shows", p, &v, &e) == 0) { /* p is borrowed */
 		*work = !json_is_false(json_object_get(v, "work"));
-		kn_softpage_view view = {
-			json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
-			json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
-			(size_t)json_integer_value(json_object_get(v, "len"))};
-		shows = kn_softpage_shows_error(&view, phrase, cap);
+		shows = kn_softpage_shows_error_json(v, phrase, cap);
 	}
 	json_decref(v);
 	json_decref(p);

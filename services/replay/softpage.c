@@ -69,6 +69,17 @@ int kn_softpage_shows_error(const kn_softpage_view *v, char *phrase, size_t cap)
 	       (v->text_len <= SHORT_BODY && says(v->text, phrase, cap));
 }
 
+int kn_softpage_shows_error_json(json_t *v, char *phrase, size_t cap)
+{
+	if (!json_is_object(v))
+		return 0;
+	kn_softpage_view view = {
+		json_string_value(json_object_get(v, "title")), json_string_value(json_object_get(v, "headings")),
+		json_string_value(json_object_get(v, "alerts")), json_string_value(json_object_get(v, "text")),
+		(size_t)json_integer_value(json_object_get(v, "len"))};
+	return kn_softpage_shows_error(&view, phrase, cap);
+}
+
 /* url's path: after "scheme://host", up to the query or fragment; the whole url when it has no
  * scheme. *len its length. */
 static const char *url_path(const char *url, size_t *len)

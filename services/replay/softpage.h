@@ -12,7 +12,7 @@
 
 #include "keynode/task.h"
 
-/* What the page shows (page_js.c `shows`): its title, its visible main headings (h1, h2,
+/* What the page shows (services/recorder/shows.js `knShows`): its title, its visible main headings (h1, h2,
  * role=heading level 1–2), its visible alerts (role=alert, aria-live=assertive) and the start of its
  * visible body text with that text's whole length. Any may be NULL. */
 typedef struct kn_softpage_view {
@@ -25,6 +25,10 @@ typedef struct kn_softpage_view {
  * characters: the page is only the message). The phrase matched (lower case) into phrase (cap
  * bytes; may be NULL). A robots noindex, a status line or a search's "no results" are not read. */
 int kn_softpage_shows_error(const kn_softpage_view *v, char *phrase, size_t cap);
+/* The same for knShows's object as the page gave it (title, headings, alerts, text, len; a field of
+ * another type counts as absent; v not an object: 0): the replay's judgement and the recorder's
+ * baseline read it alike. */
+int kn_softpage_shows_error_json(json_t *v, char *phrase, size_t cap);
 
 /* One of a step's own-site data requests (fetch, XHR) that failed: status ≥ 400, or 0 for a
  * network failure. */

@@ -132,10 +132,30 @@ static void test_undecided(void **state)
 	assert_false(kn_softpage_undecided(&clean, 0, r404, 2, 1));
 }
 
+/* knShows's object as the page gives it: read like the view; fields of another type are absent. */
+static void test_shows_error_json(void **state)
+{
+	(void)state;
+	char ph[64] = "";
+	json_t *v = json_pack("{s:s, s:s, s:s, s:s, s:i}", "title", "Shop", "headings", "Page not found", "alerts", "",
+	                      "text", "Page not found", "len", 14);
+	assert_true(kn_softpage_shows_error_json(v, ph, sizeof ph));
+	assert_string_equal(ph, "page not found");
+	json_decref(v);
+	v = json_pack("{s:i, s:[], s:s, s:i}", "title", 404, "headings", "text", "Item 42 in stock", "len", 16);
+	assert_false(kn_softpage_shows_error_json(v, NULL, 0));
+	json_decref(v);
+	v = json_string("404 not found");
+	assert_false(kn_softpage_shows_error_json(v, NULL, 0)); /* not an object */
+	json_decref(v);
+	assert_false(kn_softpage_shows_error_json(NULL, NULL, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_shows_error),
+		cmocka_unit_test(test_shows_error_json),
 		cmocka_unit_test(test_path_listed),
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_judge_baseline),
