@@ -7,7 +7,8 @@
  * only dropped or added ("View history" → "history") make a relabel, believed only when the strong
  * signals — href, id or name, role, tag, place in the page — weigh for it (kn_heal_weigh,
  * README.md "Precise verdicts"). The recorded href is a soft constraint (same control, new target:
- * a drift worth reporting). Pure functions, unit-tested in tests/unit/test_heal.c. */
+ * a drift worth reporting), except when the name's number is in it ("Item 42" → /items/42: "Item 2"
+ * → /items/2 is another item). Pure functions, unit-tested in tests/unit/test_heal.c. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,15 @@ static int listed(const char *const *list, size_t n_list, const char *w, size_t 
 {
 	for (size_t i = 0; i < n_list; i++)
 		if (strlen(list[i]) == n && memcmp(list[i], w, n) == 0)
+			return 1;
+	return 0;
+}
+
+/* w (n bytes) is one of the n_t tokens t/tl */
+static int listed_token(const char *const *t, const size_t *tl, size_t n_t, const char *w, size_t n)
+{
+	for (size_t i = 0; i < n_t; i++)
+		if (tl[i] == n && memcmp(t[i], w, n) == 0)
 			return 1;
 	return 0;
 }
@@ -280,6 +290,27 @@ void kn_heal_weigh(kn_heal_evidence *ev, const kn_step *st, const kn_heal_sig *e
 	ev->relabel = ev->identity_agree > 0 && ev->identity_disagree == 0 && ev->score >= KN_HEAL_RELABEL_MIN;
 }
 
+/* 1 when a number of the recorded name (a counter, above) that the element's name does not show is
+ * also in the recorded href: the number named the target ("Item 42" → /items/42), so "Item 2" →
+ * /items/2 is another item of the list, not the same link with another count. */
+static int counter_is_target(const char *recorded, const char *now, const char *href)
+{
+	char *fr = kn_heal_fold(recorded, 1024), *fn = kn_heal_fold(now, 1024);
+	int target = 0;
+	if (fr && fn) {
+		const char *tr[MAXT], *tn[MAXT], *th[MAXT];
+		size_t lr[MAXT], ln[MAXT], lh[MAXT];
+		size_t nr = kn_heal_tokens(fr, tr, lr, MAXT), nn = kn_heal_tokens(fn, tn, ln, MAXT);
+		size_t nh = kn_heal_tokens(kn_heal_href_tail(href), th, lh, MAXT);
+		for (size_t i = 0; i < nr && !target; i++)
+			if (numeric(tr[i], lr[i]) && !listed_token(tn, ln, nn, tr[i], lr[i]))
+				target = listed_token(th, lh, nh, tr[i], lr[i]);
+	}
+	free(fr);
+	free(fn);
+	return target;
+}
+
 kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *e, const kn_heal_sig *c, char *why, size_t n)
 {
 	if (why && n)
@@ -321,6 +352,12 @@ kn_heal_agreement kn_heal_agree(const kn_step *st, const kn_heal_sig *e, const k
 		return ev.relabel ? KN_AGREE_RELABEL : KN_AGREE_NO;
 	}
 	if (known(st->hint_href) && known(c->href) && !kn_heal_hrefs_agree(st->hint_href, c->href)) {
+		if (was && now && counter_is_target(was, now, st->hint_href)) {
+			if (why)
+				snprintf(why, n, "recorded '%.60s' (href '%.80s'), the element's is '%.60s' (href '%.80s'): another item",
+				         was, st->hint_href, now, c->href);
+			return KN_AGREE_NO;
+		}
 		if (why)
 			snprintf(why, n, "recorded href '%.100s', the element's is '%.100s'", st->hint_href, c->href);
 		return KN_AGREE_DRIFT;

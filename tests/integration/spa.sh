@@ -13,7 +13,10 @@
 #   deleted: the shell still answers 200, the route renders, its data request answers 404 and the page
 #   says "Sorry, we couldn't find it") the same workflow is broken at step 4 (goto, Browse items, the
 #   scroll, then the click that opens Item 42), reason "page shows an error", the 404 request named —
-#   replayed twice, the same verdict both times.
+#   replayed twice, the same verdict both times;
+# - item 42 off the list altogether (build.mjs --drop 42: Item 43 moves up into its row): broken at
+#   step 4, element not found — healing refuses Item 41, Item 43… (the name's number is in the
+#   recorded href: another item, not the same link with another count).
 # usage: spa.sh KEYNODE SOURCE_DIR
 #
 # ctest: integration.spa ARGS=keynode,repo TIMEOUT=300
@@ -24,7 +27,8 @@ for t in jq node; do command -v $t >/dev/null || kn_fail "missing $t"; done
 here=$(cd "$(dirname "$0")" && pwd)
 "$here/node/ensure.sh" || kn_finish
 app=$src/tests/sites/spa-react
-node "$app/build.mjs" "$tmp/root19" --react 19 && node "$app/build.mjs" "$tmp/root18" --react 18 ||
+node "$app/build.mjs" "$tmp/root19" --react 19 && node "$app/build.mjs" "$tmp/root18" --react 18 &&
+  node "$app/build.mjs" "$tmp/dropped" --react 19 --drop 42 ||
   { kn_fail "esbuild could not build tests/sites/spa-react"; kn_finish; }
 grep -q '"19\.' "$tmp/root19/spa-react/app.js" && grep -q '"18\.' "$tmp/root18/spa-react/app.js" &&
   ! grep -q '"19\.' "$tmp/root18/spa-react/app.js" && kn_ok "built against React 19 and React 18" ||
@@ -128,5 +132,20 @@ for i in 1 2; do
     kn_ok "soft 404, run $i: broken at step 4 (opening Item 42), page shows an error, api/items/42.json answered 404" ||
     kn_fail "soft 404, run $i: exit $rc: $(jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), steps: [.replay.steps[] | {step, outcome, detail}]}' "$f" 2>&1 || tail -5 "$tmp/gone-$i.err")"
 done
+kn_stop "$sites_pid"
+
+# item 42 off the list: the rows around its place are other items, which healing must not take for it
+kn_sites_start "$kn" "$tmp/dropped" "$tmp/sites-dropped.log" || kn_finish
+kn_task_at_site "$app/tasks.yaml" "$tmp/tasks-dropped.yaml" "$port"
+kn_task_at_site "$wf" "$tmp/wf-dropped" "$p19=$port"
+mkdir -p "$tmp/dropped-out"
+"$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-dropped.yaml" --workflows "$tmp/wf-dropped" \
+  --out "$tmp/dropped-out" >"$tmp/dropped.out" 2>"$tmp/dropped.err"
+rc=$?
+f=$tmp/dropped-out/$task.json
+[ "$rc" = 1 ] && jq -e '.status == "broken" and .broken.step == 4 and .broken.reason == "element not found"
+    and ([.replay.steps[0:3][] | .outcome == "ok"] | all)' "$f" >/dev/null &&
+  kn_ok "item 42 off the list: broken at step 4, element not found (no other item healed into its place)" ||
+  kn_fail "item 42 off the list: exit $rc: $(jq -c '{status, broken: (.broken // {} | del(.dom_excerpt)), steps: [.replay.steps[] | {step, outcome, locator, detail}]}' "$f" 2>&1 || tail -5 "$tmp/dropped.err")"
 kn_stop "$sites_pid"
 kn_finish

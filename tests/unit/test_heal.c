@@ -252,6 +252,21 @@ static void test_agree(void **state)
 	assert_int_equal(kn_heal_agree(&tab, NULL, &relabelled, why, sizeof why), KN_AGREE_REWORDED);
 	assert_non_null(strstr(why, "'Gear and equipment'"));
 	assert_int_equal(kn_heal_agree(&cartl, NULL, &counted, NULL, 0), KN_AGREE_YES);
+	/* a number of the name that is in the href named the target: another item, not a counter */
+	char item[] = "Item 42", item_href[] = "http://127.0.0.1:1/items/42", cart_href[] = "/cart";
+	kn_step itemst = {.verb = KN_STEP_CLICK, .text = item, .tag = tag, .hint_href = item_href};
+	kn_step cartst = {.verb = KN_STEP_CLICK, .text = cart, .tag = tag, .hint_href = cart_href};
+	kn_heal_sig item2 = {.text = strdup("Item 2"), .href = strdup("/items/2")};
+	kn_heal_sig item42 = {.text = strdup("Item 42"), .href = strdup("/catalogue/items/42")};
+	kn_heal_sig cart3 = {.text = strdup("Cart 3"), .href = strdup("/basket")};
+	assert_int_equal(kn_heal_agree(&itemst, NULL, &item2, why, sizeof why), KN_AGREE_NO);
+	assert_non_null(strstr(why, "another item"));
+	assert_non_null(strstr(why, "/items/2"));
+	assert_int_equal(kn_heal_agree(&itemst, NULL, &item42, NULL, 0), KN_AGREE_DRIFT); /* moved, same item */
+	assert_int_equal(kn_heal_agree(&cartst, NULL, &cart3, NULL, 0), KN_AGREE_DRIFT);  /* 2 is not in /cart */
+	kn_heal_sig_clear(&item2);
+	kn_heal_sig_clear(&item42);
+	kn_heal_sig_clear(&cart3);
 	kn_heal_sig_clear(&relabelled);
 	kn_heal_sig_clear(&counted);
 	kn_step bare = {.verb = KN_STEP_CLICK};
