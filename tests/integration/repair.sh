@@ -183,7 +183,7 @@ jq -e '.status == "passed" and (.replay.drift | length == 0) and ([.replay.key_n
 validate fix "$tmp/tasks-fix.yaml" popup-newsletter
 f=$tmp/fix/popup-newsletter.json
 jq -e '.status == "passed" and (.repairs | length == 1) and (.repairs[0] | .step == 2 and .kind == "selector"
-       and .was == "#subscribe-btn" and (.proposed | test("^#subscribe-btn-[a-z0-9]+$")) and .verified == false
+       and .was == "#subscribe-btn" and (.proposed | test("^#subscribe-btn-[a-z]{6}$")) and .verified == false
        and .verified_at == null and .verify_report == {status: "passed", drift_steps: [2]})' "$f" >/dev/null &&
   kn_ok "popup-newsletter (an id generated on each load): the proposal fails its verification, reported verified: false" ||
   kn_fail "popup-newsletter repairs: $(jq -c .repairs "$f")"
