@@ -100,12 +100,18 @@ for want in '[data-testid=\"nav-items\"]' 'a[href=\"/spa-react/items/42\"]' 'but
 done
 kn_stop "$sites_pid"
 
+# serve_build ROOT NAME — serve the build at ROOT, with the task and the recorded workflow pointed at it
+# ($tmp/tasks-NAME.yaml, $tmp/wf-NAME)
+serve_build() {
+  kn_sites_start "$kn" "$1" "$tmp/sites-$2.log" || kn_finish
+  kn_task_at_site "$app/tasks.yaml" "$tmp/tasks-$2.yaml" "$port"
+  kn_task_at_site "$wf" "$tmp/wf-$2" "$p19=$port"
+}
+
 # the React 18 build at the same paths, on its own port: the recorded workflow passes there
-kn_sites_start "$kn" "$tmp/root18" "$tmp/sites18.log" || kn_finish
-kn_task_at_site "$app/tasks.yaml" "$tmp/tasks18.yaml" "$port"
-kn_task_at_site "$wf" "$tmp/wf18" "$p19=$port"
+serve_build "$tmp/root18" 18
 mkdir -p "$tmp/v18"
-"$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks18.yaml" --workflows "$tmp/wf18" --out "$tmp/v18" \
+"$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-18.yaml" --workflows "$tmp/wf-18" --out "$tmp/v18" \
   >"$tmp/v18.out" 2>"$tmp/v18.err"
 jq -e '.status == "passed" and ([.replay.steps[] | .outcome == "ok"] | all)' "$tmp/v18/$task.json" >/dev/null &&
   kn_ok "the workflow recorded on React 19 passes replay on the React 18 build" ||
@@ -115,9 +121,7 @@ kn_stop "$sites_pid"
 # a soft 404: the React 19 build with item 42 taken off the catalogue (its data file deleted); the
 # URL key node is still reached, only the page and its data request say the item is gone
 cp -r "$tmp/root19" "$tmp/gone" && rm "$tmp/gone/spa-react/api/items/42.json" || kn_fail "cannot make the soft-404 variant"
-kn_sites_start "$kn" "$tmp/gone" "$tmp/sites-gone.log" || kn_finish
-kn_task_at_site "$app/tasks.yaml" "$tmp/tasks-gone.yaml" "$port"
-kn_task_at_site "$wf" "$tmp/wf-gone" "$p19=$port"
+serve_build "$tmp/gone" gone
 for i in 1 2; do
   mkdir -p "$tmp/gone-$i"
   "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-gone.yaml" --workflows "$tmp/wf-gone" \
@@ -135,9 +139,7 @@ done
 kn_stop "$sites_pid"
 
 # item 42 off the list: the rows around its place are other items, which healing must not take for it
-kn_sites_start "$kn" "$tmp/dropped" "$tmp/sites-dropped.log" || kn_finish
-kn_task_at_site "$app/tasks.yaml" "$tmp/tasks-dropped.yaml" "$port"
-kn_task_at_site "$wf" "$tmp/wf-dropped" "$p19=$port"
+serve_build "$tmp/dropped" dropped
 mkdir -p "$tmp/dropped-out"
 "$kn" replay --validate --quiet --browser "$cdp" --tasks "$tmp/tasks-dropped.yaml" --workflows "$tmp/wf-dropped" \
   --out "$tmp/dropped-out" >"$tmp/dropped.out" 2>"$tmp/dropped.err"
